@@ -1,0 +1,5 @@
+import sys
+
+from hotspot.cli import main
+
+sys.exit(main())

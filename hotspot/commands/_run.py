@@ -1,0 +1,101 @@
+"""Shared command plumbing: run a use case, render its Result, map failures to exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class FormatWithHtml(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+Renderer = Callable[["Result"], str]
+
+
+def _write_stdout(text: str | bytes) -> None:
+    out = sys.stdout
+    if isinstance(text, bytes):
+        out.flush()
+        buf = getattr(out, "buffer", None)
+        if buf is not None:
+            buf.write(text)
+            buf.write(b"\n")
+            buf.flush()
+            return
+        text = text.decode("utf-8")
+    out.write(text)
+    if not text.endswith("\n"):
+        out.write("\n")
+    out.flush()
+
+
+def warn(message: str) -> None:
+    """A diagnostic line on stderr (never stdout, which holds only data)."""
+    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.flush()
+
+
+def progress(message: str) -> None:
+    sys.stderr.write(f"{message}\n")
+    sys.stderr.flush()
+
+
+def run(command: str, fmt: str, produce: Callable[[], "Result"],
+        renderers: dict[str, Renderer] | None = None) -> int:
+    """Run `produce`, print the Result in `fmt`, return the exit code. Never raises."""
+    from hotspot.errors import EXIT_INTERNAL, HotspotError
+    from hotspot.result import error_envelope, dumps
+
+    fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
+    try:
+        result = produce()
+        if fmt == "json":
+            _write_stdout(result.to_json())
+        else:
+            renderer = (renderers or {}).get(fmt)
+            if renderer is None:
+                raise HotspotError(f"--format {fmt} is not available for '{command}'",
+                                   "use --format text or --format json", code="usage")
+            _write_stdout(renderer(result))
+        if fmt != "json":
+            for w in result.warnings:
+                warn(w)
+        return getattr(result, "exit_code", 0) or 0
+    except HotspotError as err:
+        exit_code = err.exit_code if err.code != "usage" else 2
+        line = f"hotspot {command}: {err.message}"
+        if err.hint:
+            line += f" (next: {err.hint})"
+        sys.stderr.write(line + "\n")
+        if fmt == "json":
+            _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
+                                               err.hint, details=err.details)))
+        return exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write(f"hotspot {command}: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
+        if os.environ.get("HOTSPOT_DEBUG"):
+            raise
+        msg = f"internal error: {type(exc).__name__}: {exc}"
+        sys.stderr.write(f"hotspot {command}: {msg} (next: rerun with HOTSPOT_DEBUG=1 for a "
+                         "traceback and report it)\n")
+        if fmt == "json":
+            _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,
+                                               "rerun with HOTSPOT_DEBUG=1 and report the traceback")))
+        return EXIT_INTERNAL

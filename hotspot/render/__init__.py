@@ -1,0 +1,1 @@
+"""Renderers: turn a Result into text, markdown or HTML. They never compute analysis values."""

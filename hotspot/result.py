@@ -1,0 +1,68 @@
+"""The one serializable Result per command, and its JSON envelope.
+
+`data` is a plain structure of dicts/lists/scalars or dataclasses (orjson serializes dataclasses in
+field order). Machine output uses base units (cycles, bytes, ns) and stable ordering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+SCHEMA_VERSION = 1
+
+_JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+
+
+def _default(obj: Any) -> Any:
+    # Paths, sets and other simple objects become strings/lists; everything else is a bug.
+    from pathlib import PurePath
+
+    if isinstance(obj, PurePath):
+        return str(obj)
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    raise TypeError(f"not JSON serializable: {type(obj).__name__}")
+
+
+@dataclass
+class Result:
+    command: str
+    data: Any
+    warnings: list[str] = field(default_factory=list)
+
+    def envelope(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "command": self.command,
+            "ok": True,
+            "data": self.data,
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self) -> bytes:
+        return dumps(self.envelope())
+
+    def plain_data(self) -> Any:
+        """`data` as plain dicts/lists (dataclasses converted), e.g. for diffing."""
+        return orjson.loads(dumps(self.data))
+
+
+def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
+                   warnings: list[str] | None = None, details: dict | None = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "exit_code": exit_code, "message": message, "hint": hint}
+    if details:
+        err["details"] = details
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": command,
+        "ok": False,
+        "error": err,
+        "warnings": list(warnings or []),
+    }
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, default=_default, option=_JSON_OPTIONS)

@@ -1,0 +1,75 @@
+"""Shared test helpers: the real-data corpus (skipped when absent) and an in-process CLI runner."""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"real-data corpus not found at {CORPUS} (it lives beside the project in ../shared)")
+    return CORPUS
+
+
+def corpus_path(*parts: str) -> Path:
+    """A corpus path for parametrization; tests using it must also request the `corpus` fixture."""
+    return CORPUS.joinpath(*parts)
+
+
+@dataclass
+class CliRun:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return orjson.loads(self.stdout)
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:  # pragma: no cover - trivial
+        return False
+
+
+def run_cli(*args: str) -> CliRun:
+    """Run `hotspot ARGS` in-process; stdout and stderr captured separately."""
+    from hotspot.cli import main
+
+    out, err = _Tty(), _Tty()
+    out.buffer = _BytesProxy(out)  # type: ignore[attr-defined]
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return CliRun(code, out.getvalue(), err.getvalue())
+
+
+class _BytesProxy:
+    def __init__(self, text: io.StringIO) -> None:
+        self._text = text
+
+    def write(self, data: bytes) -> int:
+        return self._text.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def pytest_report_header(config):  # noqa: ARG001
+    state = "present" if CORPUS.is_dir() else "absent (corpus tests skip)"
+    return f"hotspot corpus: {CORPUS} {state}; python {sys.version.split()[0]}"
