@@ -1,0 +1,334 @@
+"""Use case: analyze one ATT dispatch dir (or choose among several) into one Result."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hotspot.arch.detect import ArchInfo, detect_arch
+from hotspot.att import aggregate as agg
+from hotspot.att import findings as fnd
+from hotspot.att.codejson import EMPTY_TRACE_HINT, load_json, read_code_json
+from hotspot.att.dispatch import DispatchDir, find_dispatch_dirs, open_dispatch
+from hotspot.att.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.att.snapshots import SourceMap, build_source_map, read_source_lines
+from hotspot.att.waves import WAVE_STATES, WaveTotals, read_wave
+from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
+from hotspot.result import Result
+
+DEFAULT_TOPK = 15
+DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    topk: int = DEFAULT_TOPK
+    mode: str = "both"  # asm | src | both (which tables the text view shows)
+    detail: bool = False
+    context: int = 3
+    kernel: str | None = None  # regex selecting a kernel when code.json holds several
+    arch: str | None = None
+    all_dispatches: bool = False
+    max_file_mb: float | None = None  # refuse wave/code files larger than this
+
+
+@dataclass(frozen=True)
+class DispatchInfo:
+    path: str
+    agent_handle: int | None
+    dispatch_id: int | None
+    kernel: str
+    symbol: str
+    waves: int
+    code_rows: int
+    executed_instructions: int
+    source_mapped_pct: float
+    kernels_in_code: int
+
+
+@dataclass(frozen=True)
+class ArchOut:
+    gfx: str
+    product: str | None
+    source: str
+    known: bool
+    candidates: list[str]
+
+
+@dataclass(frozen=True)
+class WaveStates:
+    waves_read: int
+    cycles: int
+    states: dict[str, int]
+
+
+@dataclass(frozen=True)
+class DetailLine:
+    file: str
+    line: int | None
+    source_available: bool
+    snippet: list[dict[str, Any]]  # [{line, text, hot}]
+    instructions: list[agg.InstructionStat]
+
+
+@dataclass
+class DispatchAnalysis:
+    dispatch: DispatchInfo
+    arch: ArchOut
+    mode: str  # "cycles" or "pc-sampling"
+    totals: agg.Totals
+    stall_by_category: list[agg.CategoryStall]
+    instructions: list[agg.InstructionStat]
+    source_lines: list[agg.SourceLineStat]
+    files: list[agg.FileStat]
+    instruction_mix: list[agg.MixEntry]
+    findings: list[fnd.Finding]
+    wave_states: WaveStates | None = None
+    samples: dict[str, Any] | None = None
+    detail: list[DetailLine] | None = None
+    selection: dict[str, Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    if opts.mode not in ("asm", "src", "both"):
+        raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
+    if opts.topk < 0:
+        raise UsageError("--topk must be 0 (all) or a positive number")
+    dirs = find_dispatch_dirs(path)
+    if not dirs:
+        raise InputError(f"{path}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
+                         "code.json) found here or below",
+                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    if len(dirs) == 1:
+        warnings: list[str] = []
+        data = analyze_dispatch_dir(dirs[0], opts, warnings)
+        return Result("analyze", data, warnings)
+    ranking, warnings = rank_dispatch_dirs(dirs, opts)
+    usable = [r for r in ranking if r["status"] == "ok"]
+    if opts.all_dispatches:
+        analyses = []
+        for r in usable:
+            analyses.append(analyze_dispatch_dir(Path(r["path"]), opts, warnings))
+        if not analyses:
+            _raise_all_empty(path, ranking)
+        return Result("analyze", {"dispatches": analyses, "ranking": ranking}, warnings)
+    if not usable:
+        _raise_all_empty(path, ranking)
+    best = usable[0]
+    data = analyze_dispatch_dir(Path(best["path"]), opts, warnings)
+    data.selection = {
+        "chosen": best["path"],
+        "reason": f"most waves ({best['waves']}), then most executed instructions "
+                  f"({best['executed_instructions']}), then source-mapped share "
+                  f"({best['source_mapped_pct']:.0f}%) among {len(dirs)} dispatch dirs; "
+                  "use --all to analyze each",
+        "candidates": ranking,
+    }
+    return Result("analyze", data, warnings)
+
+
+def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    """Entry point for other layers (collect): same as analyze_path."""
+    return analyze_path(path, opts)
+
+
+def _raise_all_empty(path: Path, ranking: list[dict[str, Any]]) -> None:
+    states = ", ".join(f"{Path(r['path']).name}: {r['status']}" for r in ranking)
+    raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable ({states})",
+                          EMPTY_TRACE_HINT)
+
+
+def rank_dispatch_dirs(dirs: list[Path], opts: AnalyzeOptions) -> tuple[list[dict[str, Any]], list[str]]:
+    ranking: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for d in dirs:
+        entry: dict[str, Any] = {"path": str(d), "status": "ok", "kernel": "", "waves": 0,
+                                 "executed_instructions": 0, "source_mapped_pct": 0.0}
+        try:
+            disp = open_dispatch(d)
+            table = read_code_json(d / "code.json", _max_bytes(opts))
+            kernel, rows = _select_kernel(table, opts.kernel, [])
+            executed = [r for r in rows if r.hit > 0]
+            entry["kernel"] = _kernel_name(kernel, d)
+            entry["waves"] = len(disp.wave_files)
+            entry["executed_instructions"] = len(executed)
+            entry["source_mapped_pct"] = _pct(sum(1 for r in executed if r.source), len(executed))
+            if not disp.wave_files and not disp.pc_sampling:
+                entry["status"] = "empty (no wave files)"
+            elif not executed and not disp.pc_sampling:
+                entry["status"] = "empty (no executed instruction)"
+        except EmptyTraceError:
+            entry["status"] = "empty (code null)"
+        except HotspotError as err:
+            entry["status"] = f"unreadable: {err.message}"
+            warnings.append(f"skipped {d}: {err.message}")
+        ranking.append(entry)
+    ranking.sort(key=lambda e: (e["status"] != "ok", -e["waves"], -e["executed_instructions"],
+                                -e["source_mapped_pct"], e["path"]))
+    return ranking, warnings
+
+
+def _max_bytes(opts: AnalyzeOptions) -> int | None:
+    return int(opts.max_file_mb * MB) if opts.max_file_mb else None
+
+
+def _pct(part: int, whole: int) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
+def _kernel_name(kernel: KernelSymbol | None, d: Path) -> str:
+    if kernel is None:
+        return _occupancy_kernel_name(d) or d.name
+    return kernel.demangled or kernel.symbol
+
+
+def _occupancy_kernel_name(d: Path) -> str | None:
+    try:
+        doc = load_json(d / "occupancy.json")
+    except HotspotError:
+        return None
+    names = doc.get("dispatches") if isinstance(doc, dict) else None
+    if isinstance(names, dict):
+        real = [v for k, v in sorted(names.items()) if isinstance(v, str) and " / 0x" not in v]
+        if real:
+            return real[0]
+    return None
+
+
+def _select_kernel(table: CodeTable, regex: str | None, warnings: list[str]
+                   ) -> tuple[KernelSymbol | None, tuple[CodeRow, ...]]:
+    kernels = list(table.kernels)
+    if not kernels:
+        return None, table.rows
+    if regex:
+        try:
+            pat = re.compile(regex)
+        except re.error as exc:
+            raise UsageError(f"--kernel {regex!r} is not a valid regular expression: {exc}")
+        matched = [k for k in kernels if pat.search(k.symbol) or (k.demangled and pat.search(k.demangled))]
+        if not matched:
+            names = "; ".join(k.demangled or k.symbol for k in kernels)[:400]
+            raise InputError(f"{table.path}: no kernel matches --kernel {regex!r}",
+                             f"kernels in this code.json: {names}")
+        kernels = matched
+    if len(kernels) == 1:
+        return kernels[0], table.kernel_rows(kernels[0])
+    # Several kernels: the one whose instructions executed most.
+    scored = sorted(kernels, key=lambda k: (-sum(r.hit for r in table.kernel_rows(k)), k.row_index))
+    chosen = scored[0]
+    warnings.append(f"{table.path}: {len(kernels)} kernels in code.json; analyzing "
+                    f"{chosen.demangled or chosen.symbol} (most executed); select another with "
+                    "--kernel REGEX")
+    return chosen, table.kernel_rows(chosen)
+
+
+def _arch_out(info: ArchInfo) -> ArchOut:
+    return ArchOut(info.label, info.product, info.source, info.gfx is not None, list(info.candidates))
+
+
+def _limit(items: list, topk: int) -> list:
+    return items if topk == 0 else items[:topk]
+
+
+def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+    disp = open_dispatch(d)
+    warnings.extend(disp.warnings)
+    table = read_code_json(d / "code.json", _max_bytes(opts))
+    if not disp.pc_sampling and not disp.wave_files:
+        raise EmptyTraceError(f"{d}: empty trace: no wave files, so no wave reached the traced CU",
+                              EMPTY_TRACE_HINT)
+    kernel, rows = _select_kernel(table, opts.kernel, warnings)
+    executed = [r for r in rows if r.hit > 0]
+    if disp.pc_sampling:
+        return _analyze_pc_sampling(d, disp, table, kernel, rows, opts, warnings)
+    if not executed:
+        raise EmptyTraceError(f"{d}: empty trace: {len(disp.wave_files)} wave file(s) but no "
+                              "executed instruction in code.json", EMPTY_TRACE_HINT)
+    mapped = sum(1 for r in executed if r.source)
+    totals = agg.totals_of(rows)
+    arch = detect_arch(d, (r.isa for r in executed), opts.arch)
+    warnings.extend(arch.warnings)
+    lines = agg.source_line_stats(rows, totals.stall)
+    instructions = agg.instruction_stats(rows, totals.stall)
+
+    wave_totals = _wave_totals(disp, opts)
+    findings = [f for f in (
+        fnd.source_collapse(lines),
+        fnd.no_source(len(executed), mapped),
+        fnd.idle_slice(len(rows), len(executed)),
+        fnd.wave_mismatch(totals, wave_totals,
+                          {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
+    ) if f is not None]
+
+    source_map = _source_map(d, warnings)
+    detail = _detail(lines, rows, totals.stall, source_map, opts) if opts.detail else None
+    info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
+                        kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
+                        len(executed), _pct(mapped, len(executed)), len(table.kernels))
+    return DispatchAnalysis(
+        dispatch=info, arch=_arch_out(arch), mode="cycles", totals=totals,
+        stall_by_category=agg.stall_by_category(rows, totals.stall),
+        instructions=_limit(instructions, opts.topk), source_lines=_limit(lines, opts.topk),
+        files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
+        findings=findings,
+        wave_states=WaveStates(wave_totals.waves, wave_totals.cycles,
+                               dict(zip(WAVE_STATES, wave_totals.states))),
+        detail=detail,
+        options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
+                 "context": opts.context, "kernel": opts.kernel},
+    )
+
+
+def _wave_totals(disp: DispatchDir, opts: AnalyzeOptions) -> WaveTotals:
+    totals = WaveTotals()
+    max_bytes = _max_bytes(opts)
+    for wf in disp.wave_files:
+        totals.add(read_wave(wf, max_bytes))
+    return totals
+
+
+def _source_map(d: Path, warnings: list[str]) -> SourceMap:
+    snap = d / "snapshots.json"
+    if not snap.is_file():
+        return SourceMap()
+    try:
+        tree = load_json(snap)
+    except HotspotError as err:
+        warnings.append(f"{err.message}; source snippets not available")
+        return SourceMap()
+    smap = build_source_map(d, tree, snap)
+    warnings.extend(smap.warnings)
+    return smap
+
+
+def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_stall: int,
+            smap: SourceMap, opts: AnalyzeOptions) -> list[DetailLine]:
+    by_line = {r.line_number: r for r in rows}
+    out = []
+    for s in _limit(lines, opts.topk):
+        members = [by_line[n] for n in s.instructions if n in by_line]
+        worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
+        snippet: list[dict[str, Any]] = []
+        local = smap.lookup(s.file)
+        text = read_source_lines(local) if local else None
+        if text is not None and s.line is not None:
+            lo = max(1, s.line - opts.context)
+            hi = min(len(text), s.line + opts.context)
+            snippet = [{"line": n, "text": text[n - 1], "hot": n == s.line} for n in range(lo, hi + 1)]
+        out.append(DetailLine(s.file, s.line, bool(snippet), snippet, worst))
+    return out
+
+
+def _analyze_pc_sampling(d: Path, disp: DispatchDir, table: CodeTable, kernel: KernelSymbol | None,
+                         rows: tuple[CodeRow, ...], opts: AnalyzeOptions,
+                         warnings: list[str]) -> DispatchAnalysis:
+    from hotspot.att.pcsampling_analysis import analyze_samples
+
+    return analyze_samples(d, disp, table, kernel, rows, opts, warnings)

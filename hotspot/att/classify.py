@@ -1,0 +1,135 @@
+"""Instruction classification by mnemonic token into the stall taxonomy (docs/stall-taxonomy.md).
+
+Only the first token (the mnemonic) is matched, against exact names first and then the longest
+matching prefix, so `s_buffer_load_dword` is `smem` (not a VMEM load) and `s_waitcnt vmcnt(0)
+lgkmcnt(0)` is `wait-mixed`. Operands are read only where the ISA encodes meaning there: the
+counters of `s_waitcnt` and the `lds` modifier of direct-to-LDS loads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Category ids, in the order reports list them.
+CATEGORIES: tuple[str, ...] = (
+    "vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch", "smem", "lds", "cross-lane",
+    "wait-vmcnt", "wait-lgkmcnt", "wait-expcnt", "wait-mixed", "barrier", "mfma", "valu", "salu",
+    "branch", "nop", "message", "other",
+)
+
+WAIT_CATEGORIES = frozenset({"wait-vmcnt", "wait-lgkmcnt", "wait-expcnt", "wait-mixed"})
+MEMORY_CATEGORIES = frozenset({"vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch", "smem",
+                               "lds", "cross-lane"})
+
+# Exact mnemonics (checked first).
+_EXACT: dict[str, str] = {
+    "s_barrier": "barrier",
+    "s_nop": "nop", "s_sleep": "nop", "s_delay_alu": "nop", "s_clause": "nop", "s_wait_alu": "nop",
+    "s_endpgm": "message", "s_endpgm_saved": "message", "s_sendmsg": "message",
+    "s_sendmsghalt": "message", "s_sendmsg_rtn_b32": "message", "s_sendmsg_rtn_b64": "message",
+    "s_trap": "message", "s_ttracedata": "message", "s_ttracedata_imm": "message",
+    "s_branch": "branch", "s_setpc_b64": "branch", "s_swappc_b64": "branch", "s_call_b64": "branch",
+    "ds_bpermute_b32": "cross-lane", "ds_permute_b32": "cross-lane", "ds_swizzle_b32": "cross-lane",
+    "ds_bpermute_fi_b32": "cross-lane",
+    "s_memtime": "smem", "s_memrealtime": "smem", "s_atc_probe": "smem",
+    "s_atc_probe_buffer": "smem", "s_dcache_inv": "smem", "s_dcache_wb": "smem",
+    "s_barrier_signal": "barrier", "s_barrier_wait": "barrier",
+    "s_barrier_signal_isfirst": "barrier",
+}
+
+# Prefixes; the longest matching prefix wins.
+_PREFIX: tuple[tuple[str, str], ...] = (
+    # vector memory through the buffer/global/image paths
+    ("buffer_load_", "vmem-load"), ("tbuffer_load_", "vmem-load"), ("global_load_", "vmem-load"),
+    ("image_load", "vmem-load"), ("image_sample", "vmem-load"), ("image_gather", "vmem-load"),
+    ("buffer_store_", "vmem-store"), ("tbuffer_store_", "vmem-store"),
+    ("global_store_", "vmem-store"), ("image_store", "vmem-store"),
+    ("buffer_atomic_", "vmem-atomic"), ("global_atomic_", "vmem-atomic"),
+    ("image_atomic_", "vmem-atomic"),
+    ("flat_", "flat"),
+    ("scratch_", "scratch"),
+    # scalar memory
+    ("s_load_", "smem"), ("s_buffer_load_", "smem"), ("s_store_", "smem"),
+    ("s_buffer_store_", "smem"), ("s_scratch_", "smem"), ("s_prefetch_", "smem"),
+    # LDS (cross-lane ds ops are exact names above)
+    ("ds_", "lds"),
+    # matrix cores
+    ("v_mfma", "mfma"), ("v_smfmac", "mfma"), ("v_wmma", "mfma"), ("v_swmmac", "mfma"),
+    # branches
+    ("s_cbranch_", "branch"),
+    # gfx12 split counters: s_wait_<counter>
+    ("s_wait_loadcnt", "wait-vmcnt"), ("s_wait_storecnt", "wait-vmcnt"),
+    ("s_wait_samplecnt", "wait-vmcnt"), ("s_wait_bvhcnt", "wait-vmcnt"),
+    ("s_wait_kmcnt", "wait-lgkmcnt"), ("s_wait_dscnt", "wait-lgkmcnt"),
+    ("s_wait_expcnt", "wait-expcnt"), ("s_waitcnt_vscnt", "wait-vmcnt"),
+    ("s_waitcnt_vmcnt", "wait-vmcnt"), ("s_waitcnt_lgkmcnt", "wait-lgkmcnt"),
+    ("s_waitcnt_expcnt", "wait-expcnt"),
+    ("s_sendmsg", "message"),
+    ("v_", "valu"),
+    ("s_", "salu"),
+)
+
+# Cache-control VMEM ops move no data for the kernel; they are listed as deliberately `other`.
+DELIBERATELY_OTHER: frozenset[str] = frozenset({
+    "buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbinvl1_sc", "buffer_inv", "buffer_wbl2",
+    "buffer_gl0_inv", "buffer_gl1_inv", "global_wb", "global_inv", "exp", "s_code_end",
+})
+
+_WAIT_COUNTER = re.compile(r"\b(vmcnt|lgkmcnt|expcnt|vscnt)\s*\(\s*(\d+)\s*\)")
+_COUNTER_CATEGORY = {"vmcnt": "wait-vmcnt", "vscnt": "wait-vmcnt", "lgkmcnt": "wait-lgkmcnt",
+                     "expcnt": "wait-expcnt"}
+
+
+@dataclass(frozen=True)
+class Classified:
+    mnemonic: str
+    category: str
+    direct_to_lds: bool = False  # a VMEM load that writes LDS directly (`... lds`, `*_load_lds_*`)
+    wait_counters: tuple[tuple[str, int], ...] = ()  # s_waitcnt counters and their thresholds
+
+
+def mnemonic_of(isa: str) -> str:
+    text = isa.strip()
+    end = len(text)
+    for i, ch in enumerate(text):
+        if ch in " \t,":
+            end = i
+            break
+    return text[:end].lower()
+
+
+def wait_counters(isa: str) -> tuple[tuple[str, int], ...]:
+    """Counters named in an `s_waitcnt` operand list, e.g. (("vmcnt", 0), ("lgkmcnt", 0))."""
+    return tuple((name, int(n)) for name, n in _WAIT_COUNTER.findall(isa))
+
+
+@lru_cache(maxsize=8192)
+def classify(isa: str) -> Classified:
+    mnemonic = mnemonic_of(isa)
+    if mnemonic == "s_waitcnt":
+        counters = wait_counters(isa)
+        kinds = {_COUNTER_CATEGORY[name] for name, _ in counters}
+        # A bare `s_waitcnt 0` (no named counter) waits on every counter.
+        category = kinds.pop() if len(kinds) == 1 else "wait-mixed"
+        return Classified(mnemonic, category, wait_counters=counters)
+    if mnemonic in DELIBERATELY_OTHER:
+        return Classified(mnemonic, "other")
+    category = _EXACT.get(mnemonic)
+    if category is None:
+        category = _by_prefix(mnemonic)
+    direct = False
+    if category == "vmem-load":
+        operands = isa.strip().split()[1:]
+        direct = "_lds_" in mnemonic or mnemonic.endswith("_lds") or (
+            bool(operands) and operands[-1].lower() == "lds")
+    return Classified(mnemonic, category, direct_to_lds=direct)
+
+
+def _by_prefix(mnemonic: str) -> str:
+    best, best_len = "other", 0
+    for prefix, category in _PREFIX:
+        if mnemonic.startswith(prefix) and len(prefix) > best_len:
+            best, best_len = category, len(prefix)
+    return best

@@ -1,0 +1,108 @@
+"""Findings about the capture and the attribution itself (not yet optimization advice)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotspot.att.aggregate import SourceLineStat, Totals
+from hotspot.att.waves import WaveTotals
+
+# One source line holding at least this share of all stall, over at least this many categories,
+# is compiler-generated code collapsed onto one line (typically the kernel entry/decorator).
+SOURCE_COLLAPSE_SHARE = 0.50
+SOURCE_COLLAPSE_MIN_CATEGORIES = 3
+# Below this share of executed instructions with a Source, line-level results are unreliable.
+NO_SOURCE_MAPPED_SHARE = 0.50
+# Below this share of code rows executed, the traced waves saw only a sliver of the kernel.
+IDLE_SLICE_EXECUTED_SHARE = 0.05
+# code.json vs wave files: relative difference tolerated before reporting a mismatch.
+WAVE_MISMATCH_TOLERANCE = 0.001
+NEXT_HOT_LINES = 3
+
+LINE_INFO_HINT = ("build with line tables (hipcc/clang: -gline-tables-only or -g; JIT DSLs such as "
+                  "Triton/FlyDSL: enable their debug line-info option) and re-capture")
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: str  # "high" | "medium" | "low" | "info"
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+    hint: str = ""
+
+
+def source_collapse(lines: Sequence[SourceLineStat]) -> Finding | None:
+    if not lines:
+        return None
+    top = lines[0]
+    cats = [c for c, s in top.categories.items() if s > 0] or list(top.categories)
+    if top.share < SOURCE_COLLAPSE_SHARE or len(top.categories) < SOURCE_COLLAPSE_MIN_CATEGORIES:
+        return None
+    nxt = [{"file": s.file, "line": s.line, "share": s.share, "dominant_category": s.dominant_category}
+           for s in lines[1:1 + NEXT_HOT_LINES]]
+    nxt_text = ", ".join(f"{n['file'].rsplit('/', 1)[-1]}:{n['line']} ({n['share']:.0%})" for n in nxt)
+    return Finding(
+        "source-collapse", "high",
+        f"{top.file}:{top.line} holds {top.share:.0%} of all stall across "
+        f"{len(top.categories)} instruction categories: compiler-generated code was attributed to "
+        f"one line (typically the kernel entry or decorator), so line-level blame is coarse here"
+        + (f"; next hot lines: {nxt_text}" if nxt_text else ""),
+        {"file": top.file, "line": top.line, "share": top.share, "categories": cats,
+         "threshold_share": SOURCE_COLLAPSE_SHARE,
+         "threshold_categories": SOURCE_COLLAPSE_MIN_CATEGORIES, "next_lines": nxt},
+        "use the instruction view (--mode asm) for this line, and " + LINE_INFO_HINT)
+
+
+def no_source(executed: int, mapped: int) -> Finding | None:
+    if executed == 0 or mapped / executed >= NO_SOURCE_MAPPED_SHARE:
+        return None
+    share = mapped / executed
+    return Finding(
+        "no-source", "medium",
+        f"only {share:.0%} of executed instructions carry a source location; source-line results "
+        "are partial and the instruction view is the reliable one",
+        {"executed_instructions": executed, "mapped_instructions": mapped, "mapped_share": share,
+         "threshold_share": NO_SOURCE_MAPPED_SHARE},
+        LINE_INFO_HINT)
+
+
+def idle_slice(code_rows: int, executed: int) -> Finding | None:
+    if code_rows == 0 or executed / code_rows >= IDLE_SLICE_EXECUTED_SHARE:
+        return None
+    share = executed / code_rows
+    return Finding(
+        "idle-slice", "high",
+        f"only {executed} of {code_rows} code rows ({share:.1%}) executed on the traced waves: the "
+        "capture saw a sliver of the kernel (waves that retired early or an idle CU), so these "
+        "numbers do not represent the kernel",
+        {"code_rows": code_rows, "executed_instructions": executed, "executed_share": share,
+         "threshold_share": IDLE_SLICE_EXECUTED_SHARE},
+        "re-capture with another att_target_cu or att_shader_engine_mask, a larger grid, or a later "
+        "kernel_iteration_range so the traced CU runs full waves")
+
+
+def wave_mismatch(totals: Totals, waves: WaveTotals, code_lines: dict[int, tuple[int, int, int]]
+                  ) -> Finding | None:
+    w_hit = sum(v[0] for v in waves.per_line.values())
+    w_lat = sum(v[1] for v in waves.per_line.values())
+    w_stall = sum(v[2] for v in waves.per_line.values())
+    diffs = {}
+    for name, code_v, wave_v in (("hit", totals.hit, w_hit), ("latency", totals.latency, w_lat),
+                                 ("stall", totals.stall, w_stall)):
+        if abs(code_v - wave_v) > WAVE_MISMATCH_TOLERANCE * max(code_v, wave_v, 1):
+            diffs[name] = {"code_json": code_v, "wave_files": wave_v}
+    rows_off = sorted(line for line, (h, lat, st) in code_lines.items()
+                      if tuple(waves.per_line.get(line, (0, 0, 0))) != (h, lat, st))
+    if not diffs:
+        return None
+    return Finding(
+        "wave-mismatch", "medium",
+        "code.json totals disagree with the sum over the wave files ("
+        + ", ".join(f"{k}: {v['code_json']:,} vs {v['wave_files']:,}" for k, v in diffs.items())
+        + "): some wave files are missing, truncated, or from another decode",
+        {"totals": diffs, "rows_differing": len(rows_off), "first_rows": rows_off[:10],
+         "waves_read": waves.waves},
+        "re-decode the .att files into a fresh directory; check for truncation warnings")

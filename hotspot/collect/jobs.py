@@ -1,0 +1,100 @@
+"""rocprofv3 jobs: the input.yaml text and the equivalent command-line options.
+
+rocprofv3 reads ONLY the top-level `jobs` list of an input file (FORMATS.md §2): the predecessor's
+top-level `GlobalParameters`/`pmc` keys were silently ignored. Every setting therefore lives inside a
+job, under the long option name with `-` → `_`. Hex masks are written as "0x..." strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+OUTPUT_FILE = "out"  # -o: files become out_kernel_trace.csv, out_agent_info.csv, ...
+DISCOVER_OUTPUT_FILE = "discover"
+
+# Tool defaults (FORMATS.md §2); att_buffer_size is ONE buffer shared by all shader engines.
+DEFAULT_TARGET_CU = 1
+DEFAULT_SE_MASK = 0x1
+DEFAULT_SIMD_SELECT = 0xF
+DEFAULT_BUFFER_SIZE = 0x10000000
+
+# job key → rocprofv3 command-line option, for --flags
+_FLAG = {
+    "kernel_include_regex": "--kernel-include-regex",
+    "kernel_iteration_range": "--kernel-iteration-range",
+    "output_directory": "-d",
+    "output_file": "-o",
+    "output_format": "-f",
+    "kernel_trace": "--kernel-trace",
+    "advanced_thread_trace": "--att",
+    "att_target_cu": "--att-target-cu",
+    "att_shader_engine_mask": "--att-shader-engine-mask",
+    "att_simd_select": "--att-simd-select",
+    "att_buffer_size": "--att-buffer-size",
+    "att_library_path": "--att-library-path",
+    "pmc": "--pmc",
+}
+
+
+@dataclass(frozen=True)
+class AttSettings:
+    target_cu: int = DEFAULT_TARGET_CU
+    se_mask: int = DEFAULT_SE_MASK
+    simd_select: int = DEFAULT_SIMD_SELECT
+    buffer_size: int = DEFAULT_BUFFER_SIZE
+
+
+def att_job(regex: str, iteration_range: str, output_dir: Path, settings: AttSettings,
+            library_path: str | None) -> dict[str, Any]:
+    job: dict[str, Any] = {
+        "kernel_include_regex": regex,
+        "kernel_iteration_range": iteration_range,
+        "output_directory": str(output_dir),
+        "output_file": OUTPUT_FILE,
+        "output_format": ["csv"],
+        "kernel_trace": True,  # resource counts (VGPR/SGPR/LDS) for the occupancy analysis
+        "advanced_thread_trace": True,
+        "att_target_cu": settings.target_cu,
+        "att_shader_engine_mask": hex(settings.se_mask),
+        "att_simd_select": hex(settings.simd_select),
+        "att_buffer_size": hex(settings.buffer_size),
+    }
+    if library_path:
+        job["att_library_path"] = library_path
+    return job
+
+
+def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> dict[str, Any]:
+    job: dict[str, Any] = {}
+    if regex:
+        job["kernel_include_regex"] = regex
+    job.update({"pmc": list(counters), "output_directory": str(output_dir), "output_file": OUTPUT_FILE,
+                "output_format": ["csv"]})
+    return job
+
+
+def input_yaml(jobs: list[dict[str, Any]]) -> str:
+    return yaml.safe_dump({"jobs": jobs}, sort_keys=False, default_flow_style=None, width=10_000)
+
+
+def flags(job: dict[str, Any]) -> list[str]:
+    """The same job as rocprofv3 command-line options (for releases where `-i` misbehaves)."""
+    argv: list[str] = []
+    for key, value in job.items():
+        opt = _FLAG[key]
+        if value is True:
+            argv.append(opt)  # boolean switches take no value (`--att VALUE` is rejected)
+        elif isinstance(value, list):
+            argv += [opt, *map(str, value)]
+        else:
+            argv += [opt, str(value)]
+    return argv
+
+
+def discovery_argv(rocprofv3: str, output_dir: Path) -> list[str]:
+    return [rocprofv3, "--stats", "--kernel-trace", "-f", "csv", "-d", str(output_dir),
+            "-o", DISCOVER_OUTPUT_FILE]

@@ -1,0 +1,5 @@
+"""Counter analysis (`hotspot pmc`): L2 hit rate, L2→fabric bytes and achieved bandwidth.
+
+Flow: readers (long/wide CSV, rocpd) -> CounterFile model -> join per dispatch -> metrics ->
+verdicts -> one Result (api.analyze_pmc) -> renderers (render.py).
+"""

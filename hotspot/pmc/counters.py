@@ -1,0 +1,147 @@
+"""Counter semantics per architecture: which counters give L2 hits/misses and L2→fabric bytes.
+
+These are facts about what each hardware counter counts (not chip constants), so they live here,
+each entry with its source. Formulas: ../shared/docs/HARDWARE.md §6.
+
+The read-byte model: every L2→fabric read request has one size class (32, 64 or 128 bytes). An arch
+lists its classes, the counter that counts each class (None when no counter exists and the class is
+derived as the remainder), and the counter of all read requests. Bytes are exact when at most one
+class is unknown and the total is present; otherwise they are a [low, high] range.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SizeClass:
+    bytes_per_request: int
+    counter: str | None  # None: no counter; derived as total minus the other classes
+
+
+@dataclass(frozen=True)
+class ArchCounters:
+    family: str                       # the table key, e.g. "gfx942"
+    hit: str
+    miss: str
+    read_requests: str | None         # all L2→fabric read requests (None: no byte formula)
+    size_classes: tuple[SizeClass, ...]
+    formula: str                      # the byte formula as written in HARDWARE.md §6
+    dram: SizeClass | None = None     # DRAM-only read requests of one size (gfx950)
+    source: str = ""
+
+    @property
+    def byte_counters(self) -> tuple[str, ...]:
+        names = [self.read_requests] if self.read_requests else []
+        names += [c.counter for c in self.size_classes if c.counter]
+        return tuple(names)
+
+    @property
+    def counters(self) -> tuple[str, ...]:
+        """Every counter this arch's metrics use, in display order."""
+        names = [self.hit, self.miss, *self.byte_counters]
+        if self.dram and self.dram.counter:
+            names.append(self.dram.counter)
+        return tuple(names)
+
+    @property
+    def req_32b(self) -> str | None:
+        return next((c.counter for c in self.size_classes if c.bytes_per_request == 32), None)
+
+
+_CDNA_L2_SOURCE = "TCC = the CDNA L2; TCC_HIT/TCC_MISS summed over channels (HARDWARE.md §6)"
+
+GFX90A = ArchCounters(
+    family="gfx90a", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
+    read_requests="TCC_EA_RDREQ_sum",
+    size_classes=(SizeClass(32, "TCC_EA_RDREQ_32B_sum"), SizeClass(64, None)),
+    formula="32·TCC_EA_RDREQ_32B_sum + 64·(TCC_EA_RDREQ_sum − TCC_EA_RDREQ_32B_sum)",
+    source="HARDWARE.md §6: MI100/MI200 name the EA counters TCC_EA_*; 64 B request semantics "
+           "as in rocprof-compute's MI200 configs (no 128 B request counter)",
+)
+GFX942 = ArchCounters(
+    family="gfx942", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
+    read_requests="TCC_EA0_RDREQ_sum",
+    size_classes=(SizeClass(32, "TCC_EA0_RDREQ_32B_sum"), SizeClass(64, None),
+                  SizeClass(128, "TCC_BUBBLE_sum")),
+    formula="128·TCC_BUBBLE_sum + 64·(TCC_EA0_RDREQ_sum − TCC_BUBBLE_sum − TCC_EA0_RDREQ_32B_sum)"
+            " + 32·TCC_EA0_RDREQ_32B_sum",
+    source="HARDWARE.md §6: TCC_EA0_RDREQ_sum is already summed over all TCC channels; "
+           "TCC_BUBBLE counts 128 B read requests on gfx942",
+)
+GFX950 = ArchCounters(
+    family="gfx950", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
+    read_requests="TCC_EA0_RDREQ_sum",
+    size_classes=(SizeClass(32, "TCC_EA0_RDREQ_32B_sum"), SizeClass(64, "TCC_EA0_RDREQ_64B_sum"),
+                  SizeClass(128, "TCC_EA0_RDREQ_128B_sum")),
+    formula="32·TCC_EA0_RDREQ_32B_sum + 64·TCC_EA0_RDREQ_64B_sum + 128·TCC_EA0_RDREQ_128B_sum",
+    dram=SizeClass(32, "TCC_EA0_RDREQ_DRAM_32B_sum"),
+    source="HARDWARE.md §6: gfx950 counts 32/64/128 B read requests separately; DRAM-only bytes = "
+           "32·TCC_EA0_RDREQ_DRAM_32B_sum",
+)
+RDNA = ArchCounters(
+    family="rdna", hit="GL2C_HIT_sum", miss="GL2C_MISS_sum",
+    read_requests=None, size_classes=(), formula="",
+    source="RDNA (gfx10/11/12) L2 is GL2C; rocprofv3 derives GL2C_HIT_sum/GL2C_MISS_sum. "
+           "hotspot has no fabric-byte formula for RDNA",
+)
+
+# Arch name -> counter semantics. gfx908 shares the gfx90a EA naming and 64 B request model.
+_BY_ARCH: dict[str, ArchCounters] = {
+    "gfx908": GFX90A, "gfx90a": GFX90A,
+    "gfx940": GFX942, "gfx941": GFX942, "gfx942": GFX942,
+    "gfx950": GFX950,
+}
+_RDNA_PREFIX = re.compile(r"^gfx1[0-2][0-9a-f]{2}$")
+
+ALL_SETS: tuple[ArchCounters, ...] = (GFX90A, GFX942, GFX950, RDNA)
+
+
+def counters_for_arch(arch: str | None) -> ArchCounters | None:
+    if not arch:
+        return None
+    arch = arch.lower()
+    if arch in _BY_ARCH:
+        return _BY_ARCH[arch]
+    if _RDNA_PREFIX.match(arch):
+        return RDNA
+    return None
+
+
+def wanted_counters() -> tuple[str, ...]:
+    """Every `_sum` counter any arch needs: readers keep only these (the files can be very wide)."""
+    seen: dict[str, None] = {}
+    for spec in ALL_SETS:
+        for name in spec.counters:
+            seen[name] = None
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class ArchGuess:
+    arch: str | None               # decided arch, or None
+    candidates: tuple[str, ...]    # arches the evidence allows (several = undecided)
+    reason: str
+
+
+def guess_arch_from_counters(names: set[str]) -> ArchGuess:
+    """Infer the arch family from the counter names a file holds (weakest arch source)."""
+    upper = {n.upper() for n in names}
+
+    def has(prefix: str) -> bool:
+        return any(n.startswith(prefix) for n in upper)
+
+    if has("TCC_EA0_RDREQ_64B") or has("TCC_EA0_RDREQ_128B"):
+        return ArchGuess("gfx950", ("gfx950",), "TCC_EA0_RDREQ_64B/128B counters exist only on gfx950")
+    if has("TCC_EA_RDREQ"):
+        return ArchGuess("gfx90a", ("gfx908", "gfx90a"),
+                         "TCC_EA_RDREQ (no channel digit) is the MI100/MI200 naming; both use the "
+                         "same byte formula")
+    if has("TCC_EA0_RDREQ"):
+        return ArchGuess(None, ("gfx942", "gfx950"),
+                         "TCC_EA0_RDREQ names are shared by gfx942 and gfx950")
+    if has("GL2C_"):
+        return ArchGuess(None, (), "GL2C counters: an RDNA part, exact target unknown")
+    return ArchGuess(None, (), "no L2/fabric counter names to infer the arch from")

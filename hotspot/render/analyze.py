@@ -1,0 +1,142 @@
+"""Text and markdown views of an `analyze` Result (no computation beyond formatting)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotspot.render.tables import bar, heading, num, pct, shorten, table
+from hotspot.result import Result
+
+ISA_WIDTH = 56
+SOURCE_WIDTH = 60
+
+
+def render_text(result: Result) -> str:
+    return _render(result, markdown=False)
+
+
+def render_markdown(result: Result) -> str:
+    return _render(result, markdown=True)
+
+
+def _render(result: Result, markdown: bool) -> str:
+    data = result.data
+    if isinstance(data, dict) and "dispatches" in data:
+        parts = [_ranking(data["ranking"], markdown)]
+        parts += [_one(a, markdown) for a in data["dispatches"]]
+        return "\n\n".join(parts)
+    return _one(data, markdown)
+
+
+def _ranking(ranking: list[dict[str, Any]], markdown: bool) -> str:
+    rows = [[i + 1, r["path"], shorten(r["kernel"], 40), r["waves"], r["executed_instructions"],
+             pct(r["source_mapped_pct"], 0), r["status"]] for i, r in enumerate(ranking)]
+    return heading("Dispatch dirs", markdown) + "\n" + table(
+        rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
+
+
+def _one(a: Any, markdown: bool) -> str:
+    out: list[str] = []
+    d, t = a.dispatch, a.totals
+    sampling = a.mode == "pc-sampling"
+    unit = "samples" if sampling else "cycles"
+    title = f"hotspot analyze: {shorten(d.kernel, 100)}"
+    out.append(f"# {title}" if markdown else title)
+    summary = [
+        ["dispatch dir", d.path],
+        ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
+        ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
+         + f"  [from {a.arch.source}]"],
+        ["waves traced", num(d.waves)],
+        ["instructions", f"{num(d.executed_instructions)} executed of {num(d.code_rows)} rows; "
+                         f"{pct(d.source_mapped_pct, 0)} source-mapped"],
+    ]
+    if sampling:
+        s = a.samples
+        summary.append(["samples", f"{num(s['total'])} ({num(s['issued'])} issued, "
+                                   f"{num(s['stalled'])} stalled)"])
+    else:
+        stall_pct = 100.0 * t.stall / t.latency if t.latency else 0.0
+        summary += [
+            ["latency (Σ cycles)", num(t.latency)],
+            ["stall", f"{num(t.stall)} ({pct(stall_pct)} of latency)"],
+            ["issue / idle", f"{num(t.issue)} / {num(t.idle)}"],
+        ]
+    if a.selection:
+        summary.append(["chosen because", a.selection["reason"]])
+    out.append(table(summary, ["", ""], markdown) if markdown else
+               "\n".join(f"  {k:<20} {v}" for k, v in summary))
+
+    occ = getattr(a, "occupancy", None)
+    if occ:
+        out.append(_occupancy(occ, markdown))
+
+    cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
+            for c in a.stall_by_category if c.stall or c.latency]
+    out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
+               + table(cats, ["category", "stall", "share", "", "hits"], markdown))
+
+    if a.options.get("mode", "both") in ("src", "both"):
+        if a.source_lines:
+            rows = [[shorten(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
+                     pct(100 * s.stall_rate, 0), s.dominant_category, len(s.instructions)]
+                    for s in a.source_lines]
+            out.append(heading(f"Top source lines ({len(rows)})", markdown) + "\n" + table(
+                rows, ["source line", "stall", "share", "stall rate", "dominant", "instrs"], markdown))
+        else:
+            out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
+    if a.options.get("mode", "both") in ("asm", "both"):
+        rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
+                 pct(100 * i.share), shorten(i.source.rsplit("/", 1)[-1], 32)]
+                for i in a.instructions]
+        out.append(heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
+            rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown))
+
+    if a.detail:
+        out.append(_detail(a.detail, markdown))
+
+    if a.findings:
+        lines = [heading("Findings", markdown)]
+        for f in a.findings:
+            lines.append(f"- [{f.severity}] {f.id}: {f.message}")
+            if f.hint:
+                lines.append(f"    next: {f.hint}")
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _loc(file: str, line: int | None) -> str:
+    return f"{file}:{line if line is not None else '?'}"
+
+
+def _occupancy(occ: Any, markdown: bool) -> str:
+    get = (lambda k: occ.get(k)) if isinstance(occ, dict) else (lambda k: getattr(occ, k, None))
+    lines = [heading("Occupancy", markdown)]
+    lines.append(f"  theoretical: {get('waves_per_simd')} waves/SIMD, limited by {get('limiter')}")
+    achieved = get("achieved")
+    if achieved:
+        ag = achieved.get if isinstance(achieved, dict) else (lambda k: getattr(achieved, k, None))
+        lines.append(f"  achieved:    mean {ag('mean_waves_per_simd'):.2f}, peak "
+                     f"{ag('peak_waves_per_simd')} waves/SIMD (occupancy.json)")
+    steps = get("next_step") or {}
+    for name, step in steps.items():
+        msg = step.get("message") if isinstance(step, dict) else getattr(step, "message", "")
+        if msg:
+            lines.append(f"  next step ({name}): {msg}")
+    return "\n".join(lines)
+
+
+def _detail(detail: list[Any], markdown: bool) -> str:
+    parts = [heading("Hot lines in detail", markdown)]
+    for dl in detail:
+        parts.append(f"{_loc(dl.file, dl.line)}")
+        if dl.source_available:
+            for s in dl.snippet:
+                mark = ">>" if s["hot"] else "  "
+                parts.append(f"  {mark} {s['line']:>5} | {s['text']}")
+        else:
+            parts.append("  (source not available)")
+        for i in dl.instructions:
+            parts.append(f"     #{i.line_number:<6} {shorten(i.isa, ISA_WIDTH):<{ISA_WIDTH}} "
+                         f"{i.category:<12} stall {num(i.stall)}")
+    return "\n".join(parts)

@@ -1,0 +1,191 @@
+"""Use case behind `hotspot kernels`: any kernel-level trace -> one ranked kernel table (+ phases)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotspot.errors import EmptyTraceError, UsageError, bad_file
+from hotspot.result import Result
+from hotspot.trace import detect
+from hotspot.trace.aggregate import gpu_rows, kernel_rows, region_rows, select_markers, stats_rows
+from hotspot.trace.kernel_stats import read_kernel_stats_csv
+from hotspot.trace.kernel_trace import read_kernel_trace_csv
+from hotspot.trace.marker_trace import read_marker_trace_csv
+from hotspot.trace.model import KernelTable
+from hotspot.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
+from hotspot.trace.regex import kernel_regexes
+from hotspot.trace.rocpd import read_rocpd_dispatches, read_rocpd_markers
+from hotspot.trace.rtl import read_rtl_dispatches, read_rtl_markers
+
+COMMAND = "kernels"
+COLLECTIVE = "collective"
+_KINDS_HINT = ("pass a rocprofv3 *_kernel_stats.csv / *_kernel_trace.csv, a rocpd *_results.db, "
+               "a rocm-trace-lite trace.db, or the folder holding them")
+_DISPATCH_READERS = {
+    detect.KERNEL_TRACE: read_kernel_trace_csv,
+    detect.COUNTER_COLLECTION: read_kernel_trace_csv,
+    detect.ROCPD: read_rocpd_dispatches,
+    detect.RTL: read_rtl_dispatches,
+}
+_MARKER_READERS = {detect.ROCPD: read_rocpd_markers, detect.RTL: read_rtl_markers}
+
+
+@dataclass
+class _Inputs:
+    kind: str
+    files: list[Path]
+    marker_files: list[Path] = field(default_factory=list)  # separate marker CSVs (CSV inputs only)
+
+
+def _refuse_v1(path: Path) -> None:
+    raise bad_file(path, "is a legacy rocprof (v1) SQLite database (KERN/OPS tables), which hotspot "
+                   "does not read", "re-run with rocprofv3 --kernel-trace --stats (CSV or rocpd output)",
+                   code="unsupported-format")
+
+
+def _resolve(path: Path) -> _Inputs:
+    if not path.exists():
+        raise bad_file(path, "does not exist", _KINDS_HINT)
+    if path.is_dir():
+        found = detect.scan_directory(path)
+        for kind in detect.PREFERENCE:
+            if kind in found:
+                return _Inputs(kind, found[kind], found.get(detect.MARKER_TRACE, []))
+        if detect.ROCPROF_V1 in found:
+            _refuse_v1(found[detect.ROCPROF_V1][0])
+        raise bad_file(path, "holds no kernel-level trace (searched two levels deep)", _KINDS_HINT)
+    kind = detect.detect_kind(path)
+    if kind == detect.ROCPROF_V1:
+        _refuse_v1(path)
+    if kind == detect.MARKER_TRACE:
+        raise bad_file(path, "is a marker (roctx) trace without kernels",
+                       "pass the kernel trace beside it; --by-marker picks the markers up")
+    if kind is None:
+        raise bad_file(path, "is not a kernel stats/trace CSV, rocpd database or rocm-trace-lite "
+                       "trace.db (recognised from the CSV header or the SQLite tables)", _KINDS_HINT,
+                       code="unsupported-format")
+    markers = detect.sibling_marker_traces(path) if kind in (detect.KERNEL_TRACE,
+                                                              detect.COUNTER_COLLECTION) else []
+    return _Inputs(kind, [path], markers)
+
+
+def _check_timed(dispatches: list[DispatchRecord]) -> None:
+    for d in dispatches:
+        if d.start_ns is None or d.end_ns is None:
+            where = d.source.split(":", 1)[-1]
+            raise bad_file(where, "has no Start_Timestamp/End_Timestamp (an older layout), so kernel "
+                           "durations are unknown",
+                           "re-run with rocprofv3 --kernel-trace --stats to record durations")
+
+
+def _filter_gpu(dispatches: list[DispatchRecord], gpu: int) -> list[DispatchRecord]:
+    def ident(d: DispatchRecord) -> int | None:
+        return d.gpu_id if d.gpu_id is not None else d.agent_number
+
+    kept = [d for d in dispatches if ident(d) == gpu]
+    if not kept:
+        present = sorted({i for i in map(ident, dispatches) if i is not None})
+        raise UsageError(f"--gpu {gpu} matches no dispatch; GPUs in the trace: "
+                         f"{', '.join(map(str, present)) or 'none recorded'}",
+                         "pick one of the listed ids (CSV inputs use the Agent_Id number)")
+    return kept
+
+
+def _load_markers(inputs: _Inputs) -> list[MarkerRecord]:
+    reader = _MARKER_READERS.get(inputs.kind)
+    markers: list[MarkerRecord] = []
+    if reader is not None:
+        for f in inputs.files:
+            markers.extend(reader(f))
+    for f in inputs.marker_files:
+        markers.extend(read_marker_trace_csv(f))
+    return markers
+
+
+def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None, gpu: int | None = None,
+                 exclude_collectives: bool = False) -> Result:
+    """Rank the kernels of a trace by total GPU time. `by_marker` is a regex over roctx range names
+    ("" = all) and adds one table per marker name; `top` = 0 keeps every kernel."""
+    if top < 0:
+        raise UsageError(f"--top {top} is negative", "use 0 for all kernels or a positive count")
+    marker_rx = None
+    if by_marker is not None:
+        try:
+            marker_rx = re.compile(by_marker)
+        except re.error as exc:
+            raise UsageError(f"--by-marker {by_marker!r} is not a valid regex ({exc})",
+                             "escape special characters or omit the value to use all markers") from exc
+    path = Path(path)
+    inputs = _resolve(path)
+    excluded = frozenset({COLLECTIVE}) if exclude_collectives else frozenset()
+    warnings: list[str] = []
+    if len(inputs.files) > 1:
+        warnings.append(f"combined {len(inputs.files)} {inputs.kind} files under {path}")
+
+    if inputs.kind == detect.KERNEL_STATS:
+        return _stats_table(inputs, top, marker_rx, gpu, excluded, warnings)
+
+    dispatches: list[DispatchRecord] = []
+    for f in inputs.files:
+        dispatches.extend(_DISPATCH_READERS[inputs.kind](f))
+    if not dispatches:
+        raise EmptyTraceError(f"{path}: no kernel dispatches recorded",
+                              "check that the profiled command launched kernels (rocprofv3 --kernel-trace)")
+    _check_timed(dispatches)
+    regexes = kernel_regexes(d.kernel_name for d in dispatches)  # unique within the whole file
+    gpus = gpu_rows(dispatches)
+    if gpu is not None:
+        dispatches = _filter_gpu(dispatches, gpu)
+        gpus = [g for g in gpus if g.gpu == gpu or (g.gpu is None and g.agent and
+                                                      g.agent.rsplit(" ", 1)[-1] == str(gpu))]
+    elif len(gpus) > 1:
+        warnings.append(f"{len(gpus)} GPUs in the trace; the table sums them (use --gpu ID for one)")
+
+    rows, base = kernel_rows(dispatches, regexes, excluded)
+    table = KernelTable(
+        source_kind=inputs.kind, sources=[str(f) for f in inputs.files],
+        total_gpu_ns=sum(d.duration_ns or 0 for d in dispatches), pct_base_ns=base,
+        excluded_families=sorted(excluded), kernel_count=len(rows), dispatch_count=len(dispatches),
+        kernels=rows[:top] if top > 0 else rows, gpus=gpus,
+    )
+    if marker_rx is not None:
+        markers = _load_markers(inputs)
+        selected, instants = select_markers(markers, marker_rx.pattern)
+        if instants:
+            warnings.append(f"skipped {instants} instant marker(s) (roctxMark): they bound no time")
+        if not markers:
+            warnings.append("no roctx ranges in the input; trace with rocprofv3 --marker-trace and wrap "
+                            "phases in roctxRangePush/Pop")
+        elif not selected:
+            warnings.append(f"no roctx range name matches --by-marker {marker_rx.pattern!r}")
+        table.regions, table.outside_regions_gpu_ns = region_rows(
+            dispatches, selected, regexes, excluded, top)
+        table.sources += [str(f) for f in inputs.marker_files]
+    return Result(COMMAND, table, warnings)
+
+
+def _stats_table(inputs: _Inputs, top: int, marker_rx: re.Pattern | None, gpu: int | None,
+                 excluded: frozenset[str], warnings: list[str]) -> Result:
+    only = inputs.files[0]
+    if marker_rx is not None or gpu is not None:
+        flag = "--by-marker" if marker_rx is not None else "--gpu"
+        raise UsageError(f"{flag} needs per-dispatch data, but {only} is a kernel stats CSV",
+                         "pass the *_kernel_trace.csv or *_results.db from the same run")
+    if len(inputs.files) > 1:
+        raise UsageError(f"{len(inputs.files)} kernel stats CSVs found ({', '.join(map(str, inputs.files))})",
+                         "pass one of them")
+    stats: list[KernelStatRecord] = read_kernel_stats_csv(only)
+    if not stats:
+        raise EmptyTraceError(f"{only}: no kernels listed", "check that the profiled command launched kernels")
+    names = [s.name for s in stats]
+    if len(set(names)) != len(names):
+        raise bad_file(only, "lists the same kernel name twice", "is the file concatenated from two runs?")
+    rows, base = stats_rows(stats, kernel_regexes(names), excluded)
+    table = KernelTable(
+        source_kind=inputs.kind, sources=[str(only)], total_gpu_ns=sum(s.total_ns for s in stats),
+        pct_base_ns=base, excluded_families=sorted(excluded), kernel_count=len(rows),
+        dispatch_count=sum(s.calls for s in stats), kernels=rows[:top] if top > 0 else rows,
+    )
+    return Result(COMMAND, table, warnings)

@@ -1,0 +1,68 @@
+"""Bad input for hotspot analyze: one line, the right exit code, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HEADER = "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"
+
+
+def _write(d: Path, code, waves: int = 0) -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "code.json").write_text(json.dumps({"code": code, "header": HEADER, "version": "3.0.0"}))
+    (d / "filenames.json").write_text(json.dumps({"gfxip": 9, "version": "3.0.0", "wave_filenames": {}}))
+    return d
+
+
+def test_code_null_is_an_empty_trace(tmp_path, cli):
+    d = _write(tmp_path / "ui_output_agent_300_dispatch_7", None)
+    run = cli("analyze", d)
+    assert run.exit_code == 4
+    assert "empty trace" in run.stderr
+    for remedy in ("att_target_cu", "att_shader_engine_mask", "kernel_include_regex",
+                   "kernel_iteration_range"):
+        assert remedy in run.stderr
+    assert "Traceback" not in run.stderr
+    js = cli("analyze", d, "--format", "json")
+    assert js.exit_code == 4 and js.json()["error"]["exit_code"] == 4
+
+
+def test_rows_but_no_wave_files_is_an_empty_trace(tmp_path, cli):
+    d = _write(tmp_path / "d", [["; k", 0, 0, "", 1, 0, 0, 0, 0, 0],
+                                ["s_endpgm", 0, 1, "", 1, 4, 0, 0, 0, 0]])
+    assert cli("analyze", d).exit_code == 4
+
+
+def test_missing_path(tmp_path, cli):
+    run = cli("analyze", tmp_path / "nope")
+    assert run.exit_code == 3 and "no such file or directory" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_malformed_json_names_the_file(tmp_path, cli):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "code.json").write_text('{"code": [[1, 2')
+    run = cli("analyze", d, "--format", "json")
+    assert run.exit_code == 3
+    assert str(d / "code.json") in run.stderr and "malformed JSON" in run.stderr
+    assert run.json()["ok"] is False
+    assert "Traceback" not in run.stderr
+
+
+def test_wrong_field_type_names_field(tmp_path, cli):
+    d = _write(tmp_path / "d", [["s_endpgm", 0, 1, "", 1, 4, "many", 0, 0, 0]])
+    run = cli("analyze", d)
+    assert run.exit_code == 3 and "'Hit'" in run.stderr
+
+
+def test_folder_without_dispatch_dirs(tmp_path, cli):
+    run = cli("analyze", tmp_path)
+    assert run.exit_code == 3 and "no ATT dispatch directory" in run.stderr
+
+
+def test_usage_errors(tmp_path, cli):
+    assert cli("analyze").exit_code == 2
+    assert cli("analyze", tmp_path, "--mode", "bogus").exit_code == 2
+    assert cli("analyze", tmp_path, "--topk", "-1").exit_code == 2

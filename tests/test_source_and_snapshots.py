@@ -1,0 +1,48 @@
+"""Source strings (chains, unknown lines) and snapshots.json resolution confined to the dir."""
+
+from __future__ import annotations
+
+from hotspot.att.snapshots import build_source_map, flatten
+from hotspot.att.source import parse_source
+
+
+def test_plain_and_unknown_lines():
+    s = parse_source("/src/k.py:64")
+    assert (s.file, s.line, s.chain) == ("/src/k.py", 64, ())
+    s = parse_source("x.hip:?")
+    assert (s.file, s.line) == ("x.hip", None)
+    assert parse_source("") is None
+
+
+def test_inline_chain_attributed_to_leaf():
+    s = parse_source("a.h:258 -> b.h:317 -> x.hip:40")
+    assert (s.file, s.line) == ("a.h", 258)
+    assert s.chain == ("a.h:258", "b.h:317", "x.hip:40")
+
+
+def test_flatten_with_dotdot_and_relative():
+    tree = {"/": {"opt": {"bin": {"..": {"inc": {"h.h": "source_0_h.h"}}}}},
+            "rel": {"k.py": "source_1_k.py"}}
+    assert sorted(flatten(tree)) == [("/opt/bin/../inc/h.h", "source_0_h.h"),
+                                     ("rel/k.py", "source_1_k.py")]
+
+
+def test_source_map_confined_to_dispatch_dir(tmp_path):
+    d = tmp_path / "ui"
+    d.mkdir()
+    (d / "source_0_k.py").write_text("a\nb\n")
+    (tmp_path / "secret.txt").write_text("no")
+    tree = {"/": {"src": {"k.py": "source_0_k.py", "evil.py": "../secret.txt"}}}
+    smap = build_source_map(d, tree, d / "snapshots.json")
+    assert smap.lookup("/src/k.py") == (d / "source_0_k.py").resolve()
+    assert smap.lookup("/src/evil.py") is None
+    assert any("outside the dispatch dir" in w for w in smap.warnings)
+    # normalized lookup: a/../b == b
+    assert smap.lookup("/src/x/../k.py") == (d / "source_0_k.py").resolve()
+
+
+def test_missing_snapshot_file_degrades(tmp_path):
+    d = tmp_path / "ui"
+    d.mkdir()
+    smap = build_source_map(d, {"/": {"k.py": "source_0_k.py"}}, d / "snapshots.json")
+    assert smap.has("/k.py") and smap.lookup("/k.py") is None
