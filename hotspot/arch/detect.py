@@ -61,16 +61,16 @@ def _gpu_agents_from_csv(path: Path) -> list[tuple[str, str]]:
 
 
 def _gpu_agents_from_rocpd(path: Path) -> list[tuple[str, str]]:
+    from hotspot.errors import HotspotError
+    from hotspot.trace.rocpd import read_rocpd_agents
+
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = con.execute("SELECT name, product_name, type FROM rocpd_info_agent").fetchall()
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return []
-    return [(str(n), str(p or "")) for n, p, t in rows
-            if str(t).upper() == "GPU" and isinstance(n, str) and GFX_RE.match(n)]
+        agents = read_rocpd_agents(path)
+    except (HotspotError, sqlite3.Error):
+        return []  # not a rocpd db (or unreadable): another source decides
+    return [(a["name"], str(a.get("product_name") or "")) for a in agents
+            if str(a.get("type", "")).upper() == "GPU" and isinstance(a.get("name"), str)
+            and GFX_RE.match(a["name"])]
 
 
 def _gpu_agents_from_results_json(path: Path) -> list[tuple[str, str]]:
@@ -125,12 +125,12 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
         if m:
             return ArchInfo(m.group(1).lower(), None, f"code object name: {path}",
                             warnings=tuple(warnings))
-    from hotspot.arch.mfma import gfx950_only_mnemonic
+    from hotspot.arch.mfma import is_gfx950_only
 
     for text in isa:
-        hit = gfx950_only_mnemonic(text)
-        if hit:
-            return ArchInfo("gfx950", None, f"ISA: {hit} exists only on gfx950",
+        if is_gfx950_only(text):
+            mnemonic = text.split(None, 1)[0]
+            return ArchInfo("gfx950", None, f"ISA: {mnemonic} exists only on gfx950 (last resort)",
                             warnings=tuple(warnings))
     warnings.append("architecture not determined: no agent_info CSV, rocpd db, results.json or "
                     "code object beside the dispatch, and no gfx950-only instruction; showing "

@@ -87,6 +87,13 @@ class DispatchAnalysis:
     instruction_mix: list[agg.MixEntry]
     findings: list[fnd.Finding]
     wave_states: WaveStates | None = None
+    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy_link.py)
+    waits: list[Any] | None = None  # s_waitcnt -> producer blame (issue 7)
+    blamed_lines: list[Any] | None = None
+    lgkm_breakdown: Any = None
+    loops: list[Any] | None = None
+    barriers: list[Any] | None = None
+    plan: list[Any] | None = None  # prioritized optimization plan (hotspot/plan, --plan)
     samples: dict[str, Any] | None = None
     detail: list[DetailLine] | None = None
     selection: dict[str, Any] | None = None
@@ -267,6 +274,9 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
                           {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
     ) if f is not None]
 
+    from hotspot.att.occupancy_link import dispatch_occupancy
+
+    occupancy = dispatch_occupancy(d, disp, kernel, rows, arch, warnings)
     source_map = _source_map(d, warnings)
     detail = _detail(lines, rows, totals.stall, source_map, opts) if opts.detail else None
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
@@ -281,6 +291,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
         wave_states=WaveStates(wave_totals.waves, wave_totals.cycles,
                                dict(zip(WAVE_STATES, wave_totals.states))),
         detail=detail,
+        occupancy=occupancy,
         options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
                  "context": opts.context, "kernel": opts.kernel},
     )

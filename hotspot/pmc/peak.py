@@ -34,18 +34,16 @@ def choose_peak(user_gbps: float | None, hints: Iterable[PeakHint],
 
 
 def _product_peak(name: str) -> Peak | None:
+    """Peak HBM from the product table; a family name counts only if its members agree."""
     try:
-        from hotspot.arch.products import find_product
+        from hotspot.arch.products import product_candidates
     except ImportError:  # the product table is optional for this command
         return None
-    candidates = [name]
-    base = name.split("_")[0]          # sysinfo gpu_model "MI300X_A1" -> "MI300X"
-    if base != name:
-        candidates.append(base)
-    for candidate in candidates:
-        product = find_product(candidate)
-        gbps = getattr(product, "peak_hbm_gbps", None) if product is not None else None
-        if gbps:
-            return Peak(float(gbps), f"product table: {product.name} peak HBM "  # type: ignore[union-attr]
-                                     f"(theoretical)")
-    return None
+    products = product_candidates(name)
+    peaks = {p.peak_hbm_gbps for p in products}
+    if len(peaks) != 1:
+        return None
+    names = "/".join(p.name for p in products)
+    unverified = any("peak_hbm_gbps" in p.unverified for p in products)
+    note = "theoretical, unverified" if unverified else "theoretical"
+    return Peak(float(peaks.pop()), f"product table: {names} peak HBM ({note}; {name!r} in the input)")

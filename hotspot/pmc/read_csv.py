@@ -21,10 +21,11 @@ _INSTANCE = re.compile(r"^(?P<base>.+)\[(?P<index>\d+)\]$")
 # Base columns rocprof-compute repeats per pass with `_1`, `_2` suffixes: take the first present.
 _SUFFIXED = re.compile(r"^(?P<base>.+)_(?P<n>\d+)$")
 
-DISPATCH_COLUMNS = ("dispatch_id",)
-KERNEL_COLUMNS = ("kernel_name",)
-START_COLUMNS = ("start_timestamp", "beginns")
-END_COLUMNS = ("end_timestamp", "endns")
+# Header names as rocprofv3 writes them; matched case-insensitively (rocprof-compute: Dispatch_ID).
+DISPATCH_COLUMNS = ("Dispatch_Id",)
+KERNEL_COLUMNS = ("Kernel_Name",)
+START_COLUMNS = ("Start_Timestamp", "BeginNs")
+END_COLUMNS = ("End_Timestamp", "EndNs")
 
 _WANTED = wanted_counters()
 _WANTED_BY_UPPER = {w.upper(): w for w in _WANTED}
@@ -78,16 +79,19 @@ def parse_dispatch_id(path: Path, line: int, field: str, text: str) -> int:
                        "fix or regenerate the file") from None
 
 
-def _find(index: dict[str, int], names: Sequence[str]) -> tuple[str, int] | None:
-    for name in names:
-        if name in index:
-            return name, index[name]
+def _find(header: list[str], names: Sequence[str]) -> tuple[str, int] | None:
+    """(header name as written, column) of the first of `names` present, case-insensitively."""
+    lower = [h.lower() for h in header]
+    for name in (n.lower() for n in names):
+        if name in lower:
+            i = lower.index(name)
+            return header[i], i
     # rocprof-compute repeats base columns with numeric suffixes; accept the first repeat.
-    for name in names:
-        for col, i in sorted(index.items(), key=lambda kv: kv[1]):
+    for name in (n.lower() for n in names):
+        for i, col in enumerate(lower):
             m = _SUFFIXED.match(col)
             if m and m.group("base") == name:
-                return col, i
+                return header[i], i
     return None
 
 
@@ -115,15 +119,15 @@ def read_counter_csv(path: Path) -> CounterFile:
     if "counter_name" in index and "counter_value" in index:
         return _read_long(path, header, index, rows)
     if any(canonical_counter(h) for h in header) or any(h.upper().endswith("_SUM") for h in header):
-        return _read_wide(path, header, index, rows)
+        return _read_wide(path, header, rows)
     raise bad_file(path, "unknown layout: header has neither Counter_Name/Counter_Value columns (long "
                    "format) nor counter columns such as TCC_HIT_sum (wide format)",
                    "pass a rocprofv3 *_counter_collection.csv, a rocprof-compute workload folder or "
                    "a rocpd *_results.db")
 
 
-def _require(path: Path, index: dict[str, int], names: Sequence[str], what: str) -> tuple[str, int]:
-    found = _find(index, names)
+def _require(path: Path, header: list[str], names: Sequence[str], what: str) -> tuple[str, int]:
+    found = _find(header, names)
     if found is None:
         raise bad_file(path, f"missing column {names[0]} ({what})",
                        "the header must name it; regenerate the file with rocprofv3/rocprof-compute")
@@ -157,11 +161,11 @@ class DispatchAccumulator:
 
 def _read_long(path: Path, header: list[str], index: dict[str, int],
                rows: Iterator[list[str]]) -> CounterFile:
-    d_col, d_i = _require(path, index, DISPATCH_COLUMNS, "the dispatch id")
-    _, k_i = _require(path, index, KERNEL_COLUMNS, "the kernel name")
+    d_col, d_i = _require(path, header, DISPATCH_COLUMNS, "the dispatch id")
+    _, k_i = _require(path, header, KERNEL_COLUMNS, "the kernel name")
     n_i, v_i = index["counter_name"], index["counter_value"]
-    start = _find(index, START_COLUMNS)
-    end = _find(index, END_COLUMNS)
+    start = _find(header, START_COLUMNS)
+    end = _find(header, END_COLUMNS)
     width = len(header)
     accs: dict[int, DispatchAccumulator] = {}
     names: set[str] = set()
@@ -178,7 +182,7 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
         name = row[n_i].strip()
         if not name:
             raise bad_file(path, f"line {line}: field Counter_Name is empty", "regenerate the file")
-        value = parse_number(path, line, f"Counter_Value ({name})", row[v_i])
+        value = parse_number(path, line, f"{header[v_i]} ({name})", row[v_i])
         if value is None:
             continue  # blank value: not collected for this dispatch
         names.add(name)
@@ -201,12 +205,11 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
                        counter_names=frozenset(names), all_zero=not any_nonzero)
 
 
-def _read_wide(path: Path, header: list[str], index: dict[str, int],
-               rows: Iterator[list[str]]) -> CounterFile:
-    d_col, d_i = _require(path, index, DISPATCH_COLUMNS, "the dispatch id")
-    _, k_i = _require(path, index, KERNEL_COLUMNS, "the kernel name")
-    start = _find(index, START_COLUMNS)
-    end = _find(index, END_COLUMNS)
+def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> CounterFile:
+    d_col, d_i = _require(path, header, DISPATCH_COLUMNS, "the dispatch id")
+    _, k_i = _require(path, header, KERNEL_COLUMNS, "the kernel name")
+    start = _find(header, START_COLUMNS)
+    end = _find(header, END_COLUMNS)
     # canonical name -> (slot, [(column name, column index)]) choosing _sum > bare > instances.
     by_slot: dict[str, dict[str, list[tuple[str, int]]]] = {}
     names: set[str] = set()

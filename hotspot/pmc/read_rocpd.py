@@ -15,7 +15,8 @@ _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end"
 
 def _connect(path: Path) -> sqlite3.Connection:
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # Read-only URI: never creates or modifies the file (as_uri escapes '?' and '#').
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         con.execute("select count(*) from sqlite_master").fetchone()
         return con
     except sqlite3.DatabaseError as exc:

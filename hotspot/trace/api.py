@@ -115,8 +115,8 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
         try:
             marker_rx = re.compile(by_marker)
         except re.error as exc:
-            raise UsageError(f"--by-marker {by_marker!r} is not a valid regex ({exc})",
-                             "escape special characters or omit the value to use all markers") from exc
+            raise UsageError(f"--marker {by_marker!r} is not a valid regex ({exc})",
+                             "escape special characters, or use --by-marker alone for all ranges") from exc
     path = Path(path)
     inputs = _resolve(path)
     excluded = frozenset({COLLECTIVE}) if exclude_collectives else frozenset()

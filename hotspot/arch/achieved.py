@@ -1,0 +1,185 @@
+"""Achieved occupancy from an ATT `occupancy.json` (FORMATS.md §1.3): reader + pure computation.
+
+Each shader engine lists wave start/end events `[time, cu, simd, slot, start(1)/end(0), kernel_id,
+...]` (newer decoders append more fields; the format names none, so the first six are taken by
+position and validated). A wave occupies (SE, CU, SIMD, slot) from its start to its end event.
+
+Definition (what `achieved_occupancy` returns):
+- the SIMDs counted are those (SE, CU, SIMD) that ever held a wave of the selected kernels;
+- each SE's window runs from its first to its last event (shader-clock cycles; SE clocks are not
+  compared with each other);
+- mean = Σ over counted SIMDs of ∫ resident waves dt over its SE's window
+         ÷ Σ over counted SIMDs of its SE's window length — so launch ramps, tails and idle SIMDs
+         inside the window pull the mean down, as they do in reality;
+- peak = the most waves resident on one SIMD at any instant (ends at a timestamp are applied before
+  starts at the same timestamp, i.e. a slot freed and refilled in one cycle counts once).
+A start with no end is resident until the window's end; an end with no start counts from the
+window's start; both are counted in `unmatched_*`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from hotspot.errors import bad_file
+
+OCCUPANCY_ROW_FIELDS = ("time", "cu", "simd", "slot", "is_start", "kernel_id")
+_HINT = "regenerate the ui_output directory with rocprofv3's trace decoder (format 3.0.0)"
+
+
+@dataclass(frozen=True)
+class OccupancyEvent:
+    time: int
+    cu: int
+    simd: int
+    slot: int
+    is_start: bool
+    kernel_id: int
+
+
+@dataclass(frozen=True)
+class OccupancyTrace:
+    """The parsed occupancy.json: events per shader engine, and the kernel-id → name map."""
+
+    events_by_se: dict[int, tuple[OccupancyEvent, ...]]
+    dispatches: dict[int, str]
+    version: str | None
+
+
+@dataclass(frozen=True)
+class AchievedOccupancy:
+    mean_waves_per_simd: float | None   # None when no window has any length
+    peak_waves_per_simd: int
+    simds: int                          # SIMDs that ever held a wave
+    waves: int                          # wave start events counted
+    window_cycles: dict[int, int]       # per SE: last event − first event
+    unmatched_starts: int
+    unmatched_ends: int
+
+
+# --- reader ----------------------------------------------------------------------------------
+
+def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> int:
+    value = row[pos]  # type: ignore[index]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise bad_file(path, f"SE {se} row {index}: field {pos} ({OCCUPANCY_ROW_FIELDS[pos]}) must be a "
+                             f"non-negative integer, got {value!r}", _HINT)
+    return value
+
+
+def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> OccupancyTrace:
+    """Validate a decoded occupancy.json document (InputError naming the file, SE, row, field)."""
+    if not isinstance(doc, dict):
+        raise bad_file(path, "top level must be an object keyed by shader engine", _HINT)
+    events: dict[int, tuple[OccupancyEvent, ...]] = {}
+    for key, rows in doc.items():
+        if key in ("dispatches", "version"):
+            continue
+        if not key.isdigit():
+            raise bad_file(path, f"unexpected key {key!r} (expected shader-engine numbers, "
+                                 "'dispatches', 'version')", _HINT)
+        if not isinstance(rows, list):
+            raise bad_file(path, f"SE {key}: expected a list of event rows", _HINT)
+        parsed = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, list):
+                raise bad_file(path, f"SE {key} row {i}: expected a list of at least "
+                                     f"{len(OCCUPANCY_ROW_FIELDS)} integers, got {type(row).__name__} "
+                                     "(a pre-3.0 decoder layout?)", _HINT)
+            if len(row) < len(OCCUPANCY_ROW_FIELDS):
+                raise bad_file(path, f"SE {key} row {i}: {len(row)} fields, need at least "
+                                     f"{len(OCCUPANCY_ROW_FIELDS)} ({', '.join(OCCUPANCY_ROW_FIELDS)})", _HINT)
+            time, cu, simd, slot, flag, kernel = (_int_field(path, key, i, row, p) for p in range(6))
+            if flag not in (0, 1):
+                raise bad_file(path, f"SE {key} row {i}: field 4 (is_start) must be 0 or 1, got {flag}", _HINT)
+            parsed.append(OccupancyEvent(time, cu, simd, slot, flag == 1, kernel))
+        events[int(key)] = tuple(parsed)
+    dispatches_raw = doc.get("dispatches", {})
+    if not isinstance(dispatches_raw, dict):
+        raise bad_file(path, "'dispatches' must be an object of kernel id → name", _HINT)
+    dispatches: dict[int, str] = {}
+    for kid, name in dispatches_raw.items():
+        if not str(kid).isdigit() or not isinstance(name, str):
+            raise bad_file(path, f"'dispatches' entry {kid!r}: expected a numeric id and a name", _HINT)
+        dispatches[int(kid)] = name
+    version = doc.get("version")
+    return OccupancyTrace(events, dispatches, version if isinstance(version, str) else None)
+
+
+def read_occupancy_json(path: Path | str) -> OccupancyTrace:
+    """Read and validate one occupancy.json; InputError (bad_file) on anything malformed."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise bad_file(path, f"cannot read: {err.strerror or err}", "check the path") from None
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise bad_file(path, f"not valid JSON ({err})", _HINT) from None
+    return parse_occupancy(doc, path)
+
+
+# --- computation -----------------------------------------------------------------------------
+
+_SimdKey = tuple[int, int, int]  # (se, cu, simd)
+
+
+def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
+                       kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
+    """Time-weighted mean and peak waves resident per SIMD (see the module docstring).
+
+    `kernel_ids` restricts to those kernels (occupancy.json may include other dispatches); None = all.
+    Returns None when no wave of the selected kernels appears.
+    """
+    wanted = None if kernel_ids is None else set(kernel_ids)
+    area: dict[_SimdKey, int] = defaultdict(int)
+    windows: dict[int, int] = {}
+    peak = waves = unmatched_starts = unmatched_ends = 0
+    for se in sorted(events_by_se):
+        rows = [e for e in events_by_se[se] if wanted is None or e.kernel_id in wanted]
+        if not rows:
+            continue
+        # Ends before starts at equal time; the sort is stable for the rest.
+        rows.sort(key=lambda e: (e.time, e.is_start))
+        begin, end = rows[0].time, rows[-1].time
+        windows[se] = end - begin
+        open_slots: dict[tuple[int, int, int], int] = {}   # (cu, simd, slot) -> start time
+        resident: dict[_SimdKey, int] = defaultdict(int)
+        last_change: dict[_SimdKey, int] = {}
+
+        def advance(key: _SimdKey, now: int) -> None:
+            area[key] += resident[key] * (now - last_change.get(key, begin))
+            last_change[key] = now
+
+        for e in rows:
+            key = (se, e.cu, e.simd)
+            slot = (e.cu, e.simd, e.slot)
+            advance(key, e.time)
+            if e.is_start:
+                waves += 1
+                if slot in open_slots:  # the decoder lost this slot's end: close it now
+                    unmatched_starts += 1
+                    resident[key] -= 1
+                open_slots[slot] = e.time
+                resident[key] += 1
+            elif slot in open_slots:
+                del open_slots[slot]
+                resident[key] -= 1
+            else:  # resident since before the window: add its span from the window start
+                unmatched_ends += 1
+                area[key] += e.time - begin
+            peak = max(peak, resident[key])
+        for slot in open_slots:  # still resident at the window's end
+            unmatched_starts += 1
+        for key in resident:
+            advance(key, end)
+    if not area:
+        return None
+    total_window = sum(windows[se] for se, _, _ in area)
+    mean = sum(area.values()) / total_window if total_window > 0 else None
+    return AchievedOccupancy(mean, peak, len(area), waves, windows, unmatched_starts, unmatched_ends)

@@ -1,0 +1,577 @@
+"""`hotspot collect`: discovery → kernel choice → ATT → counters → analysis, in one run directory.
+
+Each rocprofv3 invocation is a phase with its own output folder, captured stdout/stderr, timing and
+exit code, all recorded in run.json. Every failure names what to change; nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from hotspot.collect import att_outputs, counters, discovery, iterations, jobs, rundir, tools
+from hotspot.collect.process import ProcessOutcome, run_process, tail
+from hotspot.errors import (CommandFailedError, EmptyTraceError, HotspotError, ToolMissingError,
+                            UsageError)
+from hotspot.result import Result
+
+DECODER_FATAL = "rocprof-trace-decoder library path not found"
+STDERR_TAIL_LINES = 15
+# Decoder messages (truncation, fatal errors) are near the end of the logs; this much is scanned.
+LOG_SCAN_BYTES = 256 * 1024
+PLACEHOLDER_REGEX = "<chosen by discovery>"
+PLACEHOLDER_RANGE = "<two steady-state iterations from the discovered call count>"
+EXIT_INTERRUPTED = 130
+
+
+class CollectInterrupted(HotspotError):
+    exit_code = EXIT_INTERRUPTED
+    code = "interrupted"
+
+
+@dataclass(frozen=True)
+class CollectOptions:
+    command: tuple[str, ...]
+    cwd: Path
+    output: Path | None = None
+    kernel: str | None = None
+    skip: tuple[str, ...] = ()
+    iterations: str | None = None
+    att: jobs.AttSettings = field(default_factory=jobs.AttSettings)
+    trace: bool = True  # run the ATT phase
+    flags: bool = False
+    env: tuple[tuple[str, str], ...] = ()
+    timeout_s: float | None = None
+    pmc: tuple[str, ...] = ()
+    pmc_preset: str | None = None
+    arch: str | None = None
+    analyze: bool = True
+    dry_run: bool = False
+    rocprofv3: str | None = None
+    att_library_path: str | None = None
+
+
+def parse_env(values: list[str]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for v in values:
+        key, sep, val = v.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise UsageError(f"--env {v!r} is not KEY=VALUE", "e.g. --env AMD_LOG_LEVEL=1")
+        out.append((key, val))
+    return tuple(out)
+
+
+def parse_size(text: str, option: str) -> int:
+    """Integer, 0x-hex, or a K/M/G suffix (binary units): 0x10000000 == 268435456 == 256M."""
+    m = re.fullmatch(r"\s*(0[xX][0-9a-fA-F]+|\d+)\s*([kKmMgG]?)[iI]?[bB]?\s*", text)
+    if not m:
+        raise UsageError(f"{option} {text!r} is not a size", f"e.g. {option} 0x20000000 or {option} 512M")
+    value = int(m.group(1), 0) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    if value <= 0:
+        raise UsageError(f"{option} must be positive", f"e.g. {option} 0x10000000")
+    return value
+
+
+def parse_int(text: str, option: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise UsageError(f"{option} {text!r} is not an integer (decimal or 0x-hex)", f"e.g. {option} 0x1") from None
+    if value < 0:
+        raise UsageError(f"{option} must not be negative", f"e.g. {option} 0x1")
+    return value
+
+
+def _say(message: str) -> None:
+    from hotspot.commands._run import progress
+
+    progress(message)
+
+
+class Collector:
+    def __init__(self, opts: CollectOptions, say: Callable[[str], None] = _say) -> None:
+        self.opts = opts
+        self.say = say
+        self.warnings: list[str] = []
+        self.phases: list[dict[str, Any]] = []
+        self.record: rundir.RunRecord | None = None
+        self.run_dir: Path | None = None
+        self.kernel: dict[str, Any] | None = None
+        self.kernel_rows: list[discovery.KernelRow] = []
+        self.plan: iterations.IterationPlan | None = None
+        self.pass_plan: counters.PassPlan | None = None
+        self.dispatches: list[att_outputs.DispatchOutput] = []
+        self.prof_path: str | None = None
+        self.env = dict(os.environ)
+        self.env.update(dict(opts.env))
+
+    # ---------------------------------------------------------------- helpers
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.say(f"warning: {message}")
+        if self.record:
+            self.record.data["warnings"] = self.warnings
+
+    def _validate(self) -> None:
+        o = self.opts
+        if not o.command:
+            raise UsageError("no command to profile", "put it after --: hotspot collect [OPTIONS] -- ./app ARGS")
+        if o.kernel is not None:
+            try:
+                re.compile(o.kernel)
+            except re.error as exc:
+                raise UsageError(f"--kernel {o.kernel!r} is not a valid regex: {exc}",
+                                 "escape regex characters with a backslash, e.g. 'op\\(\\)' for 'op()'") from None
+        if o.att.se_mask == 0:
+            raise UsageError("--se-mask 0 traces no shader engine", "use --se-mask 0x1 (SE 0) or 0xF")
+        if not o.trace and not (o.pmc or o.pmc_preset):
+            raise UsageError("--no-att without --pmc/--pmc-preset leaves nothing to collect",
+                             "drop --no-att, or add --pmc COUNTER / --pmc-preset l2")
+        if o.iterations is not None:
+            iterations.parse_spec(o.iterations)  # fail before running anything
+
+    def _rocprofv3(self) -> str:
+        found = tools.find_rocprofv3(self.opts.rocprofv3)
+        if found is None:
+            where = f"--rocprofv3 {self.opts.rocprofv3}" if self.opts.rocprofv3 else "PATH, $ROCM_PATH/bin or /opt/rocm/bin"
+            if self.opts.dry_run:
+                self.warn(f"rocprofv3 not found in {where}; the commands below use the bare name")
+                return tools.ROCPROFV3
+            raise ToolMissingError(f"rocprofv3 not found in {where}", tools.FIX_ROCPROFV3 + "; `hotspot doctor` checks the setup")
+        self.prof_path = found.path
+        return found.path
+
+    def _decoder(self, prof: str) -> str | None:
+        if not self.opts.trace:
+            return None
+        found = tools.find_decoder(self.opts.att_library_path, prof if os.path.isabs(prof) else None)
+        if found is not None:
+            return found.path
+        looked = (f"--att-library-path {self.opts.att_library_path}" if self.opts.att_library_path else
+                  "ROCPROF_ATT_LIBRARY_PATH, LD_LIBRARY_PATH, $ROCM_PATH/lib, /opt/rocm/lib and rocm-sdk")
+        msg = f"trace decoder ({tools.DECODER_LIBRARY}) not found in {looked}"
+        if self.opts.dry_run:
+            self.warn(msg + "; att_library_path is left out")
+            return None
+        raise ToolMissingError(msg + f"; rocprofv3 would stop with '{DECODER_FATAL}'",
+                               tools.FIX_DECODER + "; `hotspot doctor` checks the setup")
+
+    def _save(self) -> None:
+        if self.record:
+            self.record.data["phases"] = self.phases
+            self.record.data["warnings"] = self.warnings
+            self.record.save()
+
+    # ---------------------------------------------------------------- phases
+    def _phase(self, name: str, argv: list[str], *, output_dir: Path, input_file: Path | None = None,
+               yaml_text: str | None = None) -> tuple[dict[str, Any], ProcessOutcome]:
+        assert self.run_dir is not None
+        full = [*argv, "--", *self.opts.command]
+        stdout, stderr = self.run_dir / f"{name}.stdout.log", self.run_dir / f"{name}.stderr.log"
+        phase: dict[str, Any] = {"name": name, "argv": full, "input_file": str(input_file) if input_file else None,
+                                 "yaml": yaml_text, "output_dir": str(output_dir), "stdout": str(stdout),
+                                 "stderr": str(stderr), "started_at": rundir.utc_iso(), "status": "running",
+                                 "exit_code": None, "elapsed_ns": None}
+        self.phases.append(phase)
+        self._save()
+        self.say(f"[{name}] running: {shlex.join(full)}")
+        outcome = run_process(full, self.env, stdout, stderr, timeout_s=self.opts.timeout_s, cwd=self.opts.cwd,
+                              heartbeat=lambda s: self.say(f"[{name}] still running ({s:.0f} s)"))
+        phase.update(exit_code=outcome.exit_code, elapsed_ns=outcome.elapsed_ns)
+        phase["status"] = ("interrupted" if outcome.interrupted else "timeout" if outcome.timed_out else
+                           "ok" if outcome.exit_code == 0 else "failed")
+        self._save()
+        self.say(f"[{name}] {phase['status']} after {outcome.elapsed_ns / 1e9:.1f} s (exit {outcome.exit_code})")
+        self._check_outcome(phase, outcome, stdout, stderr)
+        return phase, outcome
+
+    def _check_outcome(self, phase: dict[str, Any], outcome: ProcessOutcome, stdout: Path, stderr: Path) -> None:
+        name = phase["name"]
+        kept = f"outputs kept in {self.run_dir}"
+        if outcome.start_error is not None:
+            raise ToolMissingError(f"[{name}] cannot start {phase['argv'][0]}: {outcome.start_error}",
+                                   tools.FIX_ROCPROFV3)
+        if outcome.interrupted:
+            raise CollectInterrupted(f"[{name}] interrupted; the child was stopped", f"{kept}; run.json says interrupted")
+        logs = tail(stdout, LOG_SCAN_BYTES) + "\n" + tail(stderr, LOG_SCAN_BYTES)
+        if DECODER_FATAL in logs.lower():
+            raise ToolMissingError(f"[{name}] rocprofv3: {DECODER_FATAL}",
+                                   tools.FIX_DECODER + "; `hotspot doctor` checks the setup",
+                                   details={"run_dir": str(self.run_dir)})
+        if outcome.timed_out:
+            raise CommandFailedError(f"[{name}] timed out after {self.opts.timeout_s:g} s and was stopped",
+                                     f"raise --timeout or profile a shorter run; {kept}", code="timeout",
+                                     details={"run_dir": str(self.run_dir)})
+        if outcome.exit_code != 0:
+            err_tail = "\n".join(tail(stderr).splitlines()[-STDERR_TAIL_LINES:])
+            if err_tail:
+                self.say(f"[{name}] stderr tail:\n" + "\n".join("  | " + ln for ln in err_tail.splitlines()))
+            last = err_tail.splitlines()[-1].strip() if err_tail else "(no stderr)"
+            raise CommandFailedError(
+                f"[{name}] the profiled command failed: rocprofv3 exited {outcome.exit_code}; last stderr line: {last}",
+                f"read {stderr} (and .stdout.log); {kept}",
+                details={"run_dir": str(self.run_dir), "phase": name, "exit_code": outcome.exit_code,
+                         "stderr_tail": err_tail})
+
+    def _discover(self, prof: str) -> None:
+        assert self.run_dir is not None
+        out = self.run_dir / "discover"
+        self._phase("discover", jobs.discovery_argv(prof, out), output_dir=out)
+        stats = out / f"{jobs.DISCOVER_OUTPUT_FILE}_kernel_stats.csv"
+        trace = out / f"{jobs.DISCOVER_OUTPUT_FILE}_kernel_trace.csv"
+        source = stats if stats.is_file() else trace
+        if not source.is_file():
+            raise EmptyTraceError(f"discovery wrote no kernel stats or kernel trace in {out}",
+                                  "check the command launches GPU kernels (see discover.stderr.log), or pass "
+                                  "--kernel REGEX to skip discovery", code="no-kernels")
+        from hotspot.trace.api import kernel_table
+
+        table = kernel_table(source, top=0)
+        data = table.data
+        rows = data.get("kernels") if isinstance(data, dict) else getattr(data, "kernels", None)
+        self.kernel_rows = discovery.to_rows(list(rows or []))
+        for w in table.warnings:
+            self.warn(f"discovery: {w}")
+        if not self.kernel_rows:
+            raise EmptyTraceError(f"discovery found no kernel dispatch in {source}",
+                                  "the command launched no GPU kernel: check it runs on the GPU", code="no-kernels")
+        self.say(render_kernel_table(self.kernel_rows))
+        choice = discovery.choose_kernel(self.kernel_rows, self.opts.skip)
+        if choice is None:
+            top = self.kernel_rows[0]
+            choice = discovery.Choice(top, "every kernel looks like runtime plumbing; tracing the top one", ())
+            self.warn(f"all kernels matched the plumbing list; tracing {top.name!r} (pass --kernel REGEX to choose)")
+        k = choice.kernel
+        self.kernel = {"name": k.name, "regex": k.regex, "source": "discovery", "reason": choice.reason,
+                       "calls": k.calls, "total_ns": k.total_ns, "avg_ns": k.avg_ns, "pct": k.pct,
+                       "skipped": [{"name": n, "pattern": p} for n, p in choice.skipped]}
+        self.say(f"[discover] chose {k.name}: {choice.reason}")
+        self.say(f"[discover] kernel_include_regex: {k.regex}")
+
+    def _arch(self) -> str | None:
+        if self.opts.arch:
+            return self.opts.arch.lower()
+        if self.run_dir is not None and (self.run_dir / "discover").is_dir():
+            try:
+                from hotspot.arch.detect import detect_arch
+
+                gfx = detect_arch(self.run_dir / "discover").gfx
+                if gfx:
+                    return gfx
+            except ImportError:
+                pass
+        gpus, _ = tools.list_gpus(self.prof_path)
+        archs = sorted({g.gfx for g in gpus})
+        return archs[0] if len(archs) == 1 else None
+
+    def _counter_plan(self) -> None:
+        names = counters.parse_counter_args(list(self.opts.pmc))
+        if self.opts.pmc_preset:
+            for c in counters.preset_counters(self.opts.pmc_preset, self._arch()):
+                if c not in names:
+                    names.append(c)
+        if names:
+            self.pass_plan = counters.split_passes(names)
+
+    def _att(self, prof: str, decoder: str | None) -> None:
+        assert self.run_dir is not None and self.kernel is not None and self.plan is not None
+        out = self.run_dir / "att"
+        job = jobs.att_job(self.kernel["regex"], self.plan.range_text, out, self.opts.att, decoder)
+        text = jobs.input_yaml([job])
+        if self.opts.flags:
+            argv, input_file = [prof, *jobs.flags(job)], None
+        else:
+            input_file = self.run_dir / "input.yaml"
+            input_file.write_text(text)
+            argv = [prof, "-i", str(input_file)]
+        self.record.data["input_yaml"] = text  # type: ignore[union-attr]
+        phase, _ = self._phase("att", argv, output_dir=out, input_file=input_file, yaml_text=text)
+        self.dispatches = att_outputs.find_dispatches(out)
+        logs = tail(Path(phase["stdout"]), LOG_SCAN_BYTES) + "\n" + tail(Path(phase["stderr"]), LOG_SCAN_BYTES)
+        cuts = att_outputs.find_truncation(out, self.opts.att.buffer_size, logs)
+        cut_ids = {t.dispatch_id for t in cuts if t.dispatch_id is not None}
+        self.dispatches = [d if d.dispatch_id not in cut_ids else _with_truncated(d) for d in self.dispatches]
+        for t in cuts:
+            self.warn(t.message)
+        for d in self.dispatches:
+            if d.empty:
+                self.warn(f"{d.path.name}: empty (no wave reached the traced CU{'; ' + d.note if d.note else ''}); kept")
+        self.record.data["dispatches"] = [_dispatch_json(d) for d in self.dispatches]  # type: ignore[union-attr]
+        self._save()
+        if not any(not d.empty for d in self.dispatches):
+            what = (f"all {len(self.dispatches)} traced dispatch(es) are empty: no wave reached CU "
+                    f"{self.opts.att.target_cu} of the traced shader engines (mask {hex(self.opts.att.se_mask)})"
+                    if self.dispatches else
+                    f"ATT wrote no dispatch directory: the regex {self.kernel['regex']!r} with iterations "
+                    f"{self.plan.range_text} matched no dispatch")
+            raise EmptyTraceError(what, _EMPTY_REMEDIES, details={"run_dir": str(self.run_dir)})
+
+    def _pmc(self, prof: str) -> dict[str, Any]:
+        assert self.run_dir is not None and self.pass_plan is not None
+        out = self.run_dir / "pmc"
+        regex = self.kernel["regex"] if self.kernel else None
+        self.say(self.pass_plan.describe())
+        job_list = [jobs.pmc_job(regex, p, out) for p in self.pass_plan.passes]
+        text = jobs.input_yaml(job_list)
+        if self.opts.flags:
+            for i, p in enumerate(self.pass_plan.passes, start=1):
+                job = jobs.pmc_job(regex, p, out / f"pass_{i}")
+                self._phase(f"pmc_{i}", [prof, *jobs.flags(job)], output_dir=out / f"pass_{i}",
+                            yaml_text=jobs.input_yaml([job]))
+        else:
+            input_file = self.run_dir / "pmc_input.yaml"
+            input_file.write_text(text)
+            self._phase("pmc", [prof, "-i", str(input_file)], output_dir=out, input_file=input_file, yaml_text=text)
+        csvs = sorted(out.rglob("*counter_collection.csv"))
+        summary: dict[str, Any] = {"counters": list(self.pass_plan.counters),
+                                   "passes": [list(p) for p in self.pass_plan.passes],
+                                   "csv_files": [str(c) for c in csvs], "analysis": None}
+        if not csvs:
+            self.warn(f"counter collection wrote no *counter_collection.csv under {out}")
+            return summary
+        try:
+            from hotspot.pmc.api import analyze_pmc
+        except ImportError as exc:
+            self.warn(f"counter analysis unavailable ({exc}); run `hotspot pmc {out}` later")
+            return summary
+        try:
+            res = analyze_pmc(csvs)
+        except HotspotError as err:
+            self.warn(f"counter analysis failed: {err.message}")
+            summary["analysis_error"] = {"code": err.code, "message": err.message, "hint": err.hint}
+            return summary
+        (self.run_dir / "pmc_analysis.json").write_bytes(res.to_json())
+        summary["analysis"] = res.data
+        for w in res.warnings:
+            self.warn(f"pmc: {w}")
+        return summary
+
+    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[Any, dict[str, Any] | None, int]:
+        assert self.run_dir is not None
+        try:
+            from hotspot.att.api import analyze_dispatch
+        except ImportError as exc:
+            self.warn(f"dispatch analysis unavailable ({exc}); run `hotspot analyze {best.path}` later")
+            return None, None, 0
+        self.say(f"[analyze] {best.path}")
+        try:
+            res = analyze_dispatch(best.path)
+        except HotspotError as err:
+            self.warn(f"analysis of {best.path.name} failed: {err.message}")
+            return None, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
+                          "hint": err.hint}, err.exit_code
+        (self.run_dir / "analysis.json").write_bytes(res.to_json())
+        for w in res.warnings:
+            self.warn(f"analysis: {w}")
+        return res.data, None, 0
+
+    # ---------------------------------------------------------------- main
+    def run(self) -> Result:
+        o = self.opts
+        self._validate()
+        prof = self._rocprofv3()
+        decoder = self._decoder(prof)
+        if o.kernel is not None:
+            self.kernel = {"name": None, "regex": o.kernel, "source": "--kernel",
+                           "reason": "given with --kernel (discovery skipped)"}
+        if o.dry_run:
+            return self._dry_run(prof, decoder)
+        stamp = rundir.utc_stamp()
+        explicit = o.output is not None
+        slug = rundir.regex_slug(o.kernel) if o.kernel else "discovering"
+        target = o.output.resolve() if o.output is not None else o.cwd / rundir.RUNS_DIR / f"{stamp}-{slug}"
+        self.run_dir = rundir.create(target, explicit)
+        self.record = rundir.RunRecord(self.run_dir, {
+            "run_dir": str(self.run_dir), "command": list(o.command), "cwd": str(o.cwd),
+            "env_added": dict(o.env), "rocprofv3": {"path": prof, "version": tools.rocprofv3_version(prof)[0]},
+            "decoder": decoder, "started_at": rundir.utc_iso(), "options": _options_json(o),
+            "phases": self.phases, "warnings": self.warnings, "kernel": self.kernel})
+        self.record.save()
+        self.say(f"run directory: {self.run_dir}")
+        try:
+            return self._run_phases(prof, decoder, explicit, stamp)
+        except HotspotError as err:
+            status = "interrupted" if isinstance(err, CollectInterrupted) else "failed"
+            err.details.setdefault("run_dir", str(self.run_dir))
+            err.details.setdefault("run_json", str(self.run_dir / rundir.RUN_JSON))
+            self.record.finish(status, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
+                                        "hint": err.hint})
+            raise
+        except KeyboardInterrupt:
+            self.record.finish("interrupted", {"code": "interrupted", "exit_code": EXIT_INTERRUPTED,
+                                               "message": "interrupted", "hint": ""})
+            raise CollectInterrupted("interrupted", f"outputs kept in {self.run_dir}",
+                                     details={"run_dir": str(self.run_dir)}) from None
+        except BaseException as exc:
+            self.record.finish("failed", {"code": "internal-error", "exit_code": 1,
+                                          "message": f"{type(exc).__name__}: {exc}", "hint": ""})
+            raise
+
+    def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result:
+        o = self.opts
+        assert self.record is not None and self.run_dir is not None
+        if o.kernel is None:
+            self._discover(prof)
+            if not explicit:  # name the run after the kernel now that we know it
+                named = rundir.unique(self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel['name'])}"))
+                self.run_dir.rename(named)
+                self._relocate(named)
+        self.record.data["kernel"] = self.kernel
+        self._counter_plan()
+        if self.pass_plan:
+            self.record.data["pmc_plan"] = [list(p) for p in self.pass_plan.passes]
+        analysis = analysis_error = None
+        exit_code = 0
+        best = None
+        if o.trace:
+            self.plan = iterations.plan_iterations(o.iterations, self.kernel.get("calls"))
+            self.say(self.plan.description)
+            self.record.data["iterations"] = _plan_json(self.plan)
+            self._att(prof, decoder)
+            best = next(d for d in self.dispatches if not d.empty)
+            self.record.data["chosen_dispatch"] = _dispatch_json(best)
+            self.say(f"[att] best dispatch: {best.path.name} ({best.waves} waves, "
+                     f"{best.executed_instructions} executed instructions)")
+        self._save()
+        pmc = self._pmc(prof) if self.pass_plan else None
+        if pmc is not None:
+            self.record.data["pmc"] = {k: v for k, v in pmc.items() if k != "analysis"}
+        if best is not None and o.analyze:
+            analysis, analysis_error, exit_code = self._analyze(best)
+        self.record.data["analysis_file"] = str(self.run_dir / "analysis.json") if analysis is not None else None
+        self.record.finish("complete", analysis_error)
+        data = self._summary(best, analysis, analysis_error, pmc)
+        result = Result("collect", data, list(self.warnings))
+        if exit_code:
+            result.exit_code = exit_code  # type: ignore[attr-defined]
+        return result
+
+    def _relocate(self, new_dir: Path) -> None:
+        old = str(self.run_dir)
+        self.run_dir = new_dir
+        self.record.move(new_dir)  # type: ignore[union-attr]
+        for phase in self.phases:
+            for key in ("stdout", "stderr", "output_dir", "input_file"):
+                if phase.get(key):
+                    phase[key] = phase[key].replace(old, str(new_dir), 1)
+            phase["argv"] = [a.replace(old, str(new_dir), 1) for a in phase["argv"]]
+        self._save()
+        self.say(f"run directory renamed: {new_dir}")
+
+    def _summary(self, best, analysis, analysis_error, pmc) -> dict[str, Any]:
+        return {
+            "dry_run": False,
+            "run_dir": str(self.run_dir),
+            "run_json": str(self.run_dir / rundir.RUN_JSON),
+            "status": "complete",
+            "command": list(self.opts.command),
+            "rocprofv3": self.record.data["rocprofv3"],
+            "decoder": self.record.data["decoder"],
+            "kernel": self.kernel,
+            "kernels": [_row_json(r) for r in self.kernel_rows[:discovery.SHOWN_KERNELS]],
+            "iterations": _plan_json(self.plan) if self.plan else None,
+            "phases": [{k: p[k] for k in ("name", "status", "exit_code", "elapsed_ns", "argv", "input_file",
+                                          "output_dir", "stdout", "stderr")} for p in self.phases],
+            "dispatches": [_dispatch_json(d) for d in self.dispatches],
+            "chosen_dispatch": _dispatch_json(best) if best else None,
+            "pmc": pmc,
+            "analysis": analysis,
+            "analysis_error": analysis_error,
+        }
+
+    def _dry_run(self, prof: str, decoder: str | None) -> Result:
+        o = self.opts
+        slug = rundir.regex_slug(o.kernel) if o.kernel else "<kernel>"
+        run_dir = o.output.resolve() if o.output else o.cwd / rundir.RUNS_DIR / f"{rundir.utc_stamp()}-{slug}"
+        if o.output is not None:
+            rundir.check_explicit(run_dir)
+        phases: list[dict[str, Any]] = []
+        if o.kernel is None:
+            argv = [*jobs.discovery_argv(prof, run_dir / "discover"), "--", *o.command]
+            phases.append({"name": "discover", "argv": argv, "input_file": None, "yaml": None})
+        regex = o.kernel if o.kernel is not None else PLACEHOLDER_REGEX
+        plan = None
+        if o.trace:
+            if o.kernel is not None or o.iterations is not None:
+                plan = iterations.plan_iterations(o.iterations, None)
+                rng = plan.range_text
+            else:
+                rng = PLACEHOLDER_RANGE
+            job = jobs.att_job(regex, rng, run_dir / "att", o.att, decoder)
+            phases.append(self._dry_phase("att", prof, [job], run_dir / "input.yaml"))
+        self._counter_plan()
+        if self.pass_plan:
+            if o.flags:
+                for i, p in enumerate(self.pass_plan.passes, start=1):
+                    phases.append(self._dry_phase(f"pmc_{i}", prof,
+                                                  [jobs.pmc_job(regex, p, run_dir / "pmc" / f"pass_{i}")], None))
+            else:
+                job_list = [jobs.pmc_job(regex, p, run_dir / "pmc") for p in self.pass_plan.passes]
+                phases.append(self._dry_phase("pmc", prof, job_list, run_dir / "pmc_input.yaml"))
+        data = {"dry_run": True, "run_dir": str(run_dir), "command": list(o.command), "rocprofv3": prof,
+                "decoder": decoder, "kernel": self.kernel,
+                "iterations": _plan_json(plan) if plan else None,
+                "pmc_plan": [list(p) for p in self.pass_plan.passes] if self.pass_plan else None,
+                "pmc_plan_text": self.pass_plan.describe() if self.pass_plan else None,
+                "phases": phases}
+        return Result("collect", data, list(self.warnings))
+
+    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> dict[str, Any]:
+        text = jobs.input_yaml(job_list)
+        if self.opts.flags:
+            argv = [prof, *jobs.flags(job_list[0])]
+            return {"name": name, "argv": [*argv, "--", *self.opts.command], "input_file": None, "yaml": text}
+        return {"name": name, "argv": [prof, "-i", str(input_file), "--", *self.opts.command],
+                "input_file": str(input_file), "yaml": text}
+
+
+_EMPTY_REMEDIES = ("re-capture with another --target-cu (e.g. 0 or 2), a wider --se-mask (0xF), a larger grid "
+                   "or more waves; check the kernel regex and --iterations (the kernel must run that many times)")
+
+
+def _with_truncated(d: att_outputs.DispatchOutput) -> att_outputs.DispatchOutput:
+    from dataclasses import replace
+
+    return replace(d, truncated=True)
+
+
+def _dispatch_json(d: att_outputs.DispatchOutput) -> dict[str, Any]:
+    return {"path": str(d.path), "agent": d.agent, "dispatch_id": d.dispatch_id, "waves": d.waves,
+            "executed_instructions": d.executed_instructions, "instructions_hit": d.instructions_hit,
+            "empty": d.empty, "truncated": d.truncated, "note": d.note or None}
+
+
+def _row_json(r: discovery.KernelRow) -> dict[str, Any]:
+    return {"name": r.name, "family": r.family, "calls": r.calls, "total_ns": r.total_ns, "avg_ns": r.avg_ns,
+            "pct": r.pct, "regex": r.regex}
+
+
+def _plan_json(p: iterations.IterationPlan) -> dict[str, Any]:
+    return {"set": list(p.iterations), "range": p.range_text, "description": p.description, "calls": p.calls}
+
+
+def _options_json(o: CollectOptions) -> dict[str, Any]:
+    return {"kernel": o.kernel, "skip": list(o.skip), "iterations": o.iterations, "target_cu": o.att.target_cu,
+            "se_mask": hex(o.att.se_mask), "simd_select": hex(o.att.simd_select),
+            "buffer_size": o.att.buffer_size, "att": o.trace, "flags": o.flags, "timeout_s": o.timeout_s,
+            "pmc": list(o.pmc), "pmc_preset": o.pmc_preset, "arch": o.arch, "analyze": o.analyze}
+
+
+def render_kernel_table(rows: list[discovery.KernelRow]) -> str:
+    from hotspot.render.tables import num, pct, shorten, table
+
+    shown = rows[:discovery.SHOWN_KERNELS]
+    body = table([[i, shorten(r.name, 70), num(r.calls), num(int(r.total_ns)), num(round(r.avg_ns)), pct(r.pct)]
+                  for i, r in enumerate(shown, start=1)],
+                 ["#", "kernel", "calls", "total ns", "avg ns", "% GPU"])
+    more = f"\n({len(rows) - len(shown)} more)" if len(rows) > len(shown) else ""
+    return "discovered kernels (by total GPU time):\n" + body + more
+
+
+def collect(opts: CollectOptions, say: Callable[[str], None] = _say) -> Result:
+    return Collector(opts, say).run()
+

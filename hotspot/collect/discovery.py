@@ -1,0 +1,79 @@
+"""Choosing the kernel to trace from a discovery run's kernel table.
+
+The ranking itself (calls, totals, % of GPU time, escaped regex) comes from hotspot.trace; this
+module only decides which row to trace and says why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# Runtime plumbing, not the user's compute: HIP runtime blit kernels (rocclr copy/fill) and PyTorch's
+# fill/copy element-wise kernels. Extend with --skip REGEX.
+DEFAULT_PLUMBING: tuple[str, ...] = (
+    r"__amd_rocclr_",                                   # HIP runtime copy/fill/blit kernels
+    r"at::native::.*(FillFunctor|fill_kernel|fill_)",   # torch.fill_/zeros/ones
+    r"at::native::.*(copy_kernel|CopyFunctor|direct_copy_kernel|copy_device_to_device)",
+    r"at::native::.*(_to_copy|copy_)",
+)
+SHOWN_KERNELS = 10  # rows of the discovery table printed and kept in the summary
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    name: str
+    calls: int
+    total_ns: int | float
+    avg_ns: float
+    pct: float
+    regex: str
+    family: str | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    kernel: KernelRow
+    reason: str
+    skipped: tuple[tuple[str, str], ...]  # (name, the plumbing pattern that matched)
+
+
+def _get(row: Any, key: str) -> Any:
+    return row.get(key) if isinstance(row, dict) else getattr(row, key, None)
+
+
+def to_rows(kernels: list[Any]) -> list[KernelRow]:
+    """Rows of hotspot.trace.api.kernel_table (dicts or dataclasses), already ranked by total time."""
+    out = []
+    for r in kernels:
+        out.append(KernelRow(name=str(_get(r, "name")), calls=int(_get(r, "calls") or 0),
+                             total_ns=_get(r, "total_ns") or 0, avg_ns=float(_get(r, "avg_ns") or 0.0),
+                             pct=float(_get(r, "pct") or 0.0), regex=str(_get(r, "regex") or ""),
+                             family=_get(r, "family")))
+    return out
+
+
+def plumbing_match(name: str, patterns: tuple[str, ...]) -> str | None:
+    for pat in patterns:
+        if re.search(pat, name):
+            return pat
+    return None
+
+
+def choose_kernel(rows: list[KernelRow], extra_skip: tuple[str, ...] = ()) -> Choice | None:
+    """The first row (highest total GPU time) that is not runtime plumbing."""
+    patterns = DEFAULT_PLUMBING + tuple(extra_skip)
+    skipped: list[tuple[str, str]] = []
+    for row in rows:
+        pat = plumbing_match(row.name, patterns)
+        if pat is not None:
+            skipped.append((row.name, pat))
+            continue
+        rank = len(skipped) + 1
+        reason = (f"highest total GPU time among non-plumbing kernels ({row.pct:.1f}% of GPU time, "
+                  f"{row.calls} calls, {row.avg_ns:,.0f} ns average)")
+        if skipped:
+            reason += f"; ranked #{rank} overall, {len(skipped)} kernel(s) above it skipped as runtime plumbing"
+        return Choice(row, reason, tuple(skipped))
+    return None

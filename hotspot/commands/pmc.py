@@ -1,0 +1,55 @@
+"""`hotspot pmc`: L2 hit rate, L2→fabric bytes and achieved bandwidth from counter files."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from hotspot.commands._run import Format, run
+
+GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("pmc", no_args_is_help=True,
+                 help="L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters "
+                      "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs).")
+    def pmc(
+        paths: Annotated[list[str], typer.Argument(
+            help="Counter files or folders: *_counter_collection.csv (several passes are joined), "
+                 "a rocprof-compute workload folder (pmc_perf.csv), or a rocpd *_results.db.")],
+        kernel: Annotated[Optional[str], typer.Option(
+            "--kernel", "-k", help="Only kernels whose name matches this regular expression.")] = None,
+        dispatch: Annotated[Optional[list[int]], typer.Option(
+            "--dispatch", "-d", help="Only this dispatch id (repeat for several).")] = None,
+        ideal_bytes: Annotated[Optional[float], typer.Option(
+            "--ideal-bytes", help="Bytes the algorithm must read per dispatch (enables over-fetch).")
+        ] = None,
+        ideal_gb: Annotated[Optional[float], typer.Option(
+            "--ideal-gb", help="Same as --ideal-bytes, in GB (1e9 bytes) per dispatch.")] = None,
+        arch: Annotated[Optional[str], typer.Option(
+            "--arch", help="gfx target (e.g. gfx942) when the input does not say.")] = None,
+        peak_gbps: Annotated[Optional[float], typer.Option(
+            "--peak-gbps", help="Peak bandwidth in GB/s for percent of peak (overrides the "
+                                "measured/recorded/product peak).")] = None,
+        per_dispatch: Annotated[bool, typer.Option(
+            "--per-dispatch", help="Also list every dispatch.")] = False,
+        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+    ) -> None:
+        def produce():
+            from pathlib import Path
+
+            from hotspot.errors import UsageError
+            from hotspot.pmc.api import analyze_pmc
+
+            if ideal_bytes is not None and ideal_gb is not None:
+                raise UsageError("give --ideal-bytes or --ideal-gb, not both", "pick one unit")
+            ideal = ideal_gb * GB if ideal_gb is not None else ideal_bytes
+            return analyze_pmc([Path(p) for p in paths], kernel=kernel, dispatches=dispatch,
+                               ideal_bytes=ideal, arch=arch, peak_gbps=peak_gbps,
+                               per_dispatch=per_dispatch)
+
+        from hotspot.pmc.render import render_markdown, render_text
+
+        raise typer.Exit(run("pmc", fmt, produce, {"text": render_text, "markdown": render_markdown}))

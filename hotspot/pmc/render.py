@@ -1,0 +1,161 @@
+"""Text and markdown views of the `pmc` Result. Formatting only: every number comes from the Result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.result import Result
+
+KERNEL_WIDTH = 48
+_DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
+_TIME_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"))
+
+
+def _scaled(value: float, units: tuple[tuple[float, str], ...], base: str) -> tuple[float, str]:
+    for scale, unit in units:
+        if abs(value) >= scale:
+            return value / scale, unit
+    return value, base
+
+
+def fmt_bytes(value: float | None) -> str:
+    if value is None:
+        return ""
+    v, unit = _scaled(value, _DECIMAL_UNITS, "B")
+    return f"{v:,.0f} {unit}" if unit == "B" else f"{v:,.2f} {unit}"
+
+
+def fmt_range(e: dict[str, Any] | None, fmt) -> str:
+    """An Estimate as 'x' (exact), 'lo–hi' (range, marked ~) or blank (unknown)."""
+    if not e or e.get("low") is None:
+        return ""
+    if e.get("exact"):
+        return fmt(e["value"])
+    return f"~{fmt(e['low'])}–{fmt(e['high'])}"
+
+
+def fmt_ns(value: float | None) -> str:
+    if value is None:
+        return ""
+    v, unit = _scaled(value, _TIME_UNITS, "ns")
+    return f"{v:,.1f} {unit}" if unit != "ns" else f"{v:,.0f} ns"
+
+
+def _gbps(v: float) -> str:
+    return f"{v:,.1f}"
+
+
+def _ratio(v: float) -> str:
+    return f"{v:.2f}x"
+
+
+def _pct0(v: float) -> str:
+    return f"{v:.1f}%"
+
+
+def _header(d: dict[str, Any], md: bool) -> list[str]:
+    lines = [heading("hotspot pmc: L2 and L2→fabric counters", md), ""]
+    for inp in d["inputs"]:
+        zero = "  ALL COUNTERS ZERO" if inp["all_zero"] else ""
+        lines.append(f"input: {inp['path']} ({inp['layout']}, {inp['dispatches']} dispatches){zero}")
+    lines.append(f"join: {d['join']} ({d['join_reason']})")
+    arch = d["arch"] or f"undecided ({', '.join(d['arch_candidates']) or 'no candidates'})"
+    lines.append(f"arch: {arch} (from {d['arch_source']})")
+    if d["byte_formula"]:
+        lines.append(f"bytes: {d['byte_formula']}")
+    peak = f"{d['peak_gbps']:,.1f} GB/s" if d["peak_gbps"] is not None else "unknown"
+    lines.append(f"peak: {peak} (from {d['peak_source']})")
+    if d["ideal_bytes_per_dispatch"] is not None:
+        lines.append(f"ideal bytes per dispatch: {fmt_bytes(d['ideal_bytes_per_dispatch'])}")
+    return lines
+
+
+def _kernel_rows(kernels: list[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for k in kernels:
+        rows.append([
+            shorten(k["kernel"], KERNEL_WIDTH), str(k["dispatches"]), pct(k["l2_hit_pct"]),
+            pct(k["req_32b_pct"]), fmt_range(k["fabric_read_bytes"], fmt_bytes),
+            fmt_ns(k["duration_ns"]), fmt_range(k["achieved_gbps"], _gbps),
+            fmt_range(k["pct_of_peak"], _pct0), fmt_range(k["over_fetch"], _ratio),
+        ])
+    return rows
+
+
+KERNEL_HEADERS = ["kernel", "disp", "L2 hit", "32B req", "L2→fabric read", "time", "GB/s",
+                  "% peak", "over-fetch"]
+
+
+def _verdict_lines(kernels: list[dict[str, Any]], md: bool) -> list[str]:
+    lines: list[str] = []
+    bullet = "- " if md else "  "
+    for k in kernels:
+        if not k["verdicts"]:
+            continue
+        lines.append(f"{'**' if md else ''}{shorten(k['kernel'], 100)}{'**' if md else ''}")
+        for v in k["verdicts"]:
+            unsure = "" if v["certain"] else f" (undecided: collect {' or '.join(v['undecided_by'])})" \
+                if v["undecided_by"] else " (undecided)"
+            lines.append(f"{bullet}[{v['id']}] {v['text']}{unsure}")
+            lines.append(f"{'  ' if md else '    '}next: {v['next']}")
+        lines.append("")
+    return lines
+
+
+def _range_notes(kernels: list[dict[str, Any]]) -> list[str]:
+    notes = []
+    for k in kernels:
+        e = k["fabric_read_bytes"]
+        if e["low"] is not None and not e["exact"]:
+            notes.append(f"~ {shorten(k['kernel'], 60)}: {e['reason']}")
+        elif e["low"] is None and e["reason"]:
+            notes.append(f"  {shorten(k['kernel'], 60)}: no bytes ({e['reason']})")
+    return notes
+
+
+def _counter_table(kernels: list[dict[str, Any]], md: bool) -> str:
+    names: list[str] = []
+    for k in kernels:
+        for n in k["counters"]:
+            if n not in names:
+                names.append(n)
+    rows = [[shorten(k["kernel"], 32)] + [num(k["counters"].get(n)) for n in names] for k in kernels]
+    return table(rows, ["kernel", *names], markdown=md)
+
+
+def _dispatch_table(dispatches: list[dict[str, Any]], md: bool) -> str:
+    rows = [[str(x["dispatch_id"]), shorten(x["kernel"], 32), pct(x["l2_hit_pct"]),
+             pct(x["req_32b_pct"]), fmt_range(x["fabric_read_bytes"], fmt_bytes),
+             fmt_ns(x["duration_ns"]), fmt_range(x["achieved_gbps"], _gbps),
+             fmt_range(x["pct_of_peak"], _pct0), fmt_range(x["over_fetch"], _ratio)]
+            for x in dispatches]
+    return table(rows, ["dispatch", *KERNEL_HEADERS[:1], *KERNEL_HEADERS[2:]], markdown=md)
+
+
+def render(result: Result, md: bool = False) -> str:
+    d = result.plain_data()
+    out = _header(d, md)
+    out += ["", heading("Kernels (sums over dispatches; blank = not collected)", md), ""]
+    out.append(table(_kernel_rows(d["kernels"]), KERNEL_HEADERS, markdown=md))
+    notes = _range_notes(d["kernels"])
+    if notes:
+        out += [""] + notes
+    out += ["", "L2→fabric bytes are an upper bound on HBM reads (the Infinity Cache sits behind "
+            "them). ~ marks a range: a needed counter was not collected."]
+    verdicts = _verdict_lines(d["kernels"], md)
+    if verdicts:
+        out += ["", heading("Verdicts", md), ""] + verdicts
+    out += ["", heading("Counters (sum over dispatches; blank = not collected, 0 = read zero)", md), ""]
+    out.append(_counter_table(d["kernels"], md))
+    if d["dispatches"] is not None:
+        out += ["", heading("Per dispatch", md), "", _dispatch_table(d["dispatches"], md)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_text(result: Result) -> str:
+    return render(result, md=False)
+
+
+def render_markdown(result: Result) -> str:
+    return render(result, md=True)
