@@ -307,3 +307,41 @@ def test_cli_markdown_blank_for_not_collected(cli):
     res = cli("pmc", str(L2), str(EA_NB), "--arch", "gfx942", "--format", "markdown")
     assert res.exit_code == 0 and res.stdout.startswith("## ")
     assert "~" in res.stdout  # the byte range is marked
+
+
+def test_wide_workload_with_instances_suffixes_and_sysinfo_peak(tmp_path):
+    """A tiny rocprof-compute workload: per-instance columns only for TCC_HIT, a repeated
+    Kernel_Name_1 base column, and sysinfo hbm_bw as the only peak."""
+    (tmp_path / "pmc_perf.csv").write_text(
+        "Dispatch_ID,GPU_ID,Kernel_Name,TCC_HIT[0],TCC_HIT[1],TCC_MISS_sum,TCC_EA0_RDREQ_sum,"
+        "TCC_EA0_RDREQ_32B_sum,TCC_BUBBLE_sum,Kernel_Name_1,Start_Timestamp,End_Timestamp\n"
+        "0,2,k,30,20,50,10,2,4,k,1000,3000\n"
+        "1,2,k,5,5,90,,2,4,k,5000,6000\n")
+    (tmp_path / "sysinfo.csv").write_text("gpu_model,gpu_arch,hbm_bw\nMI300X_A1,gfx942,5300\n")
+    r = analyze_pmc([tmp_path], per_dispatch=True)
+    data = r.plain_data()
+    assert data["inputs"][0]["layout"] == "rocprof_compute_wide"
+    assert data["peak_gbps"] == 5300 and data["peak_source"].startswith("sysinfo.csv hbm_bw")
+    d0, d1 = data["dispatches"]
+    assert d0["l2_hit_pct"] == pytest.approx(50.0)                 # (30 + 20) / (50 + 50)
+    assert d0["fabric_read_bytes"]["value"] == 128 * 4 + 64 * (10 - 4 - 2) + 32 * 2   # 832
+    assert d0["achieved_gbps"]["value"] == pytest.approx(832 / 2000)
+    # blank RDREQ on dispatch 1: not collected, so its bytes cannot be computed at all
+    assert d1["counters"]["TCC_EA0_RDREQ_sum"] is None
+    assert d1["fabric_read_bytes"]["low"] is None and "TCC_EA0_RDREQ_sum" in d1["fabric_read_bytes"]["missing"]
+    assert data["kernels"][0]["fabric_read_bytes"]["low"] is None
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(bubble=st.integers(0, 10**9), r32=st.integers(0, 10**9), r64=st.integers(0, 10**9))
+def test_gfx942_exact_value_lies_inside_the_range_without_bubble(bubble, r32, r64):
+    counters = {"TCC_EA0_RDREQ_sum": bubble + r32 + r64, "TCC_EA0_RDREQ_32B_sum": r32,
+                "TCC_BUBBLE_sum": bubble}
+    exact = read_bytes(GFX942, counters).estimate
+    assert exact.exact and exact.value == 128 * bubble + 64 * r64 + 32 * r32
+    no_bubble = {k: v for k, v in counters.items() if k != "TCC_BUBBLE_sum"}
+    rng = read_bytes(GFX942, no_bubble).estimate
+    assert rng.low <= exact.value <= rng.high
+    assert rng.exact == (bubble + r64 == 0)

@@ -129,6 +129,16 @@ def read_occupancy_json(path: Path | str) -> OccupancyTrace:
 _SimdKey = tuple[int, int, int]  # (se, cu, simd)
 
 
+def _peak(intervals: list[tuple[int, int]]) -> int:
+    # Sweep: ends (-1) sort before starts (+1) at the same time.
+    edges = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    now = best = 0
+    for _, delta in edges:
+        now += delta
+        best = max(best, now)
+    return best
+
+
 def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
                        kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
     """Time-weighted mean and peak waves resident per SIMD (see the module docstring).
@@ -137,49 +147,37 @@ def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
     Returns None when no wave of the selected kernels appears.
     """
     wanted = None if kernel_ids is None else set(kernel_ids)
-    area: dict[_SimdKey, int] = defaultdict(int)
+    intervals: dict[_SimdKey, list[tuple[int, int]]] = defaultdict(list)
     windows: dict[int, int] = {}
-    peak = waves = unmatched_starts = unmatched_ends = 0
+    unmatched_starts = unmatched_ends = 0
     for se in sorted(events_by_se):
         rows = [e for e in events_by_se[se] if wanted is None or e.kernel_id in wanted]
         if not rows:
             continue
-        # Ends before starts at equal time; the sort is stable for the rest.
-        rows.sort(key=lambda e: (e.time, e.is_start))
+        rows.sort(key=lambda e: (e.time, e.is_start))  # ends first at equal time; stable otherwise
         begin, end = rows[0].time, rows[-1].time
         windows[se] = end - begin
-        open_slots: dict[tuple[int, int, int], int] = {}   # (cu, simd, slot) -> start time
-        resident: dict[_SimdKey, int] = defaultdict(int)
-        last_change: dict[_SimdKey, int] = {}
-
-        def advance(key: _SimdKey, now: int) -> None:
-            area[key] += resident[key] * (now - last_change.get(key, begin))
-            last_change[key] = now
-
+        open_slots: dict[tuple[int, int, int], int] = {}  # (cu, simd, slot) -> start time
         for e in rows:
-            key = (se, e.cu, e.simd)
-            slot = (e.cu, e.simd, e.slot)
-            advance(key, e.time)
+            slot, key = (e.cu, e.simd, e.slot), (se, e.cu, e.simd)
             if e.is_start:
-                waves += 1
-                if slot in open_slots:  # the decoder lost this slot's end: close it now
+                if slot in open_slots:  # the decoder lost this slot's end: close it here
                     unmatched_starts += 1
-                    resident[key] -= 1
+                    intervals[key].append((open_slots[slot], e.time))
                 open_slots[slot] = e.time
-                resident[key] += 1
             elif slot in open_slots:
-                del open_slots[slot]
-                resident[key] -= 1
-            else:  # resident since before the window: add its span from the window start
+                intervals[key].append((open_slots.pop(slot), e.time))
+            else:  # resident since before the window
                 unmatched_ends += 1
-                area[key] += e.time - begin
-            peak = max(peak, resident[key])
-        for slot in open_slots:  # still resident at the window's end
+                intervals[key].append((begin, e.time))
+        for (cu, simd, _), start in open_slots.items():  # still resident at the window's end
             unmatched_starts += 1
-        for key in resident:
-            advance(key, end)
-    if not area:
+            intervals[(se, cu, simd)].append((start, end))
+    if not intervals:
         return None
-    total_window = sum(windows[se] for se, _, _ in area)
-    mean = sum(area.values()) / total_window if total_window > 0 else None
-    return AchievedOccupancy(mean, peak, len(area), waves, windows, unmatched_starts, unmatched_ends)
+    busy = sum(e - s for spans in intervals.values() for s, e in spans)
+    total_window = sum(windows[se] for se, _, _ in intervals)
+    mean = busy / total_window if total_window > 0 else None
+    peak = max(_peak(spans) for spans in intervals.values())
+    waves = sum(len(spans) for spans in intervals.values())
+    return AchievedOccupancy(mean, peak, len(intervals), waves, windows, unmatched_starts, unmatched_ends)

@@ -123,9 +123,13 @@ def mfma_passes(mnemonic: str, gfx: str) -> int | None:
         if pair is None:
             return None
         return pair[0] if _uses_fp8(mnemonic) else pair[1]
-    if shape.m == shape.n == 4 and shape.kind != "f64":
+    if shape.scale:
+        return None
+    if shape.m == shape.n == 4:  # 4x4 shapes are multi-block by nature: the block count says nothing
+        if shape.kind == "f64":
+            return table.get((4, 4, shape.k, "f64"))
         return _FOUR_BY_FOUR_PASSES
-    if shape.blocks != 1 or shape.scale:
+    if shape.blocks != 1:
         return None
     return table.get((shape.m, shape.n, shape.k, shape.kind))
 

@@ -176,7 +176,8 @@ def validate_inputs(target: ArchTarget, inputs: OccupancyInputs) -> None:
     if inputs.sgpr is not None:
         _check_int("sgpr", inputs.sgpr, 0, max_sgpr_value(target, inputs.sgpr_includes_implicit),
                    f"{g} allows at most {target.max_user_sgprs_per_wave} SGPRs per wave "
-                   f"(+{target.implicit_sgprs} implicit)")
+                   f"(+{target.implicit_sgprs} implicit); a profiler's SGPR_Count is an allocation that "
+                   "already includes them")
     _check_int("lds_bytes", inputs.lds_bytes, 0, target.max_lds_per_workgroup_bytes,
                f"{g} has {target.max_lds_per_workgroup_bytes} bytes of LDS per workgroup")
     if inputs.wg_threads is not None:

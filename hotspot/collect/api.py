@@ -111,8 +111,8 @@ class Collector:
 
     # ---------------------------------------------------------------- helpers
     def warn(self, message: str) -> None:
+        # Printed once at the end (text mode) or carried in the JSON document, not here.
         self.warnings.append(message)
-        self.say(f"warning: {message}")
         if self.record:
             self.record.data["warnings"] = self.warnings
 
@@ -398,6 +398,9 @@ class Collector:
             status = "interrupted" if isinstance(err, CollectInterrupted) else "failed"
             err.details.setdefault("run_dir", str(self.run_dir))
             err.details.setdefault("run_json", str(self.run_dir / rundir.RUN_JSON))
+            err.details["warnings"] = list(self.warnings)
+            for w in self.warnings:  # the error path prints no Result, so say them here
+                self.say(f"warning: {w}")
             self.record.finish(status, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
                                         "hint": err.hint})
             raise

@@ -114,13 +114,13 @@ def _over_fetch(nbytes: Estimate, ideal: float | None) -> Estimate:
 
 
 @dataclass(frozen=True)
-class _DispatchCalc:
+class DispatchCalc:
     report: DispatchReport
     inconsistent: bool
 
 
 def dispatch_metrics(d: JoinedDispatch, plan: CounterPlan, peak: float | None,
-                     ideal_bytes: float | None) -> _DispatchCalc:
+                     ideal_bytes: float | None) -> DispatchCalc:
     c = d.counters
     nbytes = read_bytes_any(plan.specs, c) if plan.specs else None
     estimate = nbytes.estimate if nbytes else Estimate.unknown(reason="arch unknown: no byte formula")
@@ -136,7 +136,7 @@ def dispatch_metrics(d: JoinedDispatch, plan: CounterPlan, peak: float | None,
         over_fetch=_over_fetch(estimate, ideal_bytes),
         duration_ns=d.duration_ns, achieved_gbps=gbps, pct_of_peak=_pct_of_peak(gbps, peak),
         files=d.files)
-    return _DispatchCalc(report, bool(nbytes and nbytes.inconsistent))
+    return DispatchCalc(report, bool(nbytes and nbytes.inconsistent))
 
 
 def _sum_counters(reports: Sequence[DispatchReport], names: Sequence[str]) -> dict[str, float | None]:
@@ -147,7 +147,7 @@ def _sum_counters(reports: Sequence[DispatchReport], names: Sequence[str]) -> di
     return out
 
 
-def kernel_metrics(kernel: str, calcs: Sequence[_DispatchCalc], plan: CounterPlan,
+def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan,
                    peak: float | None, peak_source: str, ideal_bytes: float | None) -> KernelReport:
     reports = [c.report for c in calcs]
     counters = _sum_counters(reports, plan.display)

@@ -64,7 +64,6 @@ def _with_side_files(counters: CounterFile) -> CounterFile:
     arch_hints = list(counters.arch_hints)
     peaks = []
     products = list(counters.product_names)
-    notes: list[str] = []
     roofline = folder / "roofline.csv"
     if roofline.is_file():
         peaks += read_roofline(roofline)
@@ -80,4 +79,4 @@ def _with_side_files(counters: CounterFile) -> CounterFile:
             arch_hints += a_hints
             products += a_products
     return replace(counters, arch_hints=tuple(arch_hints), peak_hints=tuple(peaks),
-                   product_names=tuple(dict.fromkeys(products)), notes=tuple(notes))
+                   product_names=tuple(dict.fromkeys(products)))

@@ -43,7 +43,8 @@ def read_bytes(spec: ArchCounters, counters: Mapping[str, float]) -> ByteResult:
         # disagreeing) is kept, flagged, and never allowed to push the total below zero.
         return ByteResult(Estimate.of(max(0.0, known_bytes + remainder * unknown[0].bytes_per_request)),
                           inconsistent)
-    remainder = max(0.0, remainder)
+    if remainder <= 0:  # every request is counted by size: nothing left to bound
+        return ByteResult(Estimate.of(known_bytes), inconsistent)
     sizes = [c.bytes_per_request for c in unknown]
     need = len(unknown) - 1
     reason = (f"{' and '.join(named_unknown)} not collected: each read request that is not counted "

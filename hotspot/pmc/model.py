@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -47,4 +47,3 @@ class CounterFile:
     arch_hints: tuple[ArchHint, ...] = ()
     peak_hints: tuple[PeakHint, ...] = ()   # measured (roofline) first, then sysinfo
     product_names: tuple[str, ...] = ()     # for the product-table peak fallback
-    notes: tuple[str, ...] = field(default=())

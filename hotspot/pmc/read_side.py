@@ -41,7 +41,7 @@ def read_sysinfo(path: Path) -> tuple[list[ArchHint], list[PeakHint], list[str]]
     row = rows[0]
     model = row.get("gpu_model") or None
     arch = row.get("gpu_arch", "")
-    arches = [ArchHint(arch, f"{path.name} gpu_arch", model)] if arch.startswith("gfx") else []
+    arches = [ArchHint(arch, f"{path} gpu_arch", model)] if arch.startswith("gfx") else []
     # hbm_bw is the theoretical peak rocprof-compute computed for the part, in GB/s.
     hbm = _float(row.get("hbm_bw"))
     peaks = [PeakHint(hbm, f"{path.name} hbm_bw (theoretical, as recorded by rocprof-compute)")] \
@@ -69,7 +69,7 @@ def read_agent_info(path: Path) -> tuple[list[ArchHint], list[str]]:
         if row.get("agent_type", "GPU").upper() != "GPU" or not name.startswith("gfx"):
             continue
         product = row.get("product_name") or row.get("marketing_name") or None
-        hints.setdefault(name, ArchHint(name, f"{path.name} Name", product))
+        hints.setdefault(name, ArchHint(name, f"{path} Name", product))
         if product and product not in products:
             products.append(product)
     return sorted(hints.values(), key=lambda h: h.arch), products

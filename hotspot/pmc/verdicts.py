@@ -85,7 +85,9 @@ def verdicts_for(f: KernelFacts) -> list[Verdict]:
         else:
             text = f"streaming: L2 hit rate {hit:.1f}% — almost every request goes to the fabric"
             nxt = ("if the data is reused across workgroups or tiles, reorder the work so the reuse "
-                   "happens while lines are still in L2; give --ideal-bytes to check for redundant reads")
+                   "happens while lines are still in L2")
+            if not f.over_fetch.known:
+                nxt += "; give --ideal-bytes to check for redundant reads"
         out.append(Verdict("streaming", text, evidence, nxt))
 
     if f.req_32b_pct is not None and f.req_32b_pct >= PARTIAL_LINES_32B_PCT_MIN:

@@ -132,9 +132,9 @@ class LatencyModel:
     lds: tuple[int, int] = (48, 128)
     bperm: tuple[int, int] = (40, 72)
     barrier: tuple[int, int] = (8, 600)
-    pipe_stall: tuple[int, int] = (4, 160)      # VMEM/LDS/VALU issue back-pressure when it happens
-    pipe_stall_chance: float = 0.15
-    salu_stall_chance: float = 0.04
+    pipe_stall: tuple[int, int] = (4, 96)       # VMEM/LDS/VALU issue back-pressure when it happens
+    pipe_stall_chance: float = 0.08
+    salu_stall_chance: float = 0.03
     gap: tuple[int, int] = (4, 40)              # IDLE before an instruction (arbiter, i-cache)
     gap_chance: float = 0.04
     branch_gap: tuple[int, int] = (8, 48)       # refetch after a taken branch

@@ -30,7 +30,7 @@ REALTIME_BASE = 236_566_044_000_000  # an arbitrary realtime-clock origin of the
 # Records of simulated variants kept in memory at once; beyond it fewer distinct variants are used.
 VARIANT_RECORD_BUDGET = 2_000_000
 # Grid points sampled for wstates<k>.json; the sampling step grows past it (4 cycles = exact).
-WSTATE_SAMPLE_BUDGET = 1_000_000
+WSTATE_SAMPLE_BUDGET = 200_000
 # Agent-info header as written by rocprofv3 (FORMATS.md §3; copied from the corpus files).
 AGENT_INFO_COLUMNS = (
     "Node_Id,Logical_Node_Id,Agent_Type,Cpu_Cores_Count,Simd_Count,Cpu_Core_Id_Base,Simd_Id_Base,"
@@ -114,7 +114,7 @@ def make_dispatch(out_dir: Path, spec: DispatchSpec, seed: int = 0) -> Path:
         uses[v] += 1
         end = begin + run.end
         name = f"se{s.se}_sm{s.simd}_sl{s.slot}_wv{n}.json"
-        recs = [[r[0] + begin, r[1], r[2], r[3], r[4]] for r in run.records]
+        recs = [[t + begin, c, st, du, ln] for t, c, st, du, ln in run.records]
         wave = {"begin": begin, "cu": lay.cu, "end": end, "id": n, "instructions": recs,
                 "simd": s.simd, "slot": s.slot, "timeline": run.timeline}
         if spec.waitcnt_edges:

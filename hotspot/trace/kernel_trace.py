@@ -40,9 +40,11 @@ def read_kernel_trace_csv(path: Path | str) -> list[DispatchRecord]:
     source = f"{SOURCE_KIND}:{path}"
     records: list[DispatchRecord] = []
     seen: set[tuple[object, ...]] = set()
+    checked = False
     for row in rows:
-        if not records and not seen:
+        if not checked:
             rows.require("Kernel_Name")
+            checked = True
         name = row["kernel_name"]
         if not name.strip():
             raise bad_file(path, f"line {rows.line}: empty Kernel_Name")

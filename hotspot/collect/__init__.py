@@ -1,0 +1,1 @@
+"""Collection: drive rocprofv3 (discovery, ATT, counters) into a run directory the analyses read."""

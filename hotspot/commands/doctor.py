@@ -1,0 +1,42 @@
+"""`hotspot doctor`: check rocprofv3, the trace decoder library and the GPUs, with the fix for each."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from hotspot.commands._run import Format, run
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("doctor", help="Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for "
+                 "each problem. Exit 5 when a required tool is missing.")
+    def doctor(
+        rocprofv3: Annotated[Optional[str], typer.Option("--rocprofv3", help="Path to rocprofv3 "
+                                                         "(default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).")] = None,
+        att_library_path: Annotated[Optional[str], typer.Option(
+            "--att-library-path", help="Folder holding librocprof-trace-decoder.so.")] = None,
+        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+    ) -> None:
+        from hotspot.collect.render import render_doctor, render_doctor_markdown
+
+        def produce():
+            from hotspot.collect.doctor import run_doctor
+            from hotspot.errors import ToolMissingError
+
+            result = run_doctor(rocprofv3, att_library_path)
+            report = result.data
+            if report.ok:
+                return result
+            failed = [c for c in report.checks if c.required and c.status == "fail"]
+            if fmt.value != "json":  # the full table first, then the one-line error
+                sys.stdout.write((render_doctor_markdown if fmt.value == "markdown" else render_doctor)(result) + "\n")
+                sys.stdout.flush()
+            from hotspot.result import Result
+
+            raise ToolMissingError("; ".join(c.detail for c in failed), "; then ".join(c.fix for c in failed),
+                                   details={"doctor": Result("doctor", report).plain_data()})
+
+        raise typer.Exit(run("doctor", fmt, produce, {"text": render_doctor, "markdown": render_doctor_markdown}))

@@ -1,0 +1,35 @@
+"""`hotspot occupancy`: what-if theoretical occupancy for a register/LDS/workgroup configuration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from hotspot.commands._run import Format, run
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("occupancy", no_args_is_help=True,
+                 help="Waves per SIMD for a register/LDS/workgroup configuration, what limits it, "
+                      "and how far each limit must move to gain a wave.")
+    def occupancy(
+        arch: Annotated[str, typer.Option("--arch", help="gfx908, gfx90a, gfx942, gfx950 (or a product "
+                                                         "name such as MI300X)")],
+        vgpr: Annotated[int, typer.Option("--vgpr", help="arch VGPRs per wave")],
+        agpr: Annotated[int, typer.Option("--agpr", help="AGPRs per wave (or Accum_VGPR_Count)")] = 0,
+        sgpr: Annotated[Optional[int], typer.Option("--sgpr", help="SGPRs per wave, without the "
+                                                                   "implicit VCC/FLAT_SCRATCH/XNACK")] = None,
+        sgpr_includes_implicit: Annotated[bool, typer.Option(
+            "--sgpr-includes-implicit",
+            help="--sgpr is an allocation that already includes the implicit SGPRs (a profiler's "
+                 "SGPR_Count / rocpd sgpr_count)")] = False,
+        lds: Annotated[int, typer.Option("--lds", help="LDS bytes per workgroup (static + dynamic)")] = 0,
+        wg: Annotated[Optional[int], typer.Option("--wg", help="work-items per workgroup")] = None,
+        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+    ) -> None:
+        from hotspot.arch.occupancy_report import render_markdown, render_text, what_if
+
+        raise typer.Exit(run("occupancy", fmt, lambda: what_if(arch, vgpr, agpr, sgpr, lds, wg,
+                                                               sgpr_includes_implicit),
+                             {"text": render_text, "markdown": render_markdown}))

@@ -1,0 +1,1 @@
+"""The fake rocprofv3 used by the collection tests, and pytest helpers around it."""
