@@ -27,6 +27,7 @@ class Wave:
     instructions: list[list[int]]
     timeline: list[list[int]]  # [state, cycles]
     waitcnt: list[Any]  # [[waitcnt_line, [[producer_line, 0], ...]], ...] (decoder edges)
+    cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
 
 
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
@@ -37,16 +38,19 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
         timeline = w.get("timeline") or []
         waitcnt = w.get("waitcnt") or []
         begin, end = int(w["begin"]), int(w["end"])
+        cu = w.get("cu")
+        cu = int(cu) if cu is not None else None
     except (KeyError, TypeError, ValueError):
         raise bad_file(wf.path, "not a wave file: expected {'wave': {'begin', 'end', "
                        "'instructions', ...}}")
-    if not isinstance(insts, list) or not isinstance(timeline, list):
-        raise bad_file(wf.path, "field 'wave.instructions' or 'wave.timeline' is not a list")
+    if not isinstance(insts, list) or not isinstance(timeline, list) or not isinstance(waitcnt, list):
+        raise bad_file(wf.path, "field 'wave.instructions', 'wave.timeline' or 'wave.waitcnt' is "
+                       "not a list")
     for rec in insts[:1]:
         if not isinstance(rec, list) or len(rec) < 5:
             raise bad_file(wf.path, "field 'wave.instructions' rows must be [time, category, "
                            "stall, duration, line_number]")
-    return Wave(wf, begin, end, insts, timeline, waitcnt)
+    return Wave(wf, begin, end, insts, timeline, waitcnt, cu)
 
 
 def iter_waves(files: Iterable[WaveFile], max_bytes: int | None = None) -> Iterator[Wave]:

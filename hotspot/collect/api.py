@@ -380,6 +380,8 @@ class Collector:
                            "reason": "given with --kernel (discovery skipped)"}
         if o.dry_run:
             return self._dry_run(prof, decoder)
+        if o.kernel is not None or o.arch or not o.pmc_preset:
+            self._counter_plan()  # a bad counter list fails before anything runs
         stamp = rundir.utc_stamp()
         explicit = o.output is not None
         slug = rundir.regex_slug(o.kernel) if o.kernel else "discovering"
@@ -424,7 +426,8 @@ class Collector:
                 self.run_dir.rename(named)
                 self._relocate(named)
         self.record.data["kernel"] = self.kernel
-        self._counter_plan()
+        if self.pass_plan is None:
+            self._counter_plan()  # the preset needed the arch from discovery
         if self.pass_plan:
             self.record.data["pmc_plan"] = [list(p) for p in self.pass_plan.passes]
         analysis = analysis_error = None

@@ -88,9 +88,11 @@ def make_dispatch(out_dir: Path, spec: DispatchSpec, seed: int = 0) -> Path:
     # schedule: which variant each wave uses and when it begins (slots run their waves back to back)
     lay = spec.layout
     sched_rng = _rng(seed, 2)
-    groups = [(se, simd, slot) for se in lay.ses for simd in range(lay.simds) for slot in range(lay.slots)]
+    # deal waves slot-major so a few waves still spread over SEs and SIMDs; write SE-major like the decoder
+    groups = [(se, simd, slot) for slot in range(lay.slots) for simd in range(lay.simds) for se in lay.ses]
     per, extra = divmod(spec.waves, len(groups))
-    slots = [_Slot(se, simd, slot, per + (g < extra)) for g, (se, simd, slot) in enumerate(groups)]
+    slots = sorted((_Slot(se, simd, slot, per + (g < extra)) for g, (se, simd, slot) in enumerate(groups)),
+                   key=lambda s: (lay.ses.index(s.se), s.simd, s.slot))
     schedule: list[tuple[_Slot, int, int, int]] = []    # (slot, n, variant, begin)
     wave_index = 0
     for s in slots:
@@ -228,6 +230,8 @@ def _write_realtime(ddir: Path, spec: DispatchSpec, se_span: dict[int, list[int]
     t0 = min(b for b, _ in se_span.values())
     out: dict[str, object] = {}
     for se in spec.layout.ses:
+        if se not in se_span:
+            continue
         b, e = se_span[se]
         out[f"SE{se}"] = [[g, REALTIME_BASE + (g - t0) * (REALTIME_HZ // 1_000_000) // mhz] for g in (b, e)]
     out["metadata"] = {"descriptor": "[gfx_clock, realtime_clock]", "frequency": REALTIME_HZ}

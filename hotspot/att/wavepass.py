@@ -1,0 +1,201 @@
+"""One streaming pass over the wave files, feeding every wave-derived result.
+
+Map-reduce shaped so that a process pool can run it later without redesign: `run_chunk` is a
+top-level, picklable worker `(wave descriptors, PassOptions) -> WavePartial`, and partials `merge`.
+Each wave file is parsed, folded into the partial and dropped before the next one is read.
+
+Per wave it collects: per-line hit/latency/stall (to cross-check code.json), the timeline states
+attributed to instructions, wait blame (hotspot/att/waits.py), barrier arrivals and backward taken
+branches (loops).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotspot.att.dispatch import WaveFile
+from hotspot.att.waits import ROLE_BARRIER, BlameAccumulator, LineTables
+from hotspot.att.waves import WAVE_STATES, WaveTotals, read_wave
+from hotspot.errors import bad_file
+
+# Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
+DECODER_JUMP = 7
+N_STATES = len(WAVE_STATES)
+# Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
+CHUNK_WAVES = 64
+
+WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    tables: LineTables
+    max_bytes: int | None = None
+
+
+@dataclass
+class WavePartial:
+    totals: WaveTotals = field(default_factory=WaveTotals)
+    # line_number -> cycles per timeline state (WAVE_STATES order) while this instruction was current
+    line_states: dict[int, list[int]] = field(default_factory=dict)
+    blame: BlameAccumulator = field(default_factory=BlameAccumulator.empty)
+    # (se, cu, barrier line) -> [(arrival time, release time)] over waves
+    barriers: dict[tuple[int, int, int], list[tuple[int, int]]] = field(default_factory=dict)
+    # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
+    backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+
+    def merge(self, other: "WavePartial") -> "WavePartial":
+        self.totals.merge(other.totals)
+        for line, st in other.line_states.items():
+            mine = self.line_states.get(line)
+            if mine is None:
+                self.line_states[line] = list(st)
+            else:
+                for i, v in enumerate(st):
+                    mine[i] += v
+        self.blame.merge(other.blame)
+        for key, arrivals in other.barriers.items():
+            self.barriers.setdefault(key, []).extend(arrivals)
+        for key, (taken, waves) in other.backedges.items():
+            acc = self.backedges.setdefault(key, [0, 0])
+            acc[0] += taken
+            acc[1] += waves
+        return self
+
+
+def describe(files: Sequence[WaveFile]) -> list[WaveDesc]:
+    return [(str(w.path), w.se, w.simd, w.slot, w.n) for w in files]
+
+
+def chunks(descs: list[WaveDesc], size: int = CHUNK_WAVES) -> list[list[WaveDesc]]:
+    return [descs[i:i + size] for i in range(0, len(descs), size)]
+
+
+def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+    """Worker: fold the given wave files into one partial (reads one file at a time)."""
+    part = WavePartial()
+    for path, se, simd, slot, n in descs:
+        wave = read_wave(WaveFile(Path(path), se, simd, slot, n), opts.max_bytes)
+        try:
+            _fold_wave(part, wave.instructions, wave.timeline, wave.waitcnt, wave.begin, wave.end,
+                       se, wave.cu if wave.cu is not None else -1, opts.tables)
+        except (TypeError, ValueError, IndexError, KeyError) as exc:
+            raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
+                           "expected 'instructions' rows [time, category, stall, duration, line], "
+                           "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    return part
+
+
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions) -> WavePartial:
+    """Sequential map-reduce over chunks (a pool can map `run_chunk` over the same chunks)."""
+    total = WavePartial()
+    for chunk in chunks(describe(files)):
+        total.merge(run_chunk(chunk, opts))
+    return total
+
+
+def _fold_wave(part: WavePartial, ins: list[list[int]], timeline: list[list[int]], edges: list,
+               begin: int, end: int, se: int, cu: int, tables: LineTables) -> None:
+    totals = part.totals
+    totals.waves += 1
+    totals.instructions += len(ins)
+    totals.cycles += end - begin
+    states = totals.states
+    for state, cycles in timeline:
+        if 0 <= state < N_STATES:
+            states[state] += cycles
+
+    per_line = totals.per_line
+    roles = tables.roles
+    barriers = part.barriers
+    backedges = part.backedges
+    seen_back: set[tuple[int, int]] = set()
+    prev_line = -1
+    prev_jump = False
+    for rec in ins:
+        time, cat, stall, duration, line = rec[0], rec[1], rec[2], rec[3], rec[4]
+        acc = per_line.get(line)
+        if acc is None:
+            per_line[line] = [1, duration, stall]
+        else:
+            acc[0] += 1
+            acc[1] += duration
+            acc[2] += stall
+        if prev_jump and line < prev_line:
+            key = (prev_line, line)
+            be = backedges.get(key)
+            if be is None:
+                be = backedges[key] = [0, 0]
+            be[0] += 1
+            if key not in seen_back:
+                seen_back.add(key)
+                be[1] += 1
+        prev_jump = cat == DECODER_JUMP
+        prev_line = line
+        if roles.get(line) == ROLE_BARRIER:
+            bkey = (se, cu, line)
+            arr = barriers.get(bkey)
+            if arr is None:
+                arr = barriers[bkey] = []
+            arr.append((time, time + stall))
+
+    _attribute_states(ins, timeline, begin, part.line_states)
+    part.blame.add_wave(ins, edges, tables)
+
+
+def _attribute_states(ins: list[list[int]], timeline: list[list[int]], begin: int,
+                      line_states: dict[int, list[int]]) -> None:
+    """Charge each timeline cycle to the instruction whose window covers it.
+
+    Instruction i's window runs from the end of the previous one (wave begin for the first) to its
+    own end (time + duration, kept monotone): the gap before it (idle), its stall and its issue.
+    Cycles after the last instruction's end go to the last instruction. Σ over lines = timeline.
+    """
+    n = len(ins)
+    if n == 0:
+        return
+    j = 0
+    end_j = ins[0][0] + ins[0][3]
+    last = n - 1
+    t = begin
+    for state, cycles in timeline:
+        seg_end = t + cycles
+        if not 0 <= state < N_STATES:
+            t = seg_end
+            continue
+        while t < seg_end:
+            while j < last and end_j <= t:
+                j += 1
+                e = ins[j][0] + ins[j][3]
+                if e > end_j:
+                    end_j = e
+            upto = seg_end if (j == last or end_j >= seg_end) else end_j
+            line = ins[j][4]
+            ls = line_states.get(line)
+            if ls is None:
+                ls = line_states[line] = [0] * N_STATES
+            ls[state] += upto - t
+            t = upto
+
+
+def sample_wave_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:
+    """At most `max_waves` files, spread evenly over (SE, SIMD) groups and within each group."""
+    if max_waves is None or max_waves >= len(files):
+        return list(files)
+    groups: dict[tuple[int, int], list[WaveFile]] = {}
+    for wf in files:
+        groups.setdefault((wf.se, wf.simd), []).append(wf)
+    total = len(files)
+    # Largest-remainder apportionment of max_waves over the groups, by group size.
+    exact = {k: max_waves * len(g) / total for k, g in groups.items()}
+    quota = {k: int(v) for k, v in exact.items()}
+    short = max_waves - sum(quota.values())
+    for k in sorted(groups, key=lambda k: (-(exact[k] - quota[k]), k))[:short]:
+        quota[k] += 1
+    chosen: list[WaveFile] = []
+    for k, g in groups.items():
+        q = quota[k]
+        chosen.extend(g[(2 * i + 1) * len(g) // (2 * q)] for i in range(q))
+    return sorted(chosen, key=lambda w: (w.se, w.simd, w.slot, w.n))

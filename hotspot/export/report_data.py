@@ -1,0 +1,127 @@
+"""Use case behind `hotspot report`: the analyze Result plus what only a picture needs.
+
+The HTML page is rendered from plain JSON data: the `analyze` data (all rows, `--topk 0`) plus
+- `listing`: every code row of the analyzed kernel, executed or not (the ISA view), and
+- `wave_timelines`: the wave-state timelines of a few representative waves (longest, median,
+  shortest), read from their wave files.
+A saved `hotspot analyze --format json` document renders too (without those two extras).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hotspot.errors import bad_file
+from hotspot.result import Result
+
+# Segments kept per wave in the timeline chart: the chart is about 1,200 px wide, so more
+# rectangles than this only cost bytes (state totals stay exact; see timeline.downsample).
+TIMELINE_MAX_SEGMENTS = 1500
+MB = 1024 * 1024
+SAVED_COMMANDS = ("analyze", "report")
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    kernel: str | None = None
+    arch: str | None = None
+    max_file_mb: float | None = None
+
+
+def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
+    """Everything the report shows, as plain JSON-able data (dicts, lists, scalars)."""
+    if path.is_file():
+        return load_saved(path)
+    from hotspot.att.analyze import AnalyzeOptions, analyze_path
+
+    max_bytes = int(opts.max_file_mb * MB) if opts.max_file_mb else None
+    result = analyze_path(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch,
+                                               max_file_mb=opts.max_file_mb))
+    data = result.plain_data()
+    warnings = list(result.warnings)
+    if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
+        ddir = Path(data["dispatch"]["path"])
+        data["listing"] = listing(ddir, data["dispatch"].get("symbol") or "", max_bytes)
+        data["wave_timelines"] = wave_timelines(ddir, max_bytes)
+    return Result("report", data, warnings)
+
+
+def load_saved(path: Path) -> Result:
+    """A saved `hotspot analyze --format json` envelope (or its bare `data` object)."""
+    from hotspot.att.codejson import load_json
+
+    doc = load_json(path)
+    if not isinstance(doc, dict):
+        raise bad_file(path, "top level is not a JSON object",
+                       "pass a dispatch dir, or the output of hotspot analyze --format json")
+    if "schema_version" in doc:
+        if doc.get("ok") is False:
+            raise bad_file(path, "holds an error envelope, not analysis data",
+                           "re-run hotspot analyze --format json on a dispatch with executed waves")
+        if doc.get("command") not in SAVED_COMMANDS:
+            raise bad_file(path, f"field 'command' is {doc.get('command')!r}, expected 'analyze'",
+                           "pass the output of hotspot analyze --format json")
+        data, warnings = doc.get("data"), doc.get("warnings") or []
+    else:
+        data, warnings = doc, []
+    if not isinstance(data, dict) or not (isinstance(data.get("dispatch"), dict)
+                                          or isinstance(data.get("dispatches"), list)):
+        raise bad_file(path, "field 'data.dispatch' is missing: not hotspot analyze output",
+                       "pass the output of hotspot analyze --format json")
+    return Result("report", data, [w for w in warnings if isinstance(w, str)])
+
+
+def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[dict[str, Any]]:
+    """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
+    from hotspot.att.classify import classify
+    from hotspot.att.codejson import read_code_json
+
+    table = read_code_json(ddir / "code.json", max_bytes)
+    rows = table.rows
+    match = [k for k in table.kernels if k.symbol == symbol]
+    if match:
+        rows = table.kernel_rows(match[0])
+    return [{"line_number": r.line_number, "isa": r.isa, "category": classify(r.isa).category,
+             "hit": r.hit, "latency": r.latency, "stall": r.stall, "idle": r.idle,
+             "source": r.source.label if r.source else ""} for r in rows]
+
+
+def wave_timelines(ddir: Path, max_bytes: int | None) -> dict[str, Any]:
+    """Wave-state timelines of the longest, median and shortest traced wave."""
+    from hotspot.att.dispatch import open_dispatch
+    from hotspot.att.waves import WAVE_STATES, read_wave
+    from hotspot.export.timeline import downsample, pick_representative, segments
+
+    disp = open_dispatch(ddir)
+    files = list(disp.wave_files)
+    # filenames.json gives every wave's begin/end; without it, the wave files themselves must be read.
+    spans = []
+    for wf in files:
+        if wf.begin is not None and wf.end is not None:
+            spans.append(wf.end - wf.begin)
+        else:
+            w = read_wave(wf, max_bytes)
+            spans.append(w.end - w.begin)
+    waves = []
+    for role, idx in pick_representative(spans):
+        wave = read_wave(files[idx], max_bytes)
+        segs = segments(wave.timeline)
+        states = [0] * len(WAVE_STATES)
+        for state, _start, cycles in segs:
+            if 0 <= state < len(states):
+                states[state] += cycles
+        shown, reduced = downsample(segs, TIMELINE_MAX_SEGMENTS)
+        wf = wave.file
+        waves.append({
+            "role": role, "file": wf.path.name, "se": wf.se, "simd": wf.simd, "slot": wf.slot,
+            "wave": wf.n, "begin": wave.begin, "end": wave.end, "cycles": wave.end - wave.begin,
+            "instructions": len(wave.instructions),
+            "states": dict(zip(WAVE_STATES, states)),
+            "segments": [[WAVE_STATES[s] if 0 <= s < len(WAVE_STATES) else f"state-{s}", start, c]
+                         for s, start, c in shown],
+            "downsampled": reduced,
+        })
+    return {"waves_total": len(files), "max_segments": TIMELINE_MAX_SEGMENTS, "waves": waves}
+

@@ -1,0 +1,38 @@
+"""Capture-quality rules: fix the capture before trusting line-level numbers (no speed-up by itself)."""
+
+from __future__ import annotations
+
+from hotspot.plan.context import PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+
+
+def source_collapse(ctx: PlanContext, rule: Rule) -> Outcome:
+    f = ctx.finding("source-collapse")
+    if f is None:
+        return "no source line collapses the stall"
+    ev = f.get("evidence") or {}
+    share = float(ev.get("share") or 0.0)
+    cats = ev.get("categories") or []
+    return [Candidate(
+        ctx.line_location(ev.get("file"), ev.get("line")),
+        [Evidence("line_share_of_stall", round(share, 3), ev.get("threshold_share"), ">="),
+         Evidence("categories_on_line", len(cats), ev.get("threshold_categories"), ">=")],
+        int(share * ctx.total_stall),
+        "compiler-generated code of many kinds was attributed to one source line (typically the "
+        "kernel entry or decorator): the line view cannot say which statement to change")]
+
+
+def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
+    f = ctx.finding("idle-slice")
+    if f is None:
+        return "the traced waves executed a representative part of the kernel"
+    ev = f.get("evidence") or {}
+    return [Candidate(
+        ctx.kernel_location(),
+        [Evidence("executed_share_of_rows", round(float(ev.get("executed_share") or 0.0), 4),
+                  ev.get("threshold_share"), "<"),
+         Evidence("executed_instructions", ev.get("executed_instructions")),
+         Evidence("code_rows", ev.get("code_rows"))],
+        ctx.total_stall,
+        "the traced waves retired early or the traced CU was idle: these numbers describe a sliver "
+        "of the kernel, so no other plan item from this capture can be trusted")]

@@ -1,0 +1,123 @@
+"""Matrix-core rules: MFMA dependency chains and gfx942-era MFMA shapes running at half rate on gfx950."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from hotspot.arch.mfma import CYCLES_PER_PASS, gfx950_replacement, is_legacy_shape_on, mfma_passes
+from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+
+# An MFMA that stalls at least one issue slot (4 cycles) per execution on average is waiting on
+# something; below that the stall is issue-grid noise.
+MFMA_CHAIN_MIN_STALL_PER_HIT = 4.0
+# Look this many instructions back for the MFMA that produced an operand: the longest gfx9 MFMA is
+# 16 passes, and each MFMA in between covers at least 2 passes, so a producer further back than 8
+# rows has finished (HARDWARE.md §4).
+MFMA_CHAIN_LOOKBACK_INSTRUCTIONS = 8
+
+_REG = re.compile(r"^(?P<bank>[va])(?:(?P<one>\d+)|\[(?P<lo>\d+):(?P<hi>\d+)\])$")
+
+
+def _regs(operand: str) -> tuple[str, int, int] | None:
+    m = _REG.match(operand.strip().lower())
+    if m is None:
+        return None
+    if m["one"] is not None:
+        n = int(m["one"])
+        return (m["bank"], n, n)
+    return (m["bank"], int(m["lo"]), int(m["hi"]))
+
+
+def mfma_operands(isa: str) -> tuple[tuple[str, int, int] | None, list[tuple[str, int, int]]]:
+    """(destination, sources A/B/C) register ranges of an MFMA line; constants are skipped."""
+    parts = isa.strip().split(None, 1)
+    if len(parts) < 2:
+        return None, []
+    ops = [o.strip() for o in parts[1].split(",")]
+    ops = [o.split()[0] for o in ops if o]  # drop trailing modifiers (cbsz:1 abid:1 blgp:2)
+    regs = [_regs(o) for o in ops[:4]]
+    dst = regs[0] if regs else None
+    return dst, [r for r in regs[1:] if r is not None]
+
+
+def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
+
+
+def _chain_producer(ctx: PlanContext, ins: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+    _, sources = mfma_operands(str(ins.get("isa") or ""))
+    if not sources:
+        return None
+    for distance, prev in enumerate(ctx.preceding(ins["line_number"], MFMA_CHAIN_LOOKBACK_INSTRUCTIONS), 1):
+        if prev.get("category") != MFMA_CATEGORY:
+            continue
+        dst, _ = mfma_operands(str(prev.get("isa") or ""))
+        if dst is not None and any(_overlap(dst, s) for s in sources):
+            return prev, distance
+    return None
+
+
+def mfma_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
+    chained = []
+    for ins in ctx.executed(MFMA_CATEGORY):
+        hit = ins.get("hit") or 0
+        if not hit or (ins.get("stall") or 0) / hit < MFMA_CHAIN_MIN_STALL_PER_HIT:
+            continue
+        found = _chain_producer(ctx, ins)
+        if found:
+            chained.append((ins, found[0], found[1]))
+    if not chained:
+        return "no stalled MFMA reads the result of an MFMA issued just before it"
+    stall = sum(int(c[0].get("stall") or 0) for c in chained)
+    worst, producer, distance = max(chained, key=lambda c: (c[0].get("stall") or 0, -c[0]["line_number"]))
+    passes = mfma_passes(str(producer.get("isa") or ""), ctx.gfx or "")
+    ev = [Evidence("chained_mfma_rows", len(chained)),
+          Evidence("chained_mfma_stall_cycles", stall),
+          Evidence("worst_stall_per_hit", round((worst.get("stall") or 0) / worst["hit"], 1),
+                   MFMA_CHAIN_MIN_STALL_PER_HIT, ">="),
+          Evidence("distance_to_producer_instructions", distance, MFMA_CHAIN_LOOKBACK_INSTRUCTIONS, "<="),
+          Evidence("producer", f"#{producer['line_number']} {producer.get('isa', '')}")]
+    if passes:
+        ev.append(Evidence("producer_latency_cycles", passes * CYCLES_PER_PASS))
+    return [Candidate(ctx.location_of(worst), ev, stall,
+                      f"the MFMA reads registers written by the MFMA {distance} instruction(s) "
+                      "earlier, so it waits for that result instead of issuing back to back")]
+
+
+def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
+    gfx = ctx.gfx
+    if gfx is None:
+        return "arch unknown"
+    if gfx != "gfx950":
+        return f"arch {gfx}: legacy shapes only run at half rate on gfx950"
+    by_mnemonic: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for ins in ctx.executed(MFMA_CATEGORY):
+        isa = str(ins.get("isa") or "")
+        if is_legacy_shape_on(gfx, isa):
+            by_mnemonic[isa.split(None, 1)[0].lower()].append(ins)
+    if not by_mnemonic:
+        return "every executed MFMA uses a gfx950 shape"
+    out = []
+    for mnemonic, rows in by_mnemonic.items():
+        busy = 0
+        for r in rows:
+            passes = mfma_passes(str(r.get("isa") or ""), gfx) or 0
+            busy += (r.get("hit") or 0) * passes * CYCLES_PER_PASS
+        top = max(rows, key=lambda r: (r.get("hit") or 0, r.get("stall") or 0, -r["line_number"]))
+        repl = gfx950_replacement(mnemonic)
+        ev = [Evidence("legacy_mfma", mnemonic), Evidence("rows", len(rows)),
+              Evidence("executions", sum(r.get("hit") or 0 for r in rows)),
+              Evidence("mfma_pipe_cycles", busy)]
+        if repl:
+            ev.append(Evidence("gfx950_replacement", repl))
+        out.append(Candidate(
+            ctx.location_of(top), ev, busy,
+            f"{mnemonic} is a gfx942 shape: on gfx950 it keeps its pass count while the gfx950 shape "
+            "does twice the K per instruction in the same passes, so this loop runs its matrix core "
+            "at half of peak",
+            title=f"legacy gfx942 MFMA shape {mnemonic} on gfx950 (half rate)",
+            fix_extra=(f" Use {repl}." if repl else "")))
+    return out

@@ -1,0 +1,40 @@
+"""`lgkm-cross-lane`: lgkmcnt waits that are really waits on lane shuffles (ds_bpermute/ds_swizzle)."""
+
+from __future__ import annotations
+
+from hotspot.plan.context import PlanContext, breakdown_classes
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.waits_rules import _blamed, assign_pairs
+
+# Same cut as issue 7's `lgkm-cross-lane` finding: when at least half of the lgkmcnt wait is blamed
+# on cross-lane ops, the "LDS wait" is a reduction pattern, not LDS traffic.
+CROSS_LANE_MIN_SHARE = 0.50
+CROSS_LANE_CLASS = "cross-lane"
+
+
+def lgkm_cross_lane(ctx: PlanContext, rule: Rule) -> Outcome:
+    classes = breakdown_classes(ctx.data.get("lgkm_breakdown"))
+    total = sum(classes.values())
+    cross = classes.get(CROSS_LANE_CLASS, 0.0)
+    if total <= 0:
+        return "no lgkmcnt wait stall to break down"
+    share = cross / total
+    if share < CROSS_LANE_MIN_SHARE:
+        return f"cross-lane ops hold {share:.0%} of the lgkmcnt wait stall (< {CROSS_LANE_MIN_SHARE:.0%})"
+    pairs = assign_pairs(ctx).get(rule.id, [])
+    top = None
+    if pairs:
+        by_line: dict[int, list] = {}
+        for pr in pairs:
+            by_line.setdefault(pr.producer.get("line_number", -1), []).append(pr)
+        group = max(by_line.values(), key=lambda g: (_blamed(g), -g[0].producer.get("line_number", 0)))
+        top = group[0].producer
+    loc = ctx.location_of(top) if top else ctx.location_of(ctx.hottest("wait-lgkmcnt", "wait-mixed"))
+    return [Candidate(
+        loc,
+        [Evidence("cross_lane_share_of_lgkm_wait", round(share, 3), CROSS_LANE_MIN_SHARE, ">="),
+         Evidence("cross_lane_stall_cycles", int(cross)),
+         Evidence("lgkm_wait_stall_cycles", int(total))],
+        int(cross),
+        "ds_bpermute/ds_permute/ds_swizzle are lane shuffles that retire on lgkmcnt (no LDS memory "
+        "traffic); a serial reduction waits on each step in turn")]

@@ -1,0 +1,96 @@
+"""Plan items and rule definitions. Items serialize as the `data.plan` JSON (docs/schema/plan.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Union
+
+if TYPE_CHECKING:
+    from hotspot.plan.context import PlanContext
+
+PRIORITIES = ("HIGH", "MED", "LOW")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where to edit: source file:line and the instruction (code.json row). Kernel-wide items carry
+    only the kernel name (file/line/line_number null)."""
+
+    file: str | None
+    line: int | None
+    line_number: int | None
+    isa: str | None
+    kernel: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    metric: str
+    value: float | int | str | None
+    threshold: float | int | str | None = None
+    comparison: str | None = None  # how value relates to threshold for the rule to fire: ">=", "<", ...
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Share of the traced waves' cycles (Σ latency) the fix may save, as a range, in percent."""
+
+    low_pct: float
+    high_pct: float
+    basis: str
+    target_cycles: int        # cycles the item targets (stall, or MFMA pipe time for shape rules)
+    target_stall_pct: float   # target_cycles as a percent of total stall (the Amdahl guard input)
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    id: str
+    priority: str
+    title: str
+    kind: str  # "code" (edit the kernel), "capture" (re-capture first), "memory" (counter verdict)
+    location: Location
+    evidence: list[Evidence]
+    root_cause: str
+    fix: str
+    estimate: Estimate
+
+
+@dataclass(frozen=True)
+class Skipped:
+    id: str
+    status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What a rule found at one location, before the engine applies estimate, guard and priority."""
+
+    location: Location
+    evidence: list[Evidence]
+    target_cycles: int
+    root_cause: str
+    title: str | None = None          # overrides the rule title (e.g. names the instruction)
+    fix_extra: str = ""               # appended to the rule's fix text
+    removable: tuple[float, float] | None = None  # overrides the rule's removable fraction
+    basis: str | None = None          # overrides the rule's basis text
+
+
+Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule as data: what it reads, its thresholds, its fix, and how much of its target the fix
+    can remove (`removable`, fractions of target_cycles) with the reason (`basis`)."""
+
+    id: str
+    title: str
+    kind: str
+    reads: tuple[str, ...]            # data fields it needs ("occupancy", "waits", ...); all required
+    optional_reads: tuple[str, ...]   # fields it uses when present
+    thresholds: dict[str, float]
+    fix: str
+    removable: tuple[float, float]
+    basis: str
+    evaluate: Callable[["PlanContext", "Rule"], Outcome] = field(repr=False, compare=False)

@@ -1,0 +1,118 @@
+"""Occupancy (VGPR- or LDS-limited) and barrier-dominated rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotspot.plan.context import PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+
+# Stall that one more resident wave can hide: waits on memory counters (another wave issues while
+# this one waits). Barrier and pipe stalls are not hidden by more waves of other workgroups.
+LATENCY_WAIT_CATEGORIES = ("wait-vmcnt", "wait-lgkmcnt", "wait-mixed")
+# More waves only pay when the kernel is latency-bound: at least a fifth of all stall is waiting on
+# memory counters. Below that the extra wave mostly competes for the same pipes.
+OCCUPANCY_MIN_WAIT_SHARE = 0.20
+# If the traced CUs reach less than this fraction of the theoretical waves, the limit is not what
+# keeps waves away (launch tail, too few workgroups); raising it changes nothing.
+OCCUPANCY_MIN_ACHIEVED_FRACTION = 0.75
+# One more wave hides at most 1/(W+1) of the latency-wait stall (W waves already take turns); a
+# quarter of that is the conservative end (the new wave shares caches and memory pipes).
+OCCUPANCY_GAIN_LOW_FACTOR = 0.25
+# Barrier stall of at least a tenth of all stall means the workgroup waits for its slowest wave.
+BARRIER_MIN_SHARE = 0.10
+BARRIER_CATEGORY = "barrier"
+
+MFMA_REGISTER_CAP_WARNING = (
+    " Do not force a register cap (__launch_bounds__ / amdgpu_waves_per_eu / maxnreg) on this MFMA "
+    "kernel: the accumulators then spill to scratch, which costs far more than one extra wave; free "
+    "registers by design instead (smaller tile or fewer accumulators per wave, fewer prefetch "
+    "buffers held in VGPRs, LDS for data that is read once).")
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
+    occ = ctx.occupancy() or {}
+    limiters = occ.get("limiters") or [occ.get("limiter")]
+    if limiter not in limiters:
+        return f"occupancy is limited by {occ.get('limiter')}, not {limiter}"
+    waves = occ.get("waves_per_simd")
+    hw_cap = _get(occ.get("limits"), "hardware")
+    if not isinstance(waves, int) or waves <= 0:
+        return "theoretical waves per SIMD unknown"
+    if isinstance(hw_cap, int) and waves >= hw_cap:
+        return f"already at the hardware cap of {hw_cap} waves/SIMD"
+    achieved = _get(occ.get("achieved"), "mean_waves_per_simd")
+    if isinstance(achieved, (int, float)) and achieved < OCCUPANCY_MIN_ACHIEVED_FRACTION * waves:
+        return (f"achieved {achieved:.2f} of {waves} theoretical waves/SIMD: the {limiter} limit is "
+                "not what keeps waves away (launch tail or too few workgroups)")
+    wait = ctx.category_stall(*LATENCY_WAIT_CATEGORIES)
+    share = wait / ctx.total_stall if ctx.total_stall else 0.0
+    if share < OCCUPANCY_MIN_WAIT_SHARE:
+        return (f"memory waits are {share:.0%} of stall (< {OCCUPANCY_MIN_WAIT_SHARE:.0%}): not "
+                "latency-bound, more waves would not help")
+    step = _get(occ.get("next_step"), limiter) or {}
+    message = step.get("message") if isinstance(step, dict) else None
+    high = 1.0 / (waves + 1)
+    ev = [Evidence("waves_per_simd", waves), Evidence("limiter", limiter),
+          Evidence("memory_wait_share_of_stall", round(share, 3), OCCUPANCY_MIN_WAIT_SHARE, ">=")]
+    if isinstance(achieved, (int, float)):
+        ev.append(Evidence("achieved_mean_waves_per_simd", round(float(achieved), 2),
+                           round(OCCUPANCY_MIN_ACHIEVED_FRACTION * waves, 2), ">="))
+    if message:
+        ev.append(Evidence("next_step", message))
+    fix_extra = f" Next step: {message}." if message else ""
+    if limiter == "vgpr" and ctx.mix_dynamic("mfma") > 0:
+        fix_extra += MFMA_REGISTER_CAP_WARNING
+    return [Candidate(
+        ctx.kernel_location(), ev, wait,
+        f"{waves} waves/SIMD, limited by {limiter}: while every resident wave waits on memory the "
+        "SIMD has nothing to issue",
+        title=f"{limiter.upper()}-limited occupancy ({waves} waves/SIMD) in a latency-bound kernel",
+        fix_extra=fix_extra,
+        removable=(OCCUPANCY_GAIN_LOW_FACTOR * high, high),
+        basis=(f"one more wave ({waves} -> {waves + 1}) hides at most 1/{waves + 1} of the memory-wait "
+               f"stall; the low end is {OCCUPANCY_GAIN_LOW_FACTOR:g}x that (shared memory pipes)"))]
+
+
+def occupancy_vgpr(ctx: PlanContext, rule: Rule) -> Outcome:
+    return _occupancy_rule(ctx, rule, "vgpr")
+
+
+def occupancy_lds(ctx: PlanContext, rule: Rule) -> Outcome:
+    return _occupancy_rule(ctx, rule, "lds")
+
+
+def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
+    stall = ctx.category_stall(BARRIER_CATEGORY)
+    share = stall / ctx.total_stall if ctx.total_stall else 0.0
+    if share < BARRIER_MIN_SHARE:
+        return f"barrier stall is {share:.0%} of stall (< {BARRIER_MIN_SHARE:.0%})"
+    hot = ctx.hottest(BARRIER_CATEGORY)
+    ev = [Evidence("barrier_share_of_stall", round(share, 3), BARRIER_MIN_SHARE, ">="),
+          Evidence("barrier_stall_cycles", stall),
+          Evidence("barrier_rows", len(ctx.executed(BARRIER_CATEGORY)))]
+    spread = _arrival_spread(ctx, hot)
+    if spread is not None:
+        ev.append(Evidence("arrival_spread_cycles", spread))
+    return [Candidate(
+        ctx.location_of(hot), ev, stall,
+        "waves reach s_barrier at different times and all wait for the slowest one (uneven work "
+        "per wave, or one wave's memory wait right before the barrier)")]
+
+
+def _arrival_spread(ctx: PlanContext, hot: dict[str, Any] | None) -> float | None:
+    """Median first-to-last arrival spread of the hottest barrier, from issue 7's `data.barriers`."""
+    if hot is None:
+        return None
+    for b in ctx.data.get("barriers") or []:
+        if isinstance(b, dict) and b.get("line_number") == hot.get("line_number"):
+            for key in ("median_spread_cycles", "spread_cycles", "median_arrival_spread_cycles",
+                        "arrival_spread_cycles"):
+                v = b.get(key)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return float(v)
+    return None

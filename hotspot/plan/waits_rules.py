@@ -1,0 +1,210 @@
+"""Rules over `data.waits` (each s_waitcnt with the loads it waits for): where a load's latency is
+not hidden, and why.
+
+Every (wait, producer) pair with little cover is assigned to exactly one rule, in this order:
+cross-lane producers -> `lgkm-cross-lane` (breakdown_rules.py); VMEM loads inside a loop that holds
+MFMAs -> `load-in-mfma-loop`; LDS reads whose wait is followed at once by an MFMA ->
+`lds-read-before-mfma`; a wait on several VMEM loads issued back to back -> `back-to-back-loads`;
+any other load -> `short-load-distance`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+
+# A load whose wait still stalls after less than half of its latency was covered by other work
+# (cover = issue-to-wait distance / (distance + stall per wait)) is "waited on too early": half is
+# the point where moving it earlier would gain more than the work already overlapping it.
+LITTLE_COVER_RATIO = 0.5
+# "Right before the MFMA": the MFMA issues within this many instructions after the lgkmcnt wait
+# (the wait itself, then at most one address/move instruction).
+LDS_MFMA_WINDOW_INSTRUCTIONS = 2
+# Back-to-back: each load's distance to the wait (in instructions) is at most the number of loads
+# in the group plus this slack (a couple of address updates), i.e. no real compute in between.
+BACK_TO_BACK_SLACK_INSTRUCTIONS = 2
+BACK_TO_BACK_MIN_LOADS = 2
+# Keep the plan short: the top locations per rule; the rest go to plan_skipped as "capped".
+MAX_ITEMS_PER_RULE = 3
+
+VMEM_LOADS = frozenset({"vmem-load", "flat"})
+SMALL_LOADS = frozenset({"smem"})
+LDS = frozenset({"lds"})
+CROSS_LANE = frozenset({"cross-lane"})
+ANY_LOAD = VMEM_LOADS | SMALL_LOADS | LDS
+
+
+@dataclass(frozen=True)
+class Pair:
+    wait: dict[str, Any]
+    producer: dict[str, Any]
+    stall_per_wait: float   # the wait's stall per execution (latency left uncovered)
+    cover: float | None     # distance / (distance + stall_per_wait), None without a distance
+
+
+def _cover(distance: Any, stall_per_wait: float) -> float | None:
+    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+        return None
+    total = distance + stall_per_wait
+    return distance / total if total > 0 else None
+
+
+def _is_single_dword(isa: str) -> bool:
+    mn = isa.split(None, 1)[0].lower() if isa else ""
+    return mn.endswith(("_dword", "_b32", "_ubyte", "_ushort", "_sbyte", "_sshort", "_u8", "_u16",
+                        "_i8", "_i16"))
+
+
+def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
+    """Pairs with little cover, by the rule that owns them (see module docstring)."""
+    cache = getattr(ctx, "_wait_pairs", None)
+    if cache is not None:
+        return cache
+    out: dict[str, list[Pair]] = defaultdict(list)
+    for wait in ctx.waits():
+        spw = ctx.wait_stall_per_hit(wait)
+        if not spw:
+            continue
+        producers = [p for p in wait.get("producers") or [] if isinstance(p, dict)]
+        vmem = [p for p in producers if p.get("category") in VMEM_LOADS]
+        back_to_back = len(vmem) >= BACK_TO_BACK_MIN_LOADS and all(
+            isinstance(p.get("median_distance_instructions"), (int, float))
+            and p["median_distance_instructions"] <= len(vmem) + BACK_TO_BACK_SLACK_INSTRUCTIONS
+            for p in vmem)
+        follows_mfma = any(i.get("category") == MFMA_CATEGORY
+                           for i in ctx.following(wait.get("line_number", -1),
+                                                  LDS_MFMA_WINDOW_INSTRUCTIONS))
+        for p in producers:
+            cat = p.get("category")
+            pair = Pair(wait, p, spw, _cover(p.get("median_distance_cycles"), spw))
+            if cat in CROSS_LANE:
+                out["lgkm-cross-lane"].append(pair)
+                continue
+            if cat not in ANY_LOAD or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
+                continue
+            if cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
+                    wait.get("line_number", -1), p.get("line_number", -1)):
+                out["load-in-mfma-loop"].append(pair)
+            elif cat in LDS and follows_mfma:
+                out["lds-read-before-mfma"].append(pair)
+            elif cat in VMEM_LOADS and back_to_back:
+                out["back-to-back-loads"].append(pair)
+            else:
+                out["short-load-distance"].append(pair)
+    ctx._wait_pairs = out  # type: ignore[attr-defined]
+    return out
+
+
+def _by_producer(pairs: list[Pair]) -> list[list[Pair]]:
+    groups: dict[int, list[Pair]] = defaultdict(list)
+    for pr in pairs:
+        groups[pr.producer.get("line_number", -1)].append(pr)
+    return sorted(groups.values(), key=lambda g: (-_blamed(g), g[0].producer.get("line_number", -1)))
+
+
+def _blamed(pairs: list[Pair]) -> float:
+    return sum(float(p.producer.get("blamed_stall") or 0) for p in pairs)
+
+
+def _median_cover(pairs: list[Pair]) -> float:
+    covers = sorted(p.cover for p in pairs if p.cover is not None)
+    return covers[len(covers) // 2] if covers else 0.0
+
+
+def _worst_wait(pairs: list[Pair]) -> dict[str, Any]:
+    return max(pairs, key=lambda p: float(p.producer.get("blamed_stall") or 0)).wait
+
+
+def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
+    prod = group[0].producer
+    wait = _worst_wait(group)
+    blamed = _blamed(group)
+    return [
+        Evidence("blamed_stall_cycles", int(blamed)),
+        Evidence("blamed_stall_pct", round(100 * blamed / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+        Evidence("waited_at", f"#{wait.get('line_number')} {wait.get('isa', '')}".strip()),
+        Evidence("median_distance_cycles", prod.get("median_distance_cycles")),
+        Evidence("median_distance_instructions", prod.get("median_distance_instructions")),
+        Evidence("cover_ratio", round(_median_cover(group), 3), LITTLE_COVER_RATIO, "<"),
+    ]
+
+
+def _producer_items(ctx: PlanContext, pairs: list[Pair], root: str,
+                    title_of=None) -> list[Candidate]:
+    out = []
+    for group in _by_producer(pairs):
+        prod = group[0].producer
+        out.append(Candidate(ctx.location_of(prod), _common_evidence(ctx, group),
+                             int(_blamed(group)), root,
+                             title=title_of(prod) if title_of else None))
+    return out
+
+
+def load_in_mfma_loop(ctx: PlanContext, rule: Rule) -> Outcome:
+    pairs = assign_pairs(ctx).get(rule.id, [])
+    if not pairs:
+        return "no VMEM load inside an MFMA loop is waited on with little cover"
+    items = _producer_items(
+        ctx, pairs,
+        "the load is issued in the same loop iteration that consumes it, so the s_waitcnt inside "
+        "the MFMA loop waits for most of the memory latency instead of overlapping it with the MFMAs")
+    for c in items:
+        lo_hi = ctx.mfma_loop_containing(c.location.line_number or -1)
+        if lo_hi:
+            c.evidence.append(Evidence("loop_rows", f"#{lo_hi[0]}-#{lo_hi[1]}"))
+    return items
+
+
+def lds_read_before_mfma(ctx: PlanContext, rule: Rule) -> Outcome:
+    pairs = assign_pairs(ctx).get(rule.id, [])
+    if not pairs:
+        return "no lgkmcnt wait on LDS reads directly precedes an MFMA with little cover"
+    return _producer_items(
+        ctx, pairs,
+        "the LDS read is waited on (s_waitcnt lgkmcnt) right before the MFMA that consumes it, so the "
+        "matrix core idles for the LDS latency")
+
+
+def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
+    pairs = assign_pairs(ctx).get(rule.id, [])
+    if not pairs:
+        return "no wait on several VMEM loads issued back to back"
+    by_wait: dict[int, list[Pair]] = defaultdict(list)
+    for pr in pairs:
+        by_wait[pr.wait.get("line_number", -1)].append(pr)
+    out = []
+    for wait_line, group in sorted(by_wait.items(), key=lambda kv: (-_blamed(kv[1]), kv[0])):
+        first = min(group, key=lambda p: p.producer.get("line_number", 1 << 30)).producer
+        ev = _common_evidence(ctx, group)
+        ev.insert(0, Evidence("loads_in_group", len(group), BACK_TO_BACK_MIN_LOADS, ">="))
+        ev.append(Evidence("load_rows", ", ".join(f"#{p.producer.get('line_number')}"
+                                                   for p in sorted(group, key=lambda p: p.producer.get("line_number", 0)))))
+        out.append(Candidate(
+            ctx.location_of(first), ev, int(_blamed(group)),
+            f"{len(group)} loads are issued back to back and waited on together with no compute in "
+            "between, so their latencies are exposed at once"))
+    return out
+
+
+def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
+    pairs = assign_pairs(ctx).get(rule.id, [])
+    if not pairs:
+        return "no load is waited on with little cover"
+
+    def title(prod: dict[str, Any]) -> str:
+        isa = str(prod.get("isa") or "")
+        if prod.get("category") in SMALL_LOADS or _is_single_dword(isa):
+            return "scale/address load issued too close to its use"
+        if prod.get("category") in LDS:
+            return "LDS read waited on right after issue"
+        return "load issued too close to its use"
+
+    return _producer_items(
+        ctx, pairs,
+        "the load is issued only a few instructions before the s_waitcnt that needs it, so its "
+        "latency is exposed (scale factors, descriptors and addresses are typical: they are small, "
+        "known early, and loaded late)", title_of=title)
