@@ -14,7 +14,8 @@ Definition (what `achieved_occupancy` returns):
 - peak = the most waves resident on one SIMD at any instant (ends at a timestamp are applied before
   starts at the same timestamp, i.e. a slot freed and refilled in one cycle counts once).
 A start with no end is resident until the window's end; an end with no start counts from the
-window's start; both are counted in `unmatched_*`.
+window's start; a second start on a busy slot closes the first there. All three are counted in
+`unmatched_*`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,9 @@ from hotspot.att.codejson import EMPTY_TRACE_HINT, load_json, read_code_json
 from hotspot.att.dispatch import DispatchDir, find_dispatch_dirs, open_dispatch
 from hotspot.att.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.att.snapshots import SourceMap, build_source_map, read_source_lines
-from hotspot.att.waves import WAVE_STATES, WaveTotals, read_wave
+from hotspot.att.wave_results import analyze_waves
+from hotspot.att.wave_states import WaveStates
+from hotspot.att.waits import Attribution
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 from hotspot.result import Result
 
@@ -33,6 +35,7 @@ class AnalyzeOptions:
     arch: str | None = None
     all_dispatches: bool = False
     max_file_mb: float | None = None  # refuse wave/code files larger than this
+    max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,6 @@ class ArchOut:
 
 
 @dataclass(frozen=True)
-class WaveStates:
-    waves_read: int
-    cycles: int
-    states: dict[str, int]
-
-
-@dataclass(frozen=True)
 class DetailLine:
     file: str
     line: int | None
@@ -88,11 +84,12 @@ class DispatchAnalysis:
     findings: list[fnd.Finding]
     wave_states: WaveStates | None = None
     occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy_link.py)
-    waits: list[Any] | None = None  # s_waitcnt -> producer blame (issue 7)
+    waits: list[Any] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits.py)
     blamed_lines: list[Any] | None = None
     lgkm_breakdown: Any = None
     loops: list[Any] | None = None
     barriers: list[Any] | None = None
+    attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
     plan: list[Any] | None = None  # prioritized optimization plan (hotspot/plan, --plan)
     samples: dict[str, Any] | None = None
     detail: list[DetailLine] | None = None
@@ -108,6 +105,8 @@ def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
         raise UsageError("--topk must be 0 (all) or a positive number")
+    if opts.max_waves is not None and opts.max_waves < 1:
+        raise UsageError("--max-waves must be a positive number of wave files")
     dirs = find_dispatch_dirs(path)
     if not dirs:
         raise InputError(f"{path}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
@@ -265,18 +264,21 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
 
-    wave_totals = _wave_totals(disp, opts)
+    wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings)
     findings = [f for f in (
         fnd.source_collapse(lines),
         fnd.no_source(len(executed), mapped),
         fnd.idle_slice(len(rows), len(executed)),
-        fnd.wave_mismatch(totals, wave_totals,
-                          {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
-    ) if f is not None]
+        None if wr.sampled else fnd.wave_mismatch(
+            totals, wr.totals,
+            {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
+    ) if f is not None] + wr.findings
 
     from hotspot.att.occupancy_link import dispatch_occupancy
 
-    occupancy = dispatch_occupancy(d, disp, kernel, rows, arch, warnings)
+    occupancy, gap = dispatch_occupancy(d, disp, kernel, rows, arch, warnings)
+    if gap is not None:
+        findings.append(gap)
     source_map = _source_map(d, warnings)
     detail = _detail(lines, rows, totals.stall, source_map, opts) if opts.detail else None
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
@@ -288,21 +290,19 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
         instructions=_limit(instructions, opts.topk), source_lines=_limit(lines, opts.topk),
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
         findings=findings,
-        wave_states=WaveStates(wave_totals.waves, wave_totals.cycles,
-                               dict(zip(WAVE_STATES, wave_totals.states))),
+        wave_states=_limit_states(wr.wave_states, opts.topk),
+        waits=_limit(wr.waits, opts.topk), blamed_lines=_limit(wr.blamed_lines, opts.topk),
+        lgkm_breakdown=wr.lgkm_breakdown, loops=_limit(wr.loops, opts.topk),
+        barriers=_limit(wr.barriers, opts.topk), attribution=wr.attribution,
         detail=detail,
         occupancy=occupancy,
         options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
-                 "context": opts.context, "kernel": opts.kernel},
+                 "context": opts.context, "kernel": opts.kernel, "max_waves": opts.max_waves},
     )
 
 
-def _wave_totals(disp: DispatchDir, opts: AnalyzeOptions) -> WaveTotals:
-    totals = WaveTotals()
-    max_bytes = _max_bytes(opts)
-    for wf in disp.wave_files:
-        totals.add(read_wave(wf, max_bytes))
-    return totals
+def _limit_states(ws: WaveStates, topk: int) -> WaveStates:
+    return replace(ws, lines=_limit(ws.lines, topk), instructions=_limit(ws.instructions, topk))
 
 
 def _source_map(d: Path, warnings: list[str]) -> SourceMap:

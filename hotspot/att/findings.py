@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hotspot.att.aggregate import SourceLineStat, Totals
 from hotspot.att.waves import WaveTotals
+
+if TYPE_CHECKING:
+    from hotspot.att.waits import LgkmBreakdown
 
 # One source line holding at least this share of all stall, over at least this many categories,
 # is compiler-generated code collapsed onto one line (typically the kernel entry/decorator).
@@ -106,3 +109,57 @@ def wave_mismatch(totals: Totals, waves: WaveTotals, code_lines: dict[int, tuple
         {"totals": diffs, "rows_differing": len(rows_off), "first_rows": rows_off[:10],
          "waves_read": waves.waves},
         "re-decode the .att files into a fresh directory; check for truncation warnings")
+
+
+# lgkm breakdown findings. A class "dominates" at half of the lgkm-blamed wait stall; below
+# LGKM_MIN_STALL_SHARE of all stall the lgkm waits are not worth a finding.
+LGKM_CROSS_LANE_SHARE = 0.50
+LGKM_SMEM_SHARE = 0.50
+LGKM_MIN_STALL_SHARE = 0.05
+
+
+def lgkm_cross_lane(bd: "LgkmBreakdown | None", total_stall: int,
+                    top_producers: Sequence[str] = ()) -> Finding | None:
+    if bd is None or not total_stall or bd.lgkm_stall < LGKM_MIN_STALL_SHARE * total_stall:
+        return None
+    if bd.cross_lane_share < LGKM_CROSS_LANE_SHARE:
+        return None
+    cross = next(c.stall for c in bd.classes if c.producer_class == "cross-lane")
+    return Finding(
+        "lgkm-cross-lane", "medium",
+        f"{bd.cross_lane_share:.0%} of the lgkmcnt wait stall ({cross:,.0f} cycles, "
+        f"{cross / total_stall:.0%} of all stall) waits on ds_bpermute/ds_permute/ds_swizzle: these "
+        "are lane-shuffle steps (typically a reduction) that retire on lgkmcnt without any LDS "
+        "traffic, so the wait is the serial shuffle chain, not LDS bandwidth",
+        {"cross_lane_share_of_lgkm": bd.cross_lane_share, "cross_lane_stall": cross,
+         "lgkm_stall": bd.lgkm_stall, "share_of_total_stall": cross / total_stall,
+         "producers": list(top_producers), "threshold_share": LGKM_CROSS_LANE_SHARE,
+         "threshold_min_stall_share": LGKM_MIN_STALL_SHARE},
+        "use DPP row/broadcast forms or v_permlane*_swap (gfx950) for the shuffles, or restructure "
+        "the reduction to need fewer serial steps (reduce more per lane first, then shuffle)")
+
+
+def lgkm_smem(bd: "LgkmBreakdown | None", total_stall: int, prologue: bool,
+              top_producers: Sequence[str] = ()) -> Finding | None:
+    if bd is None or not total_stall or bd.lgkm_stall < LGKM_MIN_STALL_SHARE * total_stall:
+        return None
+    if bd.smem_share < LGKM_SMEM_SHARE:
+        return None
+    smem = next(c.stall for c in bd.classes if c.producer_class == "smem")
+    message = (f"scalar loads hold {bd.smem_share:.0%} of the lgkmcnt wait stall ({smem:,.0f} "
+               f"cycles, {smem / total_stall:.0%} of all stall)")
+    if prologue:
+        message += ("; they are the loads at kernel entry (kernel arguments), a fixed cost per "
+                    "wave that short waves cannot hide")
+        hint = ("give each wave more work (more elements per thread or a grid-stride loop) so the "
+                "entry cost is amortised, and issue the scalar loads before unrelated setup code")
+    else:
+        hint = ("hoist loop-invariant scalar loads out of the loop, or issue them earlier "
+                "(software prefetch into SGPRs) so their latency overlaps other work")
+    return Finding(
+        "lgkm-smem", "medium", message,
+        {"smem_share_of_lgkm": bd.smem_share, "smem_stall": smem, "lgkm_stall": bd.lgkm_stall,
+         "share_of_total_stall": smem / total_stall, "prologue": prologue,
+         "producers": list(top_producers), "threshold_share": LGKM_SMEM_SHARE,
+         "threshold_min_stall_share": LGKM_MIN_STALL_SHARE},
+        hint)

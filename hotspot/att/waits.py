@@ -42,8 +42,8 @@ _VM_PREFIXES = ("buffer_", "tbuffer_", "global_", "scratch_")
 _FLAT_PREFIX = "flat_"
 _LGKM_PREFIXES = ("ds_", "s_sendmsg")
 
-# lgkm breakdown classes, in report order; `vmem` holds the vm producers of mixed waits and
-# `none` the instances with nothing outstanding, so the classes sum to the waits' stall.
+# lgkm breakdown classes, in report order; `vmem` (the vm producers of mixed waits) and `none`
+# (instances with nothing outstanding) are reported beside them, so everything sums to the stall.
 LGKM_CLASSES: tuple[str, ...] = ("lds", "smem", "cross-lane", "message", "flat")
 BREAKDOWN_CLASSES: tuple[str, ...] = LGKM_CLASSES + ("vmem", "none")
 LGKM_WAIT_CATEGORIES = frozenset({"wait-lgkmcnt", "wait-mixed"})
@@ -368,16 +368,18 @@ class BlamedLine:
 
 @dataclass(frozen=True)
 class LgkmClass:
-    producer_class: str  # one of BREAKDOWN_CLASSES
-    blamed_stall: float
-    share: float  # of `stall` (all wait-lgkmcnt/wait-mixed stall), 0..1
+    producer_class: str  # one of LGKM_CLASSES
+    stall: float  # blamed stall, cycles
+    share: float  # of the breakdown's `stall` (all wait-lgkmcnt/wait-mixed stall), 0..1
 
 
 @dataclass(frozen=True)
 class LgkmBreakdown:
     stall: int  # Σ stall of wait-lgkmcnt and wait-mixed instructions over the waves read
-    lgkm_stall: float  # the part blamed on lgkm producers (lds + smem + cross-lane + message + flat)
-    classes: list[LgkmClass]
+    lgkm_stall: float  # blamed on lgkm producers: Σ classes
+    classes: list[LgkmClass]  # lds, smem, cross-lane, message, flat (value desc)
+    vmem_stall: float  # blamed on the vm producers of wait-mixed instructions
+    no_producer_stall: float  # wait instances with nothing outstanding
     cross_lane_share: float  # of lgkm_stall
     smem_share: float  # of lgkm_stall
 
@@ -419,7 +421,7 @@ def exact_blame(acc: BlameAccumulator) -> dict[tuple[int, int], Fraction]:
 
 
 def _ratio(a: float, b: float) -> float:
-    return float(a) / float(b) if b else 0.0
+    return float(Fraction(a) / Fraction(b)) if b else 0.0
 
 
 def _label(row: CodeRow | None) -> str:
@@ -515,8 +517,34 @@ def lgkm_breakdown(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> L
         cls = producer_class(prow.isa) if prow else "vmem"
         by_class[cls] += value
     lgkm_stall = sum(by_class[c] for c in LGKM_CLASSES)
-    classes = [LgkmClass(c, float(v), _ratio(v, stall)) for c, v in by_class.items()]
-    classes.sort(key=lambda c: (-c.blamed_stall, BREAKDOWN_CLASSES.index(c.producer_class)))
-    return LgkmBreakdown(stall, float(lgkm_stall), classes,
-                         _ratio(by_class["cross-lane"], lgkm_stall),
+    classes = [LgkmClass(c, float(by_class[c]), _ratio(by_class[c], stall)) for c in LGKM_CLASSES]
+    classes.sort(key=lambda c: (-c.stall, LGKM_CLASSES.index(c.producer_class)))
+    return LgkmBreakdown(stall, float(lgkm_stall), classes, float(by_class["vmem"]),
+                         float(by_class["none"]), _ratio(by_class["cross-lane"], lgkm_stall),
                          _ratio(by_class["smem"], lgkm_stall))
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """How the wait blame was obtained, over which waves."""
+
+    waves_read: int
+    waves_total: int
+    sampled: bool  # --max-waves read a subset
+    waves_with_edges: int  # blame from the decoder's waitcnt edges
+    waves_reconstructed: int  # no edges: blame from the static counter reconstruction
+    edge_entries: int
+    edge_entries_reconstructed: int  # edge entries the reconstruction reproduced exactly
+    reconstruction_agreement: float | None  # edge_entries_reconstructed / edge_entries
+    out_of_order_waits: int  # lgkmcnt(N>0) waits while an SMEM was outstanding (best-guess producers)
+    waits_stall: int  # Σ stall of every s_waitcnt over the waves read
+    no_producer_stall: float  # part of it with nothing outstanding
+
+
+def attribution(acc: BlameAccumulator, waves_read: int, waves_total: int) -> Attribution:
+    no_prod = sum(Fraction(v, k) for (w, p, k), v in acc.blame.items() if p == NO_PRODUCER)
+    return Attribution(
+        waves_read, waves_total, waves_read < waves_total, acc.waves_edges, acc.waves_static,
+        acc.edge_entries, acc.edge_entries_reconstructed,
+        acc.edge_entries_reconstructed / acc.edge_entries if acc.edge_entries else None,
+        acc.out_of_order_waits, sum(acc.wait_stall.values()), float(no_prod))

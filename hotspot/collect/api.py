@@ -352,11 +352,8 @@ class Collector:
 
     def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[Any, dict[str, Any] | None, int]:
         assert self.run_dir is not None
-        try:
-            from hotspot.att.api import analyze_dispatch
-        except ImportError as exc:
-            self.warn(f"dispatch analysis unavailable ({exc}); run `hotspot analyze {best.path}` later")
-            return None, None, 0
+        from hotspot.att.api import analyze_dispatch
+
         self.say(f"[analyze] {best.path}")
         try:
             res = analyze_dispatch(best.path)

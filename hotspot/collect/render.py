@@ -73,9 +73,9 @@ def render_collect(result: Result, markdown: bool = False) -> str:
     if d["dispatches"]:
         chosen = (d.get("chosen_dispatch") or {}).get("path")
         rows = [["*" if x["path"] == chosen else "", x["path"].rsplit("/", 1)[-1], num(x["waves"]),
-                 num(x["executed_instructions"]), "empty" if x["empty"] else "",
-                 "TRUNCATED" if x["truncated"] else ""] for x in d["dispatches"]]
-        out.append(table(rows, ["", "dispatch", "waves", "executed", "", ""], markdown=markdown))
+                 num(x["executed_instructions"]),
+                 "empty" if x["empty"] else "TRUNCATED" if x["truncated"] else "ok"] for x in d["dispatches"]]
+        out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
     pmc = d.get("pmc")
     if pmc:
         out.append(f"counters: {len(pmc['counters'])} in {len(pmc['passes'])} pass(es); "

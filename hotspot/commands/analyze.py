@@ -32,6 +32,14 @@ def register(app: typer.Typer) -> None:
                                            "PATH.")] = False,
         max_file_mb: Annotated[Optional[float], typer.Option(
             "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
+        max_waves: Annotated[Optional[int], typer.Option(
+            "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for "
+            "very large captures).")] = None,
+        plan: Annotated[bool, typer.Option("--plan", help="Add the prioritized optimization plan "
+                                           "(as `hotspot plan`).")] = False,
+        pmc: Annotated[Optional[list[str]], typer.Option(
+            "--pmc", help="Counter files for the plan's memory verdicts (implies --plan; "
+                          "repeatable).")] = None,
         fmt: Annotated[FormatWithHtml, typer.Option("--format", help="text, json, markdown or "
                                                     "html.")] = FormatWithHtml.text,
     ) -> None:
@@ -54,10 +62,15 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("PATH and --dir disagree; give one")
             opts = AnalyzeOptions(topk=topk, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
-                                  max_file_mb=max_file_mb)
+                                  max_file_mb=max_file_mb, max_waves=max_waves)
+            if plan or pmc:
+                from hotspot.plan.api import analyze_with_plan
+
+                return analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
             return analyze_path(Path(target), opts)
 
         from hotspot.render.analyze import render_markdown, render_text
+        from hotspot.render.html import render_html
 
         raise typer.Exit(run("analyze", fmt, produce,
-                             {"text": render_text, "markdown": render_markdown}))
+                             {"text": render_text, "markdown": render_markdown, "html": render_html}))

@@ -48,6 +48,9 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
 
 
 def _chain_producer(ctx: PlanContext, ins: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+    """The recent MFMA whose result this one reads as A/B, or as a partially overlapping C. An
+    accumulator read as C in exactly the same registers is forwarded (LLVM's hazard recognizer needs
+    no wait states for it), so a same-accumulator sequence is pipe-bound, not a dependency chain."""
     _, sources = mfma_operands(str(ins.get("isa") or ""))
     if not sources:
         return None
@@ -55,7 +58,10 @@ def _chain_producer(ctx: PlanContext, ins: dict[str, Any]) -> tuple[dict[str, An
         if prev.get("category") != MFMA_CATEGORY:
             continue
         dst, _ = mfma_operands(str(prev.get("isa") or ""))
-        if dst is not None and any(_overlap(dst, s) for s in sources):
+        if dst is None:
+            continue
+        src_ab, src_c = sources[:2], sources[2:]
+        if any(_overlap(dst, s) for s in src_ab) or any(_overlap(dst, c) and c != dst for c in src_c):
             return prev, distance
     return None
 

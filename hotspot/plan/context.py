@@ -135,7 +135,7 @@ class PlanContext:
 
     def wait_stall_per_hit(self, wait: dict[str, Any]) -> float | None:
         stall = _num(wait.get("stall"))
-        hit = _num(wait.get("hit"))
+        hit = _num(wait.get("hits", wait.get("hit")))
         if hit is None:
             n = wait.get("line_number")
             hit = _num(self.instructions.get(n, {}).get("hit")) if isinstance(n, int) else None

@@ -11,7 +11,7 @@ any other load -> `short-load-distance`.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
@@ -30,6 +30,14 @@ BACK_TO_BACK_SLACK_INSTRUCTIONS = 2
 BACK_TO_BACK_MIN_LOADS = 2
 # Keep the plan short: the top locations per rule; the rest go to plan_skipped as "capped".
 MAX_ITEMS_PER_RULE = 3
+
+ENTRY_LOAD_NOTE = (
+    " This load is issued before the kernel's first wait, so it cannot move earlier: preload kernel "
+    "arguments into SGPRs (gfx940+: LLVM -amdgpu-kernarg-preload-count=N) or start work that does "
+    "not need it before the s_waitcnt.")
+ENTRY_VMEM_NOTE = (
+    " This load is issued before the kernel's first wait, so it cannot move earlier: start work "
+    "that does not need it before the s_waitcnt, or give each wave more independent loads.")
 
 VMEM_LOADS = frozenset({"vmem-load", "flat"})
 SMALL_LOADS = frozenset({"smem"})
@@ -59,6 +67,12 @@ def _is_single_dword(isa: str) -> bool:
                         "_i8", "_i16"))
 
 
+def is_store(isa: str) -> bool:
+    """LDS/VMEM writes also retire on the counters, but they are not loads to move earlier."""
+    mn = isa.split(None, 1)[0].lower() if isa else ""
+    return "store" in mn or "write" in mn or "atomic" in mn
+
+
 def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     """Pairs with little cover, by the rule that owns them (see module docstring)."""
     cache = getattr(ctx, "_wait_pairs", None)
@@ -84,7 +98,7 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
             if cat in CROSS_LANE:
                 out["lgkm-cross-lane"].append(pair)
                 continue
-            if cat not in ANY_LOAD or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
+            if cat not in ANY_LOAD or is_store(str(p.get("isa") or "")) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
                 continue
             if cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
                     wait.get("line_number", -1), p.get("line_number", -1)):
@@ -203,8 +217,17 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
             return "LDS read waited on right after issue"
         return "load issued too close to its use"
 
-    return _producer_items(
+    items = _producer_items(
         ctx, pairs,
         "the load is issued only a few instructions before the s_waitcnt that needs it, so its "
         "latency is exposed (scale factors, descriptors and addresses are typical: they are small, "
         "known early, and loaded late)", title_of=title)
+    out = []
+    for c in items:
+        n = c.location.line_number
+        if n is not None and not any(str(i.get("category", "")).startswith("wait-")
+                                     for i in ctx.preceding(n, len(ctx.order))):
+            c = replace(c, fix_extra=ENTRY_LOAD_NOTE if (c.location.isa or "").startswith("s_")
+                        else ENTRY_VMEM_NOTE)
+        out.append(c)
+    return out

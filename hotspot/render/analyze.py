@@ -92,6 +92,11 @@ def _one(a: Any, markdown: bool) -> str:
         out.append(heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
             rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown))
 
+    if not sampling:
+        from hotspot.render.analyze_waves import wave_sections
+
+        out.extend(wave_sections(a, markdown))
+
     if a.detail:
         out.append(_detail(a.detail, markdown))
 
@@ -102,7 +107,17 @@ def _one(a: Any, markdown: bool) -> str:
             if f.hint:
                 lines.append(f"    next: {f.hint}")
         out.append("\n".join(lines))
+    out.extend(_plan(a, markdown))
     return "\n\n".join(out)
+
+
+def _plan(a: Any, markdown: bool) -> list[str]:
+    """The optimization plan section (only with `analyze --plan`; rendering lives in hotspot/plan)."""
+    if getattr(a, "plan", None) is None:
+        return []
+    from hotspot.plan.render import items_block
+
+    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown)]
 
 
 def _loc(file: str, line: int | None) -> str:
@@ -110,19 +125,31 @@ def _loc(file: str, line: int | None) -> str:
 
 
 def _occupancy(occ: Any, markdown: bool) -> str:
-    get = (lambda k: occ.get(k)) if isinstance(occ, dict) else (lambda k: getattr(occ, k, None))
     lines = [heading("Occupancy", markdown)]
-    lines.append(f"  theoretical: {get('waves_per_simd')} waves/SIMD, limited by {get('limiter')}")
-    achieved = get("achieved")
-    if achieved:
-        ag = achieved.get if isinstance(achieved, dict) else (lambda k: getattr(achieved, k, None))
-        lines.append(f"  achieved:    mean {ag('mean_waves_per_simd'):.2f}, peak "
-                     f"{ag('peak_waves_per_simd')} waves/SIMD (occupancy.json)")
-    steps = get("next_step") or {}
-    for name, step in steps.items():
-        msg = step.get("message") if isinstance(step, dict) else getattr(step, "message", "")
-        if msg:
-            lines.append(f"  next step ({name}): {msg}")
+    r = occ.resources
+    src = r.get("source", {})
+    parts = []
+    for key, field_ in (("vgpr", "vgpr"), ("agpr", "agpr"), ("sgpr", "sgpr"), ("lds", "lds_bytes"),
+                        ("wg", "wg_threads")):
+        value = r.get(key)
+        parts.append(f"{key} {'?' if value is None else num(value)}"
+                     + (f" [{src[field_].split(' (')[0]}]" if field_ in src else ""))
+    lines.append("  resources:   " + ", ".join(parts))
+    if not occ.available:
+        lines.append(f"  theoretical: not available ({occ.reason})")
+    elif occ.waves_per_simd is None and occ.candidates:
+        lines.append(f"  theoretical: arch undecided; {occ.candidates['summary']}")
+    else:
+        lines.append(f"  theoretical: {occ.waves_per_simd} waves/SIMD on {occ.arch}, limited by "
+                     f"{', '.join(occ.limiters) or occ.limiter}")
+    a = occ.achieved
+    if a is not None and a.mean_waves_per_simd is not None:
+        lines.append(f"  achieved:    mean {a.mean_waves_per_simd:.2f}, peak {a.peak_waves_per_simd} "
+                     f"waves/SIMD over {a.simds} SIMDs (occupancy.json)")
+    for name, step in (occ.next_step or {}).items():
+        lines.append(f"  next step ({name}): {step.message}")
+    for note in occ.notes or ():
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ section.part > h2 .sub { font-weight:400; color:var(--muted); font-size:13px; }
 h3 { font-size:14px; margin:14px 0 6px; }
 .note { color:var(--muted); font-size:13px; }
 .warn { background:#fff7e0; border:1px solid #f1d48a; padding:6px 10px; border-radius:4px; font-size:13px; }
-code, .mono, td.isa, td.src, .isa-text { font-family: ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace; font-size:12.5px; }
+code, .mono, .isa, .isa-text { font-family: ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace; font-size:12.5px; }
 table { border-collapse:collapse; }
 th, td { padding:2px 8px; text-align:left; vertical-align:top; }
 th { font-weight:600; font-size:12.5px; color:var(--muted); border-bottom:1px solid var(--line); white-space:nowrap; }
@@ -55,22 +55,30 @@ tr:target { background:var(--hl) !important; }
 .isa-scroll { max-height:78vh; overflow:auto; border:1px solid var(--line); border-radius:4px; }
 .isa-inner { position:relative; }
 svg.arrows { position:absolute; left:0; top:0; width:40px; pointer-events:none; overflow:visible; }
-table.isa { width:100%; }
-table.isa thead th { position:sticky; top:0; background:var(--panel); z-index:2; }
-table.isa td { padding:1px 6px; white-space:nowrap; }
-table.isa td.gut { width:40px; min-width:40px; padding:0; }
-table.isa td.isa { border-left:6px solid #ccc; white-space:pre; }
-table.isa td.src { max-width:320px; overflow:hidden; text-overflow:ellipsis; }
-table.isa tbody tr { cursor:default; }
-table.isa tbody tr:hover { background:#f0f3f8; }
-table.isa tr.cold td { color:#9aa0a8; }
-table.isa tr.selected { background:var(--sel) !important; }
-table.isa tr.linked { background:var(--hl) !important; }
-table.isa.hide-cold tr.cold { display:none; }
-table.isa tr[data-wait] { cursor:pointer; }
-td.bar-cell { background:linear-gradient(90deg, var(--c, var(--bar)) var(--w, 0%), transparent var(--w, 0%)) no-repeat;
-              background-size:100% 60%; background-position:0 50%; min-width:86px; }
-td.bar-cell.hit { --c:#9fb8e8; } td.bar-cell.lat { --c:#b9a3e3; } td.bar-cell.stall { --c:#f08c84; } td.bar-cell.idle { --c:#b8bcc4; }
+.isa { min-width:1180px; font-size:12.5px; }
+.isa-head, .isa-row { display:grid; height:22px; align-items:center;
+  grid-template-columns:40px 52px minmax(300px,3fr) 96px 84px 92px 92px 76px minmax(130px,1.2fr) minmax(120px,1fr); }
+.isa-head { position:sticky; top:0; z-index:2; background:var(--panel); border-bottom:1px solid var(--line);
+  font-weight:600; color:var(--muted); }
+.isa-head > span, .isa-row > span { padding:0 6px; white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+.isa-head > span:first-child, .isa-row > span:first-child { padding:0; }
+.isa-head .num, .isa-row .num { text-align:right; font-variant-numeric:tabular-nums; }
+/* Blocks of rows the browser skips while off-screen: thousands of rows stay cheap. */
+.isa-block { content-visibility:auto; contain-intrinsic-size:auto var(--block-h, 4400px); }
+.isa-row > .isa-text { border-left:6px solid #ccc; white-space:pre; height:100%; line-height:22px; }
+.isa-row:hover { background:#f0f3f8; }
+.isa-row.cold { color:#9aa0a8; }
+.isa-row.selected { background:var(--sel) !important; }
+.isa-row.linked { background:var(--hl) !important; }
+.isa-row:target { background:var(--hl); }
+.isa.hide-cold .isa-row.cold { display:none; }
+.isa-row[data-wait] { cursor:pointer; }
+.bar-cell { height:100%; line-height:22px;
+  background:linear-gradient(90deg, var(--c, var(--bar)) var(--w, 0%), transparent var(--w, 0%)) no-repeat;
+  background-size:100% 60%; background-position:0 50%; }
+.bar-cell.hit { --c:#9fb8e8; } .bar-cell.lat { --c:#b9a3e3; } .bar-cell.stall { --c:#f08c84; } .bar-cell.idle { --c:#b8bcc4; }
+.isa-row .waits a { margin-right:8px; color:var(--accent); text-decoration:none; }
+.isa-row .src { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace; }
 td.waits a, td.prods a { margin-right:8px; color:var(--accent); text-decoration:none; white-space:nowrap; }
 td.waits a:hover { text-decoration:underline; }
 a { color:var(--accent); }

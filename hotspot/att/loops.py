@@ -1,0 +1,93 @@
+"""Loops from the executed order: a taken branch to a lower line number closes a loop.
+
+The loop spans code rows [target, branch]. Iterations are the executions of its first row (the
+header) over the waves read, so they include the first entry of each wave; the back-edge count is
+reported beside them. Stall is the wave-read stall of the rows in the range (nested loops overlap,
+so loop shares are not additive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hotspot.att.classify import classify
+from hotspot.att.model import CodeRow
+from hotspot.att.waits import WaitBlame
+
+
+@dataclass(frozen=True)
+class HotWait:
+    line_number: int
+    isa: str
+    category: str
+    stall: int
+    share_of_loop: float  # of the loop's stall
+    top_producer: str  # "#<line> <isa>" of the producer blamed most, "" when none
+    top_producer_source: str
+    top_producer_share: float  # of this wait's stall
+
+
+@dataclass(frozen=True)
+class Loop:
+    first_line_number: int  # header: the backward branch's target (code.json line number)
+    last_line_number: int  # the backward branch
+    source_range: str  # "file:lo-hi" of the rows in the range (most common file), "" without source
+    iterations: int  # executions of the header over the waves read
+    back_edges: int  # backward branches taken
+    waves: int  # waves that took the backward branch
+    iterations_per_wave: float
+    stall: int
+    share: float  # of the stall over the waves read
+    hot_wait: HotWait | None
+
+
+def _source_range(members: Sequence[CodeRow]) -> str:
+    by_file: dict[str, list[int]] = {}
+    for r in members:
+        if r.source is not None and r.source.line is not None:
+            by_file.setdefault(r.source.file, []).append(r.source.line)
+    if not by_file:
+        return ""
+    file = min(by_file, key=lambda f: (-len(by_file[f]), f))
+    lines = by_file[file]
+    lo, hi = min(lines), max(lines)
+    return f"{file}:{lo}" if lo == hi else f"{file}:{lo}-{hi}"
+
+
+def find_loops(backedges: dict[tuple[int, int], list[int]], rows: Sequence[CodeRow],
+               per_line: dict[int, list[int]], waits: Sequence[WaitBlame], total_stall: int
+               ) -> list[Loop]:
+    waits_by_line = {w.line_number: w for w in waits}
+    out = []
+    for (branch, target), (taken, waves) in backedges.items():
+        members = [r for r in rows if target <= r.line_number <= branch]
+        stall = sum(per_line.get(r.line_number, (0, 0, 0))[2] for r in members)
+        iterations = per_line.get(target, (0, 0, 0))[0]
+        hot = _hot_wait(members, per_line, waits_by_line, stall)
+        out.append(Loop(target, branch, _source_range(members), iterations, taken, waves,
+                        iterations / waves if waves else 0.0, stall,
+                        stall / total_stall if total_stall else 0.0, hot))
+    out.sort(key=lambda lp: (-lp.stall, lp.first_line_number, lp.last_line_number))
+    return out
+
+
+def _hot_wait(members: Sequence[CodeRow], per_line: dict[int, list[int]],
+              waits_by_line: dict[int, WaitBlame], loop_stall: int) -> HotWait | None:
+    best: CodeRow | None = None
+    best_stall = 0
+    for r in members:
+        cat = classify(r.isa).category
+        if not (cat.startswith("wait-") or cat == "barrier"):
+            continue
+        st = per_line.get(r.line_number, (0, 0, 0))[2]
+        if st > best_stall:
+            best, best_stall = r, st
+    if best is None:
+        return None
+    blame = waits_by_line.get(best.line_number)
+    top = next((p for p in blame.producers if p.line_number is not None), None) if blame else None
+    return HotWait(best.line_number, best.isa, classify(best.isa).category, best_stall,
+                   best_stall / loop_stall if loop_stall else 0.0,
+                   f"#{top.line_number} {top.isa}" if top else "", top.source if top else "",
+                   top.share if top else 0.0)

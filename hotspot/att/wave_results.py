@@ -1,0 +1,92 @@
+"""Everything derived from the wave files of one dispatch: one wave pass, then the reductions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hotspot.att import findings as fnd
+from hotspot.att.barriers import BarrierStat, barrier_stats
+from hotspot.att.classify import MEMORY_CATEGORIES, classify
+from hotspot.att.dispatch import WaveFile
+from hotspot.att.loops import Loop, find_loops
+from hotspot.att.model import CodeRow
+from hotspot.att.waits import (Attribution, BlamedLine, LgkmBreakdown, WaitBlame, attribution,
+                               blamed_lines, build_tables, lgkm_breakdown, wait_blames)
+from hotspot.att.wave_states import WaveStates, wave_states
+from hotspot.att.wavepass import PassOptions, WavePartial, run_wave_pass, sample_wave_files
+from hotspot.att.waves import WaveTotals
+
+# Producers named in an lgkm finding's evidence.
+FINDING_PRODUCERS = 3
+
+
+@dataclass(frozen=True)
+class WaveResults:
+    totals: WaveTotals  # sums over the waves read (cross-check of code.json)
+    sampled: bool
+    wave_states: WaveStates
+    waits: list[WaitBlame]
+    blamed_lines: list[BlamedLine]
+    lgkm_breakdown: LgkmBreakdown | None
+    loops: list[Loop]
+    barriers: list[BarrierStat]
+    attribution: Attribution
+    findings: list[fnd.Finding]
+
+
+def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
+                  kernel_rows: Sequence[CodeRow], max_waves: int | None,
+                  max_bytes: int | None, warnings: list[str]) -> WaveResults:
+    chosen = sample_wave_files(files, max_waves)
+    sampled = len(chosen) < len(files)
+    if sampled:
+        groups = len({(w.se, w.simd) for w in chosen})
+        warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
+                        f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
+                        "wave states, loops, barriers) cover those waves only")
+    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes))
+    return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
+
+
+def reduce_partial(part: WavePartial, all_rows: Sequence[CodeRow], kernel_rows: Sequence[CodeRow],
+                   waves_total: int, sampled: bool) -> WaveResults:
+    by_line = {r.line_number: r for r in all_rows}
+    read_stall = sum(v[2] for v in part.totals.per_line.values())
+    waits = wait_blames(part.blame, by_line, read_stall)
+    bd = lgkm_breakdown(part.blame, by_line)
+    states = wave_states(part.totals.states, part.totals.waves, waves_total, part.totals.cycles,
+                         part.line_states, by_line)
+    loops = find_loops(part.backedges, kernel_rows, part.totals.per_line, waits, read_stall)
+    barriers = barrier_stats(part.barriers, by_line)
+    attr = attribution(part.blame, part.totals.waves, waves_total)
+    findings = [f for f in (
+        fnd.lgkm_cross_lane(bd, read_stall, _top_producers(waits, {"cross-lane"})),
+        fnd.lgkm_smem(bd, read_stall, _smem_in_prologue(waits, kernel_rows),
+                      _top_producers(waits, {"smem"})),
+    ) if f is not None]
+    return WaveResults(part.totals, sampled, states, waits, blamed_lines(part.blame, by_line), bd,
+                       loops, barriers, attr, findings)
+
+
+def _top_producers(waits: Sequence[WaitBlame], categories: set[str]) -> list[str]:
+    acc: dict[str, float] = {}
+    for w in waits:
+        for p in w.producers:
+            if p.category in categories and p.line_number is not None:
+                key = f"#{p.line_number} {p.isa}" + (f" ({p.source})" if p.source else "")
+                acc[key] = acc.get(key, 0.0) + p.blamed_stall
+    return [k for k, _ in sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))][:FINDING_PRODUCERS]
+
+
+def _smem_in_prologue(waits: Sequence[WaitBlame], kernel_rows: Sequence[CodeRow]) -> bool:
+    """True when every blamed scalar load comes before the kernel's first executed non-scalar
+    memory instruction (the kernel-argument loads at entry)."""
+    first_vector = min((r.line_number for r in kernel_rows if r.hit > 0
+                        and classify(r.isa).category in MEMORY_CATEGORIES
+                        and classify(r.isa).category != "smem"), default=None)
+    smem = [p.line_number for w in waits for p in w.producers
+            if p.category == "smem" and p.line_number is not None and p.blamed_stall > 0]
+    if not smem:
+        return False
+    return first_vector is None or max(smem) < first_vector

@@ -1,0 +1,61 @@
+"""`hotspot report`: one self-contained HTML page of an ATT dispatch (thin adapter)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from hotspot.commands._run import Format, run
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("report", help="Write a self-contained HTML report of one ATT dispatch (summary, "
+                 "stall chart, source and ISA views, wave timelines); opens offline in any browser.",
+                 no_args_is_help=True)
+    def report(
+        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir (or a folder "
+                                            "holding several), or a saved `hotspot analyze "
+                                            "--format json` file")],
+        output: Annotated[Optional[str], typer.Option(
+            "-o", "--output", help="HTML file to write; '-' writes the page to stdout. Default "
+            "report.html, which is never overwritten without --force.")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing default output "
+                                            "file.")] = False,
+        kernel: Annotated[Optional[str], typer.Option("--kernel", help="Regex selecting a kernel "
+                                                      "when code.json holds several.")] = None,
+        arch: Annotated[Optional[str], typer.Option("--arch", help="Override the detected arch "
+                                                    "(gfx942, gfx950, ...).")] = None,
+        max_file_mb: Annotated[Optional[float], typer.Option(
+            "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
+        fmt: Annotated[Format, typer.Option("--format", help="How to print the confirmation: "
+                                            "text or json.")] = Format.text,
+    ) -> None:
+        from pathlib import Path
+
+        from hotspot.export.output import STDOUT
+        from hotspot.export.report_data import ReportOptions
+
+        opts = ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb)
+        if output == STDOUT:
+            def page():
+                from hotspot.errors import UsageError
+                from hotspot.export.report_data import report_data
+
+                if fmt.value != "text":
+                    raise UsageError("-o - prints the HTML page itself; it takes no --format")
+                return report_data(Path(path), opts)
+
+            from hotspot.render.html import render_html
+
+            raise typer.Exit(run("report", fmt, page, {"text": render_html}))
+
+        def produce():
+            from hotspot.export.report_file import write_report
+
+            return write_report(Path(path), output, force, opts)
+
+        from hotspot.export.report_file import render_written
+
+        raise typer.Exit(run("report", fmt, produce, {"text": render_written,
+                                                      "markdown": render_written}))

@@ -1,0 +1,1 @@
+"""`hotspot diff`: compare two analyses of a kernel with a noise floor."""

@@ -1,0 +1,347 @@
+"""Use case: compare two analyses (BEFORE vs AFTER) of the same kernel, with a noise floor.
+
+Each side is a dispatch dir (or a folder holding several) or a saved `hotspot analyze --format json`
+output. Rows: totals, stall per category, stall per source line, blamed stall per load (from the
+wait attribution). Source lines are matched by file:line; lines present on one side only are then
+matched by the ISA mnemonic sequence of their instructions (same kernel), which survives edits that
+move code up or down a file.
+
+Significance. When a side holds two dispatches of the same kernel (rocprofv3 traced two iterations),
+the difference between them is the run-to-run noise: a row must move by more than that row's noise,
+and by more than the run's relative noise on total stall. Otherwise the default relative threshold
+applies. Rows smaller than MIN_SHARE_OF_TOTAL of the total stall are never significant.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from hotspot.errors import InputError, UsageError
+
+# ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
+# other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
+DEFAULT_RELATIVE_THRESHOLD = 0.05
+# Rows below 0.5% of the total stall are noise-dominated whatever their relative change.
+MIN_SHARE_OF_TOTAL = 0.005
+
+KINDS = ("total", "category", "line", "load")
+TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    key: str
+    kind: str  # total | category | line | load
+    label: str  # human label ("k.py:40", "k.py:40 -> k.py:42" when matched by mnemonics)
+    before: float  # cycles
+    after: float  # cycles
+    delta: float  # after - before, cycles
+    delta_pct: float | None  # 100 * delta / before; null when before is 0
+    significant: bool
+    threshold: float  # |delta| must exceed this many cycles
+    matched_by: str  # "key", "mnemonics", "before-only", "after-only"
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    path: str
+    input: str  # "dispatch-dir" or "analyze-json"
+    kernel: str
+    dispatches: list[str]  # the analyses averaged on this side (2 = a replicate pair)
+    waves: int
+    total_stall: float
+
+
+@dataclass(frozen=True)
+class NoiseInfo:
+    method: str  # "replicate-dispatches" or "default-threshold"
+    relative_threshold: float  # run noise (replicates) or the default / --threshold
+    min_share_of_total: float
+    note: str
+
+
+@dataclass(frozen=True)
+class DiffSummary:
+    rows: int
+    significant: int
+    improved: int  # significant rows whose cycles went down
+    regressed: int
+    total_stall_before: float
+    total_stall_after: float
+    total_stall_delta: float
+    total_stall_delta_pct: float | None
+    total_stall_significant: bool
+    verdict: str
+
+
+@dataclass
+class DiffResult:
+    before: SideInfo
+    after: SideInfo
+    noise: NoiseInfo
+    summary: DiffSummary
+    rows: list[DiffRow] = field(default_factory=list)
+
+
+@dataclass
+class _Side:
+    info: SideInfo
+    analyses: list[dict[str, Any]]  # 1 or 2 (replicates) analyze `data` dicts
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: list[str]) -> _Side:
+    if path.is_file():
+        return _side_from_json(path, kernel, warnings)
+    if path.is_dir():
+        return _side_from_dirs(path, kernel, max_waves, warnings)
+    raise InputError(f"{path}: no such file or directory",
+                     "pass a ui_output dispatch dir or a saved `hotspot analyze --format json` file")
+
+
+def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON ({exc})",
+                         "save it with `hotspot analyze DIR --format json --topk 0 > FILE`")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})")
+    if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
+        raise InputError(f"{path}: not a successful `hotspot analyze --format json` output "
+                         "(field 'command' must be 'analyze' and 'ok' true)",
+                         "save it with `hotspot analyze DIR --format json --topk 0 > FILE`")
+    data = doc.get("data")
+    analyses = data.get("dispatches") if isinstance(data, dict) and "dispatches" in data else [data]
+    if not isinstance(analyses, list) or not all(_is_analysis(a) for a in analyses):
+        raise InputError(f"{path}: field 'data' holds no dispatch analysis "
+                         "(expected 'dispatch', 'totals', 'stall_by_category')")
+    analyses = [a for a in analyses if a.get("mode") == "cycles"] or analyses
+    chosen = _pick(analyses, kernel, path)
+    if any((a.get("options") or {}).get("topk") not in (0, None) for a in chosen):
+        warnings.append(f"{path}: saved with --topk {chosen[0]['options']['topk']}: lines and loads "
+                        "beyond the top rows are missing; save with --topk 0 for a complete diff")
+    return _Side(_info(path, "analyze-json", chosen), chosen)
+
+
+def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
+                    warnings: list[str]) -> _Side:
+    from hotspot.att.analyze import AnalyzeOptions, analyze_dispatch_dir, rank_dispatch_dirs
+    from hotspot.att.dispatch import find_dispatch_dirs
+    from hotspot.result import dumps
+
+    dirs = find_dispatch_dirs(path)
+    if not dirs:
+        raise InputError(f"{path}: no ATT dispatch directory (with a code.json) here or below",
+                         "pass a ui_output_agent_*_dispatch_* dir or a saved analyze JSON file")
+    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
+    ranking, rank_warnings = rank_dispatch_dirs(dirs, opts)
+    warnings.extend(rank_warnings)
+    usable = [r for r in ranking if r["status"] == "ok"]
+    if not usable:
+        from hotspot.att.codejson import EMPTY_TRACE_HINT
+        from hotspot.errors import EmptyTraceError
+
+        raise EmptyTraceError(f"{path}: no dispatch dir with executed waves", EMPTY_TRACE_HINT)
+    best = usable[0]
+    same = [r for r in usable if r["kernel"] == best["kernel"]][:2]
+    analyses = []
+    for r in same:
+        a = analyze_dispatch_dir(Path(r["path"]), opts, warnings)
+        analyses.append(orjson.loads(dumps(a)))
+    return _Side(_info(path, "dispatch-dir", analyses), analyses)
+
+
+def _is_analysis(a: Any) -> bool:
+    return isinstance(a, dict) and all(k in a for k in ("dispatch", "totals", "stall_by_category"))
+
+
+def _kernel_of(a: dict[str, Any]) -> str:
+    return str(a["dispatch"].get("kernel") or "")
+
+
+def _pick(analyses: list[dict[str, Any]], kernel: str | None, path: Path) -> list[dict[str, Any]]:
+    if kernel:
+        try:
+            pat = re.compile(kernel)
+        except re.error as exc:
+            raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {exc}")
+        analyses = [a for a in analyses if pat.search(_kernel_of(a))]
+        if not analyses:
+            raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")
+    best = max(analyses, key=lambda a: (a["dispatch"].get("waves", 0),
+                                        a["dispatch"].get("executed_instructions", 0)))
+    return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:2]
+
+
+def _info(path: Path, kind: str, analyses: list[dict[str, Any]]) -> SideInfo:
+    return SideInfo(str(path), kind, _kernel_of(analyses[0]),
+                    [str(a["dispatch"].get("path", "")) for a in analyses],
+                    int(analyses[0]["dispatch"].get("waves", 0)),
+                    _mean([float(a["totals"]["stall"]) for a in analyses]))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# metrics
+
+
+@dataclass
+class _Metric:
+    kind: str
+    label: str
+    value: float
+    signature: tuple[str, ...] = ()  # ISA mnemonics of the row's instructions (for moved lines)
+
+
+def metrics(a: dict[str, Any]) -> dict[str, _Metric]:
+    isa_of = {i["line_number"]: i["isa"] for i in a.get("instructions") or []}
+
+    def sig(numbers: list[int]) -> tuple[str, ...]:
+        return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
+
+    out: dict[str, _Metric] = {}
+    t = a["totals"]
+    for name in TOTAL_FIELDS:
+        out[f"total:{name}"] = _Metric("total", name, float(t.get(name, 0)))
+    for c in a.get("stall_by_category") or []:
+        out[f"category:{c['category']}"] = _Metric("category", c["category"], float(c["stall"]))
+    for s in a.get("source_lines") or []:
+        label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
+        out[f"line:{label}"] = _Metric("line", label, float(s["stall"]),
+                                       sig(s.get("instructions") or []))
+    for b in a.get("blamed_lines") or []:
+        out[f"load:{b['label']}"] = _Metric("load", b["label"], float(b["blamed_stall"]),
+                                            sig(b.get("instructions") or []))
+    return out
+
+
+def _side_values(side: _Side) -> tuple[dict[str, _Metric], dict[str, float]]:
+    """Mean metric per key over the side's analyses, and per-key replicate noise |a - b|."""
+    per = [metrics(a) for a in side.analyses]
+    keys = set().union(*per)
+    values: dict[str, _Metric] = {}
+    noise: dict[str, float] = {}
+    for k in keys:
+        present = [m[k] for m in per if k in m]
+        vals = [m[k].value if k in m else 0.0 for m in per]
+        values[k] = _Metric(present[0].kind, present[0].label, _mean(vals), present[0].signature)
+        if len(per) == 2:
+            noise[k] = abs(vals[0] - vals[1])
+    return values, noise
+
+
+def _match(before: dict[str, _Metric], after: dict[str, _Metric], same_kernel: bool
+           ) -> list[tuple[str | None, str | None, str]]:
+    """Pairs (before key, after key, matched_by)."""
+    pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
+    only_b = [k for k in before if k not in after]
+    only_a = [k for k in after if k not in before]
+    if same_kernel:
+        pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for k in sorted(only_a):
+            m = after[k]
+            if m.kind in ("line", "load") and m.signature:
+                pool.setdefault((m.kind, m.signature), []).append(k)
+        still_b = []
+        for k in sorted(only_b):
+            m = before[k]
+            cands = pool.get((m.kind, m.signature)) if m.signature else None
+            if cands:
+                a = cands.pop(0)
+                pairs.append((k, a, "mnemonics"))
+                only_a.remove(a)
+            else:
+                still_b.append(k)
+        only_b = still_b
+    pairs += [(k, None, "before-only") for k in only_b]
+    pairs += [(None, k, "after-only") for k in only_a]
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# use case
+
+
+def diff_paths(before: Path, after: Path, kernel: str | None = None,
+               threshold_pct: float | None = None, max_waves: int | None = None):
+    from hotspot.result import Result
+
+    if threshold_pct is not None and not 0 < threshold_pct < 100:
+        raise UsageError("--threshold is a percentage between 0 and 100 (exclusive)")
+    warnings: list[str] = []
+    b = load_side(before, kernel, max_waves, warnings)
+    a = load_side(after, kernel, max_waves, warnings)
+    return Result("diff", compare(b, a, threshold_pct, warnings), warnings)
+
+
+def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]) -> DiffResult:
+    same_kernel = b.info.kernel == a.info.kernel
+    if not same_kernel:
+        warnings.append(f"kernels differ (before: {b.info.kernel[:80]}; after: {a.info.kernel[:80]}): "
+                        "rows are matched by file:line only")
+    bv, bn = _side_values(b)
+    av, an = _side_values(a)
+    replicate = bool(bn or an)
+    run_noise = max([_rel_noise(s) for s in (b, a) if len(s.analyses) == 2] or [0.0])
+    if replicate:
+        rel = run_noise
+        noise = NoiseInfo("replicate-dispatches", rel, MIN_SHARE_OF_TOTAL,
+                          "two dispatches of the same kernel on a side: a row must move by more "
+                          "than its own difference between them and by more than their relative "
+                          "difference in total stall")
+    else:
+        rel = threshold_pct / 100 if threshold_pct is not None else DEFAULT_RELATIVE_THRESHOLD
+        noise = NoiseInfo("default-threshold", rel, MIN_SHARE_OF_TOTAL,
+                          f"no replicate dispatch: a row must move by more than {rel:.0%} of its "
+                          "value" + (" (--threshold)" if threshold_pct is not None else ""))
+    floor = MIN_SHARE_OF_TOTAL * max(b.info.total_stall, a.info.total_stall)
+    rows = []
+    for kb, ka, how in _match(bv, av, same_kernel):
+        mb = bv.get(kb) if kb else None
+        ma = av.get(ka) if ka else None
+        ref = mb or ma
+        assert ref is not None
+        before_v = mb.value if mb else 0.0
+        after_v = ma.value if ma else 0.0
+        delta = after_v - before_v
+        thr = max(floor, rel * max(abs(before_v), abs(after_v)),
+                  bn.get(kb, 0.0) if kb else 0.0, an.get(ka, 0.0) if ka else 0.0)
+        label = ref.label if how != "mnemonics" else f"{mb.label} -> {ma.label}"  # type: ignore[union-attr]
+        key = f"{ref.kind}:{label}"
+        rows.append(DiffRow(key, ref.kind, label, before_v, after_v, delta,
+                            100 * delta / before_v if before_v else None, abs(delta) > thr, thr, how))
+    rows.sort(key=lambda r: (KINDS.index(r.kind), -abs(r.delta), -max(r.before, r.after), r.key))
+    return DiffResult(b.info, a.info, noise, _summary(rows), rows)
+
+
+def _rel_noise(side: _Side) -> float:
+    s = [float(x["totals"]["stall"]) for x in side.analyses]
+    m = _mean(s)
+    return abs(s[0] - s[1]) / m if m else 0.0
+
+
+def _summary(rows: list[DiffRow]) -> DiffSummary:
+    sig = [r for r in rows if r.significant]
+    total = next(r for r in rows if r.key == "total:stall")
+    if total.significant:
+        verdict = (f"total stall {'down' if total.delta < 0 else 'up'} "
+                   f"{abs(total.delta_pct or 0):.1f}% ({total.delta:+,.0f} cycles): significant")
+    elif sig:
+        verdict = (f"total stall within noise; {len(sig)} row(s) moved significantly")
+    else:
+        verdict = "no significant change"
+    return DiffSummary(len(rows), len(sig), sum(1 for r in sig if r.delta < 0),
+                       sum(1 for r in sig if r.delta > 0), total.before, total.after, total.delta,
+                       total.delta_pct, total.significant, verdict)

@@ -1,0 +1,58 @@
+"""Text and markdown views of a `diff` Result (formatting only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotspot.render.tables import heading, num, shorten, table
+from hotspot.result import Result
+
+LABEL_WIDTH = 64
+ROWS_PER_KIND = 15  # text view; JSON has every row
+KIND_TITLES = {"total": "Totals", "category": "Stall by category", "line": "Stall by source line",
+               "load": "Blamed stall by load (what the waits wait for)"}
+
+
+def render_text(result: Result) -> str:
+    return _render(result.data, markdown=False)
+
+
+def render_markdown(result: Result) -> str:
+    return _render(result.data, markdown=True)
+
+
+def _delta(r: Any) -> tuple[str, str]:
+    if not r.significant:
+        return "within noise", ""
+    pct = f"{r.delta_pct:+.1f}%" if r.delta_pct is not None else "new"
+    return f"{r.delta:+,.0f}", pct
+
+
+def _render(d: Any, markdown: bool) -> str:
+    out = []
+    title = f"hotspot diff: {shorten(d.before.kernel, 80)}"
+    out.append(f"# {title}" if markdown else title)
+    info = [["before", d.before.path, f"{len(d.before.dispatches)} dispatch(es)",
+             num(round(d.before.total_stall))],
+            ["after", d.after.path, f"{len(d.after.dispatches)} dispatch(es)",
+             num(round(d.after.total_stall))]]
+    out.append(table(info, ["", "input", "", "total stall"], markdown))
+    out.append(f"verdict: {d.summary.verdict}\nnoise: {d.noise.note}")
+    for kind, title_text in KIND_TITLES.items():
+        rows = [r for r in d.rows if r.kind == kind]
+        if not rows:
+            continue
+        shown = rows if kind in ("total", "category") else rows[:ROWS_PER_KIND]
+        body = []
+        for r in shown:
+            delta, pct = _delta(r)
+            label = shorten(r.label.rsplit("/", 1)[-1] if kind in ("line", "load") else r.label,
+                            LABEL_WIDTH)
+            if r.matched_by == "mnemonics":
+                label += " (moved)"
+            body.append([label, num(round(r.before)), num(round(r.after)), delta, pct])
+        more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
+        out.append(heading(title_text, markdown) + "\n"
+                   + table(body, ["", "before", "after", "delta (cycles)", "delta %"], markdown)
+                   + more)
+    return "\n\n".join(out)

@@ -1,0 +1,150 @@
+"""Use cases: `hotspot analyze --plan` and `hotspot plan` (analysis, then the rule table over it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from hotspot.errors import UsageError
+from hotspot.att.analyze import AnalyzeOptions, DispatchAnalysis, analyze_path
+from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
+from hotspot.plan.model import PlanItem, Skipped
+from hotspot.result import Result, dumps
+
+# Sections analyze trims to --topk. The rules need every instruction (an MFMA with little stall still
+# matters for the legacy-shape rule), so the analysis runs with topk=0 and these are trimmed after.
+# tests/test_plan_api.py checks the result equals a plain `analyze --topk K` apart from the plan.
+TOPK_LIMITED_FIELDS = ("instructions", "source_lines", "detail", "waits", "blamed_lines", "loops",
+                       "barriers")
+TOPK_LIMITED_SUBFIELDS = {"wave_states": ("lines", "instructions")}
+
+
+@dataclass
+class PlannedAnalysis(DispatchAnalysis):
+    """The analyze data plus the plan's debug list (which rules did not fire, and why)."""
+
+    plan_skipped: list[Skipped] | None = None
+    plan_summary: StallSummary | None = None
+    plan_pmc: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PlanData:
+    """`hotspot plan` output: what the plan needs, without the analyze tables."""
+
+    dispatch: Any
+    arch: Any
+    summary: StallSummary
+    stall_by_category: Any
+    occupancy: Any
+    plan: list[PlanItem]
+    plan_skipped: list[Skipped]
+    pmc: dict[str, Any] | None
+    selection: dict[str, Any] | None
+
+
+def _plain(obj: Any) -> Any:
+    import orjson
+
+    return orjson.loads(dumps(obj))
+
+
+def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
+                      pmc_paths: list[Path] | None = None) -> Result:
+    """analyze_path, then `plan` (and `plan_skipped`) attached to each dispatch's data."""
+    full = analyze_path(Path(path), replace(opts, topk=0))
+    warnings = list(full.warnings)
+    data = full.data
+    if isinstance(data, dict) and "dispatches" in data:
+        planned = [_attach(a, opts, pmc_paths, warnings) for a in data["dispatches"]]
+        return Result("analyze", {**data, "dispatches": planned}, _dedupe(warnings))
+    return Result("analyze", _attach(data, opts, pmc_paths, warnings), _dedupe(warnings))
+
+
+def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
+              pmc_paths: list[Path] | None = None) -> Result:
+    result = analyze_with_plan(path, replace(opts, topk=0), pmc_paths)
+    a = result.data
+    if not isinstance(a, PlannedAnalysis):  # analyze_path picks one dispatch unless --all
+        raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
+    data = PlanData(a.dispatch, a.arch, a.plan_summary, a.stall_by_category, a.occupancy,
+                    a.plan or [], a.plan_skipped or [], a.plan_pmc, a.selection)
+    return Result("plan", data, result.warnings)
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _attach(a: Any, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
+            warnings: list[str]) -> Any:
+    if not isinstance(a, DispatchAnalysis):
+        return a
+    plain = _plain(a)
+    pmc_info = None
+    pmc_kernel = None
+    if pmc_paths:
+        pmc_info, pmc_kernel = _pmc_for(plain, pmc_paths, warnings)
+    outcome: PlanOutcome = run_plan(plain, pmc_kernel)
+    values = {f.name: getattr(a, f.name) for f in fields(a)}
+    for name in TOPK_LIMITED_FIELDS:
+        v = values.get(name)
+        if opts.topk and isinstance(v, list):
+            values[name] = v[:opts.topk]
+    for name, subs in TOPK_LIMITED_SUBFIELDS.items():
+        v = values.get(name)
+        if opts.topk and v is not None and is_dataclass(v):
+            values[name] = replace(v, **{k: getattr(v, k)[:opts.topk] for k in subs
+                                         if isinstance(getattr(v, k, None), list)})
+    values["options"] = {**(a.options or {}), "topk": opts.topk, "plan": True}
+    return PlannedAnalysis(**values | {"plan": outcome.items}, plan_skipped=outcome.skipped,
+                           plan_summary=outcome.summary, plan_pmc=pmc_info)
+
+
+def _pmc_for(plain: dict[str, Any], pmc_paths: list[Path], warnings: list[str]
+             ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Run `hotspot pmc` on the files (with the dispatch's arch) and pick this kernel's report."""
+    from hotspot.pmc.api import analyze_pmc
+
+    arch = plain.get("arch") or {}
+    gfx = arch.get("gfx") if arch.get("known") else None
+    res = analyze_pmc([Path(p) for p in pmc_paths], arch=gfx)
+    warnings.extend(f"pmc: {w}" for w in res.warnings)
+    pmc = _plain(res.data)
+    kernels = [k for k in pmc.get("kernels") or [] if isinstance(k, dict)]
+    dispatch = plain.get("dispatch") or {}
+    names = [n for n in (dispatch.get("kernel"), dispatch.get("symbol")) if n]
+    chosen, how = match_kernel(kernels, names)
+    info = {"files": [str(p) for p in pmc_paths], "kernel": chosen.get("kernel") if chosen else None,
+            "match": how, "kernels_in_files": [k.get("kernel") for k in kernels]}
+    if chosen is not None and how.startswith("only kernel"):
+        warnings.append(f"pmc: the counter files hold one kernel, {chosen.get('kernel')!r}, whose name "
+                        f"differs from the traced kernel; its verdicts are used as this kernel's")
+    if chosen is None:
+        warnings.append(f"pmc: no kernel in the counter files matches {names[0] if names else '?'} "
+                        f"({how}); memory verdicts left out of the plan")
+    return info, chosen
+
+
+def _base(name: str) -> str:
+    """Kernel name without argument list / template noise, lower case (names are often truncated)."""
+    return re.split(r"[(<\s]", name.strip(), maxsplit=1)[0].lower()
+
+
+def match_kernel(kernels: list[dict[str, Any]], names: list[str]
+                 ) -> tuple[dict[str, Any] | None, str]:
+    """The counter report of the traced kernel: exact name, then base-name, then containment; a
+    single kernel in the files is taken as the one."""
+    for how, same in (("exact name", lambda k, n: k == n),
+                      ("base name", lambda k, n: _base(k) == _base(n) and _base(n) != ""),
+                      ("name containment", lambda k, n: bool(n) and (n in k or k in n))):
+        hits = [k for k in kernels if any(same(str(k.get("kernel") or ""), n) for n in names)]
+        if len(hits) == 1:
+            return hits[0], how
+        if len(hits) > 1:
+            return None, f"{len(hits)} kernels match by {how}; filter the files to one kernel"
+    if len(kernels) == 1:
+        return kernels[0], "only kernel in the counter files (name differs)"
+    return None, f"{len(kernels)} kernels in the files, none by name"

@@ -1,0 +1,106 @@
+"""Text/markdown views of the plan (used by `hotspot plan` and by `hotspot analyze --plan`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.result import Result
+
+ISA_WIDTH = 60
+TOP_CATEGORIES = 5
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def _loc(loc: Any) -> str:
+    file, line, n, isa = _get(loc, "file"), _get(loc, "line"), _get(loc, "line_number"), _get(loc, "isa")
+    parts = []
+    if file:
+        parts.append(f"{file}:{line if line is not None else '?'}")
+    if n is not None:
+        parts.append(f"#{n} {shorten(str(isa or ''), ISA_WIDTH)}".rstrip())
+    return "  ".join(parts) or f"kernel {shorten(str(_get(loc, 'kernel') or ''), 80)}"
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:,.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def summary_block(summary: Any, markdown: bool) -> str:
+    if summary is None:
+        return ""
+    lines = [heading("Stall summary", markdown),
+             f"  {num(_get(summary, 'total_stall'))} stall cycles of {num(_get(summary, 'total_cycles'))} "
+             f"({pct(_get(summary, 'stall_pct_of_cycles'))})"]
+    cats = (_get(summary, "top_categories") or [])[:TOP_CATEGORIES]
+    if cats:
+        lines.append("  " + ", ".join(f"{c['category']} {100 * c['share']:.0f}%" for c in cats))
+    return "\n".join(lines)
+
+
+def items_block(plan: list[Any], skipped: list[Any] | None, markdown: bool) -> str:
+    out = [heading(f"Optimization plan ({len(plan)} item{'s' if len(plan) != 1 else ''})", markdown)]
+    if not plan:
+        out.append("(no rule fired" + ("; --format json lists in plan_skipped why each rule did not"
+                                       if skipped else "") + ")")
+    capture = [it for it in plan if _get(it, "kind") == "capture"]
+    if capture:
+        out.append("Before acting on the rest: " + "; ".join(
+            f"{_get(it, 'id')} ({_get(it, 'title')})" for it in capture))
+    for i, it in enumerate(plan, 1):
+        est = _get(it, "estimate")
+        out.append("")
+        out.append(f"{i}. [{_get(it, 'priority')}] {_get(it, 'id')}: {_get(it, 'title')}")
+        out.append(f"   location:   {_loc(_get(it, 'location'))}")
+        ev = []
+        for e in _get(it, "evidence") or []:
+            thr = _get(e, "threshold")
+            cmp = _get(e, "comparison") or ""
+            ev.append(f"{_get(e, 'metric')} {_value(_get(e, 'value'))}"
+                      + (f" ({cmp} {_value(thr)})" if thr is not None else ""))
+        out.append("   evidence:   " + "; ".join(ev))
+        out.append(f"   root cause: {_get(it, 'root_cause')}")
+        out.append(f"   fix:        {_get(it, 'fix')}")
+        out.append(f"   estimate:   {_get(est, 'low_pct'):.1f}–{_get(est, 'high_pct'):.1f}% of cycles "
+                   f"({_get(est, 'basis')})")
+    if plan:
+        out.append("")
+        out.append(heading("Priority order", markdown))
+        rows = [[i, _get(it, "priority"), _get(it, "id"), shorten(_loc(_get(it, "location")), 70),
+                 f"{_get(_get(it, 'estimate'), 'low_pct'):.1f}–{_get(_get(it, 'estimate'), 'high_pct'):.1f}%"]
+                for i, it in enumerate(plan, 1)]
+        out.append(table(rows, ["#", "priority", "rule", "location", "est. gain"], markdown))
+    return "\n".join(out)
+
+
+def _render(result: Result, markdown: bool) -> str:
+    d = result.data
+    dispatch, arch = _get(d, "dispatch"), _get(d, "arch")
+    title = f"hotspot plan: {shorten(str(_get(dispatch, 'kernel') or ''), 100)}"
+    parts = [f"# {title}" if markdown else title,
+             f"  dispatch dir: {_get(dispatch, 'path')}\n  arch: {_get(arch, 'gfx')}"]
+    sel = _get(d, "selection")
+    if sel:
+        parts[-1] += f"\n  chosen because: {sel.get('reason')}"
+    pmc = _get(d, "pmc")
+    if pmc:
+        parts[-1] += (f"\n  counters: {', '.join(pmc.get('files') or [])} -> kernel "
+                      f"{pmc.get('kernel') or '(none matched)'} ({pmc.get('match')})")
+    parts.append(summary_block(_get(d, "summary"), markdown))
+    parts.append(items_block(_get(d, "plan") or [], _get(d, "plan_skipped"), markdown))
+    return "\n\n".join(p for p in parts if p)
+
+
+def render_text(result: Result) -> str:
+    return _render(result, markdown=False)
+
+
+def render_markdown(result: Result) -> str:
+    return _render(result, markdown=True)

@@ -1,0 +1,183 @@
+"""The rule table: every plan rule as data (id, fields read, thresholds, fix, removable share and why).
+
+docs/plan-rules.md documents each entry; tests/test_plan_rules.py checks the two agree.
+"""
+
+from __future__ import annotations
+
+from hotspot.plan import capture_rules as cap
+from hotspot.plan import compute_rules as cmp
+from hotspot.plan import lgkm_rules as lgkm
+from hotspot.plan import memory_rules as mem
+from hotspot.plan import resource_rules as res
+from hotspot.plan import waits_rules as wr
+from hotspot.plan.model import Rule
+from hotspot.pmc import verdicts as pv
+
+_WAIT_THRESHOLDS = {"little_cover_ratio": wr.LITTLE_COVER_RATIO}
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind="code",
+        reads=("waits", "loops", "instructions"), optional_reads=(),
+        thresholds=dict(_WAIT_THRESHOLDS),
+        fix="Software-pipeline the loop: issue the global loads for iteration i+1 before the MFMAs "
+            "of iteration i (double-buffer the destination registers or LDS), and wait with a "
+            "counted s_waitcnt vmcnt(N) only for the data the next MFMAs need.",
+        removable=(0.5, 0.9),
+        basis="prefetching one iteration ahead overlaps the load with a whole iteration of MFMAs; "
+              "the part that stays exposed is the iteration being shorter than the memory latency",
+        evaluate=wr.load_in_mfma_loop),
+    Rule(
+        id="lds-read-before-mfma", title="LDS read waited on right before its MFMA", kind="code",
+        reads=("waits", "instructions"), optional_reads=(),
+        thresholds={**_WAIT_THRESHOLDS, "lds_mfma_window_instructions": wr.LDS_MFMA_WINDOW_INSTRUCTIONS},
+        fix="Read the LDS fragments for the next MFMA group before issuing the current MFMAs "
+            "(ping-pong register fragments), and wait with lgkmcnt(N) so the first MFMAs start while "
+            "later reads are in flight.",
+        removable=(0.5, 0.9),
+        basis="LDS latency (~tens of cycles) is shorter than a group of MFMAs, so reading one group "
+              "ahead hides most of it",
+        evaluate=wr.lds_read_before_mfma),
+    Rule(
+        id="back-to-back-loads", title="loads issued back to back with no compute in between",
+        kind="code", reads=("waits", "instructions"), optional_reads=(),
+        thresholds={**_WAIT_THRESHOLDS, "min_loads": wr.BACK_TO_BACK_MIN_LOADS,
+                    "slack_instructions": wr.BACK_TO_BACK_SLACK_INSTRUCTIONS},
+        fix="Interleave independent compute between the loads and their wait (issue the loads "
+            "earlier, or move work that does not need them above the s_waitcnt), and replace the "
+            "single vmcnt(0) by counted waits so compute on the first load starts while the rest arrive; "
+            "when there is no independent work (streaming kernels), give each wave more independent "
+            "loads in flight (several elements per thread, or more waves).",
+        removable=(0.3, 0.7),
+        basis="the loads already overlap each other; only the latency of the last one can be "
+              "hidden, by as much independent work as exists before the use",
+        evaluate=wr.back_to_back_loads),
+    Rule(
+        id="short-load-distance", title="load issued too close to its use", kind="code",
+        reads=("waits", "instructions"), optional_reads=(),
+        thresholds=dict(_WAIT_THRESHOLDS),
+        fix="Hoist the load: issue scale factors, descriptors and addresses as early as they are "
+            "known (kernel start, or one loop iteration ahead), keep them in registers, and put the "
+            "s_waitcnt just before the first use.",
+        removable=(0.4, 0.9),
+        basis="these loads depend on nothing late, so most of their latency can be covered by "
+              "moving them up; the low end assumes only part of the distance is available",
+        evaluate=wr.short_load_distance),
+    Rule(
+        id="lgkm-cross-lane", title="lgkmcnt waits are lane-shuffle reductions", kind="code",
+        reads=("lgkm_breakdown",), optional_reads=("waits",),
+        thresholds={"cross_lane_min_share": lgkm.CROSS_LANE_MIN_SHARE},
+        fix="Replace ds_bpermute/ds_swizzle reduction steps with DPP row operations or "
+            "v_permlane*_swap (gfx950), or cut the number of serial shuffle steps (reduce in "
+            "registers first, shuffle once).",
+        removable=(0.3, 0.8),
+        basis="DPP/permlane forms complete in the VALU pipe without an lgkmcnt round trip; "
+              "the remaining cost is the reduction arithmetic itself",
+        evaluate=lgkm.lgkm_cross_lane),
+    Rule(
+        id="mfma-dependency-chain", title="MFMA waits on the result of the MFMA just before it",
+        kind="code", reads=("instructions",), optional_reads=(),
+        thresholds={"min_stall_per_hit": cmp.MFMA_CHAIN_MIN_STALL_PER_HIT,
+                    "lookback_instructions": cmp.MFMA_CHAIN_LOOKBACK_INSTRUCTIONS},
+        fix="Interleave independent MFMAs (other output tiles) between dependent ones, or split the "
+            "accumulation into two register sets that are added at the end.",
+        removable=(0.5, 0.9),
+        basis="with enough independent MFMAs in between the dependent one issues back to back; "
+              "the low end covers loops with too few independent tiles",
+        evaluate=cmp.mfma_dependency_chain),
+    Rule(
+        id="legacy-mfma-shape", title="legacy gfx942 MFMA shape on gfx950 (half rate)", kind="code",
+        reads=("instructions", "arch"), optional_reads=(),
+        thresholds={},
+        fix="Switch to the gfx950 MFMA shape with twice the K per instruction (same passes, double "
+            "the work); each one replaces two legacy instructions.",
+        removable=(0.15, 0.5),
+        basis="the target is the matrix-core time of these instructions (executions x passes x 4 "
+              "cycles); the new shape halves it; the low end assumes most MFMA time already overlaps "
+              "memory waits",
+        evaluate=cmp.legacy_mfma_shape),
+    Rule(
+        id="occupancy-vgpr", title="VGPR-limited occupancy in a latency-bound kernel", kind="code",
+        reads=("occupancy", "stall_by_category"), optional_reads=("instruction_mix",),
+        thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
+                    "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
+        fix="Lower the VGPR count to the next step so one more wave fits per SIMD.",
+        removable=(0.0, 0.0),  # computed per dispatch from the wave count
+        basis="one more wave hides at most 1/(W+1) of the memory-wait stall",
+        evaluate=res.occupancy_vgpr),
+    Rule(
+        id="occupancy-lds", title="LDS-limited occupancy in a latency-bound kernel", kind="code",
+        reads=("occupancy", "stall_by_category"), optional_reads=(),
+        thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
+                    "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
+        fix="Reduce LDS per workgroup (smaller tiles, fewer pipeline stages in LDS, reuse one buffer "
+            "for two phases, drop padding that is not needed against bank conflicts).",
+        removable=(0.0, 0.0),  # computed per dispatch from the wave count
+        basis="one more wave hides at most 1/(W+1) of the memory-wait stall",
+        evaluate=res.occupancy_lds),
+    Rule(
+        id="barrier-dominated", title="workgroup waits at s_barrier for its slowest wave", kind="code",
+        reads=("stall_by_category", "instructions"), optional_reads=("barriers",),
+        thresholds={"min_barrier_share": res.BARRIER_MIN_SHARE},
+        fix="Balance work across the waves of the workgroup, move the loads a wave waits on before "
+            "the barrier earlier, and cut barriers per iteration (double-buffered LDS needs one "
+            "barrier per iteration instead of two).",
+        removable=(0.25, 0.6),
+        basis="barrier stall is the gap to the slowest wave; balancing removes part of the gap, "
+              "the slowest wave's own work stays",
+        evaluate=res.barrier_dominated),
+    Rule(
+        id="source-collapse", title="one source line holds most of the stall (attribution artifact)",
+        kind="capture", reads=("findings",), optional_reads=("source_lines",),
+        thresholds={},
+        fix="Read the instruction view (hotspot analyze --mode asm) for this line, rebuild with line "
+            "tables (hipcc/clang: -gline-tables-only or -g; Triton/FlyDSL: their debug line-info "
+            "option) and re-capture.",
+        removable=(0.0, 0.0),
+        basis="no speed-up by itself: it makes the line-level plan usable",
+        evaluate=cap.source_collapse),
+    Rule(
+        id="idle-slice", title="the capture saw only a sliver of the kernel", kind="capture",
+        reads=("findings",), optional_reads=(),
+        thresholds={},
+        fix="Re-capture with another att_target_cu or att_shader_engine_mask, a larger grid, or a "
+            "later kernel_iteration_range (a SET of iterations, e.g. \"[3]\"), so the traced CU runs "
+            "full waves; then re-plan.",
+        removable=(0.0, 0.0),
+        basis="no speed-up by itself: the numbers of this capture do not represent the kernel",
+        evaluate=cap.idle_slice),
+) + tuple(
+    Rule(
+        id=f"pmc-{vid}", title=title, kind="memory", reads=("pmc", "stall_by_category"),
+        optional_reads=("instructions",), thresholds=thresholds,
+        fix=fix, removable=removable, basis=basis, evaluate=mem.memory_rule(vid))
+    for vid, title, thresholds, fix, removable, basis in (
+        ("over-fetch", "the kernel reads more bytes than it needs (counters)",
+         {"over_fetch_ratio_max": pv.OVER_FETCH_RATIO_MAX},
+         "Remove the redundant reads:", (0.5, 1.0),
+         "the redundant share of bytes, applied to the memory stall"),
+        ("partial-lines", "partial-line (32 B) fabric requests (counters)",
+         {"partial_lines_32b_pct_min": pv.PARTIAL_LINES_32B_PCT_MIN},
+         "Make each wave read whole 128 B lines:", (0.1, 0.4),
+         "partial lines waste fabric bandwidth; the memory stall shrinks by part of the wasted share"),
+        ("below-peak", "fabric bandwidth well below peak (counters)",
+         {"below_peak_pct_max": pv.BELOW_PEAK_PCT_MAX},
+         "Keep more bytes in flight:", (0.1, 0.4),
+         "more loads in flight shorten the memory waits of a latency-bound kernel"),
+        ("reuse-available", "L2 serves most requests, bandwidth is not the limit (counters)",
+         {"reuse_hit_pct_min": pv.REUSE_HIT_PCT_MIN, "below_peak_pct_max": pv.BELOW_PEAK_PCT_MAX},
+         "Treat it as latency-bound:", (0.05, 0.25),
+         "latency hiding, not bandwidth, is the lever; the range is deliberately small"),
+        ("near-peak", "fabric bandwidth near peak (counters)",
+         {"near_peak_pct_min": pv.NEAR_PEAK_PCT_MIN},
+         "Only fewer bytes help:", (0.0, 0.0),
+         "informational: at the roof, the saving depends on bytes removed, which the counters cannot tell"),
+        ("streaming", "streaming access, little L2 reuse (counters)",
+         {"streaming_hit_pct_max": pv.STREAMING_HIT_PCT_MAX},
+         "Check whether reuse is possible:", (0.0, 0.0),
+         "informational: says which lever is left, no direct saving"),
+    )
+)
+
+RULES_BY_ID = {r.id: r for r in RULES}

@@ -1,0 +1,1 @@
+"""The packaged agent skill (hotspot/skill/hotspot/) and its installer."""

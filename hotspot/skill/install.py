@@ -1,0 +1,81 @@
+"""Copy the packaged skill folder to a destination without clobbering different files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hotspot.errors import InputError
+from hotspot.result import Result
+
+SKILL_NAME = "hotspot"
+
+
+def skill_dir() -> Path:
+    return Path(__file__).resolve().parent / SKILL_NAME
+
+
+def skill_files() -> list[Path]:
+    """Files of the skill, relative to its folder, in a stable order (SKILL.md first)."""
+    root = skill_dir()
+    files = sorted(p.relative_to(root) for p in root.rglob("*.md") if p.is_file())
+    return sorted(files, key=lambda p: (p.name != "SKILL.md", str(p)))
+
+
+@dataclass(frozen=True)
+class InstallData:
+    dest: str
+    written: list[str]
+    unchanged: list[str]
+    overwritten: list[str]
+
+
+@dataclass(frozen=True)
+class PathData:
+    path: str
+    files: list[str]
+
+
+def install_skill(dest: Path, force: bool = False) -> Result:
+    if dest.exists() and not dest.is_dir():
+        raise InputError(f"{dest}: exists and is not a directory", "give --dest a folder path")
+    plan: list[tuple[Path, Path, bytes]] = []
+    conflicts: list[Path] = []
+    for rel in skill_files():
+        content = (skill_dir() / rel).read_bytes()
+        target = dest / rel
+        if target.exists() and (not target.is_file() or target.read_bytes() != content):
+            conflicts.append(target)
+        plan.append((rel, target, content))
+    if conflicts and not force:
+        names = ", ".join(str(c) for c in conflicts)
+        raise InputError(f"{conflicts[0]}: a different file already exists (conflicts: {names})",
+                         "rerun with --force to overwrite, or choose another --dest",
+                         code="file-exists")
+    written, unchanged, overwritten = [], [], []
+    for rel, target, content in plan:
+        if target.is_file() and target.read_bytes() == content:
+            unchanged.append(str(target))
+            continue
+        existed = target.exists()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        (overwritten if existed else written).append(str(target))
+    return Result("skill install", InstallData(str(dest), written, unchanged, overwritten))
+
+
+def skill_path_result() -> Result:
+    return Result("skill path", PathData(str(skill_dir()), [str(p) for p in skill_files()]))
+
+
+def render_install(result: Result) -> str:
+    d: InstallData = result.data
+    lines = [f"skill installed in {d.dest}"]
+    lines += [f"  wrote       {p}" for p in d.written]
+    lines += [f"  overwrote   {p}" for p in d.overwritten]
+    lines += [f"  unchanged   {p}" for p in d.unchanged]
+    return "\n".join(lines)
+
+
+def render_path(result: Result) -> str:
+    return result.data.path
