@@ -66,3 +66,9 @@ def test_usage_errors(tmp_path, cli):
     assert cli("analyze").exit_code == 2
     assert cli("analyze", tmp_path, "--mode", "bogus").exit_code == 2
     assert cli("analyze", tmp_path, "--topk", "-1").exit_code == 2
+
+
+def test_file_over_the_size_cap_is_refused(corpus, cli):
+    run = cli("analyze", corpus / "att/gfx950/vec_add", "--max-file-mb", "0.001")
+    assert run.exit_code == 3
+    assert "code.json" in run.stderr and "limit" in run.stderr and "--max-file-mb" in run.stderr

@@ -225,3 +225,18 @@ def test_no_producer_bucket_on_corpus_is_explicit(corpus):
     _table, part = _corpus_pass(corpus / "att/gfx950/preshuffle_gemm_v2")
     bucket = {k: v for k, v in part.blame.blame.items() if k[1] == NO_PRODUCER}
     assert bucket and all(k[2] == 1 for k in bucket)
+
+
+def test_bundled_synthetic_example_agrees_and_conserves():
+    """The bundled example was written by hotspot/synth, whose edges come from its own counter
+    model: an independent implementation of the same decoder rule."""
+    from hotspot.examples import example_dispatch_dir
+
+    d = example_dispatch_dir()
+    table, part = _corpus_pass(d)
+    acc = part.blame
+    assert acc.waves_edges > 0 and acc.edge_entries_reconstructed == acc.edge_entries
+    per_wait: dict[int, Fraction] = {}
+    for (wline, _pline), value in exact_blame(acc).items():
+        per_wait[wline] = per_wait.get(wline, Fraction(0)) + value
+    assert per_wait == {w: Fraction(s) for w, s in acc.wait_stall.items()}

@@ -23,6 +23,9 @@ from hotspot.result import Result
 DEFAULT_TOPK = 15
 DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
 MB = 1024 * 1024
+# Real wave files are KBs to a few MB and code.json ~1 MB per 5,000 rows; 1 GiB in one file means
+# something is wrong (or needs an explicit --max-file-mb).
+DEFAULT_MAX_FILE_MB = 1024.0
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,8 @@ class AnalyzeOptions:
     kernel: str | None = None  # regex selecting a kernel when code.json holds several
     arch: str | None = None
     all_dispatches: bool = False
-    max_file_mb: float | None = None  # refuse wave/code files larger than this
+    # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
+    max_file_mb: float = DEFAULT_MAX_FILE_MB
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
 
 

@@ -30,8 +30,9 @@ def register(app: typer.Typer) -> None:
                                                     "(gfx942, gfx950, ...).")] = None,
         all_: Annotated[bool, typer.Option("--all", help="Analyze every dispatch dir found under "
                                            "PATH.")] = False,
-        max_file_mb: Annotated[Optional[float], typer.Option(
-            "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
+        max_file_mb: Annotated[float, typer.Option(
+            "--max-file-mb", help="Refuse a code.json or wave file larger than this many MB "
+            "(0 = no cap).")] = 1024.0,
         max_waves: Annotated[Optional[int], typer.Option(
             "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for "
             "very large captures).")] = None,

@@ -9,7 +9,7 @@ move code up or down a file.
 Significance. When a side holds two dispatches of the same kernel (rocprofv3 traced two iterations),
 the difference between them is the run-to-run noise: a row must move by more than that row's noise,
 and by more than the run's relative noise on total stall. Otherwise the default relative threshold
-applies. Rows smaller than MIN_SHARE_OF_TOTAL of the total stall are never significant.
+applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never significant.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from hotspot.errors import InputError, UsageError
 # ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
 # other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
 DEFAULT_RELATIVE_THRESHOLD = 0.05
-# Rows below 0.5% of the total stall are noise-dominated whatever their relative change.
+# A change under 0.5% of the total stall is noise-sized whatever the row's relative change.
 MIN_SHARE_OF_TOTAL = 0.005
 
 KINDS = ("total", "category", "line", "load")

@@ -316,13 +316,18 @@ class Page:
                 raise BrowserError(f"timed out after {timeout:.0f} s waiting for {expression}")
             time.sleep(0.05)
 
-    def screenshot(self, path: Path, width: int = 1400) -> int:
-        """Full-page PNG; returns its size in bytes."""
+    def screenshot(self, path: Path, width: int = 1400, max_height: int | None = None) -> int:
+        """PNG of the page from the top (the whole page, or its first `max_height` pixels);
+        returns its size in bytes."""
         height = int(self.evaluate("Math.ceil(document.documentElement.scrollHeight)") or 1000)
+        if max_height:
+            height = min(height, max_height)
         self.browser.call("Emulation.setDeviceMetricsOverride",
                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
                           self.session)
-        shot = self.browser.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
+        shot = self.browser.call("Page.captureScreenshot",
+                                 {"format": "png", "clip": {"x": 0, "y": 0, "width": width,
+                                                            "height": height, "scale": 1}},
                                  self.session, timeout=60)
         data = base64.b64decode(shot["data"])
         Path(path).write_bytes(data)

@@ -65,6 +65,12 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
     if message:
         ev.append(Evidence("next_step", message))
     fix_extra = f" Next step: {message}." if message else ""
+    others = [name for name in limiters if name and name != limiter]
+    if others:
+        # Several limits bind at the same wave count: one more wave needs every one of them moved.
+        ev.append(Evidence("also_limited_by", ", ".join(others)))
+        fix_extra += (f" {', '.join(others).upper()} limits to the same wave count: the gain needs "
+                      "both changes (see that item).")
     if limiter == "vgpr" and ctx.mix_dynamic("mfma") > 0:
         fix_extra += MFMA_REGISTER_CAP_WARNING
     return [Candidate(

@@ -10,7 +10,8 @@ and `data-isa-render-ms`, which the browser test reads.
 SCRIPT = r"""
 (function () {
   "use strict";
-  var CHUNK_ROWS = 400;      // rows appended per task: ~10 ms of work, keeps input responsive
+  var CHUNK_ROWS = 250;      // rows per block: built in one task, skipped by layout while off-screen
+  var ROW_PX = 22;           // .isa-row height in the stylesheet (placeholder size of unrendered blocks)
   var SVGNS = "http://www.w3.org/2000/svg";
 
   function el(tag, cls, text) {
@@ -56,7 +57,7 @@ SCRIPT = r"""
     });
     var cold = sec.querySelector("input.hide-cold");
     if (cold) cold.addEventListener("change", function () {
-      var t = sec.querySelector("table.isa");
+      var t = sec.querySelector(".isa");
       if (t) t.classList.toggle("hide-cold", cold.checked);
       self.clearLinks();
     });
@@ -67,7 +68,7 @@ SCRIPT = r"""
     var t = ev.target;
     var srcRow = t.closest ? t.closest("tr.src-row") : null;
     if (srcRow && !t.closest("a")) { this.toggleSource(srcRow); return; }
-    var isaRow = t.closest ? t.closest("table.isa tbody tr") : null;
+    var isaRow = t.closest ? t.closest(".isa-row") : null;
     if (isaRow && !t.closest("a")) { this.select(isaRow); }
   };
 
@@ -82,28 +83,29 @@ SCRIPT = r"""
 
   Dispatch.prototype.renderIsa = function () {
     var self = this, d = this.d, sec = this.sec;
-    var tbody = sec.querySelector("tbody.isa-body");
-    if (!tbody || !d.rows) { sec.setAttribute("data-isa-rendered", "0"); return; }
+    var body = sec.querySelector(".isa-body");
+    if (!body || !d.rows) { sec.setAttribute("data-isa-rendered", "0"); return; }
     var rows = d.rows, mx = d.max || [0, 0, 0, 0], colors = d.colors || {};
     var waits = d.waits || {}, src = d.src || {}, p = this.p;
     for (var j = 0; j < rows.length; j++) this.byLine[String(rows[j][0])] = rows[j];
     var BAR = ["hit", "lat", "stall", "idle"];
     function row(r) {
-      var ln = r[0], tr = el("tr");
+      var ln = r[0], tr = el("div", r[3] ? "isa-row" : "isa-row cold");
       tr.id = p + "-isa-" + ln;
-      if (!r[3]) tr.className = "cold";
-      tr.appendChild(el("td", "gut"));
-      tr.appendChild(el("td", "num", String(ln)));
-      var isa = el("td", "isa", r[1]);
+      tr.setAttribute("role", "row");
+      tr.appendChild(el("span", "gut"));
+      tr.appendChild(el("span", "num", String(ln)));
+      var isa = el("span", "isa-text", r[1]);
+      isa.title = r[1];
       isa.style.borderLeftColor = colors[r[2]] || "#ccc";
       tr.appendChild(isa);
-      tr.appendChild(el("td", "cat", r[2]));
+      tr.appendChild(el("span", "cat", r[2]));
       for (var b = 0; b < 4; b++) {
-        var v = r[3 + b], td = el("td", "num bar-cell " + BAR[b], v ? fmt(v) : "");
+        var v = r[3 + b], td = el("span", "num bar-cell " + BAR[b], v ? fmt(v) : "");
         if (v && mx[b] > 0) td.style.setProperty("--w", (100 * v / mx[b]).toFixed(1) + "%");
         tr.appendChild(td);
       }
-      var wt = el("td", "waits"), prods = waits[String(ln)];
+      var wt = el("span", "waits"), prods = waits[String(ln)];
       if (prods) {
         tr.setAttribute("data-wait", String(ln));
         for (var k = 0; k < prods.length; k++) {
@@ -115,7 +117,7 @@ SCRIPT = r"""
         }
       }
       tr.appendChild(wt);
-      var st = el("td", "src");
+      var st = el("span", "src");
       if (r[7]) {
         var idx = src[r[7]];
         var a2 = el(idx === undefined ? "span" : "a", null, baseName(r[7]));
@@ -130,8 +132,11 @@ SCRIPT = r"""
     function chunk() {
       var frag = document.createDocumentFragment();
       var end = Math.min(rows.length, i + CHUNK_ROWS);
-      for (; i < end; i++) frag.appendChild(row(rows[i]));
-      tbody.appendChild(frag);
+      var block = el("div", "isa-block");
+      block.style.setProperty("--block-h", (ROW_PX * (end - i)) + "px");
+      for (; i < end; i++) block.appendChild(row(rows[i]));
+      frag.appendChild(block);
+      body.appendChild(frag);
       if (i < rows.length) { setTimeout(chunk, 0); return; }
       sec.setAttribute("data-isa-render-ms", (performance.now() - t0).toFixed(0));
       sec.setAttribute("data-isa-rendered", String(rows.length));
@@ -142,7 +147,7 @@ SCRIPT = r"""
   };
 
   Dispatch.prototype.clearLinks = function () {
-    var old = this.sec.querySelectorAll("table.isa tr.selected, table.isa tr.linked");
+    var old = this.sec.querySelectorAll(".isa-row.selected, .isa-row.linked");
     for (var i = 0; i < old.length; i++) old[i].classList.remove("selected", "linked");
     var svg = this.sec.querySelector("svg.arrows");
     if (svg) while (svg.lastChild && svg.lastChild.nodeName !== "defs") svg.removeChild(svg.lastChild);
@@ -165,23 +170,27 @@ SCRIPT = r"""
       for (var q = 0; q < list.length; q++) if (String(list[q][0]) === ln) pairs.push([ln, mine[m], list[q][1]]);
     }
     this.drawArrows(pairs);
+    this.sec.setAttribute("data-arrows", String(this.sec.querySelectorAll("svg.arrows path.link").length));
   };
 
   Dispatch.prototype.drawArrows = function (pairs) {
-    var svg = this.sec.querySelector("svg.arrows"), table = this.sec.querySelector("table.isa");
-    if (!svg || !table) return;
-    svg.setAttribute("height", String(table.offsetTop + table.offsetHeight));
+    var svg = this.sec.querySelector("svg.arrows"), inner = this.sec.querySelector(".isa-inner");
+    if (!svg || !inner) return;
+    var top = inner.getBoundingClientRect().top;
+    svg.setAttribute("height", String(inner.scrollHeight));
+    svg.style.height = inner.scrollHeight + "px";
     for (var i = 0; i < pairs.length; i++) {
       var from = document.getElementById(this.p + "-isa-" + pairs[i][0]);
       var to = document.getElementById(this.p + "-isa-" + pairs[i][1]);
       if (!from || !to) continue;
       from.classList.add("linked");
       to.classList.add("linked");
-      if (!from.offsetHeight || !to.offsetHeight) continue;   // filtered out of view
-      var y1 = table.offsetTop + from.offsetTop + from.offsetHeight / 2;
-      var y2 = table.offsetTop + to.offsetTop + to.offsetHeight / 2;
+      var a = from.getBoundingClientRect(), b = to.getBoundingClientRect();
+      if (!a.height || !b.height) continue;   // filtered out of view
+      var y1 = a.top - top + a.height / 2, y2 = b.top - top + b.height / 2;
       var bend = 36 - Math.min(32, 6 + Math.abs(y2 - y1) / 25);
       var path = document.createElementNS(SVGNS, "path");
+      path.setAttribute("class", "link");
       path.setAttribute("d", "M38 " + y1 + " C" + bend + " " + y1 + " " + bend + " " + y2 + " 38 " + y2);
       path.setAttribute("fill", "none");
       path.setAttribute("stroke", "#c0392b");

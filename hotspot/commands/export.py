@@ -1,0 +1,91 @@
+"""`hotspot export`: traces for other viewers (thin adapter)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from hotspot.commands._run import Format, run
+
+
+def register(app: typer.Typer) -> None:
+    export_app = typer.Typer(name="export", help="Export a dispatch for other viewers (Perfetto).",
+                             no_args_is_help=True, rich_markup_mode=None, add_completion=False)
+
+    @export_app.command("perfetto", help="Wave-state timelines (and optionally instructions) as "
+                        "Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing.",
+                        no_args_is_help=True)
+    def perfetto(
+        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir (or a folder "
+                                            "holding several: the one with most waves)")],
+        output: Annotated[Optional[str], typer.Option(
+            "-o", "--output", help="Trace file to write; '-' writes it to stdout. Default "
+            "trace.json, which is never overwritten without --force.")] = None,
+        instructions: Annotated[bool, typer.Option(
+            "--instructions", help="Add a track per wave with one slice per executed "
+            "instruction (stall in its args).")] = False,
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing default output "
+                                            "file.")] = False,
+        max_file_mb: Annotated[Optional[float], typer.Option(
+            "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
+        fmt: Annotated[Format, typer.Option("--format", help="How to print the confirmation: "
+                                            "text or json.")] = Format.text,
+    ) -> None:
+        from pathlib import Path
+
+        from hotspot.export.output import STDOUT
+        from hotspot.export.perfetto import PerfettoOptions
+
+        opts = PerfettoOptions(instructions=instructions, max_file_mb=max_file_mb)
+        if output == STDOUT:
+            raise typer.Exit(_to_stdout(Path(path), opts, fmt))
+
+        def produce():
+            from hotspot.export.perfetto import export_perfetto
+
+            return export_perfetto(Path(path), output, force, opts)
+
+        raise typer.Exit(run("export", fmt, produce, {"text": _render_written,
+                                                      "markdown": _render_written}))
+
+    app.add_typer(export_app, name="export")
+
+
+def _render_written(result) -> str:
+    w = result.data
+    unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
+    return (f"wrote {w.output} ({w.bytes / 1024:,.0f} KB): {w.waves:,} waves on {w.tracks:,} tracks, "
+            f"{w.events:,} events, time in {unit}. Open it at https://ui.perfetto.dev (Open trace "
+            "file) or chrome://tracing.")
+
+
+def _to_stdout(path, opts, fmt) -> int:
+    """The trace itself on stdout; errors still go through the one-line error path."""
+    import sys
+
+    from hotspot.errors import UsageError
+    from hotspot.export.perfetto import select_dispatch, write_trace
+
+    def produce():
+        if fmt.value != "text":
+            raise UsageError("-o - prints the trace itself; it takes no --format")
+        warnings: list[str] = []
+        ddir = select_dispatch(path, warnings)
+        out = sys.stdout
+        out.flush()
+        buf = getattr(out, "buffer", None)
+        write_trace(ddir, buf if buf is not None else _TextSink(out), opts, warnings)
+        from hotspot.result import Result
+
+        return Result("export", None, warnings)
+
+    return run("export", fmt, produce, {"text": lambda r: ""})
+
+
+class _TextSink:
+    def __init__(self, out) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> int:
+        return self.out.write(data.decode("utf-8"))

@@ -1,0 +1,275 @@
+"""Use case of `hotspot export perfetto`: wave timelines as Chrome trace-event JSON.
+
+Perfetto (ui.perfetto.dev) and chrome://tracing open the file. Layout:
+- one process per shader engine (pid = SE number, named "SE<n>");
+- per traced wave one thread track (tid numbered within the SE in (SIMD, slot, wave) order, named
+  "SIMD<m> slot<l> wave<n>") with a complete ("X") slice per wave-state run (EXEC, WAIT, STALL,
+  IDLE); with `--instructions`, a second track per wave with one slice per executed instruction
+  (stall and duration in its args);
+- timestamps in microseconds of wall time when realtime.json maps each SE's shader clock to the
+  100 MHz real-time clock (a least-squares line per SE), origin = the earliest wave begin; else shader
+  cycles written as the "microseconds" of the format, which `otherData.time_unit` says.
+Events are streamed to the file one at a time: wave files are never all in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from hotspot import __version__
+from hotspot.errors import EmptyTraceError, InputError, bad_file
+from hotspot.result import Result
+
+DEFAULT_TRACE = "trace.json"
+US_PER_S = 1_000_000
+TIME_REALTIME = "realtime"
+TIME_CYCLES = "shader-cycles"
+STATE_SLICE_NAMES = ("EMPTY", "IDLE", "EXEC", "WAIT", "STALL")  # decoder enum (FORMATS.md §1.2)
+# Legacy trace-viewer colour names (Perfetto ignores them), close to the viewer palette.
+STATE_CNAMES = {"EMPTY": "white", "IDLE": "grey", "EXEC": "good", "WAIT": "yellow", "STALL": "terrible"}
+
+
+@dataclass(frozen=True)
+class PerfettoOptions:
+    instructions: bool = False
+    max_file_mb: float | None = None
+
+
+@dataclass(frozen=True)
+class TraceWritten:
+    output: str
+    bytes: int
+    dispatch: str
+    kernel: str
+    waves: int
+    tracks: int
+    events: int
+    time_base: str  # "realtime" or "shader-cycles"
+    instructions: bool
+
+
+class TimeBase:
+    """Shader cycle on a shader engine -> trace timestamp."""
+
+    def __init__(self, name: str, unit: str, convert, origin_note: dict[str, Any]) -> None:
+        self.name, self.unit, self._convert, self.origin_note = name, unit, convert, origin_note
+
+    def us(self, se: int, cycle: int) -> float:
+        return self._convert(se, cycle)
+
+
+def export_perfetto(path: Path, output: str | None, force: bool,
+                    opts: PerfettoOptions = PerfettoOptions()) -> Result:
+    from hotspot.export.output import resolve_output, write_atomically
+
+    target = resolve_output(output, DEFAULT_TRACE, force)
+    warnings: list[str] = []
+    ddir = select_dispatch(path, warnings)
+    holder: dict[str, Any] = {}
+
+    def write(fh: BinaryIO) -> None:
+        holder.update(write_trace(ddir, fh, opts, warnings))
+
+    if target is None:
+        raise InputError("export_perfetto writes a file", "use write_trace for a stream")
+    size = write_atomically(target, write)
+    return Result("export", TraceWritten(output=str(target), bytes=size, **holder), warnings)
+
+
+def select_dispatch(path: Path, warnings: list[str]) -> Path:
+    from hotspot.att.analyze import rank_dispatch_dirs
+    from hotspot.att.codejson import EMPTY_TRACE_HINT
+    from hotspot.att.dispatch import find_dispatch_dirs
+
+    dirs = find_dispatch_dirs(path)
+    if not dirs:
+        raise InputError(f"{path}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
+                         "code.json) found here or below",
+                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    if len(dirs) == 1:
+        return dirs[0]
+    ranking, rank_warnings = rank_dispatch_dirs(dirs, _analyze_opts())
+    warnings.extend(rank_warnings)
+    usable = [r for r in ranking if r["status"] == "ok"]
+    if not usable:
+        raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable", EMPTY_TRACE_HINT)
+    warnings.append(f"{len(dirs)} dispatch dirs under {path}; exporting {usable[0]['path']} (most "
+                    "waves); pass that dir to export another")
+    return Path(usable[0]["path"])
+
+
+def _analyze_opts():
+    from hotspot.att.analyze import AnalyzeOptions
+
+    return AnalyzeOptions()
+
+
+def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> dict[str, Any]:
+    """Stream the trace of dispatch dir `ddir` to `fh`; returns the TraceWritten fields but
+    output/bytes."""
+    from hotspot.att.codejson import EMPTY_TRACE_HINT
+    from hotspot.att.dispatch import open_dispatch
+    from hotspot.att.waves import read_wave
+
+    disp = open_dispatch(ddir)
+    warnings.extend(disp.warnings)
+    if disp.pc_sampling:
+        raise InputError(f"{ddir}: a PC-sampling capture has no wave timelines to export",
+                         "export an ATT (thread trace) capture")
+    if not disp.wave_files:
+        raise EmptyTraceError(f"{ddir}: empty trace: no wave files, so no wave reached the traced CU",
+                              EMPTY_TRACE_HINT)
+    max_bytes = int(opts.max_file_mb * 1024 * 1024) if opts.max_file_mb else None
+    kernel, isa = _code_info(ddir, max_bytes)
+    files = sorted(disp.wave_files, key=lambda w: (w.se, w.simd, w.slot, w.n))
+    begins = []
+    for wf in files:  # filenames.json lists begin/end; otherwise read them from the wave files
+        begins.append((wf.se, wf.begin if wf.begin is not None else read_wave(wf, max_bytes).begin))
+    tb = time_base(ddir, begins, warnings)
+
+    count = 0
+    first = True
+
+    def emit(ev: dict[str, Any]) -> None:
+        nonlocal count, first
+        fh.write((b"" if first else b",\n") + orjson.dumps(ev))
+        first = False
+        count += 1
+
+    fh.write(b'{"traceEvents":[\n')
+    tracks = 0
+    index_in_se: dict[int, int] = {}
+    for se in sorted({wf.se for wf in files}):
+        name = f"SE{se}" + ("" if tb.name == TIME_REALTIME else " (time axis = shader cycles)")
+        emit(_meta("process_name", se, 0, {"name": name}))
+        emit(_meta("process_sort_index", se, 0, {"sort_index": se}))
+    for wf in files:
+        i = index_in_se.get(wf.se, 0)
+        index_in_se[wf.se] = i + 1
+        wave = read_wave(wf, max_bytes)
+        label = f"SIMD{wf.simd} slot{wf.slot} wave{wf.n}"
+        state_tid = 2 * i + 1
+        emit(_meta("thread_name", wf.se, state_tid, {"name": label}))
+        emit(_meta("thread_sort_index", wf.se, state_tid, {"sort_index": state_tid}))
+        tracks += 1
+        for ev in state_events(wf.se, state_tid, wave.begin, wave.timeline, tb, wf.path):
+            emit(ev)
+        if opts.instructions:
+            inst_tid = state_tid + 1
+            emit(_meta("thread_name", wf.se, inst_tid, {"name": f"{label} instructions"}))
+            emit(_meta("thread_sort_index", wf.se, inst_tid, {"sort_index": inst_tid}))
+            tracks += 1
+            for ev in instruction_events(wf.se, inst_tid, wave.instructions, tb, isa, wf.path):
+                emit(ev)
+    other = {"generator": f"hotspot {__version__}", "dispatch_dir": str(ddir), "kernel": kernel,
+             "waves": len(files), "time_base": tb.name, "time_unit": tb.unit, **tb.origin_note}
+    fh.write(b'\n],"displayTimeUnit":"ns","otherData":' + orjson.dumps(other) + b"}\n")
+    return {"dispatch": str(ddir), "kernel": kernel, "waves": len(files), "tracks": tracks,
+            "events": count, "time_base": tb.name, "instructions": opts.instructions}
+
+
+def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "ph": "M", "pid": pid, "tid": tid, "args": args}
+
+
+def _code_info(ddir: Path, max_bytes: int | None) -> tuple[str, dict[int, tuple[str, str]]]:
+    from hotspot.att.codejson import read_code_json
+
+    try:
+        table = read_code_json(ddir / "code.json", max_bytes)
+    except EmptyTraceError:
+        return "", {}
+    kernel = ""
+    if table.kernels:
+        k = table.kernels[0]
+        kernel = k.demangled or k.symbol
+    return kernel, {r.line_number: (r.isa, r.source.label if r.source else "") for r in table.rows}
+
+
+def time_base(ddir: Path, begins: list[tuple[int, int]], warnings: list[str]) -> TimeBase:
+    """Wall time from realtime.json when it maps every SE that has waves, else shader cycles."""
+    from hotspot.export.realtime import read_realtime
+
+    rt = read_realtime(ddir / "realtime.json", warnings)
+    ses = {se for se, _ in begins}
+    if rt is not None and ses <= set(rt.maps):
+        maps, hz = rt.maps, rt.frequency_hz
+        origin = min(maps[se].ticks(b) for se, b in begins)
+
+        def convert(se: int, cycle: int) -> float:
+            return (maps[se].ticks(cycle) - origin) * US_PER_S / hz
+
+        return TimeBase(TIME_REALTIME, "microseconds of wall time (realtime.json)", convert,
+                        {"realtime_frequency_hz": hz, "origin_realtime_ticks": origin,
+                         "clock_fit": {f"SE{se}": {"realtime_ticks_per_cycle": m.slope,
+                                                   "anchors": m.anchors}
+                                       for se, m in sorted(maps.items())}})
+    if rt is not None:
+        missing = sorted(ses - set(rt.maps))
+        warnings.append(f"{ddir / 'realtime.json'}: no clock for SE {missing}; timestamps are "
+                        "shader cycles")
+    origin_cycle = min(b for _, b in begins)
+
+    def cycles(se: int, cycle: int) -> float:
+        return cycle - origin_cycle
+
+    return TimeBase(TIME_CYCLES, "shader cycles (the trace's 'us' are cycles)", cycles,
+                    {"origin_cycle": origin_cycle})
+
+
+def _ints(rec: Any, n: int) -> bool:
+    return isinstance(rec, list) and len(rec) >= n and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in rec[:n])
+
+
+def state_events(se: int, tid: int, begin: int, timeline: list, tb: TimeBase,
+                 path: Path) -> Iterator[dict[str, Any]]:
+    """One X slice per wave-state run; runs are consecutive from `begin` (FORMATS.md §1.2)."""
+    t = begin
+    for part in timeline:
+        if not _ints(part, 2) or part[1] < 0:
+            raise bad_file(path, f"field 'wave.timeline' entry {part!r} is not [state, cycles]")
+        state, cycles = part[0], part[1]
+        if cycles:
+            name = STATE_SLICE_NAMES[state] if 0 <= state < len(STATE_SLICE_NAMES) else f"STATE{state}"
+            ts = tb.us(se, t)
+            yield {"name": name, "cat": "wave-state", "ph": "X", "pid": se, "tid": tid, "ts": ts,
+                   "dur": tb.us(se, t + cycles) - ts, "cname": STATE_CNAMES.get(name, "generic_work"),
+                   "args": {"cycles": cycles, "start_cycle": t}}
+        t += cycles
+
+
+def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
+                       isa: dict[int, tuple[str, str]], path: Path) -> Iterator[dict[str, Any]]:
+    """One X slice per executed instruction, from its first issue attempt for its duration
+    (stall included). A slice that would run past the next instruction's start is cut there
+    (args keep the real duration), so slices on the track never overlap."""
+    from hotspot.att.waves import DECODER_CATEGORIES
+
+    for rec in records:
+        if not _ints(rec, 5):
+            raise bad_file(path, f"field 'wave.instructions' entry {rec!r} is not [time, category, "
+                           "stall, duration, line_number]")
+    recs = sorted(records, key=lambda r: r[0])
+    for k, (time, cat, stall, duration, line) in enumerate(r[:5] for r in recs):
+        end = time + max(0, duration)
+        nxt = recs[k + 1][0] if k + 1 < len(recs) else None
+        clipped = nxt is not None and end > nxt
+        if clipped:
+            end = nxt
+        text, source = isa.get(line, ("", ""))
+        ts = tb.us(se, time)
+        args: dict[str, Any] = {"line_number": line, "isa": text,
+                                "category": DECODER_CATEGORIES[cat] if 0 <= cat < len(DECODER_CATEGORIES) else str(cat),
+                                "stall_cycles": stall, "duration_cycles": duration, "start_cycle": time}
+        if source:
+            args["source"] = source
+        if clipped:
+            args["clipped_at_next_instruction"] = True
+        yield {"name": text.split(" ", 1)[0] if text else f"#{line}", "cat": "instruction", "ph": "X",
+               "pid": se, "tid": tid, "ts": ts, "dur": tb.us(se, end) - ts, "args": args}

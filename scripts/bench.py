@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Benchmark `hotspot analyze` (whole process) against the speed and memory targets of issue 9.
+
+Example: python scripts/bench.py ../shared/corpus/att/gfx950/vec_add --sizes 1,10,100 --runs 3
+See docs/benchmark.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+from hotspot.bench.inputs import (TARGET_WAVE_BYTES, bench_program, cached_dispatch, dir_stats, spec_for_mb,
+                                  spec_for_waves, stale_partials)
+from hotspot.bench.measure import Run, Spread, run_once, summarize
+from hotspot.bench.report import Report, to_json, to_text
+from hotspot.bench.targets import WAVE_CASE_WAVES, Case, evaluate
+from hotspot.errors import HotspotError
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CACHE = Path.home() / ".cache" / "hotspot-bench"
+MIN_HELP_RUNS = 5   # `--help` is cheap: always take at least this many samples for its median
+PY = sys.executable
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="dispatch dirs to time as they are")
+    ap.add_argument("--sizes", default="1,10,100,1000",
+                    help="MB of wave JSON of the generated dirs, comma-separated ('' = none) [1,10,100,1000]")
+    ap.add_argument("--wave-case", type=int, default=WAVE_CASE_WAVES,
+                    help=f"waves of the one-core target case (~35 MB at {WAVE_CASE_WAVES:,}); 0 = skip")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per command and input [3]")
+    ap.add_argument("--vs", metavar="'CMD {dir}'", help="also time this command on every input (no shell; "
+                    "{dir} is replaced by the dispatch dir) and print hotspot/other ratios")
+    ap.add_argument("--jobs", type=int, help="pass --jobs N to hotspot analyze (when it has the option)")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"generated dirs live here [{DEFAULT_CACHE}]")
+    ap.add_argument("--json", action="store_true", help="print one JSON document instead of the tables")
+    return ap.parse_args(argv)
+
+
+class _Usage(Exception):
+    pass
+
+
+def _check(a: argparse.Namespace) -> tuple[list[float], list[str] | None]:
+    try:
+        sizes = sorted({float(s) for s in a.sizes.split(",") if s.strip()})
+    except ValueError:
+        raise _Usage(f"--sizes must be comma-separated numbers, got {a.sizes!r}") from None
+    if any(s <= 0 for s in sizes):
+        raise _Usage("--sizes must be positive")
+    if a.runs < 1 or a.wave_case < 0 or (a.jobs is not None and a.jobs < 1):
+        raise _Usage("--runs and --jobs must be >= 1, --wave-case >= 0")
+    for d in a.dirs:
+        if not d.is_dir():
+            raise _Usage(f"{d}: not a directory")
+    vs = None
+    if a.vs is not None:
+        vs = shlex.split(a.vs)
+        if not vs or not any("{dir}" in tok for tok in vs):
+            raise _Usage("--vs needs a command containing {dir}, e.g. --vs 'python tool.py {dir}'")
+    if not sizes and not a.dirs and not a.wave_case:
+        raise _Usage("nothing to time: give a DIR, --sizes or --wave-case")
+    return sizes, vs
+
+
+def _progress(msg: str) -> None:
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+def _jobs_supported() -> bool:
+    out = subprocess.run([PY, "-m", "hotspot", "analyze", "--help"], capture_output=True, text=True)
+    return "--jobs" in out.stdout
+
+
+def _commit() -> str | None:
+    try:   # read-only
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def _measure(label: str, hotspot_argv: list[str], baseline_argv: list[str] | None, other_argv: list[str] | None,
+             runs: int) -> tuple[Spread, Spread | None, Spread | None]:
+    """Interleave the commands run by run so machine noise hits them alike."""
+    h: list[Run] = []
+    b: list[Run] = []
+    o: list[Run] = []
+    for i in range(runs):
+        h.append(run_once(hotspot_argv))
+        if baseline_argv:
+            b.append(run_once(baseline_argv))
+        if other_argv:
+            o.append(run_once(other_argv))
+        _progress(f"{label}: run {i + 1}/{runs} hotspot {h[-1].wall_ns / 1e9:.3f} s"
+                  + (f" (exit {h[-1].exit_code})" if h[-1].exit_code else "")
+                  + (f", other {o[-1].wall_ns / 1e9:.3f} s" if o else ""))
+    return summarize(h), summarize(b) if b else None, summarize(o) if o else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(argv)
+    try:
+        sizes, vs = _check(a)
+    except _Usage as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+
+    supported = _jobs_supported()
+    if a.jobs is None:
+        jobs_note = ("--jobs not given: hotspot analyze uses its default" if supported
+                     else "hotspot analyze has no --jobs option")
+    elif supported:
+        jobs_note = f"--jobs {a.jobs} passed to hotspot analyze"
+    else:
+        jobs_note = f"hotspot analyze has no --jobs option: ran without it (asked for --jobs {a.jobs})"
+        _progress(jobs_note)
+    if supported:
+        jobs_note += f"; the {a.wave_case:,}-wave case runs with --jobs 1 (one-core target)" if a.wave_case else ""
+
+    # generated inputs first, so generation never overlaps a timed run
+    mix, per_wave = bench_program()
+    wanted: list[tuple[str, str, float | None, object]] = []
+    if a.wave_case:
+        wanted.append((f"{a.wave_case:,} waves", "waves", None, spec_for_waves(a.wave_case, mix)))
+    for mb in sizes:
+        wanted.append((f"{mb:g} MB", "size", mb, spec_for_mb(mb, mix, per_wave)))
+    for p in stale_partials(a.cache):
+        _progress(f"note: {p} is left over from an interrupted generation (not used; remove it if you like)")
+    generated: list[tuple[str, str, float | None, Path]] = []
+    try:
+        for label, kind, mb, spec in wanted:
+            d, fresh = cached_dispatch(a.cache, spec)  # type: ignore[arg-type]
+            _progress(f"{label}: {'generated' if fresh else 'cached'} {d}")
+            generated.append((label, kind, mb, d))
+    except HotspotError as e:
+        print(f"bench: {e.message}" + (f" (next: {e.hint})" if e.hint else ""), file=sys.stderr)
+        return 2
+
+    load_start = _load()
+    help_spread = summarize([run_once([PY, "-m", "hotspot", "--help"]) for _ in range(max(MIN_HELP_RUNS, a.runs))])
+    _progress(f"hotspot --help: {help_spread.median_wall_ns / 1e9:.3f} s median")
+
+    inputs: list[tuple[str, str, float | None, Path]] = [(d.name or str(d), "dir", None, d) for d in a.dirs]
+    inputs += generated
+    cases: list[Case] = []
+    for label, kind, mb, d in inputs:
+        st = dir_stats(d)
+        jobs = (1 if kind == "waves" else a.jobs) if supported else None
+        argv = [PY, "-m", "hotspot", "analyze", str(d), "--format", "json"] + (["--jobs", str(jobs)] if jobs else [])
+        base = ([PY, "-c", "import json, sys; json.load(open(sys.argv[1]))", str(st.code_json)]
+                if kind == "dir" and st.code_json else None)
+        other = [tok.replace("{dir}", str(d)) for tok in vs] if vs else None
+        h, b, o = _measure(label, argv, base, other, a.runs)
+        cases.append(Case(label=label, kind=kind, path=d, size_mb=mb, waves=st.waves, files=st.files,
+                          wave_bytes=st.wave_bytes, jobs=jobs, hotspot=h, baseline=b, other=o))
+
+    machine = {"cpus": os.cpu_count(), "load_start": load_start, "load_end": _load(),
+               "python": platform.python_version(), "platform": platform.platform(), "commit": _commit()}
+    settings = {"runs": a.runs, "jobs": a.jobs, "jobs_supported": supported, "jobs_note": jobs_note,
+                "cache": str(a.cache), "vs": a.vs, "target_wave_bytes": TARGET_WAVE_BYTES,
+                "wave_bytes_estimate": per_wave, "loop_trips": mix.loop_trips,
+                "program": f"default mix, {mix.loop_trips} loop trips, ~{per_wave:,} bytes per wave file"}
+    rep = Report(machine, settings, help_spread, cases, evaluate(cases, help_spread))
+    if a.json:
+        sys.stdout.buffer.write(orjson.dumps(to_json(rep), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(to_text(rep))
+    failed = help_spread.failed or any(s is not None and s.failed for c in cases for s in (c.hotspot, c.baseline, c.other))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
