@@ -25,6 +25,8 @@ DECODER_JUMP = 7
 N_STATES = len(WAVE_STATES)
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
+# Below this much wave JSON a process pool costs more (worker start-up, pickling) than it saves.
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
 WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
 
@@ -88,12 +90,34 @@ def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     return part
 
 
-def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions) -> WavePartial:
-    """Sequential map-reduce over chunks (a pool can map `run_chunk` over the same chunks)."""
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1) -> WavePartial:
+    """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
+    large enough to pay for the workers. Partials are merged in chunk order (deterministic)."""
+    work = chunks(describe(files))
     total = WavePartial()
-    for chunk in chunks(describe(files)):
+    if jobs > 1 and len(work) > 1 and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
+            for part in pool.map(run_chunk, work, [opts] * len(work)):
+                total.merge(part)
+        return total
+    for chunk in work:
         total.merge(run_chunk(chunk, opts))
     return total
+
+
+def _wave_bytes(files: Sequence[WaveFile]) -> int:
+    size = 0
+    for w in files:
+        try:
+            size += w.path.stat().st_size
+        except OSError:
+            pass  # reported by the reader when the file is opened
+    return size
 
 
 def _fold_wave(part: WavePartial, ins: list[list[int]], timeline: list[list[int]], edges: list,
