@@ -158,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     help_spread = summarize([run_once([PY, "-m", "hotspot", "--help"]) for _ in range(max(MIN_HELP_RUNS, a.runs))])
     _progress(f"hotspot --help: {help_spread.median_wall_ns / 1e9:.3f} s median")
 
-    inputs: list[tuple[str, str, float | None, Path]] = [(d.name or str(d), "dir", None, d) for d in a.dirs]
+    names = [d.resolve().name for d in a.dirs]
+    inputs: list[tuple[str, str, float | None, Path]] = [
+        (n if names.count(n) == 1 else str(d), "dir", None, d) for n, d in zip(names, a.dirs)]
     inputs += generated
     cases: list[Case] = []
     for label, kind, mb, d in inputs:

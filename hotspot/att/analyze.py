@@ -39,6 +39,7 @@ class AnalyzeOptions:
     all_dispatches: bool = False
     # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
     max_file_mb: float = DEFAULT_MAX_FILE_MB
+    jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
 
 
@@ -109,6 +110,8 @@ def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
         raise UsageError("--topk must be 0 (all) or a positive number")
+    if opts.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     if opts.max_waves is not None and opts.max_waves < 1:
         raise UsageError("--max-waves must be a positive number of wave files")
     dirs = find_dispatch_dirs(path)
@@ -268,7 +271,8 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
 
-    wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings)
+    wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
+                       opts.jobs)
     findings = [f for f in (
         fnd.source_collapse(lines),
         fnd.no_source(len(executed), mapped),

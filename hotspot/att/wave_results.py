@@ -37,7 +37,7 @@ class WaveResults:
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
-                  max_bytes: int | None, warnings: list[str]) -> WaveResults:
+                  max_bytes: int | None, warnings: list[str], jobs: int = 1) -> WaveResults:
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
     if sampled:
@@ -45,7 +45,7 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
         warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes))
+    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes), jobs)
     return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
 
 

@@ -146,7 +146,8 @@ def evaluate(cases: list[Case], help_run: Spread | None) -> list[Target]:
     for c in small:
         assert c.baseline is not None
         if not c.ok or c.baseline.failed:
-            out.append(_skip(f"small_dir_ratio:{c.label}", goal, SMALL_DIR_MAX_RATIO, "ratio", c))
+            why = "" if not c.ok else f"json.load baseline failed: {c.baseline.failed}"
+            out.append(_skip(f"small_dir_ratio:{c.label}", goal, SMALL_DIR_MAX_RATIO, "ratio", c, why))
             continue
         r = c.hotspot.median_wall_ns / c.baseline.median_wall_ns
         out.append(Target(f"small_dir_ratio:{c.label}", goal, _verdict(r <= SMALL_DIR_MAX_RATIO),

@@ -36,6 +36,9 @@ def register(app: typer.Typer) -> None:
         max_waves: Annotated[Optional[int], typer.Option(
             "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for "
             "very large captures).")] = None,
+        jobs: Annotated[Optional[int], typer.Option(
+            "--jobs", help="Worker processes for reading wave files (default: CPU count; large "
+            "captures only).")] = None,
         plan: Annotated[bool, typer.Option("--plan", help="Add the prioritized optimization plan "
                                            "(as `hotspot plan`).")] = False,
         pmc: Annotated[Optional[list[str]], typer.Option(
@@ -45,6 +48,7 @@ def register(app: typer.Typer) -> None:
                                                     "html.")] = FormatWithHtml.text,
     ) -> None:
         def produce():
+            import os
             from pathlib import Path
 
             from hotspot.att.analyze import AnalyzeOptions, analyze_path
@@ -63,7 +67,8 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("PATH and --dir disagree; give one")
             opts = AnalyzeOptions(topk=topk, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
-                                  max_file_mb=max_file_mb, max_waves=max_waves)
+                                  max_file_mb=max_file_mb, max_waves=max_waves,
+                                  jobs=jobs if jobs is not None else (os.cpu_count() or 1))
             if plan or pmc:
                 from hotspot.plan.api import analyze_with_plan
 

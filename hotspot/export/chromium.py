@@ -316,6 +316,21 @@ class Page:
                 raise BrowserError(f"timed out after {timeout:.0f} s waiting for {expression}")
             time.sleep(0.05)
 
+    def click(self, selector: str) -> bool:
+        """A real mouse click (press + release) at the centre of the first element matching
+        `selector`, scrolled into view first; False when nothing matches."""
+        rect = self.evaluate(
+            "(function(){var e=document.querySelector(" + orjson.dumps(selector).decode() + ");"
+            "if(!e) return null; e.scrollIntoView({block:'center'}); var r=e.getBoundingClientRect();"
+            "return [r.left + r.width / 2, r.top + r.height / 2];})()")
+        if not rect:
+            return False
+        for kind in ("mousePressed", "mouseReleased"):
+            self.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": rect[0], "y": rect[1],
+                                                           "button": "left", "clickCount": 1},
+                              self.session)
+        return True
+
     def screenshot(self, path: Path, width: int = 1400, max_height: int | None = None) -> int:
         """PNG of the page from the top (the whole page, or its first `max_height` pixels);
         returns its size in bytes."""

@@ -199,13 +199,18 @@ def time_base(ddir: Path, begins: list[tuple[int, int]], warnings: list[str]) ->
     ses = {se for se, _ in begins}
     if rt is not None and ses <= set(rt.maps):
         maps, hz = rt.maps, rt.frequency_hz
-        origin = min(maps[se].ticks(b) for se, b in begins)
+        # Real-time ticks are ~1e14, where a double resolves only ~0.03 ticks (0.7 cycle): work
+        # relative to one SE's intercept (differences of close numbers are exact), and compute the
+        # origin with the same expression as every timestamp so the earliest one is exactly 0.
+        ref = next(iter(maps.values())).intercept
+        rel = {se: m.intercept - ref for se, m in maps.items()}
+        origin = min(rel[se] + maps[se].slope * b for se, b in begins)
 
         def convert(se: int, cycle: int) -> float:
-            return (maps[se].ticks(cycle) - origin) * US_PER_S / hz
+            return ((rel[se] + maps[se].slope * cycle) - origin) * US_PER_S / hz
 
         return TimeBase(TIME_REALTIME, "microseconds of wall time (realtime.json)", convert,
-                        {"realtime_frequency_hz": hz, "origin_realtime_ticks": origin,
+                        {"realtime_frequency_hz": hz, "origin_realtime_ticks": ref + origin,
                          "clock_fit": {f"SE{se}": {"realtime_ticks_per_cycle": m.slope,
                                                    "anchors": m.anchors}
                                        for se, m in sorted(maps.items())}})

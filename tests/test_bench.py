@@ -1,0 +1,200 @@
+"""scripts/bench.py and hotspot.bench: process measurement, cached inputs, targets, and a quick end-to-end run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from hotspot.bench.inputs import (META_NAME, TARGET_WAVE_BYTES, WAVE_FILE_RE, bench_program, cached_dispatch,
+                                  dir_stats, spec_for_mb, spec_for_waves, stale_partials)
+from hotspot.bench.measure import Run, Spread, run_once, summarize
+from hotspot.bench.targets import Case, evaluate, relative_cost
+from hotspot.synth import DispatchSpec, make_dispatch
+
+ROOT = Path(__file__).resolve().parents[1]
+MIB = 2**20
+PY = sys.executable
+
+
+# --- measuring one process ---------------------------------------------------------------------------
+
+def test_summarize_median_range_and_first_failure() -> None:
+    runs = [Run(300, 30, 5, 7, 0, ""), Run(100, 10, 9, 2, 0, ""), Run(200, 20, 1, 1, 4, "boom\n")]
+    s = summarize(runs)
+    assert (s.median_wall_ns, s.min_wall_ns, s.max_wall_ns, s.median_cpu_ns) == (200, 100, 300, 20)
+    assert (s.peak_rss_bytes, s.tree_rss_bytes, s.runs, s.wall_ns) == (9, 7, 3, (300, 100, 200))
+    assert s.failed == "exit 4: boom"
+    assert summarize(runs[:2]).failed is None
+    with pytest.raises(ValueError):
+        summarize([])
+
+
+def test_run_once_sees_memory_time_and_exit_code() -> None:
+    r = run_once([PY, "-c", "import time; b = bytearray(80 * 2**20); b[::4096] = b'x' * len(b[::4096]); "
+                  "time.sleep(0.3)"])
+    assert r.exit_code == 0 and r.stderr_tail == ""
+    assert r.wall_ns >= 300_000_000
+    assert r.peak_rss_bytes >= 80 * MIB
+    if Path("/proc").is_dir():
+        assert r.tree_rss_bytes >= 80 * MIB   # sampled while the child sleeps holding the buffer
+    bad = run_once([PY, "-c", "import sys; sys.stderr.write('no such dir'); sys.exit(3)"])
+    assert bad.exit_code == 3 and "no such dir" in bad.stderr_tail
+
+
+def test_run_once_counts_descendants() -> None:
+    # two grandchildren hold 60 MiB each at the same time and one burns CPU: the largest single process
+    # stays below 2 x 60 MiB, the sampled tree sum does not, and CPU time includes the grandchildren
+    child = ("import subprocess, sys\n"
+             "code = 'import time; b = bytearray(60 * 2**20); b[::4096] = b\"x\" * len(b[::4096]); "
+             "t = time.process_time()\\nwhile time.process_time() - t < 0.3: pass\\ntime.sleep(0.3)'\n"
+             "ps = [subprocess.Popen([sys.executable, '-c', code]) for _ in range(2)]\n"
+             "sys.exit(max(p.wait() for p in ps))\n")
+    r = run_once([PY, "-c", child])
+    assert r.exit_code == 0
+    assert 60 * MIB <= r.peak_rss_bytes < 120 * MIB
+    assert r.cpu_ns >= 500_000_000
+    if Path("/proc").is_dir():
+        assert r.tree_rss_bytes >= 120 * MIB
+
+
+# --- inputs --------------------------------------------------------------------------------------------
+
+def test_bench_program_lands_near_the_realistic_wave_size() -> None:
+    mix, per_wave = bench_program()
+    assert abs(per_wave - TARGET_WAVE_BYTES) / TARGET_WAVE_BYTES < 0.15
+    spec = spec_for_mb(10, mix, per_wave)
+    assert spec.waves == -(-10_000_000 // per_wave)
+    assert spec_for_waves(2000, mix).waves == 2000
+
+
+def test_cache_generates_once_and_reports_leftovers(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    spec = DispatchSpec(waves=6)
+    d1, fresh1 = cached_dispatch(cache, spec)
+    d2, fresh2 = cached_dispatch(cache, spec)
+    assert (fresh1, fresh2) == (True, False) and d1 == d2
+    meta = orjson.loads((d1.parent / META_NAME).read_bytes())
+    waves = [p for p in d1.iterdir() if WAVE_FILE_RE.match(p.name)]
+    assert meta["waves"] == len(waves) == 6
+    assert meta["wave_bytes"] == sum(p.stat().st_size for p in waves)
+    assert not [p for p in cache.iterdir() if ".partial-" in p.name]
+    other, _ = cached_dispatch(cache, DispatchSpec(waves=7))
+    assert other.parent != d1.parent
+    (cache / "w1_t1_s1_abc.partial-99999999").mkdir()
+    assert [p.name for p in stale_partials(cache)] == ["w1_t1_s1_abc.partial-99999999"]
+    assert (cache / "w1_t1_s1_abc.partial-99999999").is_dir()   # reported, never removed
+
+
+def test_dir_stats_counts_wave_files_and_bytes(tmp_path: Path) -> None:
+    d = make_dispatch(tmp_path, DispatchSpec(waves=5), seed=2)
+    st = dir_stats(tmp_path)   # a folder holding a dispatch dir: walked recursively, no code.json of its own
+    names = [p for p in d.iterdir() if p.is_file()]
+    assert st.waves == 5 and st.files == len(names) and st.code_json is None
+    assert st.wave_bytes == sum(p.stat().st_size for p in names if p.name.startswith("se"))
+    assert dir_stats(d).code_json == d / "code.json"
+
+
+# --- targets -------------------------------------------------------------------------------------------
+
+def _spread(wall_s: float, cpu_s: float | None = None, rss_mib: float = 50, tree_mib: float = 0) -> Spread:
+    w = round(wall_s * 1e9)
+    return Spread(1, w, w, w, round((cpu_s if cpu_s is not None else wall_s) * 1e9), round(rss_mib * MIB),
+                  round(tree_mib * MIB), (w,), None)
+
+
+def _case(label: str, kind: str, mb: float | None, wave_bytes: int, h: Spread, base: Spread | None = None,
+          jobs: int | None = None) -> Case:
+    return Case(label, kind, Path("/x"), mb, 10, 12, wave_bytes, jobs, h, base, None)
+
+
+def test_targets_from_hand_made_numbers() -> None:
+    cases = [
+        _case("vec_add", "dir", None, 400_000, _spread(0.10), base=_spread(0.08)),       # 1.25x: pass
+        _case("big_dir", "dir", None, 9_000_000, _spread(3.0), base=_spread(0.1)),       # not small: ignored
+        _case("2,000 waves", "waves", None, 35_000_000, _spread(0.45), jobs=1),
+        _case("10 MB", "size", 10, 10_000_000, _spread(1.0)),
+        _case("1000 MB", "size", 1000, 1_000_000_000, _spread(120.0, cpu_s=5.0, rss_mib=200, tree_mib=310), jobs=2),
+    ]
+    t = {x.name: x for x in evaluate(cases, _spread(0.2))}
+    assert t["wave_case_time"].verdict == "PASS" and t["wave_case_time"].value == 450_000_000
+    assert t["throughput_per_core"].verdict == "PASS" and t["throughput_per_core"].value == pytest.approx(200e6)
+    assert t["big_time"].verdict == "FAIL"                       # 120 s > 10 s
+    assert t["big_rss"].verdict == "FAIL" and t["big_rss"].value == 310 * MIB   # the tree sum, not the 200 MiB process
+    assert t["linearity"].value == pytest.approx(1.2) and t["linearity"].verdict == "PASS"   # (120/1000)/(1/10)
+    assert t["help_time"].verdict == "FAIL"                      # 0.2 s > 0.15 s
+    assert t["small_dir_ratio:vec_add"].value == pytest.approx(1.25) and t["small_dir_ratio:vec_add"].verdict == "PASS"
+    assert "small_dir_ratio:big_dir" not in t
+    assert relative_cost(cases[4], cases[3]) == pytest.approx(1.2)
+
+
+def test_targets_skip_without_their_cases() -> None:
+    t = {x.name: x for x in evaluate([_case("1 MB", "size", 1, 1_000_000, _spread(0.5))], None)}
+    for name in ("wave_case_time", "big_time", "big_rss", "linearity", "help_time", "small_dir_ratio"):
+        assert t[name].verdict == "SKIP" and t[name].value is None
+    assert t["throughput_per_core"].value == pytest.approx(2e6)   # 1 MB in 0.5 s CPU
+
+
+# --- the script, end to end ----------------------------------------------------------------------------
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, str(ROOT / "scripts" / "bench.py"), *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+def test_script_runs_and_reports_sane_numbers(tmp_path: Path) -> None:
+    given = make_dispatch(tmp_path / "given", DispatchSpec(waves=8), seed=3)
+    cache = tmp_path / "cache"
+    common = [str(given), "--sizes", "1", "--runs", "1", "--wave-case", "0", "--cache", str(cache),
+              "--vs", f"{PY} -c pass {{dir}}"]
+    p = _bench(*common, "--json")
+    assert p.returncode == 0, p.stderr
+    doc = orjson.loads(p.stdout)
+    assert doc["schema_version"] == 1 and doc["settings"]["runs"] == 1
+    assert doc["help"]["median_wall_ns"] > 0
+    by = {c["label"]: c for c in doc["cases"]}
+    assert set(by) == {given.name, "1 MB"}
+    for label, c in by.items():
+        d = Path(c["path"])
+        waves = [f for f in d.iterdir() if WAVE_FILE_RE.match(f.name)]
+        assert c["waves"] == len(waves) and c["wave_bytes"] == sum(f.stat().st_size for f in waves)
+        h = c["hotspot"]
+        assert h["failed"] is None and h["wall_ns"] == [h["median_wall_ns"]]
+        assert h["peak_rss_bytes"] > 0 and h["median_cpu_ns"] > 0
+        assert c["throughput_bytes_per_s"] == pytest.approx(c["wave_bytes"] / (h["median_wall_ns"] / 1e9))
+        assert c["ratio_vs_other"] == pytest.approx(h["median_wall_ns"] / c["other"]["median_wall_ns"])
+    assert by[given.name]["waves"] == 8
+    assert by[given.name]["ratio_vs_baseline"] == pytest.approx(
+        by[given.name]["hotspot"]["median_wall_ns"] / by[given.name]["baseline"]["median_wall_ns"])
+    assert by["1 MB"]["baseline"] is None and by["1 MB"]["relative_cost_per_mb"] == pytest.approx(1.0)
+    assert 0.85e6 < by["1 MB"]["wave_bytes"] < 1.2e6
+    verdicts = {t["name"]: t["verdict"] for t in doc["targets"]}
+    assert verdicts[f"small_dir_ratio:{given.name}"] in ("PASS", "FAIL")
+    assert verdicts["throughput_per_core"] in ("PASS", "FAIL") and verdicts["big_time"] == "SKIP"
+    assert "generated" in p.stderr
+
+    # rerun in text mode: the generated dir comes from the cache and the tables are printed
+    p2 = _bench(*common)
+    assert p2.returncode == 0, p2.stderr
+    assert "cached" in p2.stderr and "generated" not in p2.stderr
+    out = p2.stdout
+    for header in ("case", "waves", "files", "MB", "median s", "spread s", "MB/s", "peak RSS MiB",
+                   "cost/MB vs 1 MB", "json.load s", "hotspot/other", "targets (issue 9, point 4):"):
+        assert header in out
+    cells = next(line for line in out.splitlines() if line.startswith("1 MB ")).split()
+    # "1 MB" takes two cells: waves, files, MB, median s, spread s, MB/s, CPU s, peak RSS MiB follow
+    assert int(cells[2]) == by["1 MB"]["waves"] and float(cells[4]) == pytest.approx(1.0, abs=0.2)
+    assert float(cells[7]) > 0 and float(cells[9]) > 0
+
+
+def test_script_rejects_bad_arguments(tmp_path: Path) -> None:
+    p = _bench("--sizes", "1,x", "--cache", str(tmp_path))
+    assert p.returncode == 2 and "--sizes" in p.stderr
+    p = _bench(str(tmp_path / "missing"), "--sizes", "", "--cache", str(tmp_path))
+    assert p.returncode == 2 and "not a directory" in p.stderr
+    p = _bench("--vs", "echo hi", "--sizes", "1", "--cache", str(tmp_path))
+    assert p.returncode == 2 and "{dir}" in p.stderr
+    assert list(tmp_path.iterdir()) == []     # nothing generated before the arguments are checked
