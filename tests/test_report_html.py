@@ -309,9 +309,11 @@ def test_report_cli_writes_and_refuses_to_clobber_the_default(cli, tmp_path, mon
     r = cli("report", str(d), "--force")
     assert r.exit_code == 0, r.stderr
     assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
-    # an explicit -o is the user's choice
+    # an explicit -o naming an existing file is refused too, and --force replaces it
     (tmp_path / "mine.html").write_text("old")
-    r = cli("report", str(d), "-o", "mine.html", "--format", "json")
+    r = cli("report", str(d), "-o", "mine.html")
+    assert r.exit_code == 3 and (tmp_path / "mine.html").read_text() == "old"
+    r = cli("report", str(d), "-o", "mine.html", "--force", "--format", "json")
     assert r.exit_code == 0
     out = r.json()["data"]
     assert out["output"] == "mine.html" and out["isa_rows"] == 4 and out["full_listing"] is True

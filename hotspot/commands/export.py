@@ -21,11 +21,11 @@ def register(app: typer.Typer) -> None:
                                             "holding several: the one with most waves)")],
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="Trace file to write; '-' writes it to stdout. Default "
-            "trace.json, which is never overwritten without --force.")] = None,
+            "trace.json, an existing file is never overwritten without --force.")] = None,
         instructions: Annotated[bool, typer.Option(
             "--instructions", help="Add a track per wave with one slice per executed "
             "instruction (stall in its args).")] = False,
-        force: Annotated[bool, typer.Option("--force", help="Replace an existing default output "
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing output "
                                             "file.")] = False,
         max_file_mb: Annotated[Optional[float], typer.Option(
             "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,

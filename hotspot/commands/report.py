@@ -19,8 +19,8 @@ def register(app: typer.Typer) -> None:
                                             "--format json` file")],
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="HTML file to write; '-' writes the page to stdout. Default "
-            "report.html, which is never overwritten without --force.")] = None,
-        force: Annotated[bool, typer.Option("--force", help="Replace an existing default output "
+            "report.html, an existing file is never overwritten without --force.")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Replace an existing output "
                                             "file.")] = False,
         kernel: Annotated[Optional[str], typer.Option("--kernel", help="Regex selecting a kernel "
                                                       "when code.json holds several.")] = None,

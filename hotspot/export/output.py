@@ -16,13 +16,13 @@ STDOUT = "-"
 def resolve_output(output: str | None, default: str, force: bool) -> Path | None:
     """The file to write (None = stdout).
 
-    With no `-o`, the default name must not replace an existing file: the user did not name it, so
-    it may be theirs. An explicit `-o FILE` is the user's choice and is replaced.
+    An existing file is never replaced without `--force`, whether it was named with `-o` or is the
+    default name: it may be the user's earlier report.
     """
     if output == STDOUT:
         return None
     path = Path(output or default)
-    if output is None and path.exists() and not force:
+    if path.exists() and not path.is_dir() and not force:
         raise InputError(f"{path}: already exists; not overwritten",
                          f"pass -o NEW_FILE, or --force to replace {path}")
     if path.is_dir():
