@@ -58,19 +58,20 @@ def to_text(rep: Report) -> str:
     ref = per_mb_reference(rep.cases)
     ref_name = f"{ref.size_mb:g} MB" if ref and ref.size_mb is not None else "ref"
     headers = ["case", "waves", "files", "MB", "median s", "spread s", "MB/s", "CPU s", "peak RSS MiB",
-               "tree RSS MiB", f"cost/MB vs {ref_name}"]
+               "tree RSS MiB", f"cost/MB vs {ref_name}", "--jobs"]
     rows = []
     for c in rep.cases:
         s = c.hotspot
         if s.failed:
-            rows.append([c.label, f"{c.waves:,}", f"{c.files:,}", _mb(c.wave_bytes), "failed", "", "", "", "", "", ""])
+            rows.append([c.label, f"{c.waves:,}", f"{c.files:,}", _mb(c.wave_bytes), "failed", "", "", "", "", "", "",
+                         _jobs(c.jobs)])
             continue
         rel = relative_cost(c, ref)
         tp = _throughput(c)
         rows.append([c.label, f"{c.waves:,}", f"{c.files:,}", _mb(c.wave_bytes), _s(s.median_wall_ns), _spread_s(s),
                      "" if tp is None else f"{tp / 1e6:.1f}", _s(s.median_cpu_ns), _mib(s.peak_rss_bytes),
                      _mib(s.tree_rss_bytes) if s.tree_rss_bytes else "n/a",
-                     "" if rel is None or c.kind != "size" else f"{rel:.2f}x"])
+                     "" if rel is None or c.kind != "size" else f"{rel:.2f}x", _jobs(c.jobs)])
     lines += [table(rows, headers, colalign=["left"] + ["right"] * (len(headers) - 1)), ""]
 
     base = [c for c in rep.cases if c.baseline is not None]
@@ -99,6 +100,10 @@ def to_text(rep: Report) -> str:
     if fails:
         lines += ["", "command failures:"] + [f"  {label}: {err}" for label, err in fails]
     return "\n".join(lines) + "\n"
+
+
+def _jobs(jobs: int | None) -> str:
+    return "-" if jobs is None else str(jobs)
 
 
 def _spread(s: Spread) -> dict[str, Any]:

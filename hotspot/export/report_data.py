@@ -34,11 +34,13 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     """Everything the report shows, as plain JSON-able data (dicts, lists, scalars)."""
     if path.is_file():
         return load_saved(path)
-    from hotspot.att.analyze import AnalyzeOptions, analyze_path
+    from hotspot.att.analyze import AnalyzeOptions
+    from hotspot.plan.api import analyze_with_plan
 
     max_bytes = int(opts.max_file_mb * MB) if opts.max_file_mb else None
-    result = analyze_path(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch,
-                                               max_file_mb=opts.max_file_mb))
+    # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
+    result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch,
+                                                    max_file_mb=opts.max_file_mb or 0))
     data = result.plain_data()
     warnings = list(result.warnings)
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":

@@ -359,11 +359,40 @@ def _plan(plan: Any) -> str:
                 est_text += f' <span class="note">({esc(fmt_value(est.get("basis")))})</span>'
         prio = f'<span class="sev info">{esc(fmt_value(p.get("priority")))}</span>' \
             if p.get("priority") is not None else ""
-        loc = f' <span class="mono">{esc(fmt_value(p.get("location")))}</span>' if p.get("location") else ""
-        ev = f'<div class="note">evidence: {esc(fmt_value(p.get("evidence")))}</div>' if p.get("evidence") else ""
+        loc = f' <span class="mono">{esc(_plan_location(p.get("location")))}</span>' if p.get("location") else ""
+        ev = f'<div class="note">evidence: {esc(_plan_evidence(p.get("evidence")))}</div>' if p.get("evidence") else ""
+        cause = f'<div class="note">why: {esc(fmt_value(p.get("root_cause")))}</div>' if p.get("root_cause") else ""
         fix = f'<div class="hint">fix: {esc(fmt_value(p.get("fix")))}</div>' if p.get("fix") else ""
-        items.append(f"<li>{prio}<b>{esc(p.get('title') or p.get('id'))}</b>{loc}{est_text}{ev}{fix}</li>")
+        items.append(f"<li>{prio}<b>{esc(p.get('title') or p.get('id'))}</b>{loc}{est_text}{ev}{cause}{fix}</li>")
     return f'<ol class="plan">{"".join(items)}</ol>'
+
+
+def _plan_location(loc: Any) -> str:
+    """`file:line` and the instruction (`#ordinal isa`) of a plan item, when present."""
+    if not isinstance(loc, dict):
+        return fmt_value(loc)
+    parts = []
+    if loc.get("file"):
+        parts.append(f"{loc['file']}:{loc.get('line') if loc.get('line') is not None else '?'}")
+    if loc.get("line_number") is not None:
+        parts.append(f"#{loc['line_number']} {loc.get('isa') or ''}".rstrip())
+    return " ".join(parts) or fmt_value(loc)
+
+
+def _plan_evidence(evidence: Any) -> str:
+    """`metric = value (threshold: cmp limit)` per evidence entry."""
+    if not isinstance(evidence, list):
+        return fmt_value(evidence)
+    out = []
+    for e in evidence:
+        if not isinstance(e, dict):
+            out.append(fmt_value(e))
+            continue
+        text = f"{e.get('metric')} = {fmt_value(e.get('value'))}"
+        if e.get("threshold") is not None:
+            text += f" (threshold {e.get('comparison') or ''} {fmt_value(e.get('threshold'))})"
+        out.append(text)
+    return "; ".join(out)
 
 
 def _categories(a: dict, prefix: str, unit: str) -> str:
