@@ -72,3 +72,27 @@ def test_file_over_the_size_cap_is_refused(corpus, cli):
     run = cli("analyze", corpus / "att/gfx950/vec_add", "--max-file-mb", "0.001")
     assert run.exit_code == 3
     assert "code.json" in run.stderr and "limit" in run.stderr and "--max-file-mb" in run.stderr
+
+
+def test_fourteen_column_code_json_with_list_header(tmp_path, cli):
+    """Newer writers append ServiceType, Issued, Stalled, NotIssuedReasons; found by name."""
+    header = ["ISA", "_", "LineNumber", "Source", "Codeobj", "Vaddr", "Hit", "Latency", "Stall", "Idle",
+              "ServiceType", "Issued", "Stalled", "NotIssuedReasons"]
+    d = tmp_path / "ui_output_agent_9_dispatch_4"
+    d.mkdir()
+    code = [["; k", 0, 0, "k(int)", 1, 0, 0, 0, 0, 0, 0, 0, 0, []],
+            ["s_waitcnt vmcnt(0)", 0, 1, "/k.hip:7", 1, 4, 1, 40, 36, 0, 0, 0, 0, []],
+            ["s_endpgm", 0, 2, "/k.hip:9", 1, 8, 1, 4, 0, 2, 0, 0, 0, []]]
+    (d / "code.json").write_text(json.dumps({"code": code, "header": header, "version": "3.0.0"}))
+    wave = {"wave": {"begin": 0, "end": 46, "cu": 1, "simd": 0, "slot": 0, "id": 0,
+                     "instructions": [[0, 9, 36, 40, 1], [42, 11, 0, 4, 2]],
+                     "timeline": [[3, 36], [2, 4], [1, 2], [2, 4]], "waitcnt": []}}
+    (d / "se0_sm0_sl0_wv0.json").write_text(json.dumps(wave))
+    (d / "filenames.json").write_text(json.dumps({"version": "3.0.0", "wave_filenames": {
+        "0": {"0": {"0": {"0": ["se0_sm0_sl0_wv0.json", 0, 46]}}}}}))
+    run = cli("analyze", d, "--format", "json", "--arch", "gfx942")
+    assert run.exit_code == 0, run.stderr
+    data = run.json()["data"]
+    assert data["dispatch"]["kernel"] == "k(int)" and data["dispatch"]["symbol"] == "k"
+    assert data["totals"] == {"hit": 2, "latency": 44, "stall": 36, "idle": 2, "issue": 8}
+    assert data["instructions"][0]["category"] == "wait-vmcnt"
