@@ -34,18 +34,12 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def _mount() -> None:
-    # Each module defines `register(app)`; modules import only typer at import time.
+    # Each module defines `register(app)` and imports only typer at import time (fast --help).
     import importlib
 
     for name in ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan",
                  "report", "export", "skill"):
-        try:
-            module = importlib.import_module(f"hotspot.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"hotspot.commands.{name}":
-                raise
-            continue  # command not built yet
-        module.register(app)
+        importlib.import_module(f"hotspot.commands.{name}").register(app)
 
 
 _mount()

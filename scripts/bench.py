@@ -23,6 +23,7 @@ from hotspot.bench.measure import Run, Spread, run_once, summarize
 from hotspot.bench.report import Report, to_json, to_text
 from hotspot.bench.targets import WAVE_CASE_WAVES, Case, evaluate
 from hotspot.errors import HotspotError
+from hotspot.synth import DispatchSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CACHE = Path.home() / ".cache" / "hotspot-bench"
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # generated inputs first, so generation never overlaps a timed run
     mix, per_wave = bench_program()
-    wanted: list[tuple[str, str, float | None, object]] = []
+    wanted: list[tuple[str, str, float | None, DispatchSpec]] = []
     if a.wave_case:
         wanted.append((f"{a.wave_case:,} waves", "waves", None, spec_for_waves(a.wave_case, mix)))
     for mb in sizes:
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     generated: list[tuple[str, str, float | None, Path]] = []
     try:
         for label, kind, mb, spec in wanted:
-            d, fresh = cached_dispatch(a.cache, spec)  # type: ignore[arg-type]
+            d, fresh = cached_dispatch(a.cache, spec)
             _progress(f"{label}: {'generated' if fresh else 'cached'} {d}")
             generated.append((label, kind, mb, d))
     except HotspotError as e:

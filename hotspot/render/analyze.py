@@ -67,6 +67,13 @@ def _one(a: Any, markdown: bool) -> str:
     out.append(table(summary, ["", ""], markdown) if markdown else
                "\n".join(f"  {k:<20} {v}" for k, v in summary))
 
+    if sampling and a.samples.get("stall_reasons"):
+        reasons = sorted(a.samples["stall_reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
+        stalled = a.samples["stalled"] or 1
+        out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
+            [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
+            ["reason", "samples", "share", ""], markdown))
+
     occ = getattr(a, "occupancy", None)
     if occ:
         out.append(_occupancy(occ, markdown))
