@@ -11,7 +11,7 @@ from hotspot.arch.detect import ArchInfo, detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.codejson import EMPTY_TRACE_HINT, load_json, read_code_json
-from hotspot.att.dispatch import DispatchDir, find_dispatch_dirs, open_dispatch
+from hotspot.att.dispatch import DispatchDir, open_dispatch, require_dispatch_dirs
 from hotspot.att.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.att.snapshots import SourceMap, build_source_map, read_source_lines
 from hotspot.att.wave_results import analyze_waves
@@ -114,11 +114,7 @@ def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
         raise UsageError("--jobs must be at least 1")
     if opts.max_waves is not None and opts.max_waves < 1:
         raise UsageError("--max-waves must be a positive number of wave files")
-    dirs = find_dispatch_dirs(path)
-    if not dirs:
-        raise InputError(f"{path}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
-                         "code.json) found here or below",
-                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         warnings: list[str] = []
         data = analyze_dispatch_dir(dirs[0], opts, warnings)

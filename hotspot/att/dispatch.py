@@ -77,6 +77,16 @@ def find_dispatch_dirs(root: Path) -> list[Path]:
     return sorted(found, key=_dir_sort_key)
 
 
+def require_dispatch_dirs(root: Path) -> list[Path]:
+    """find_dispatch_dirs, failing with the usual message when there is none."""
+    dirs = find_dispatch_dirs(root)
+    if not dirs:
+        raise InputError(f"{root}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
+                         "code.json) found here or below",
+                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    return dirs
+
+
 def _dir_sort_key(path: Path) -> tuple:
     handle, dispatch = parse_dir_name(path.name)
     return (str(path.parent), dispatch if dispatch is not None else -1, path.name)

@@ -84,13 +84,9 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 def select_dispatch(path: Path, warnings: list[str]) -> Path:
     from hotspot.att.analyze import rank_dispatch_dirs
     from hotspot.att.codejson import EMPTY_TRACE_HINT
-    from hotspot.att.dispatch import find_dispatch_dirs
+    from hotspot.att.dispatch import require_dispatch_dirs
 
-    dirs = find_dispatch_dirs(path)
-    if not dirs:
-        raise InputError(f"{path}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
-                         "code.json) found here or below",
-                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         return dirs[0]
     ranking, rank_warnings = rank_dispatch_dirs(dirs, _analyze_opts())
