@@ -293,9 +293,16 @@ class BlameAccumulator:
 
     def add_wave(self, ins: list[list[int]], edges: list[Any], tables: LineTables) -> None:
         entries, positions, ooo = reconstruct(ins, tables)
+        self.add_reconstructed(ins, edge_keys(edges) if edges else None, entries, positions, ooo)
+
+    def add_reconstructed(self, ins: list[list[int]],
+                          ekeys: list[tuple[int, tuple[int, ...]]] | None,
+                          entries: list[tuple[int, list[int]]], positions: list[int], ooo: int
+                          ) -> None:
+        """add_wave given the wave's reconstruction (shared by waves of one executed sequence)
+        and its decoder edges as keys (None: the wave has no edges)."""
         self.out_of_order_waits += ooo
-        if edges:
-            ekeys = edge_keys(edges)
+        if ekeys is not None:
             entries, matched = align_edges(ins, ekeys, entries)
             self.waves_edges += 1
             self.edge_entries += len(ekeys)

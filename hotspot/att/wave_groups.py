@@ -166,6 +166,9 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
     folder: SequenceFolder = part.open_groups
     key = (lines, cats)
     group = folder.groups.get(key)
+    if group is not None and group.waves >= MAX_GROUP_WAVES - 1:
+        _close(part, folder, key)  # its packed fields are full
+        group = None
     if group is None:
         group = SequenceGroup(ins, lines, cats, tables)
     matches = not edges or edges == group.expected_edges
@@ -175,7 +178,7 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
             ekeys = edge_keys(edges)  # malformed edges: per-record path, original error
         except (TypeError, ValueError, IndexError, KeyError):
             return False
-    _admit(part, folder, key, group)
+    admit_group(part, folder, key, group)
 
     totals = part.totals
     totals.waves += 1
@@ -217,21 +220,21 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
     return True
 
 
-def _admit(part: Any, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
-    """Make `group` an open group of `folder`, flushing groups to stay within the bounds."""
-    if folder.groups.get(key) is group:
-        if group.waves < MAX_GROUP_WAVES - 1:
-            return
-        part.flush_group(group)
-        group = SequenceGroup.__new__(SequenceGroup)  # unreachable in practice; keep it simple
-        raise AssertionError("sequence group overflow")
+def admit_group(part: Any, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
+    """Make `group` an open group of `folder`, flushing all groups first to bound memory."""
+    if key in folder.groups:
+        return
     if folder.positions + len(group.lines) > MAX_GROUP_POSITIONS:
-        for g in folder.groups.values():
-            part.flush_group(g)
-        folder.groups.clear()
-        folder.positions = 0
+        for open_key in list(folder.groups):
+            _close(part, folder, open_key)
     folder.groups[key] = group
     folder.positions += len(group.lines)
+
+
+def _close(part: Any, folder: SequenceFolder, key: tuple) -> None:
+    group = folder.groups.pop(key)
+    folder.positions -= len(group.lines)
+    part.flush_group(group)
 
 
 def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int):

@@ -1,12 +1,13 @@
 """One streaming pass over the wave files, feeding every wave-derived result.
 
-Map-reduce shaped so that a process pool can run it later without redesign: `run_chunk` is a
-top-level, picklable worker `(wave descriptors, PassOptions) -> WavePartial`, and partials `merge`.
-Each wave file is parsed, folded into the partial and dropped before the next one is read.
+Map-reduce shaped for a process pool: `run_chunk` is a top-level, picklable worker
+`(wave descriptors, PassOptions) -> WavePartial`, and partials `merge`. Each wave file is parsed,
+folded into the partial and dropped before the next one is read.
 
 Per wave it collects: per-line hit/latency/stall (to cross-check code.json), the timeline states
 attributed to instructions, wait blame (hotspot/att/waits.py), barrier arrivals and backward taken
-branches (loops).
+branches (loops). `fold_wave_records` below defines these record by record; waves are normally
+folded column-wise by hotspot/att/wave_groups.py, which gives the same sums much faster.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotspot.att.dispatch import WaveFile
+from hotspot.att.wave_groups import (DECODER_JUMP, MAX_GROUP_WAVES, N_STATES, SequenceFolder,
+                                     SequenceGroup, admit_group, flush_group,
+                                     fold_wave_columns)
 from hotspot.att.waits import ROLE_BARRIER, BlameAccumulator, LineTables
-from hotspot.att.waves import WAVE_STATES, WaveTotals, read_wave
+from hotspot.att.waves import WaveTotals, read_wave
 from hotspot.errors import bad_file
-
-# Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
-DECODER_JUMP = 7
-N_STATES = len(WAVE_STATES)
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
 # Below this much wave JSON a process pool costs more (worker start-up, pickling) than it saves.
@@ -48,7 +48,33 @@ class WavePartial:
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Waves still summed by executed sequence (hotspot/att/wave_groups.py); not a field: the
+        # dicts above hold the results once `finish` folds the groups in.
+        self.open_groups = SequenceFolder()
+
+    def flush_group(self, group: SequenceGroup) -> None:
+        flush_group(group, self.totals.per_line, self.line_states, self.totals.states,
+                    self.backedges, self.blame)
+
+    def finish(self) -> "WavePartial":
+        """Fold the open sequence groups into the per-line dicts."""
+        for group in self.open_groups.groups.values():
+            self.flush_group(group)
+        self.open_groups = SequenceFolder()
+        return self
+
     def merge(self, other: "WavePartial") -> "WavePartial":
+        # Open groups of the same sequence are added column-wise; results are integer sums, so
+        # merge order does not change them.
+        for key, group in other.open_groups.groups.items():
+            mine = self.open_groups.groups.get(key)
+            if mine is None:
+                admit_group(self, self.open_groups, key, group)
+            elif mine.waves + group.waves < MAX_GROUP_WAVES:
+                mine.absorb(group)
+            else:
+                self.flush_group(group)
         self.totals.merge(other.totals)
         for line, st in other.line_states.items():
             mine = self.line_states.get(line)
@@ -76,13 +102,22 @@ def chunks(descs: list[WaveDesc], size: int = CHUNK_WAVES) -> list[list[WaveDesc
 
 
 def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
-    """Worker: fold the given wave files into one partial (reads one file at a time)."""
+    """Worker: fold the given wave files into one finished partial (one file at a time)."""
+    return run_chunk_open(descs, opts).finish()
+
+
+def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+    """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
+    them column-wise and folds each sequence into the dicts once."""
     part = WavePartial()
     for path, se, simd, slot, n in descs:
         wave = read_wave(WaveFile(Path(path), se, simd, slot, n), opts.max_bytes)
+        cu = wave.cu if wave.cu is not None else -1
         try:
-            _fold_wave(part, wave.instructions, wave.timeline, wave.waitcnt, wave.begin, wave.end,
-                       se, wave.cu if wave.cu is not None else -1, opts.tables)
+            if not fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
+                                     wave.begin, wave.end, se, cu, opts.tables):
+                fold_wave_records(part, wave.instructions, wave.timeline, wave.waitcnt,
+                                  wave.begin, wave.end, se, cu, opts.tables)
         except (TypeError, ValueError, IndexError, KeyError) as exc:
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "
@@ -93,20 +128,23 @@ def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
 def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1) -> WavePartial:
     """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
     large enough to pay for the workers. Partials are merged in chunk order (deterministic)."""
-    work = chunks(describe(files))
-    total = WavePartial()
-    if jobs > 1 and len(work) > 1 and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    descs = describe(files)
+    if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
+        return _run_pool(chunks(descs), opts, jobs).finish()
+    # One partial for the whole sequential pass: sequence groups span chunk boundaries.
+    return run_chunk_open(descs, opts).finish()
 
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
-            for part in pool.map(run_chunk, work, [opts] * len(work)):
-                total.merge(part)
-        return total
-    for chunk in work:
-        total.merge(run_chunk(chunk, opts))
+
+def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int) -> WavePartial:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = WavePartial()
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
+        for part in pool.map(run_chunk_open, work, [opts] * len(work)):
+            total.merge(part)
     return total
 
 
@@ -120,7 +158,7 @@ def _wave_bytes(files: Sequence[WaveFile]) -> int:
     return size
 
 
-def _fold_wave(part: WavePartial, ins: list[list[int]], timeline: list[list[int]], edges: list,
+def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[list[int]], edges: list,
                begin: int, end: int, se: int, cu: int, tables: LineTables) -> None:
     totals = part.totals
     totals.waves += 1
