@@ -95,7 +95,13 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> Occupan
             if len(row) < len(OCCUPANCY_ROW_FIELDS):
                 raise bad_file(path, f"SE {key} row {i}: {len(row)} fields, need at least "
                                      f"{len(OCCUPANCY_ROW_FIELDS)} ({', '.join(OCCUPANCY_ROW_FIELDS)})", _HINT)
-            time, cu, simd, slot, flag, kernel = (_int_field(path, key, i, row, p) for p in range(6))
+            time, cu, simd, slot, flag, kernel = row[:6]
+            # Fast path: six non-negative plain ints (bool is a subclass of int, hence `type is`).
+            if not (type(time) is int and type(cu) is int and type(simd) is int  # noqa: E721
+                    and type(slot) is int and type(flag) is int and type(kernel) is int  # noqa: E721
+                    and min(time, cu, simd, slot, kernel) >= 0):
+                for p in range(6):
+                    _int_field(path, key, i, row, p)  # raises naming the field
             if flag not in (0, 1):
                 raise bad_file(path, f"SE {key} row {i}: field 4 (is_start) must be 0 or 1, got {flag}", _HINT)
             parsed.append(OccupancyEvent(time, cu, simd, slot, flag == 1, kernel))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +121,7 @@ def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[s
     if isinstance(listing, dict):
         out: list[WaveFile] = []
         missing = 0
+        present = set(os.listdir(path))  # one listing instead of a stat per wave file
         try:
             for se, simds in listing.items():
                 for simd, slots in simds.items():
@@ -128,7 +130,7 @@ def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[s
                             name, begin, end = entry[0], entry[1], entry[2]
                             wf = WaveFile(path / name, int(se), int(simd), int(slot), int(n),
                                           int(begin), int(end))
-                            if wf.path.is_file():
+                            if name in present:
                                 out.append(wf)
                             else:
                                 missing += 1

@@ -8,12 +8,19 @@ immediate subfolders, nearest first.
 from __future__ import annotations
 
 import fnmatch
+import os
+from functools import lru_cache
 from pathlib import Path
 
 from hotspot.att.dispatch import is_dispatch_dir
 
 
 def search_dirs(dispatch_dir: Path) -> list[Path]:
+    return list(_search_dirs(dispatch_dir))
+
+
+@lru_cache(maxsize=64)
+def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
     parent = dispatch_dir.parent
     dirs = [dispatch_dir, parent]
     try:
@@ -23,19 +30,27 @@ def search_dirs(dispatch_dir: Path) -> list[Path]:
         subs = []
     # Prefer a companion folder named after the dispatch dir (e.g. `<dir>.meta`), then the rest.
     subs.sort(key=lambda p: (not p.name.startswith(dispatch_dir.name), p.name))
-    return dirs + subs
+    return tuple(dirs + subs)
+
+
+@lru_cache(maxsize=256)
+def _file_names(folder: str) -> tuple[str, ...]:
+    """Sorted plain-file names of a folder (cached: one listing serves every lookup of a run; a
+    dispatch dir holds thousands of wave files)."""
+    try:
+        with os.scandir(folder) as it:
+            return tuple(sorted(e.name for e in it if e.is_file()))
+    except OSError:
+        return ()
 
 
 def nearby_files(dispatch_dir: Path, *patterns: str) -> list[Path]:
     """Files matching any glob pattern (case-insensitive), nearest directory first."""
+    lowered = [pat.lower() for pat in patterns]
     out: list[Path] = []
     for folder in search_dirs(dispatch_dir):
-        try:
-            names = sorted(p for p in folder.iterdir() if p.is_file())
-        except OSError:
-            continue
-        for p in names:
-            low = p.name.lower()
-            if any(fnmatch.fnmatchcase(low, pat.lower()) for pat in patterns):
-                out.append(p)
+        for name in _file_names(str(folder)):
+            low = name.lower()
+            if any(fnmatch.fnmatchcase(low, pat) for pat in lowered):
+                out.append(folder / name)
     return out
