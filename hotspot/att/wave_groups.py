@@ -4,21 +4,23 @@ Every wave-derived sum is linear in the per-record columns, and everything else 
 vm/lgkm reconstruction, loop back-edges, barrier rows, wait -> producer pairs) depends only on the
 executed sequence of code rows. All waves of a real dispatch run the same sequence (one per corpus
 dispatch), so per wave we only add its columns element-wise onto its sequence's accumulators with
-`map`/`accumulate`/`bisect` (loops in C), and fold the accumulators into the per-line dicts once per
-sequence (`flush`).
+`map` (loops in C), charge its timeline to instruction positions in one tight loop, and fold the
+accumulators into the per-line dicts once per sequence (`flush_group`). The reconstruction, edge
+placement and blame of a sequence are computed once; a wave's decoder edges are compared to them
+as a whole (one C-level `==`).
 
 The per-record path in hotspot/att/wavepass.py (`fold_wave_records`) defines the results; this path
 produces the same integers. A wave takes it only when its columns are plain integers and its
-timeline cycles are non-negative; anything else (and any error) goes the per-record way, which also
-reports malformed records exactly as before.
+timeline states and cycles are non-negative; other waves go the per-record way, which also reports
+malformed records as before. After a wave with non-integer values the partial's groups are folded
+in and the rest of its waves go record by record too.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate, repeat
-from operator import add, mul, sub
+from itertools import accumulate
+from operator import add, sub
 from typing import Any
 
 from hotspot.att.waits import (NO_PRODUCER, ROLE_BARRIER, BlameAccumulator, LineTables,
@@ -28,32 +30,22 @@ from hotspot.att.waves import WAVE_STATES
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7
 N_STATES = len(WAVE_STATES)
-# The five timeline states are packed into one int, FIELD_BITS per state, so charging a cycle range
-# to an instruction is one integer operation instead of five. Fields never borrow: every charge is
-# >= 0 (the fast path needs non-negative cycles) and a field stays below 2**FIELD_BITS because a
-# wave has < MAX_WAVE_CYCLES cycles and a sequence sums < MAX_GROUP_WAVES waves before it is flushed.
-FIELD_BITS = 64
-MAX_WAVE_CYCLES = 1 << 32
-MAX_GROUP_WAVES = 1 << 31
-FIELD_MASK = (1 << FIELD_BITS) - 1
-# Unit per decoder state value; states outside WAVE_STATES are not charged (as in the timeline
-# totals). 256 entries cover any state byte; other values take the per-record path.
-STATE_UNITS = [1 << (FIELD_BITS * s) for s in range(N_STATES)] + [0] * (256 - N_STATES)
+# Stall and duration columns are kept until this many waves are pending and then summed with one
+# `map(sum, zip(...))`: several times cheaper per element than adding them one wave at a time.
+PENDING_WAVES = 16
 # Accumulated positions (executed records) kept per partial before the sequences are folded into
-# the per-line dicts: bounds memory (~150 B per position) when every wave runs its own sequence.
-MAX_GROUP_POSITIONS = 250_000
-
-
-def unpack_states(packed: int) -> list[int]:
-    return [(packed >> (FIELD_BITS * s)) & FIELD_MASK for s in range(N_STATES)]
+# the per-line dicts: bounds memory (~300 B per position, so ~30 MB) when waves keep taking new
+# paths; real dispatches hold one sequence.
+MAX_GROUP_POSITIONS = 100_000
 
 
 class SequenceGroup:
     """Column sums of the waves that ran one sequence of code rows, plus its static facts."""
 
-    __slots__ = ("lines", "waves", "stall", "duration", "charge", "states", "entries", "positions",
-                 "ooo", "expected_edges", "backedges", "barrier_rows", "producers", "pair_waits",
-                 "pair_producers", "pair_lines", "blame_waves", "wait_stall", "distances")
+    __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
+                 "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
+                 "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
+                 "blame_waves", "wait_stall", "distances")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -62,10 +54,10 @@ class SequenceGroup:
         self.waves = 0
         self.stall = [0] * n
         self.duration = [0] * n
-        # Σ over waves of the packed timeline cycles before each instruction's window end
-        # (the last instruction's entry is the wave's total): window j holds charge[j] - charge[j-1].
-        self.charge = [0] * n
-        self.states = 0  # packed timeline totals
+        self.pending_stall: list[tuple[int, ...]] = []  # columns not yet added to `stall`
+        self.pending_duration: list[tuple[int, ...]] = []
+        # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
+        self.charge = [0] * (n * N_STATES)
         self.entries, self.positions, self.ooo = reconstruct(ins, tables)
         # The decoder edges this reconstruction stands for (compared to a wave's in C).
         self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
@@ -86,19 +78,34 @@ class SequenceGroup:
         self.wait_stall = [0] * len(self.positions)
         self.distances: Counter[tuple[int, int]] = Counter()  # (pair index, cycles) -> count
 
+    def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
+        self.pending_stall.append(stalls)
+        self.pending_duration.append(durations)
+        if len(self.pending_stall) >= PENDING_WAVES:
+            self.settle()
+
+    def settle(self) -> None:
+        """Add the pending columns into `stall` and `duration`."""
+        if self.pending_stall:
+            self.stall = list(map(sum, zip(self.stall, *self.pending_stall)))
+            self.duration = list(map(sum, zip(self.duration, *self.pending_duration)))
+            self.pending_stall.clear()
+            self.pending_duration.clear()
+
     def absorb(self, other: "SequenceGroup") -> None:
+        self.settle()
+        other.settle()
         self.waves += other.waves
         self.stall = list(map(add, self.stall, other.stall))
         self.duration = list(map(add, self.duration, other.duration))
         self.charge = list(map(add, self.charge, other.charge))
-        self.states += other.states
         self.blame_waves += other.blame_waves
         self.wait_stall = list(map(add, self.wait_stall, other.wait_stall))
         self.distances.update(other.distances)
 
 
 def _backedges(lines: tuple[int, ...], cats: tuple[Any, ...]) -> list[tuple[tuple[int, int], int]]:
-    """(branch line, target line) of each backward taken branch and how often the sequence takes it."""
+    """(branch line, target line) of each backward taken branch, with how often it is taken."""
     taken: dict[tuple[int, int], int] = {}
     prev_line = -1
     prev_jump = False
@@ -128,47 +135,69 @@ class SequenceFolder:
         self.positions = 0  # Σ sequence lengths, bounded by MAX_GROUP_POSITIONS
 
 
-def charge_points(ins_ends: list[int], timeline_states: tuple[int, ...],
-                  timeline_cycles: tuple[int, ...], begin: int) -> tuple[list[int], int]:
-    """Packed timeline cycles from `begin` up to each instruction's window end, and the total.
+def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, ...], begin: int,
+                   charge: list[int]) -> None:
+    """`_attribute_states` of hotspot/att/wavepass.py by position: each timeline cycle goes to the
+    instruction whose window covers it, into charge[j * N_STATES + state].
 
-    Window j (wavepass docs) covers [end_{j-1}, end_j) with end the running max of time + duration;
-    cycles before the first end go to the first instruction and after the last-but-one end to the
-    last. F(t) = packed cycles of [begin, t) is linear inside each timeline segment, so with the
-    segment k found by bisection F(t) = base[k] + t * unit[k].
+    `ends` is the running max of time + duration (window j ends there), so no record or line is
+    looked up per charge. Needs states >= 0 and cycles >= 0 (checked by the caller), where it
+    equals the per-record loop.
     """
-    units = list(map(STATE_UNITS.__getitem__, timeline_states))
-    bounds = list(accumulate(timeline_cycles, initial=begin))
-    packed = list(accumulate(map(mul, timeline_cycles, units), initial=0))
-    # Index k = bisect_right(bounds, t): 0 before begin (F = 0), m + 1 after the end (F = total),
-    # else segment k - 1.
-    seg_units = [0] + units + [0]
-    seg_starts = [0] + bounds[:-1] + [0]
-    base = list(map(sub, [0] + packed, map(mul, seg_starts, seg_units)))
-    head = ins_ends[:-1]
-    k = list(map(bisect_right, repeat(bounds), head))
-    points = list(map(add, map(base.__getitem__, k), map(mul, head, map(seg_units.__getitem__, k))))
-    points.append(packed[-1])
-    return points, packed[-1]
+    n_states = N_STATES
+    last = len(ends) - 1
+    j = 0
+    slot = 0  # j * N_STATES
+    t = begin
+    end_j = ends[0]
+    # Invariant between segments: window j is still open at t (end_j > t) or j is the last one.
+    while end_j <= t and j < last:
+        j += 1
+        end_j = ends[j]
+        slot += n_states
+    for state, c in zip(states, cycles):
+        seg_end = t + c
+        if state < n_states:
+            if seg_end <= end_j or j == last:
+                charge[slot + state] += c  # the common case: the segment lies in one window
+            else:
+                while True:  # split the segment at the window ends inside it
+                    charge[slot + state] += end_j - t
+                    t = end_j
+                    while end_j <= t and j < last:
+                        j += 1
+                        end_j = ends[j]
+                        slot += n_states
+                    if seg_end <= end_j or j == last:
+                        charge[slot + state] += seg_end - t
+                        break
+        t = seg_end
+        while end_j <= t and j < last:
+            j += 1
+            end_j = ends[j]
+            slot += n_states
 
 
 def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]], edges: list[Any],
                       begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
     """Fold one wave into `part` (a WavePartial) through its sequence group; False (nothing
     changed) when the wave must take the per-record path. What can fail runs before any change."""
+    if part.records_only:
+        return False
     try:
         prepared = _prepare(ins, timeline, begin)
-    except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+    except (NotPlainIntegers, TypeError, ValueError, IndexError, KeyError, OverflowError):
+        # From here on this partial folds record by record, on the dicts the per-record path
+        # would have built so far (so float sums keep their order and errors stay the same).
+        part.records_only = True
+        part.finish()
         return False
     if prepared is None:
         return False
-    times, cats, stalls, durations, lines, points, states_total = prepared
+    times, cats, stalls, durations, lines, ends, states, cycles = prepared
     folder: SequenceFolder = part.open_groups
     key = (lines, cats)
     group = folder.groups.get(key)
-    if group is not None and group.waves >= MAX_GROUP_WAVES - 1:
-        _close(part, folder, key)  # its packed fields are full
-        group = None
     if group is None:
         group = SequenceGroup(ins, lines, cats, tables)
     matches = not edges or edges == group.expected_edges
@@ -185,10 +214,8 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
     totals.instructions += len(ins)
     totals.cycles += end - begin
     group.waves += 1
-    group.stall = list(map(add, group.stall, stalls))
-    group.duration = list(map(add, group.duration, durations))
-    group.charge = list(map(add, group.charge, points))
-    group.states += states_total
+    group.add_columns(stalls, durations)
+    charge_windows(ends, states, cycles, begin, group.charge)
     barriers = part.barriers
     for line, idx in group.barrier_rows:
         t = list(map(times.__getitem__, idx))
@@ -237,37 +264,41 @@ def _close(part: Any, folder: SequenceFolder, key: tuple) -> None:
     part.flush_group(group)
 
 
-def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int):
-    """Columns of a wave and its window charges, or None when the wave is not plain integers."""
+class NotPlainIntegers(Exception):
+    """A wave holds numbers that are not ints (or not numbers): only the per-record path keeps
+    their exact semantics (float sums in wave order, errors where the records raise)."""
+
+
+def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int) -> tuple | None:
+    """Columns of a wave, its window ends and timeline columns; None when the wave is empty, has
+    short rows or negative states/cycles; NotPlainIntegers when a value is not an int."""
     n = len(ins)
-    if n == 0:
-        return None
-    cols = list(zip(*ins))
-    if len(cols) < 5:
-        return None
-    times, cats, stalls, durations, lines = cols[:5]
-    # Plain ints only (a float or string makes the sum non-int or raises): the per-record path
-    # keeps the original semantics for anything else.
-    for col in (times, stalls, durations, lines):
-        if type(sum(col)) is not int:
-            return None
     m = len(timeline)
     if m:
         tcols = list(zip(*timeline))
         if len(tcols) != 2 or sum(map(len, timeline)) != 2 * m:
             return None
         states, cycles = tcols
-        total = sum(cycles)
-        if (type(total) is not int or type(sum(states)) is not int or min(cycles) < 0
-                or total >= MAX_WAVE_CYCLES or min(states) < 0 or max(states) >= len(STATE_UNITS)):
+        # a float or string makes a sum non-int or raises TypeError
+        if type(sum(cycles)) is not int or type(sum(states)) is not int:
+            raise NotPlainIntegers
+        if min(cycles) < 0 or min(states) < 0:
             return None
     else:
         states = cycles = ()
+    if n == 0:
+        return None
+    cols = list(zip(*ins))
+    if len(cols) < 5:
+        return None
+    times, cats, stalls, durations, lines = cols[:5]
+    for col in (times, stalls, durations, lines):
+        if type(sum(col)) is not int:
+            raise NotPlainIntegers
     ends = list(map(add, times, durations))
     if ends != sorted(ends):  # windows end at the running max (always sorted in real traces)
         ends = list(accumulate(ends, max))
-    points, states_total = charge_points(ends, states, cycles, begin)
-    return times, cats, stalls, durations, lines, points, states_total
+    return times, cats, stalls, durations, lines, ends, states, cycles
 
 
 def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
@@ -276,6 +307,7 @@ def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
     """Fold a sequence group's sums into the per-line dicts (what the per-record path builds)."""
     if group.waves == 0:
         return
+    group.settle()
     waves = group.waves
     lines = group.lines
     for line, d, s in zip(lines, group.duration, group.stall):
@@ -286,18 +318,19 @@ def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
             acc[0] += waves
             acc[1] += d
             acc[2] += s
-    prev = 0
-    for line, point in zip(lines, group.charge):
-        window = point - prev
-        prev = point
-        if window:
+    charge = group.charge
+    for j, line in enumerate(lines):
+        window = charge[j * N_STATES:(j + 1) * N_STATES]
+        if any(window):  # the per-record path creates a line's entry on its first charge
             ls = line_states.get(line)
             if ls is None:
-                ls = line_states[line] = [0] * N_STATES
-            for i, v in enumerate(unpack_states(window)):
-                ls[i] += v
-    for i, v in enumerate(unpack_states(group.states)):
-        states[i] += v
+                line_states[line] = window
+            else:
+                for i, v in enumerate(window):
+                    ls[i] += v
+    # Every in-range timeline cycle is charged to some instruction, so these are the totals.
+    for i in range(N_STATES):
+        states[i] += sum(charge[i::N_STATES])
     for key, taken in group.backedges:
         be = backedges.get(key)
         if be is None:
