@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 import orjson
@@ -33,8 +34,9 @@ OCCUPANCY_ROW_FIELDS = ("time", "cu", "simd", "slot", "is_start", "kernel_id")
 _HINT = "regenerate the ui_output directory with rocprofv3's trace decoder (format 3.0.0)"
 
 
-@dataclass(frozen=True)
-class OccupancyEvent:
+class OccupancyEvent(NamedTuple):
+    """One wave start/end. A NamedTuple, not a dataclass: a 1 GB capture has ~300k of them."""
+
     time: int
     cu: int
     simd: int
