@@ -26,7 +26,7 @@ def _hotspot_main():
             from hotspot.cli import main
         except ImportError:
             sys.stderr.write("hotspot_analyzer.py: the hotspot package is not installed "
-                             "(next: pip install hotspot, or run from a hotspot checkout)\n")
+                             "(next: pip install . in a hotspot checkout, or run this script from one)\n")
             raise SystemExit(5)
     return main
 
