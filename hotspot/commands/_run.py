@@ -27,6 +27,17 @@ class FormatWithHtml(str, Enum):
 Renderer = Callable[["Result"], str]
 
 
+def lazy(module: str, name: str) -> Renderer:
+    """A renderer imported on first use: `--format json` never loads table/HTML code."""
+
+    def render(result: "Result") -> str:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(result)
+
+    return render
+
+
 def _write_stdout(text: str | bytes) -> None:
     out = sys.stdout
     if isinstance(text, bytes):

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import FormatWithHtml, run
+from hotspot.commands._run import FormatWithHtml, lazy, run
 
 
 def register(app: typer.Typer) -> None:
@@ -75,8 +75,7 @@ def register(app: typer.Typer) -> None:
                 return analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
             return analyze_path(Path(target), opts)
 
-        from hotspot.render.analyze import render_markdown, render_text
-        from hotspot.render.html import render_html
-
         raise typer.Exit(run("analyze", fmt, produce,
-                             {"text": render_text, "markdown": render_markdown, "html": render_html}))
+                             {"text": lazy("hotspot.render.analyze", "render_text"),
+                              "markdown": lazy("hotspot.render.analyze", "render_markdown"),
+                              "html": lazy("hotspot.render.html", "render_html")}))

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import Format, lazy, run
 
 
 def register(app: typer.Typer) -> None:
@@ -33,6 +33,6 @@ def register(app: typer.Typer) -> None:
 
             return diff_paths(Path(before), Path(after), kernel, threshold, max_waves)
 
-        from hotspot.diff.render import render_markdown, render_text
 
-        raise typer.Exit(run("diff", fmt, produce, {"text": render_text, "markdown": render_markdown}))
+        raise typer.Exit(run("diff", fmt, produce, {"text": lazy("hotspot.diff.render", "render_text"),
+                                                  "markdown": lazy("hotspot.diff.render", "render_markdown")}))

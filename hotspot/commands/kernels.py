@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import Format, lazy, run
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).
@@ -40,6 +40,6 @@ def register(app: typer.Typer) -> None:
             return kernel_table(path, top=top, by_marker=regions, gpu=gpu,
                                 exclude_collectives=exclude_collectives)
 
-        from hotspot.trace.render import render_markdown, render_text
 
-        raise typer.Exit(run("kernels", fmt, produce, {"text": render_text, "markdown": render_markdown}))
+        raise typer.Exit(run("kernels", fmt, produce, {"text": lazy("hotspot.trace.render", "render_text"),
+                                                  "markdown": lazy("hotspot.trace.render", "render_markdown")}))

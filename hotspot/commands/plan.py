@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import Format, lazy, run
 
 
 def register(app: typer.Typer) -> None:
@@ -34,6 +34,6 @@ def register(app: typer.Typer) -> None:
             return plan_path(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch),
                              [Path(p) for p in pmc] if pmc else None)
 
-        from hotspot.plan.render import render_markdown, render_text
 
-        raise typer.Exit(run("plan", fmt, produce, {"text": render_text, "markdown": render_markdown}))
+        raise typer.Exit(run("plan", fmt, produce, {"text": lazy("hotspot.plan.render", "render_text"),
+                                                  "markdown": lazy("hotspot.plan.render", "render_markdown")}))

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import Format, lazy, run
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -50,6 +50,6 @@ def register(app: typer.Typer) -> None:
                                ideal_bytes=ideal, arch=arch, peak_gbps=peak_gbps,
                                per_dispatch=per_dispatch)
 
-        from hotspot.pmc.render import render_markdown, render_text
 
-        raise typer.Exit(run("pmc", fmt, produce, {"text": render_text, "markdown": render_markdown}))
+        raise typer.Exit(run("pmc", fmt, produce, {"text": lazy("hotspot.pmc.render", "render_text"),
+                                                  "markdown": lazy("hotspot.pmc.render", "render_markdown")}))
