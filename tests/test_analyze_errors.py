@@ -96,3 +96,17 @@ def test_fourteen_column_code_json_with_list_header(tmp_path, cli):
     assert data["dispatch"]["kernel"] == "k(int)" and data["dispatch"]["symbol"] == "k"
     assert data["totals"] == {"hit": 2, "latency": 44, "stall": 36, "idle": 2, "issue": 8}
     assert data["instructions"][0]["category"] == "wait-vmcnt"
+
+
+def test_reader_closing_the_pipe_early_is_not_an_error():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "hotspot", "analyze", "--example", "--topk", "0",
+                             "--detail"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in err and "internal error" not in err

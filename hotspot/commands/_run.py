@@ -100,6 +100,15 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
     except KeyboardInterrupt:
         sys.stderr.write(f"hotspot {command}: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error. Point stdout at /dev/null so the
+        # interpreter's final flush does not complain.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
         if os.environ.get("HOTSPOT_DEBUG"):
             raise
