@@ -102,8 +102,9 @@ def test_reader_closing_the_pipe_early_is_not_an_error():
     import subprocess
     import sys
 
+    # --topk 0 JSON of the example is ~140 KB: more than a pipe buffer, so the write really fails
     proc = subprocess.Popen([sys.executable, "-m", "hotspot", "analyze", "--example", "--topk", "0",
-                             "--detail"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
     proc.stdout.close()  # like `| head -1`
