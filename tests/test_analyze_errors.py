@@ -111,3 +111,39 @@ def test_reader_closing_the_pipe_early_is_not_an_error():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0
     assert "Traceback" not in err and "internal error" not in err
+
+
+def _two_kernel_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "ui_output_agent_9_dispatch_5"
+    d.mkdir()
+    code = [["; alpha_kernel", 0, 0, "", 1, 0, 0, 0, 0, 0],
+            ["s_waitcnt vmcnt(0)", 0, 1, "/a.hip:3", 1, 4, 1, 50, 46, 0],
+            ["s_endpgm", 0, 2, "/a.hip:4", 1, 8, 1, 4, 0, 0],
+            ["; beta_kernel", 0, 3, "beta_kernel(float*)", 1, 16, 0, 0, 0, 0],
+            ["v_mov_b32 v0, 0", 0, 4, "/b.hip:10", 1, 16, 2, 8, 0, 0],
+            ["s_endpgm", 0, 5, "/b.hip:11", 1, 20, 2, 8, 0, 0]]
+    (d / "code.json").write_text(json.dumps({"code": code, "header": HEADER, "version": "3.0.0"}))
+    wave = {"wave": {"begin": 0, "end": 8, "cu": 1, "simd": 0, "slot": 0, "id": 0,
+                     "instructions": [[0, 6, 0, 4, 4], [4, 11, 0, 4, 5]],
+                     "timeline": [[2, 8]], "waitcnt": []}}
+    for n in range(2):
+        (d / f"se0_sm0_sl0_wv{n}.json").write_text(json.dumps(wave))
+    (d / "filenames.json").write_text(json.dumps({"version": "3.0.0", "wave_filenames": {"0": {"0": {"0": {
+        "0": ["se0_sm0_sl0_wv0.json", 0, 8], "1": ["se0_sm0_sl0_wv1.json", 8, 16]}}}}}))
+    return d
+
+
+def test_several_kernels_in_code_json(tmp_path, cli):
+    d = _two_kernel_dir(tmp_path)
+    # no --kernel: the kernel whose rows executed most (beta: 4 hits vs 2), with a warning
+    run = cli("analyze", d, "--format", "json", "--arch", "gfx942")
+    data = run.json()["data"]
+    assert data["dispatch"]["symbol"] == "beta_kernel" and data["dispatch"]["kernel"] == "beta_kernel(float*)"
+    assert data["dispatch"]["kernels_in_code"] == 2 and data["totals"]["hit"] == 4
+    assert any("2 kernels in code.json" in w for w in run.json()["warnings"])
+    # --kernel selects by regex search on symbol or demangled name
+    data = cli("analyze", d, "--format", "json", "--arch", "gfx942", "--kernel", "^alpha").json()["data"]
+    assert data["dispatch"]["symbol"] == "alpha_kernel" and data["totals"]["stall"] == 46
+    nomatch = cli("analyze", d, "--kernel", "gamma")
+    assert nomatch.exit_code == 3 and "alpha_kernel" in nomatch.stderr and "beta_kernel" in nomatch.stderr
+    assert cli("analyze", d, "--kernel", "(unclosed").exit_code == 2
