@@ -283,8 +283,8 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     occupancy, gap = dispatch_occupancy(d, disp, kernel, rows, arch, warnings)
     if gap is not None:
         findings.append(gap)
-    source_map = _source_map(d, warnings)
-    detail = _detail(lines, rows, totals.stall, source_map, opts) if opts.detail else None
+    # Snapshots only feed the --detail snippets; do not read them otherwise.
+    detail = _detail(lines, rows, totals.stall, _source_map(d, warnings), opts) if opts.detail else None
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), _pct(mapped, len(executed)), len(table.kernels))

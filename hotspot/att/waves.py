@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from hotspot.att.codejson import load_json
@@ -53,11 +51,6 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     return Wave(wf, begin, end, insts, timeline, waitcnt, cu)
 
 
-def iter_waves(files: Iterable[WaveFile], max_bytes: int | None = None) -> Iterator[Wave]:
-    for wf in files:
-        yield read_wave(wf, max_bytes)
-
-
 @dataclass
 class WaveTotals:
     """Sums over the wave files, to cross-check code.json and to report wave states."""
@@ -97,12 +90,3 @@ class WaveTotals:
             acc[2] += st
         for i, v in enumerate(other.states):
             self.states[i] += v
-
-
-def summarize_wave_files(paths: list[tuple[str, int, int, int, int]],
-                         max_bytes: int | None = None) -> WaveTotals:
-    """Worker entry point (picklable arguments) for process-pool fan-out."""
-    totals = WaveTotals()
-    for p, se, simd, slot, n in paths:
-        totals.add(read_wave(WaveFile(Path(p), se, simd, slot, n), max_bytes))
-    return totals
