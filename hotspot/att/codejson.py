@@ -25,6 +25,11 @@ EMPTY_TRACE_HINT = (
 
 def load_json(path: Path, max_bytes: int | None = None) -> Any:
     """Read and parse one JSON file; every failure names the file."""
+    return parse_json(path, read_capped(path, max_bytes))
+
+
+def read_capped(path: Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of one input file, refused when over `max_bytes`; every failure names the file."""
     try:
         if max_bytes is not None:
             size = path.stat().st_size
@@ -32,13 +37,16 @@ def load_json(path: Path, max_bytes: int | None = None) -> Any:
                 raise bad_file(path, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit",
                                "raise the limit with --max-file-mb if this file is expected",
                                code="file-too-large")
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise bad_file(path, "file not found", "pass an ATT ui_output_agent_*_dispatch_* directory")
     except IsADirectoryError:
         raise bad_file(path, "is a directory, expected a JSON file")
     except PermissionError:
         raise bad_file(path, "permission denied")
+
+
+def parse_json(path: Path, data: bytes) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -18,14 +18,19 @@ in and the rest of its waves go record by record too.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from operator import add, sub
 from typing import Any
 
+import orjson
+
 from hotspot.att.waits import (NO_PRODUCER, ROLE_BARRIER, BlameAccumulator, LineTables,
                                edge_keys, reconstruct)
 from hotspot.att.waves import WAVE_STATES
+from hotspot.att.wavescan import ScannedWave
 
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7
@@ -37,6 +42,9 @@ PENDING_WAVES = 16
 # the per-line dicts: bounds memory (~300 B per position, so ~30 MB) when waves keep taking new
 # paths; real dispatches hold one sequence.
 MAX_GROUP_POSITIONS = 100_000
+# Waves added into a group's int64 accumulators (native path) before they are spilled into its
+# Python integers: the scanner admits per-wave entries below 2**40, so 2**22 waves stay < 2**62.
+SPILL_WAVES = 1 << 22
 
 
 class SequenceGroup:
@@ -45,7 +53,8 @@ class SequenceGroup:
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
                  "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
-                 "blame_waves", "wait_stall", "distances")
+                 "blame_waves", "wait_stall", "distances", "acc_stall", "acc_duration",
+                 "acc_charge", "acc_waves", "edges_key")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -77,6 +86,12 @@ class SequenceGroup:
         self.blame_waves = 0
         self.wait_stall = [0] * len(self.positions)
         self.distances: Counter[tuple[int, int]] = Counter()  # (pair index, cycles) -> count
+        # int64 sums of the natively scanned waves not yet in stall/duration/charge
+        self.acc_stall: array | None = None
+        self.acc_duration: array | None = None
+        self.acc_charge: array | None = None
+        self.acc_waves = 0
+        self.edges_key: bytes | None = None  # expected_edges encoded, made on first use
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -84,13 +99,41 @@ class SequenceGroup:
         if len(self.pending_stall) >= PENDING_WAVES:
             self.settle()
 
+    def expected_key(self, mod: Any) -> bytes:
+        """`expected_edges` in the scanner's canonical encoding (hotspot/att/_wavescan.c)."""
+        key = self.edges_key
+        if key is None:
+            key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
+        return key
+
+    def add_scanned(self, mod: Any, wave: ScannedWave) -> None:
+        """Add a natively scanned wave's stall/duration columns and timeline charges (in C)."""
+        if self.acc_stall is None:
+            n = len(self.lines)
+            self.acc_stall = array("q", bytes(8 * n))
+            self.acc_duration = array("q", bytes(8 * n))
+            self.acc_charge = array("q", bytes(8 * n * N_STATES))
+        mod.add(self.acc_stall, wave.stalls)
+        mod.add(self.acc_duration, wave.durations)
+        mod.charge(self.acc_charge, wave.times, wave.durations, wave.states, wave.cycles,
+                   wave.begin)
+        self.acc_waves += 1
+        if self.acc_waves >= SPILL_WAVES:
+            self.settle()
+
     def settle(self) -> None:
-        """Add the pending columns into `stall` and `duration`."""
+        """Add the pending columns and the int64 accumulators into `stall`, `duration`, `charge`."""
         if self.pending_stall:
             self.stall = list(map(sum, zip(self.stall, *self.pending_stall)))
             self.duration = list(map(sum, zip(self.duration, *self.pending_duration)))
             self.pending_stall.clear()
             self.pending_duration.clear()
+        if self.acc_stall is not None:
+            self.stall = list(map(add, self.stall, self.acc_stall))
+            self.duration = list(map(add, self.duration, self.acc_duration))
+            self.charge = list(map(add, self.charge, self.acc_charge))
+            self.acc_stall = self.acc_duration = self.acc_charge = None
+            self.acc_waves = 0
 
     def absorb(self, other: "SequenceGroup") -> None:
         self.settle()
@@ -195,27 +238,57 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
     if prepared is None:
         return False
     times, cats, stalls, durations, lines, ends, states, cycles = prepared
-    folder: SequenceFolder = part.open_groups
     key = (lines, cats)
-    group = folder.groups.get(key)
+    group = part.open_groups.groups.get(key)
     if group is None:
         group = SequenceGroup(ins, lines, cats, tables)
+
+    def add_sums(g: SequenceGroup) -> None:
+        g.add_columns(stalls, durations)
+        charge_windows(ends, states, cycles, begin, g.charge)
+
     matches = not edges or edges == group.expected_edges
+    return _fold(part, key, group, add_sums, lambda: ins, times, stalls, matches, lambda: edges,
+                 len(edges), begin, end, se, cu, tables)
+
+
+def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
+                      tables: LineTables) -> bool:
+    """`fold_wave_columns` for a wave read by the native scanner (hotspot/att/wavescan.py): the
+    columns are int64 buffers, the group keyed by their bytes, the sums added in C."""
+    if part.records_only:
+        return False
+    key = (wave.lines, wave.cats)
+    group = part.open_groups.groups.get(key)
+    if group is None:
+        group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
+                              tuple(wave.column("cats")), tables)
+    matches = not wave.edges_key or wave.edges_key == group.expected_key(mod)
+    return _fold(part, key, group, lambda g: g.add_scanned(mod, wave), wave.records,
+                 wave.column("times"), wave.column("stalls"), matches, lambda: wave.waitcnt,
+                 wave.edge_count, wave.begin, wave.end, se, cu, tables)
+
+
+def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
+          records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
+          matches: bool, edges: Callable[[], list[Any]], n_edges: int, begin: int, end: int,
+          se: int, cu: int, tables: LineTables) -> bool:
+    """The part of a wave's fold both column paths share: totals, barriers and wait blame.
+    `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction."""
     ekeys = None
     if not matches:
         try:
-            ekeys = edge_keys(edges)  # malformed edges: per-record path, original error
+            ekeys = edge_keys(edges())  # malformed edges: per-record path, original error
         except (TypeError, ValueError, IndexError, KeyError):
             return False
-    admit_group(part, folder, key, group)
+    admit_group(part, part.open_groups, key, group)
 
     totals = part.totals
     totals.waves += 1
-    totals.instructions += len(ins)
+    totals.instructions += len(times)
     totals.cycles += end - begin
     group.waves += 1
-    group.add_columns(stalls, durations)
-    charge_windows(ends, states, cycles, begin, group.charge)
+    add_sums(group)
     barriers = part.barriers
     for line, idx in group.barrier_rows:
         t = list(map(times.__getitem__, idx))
@@ -227,13 +300,13 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
     blame: BlameAccumulator = part.blame
     if ekeys is not None:
         # Edges the reconstruction did not produce: placed and blamed the per-record way.
-        blame.add_reconstructed(ins, ekeys, group.entries, group.positions, group.ooo)
+        blame.add_reconstructed(records(), ekeys, group.entries, group.positions, group.ooo)
         return True
     blame.out_of_order_waits += group.ooo
-    if edges:
+    if n_edges:
         blame.waves_edges += 1
-        blame.edge_entries += len(edges)
-        blame.edge_entries_reconstructed += len(edges)
+        blame.edge_entries += n_edges
+        blame.edge_entries_reconstructed += n_edges
     else:
         blame.waves_static += 1
     group.blame_waves += 1

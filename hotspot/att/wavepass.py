@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotspot.att.dispatch import WaveFile
+from hotspot.att.codejson import parse_json, read_capped
 from hotspot.att.wave_groups import (DECODER_JUMP, N_STATES, SequenceFolder, SequenceGroup,
-                                     admit_group, flush_group, fold_wave_columns)
+                                     admit_group, flush_group, fold_wave_columns, fold_wave_scanned)
 from hotspot.att.waits import ROLE_BARRIER, BlameAccumulator, LineTables
-from hotspot.att.waves import WaveTotals, read_wave
+from hotspot.att.waves import Wave, WaveTotals, wave_from_doc
+from hotspot.att.wavescan import native, scan
 from hotspot.errors import bad_file
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
@@ -120,14 +122,27 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
     them column-wise and folds each sequence into the dicts once."""
     part = WavePartial()
+    mod = native()
+    tables = opts.tables
     for path, se, simd, slot, n in descs:
-        wave = read_wave(WaveFile(Path(path), se, simd, slot, n), opts.max_bytes)
-        cu = wave.cu if wave.cu is not None else -1
+        wf = WaveFile(Path(path), se, simd, slot, n)
+        data = read_capped(wf.path, opts.max_bytes)
+        scanned = scan(mod, data) if mod is not None else None
         try:
-            if not fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
-                                     wave.begin, wave.end, se, cu, opts.tables):
-                fold_wave_records(part, wave.instructions, wave.timeline, wave.waitcnt,
-                                  wave.begin, wave.end, se, cu, opts.tables)
+            if scanned is not None:
+                cu = scanned.cu if scanned.cu is not None else -1
+                if fold_wave_scanned(part, mod, scanned, se, cu, tables):
+                    continue
+                wave = Wave(wf, scanned.begin, scanned.end, scanned.records(),
+                            scanned.timeline(), scanned.waitcnt, scanned.cu)
+            else:
+                wave = wave_from_doc(wf, parse_json(wf.path, data))
+                cu = wave.cu if wave.cu is not None else -1
+                if fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
+                                     wave.begin, wave.end, se, cu, tables):
+                    continue
+            fold_wave_records(part, wave.instructions, wave.timeline, wave.waitcnt, wave.begin,
+                              wave.end, se, cu, tables)
         except (TypeError, ValueError, IndexError, KeyError) as exc:
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "

@@ -29,7 +29,11 @@ class Wave:
 
 
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
-    doc = load_json(wf.path, max_bytes)
+    return wave_from_doc(wf, load_json(wf.path, max_bytes))
+
+
+def wave_from_doc(wf: WaveFile, doc: Any) -> Wave:
+    """A parsed wave file as a Wave; a document of another shape is refused naming the file."""
     try:
         w = doc["wave"]
         insts = w["instructions"]

@@ -56,6 +56,18 @@ def _rocprofv3_doctor(rocprofv3: str | None) -> tuple[Check, dict | None]:
         {"path": tool, "exit_code": code, "findings": findings, "stderr_tail": err.strip()[-2000:]}
 
 
+def _native_scanner() -> Check:
+    from hotspot.att.wavescan import native_status
+
+    status = native_status()
+    if status == "enabled":
+        return Check("native wave scanner", "pass", False, "hotspot/att/_wavescan.c is built and in use")
+    return Check("native wave scanner", "warn", False,
+                 f"{status}; wave files are parsed in pure Python (same results, several times slower)",
+                 "reinstall hotspot with a C compiler and the Python headers present "
+                 "(e.g. apt install gcc python3-dev; pip install --force-reinstall .)")
+
+
 def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None) -> Result:
     checks: list[Check] = []
     warnings: list[str] = []
@@ -103,6 +115,7 @@ def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None
 
     doc_check, doc_info = _rocprofv3_doctor(found.path if found else None)
     checks.append(doc_check)
+    checks.append(_native_scanner())
 
     missing = [c.name for c in checks if c.required and c.status == "fail"]
     for c in checks:
