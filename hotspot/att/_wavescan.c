@@ -577,10 +577,149 @@ static PyObject *add(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* count_pairs(hists, times, stalls, waits, producers): for each (wait, producer) position pair i,
+ * hists[i][times[wait] - times[producer] - stalls[producer]] += 1 (issue-to-wait cycles). */
+static PyObject *count_pairs(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hists, *otimes, *ostalls, *owaits, *oprods;
+    if (!PyArg_ParseTuple(args, "O!OOOO", &PyList_Type, &hists, &otimes, &ostalls, &owaits, &oprods))
+        return NULL;
+    Py_buffer times, stalls, waits, prods;
+    PyObject *result = NULL;
+    if (!get_i64(otimes, &times, 0)) return NULL;
+    if (!get_i64(ostalls, &stalls, 0)) goto r1;
+    if (!get_i64(owaits, &waits, 0)) goto r2;
+    if (!get_i64(oprods, &prods, 0)) goto r3;
+    {
+        Py_ssize_t n = times.len / 8, npairs = waits.len / 8;
+        const int64_t *tm = times.buf, *st = stalls.buf, *wi = waits.buf, *pi = prods.buf;
+        if (stalls.len != times.len || prods.len != waits.len || PyList_GET_SIZE(hists) != npairs) {
+            PyErr_SetString(PyExc_ValueError, "count_pairs: lengths disagree");
+            goto r4;
+        }
+        for (Py_ssize_t i = 0; i < npairs; i++) {
+            int64_t w = wi[i], p = pi[i];
+            PyObject *h = PyList_GET_ITEM(hists, i);
+            if (w < 0 || w >= n || p < 0 || p >= n || !PyDict_Check(h)) {
+                PyErr_SetString(PyExc_ValueError, "count_pairs: bad position or histogram");
+                goto r4;
+            }
+            PyObject *key = PyLong_FromLongLong(tm[w] - tm[p] - st[p]);
+            if (!key) goto r4;
+            PyObject *old = PyDict_GetItemWithError(h, key);
+            long long count = 0;
+            if (old) {
+                count = PyLong_AsLongLong(old);
+                if (count == -1 && PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    goto r4;
+                }
+            } else if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto r4;
+            }
+            PyObject *val = PyLong_FromLongLong(count + 1);
+            int rc = val ? PyDict_SetItem(h, key, val) : -1;
+            Py_XDECREF(val);
+            Py_DECREF(key);
+            if (rc < 0) goto r4;
+        }
+        result = Py_NewRef(Py_None);
+    }
+r4:
+    PyBuffer_Release(&prods);
+r3:
+    PyBuffer_Release(&waits);
+r2:
+    PyBuffer_Release(&stalls);
+r1:
+    PyBuffer_Release(&times);
+    return result;
+}
+
+/* lst[k] += v, with Python integer semantics. */
+static int add_item(PyObject *lst, Py_ssize_t k, PyObject *v) {
+    PyObject *old = PyList_GET_ITEM(lst, k);
+    PyObject *sum = PyNumber_Add(old, v);
+    if (!sum) return 0;
+    PyList_SET_ITEM(lst, k, sum); /* steals sum; the list's reference to old is ours now */
+    Py_DECREF(old);
+    return 1;
+}
+
+/* fold_lines(per_line, line_states, lines, waves, duration, stall, charge): the per-line part of
+ * wave_groups.flush_group, in the same order (so dicts get the same insertion order). */
+static PyObject *fold_lines(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *per_line, *line_states, *lines, *waves, *duration, *stall, *charge;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!O!O!", &PyDict_Type, &per_line, &PyDict_Type,
+                          &line_states, &PyTuple_Type, &lines, &waves, &PyList_Type, &duration,
+                          &PyList_Type, &stall, &PyList_Type, &charge))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(lines);
+    if (PyList_GET_SIZE(duration) != n || PyList_GET_SIZE(stall) != n ||
+        PyList_GET_SIZE(charge) != n * N_STATES) {
+        PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *line = PyTuple_GET_ITEM(lines, j);
+        PyObject *vals[3] = {waves, PyList_GET_ITEM(duration, j), PyList_GET_ITEM(stall, j)};
+        PyObject *acc = PyDict_GetItemWithError(per_line, line);
+        if (!acc) {
+            if (PyErr_Occurred()) return NULL;
+            PyObject *fresh = PyList_New(3);
+            if (!fresh) return NULL;
+            for (int k = 0; k < 3; k++) PyList_SET_ITEM(fresh, k, Py_NewRef(vals[k]));
+            int rc = PyDict_SetItem(per_line, line, fresh);
+            Py_DECREF(fresh);
+            if (rc < 0) return NULL;
+            continue;
+        }
+        if (!PyList_Check(acc) || PyList_GET_SIZE(acc) != 3) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: per-line entry is not a 3-list");
+            return NULL;
+        }
+        for (int k = 0; k < 3; k++)
+            if (!add_item(acc, k, vals[k])) return NULL;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject **window = PySequence_Fast_ITEMS(charge) + j * N_STATES;
+        int any = 0;
+        for (int k = 0; k < N_STATES && !any; k++) {
+            int t = PyObject_IsTrue(window[k]);
+            if (t < 0) return NULL;
+            any = t;
+        }
+        if (!any) continue; /* a line's entry is created on its first charge */
+        PyObject *line = PyTuple_GET_ITEM(lines, j);
+        PyObject *ls = PyDict_GetItemWithError(line_states, line);
+        if (!ls) {
+            if (PyErr_Occurred()) return NULL;
+            PyObject *fresh = PyList_New(N_STATES);
+            if (!fresh) return NULL;
+            for (int k = 0; k < N_STATES; k++) PyList_SET_ITEM(fresh, k, Py_NewRef(window[k]));
+            int rc = PyDict_SetItem(line_states, line, fresh);
+            Py_DECREF(fresh);
+            if (rc < 0) return NULL;
+            continue;
+        }
+        if (!PyList_Check(ls) || PyList_GET_SIZE(ls) != N_STATES) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: line-state entry is not a 5-list");
+            return NULL;
+        }
+        for (int k = 0; k < N_STATES; k++)
+            if (!add_item(ls, k, window[k])) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
+    {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
+    {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
     {NULL, NULL, 0, NULL},
 };

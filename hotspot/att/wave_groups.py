@@ -30,7 +30,7 @@ import orjson
 from hotspot.att.waits import (NO_PRODUCER, ROLE_BARRIER, BlameAccumulator, LineTables,
                                edge_keys, reconstruct)
 from hotspot.att.waves import WAVE_STATES
-from hotspot.att.wavescan import ScannedWave
+from hotspot.att.wavescan import ScannedWave, native
 
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7
@@ -54,7 +54,7 @@ class SequenceGroup:
                  "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
                  "blame_waves", "wait_stall", "distances", "acc_stall", "acc_duration",
-                 "acc_charge", "acc_waves", "edges_key")
+                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -92,6 +92,10 @@ class SequenceGroup:
         self.acc_charge: array | None = None
         self.acc_waves = 0
         self.edges_key: bytes | None = None  # expected_edges encoded, made on first use
+        # Native path: per pair, cycles -> count (what `distances` holds for the Python path),
+        # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
+        self.pair_hists: list[dict[int, int]] | None = None
+        self.pair_index: tuple[array, array] | None = None
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -145,6 +149,20 @@ class SequenceGroup:
         self.blame_waves += other.blame_waves
         self.wait_stall = list(map(add, self.wait_stall, other.wait_stall))
         self.distances.update(other.distances)
+        if other.pair_hists is not None:
+            if self.pair_hists is None:
+                self.pair_hists, self.pair_index = other.pair_hists, other.pair_index
+            else:
+                for mine, theirs in zip(self.pair_hists, other.pair_hists):
+                    for c, count in theirs.items():
+                        mine[c] = mine.get(c, 0) + count
+
+    def count_pairs(self, mod: Any, times: Sequence[int], stalls: Sequence[int]) -> None:
+        """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
+        if self.pair_hists is None:
+            self.pair_hists = [{} for _ in self.pair_waits]
+            self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
+        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
 
 
 def _backedges(lines: tuple[int, ...], cats: tuple[Any, ...]) -> list[tuple[tuple[int, int], int]]:
@@ -249,7 +267,7 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
 
     matches = not edges or edges == group.expected_edges
     return _fold(part, key, group, add_sums, lambda: ins, times, stalls, matches, lambda: edges,
-                 len(edges), begin, end, se, cu, tables)
+                 len(edges), begin, end, se, cu, tables, None)
 
 
 def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
@@ -266,15 +284,16 @@ def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
     matches = not wave.edges_key or wave.edges_key == group.expected_key(mod)
     return _fold(part, key, group, lambda g: g.add_scanned(mod, wave), wave.records,
                  wave.column("times"), wave.column("stalls"), matches, lambda: wave.waitcnt,
-                 wave.edge_count, wave.begin, wave.end, se, cu, tables)
+                 wave.edge_count, wave.begin, wave.end, se, cu, tables, mod)
 
 
 def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
           records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
           matches: bool, edges: Callable[[], list[Any]], n_edges: int, begin: int, end: int,
-          se: int, cu: int, tables: LineTables) -> bool:
+          se: int, cu: int, tables: LineTables, mod: Any) -> bool:
     """The part of a wave's fold both column paths share: totals, barriers and wait blame.
-    `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction."""
+    `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction;
+    `mod`: the native module on the native path (None on the Python path)."""
     ekeys = None
     if not matches:
         try:
@@ -311,7 +330,9 @@ def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[Seque
         blame.waves_static += 1
     group.blame_waves += 1
     group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__, group.positions)))
-    if group.pair_waits:
+    if group.pair_waits and mod is not None:
+        group.count_pairs(mod, times, stalls)
+    elif group.pair_waits:
         # issue-to-wait cycles per (wait, producer) pair: wait time - (producer time + stall)
         cycles = map(sub, map(sub, map(times.__getitem__, group.pair_waits),
                               map(times.__getitem__, group.pair_producers)),
@@ -383,24 +404,12 @@ def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
     group.settle()
     waves = group.waves
     lines = group.lines
-    for line, d, s in zip(lines, group.duration, group.stall):
-        acc = per_line.get(line)
-        if acc is None:
-            per_line[line] = [waves, d, s]
-        else:
-            acc[0] += waves
-            acc[1] += d
-            acc[2] += s
     charge = group.charge
-    for j, line in enumerate(lines):
-        window = charge[j * N_STATES:(j + 1) * N_STATES]
-        if any(window):  # the per-record path creates a line's entry on its first charge
-            ls = line_states.get(line)
-            if ls is None:
-                line_states[line] = window
-            else:
-                for i, v in enumerate(window):
-                    ls[i] += v
+    mod = native()
+    if mod is not None:
+        mod.fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
+    else:
+        _fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
     for i in range(N_STATES):
         states[i] += sum(charge[i::N_STATES])
@@ -412,6 +421,29 @@ def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
         be[1] += waves
     if group.blame_waves:
         _flush_blame(group, blame)
+
+
+def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
+                lines: tuple[int, ...], waves: int, duration: list[int], stall: list[int],
+                charge: list[int]) -> None:
+    """Per-line hit/latency/stall and per-line wave states of a group (fold_lines in C)."""
+    for line, d, s in zip(lines, duration, stall):
+        acc = per_line.get(line)
+        if acc is None:
+            per_line[line] = [waves, d, s]
+        else:
+            acc[0] += waves
+            acc[1] += d
+            acc[2] += s
+    for j, line in enumerate(lines):
+        window = charge[j * N_STATES:(j + 1) * N_STATES]
+        if any(window):  # the per-record path creates a line's entry on its first charge
+            ls = line_states.get(line)
+            if ls is None:
+                line_states[line] = window
+            else:
+                for i, v in enumerate(window):
+                    ls[i] += v
 
 
 def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
@@ -445,3 +477,7 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
     for (pair, c), count in group.distances.items():
         hc = dcyc[pair_lines[pair]]
         hc[c] = hc.get(c, 0) + count
+    for pair, hist in enumerate(group.pair_hists or ()):
+        hc = dcyc[pair_lines[pair]]
+        for c, count in hist.items():
+            hc[c] = hc.get(c, 0) + count
