@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,22 +29,25 @@ def load_json(path: Path, max_bytes: int | None = None) -> Any:
     return parse_json(path, read_capped(path, max_bytes))
 
 
-def read_capped(path: Path, max_bytes: int | None = None) -> bytes:
-    """The bytes of one input file, refused when over `max_bytes`; every failure names the file."""
+def read_capped(path: Path | str, max_bytes: int | None = None) -> bytes:
+    """The bytes of one input file, refused when over `max_bytes`; every failure names the file
+    (`path` may be a str: the wave pass opens ~50,000 files and skips pathlib for them)."""
     try:
-        if max_bytes is not None:
-            size = path.stat().st_size
-            if size > max_bytes:
-                raise bad_file(path, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit",
-                               "raise the limit with --max-file-mb if this file is expected",
-                               code="file-too-large")
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            if max_bytes is not None:
+                size = os.fstat(f.fileno()).st_size
+                if size > max_bytes:
+                    raise bad_file(Path(path), f"file is {size:,} bytes, over the {max_bytes:,}-byte "
+                                   "limit", "raise the limit with --max-file-mb if this file is "
+                                   "expected", code="file-too-large")
+            return f.read()
     except FileNotFoundError:
-        raise bad_file(path, "file not found", "pass an ATT ui_output_agent_*_dispatch_* directory")
+        raise bad_file(Path(path), "file not found",
+                       "pass an ATT ui_output_agent_*_dispatch_* directory")
     except IsADirectoryError:
-        raise bad_file(path, "is a directory, expected a JSON file")
+        raise bad_file(Path(path), "is a directory, expected a JSON file")
     except PermissionError:
-        raise bad_file(path, "permission denied")
+        raise bad_file(Path(path), "permission denied")
 
 
 def parse_json(path: Path, data: bytes) -> Any:

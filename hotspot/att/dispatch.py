@@ -17,15 +17,35 @@ WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
 SEARCH_DEPTH = 3
 
 
-@dataclass(frozen=True)
 class WaveFile:
-    path: Path
-    se: int
-    simd: int
-    slot: int
-    n: int
-    begin: int | None = None
-    end: int | None = None
+    """One wave file of a dispatch dir. A slotted class holding its path as a string: a 1 GB
+    capture lists ~50,000 of them, and a pathlib.Path each costs time and memory (`path` makes
+    one on demand)."""
+
+    __slots__ = ("where", "se", "simd", "slot", "n", "begin", "end")
+
+    def __init__(self, path: str | os.PathLike[str], se: int, simd: int, slot: int, n: int,
+                 begin: int | None = None, end: int | None = None) -> None:
+        self.where = os.fspath(path)
+        self.se, self.simd, self.slot, self.n = se, simd, slot, n
+        self.begin, self.end = begin, end
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
+
+    def _key(self) -> tuple:
+        return (self.where, self.se, self.simd, self.slot, self.n, self.begin, self.end)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WaveFile) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"WaveFile({self.where!r}, se={self.se}, simd={self.simd}, slot={self.slot}, "
+                f"n={self.n})")
 
 
 @dataclass(frozen=True)
@@ -113,7 +133,9 @@ def open_dispatch(path: Path) -> DispatchDir:
         warnings.append(f"{fn_path}: missing; wave files found by name instead")
     pc_sampling = bool(doc.get("pc_sampling"))
     waves = _wave_files(path, fn_path, doc, warnings)
-    return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), doc, tuple(warnings))
+    # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
+    rest = {k: v for k, v in doc.items() if k != "wave_filenames"}
+    return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
 
 
 def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[str]) -> list[WaveFile]:
@@ -122,14 +144,15 @@ def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[s
         out: list[WaveFile] = []
         missing = 0
         present = set(os.listdir(path))  # one listing instead of a stat per wave file
+        folder = os.fspath(path)
         try:
             for se, simds in listing.items():
                 for simd, slots in simds.items():
                     for slot, waves in slots.items():
                         for n, entry in waves.items():
                             name, begin, end = entry[0], entry[1], entry[2]
-                            wf = WaveFile(path / name, int(se), int(simd), int(slot), int(n),
-                                          int(begin), int(end))
+                            wf = WaveFile(os.path.join(folder, name), int(se), int(simd),
+                                          int(slot), int(n), int(begin), int(end))
                             if name in present:
                                 out.append(wf)
                             else:

@@ -12,7 +12,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from hotspot.att.dispatch import is_dispatch_dir
+from hotspot.att.dispatch import WAVE_FILE_RE, is_dispatch_dir
 
 
 def search_dirs(dispatch_dir: Path) -> list[Path]:
@@ -35,11 +35,12 @@ def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
 
 @lru_cache(maxsize=256)
 def _file_names(folder: str) -> tuple[str, ...]:
-    """Sorted plain-file names of a folder (cached: one listing serves every lookup of a run; a
-    dispatch dir holds thousands of wave files)."""
+    """Sorted plain-file names of a folder, wave files left out (cached: one listing serves every
+    lookup of a run). No lookup asks for a wave file, and a dispatch dir holds tens of thousands."""
     try:
         with os.scandir(folder) as it:
-            return tuple(sorted(e.name for e in it if e.is_file()))
+            return tuple(sorted(e.name for e in it
+                                if not WAVE_FILE_RE.match(e.name) and e.is_file()))
     except OSError:
         return ()
 

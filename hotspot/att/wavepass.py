@@ -14,6 +14,7 @@ folded column-wise by hotspot/att/wave_groups.py, which gives the same sums much
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -106,7 +107,7 @@ class WavePartial:
 
 
 def describe(files: Sequence[WaveFile]) -> list[WaveDesc]:
-    return [(str(w.path), w.se, w.simd, w.slot, w.n) for w in files]
+    return [(w.where, w.se, w.simd, w.slot, w.n) for w in files]
 
 
 def chunks(descs: list[WaveDesc], size: int = CHUNK_WAVES) -> list[list[WaveDesc]]:
@@ -125,8 +126,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     mod = native()
     tables = opts.tables
     for path, se, simd, slot, n in descs:
-        wf = WaveFile(Path(path), se, simd, slot, n)
-        data = read_capped(wf.path, opts.max_bytes)
+        wf = WaveFile(path, se, simd, slot, n)
+        data = read_capped(path, opts.max_bytes)
         scanned = scan(mod, data) if mod is not None else None
         try:
             if scanned is not None:
@@ -202,7 +203,7 @@ def _wave_bytes(files: Sequence[WaveFile]) -> int:
     size = 0
     for w in files:
         try:
-            size += w.path.stat().st_size
+            size += os.stat(w.where).st_size
         except OSError:
             pass  # reported by the reader when the file is opened
     return size
