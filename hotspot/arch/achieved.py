@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple
 from pathlib import Path
 
@@ -75,6 +76,23 @@ def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> 
     return value
 
 
+def _plain_events(rows: list) -> tuple[OccupancyEvent, ...] | None:
+    """The events of one SE when every row is a list of >= 6 plain non-negative ints with a 0/1
+    start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
+    if not rows:
+        return ()
+    if any(type(r) is not list for r in rows) or min(map(len, rows)) < len(OCCUPANCY_ROW_FIELDS):
+        return None
+    cols = list(zip(*rows))[:len(OCCUPANCY_ROW_FIELDS)]
+    for col in cols:
+        if set(map(type, col)) != {int} or min(col) < 0:
+            return None
+    time, cu, simd, slot, flag, kernel = cols
+    if not set(flag) <= {0, 1}:
+        return None
+    return tuple(map(OccupancyEvent._make, zip(time, cu, simd, slot, map(bool, flag), kernel)))
+
+
 def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> OccupancyTrace:
     """Validate a decoded occupancy.json document (InputError naming the file, SE, row, field)."""
     if not isinstance(doc, dict):
@@ -88,7 +106,11 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> Occupan
                                  "'dispatches', 'version')", _HINT)
         if not isinstance(rows, list):
             raise bad_file(path, f"SE {key}: expected a list of event rows", _HINT)
-        parsed = []
+        fast = _plain_events(rows)
+        if fast is not None:
+            events[int(key)] = fast
+            continue
+        parsed = []  # something is off: find and name the first bad row
         for i, row in enumerate(rows):
             if not isinstance(row, list):
                 raise bad_file(path, f"SE {key} row {i}: expected a list of at least "
@@ -136,6 +158,7 @@ def read_occupancy_json(path: Path | str) -> OccupancyTrace:
 # --- computation -----------------------------------------------------------------------------
 
 _SimdKey = tuple[int, int, int]  # (se, cu, simd)
+_TIME_THEN_START = itemgetter(0, 4)  # OccupancyEvent (time, is_start)
 
 
 def _peak(intervals: list[tuple[int, int]]) -> int:
@@ -163,22 +186,22 @@ def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
         rows = [e for e in events_by_se[se] if wanted is None or e.kernel_id in wanted]
         if not rows:
             continue
-        rows.sort(key=lambda e: (e.time, e.is_start))  # ends first at equal time; stable otherwise
+        rows.sort(key=_TIME_THEN_START)  # ends first at equal time; stable otherwise
         begin, end = rows[0].time, rows[-1].time
         windows[se] = end - begin
         open_slots: dict[tuple[int, int, int], int] = {}  # (cu, simd, slot) -> start time
-        for e in rows:
-            slot, key = (e.cu, e.simd, e.slot), (se, e.cu, e.simd)
-            if e.is_start:
+        for time, cu, simd, slot_n, is_start, _kernel in rows:
+            slot = (cu, simd, slot_n)
+            if is_start:
                 if slot in open_slots:  # the decoder lost this slot's end: close it here
                     unmatched_starts += 1
-                    intervals[key].append((open_slots[slot], e.time))
-                open_slots[slot] = e.time
+                    intervals[(se, cu, simd)].append((open_slots[slot], time))
+                open_slots[slot] = time
             elif slot in open_slots:
-                intervals[key].append((open_slots.pop(slot), e.time))
+                intervals[(se, cu, simd)].append((open_slots.pop(slot), time))
             else:  # resident since before the window
                 unmatched_ends += 1
-                intervals[key].append((begin, e.time))
+                intervals[(se, cu, simd)].append((begin, time))
         for (cu, simd, _), start in open_slots.items():  # still resident at the window's end
             unmatched_starts += 1
             intervals[(se, cu, simd)].append((start, end))

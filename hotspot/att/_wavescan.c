@@ -714,12 +714,89 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* gather_add(acc, col, positions): acc[i] += col[positions[i]] over int64 buffers. */
+static PyObject *gather_add(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *oacc, *ocol, *opos;
+    if (!PyArg_ParseTuple(args, "OOO", &oacc, &ocol, &opos)) return NULL;
+    Py_buffer acc, col, pos;
+    PyObject *result = NULL;
+    if (!get_i64(oacc, &acc, 1)) return NULL;
+    if (!get_i64(ocol, &col, 0)) goto g1;
+    if (!get_i64(opos, &pos, 0)) goto g2;
+    {
+        Py_ssize_t n = col.len / 8, m = pos.len / 8;
+        int64_t *a = acc.buf;
+        const int64_t *c = col.buf, *p = pos.buf;
+        if (acc.len != pos.len) {
+            PyErr_SetString(PyExc_ValueError, "gather_add: lengths disagree");
+            goto g3;
+        }
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (p[i] < 0 || p[i] >= n) {
+                PyErr_SetString(PyExc_IndexError, "gather_add: position out of range");
+                goto g3;
+            }
+        for (Py_ssize_t i = 0; i < m; i++) a[i] += c[p[i]];
+        result = Py_NewRef(Py_None);
+    }
+g3:
+    PyBuffer_Release(&pos);
+g2:
+    PyBuffer_Release(&col);
+g1:
+    PyBuffer_Release(&acc);
+    return result;
+}
+
+/* arrivals(times, stalls, positions) -> bytes: int64 [t, t + stall, ...] at the positions
+ * (barrier arrival and release of each barrier instance). */
+static PyObject *arrivals(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *otimes, *ostalls, *opos;
+    if (!PyArg_ParseTuple(args, "OOO", &otimes, &ostalls, &opos)) return NULL;
+    Py_buffer times, stalls, pos;
+    PyObject *result = NULL;
+    if (!get_i64(otimes, &times, 0)) return NULL;
+    if (!get_i64(ostalls, &stalls, 0)) goto a1;
+    if (!get_i64(opos, &pos, 0)) goto a2;
+    {
+        Py_ssize_t n = times.len / 8, m = pos.len / 8;
+        const int64_t *t = times.buf, *st = stalls.buf, *p = pos.buf;
+        if (stalls.len != times.len) {
+            PyErr_SetString(PyExc_ValueError, "arrivals: lengths disagree");
+            goto a3;
+        }
+        result = PyBytes_FromStringAndSize(NULL, 2 * m * (Py_ssize_t)sizeof(int64_t));
+        if (!result) goto a3;
+        int64_t *out = (int64_t *)PyBytes_AS_STRING(result);
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (p[i] < 0 || p[i] >= n) {
+                Py_CLEAR(result);
+                PyErr_SetString(PyExc_IndexError, "arrivals: position out of range");
+                goto a3;
+            }
+            out[2 * i] = t[p[i]];
+            out[2 * i + 1] = t[p[i]] + st[p[i]];
+        }
+    }
+a3:
+    PyBuffer_Release(&pos);
+a2:
+    PyBuffer_Release(&stalls);
+a1:
+    PyBuffer_Release(&times);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
+    {"gather_add", gather_add, METH_VARARGS, "acc[i] += col[positions[i]]."},
+    {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
     {NULL, NULL, 0, NULL},
 };

@@ -18,6 +18,7 @@ from hotspot.att.wave_results import analyze_waves
 from hotspot.att.wave_states import WaveStates
 from hotspot.att.waits import Attribution
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
+from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import Result
 
 DEFAULT_TOPK = 15
@@ -106,6 +107,11 @@ class DispatchAnalysis:
 
 
 def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    with paused_cyclic_gc():
+        return _analyze_path(path, opts)
+
+
+def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     if opts.mode not in ("asm", "src", "both"):
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:

@@ -11,6 +11,9 @@ no spread and are only counted.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import Any
 from dataclasses import dataclass
 
 from hotspot.att.model import CodeRow
@@ -37,25 +40,31 @@ def group_episodes(instances: list[tuple[int, int]]) -> list[list[tuple[int, int
     """Split (arrival, release) pairs into episodes of near-equal release time."""
     groups: list[list[tuple[int, int]]] = []
     first_release = None
-    for inst in sorted(instances, key=lambda a: (a[1], a[0])):
-        if first_release is None or inst[1] - first_release > BARRIER_RELEASE_TOLERANCE:
-            groups.append([inst])
-            first_release = inst[1]
-        else:
-            groups[-1].append(inst)
+    current: list[tuple[int, int]] = []
+    # sorted by (release, arrival): tuples of (release, arrival) sort natively, no key function
+    for release, arrival in sorted(zip(map(itemgetter(1), instances),
+                                       map(itemgetter(0), instances))):
+        if first_release is None or release - first_release > BARRIER_RELEASE_TOLERANCE:
+            current = []
+            groups.append(current)
+            first_release = release
+        current.append((arrival, release))
     return groups
 
 
-def barrier_stats(barriers: dict[tuple[int, int, int], list[tuple[int, int]]],
+def barrier_stats(barriers: dict[tuple[int, int, int], Sequence[int]],
                   rows_by_line: dict[int, CodeRow]) -> list[BarrierStat]:
-    per_line: dict[int, dict[str, list]] = {}
-    for (_se, _cu, line), instances in barriers.items():
-        acc = per_line.setdefault(line, {"instances": [], "spreads": [], "sizes": []})
-        acc["instances"].extend(instances)
-        for group in group_episodes(instances):
+    """Per barrier line, from flat [arrival, release, ...] sequences per (SE, CU, line)."""
+    per_line: dict[int, dict[str, Any]] = {}
+    for (_se, _cu, line), flat in barriers.items():
+        acc = per_line.setdefault(line, {"instances": 0, "stall": 0, "spreads": [], "sizes": []})
+        arrivals, releases = flat[0::2], flat[1::2]
+        acc["instances"] += len(arrivals)
+        acc["stall"] += sum(releases) - sum(arrivals)
+        for group in group_episodes(list(zip(arrivals, releases))):
             if len(group) >= 2:
-                arrivals = [a for a, _ in group]
-                acc["spreads"].append(max(arrivals) - min(arrivals))
+                times = [a for a, _ in group]
+                acc["spreads"].append(max(times) - min(times))
                 acc["sizes"].append(len(group))
     out = []
     for line, acc in per_line.items():
@@ -63,7 +72,7 @@ def barrier_stats(barriers: dict[tuple[int, int, int], list[tuple[int, int]]],
         spreads = acc["spreads"]
         out.append(BarrierStat(
             line, row.isa if row else "", row.source.label if row and row.source else "",
-            len(acc["instances"]), sum(r - a for a, r in acc["instances"]), len(spreads),
+            acc["instances"], acc["stall"], len(spreads),
             statistics.fmean(acc["sizes"]) if acc["sizes"] else 0.0,
             statistics.median(spreads) if spreads else None, max(spreads) if spreads else None))
     out.sort(key=lambda b: (-b.stall, b.line_number))

@@ -54,7 +54,7 @@ class SequenceGroup:
                  "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
                  "blame_waves", "wait_stall", "distances", "acc_stall", "acc_duration",
-                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index")
+                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index", "acc_wait", "native_rows")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -96,6 +96,9 @@ class SequenceGroup:
         # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
         self.pair_hists: list[dict[int, int]] | None = None
         self.pair_index: tuple[array, array] | None = None
+        self.acc_wait: array | None = None  # native path: wait_stall not yet added
+        # native path: wait positions and barrier rows as int64 arrays, made on first use
+        self.native_rows: tuple[array, list[tuple[int, array]]] | None = None
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -132,6 +135,9 @@ class SequenceGroup:
             self.duration = list(map(sum, zip(self.duration, *self.pending_duration)))
             self.pending_stall.clear()
             self.pending_duration.clear()
+        if self.acc_wait is not None:
+            self.wait_stall = list(map(add, self.wait_stall, self.acc_wait))
+            self.acc_wait = None
         if self.acc_stall is not None:
             self.stall = list(map(add, self.stall, self.acc_stall))
             self.duration = list(map(add, self.duration, self.acc_duration))
@@ -156,6 +162,18 @@ class SequenceGroup:
                 for mine, theirs in zip(self.pair_hists, other.pair_hists):
                     for c, count in theirs.items():
                         mine[c] = mine.get(c, 0) + count
+
+    def indexes(self) -> tuple[array, list[tuple[int, array]]]:
+        """Wait positions and barrier rows as int64 arrays (for the C gathers)."""
+        if self.native_rows is None:
+            self.native_rows = (array("q", self.positions),
+                                [(line, array("q", idx)) for line, idx in self.barrier_rows])
+        return self.native_rows
+
+    def add_wait_stalls(self, mod: Any, stalls: Sequence[int]) -> None:
+        if self.acc_wait is None:
+            self.acc_wait = array("q", bytes(8 * len(self.positions)))
+        mod.gather_add(self.acc_wait, stalls, self.indexes()[0])
 
     def count_pairs(self, mod: Any, times: Sequence[int], stalls: Sequence[int]) -> None:
         """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
@@ -308,13 +326,30 @@ def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[Seque
     totals.cycles += end - begin
     group.waves += 1
     add_sums(group)
+    # barrier instances, flat [arrival, release, ...]: int64 arrays on the native path (bounded
+    # values), lists on the Python path (any integers)
     barriers = part.barriers
-    for line, idx in group.barrier_rows:
-        t = list(map(times.__getitem__, idx))
-        arr = barriers.get((se, cu, line))
-        if arr is None:
-            arr = barriers[(se, cu, line)] = []
-        arr.extend(zip(t, map(add, t, map(stalls.__getitem__, idx))))
+    if mod is not None:
+        for line, idx in group.indexes()[1]:
+            pairs = mod.arrivals(times, stalls, idx)
+            arr = barriers.get((se, cu, line))
+            if arr is None:
+                barriers[(se, cu, line)] = array("q", pairs)
+            elif isinstance(arr, array):
+                arr.frombytes(pairs)
+            else:
+                arr.extend(memoryview(pairs).cast("q"))
+    else:
+        for line, idx in group.barrier_rows:
+            t = list(map(times.__getitem__, idx))
+            flat = t + t
+            flat[0::2] = t
+            flat[1::2] = map(add, t, map(stalls.__getitem__, idx))
+            arr = barriers.get((se, cu, line))
+            if arr is None:
+                barriers[(se, cu, line)] = flat
+            else:
+                arr.extend(flat)
 
     blame: BlameAccumulator = part.blame
     if ekeys is not None:
@@ -329,7 +364,11 @@ def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[Seque
     else:
         blame.waves_static += 1
     group.blame_waves += 1
-    group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__, group.positions)))
+    if mod is not None:
+        group.add_wait_stalls(mod, stalls)
+    else:
+        group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__,
+                                                               group.positions)))
     if group.pair_waits and mod is not None:
         group.count_pairs(mod, times, stalls)
     elif group.pair_waits:

@@ -13,10 +13,9 @@ folded column-wise by hotspot/att/wave_groups.py, which gives the same sums much
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from hotspot.att.waits import ROLE_BARRIER, BlameAccumulator, LineTables
 from hotspot.att.waves import Wave, WaveTotals, wave_from_doc
 from hotspot.att.wavescan import native, scan
 from hotspot.errors import bad_file
+from hotspot.gcpause import paused_cyclic_gc
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
@@ -52,8 +52,9 @@ class WavePartial:
     # line_number -> cycles per timeline state (WAVE_STATES order) while this instruction was current
     line_states: dict[int, list[int]] = field(default_factory=dict)
     blame: BlameAccumulator = field(default_factory=BlameAccumulator.empty)
-    # (se, cu, barrier line) -> [(arrival time, release time)] over waves
-    barriers: dict[tuple[int, int, int], list[tuple[int, int]]] = field(default_factory=dict)
+    # (se, cu, barrier line) -> [arrival time, release time, ...] over waves, flat (a 1 GB capture
+    # holds ~10^6 barrier arrivals: an int64 array or a flat list, not a tuple each)
+    barriers: dict[tuple[int, int, int], list[int] | array] = field(default_factory=dict)
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
@@ -97,8 +98,14 @@ class WavePartial:
                 for i, v in enumerate(st):
                     mine[i] += v
         self.blame.merge(other.blame)
-        for key, arrivals in other.barriers.items():
-            self.barriers.setdefault(key, []).extend(arrivals)
+        for key, flat in other.barriers.items():
+            mine = self.barriers.get(key)
+            if mine is None:
+                self.barriers[key] = flat
+            elif isinstance(mine, array) and not isinstance(flat, array):
+                self.barriers[key] = [*mine, *flat]  # the list may hold what int64 cannot
+            else:
+                mine.extend(flat)
         for key, (taken, waves) in other.backedges.items():
             acc = self.backedges.setdefault(key, [0, 0])
             acc[0] += taken
@@ -157,25 +164,11 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1) -
     descs = describe(files)
     if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
         size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
-        with _no_cyclic_gc():
+        with paused_cyclic_gc():
             return _run_pool(chunks(descs, size), opts, jobs).finish()
     # One partial for the whole sequential pass: sequence groups span chunk boundaries.
-    with _no_cyclic_gc():
+    with paused_cyclic_gc():
         return run_chunk_open(descs, opts).finish()
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cycle collector: every parsed wave allocates thousands of lists, which triggers
-    collections that scan them for cycles the pass never creates (~20% of its time). Reference
-    counting still frees each wave as soon as it is folded."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int) -> WavePartial:
@@ -192,7 +185,7 @@ def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int) -> WaveP
 
 
 def _run_chunk_worker(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
-    with _no_cyclic_gc():
+    with paused_cyclic_gc():
         part = run_chunk_open(descs, opts)
     for group in part.open_groups.groups.values():
         group.settle()  # pickle sums, not pending columns
@@ -255,7 +248,9 @@ def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[li
             arr = barriers.get(bkey)
             if arr is None:
                 arr = barriers[bkey] = []
-            arr.append((time, time + stall))
+            elif isinstance(arr, array):  # from the native path; these values may not fit int64
+                arr = barriers[bkey] = arr.tolist()
+            arr.extend((time, time + stall))
 
     _attribute_states(ins, timeline, begin, part.line_states)
     part.blame.add_wave(ins, edges, tables)
