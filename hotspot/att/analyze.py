@@ -273,8 +273,20 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
 
+    from hotspot.att.occupancy_link import dispatch_occupancy
+
+    # Occupancy reads occupancy.json (~300k events on a 1 GB capture): done while the pool's
+    # workers read the wave files; its warnings still follow the wave pass's.
+    occupancy_warnings: list[str] = []
+    occupancy_out: list[Any] = []
+
+    def occupancy_meanwhile() -> None:
+        occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings))
+
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
-                       opts.jobs)
+                       opts.jobs, occupancy_meanwhile)
+    warnings.extend(occupancy_warnings)
+    occupancy, gap = occupancy_out[0]
     findings = [f for f in (
         fnd.source_collapse(lines),
         fnd.no_source(len(executed), mapped),
@@ -284,9 +296,6 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
             {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
     ) if f is not None] + wr.findings
 
-    from hotspot.att.occupancy_link import dispatch_occupancy
-
-    occupancy, gap = dispatch_occupancy(d, disp, kernel, rows, arch, warnings)
     if gap is not None:
         findings.append(gap)
     # Snapshots only feed the --detail snippets; do not read them otherwise.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hotspot.att import findings as fnd
@@ -37,7 +37,9 @@ class WaveResults:
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
-                  max_bytes: int | None, warnings: list[str], jobs: int = 1) -> WaveResults:
+                  max_bytes: int | None, warnings: list[str], jobs: int = 1,
+                  meanwhile: Callable[[], None] | None = None) -> WaveResults:
+    """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
     if sampled:
@@ -45,7 +47,7 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
         warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes), jobs)
+    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes), jobs, meanwhile)
     return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
 
 

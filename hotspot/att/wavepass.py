@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,20 +158,28 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     return part
 
 
-def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1) -> WavePartial:
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
+                  meanwhile: Callable[[], None] | None = None) -> WavePartial:
     """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
-    large enough to pay for the workers. Partials are merged in chunk order (deterministic)."""
+    large enough to pay for the workers. Partials are merged in chunk order (deterministic).
+
+    `meanwhile`, other work of the caller, runs while the pool's workers read the wave files (on
+    a large capture the parent would otherwise idle), or after the sequential pass."""
     descs = describe(files)
     if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
         size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
         with paused_cyclic_gc():
-            return _run_pool(chunks(descs, size), opts, jobs).finish()
+            return _run_pool(chunks(descs, size), opts, jobs, meanwhile).finish()
     # One partial for the whole sequential pass: sequence groups span chunk boundaries.
     with paused_cyclic_gc():
-        return run_chunk_open(descs, opts).finish()
+        part = run_chunk_open(descs, opts).finish()
+    if meanwhile is not None:
+        meanwhile()
+    return part
 
 
-def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int) -> WavePartial:
+def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
+              meanwhile: Callable[[], None] | None) -> WavePartial:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -179,7 +187,14 @@ def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int) -> WaveP
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
-        for part in pool.map(_run_chunk_worker, work, [opts] * len(work)):
+        parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
+        if meanwhile is not None:
+            try:
+                meanwhile()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # do not read the rest for nothing
+                raise
+        for part in parts:
             total.merge(part)
     return total
 
