@@ -279,3 +279,23 @@ def test_malformed_wave_deep_in_a_capture_is_named_on_both_paths(mod, tmp_path, 
         res = run_cli("analyze", "--dir", str(d), "--format", "json")
         assert res.exit_code == 3
         assert bad.name in res.json()["error"]["message"]
+
+
+def test_two_sequences_under_one_hash_stay_apart(mod, tmp_path, monkeypatch) -> None:
+    """The native path keys sequence groups by a 64-bit hash and compares the columns on a hit:
+    force every wave onto one hash and the results must not change."""
+    from hotspot.att import wavescan
+
+    spec = DispatchSpec(waves=12, layout=Layout(ses=(0,), simds=2, slots=3, other_cus=(0,)),
+                        variants=3)
+    d = make_dispatch(tmp_path, spec, seed=9)
+    pure = _analysis(d, True, monkeypatch)
+    real_scan = wavescan.scan
+
+    def colliding(m, data):
+        sw = real_scan(m, data)
+        return sw._replace(sequence_hash=42) if sw is not None else None
+
+    from hotspot.att import wavepass
+    monkeypatch.setattr(wavepass, "scan", colliding)
+    assert _analysis(d, False, monkeypatch) == pure

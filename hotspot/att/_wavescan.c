@@ -440,12 +440,24 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
     PyObject *cu = (w.have_cu && !w.cu_null) ? PyLong_FromLongLong(w.cu) : Py_NewRef(Py_None);
     PyObject *raw = w.edges_at ? PyBytes_FromStringAndSize(w.edges_at, w.edges_end - w.edges_at)
                                : Py_NewRef(Py_None);
-    PyObject *out = Py_BuildValue("(LLNNNNNNNNNNn)", (long long)w.begin, (long long)w.end, cu,
+    /* FNV-1a over the line and category columns: the key of the wave's executed sequence (the
+     * caller confirms a match by comparing the columns themselves) */
+    uint64_t h = 1469598103934665603ULL;
+    for (int k = 1; k < 5; k += 3) { /* cats (1), then lines (4) */
+        const int64_t *v = w.cols[k].v;
+        for (Py_ssize_t i = 0; i < w.cols[k].n; i++) {
+            h ^= (uint64_t)v[i];
+            h *= 1099511628211ULL;
+        }
+        h ^= 0xff; /* column separator */
+        h *= 1099511628211ULL;
+    }
+    PyObject *out = Py_BuildValue("(LLNNNNNNNNNNnK)", (long long)w.begin, (long long)w.end, cu,
                                   col_bytes(&w.cols[0]), col_bytes(&w.cols[1]),
                                   col_bytes(&w.cols[2]), col_bytes(&w.cols[3]),
                                   col_bytes(&w.cols[4]), col_bytes(&w.states),
                                   col_bytes(&w.cycles), raw, col_bytes(&w.edges),
-                                  count_entries(&w.edges));
+                                  count_entries(&w.edges), (unsigned long long)h);
     wave_free(&w);
     return out;
 }

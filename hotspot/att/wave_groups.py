@@ -54,7 +54,7 @@ class SequenceGroup:
                  "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
                  "blame_waves", "wait_stall", "distances", "acc_stall", "acc_duration",
-                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index", "acc_wait", "native_rows")
+                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index", "acc_wait", "native_rows", "scanned")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -99,6 +99,7 @@ class SequenceGroup:
         self.acc_wait: array | None = None  # native path: wait_stall not yet added
         # native path: wait positions and barrier rows as int64 arrays, made on first use
         self.native_rows: tuple[array, list[tuple[int, array]]] | None = None
+        self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -294,11 +295,19 @@ def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
     columns are int64 buffers, the group keyed by their bytes, the sums added in C."""
     if part.records_only:
         return False
-    key = (wave.lines, wave.cats)
-    group = part.open_groups.groups.get(key)
+    # Keyed by the scanner's hash of the sequence (hashing ~12 KB of columns per wave in Python
+    # costs more than the rest of the lookup); a different sequence under the same hash gets the
+    # full key.
+    groups = part.open_groups.groups
+    key: Any = wave.sequence_hash
+    group = groups.get(key)
+    if group is not None and group.scanned != (wave.lines, wave.cats):
+        key = (wave.sequence_hash, wave.lines, wave.cats)
+        group = groups.get(key)
     if group is None:
         group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
                               tuple(wave.column("cats")), tables)
+        group.scanned = (wave.lines, wave.cats)
     matches = not wave.edges_key or wave.edges_key == group.expected_key(mod)
     return _fold(part, key, group, lambda g: g.add_scanned(mod, wave), wave.records,
                  wave.column("times"), wave.column("stalls"), matches, lambda: wave.waitcnt,

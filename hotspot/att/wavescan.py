@@ -52,6 +52,7 @@ class ScannedWave(NamedTuple):
     waitcnt_json: bytes | None  # the 'waitcnt' array as written (None when null or absent)
     edges_key: bytes  # its canonical int64 encoding (equal keys <=> equal lists); b"" when empty
     edge_count: int  # entries in it
+    sequence_hash: int  # 64-bit hash of the cats and lines columns (equal columns, equal hash)
 
     @property
     def waitcnt(self) -> list[Any]:
