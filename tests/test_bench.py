@@ -61,6 +61,19 @@ def test_run_once_counts_descendants() -> None:
         assert r.tree_rss_bytes >= 120 * MIB
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see unreaped processes")
+def test_run_once_counts_cpu_of_processes_it_never_reaps() -> None:
+    # a forkserver pool's workers are its server's children, so the command's rusage misses them:
+    # here the command starts a CPU-burning child and exits without waiting for it
+    child = ("import subprocess, sys, time\n"
+             "code = 'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.4: pass'\n"
+             "subprocess.Popen([sys.executable, '-c', code])\n"
+             "time.sleep(0.6)\n")
+    r = run_once([PY, "-c", child])
+    assert r.exit_code == 0
+    assert r.cpu_ns >= 300_000_000
+
+
 # --- inputs --------------------------------------------------------------------------------------------
 
 def test_bench_program_lands_near_the_realistic_wave_size() -> None:

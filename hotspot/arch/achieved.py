@@ -93,8 +93,11 @@ def _plain_events(rows: list) -> tuple[OccupancyEvent, ...] | None:
     return tuple(map(OccupancyEvent._make, zip(time, cu, simd, slot, map(bool, flag), kernel)))
 
 
-def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> OccupancyTrace:
-    """Validate a decoded occupancy.json document (InputError naming the file, SE, row, field)."""
+def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
+                    consume: bool = False) -> OccupancyTrace:
+    """Validate a decoded occupancy.json document (InputError naming the file, SE, row, field).
+    `consume`: drop each SE's rows from `doc` once converted (the caller's own document: a 1 GB
+    capture's rows take ~40 MB, and the events as many again)."""
     if not isinstance(doc, dict):
         raise bad_file(path, "top level must be an object keyed by shader engine", _HINT)
     events: dict[int, tuple[OccupancyEvent, ...]] = {}
@@ -109,6 +112,8 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json") -> Occupan
         fast = _plain_events(rows)
         if fast is not None:
             events[int(key)] = fast
+            if consume:
+                rows.clear()
             continue
         parsed = []  # something is off: find and name the first bad row
         for i, row in enumerate(rows):
@@ -152,7 +157,7 @@ def read_occupancy_json(path: Path | str) -> OccupancyTrace:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         raise bad_file(path, f"not valid JSON ({err})", _HINT) from None
-    return parse_occupancy(doc, path)
+    return parse_occupancy(doc, path, consume=True)
 
 
 # --- computation -----------------------------------------------------------------------------

@@ -185,7 +185,14 @@ def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
 
     total = WavePartial()
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    if "forkserver" in methods:
+        # Workers forked from a small server that has imported only the wave pass, not from this
+        # process, which by now holds the capture's file list: a 1 GB capture's workers would
+        # otherwise each count ~70 MB of inherited pages.
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+    else:
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
         parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
         if meanwhile is not None:

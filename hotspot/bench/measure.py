@@ -4,7 +4,10 @@
 child and every descendant it reaped (so a process pool's workers count), and `ru_maxrss` the
 largest single process. A pool's memory is the *sum* of its processes, so a sampler thread also
 adds up the RSS of the whole process tree from /proc every `TREE_SAMPLE_S` (Linux only; an upper
-bound, since pages shared after fork count once per process).
+bound, since pages shared after fork count once per process). Processes that are not reaped by the
+command itself (the workers of a forkserver pool are its server's children) are missing from the
+rusage, so the sampler also keeps each process's own CPU time as last seen in /proc, and the CPU
+time reported is the larger of the two accounts.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ TREE_SAMPLE_S = 0.05
 # Last stderr characters kept from a failed command, for the error line.
 STDERR_TAIL_CHARS = 400
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100  # /proc stat time unit
 # ru_maxrss is KiB on Linux, bytes on macOS (getrusage(2) of each system).
 _MAXRSS_UNIT = 1 if sys.platform == "darwin" else 1024
 
@@ -80,10 +84,10 @@ def run_once(argv: Sequence[str], sample_tree: bool = True) -> Run:
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter_ns() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here; keep Popen consistent
-        tree = sampler.stop() if sampler else 0
+        tree, sampled_cpu = sampler.stop() if sampler else (0, 0)
         err.seek(0)
         tail = err.read().decode("utf-8", "replace")[-STDERR_TAIL_CHARS:] if proc.returncode else ""
-    cpu = round((ru.ru_utime + ru.ru_stime) * 1e9)
+    cpu = max(round((ru.ru_utime + ru.ru_stime) * 1e9), sampled_cpu)
     return Run(wall_ns=wall, cpu_ns=cpu, peak_rss_bytes=ru.ru_maxrss * _MAXRSS_UNIT, tree_rss_bytes=tree,
                exit_code=proc.returncode, stderr_tail=tail)
 
@@ -95,13 +99,15 @@ class _TreeSampler(threading.Thread):
         super().__init__(daemon=True)
         self.root = root
         self.peak = 0
+        self.cpu_ticks: dict[int, int] = {}  # pid -> its own utime + stime, last seen
         self._done = threading.Event()
         self._ppid: dict[int, int] = {}   # pid -> parent, read once per pid (pids are not reused mid-run)
 
-    def stop(self) -> int:
+    def stop(self) -> tuple[int, int]:
+        """(peak summed RSS in bytes, summed CPU ns of every process seen)."""
         self._done.set()
         self.join()
-        return self.peak
+        return self.peak, sum(self.cpu_ticks.values()) * 1_000_000_000 // _TICKS
 
     def run(self) -> None:
         while True:
@@ -126,6 +132,10 @@ class _TreeSampler(threading.Thread):
                 if c not in tree:
                     tree.add(c)
                     frontier.append(c)
+        for p in tree:
+            ticks = _cpu_ticks_of(p)
+            if ticks is not None:
+                self.cpu_ticks[p] = ticks
         return sum(_rss_of(p) for p in tree)
 
 
@@ -137,6 +147,19 @@ def _ppid_of(pid: int) -> int:
     # "pid (comm) state ppid ...": comm may contain spaces and parentheses, so split after the last ')'
     fields = stat[stat.rfind(b")") + 2:].split()
     return int(fields[1]) if len(fields) > 1 else -1
+
+
+def _cpu_ticks_of(pid: int) -> int | None:
+    """utime + stime of the process itself (clock ticks), or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()  # fields[0] is the state (field 3 of stat(5))
+    try:
+        return int(fields[11]) + int(fields[12])  # utime (14) + stime (15)
+    except (IndexError, ValueError):
+        return None
 
 
 def _rss_of(pid: int) -> int:
