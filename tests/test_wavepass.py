@@ -8,6 +8,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hotspot.att.barriers import BARRIER_RELEASE_TOLERANCE
 from hotspot.att.codejson import read_code_json
@@ -122,3 +124,12 @@ def test_malformed_wave_record_is_a_one_line_input_error(cli, tmp_path):
     run = cli("analyze", d)
     assert run.exit_code == 3
     assert "se0_sm0_sl0_wv0.json" in run.stderr and "Traceback" not in run.stderr
+
+
+@given(st.lists(st.integers(-10**12, 10**12), min_size=1, max_size=40))
+def test_barrier_median_and_mean_match_statistics(values):
+    import statistics
+
+    from hotspot.att.barriers import _mean, _median
+    assert _median(values) == statistics.median(values)
+    assert _mean(values) == statistics.fmean(values)

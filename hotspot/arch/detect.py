@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import re
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +60,8 @@ def _gpu_agents_from_csv(path: Path) -> list[tuple[str, str]]:
 
 
 def _gpu_agents_from_rocpd(path: Path) -> list[tuple[str, str]]:
+    import sqlite3  # only when a rocpd database is beside the dispatch
+
     from hotspot.errors import HotspotError
     from hotspot.trace.rocpd import read_rocpd_agents
 

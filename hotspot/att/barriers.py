@@ -10,7 +10,6 @@ no spread and are only counted.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
@@ -73,7 +72,19 @@ def barrier_stats(barriers: dict[tuple[int, int, int], Sequence[int]],
         out.append(BarrierStat(
             line, row.isa if row else "", row.source.label if row and row.source else "",
             acc["instances"], acc["stall"], len(spreads),
-            statistics.fmean(acc["sizes"]) if acc["sizes"] else 0.0,
-            statistics.median(spreads) if spreads else None, max(spreads) if spreads else None))
+            _mean(acc["sizes"]) if acc["sizes"] else 0.0,
+            _median(spreads) if spreads else None, max(spreads) if spreads else None))
     out.sort(key=lambda b: (-b.stall, b.line_number))
     return out
+
+
+def _mean(values: list[int]) -> float:
+    return sum(values) / len(values)
+
+
+def _median(values: list[int]) -> float:
+    """Median (mean of the middle two for an even count), as statistics.median, whose import
+    (with random) would cost every hotspot call a few milliseconds."""
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

@@ -18,7 +18,6 @@ The per-wave functions below are the hot path of the wave pass: plain lists and 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -194,6 +193,8 @@ def align_edges(ins: list[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
     out: list[tuple[int, list[int]]] = []
     matched = 0
     placed_from = 0
+    import difflib  # only for waves whose edges differ from the reconstruction
+
     sm = difflib.SequenceMatcher(None, ekeys, skeys, autojunk=False)
     for tag, e0, e1, s0, _s1 in sm.get_opcodes():
         if tag == "equal":
