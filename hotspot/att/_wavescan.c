@@ -8,9 +8,12 @@
  * (floats, escapes in keys, duplicate keys, malformed JSON, ...) it returns None and the caller
  * parses the file with orjson as before, so errors and semantics stay those of the Python path.
  *
- * charge(acc, times, durations, states, cycles, begin): the timeline charging of
- * hotspot/att/wave_groups.py `charge_windows`, into an int64 accumulator.
- * add(acc, col): acc[i] += col[i] over int64 buffers.
+ * edges_key(json): the same canonical encoding of waitcnt for a JSON array (a sequence's expected
+ * edges), so a wave's edges are compared to it as bytes.
+ * The per-wave fold of hotspot/att/wave_groups.py on those columns, into int64 accumulators or the
+ * group's Python containers: charge (timeline cycles to instruction windows, as `charge_windows`),
+ * add, gather_add, arrivals (barrier arrival/release pairs), count_pairs (issue-to-wait
+ * histograms), and fold_lines (a group's sums into the per-line dicts, as `_fold_lines`).
  *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
@@ -817,13 +820,5 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
                                     "Native fast path of the wave pass.", -1, methods};
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    PyObject *limit = PyLong_FromLongLong(VALUE_LIMIT);
-    if (!limit || PyModule_AddObject(m, "VALUE_LIMIT", limit) < 0) {
-        Py_XDECREF(limit);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModule_Create(&module);
 }

@@ -11,9 +11,9 @@ no spread and are only counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
-from dataclasses import dataclass
 
 from hotspot.att.model import CodeRow
 

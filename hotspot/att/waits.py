@@ -190,11 +190,11 @@ def align_edges(ins: list[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
     skeys = entry_keys(ins, entries)
     if ekeys == skeys:
         return entries, len(ekeys)
+    import difflib  # only for waves whose edges differ from the reconstruction
+
     out: list[tuple[int, list[int]]] = []
     matched = 0
     placed_from = 0
-    import difflib  # only for waves whose edges differ from the reconstruction
-
     sm = difflib.SequenceMatcher(None, ekeys, skeys, autojunk=False)
     for tag, e0, e1, s0, _s1 in sm.get_opcodes():
         if tag == "equal":

@@ -9,6 +9,10 @@ accumulators into the per-line dicts once per sequence (`flush_group`). The reco
 placement and blame of a sequence are computed once; a wave's decoder edges are compared to them
 as a whole (one C-level `==`).
 
+With the native scanner (hotspot/att/_wavescan.c, via hotspot/att/wavescan.py) a wave arrives as
+int64 columns and `fold_wave_scanned` does the same fold with the per-wave loops in C; groups are
+then keyed by the scanner's hash of the sequence.
+
 The per-record path in hotspot/att/wavepass.py (`fold_wave_records`) defines the results; this path
 produces the same integers. A wave takes it only when its columns are plain integers and its
 timeline states and cycles are non-negative; other waves go the per-record way, which also reports
@@ -53,8 +57,10 @@ class SequenceGroup:
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
                  "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
-                 "blame_waves", "wait_stall", "distances", "acc_stall", "acc_duration",
-                 "acc_charge", "acc_waves", "edges_key", "pair_hists", "pair_index", "acc_wait", "native_rows", "scanned")
+                 "blame_waves", "wait_stall", "distances",
+                 # native path only (fold_wave_scanned)
+                 "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
+                 "pair_hists", "pair_index", "native_rows", "scanned")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
                  tables: LineTables) -> None:
@@ -292,7 +298,7 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
 def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
                       tables: LineTables) -> bool:
     """`fold_wave_columns` for a wave read by the native scanner (hotspot/att/wavescan.py): the
-    columns are int64 buffers, the group keyed by their bytes, the sums added in C."""
+    columns are int64 buffers and the per-wave sums are added in C."""
     if part.records_only:
         return False
     # Keyed by the scanner's hash of the sequence (hashing ~12 KB of columns per wave in Python
@@ -378,9 +384,11 @@ def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[Seque
     else:
         group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__,
                                                                group.positions)))
-    if group.pair_waits and mod is not None:
+    if not group.pair_waits:
+        return True
+    if mod is not None:
         group.count_pairs(mod, times, stalls)
-    elif group.pair_waits:
+    else:
         # issue-to-wait cycles per (wait, producer) pair: wait time - (producer time + stall)
         cycles = map(sub, map(sub, map(times.__getitem__, group.pair_waits),
                               map(times.__getitem__, group.pair_producers)),

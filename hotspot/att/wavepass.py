@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotspot.att.dispatch import WaveFile
 from hotspot.att.codejson import parse_json, read_capped
+from hotspot.att.dispatch import WaveFile
 from hotspot.att.wave_groups import (DECODER_JUMP, N_STATES, SequenceFolder, SequenceGroup,
                                      admit_group, flush_group, fold_wave_columns, fold_wave_scanned)
 from hotspot.att.waits import ROLE_BARRIER, BlameAccumulator, LineTables
@@ -133,7 +133,6 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     mod = native()
     tables = opts.tables
     for path, se, simd, slot, n in descs:
-        wf = WaveFile(path, se, simd, slot, n)
         data = read_capped(path, opts.max_bytes)
         scanned = scan(mod, data) if mod is not None else None
         try:
@@ -141,10 +140,11 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
                 cu = scanned.cu if scanned.cu is not None else -1
                 if fold_wave_scanned(part, mod, scanned, se, cu, tables):
                     continue
-                wave = Wave(wf, scanned.begin, scanned.end, scanned.records(),
-                            scanned.timeline(), scanned.waitcnt, scanned.cu)
+                wave = Wave(WaveFile(path, se, simd, slot, n), scanned.begin, scanned.end,
+                            scanned.records(), scanned.timeline(), scanned.waitcnt, scanned.cu)
             else:
-                wave = wave_from_doc(wf, parse_json(wf.path, data))
+                wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
+                                     parse_json(Path(path), data))
                 cu = wave.cu if wave.cu is not None else -1
                 if fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
                                      wave.begin, wave.end, se, cu, tables):
