@@ -17,11 +17,11 @@ from pathlib import Path
 
 import orjson
 
-from hotspot.bench.inputs import (TARGET_WAVE_BYTES, bench_program, cached_dispatch, dir_stats, spec_for_mb,
+from benchkit.inputs import (TARGET_WAVE_BYTES, bench_program, cached_dispatch, dir_stats, spec_for_mb,
                                   spec_for_waves, stale_partials)
-from hotspot.bench.measure import Run, Spread, run_once, summarize
-from hotspot.bench.report import Report, to_json, to_text
-from hotspot.bench.targets import WAVE_CASE_WAVES, Case, evaluate
+from benchkit.measure import Run, Spread, run_once, summarize
+from benchkit.report import Report, to_json, to_text
+from benchkit.targets import WAVE_CASE_WAVES, Case, evaluate
 from hotspot.errors import HotspotError
 from hotspot.synth import DispatchSpec
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hotspot.errors import HotspotError  # noqa: E402
-from hotspot.export.chromium import Browser, BrowserError  # noqa: E402
+from tests.chromium import Browser, BrowserError  # noqa: E402
 from hotspot.export.report_data import report_data  # noqa: E402
 from hotspot.render.html import render_html  # noqa: E402
 

@@ -7,8 +7,9 @@ from collections import defaultdict
 import orjson
 import pytest
 
-from hotspot.arch.achieved import (OccupancyEvent, achieved_occupancy, parse_occupancy,
-                                   read_occupancy_json)
+from hotspot.arch.achieved import achieved_occupancy
+from hotspot.capture.occupancy import (OccupancyEvent, parse_occupancy,
+                                       read_occupancy_json)
 from hotspot.errors import InputError
 
 

@@ -1,4 +1,4 @@
-"""scripts/bench.py and hotspot.bench: process measurement, cached inputs, targets, and a quick end-to-end run."""
+"""scripts/bench.py and benchkit: process measurement, cached inputs, targets, and a quick end-to-end run."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from hotspot.bench.inputs import (META_NAME, TARGET_WAVE_BYTES, WAVE_FILE_RE, bench_program, cached_dispatch,
+# The benchmark support lives beside the script that uses it (scripts/benchkit), not in the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+from benchkit.inputs import (META_NAME, TARGET_WAVE_BYTES, WAVE_FILE_RE, bench_program, cached_dispatch,
                                   dir_stats, spec_for_mb, spec_for_waves, stale_partials)
-from hotspot.bench.measure import Run, Spread, run_once, summarize
-from hotspot.bench.targets import Case, evaluate, relative_cost
+from benchkit.measure import Run, Spread, run_once, summarize
+from benchkit.targets import Case, evaluate, relative_cost
 from hotspot.synth import DispatchSpec, make_dispatch
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""End-to-end: the HTML report in headless Chromium (DevTools protocol, hotspot/export/chromium.py).
+"""End-to-end: the HTML report in headless Chromium (DevTools protocol, tests/chromium.py).
 
 Per page: every section renders and is visible, the ISA table is built with one row per listing row,
 no console error / uncaught exception / dialog, no request but the file itself, and a real mouse
@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from hotspot.export.chromium import Browser, find_chromium
+from tests.chromium import Browser, find_chromium
 from hotspot.export.report_data import report_data
 from hotspot.render.html import render_page
 from tests.test_report_html import SECTIONS, XSS_KERNEL, corpus_wave_dirs, make_script_kernel_dir

@@ -149,7 +149,7 @@ def test_gpus_and_rocprofv3_doctor_are_included(cli, fake, monkeypatch, tmp_path
     assert data["rocprofv3_doctor"]["exit_code"] == 1
     assert data["rocprofv3_doctor"]["findings"]["checks"][0]["name"] == "perf"
     status = {c["name"]: c["status"] for c in data["checks"]}
-    from hotspot.att.wavescan import native_status
+    from hotspot.att.engine.native import native_status
     scanner = "pass" if native_status() == "enabled" else "warn"
     assert status == {"rocprofv3": "pass", "trace decoder": "pass", "GPUs": "pass", "rocprofv3-doctor": "warn",
                       "native wave scanner": scanner}

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from hotspot.export.realtime import fit
+from hotspot.capture.realtime import fit
 from tests.test_report_html import _hand_built_dir, corpus_wave_dirs
 
 EPS_US = 1e-6  # float slack when comparing slice ends with the next slice's start

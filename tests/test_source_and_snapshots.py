@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hotspot.att.snapshots import build_source_map, flatten
-from hotspot.att.source import parse_source
+from hotspot.capture.snapshots import build_source_map, flatten
+from hotspot.capture.source import parse_source
 
 
 def test_plain_and_unknown_lines():

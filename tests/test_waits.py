@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.codejson import read_code_json
-from hotspot.att.dispatch import open_dispatch
-from hotspot.att.waits import (NO_PRODUCER, build_tables, edge_keys, entry_keys, exact_blame,
-                               reconstruct)
-from hotspot.att.wavepass import PassOptions, run_wave_pass
+from hotspot.capture.codejson import read_code_json
+from hotspot.capture.layout import open_dispatch
+from hotspot.att.waits.counters import NO_PRODUCER, build_tables
+from hotspot.att.waits.reduce import exact_blame
+from hotspot.att.waits.replay import edge_keys, entry_keys, reconstruct
+from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
 from tests.test_analyze_corpus import DISPATCH_DIRS
 from tests.test_wavepass_builder import (IMMED, LDS, MESSAGE, SMEM, VALU, VMEM, Schedule, W,
                                          build_dispatch)
@@ -141,7 +142,7 @@ def test_cross_lane_only_kernel_raises_lgkm_cross_lane(cli, tmp_path):
 
 
 def _rows(isas: list[str]):
-    from hotspot.att.model import CodeRow
+    from hotspot.capture.model import CodeRow
 
     return [CodeRow(n, isa, "", None, 1, 0, 1, 4, 0, 0) for n, isa in enumerate(isas, start=1)]
 

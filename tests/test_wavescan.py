@@ -1,4 +1,4 @@
-"""The native wave scanner (hotspot/att/_wavescan.c) against orjson and the pure-Python path.
+"""The native wave scanner (hotspot/att/engine/_wavescan.c) against orjson and the pure-Python path.
 
 What it accepts it must read exactly as orjson does; what it cannot read it hands back (None) so
 orjson and the Python path decide, errors included. Whole analyses must be byte-identical with
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hotspot.att import wave_groups
-from hotspot.att.wave_groups import N_STATES, charge_windows
-from hotspot.att.wavescan import PURE_PYTHON_ENV, native, scan
+from hotspot.att.engine import groups as wave_groups
+from hotspot.att.engine.groups import N_STATES, charge_windows
+from hotspot.att.engine.native import PURE_PYTHON_ENV, native, scan
 from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
 from tests.conftest import corpus_path, run_cli
 
@@ -33,7 +33,7 @@ def mod():
     m = native()
     if m is None:
         if os.environ.get("HOTSPOT_REQUIRE_NATIVE") == "1":
-            pytest.fail("HOTSPOT_REQUIRE_NATIVE=1 but hotspot.att._wavescan is not built/enabled "
+            pytest.fail("HOTSPOT_REQUIRE_NATIVE=1 but hotspot.att.engine._wavescan is not built/enabled "
                         "(install with `pip install -e .` and a C compiler)")
         pytest.skip("native wave scanner not built (needs a C compiler at install time)")
     return m
@@ -284,7 +284,7 @@ def test_malformed_wave_deep_in_a_capture_is_named_on_both_paths(mod, tmp_path, 
 def test_two_sequences_under_one_hash_stay_apart(mod, tmp_path, monkeypatch) -> None:
     """The native path keys sequence groups by a 64-bit hash and compares the columns on a hit:
     force every wave onto one hash and the results must not change."""
-    from hotspot.att import wavescan
+    from hotspot.att.engine import native as wavescan
 
     spec = DispatchSpec(waves=12, layout=Layout(ses=(0,), simds=2, slots=3, other_cus=(0,)),
                         variants=3)
@@ -296,6 +296,6 @@ def test_two_sequences_under_one_hash_stay_apart(mod, tmp_path, monkeypatch) -> 
         sw = real_scan(m, data)
         return sw._replace(sequence_hash=42) if sw is not None else None
 
-    from hotspot.att import wavepass
+    from hotspot.att.engine import wavepass
     monkeypatch.setattr(wavepass, "scan", colliding)
     assert _analysis(d, False, monkeypatch) == pure

@@ -7,22 +7,18 @@ decides, the answer is "gfx9 (variant unknown)" with a warning: never a confiden
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
 
-from hotspot.att.nearby import nearby_files
+from hotspot.capture.agents import read_agents_csv, read_agents_results_json, read_agents_rocpd
+from hotspot.capture.sidefiles import nearby_files
 
-GFX_RE = re.compile(r"^gfx[0-9a-f]{3,4}$")
 CODE_OBJECT_RE = re.compile(r"_(gfx[0-9a-f]{3,4})_code_object_id_\d+\.out$", re.IGNORECASE)
 GFX9_CDNA_CANDIDATES = ("gfx942", "gfx950")
 UNKNOWN_LABEL = "gfx9 (variant unknown)"
-# results.json can be large; agents sit near the top, but we do not parse more than this.
-RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -36,59 +32,6 @@ class ArchInfo:
     @property
     def label(self) -> str:
         return self.gfx or UNKNOWN_LABEL
-
-
-def _gpu_agents_from_csv(path: Path) -> list[tuple[str, str]]:
-    try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-            reader = csv.DictReader(fh)
-            fields = {(f or "").lower(): f for f in reader.fieldnames or []}
-            name_col, type_col = fields.get("name"), fields.get("agent_type")
-            prod_col = fields.get("product_name")
-            if not name_col:
-                return []
-            out = []
-            for row in reader:
-                if type_col and (row.get(type_col) or "").upper() != "GPU":
-                    continue
-                name = (row.get(name_col) or "").strip()
-                if GFX_RE.match(name):
-                    out.append((name, (row.get(prod_col) or "").strip() if prod_col else ""))
-            return out
-    except (OSError, csv.Error):
-        return []
-
-
-def _gpu_agents_from_rocpd(path: Path) -> list[tuple[str, str]]:
-    import sqlite3  # only when a rocpd database is beside the dispatch
-
-    from hotspot.errors import HotspotError
-    from hotspot.trace.rocpd import read_rocpd_agents
-
-    try:
-        agents = read_rocpd_agents(path)
-    except (HotspotError, sqlite3.Error):
-        return []  # not a rocpd db (or unreadable): another source decides
-    return [(a["name"], str(a.get("product_name") or "")) for a in agents
-            if str(a.get("type", "")).upper() == "GPU" and isinstance(a.get("name"), str)
-            and GFX_RE.match(a["name"])]
-
-
-def _gpu_agents_from_results_json(path: Path) -> list[tuple[str, str]]:
-    try:
-        if path.stat().st_size > RESULTS_JSON_MAX_BYTES:
-            return []
-        doc = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return []
-    out = []
-    tools = doc.get("rocprofiler-sdk-tool") if isinstance(doc, dict) else None
-    for tool in tools if isinstance(tools, list) else []:
-        for agent in tool.get("agents", []) if isinstance(tool, dict) else []:
-            name = agent.get("name") if isinstance(agent, dict) else None
-            if isinstance(name, str) and GFX_RE.match(name):
-                out.append((name, str(agent.get("product_name") or "")))
-    return out
 
 
 def _decide(agents: list[tuple[str, str]]) -> tuple[str, str] | None:
@@ -105,9 +48,9 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
         return ArchInfo(override.lower(), None, "--arch")
     warnings: list[str] = []
     readers = (
-        ("agent_info", ("*agent_info.csv", "*agent-info.csv"), _gpu_agents_from_csv),
-        ("rocpd", ("*results.db",), _gpu_agents_from_rocpd),
-        ("results.json", ("*results.json",), _gpu_agents_from_results_json),
+        ("agent_info", ("*agent_info.csv", "*agent-info.csv"), read_agents_csv),
+        ("rocpd", ("*results.db",), read_agents_rocpd),
+        ("results.json", ("*results.json",), read_agents_results_json),
     )
     for label, patterns, read in readers:
         for path in nearby_files(dispatch_dir, *patterns):

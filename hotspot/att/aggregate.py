@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hotspot.att.classify import CATEGORIES, classify
-from hotspot.att.model import CodeRow
+from hotspot.capture.model import CodeRow
 
 
 @dataclass(frozen=True)

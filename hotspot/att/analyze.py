@@ -10,13 +10,14 @@ from typing import Any
 from hotspot.arch.detect import ArchInfo, detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.codejson import EMPTY_TRACE_HINT, load_json, read_code_json
-from hotspot.att.dispatch import DispatchDir, open_dispatch, require_dispatch_dirs
-from hotspot.att.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.att.snapshots import SourceMap, build_source_map, read_source_lines
+from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
+from hotspot.capture.files import load_json
+from hotspot.capture.layout import DispatchDir, open_dispatch, require_dispatch_dirs
+from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.capture.snapshots import SourceMap, build_source_map, read_source_lines
 from hotspot.att.wave_results import analyze_waves
-from hotspot.att.wave_states import WaveStates
-from hotspot.att.waits import Attribution
+from hotspot.att.states import WaveStates
+from hotspot.att.waits.reduce import Attribution
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import Result
@@ -89,7 +90,7 @@ class DispatchAnalysis:
     instruction_mix: list[agg.MixEntry]
     findings: list[fnd.Finding]
     wave_states: WaveStates | None = None
-    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy_link.py)
+    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy.py)
     waits: list[Any] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits.py)
     blamed_lines: list[Any] | None = None
     lgkm_breakdown: Any = None
@@ -273,7 +274,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
 
-    from hotspot.att.occupancy_link import dispatch_occupancy
+    from hotspot.att.occupancy import dispatch_occupancy
 
     # Occupancy reads occupancy.json (~300k events on a 1 GB capture): done while the pool's
     # workers read the wave files; its warnings still follow the wave pass's.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from hotspot.att.model import CodeRow
+from hotspot.capture.model import CodeRow
 
 # Waves released by one barrier issue within a few cycles of each other (≤ 8 on the gfx942/gfx950
 # corpus); 32 keeps them together while separating episodes, which are hundreds of cycles apart.

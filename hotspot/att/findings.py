@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hotspot.att.aggregate import SourceLineStat, Totals
-from hotspot.att.waves import WaveTotals
+from hotspot.capture.waves import WaveTotals
 
 if TYPE_CHECKING:
-    from hotspot.att.waits import LgkmBreakdown
+    from hotspot.att.waits.reduce import LgkmBreakdown
 
 # One source line holding at least this share of all stall, over at least this many categories,
 # is compiler-generated code collapsed onto one line (typically the kernel entry/decorator).

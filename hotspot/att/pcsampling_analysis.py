@@ -13,8 +13,8 @@ from pathlib import Path
 from hotspot.arch.detect import detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.att.pcsampling import (ISSUED_COLUMNS, NOT_ISSUED_REASONS, REASON_COLUMNS,
+from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.capture.pcsampling import (ISSUED_COLUMNS, NOT_ISSUED_REASONS, REASON_COLUMNS,
                                     STALLED_COLUMNS, first_present)
 from hotspot.errors import EmptyTraceError, bad_file
 

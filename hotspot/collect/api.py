@@ -239,6 +239,8 @@ class Collector:
         if not self.kernel_rows:
             raise EmptyTraceError(f"discovery found no kernel dispatch in {source}",
                                   "the command launched no GPU kernel: check it runs on the GPU", code="no-kernels")
+        from hotspot.render.collect import render_kernel_table
+
         self.say(render_kernel_table(self.kernel_rows))
         choice = discovery.choose_kernel(self.kernel_rows, self.opts.skip)
         if choice is None:
@@ -562,17 +564,6 @@ def _options_json(o: CollectOptions) -> dict[str, Any]:
             "se_mask": hex(o.att.se_mask), "simd_select": hex(o.att.simd_select),
             "buffer_size": o.att.buffer_size, "att": o.trace, "flags": o.flags, "timeout_s": o.timeout_s,
             "pmc": list(o.pmc), "pmc_preset": o.pmc_preset, "arch": o.arch, "analyze": o.analyze}
-
-
-def render_kernel_table(rows: list[discovery.KernelRow]) -> str:
-    from hotspot.render.tables import num, pct, shorten, table
-
-    shown = rows[:discovery.SHOWN_KERNELS]
-    body = table([[i, shorten(r.name, 70), num(r.calls), num(int(r.total_ns)), num(round(r.avg_ns)), pct(r.pct)]
-                  for i, r in enumerate(shown, start=1)],
-                 ["#", "kernel", "calls", "total ns", "avg ns", "% GPU"])
-    more = f"\n({len(rows) - len(shown)} more)" if len(rows) > len(shown) else ""
-    return "discovered kernels (by total GPU time):\n" + body + more
 
 
 def collect(opts: CollectOptions, say: Callable[[str], None] = _say) -> Result:

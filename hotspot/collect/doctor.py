@@ -57,11 +57,11 @@ def _rocprofv3_doctor(rocprofv3: str | None) -> tuple[Check, dict | None]:
 
 
 def _native_scanner() -> Check:
-    from hotspot.att.wavescan import native_status
+    from hotspot.att.engine.native import native_status
 
     status = native_status()
     if status == "enabled":
-        return Check("native wave scanner", "pass", False, "hotspot/att/_wavescan.c is built and in use")
+        return Check("native wave scanner", "pass", False, "hotspot/att/engine/_wavescan.c is built and in use")
     return Check("native wave scanner", "warn", False,
                  f"{status}; wave files are parsed in pure Python (same results, several times slower)",
                  "reinstall hotspot with a C compiler and the Python headers present "

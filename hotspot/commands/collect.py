@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
                                                          rich_help_panel=_RUN)] = None,
         fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
     ) -> None:
-        from hotspot.collect.render import render_collect, render_collect_markdown
+        from hotspot.render.collect import render_collect, render_collect_markdown
 
         def produce():
             from hotspot.collect.api import CollectOptions, collect, parse_env, parse_int, parse_size

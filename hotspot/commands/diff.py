@@ -34,5 +34,5 @@ def register(app: typer.Typer) -> None:
             return diff_paths(Path(before), Path(after), kernel, threshold, max_waves)
 
 
-        raise typer.Exit(run("diff", fmt, produce, {"text": lazy("hotspot.diff.render", "render_text"),
-                                                  "markdown": lazy("hotspot.diff.render", "render_markdown")}))
+        raise typer.Exit(run("diff", fmt, produce, {"text": lazy("hotspot.render.diff", "render_text"),
+                                                  "markdown": lazy("hotspot.render.diff", "render_markdown")}))

@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
             "--att-library-path", help="Folder holding librocprof-trace-decoder.so.")] = None,
         fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
     ) -> None:
-        from hotspot.collect.render import render_doctor, render_doctor_markdown
+        from hotspot.render.collect import render_doctor, render_doctor_markdown
 
         def produce():
             from hotspot.collect.doctor import run_doctor

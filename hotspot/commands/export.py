@@ -41,23 +41,17 @@ def register(app: typer.Typer) -> None:
         if output == STDOUT:
             raise typer.Exit(_to_stdout(Path(path), opts, fmt))
 
+        from hotspot.render.written import render_export_written
+
         def produce():
             from hotspot.export.perfetto import export_perfetto
 
             return export_perfetto(Path(path), output, force, opts)
 
-        raise typer.Exit(run("export", fmt, produce, {"text": _render_written,
-                                                      "markdown": _render_written}))
+        raise typer.Exit(run("export", fmt, produce, {"text": render_export_written,
+                                                      "markdown": render_export_written}))
 
     app.add_typer(export_app, name="export")
-
-
-def _render_written(result) -> str:
-    w = result.data
-    unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
-    return (f"wrote {w.output} ({w.bytes / 1024:,.0f} KB): {w.waves:,} waves on {w.tracks:,} tracks, "
-            f"{w.events:,} events, time in {unit}. Open it at https://ui.perfetto.dev (Open trace "
-            "file) or chrome://tracing.")
 
 
 def _to_stdout(path, opts, fmt) -> int:

@@ -41,5 +41,5 @@ def register(app: typer.Typer) -> None:
                                 exclude_collectives=exclude_collectives)
 
 
-        raise typer.Exit(run("kernels", fmt, produce, {"text": lazy("hotspot.trace.render", "render_text"),
-                                                  "markdown": lazy("hotspot.trace.render", "render_markdown")}))
+        raise typer.Exit(run("kernels", fmt, produce, {"text": lazy("hotspot.render.kernels", "render_text"),
+                                                  "markdown": lazy("hotspot.render.kernels", "render_markdown")}))

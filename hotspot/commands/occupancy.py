@@ -28,7 +28,8 @@ def register(app: typer.Typer) -> None:
         wg: Annotated[Optional[int], typer.Option("--wg", help="work-items per workgroup")] = None,
         fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
     ) -> None:
-        from hotspot.arch.occupancy_report import render_markdown, render_text, what_if
+        from hotspot.arch.what_if import what_if
+        from hotspot.render.occupancy import render_markdown, render_text
 
         raise typer.Exit(run("occupancy", fmt, lambda: what_if(arch, vgpr, agpr, sgpr, lds, wg,
                                                                sgpr_includes_implicit),

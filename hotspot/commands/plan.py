@@ -35,5 +35,5 @@ def register(app: typer.Typer) -> None:
                              [Path(p) for p in pmc] if pmc else None)
 
 
-        raise typer.Exit(run("plan", fmt, produce, {"text": lazy("hotspot.plan.render", "render_text"),
-                                                  "markdown": lazy("hotspot.plan.render", "render_markdown")}))
+        raise typer.Exit(run("plan", fmt, produce, {"text": lazy("hotspot.render.plan", "render_text"),
+                                                  "markdown": lazy("hotspot.render.plan", "render_markdown")}))

@@ -51,5 +51,5 @@ def register(app: typer.Typer) -> None:
                                per_dispatch=per_dispatch)
 
 
-        raise typer.Exit(run("pmc", fmt, produce, {"text": lazy("hotspot.pmc.render", "render_text"),
-                                                  "markdown": lazy("hotspot.pmc.render", "render_markdown")}))
+        raise typer.Exit(run("pmc", fmt, produce, {"text": lazy("hotspot.render.pmc", "render_text"),
+                                                  "markdown": lazy("hotspot.render.pmc", "render_markdown")}))

@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
 
             return write_report(Path(path), output, force, opts)
 
-        from hotspot.export.report_file import render_written
+        from hotspot.render.written import render_written
 
         raise typer.Exit(run("report", fmt, produce, {"text": render_written,
                                                       "markdown": render_written}))

@@ -135,7 +135,7 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
 def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
     from hotspot.att.analyze import AnalyzeOptions, analyze_dispatch_dir, rank_dispatch_dirs
-    from hotspot.att.dispatch import find_dispatch_dirs
+    from hotspot.capture.layout import find_dispatch_dirs
     from hotspot.result import dumps
 
     dirs = find_dispatch_dirs(path)
@@ -147,7 +147,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     warnings.extend(rank_warnings)
     usable = [r for r in ranking if r["status"] == "ok"]
     if not usable:
-        from hotspot.att.codejson import EMPTY_TRACE_HINT
+        from hotspot.capture.codejson import EMPTY_TRACE_HINT
         from hotspot.errors import EmptyTraceError
 
         raise EmptyTraceError(f"{path}: no dispatch dir with executed waves", EMPTY_TRACE_HINT)

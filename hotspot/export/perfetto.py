@@ -83,8 +83,8 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 
 def select_dispatch(path: Path, warnings: list[str]) -> Path:
     from hotspot.att.analyze import rank_dispatch_dirs
-    from hotspot.att.codejson import EMPTY_TRACE_HINT
-    from hotspot.att.dispatch import require_dispatch_dirs
+    from hotspot.capture.codejson import EMPTY_TRACE_HINT
+    from hotspot.capture.layout import require_dispatch_dirs
 
     dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
@@ -108,9 +108,9 @@ def _analyze_opts():
 def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> dict[str, Any]:
     """Stream the trace of dispatch dir `ddir` to `fh`; returns the TraceWritten fields but
     output/bytes."""
-    from hotspot.att.codejson import EMPTY_TRACE_HINT
-    from hotspot.att.dispatch import open_dispatch
-    from hotspot.att.waves import read_wave
+    from hotspot.capture.codejson import EMPTY_TRACE_HINT
+    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture.waves import read_wave
 
     disp = open_dispatch(ddir)
     warnings.extend(disp.warnings)
@@ -174,7 +174,7 @@ def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]
 
 
 def _code_info(ddir: Path, max_bytes: int | None) -> tuple[str, dict[int, tuple[str, str]]]:
-    from hotspot.att.codejson import read_code_json
+    from hotspot.capture.codejson import read_code_json
 
     try:
         table = read_code_json(ddir / "code.json", max_bytes)
@@ -189,7 +189,7 @@ def _code_info(ddir: Path, max_bytes: int | None) -> tuple[str, dict[int, tuple[
 
 def time_base(ddir: Path, begins: list[tuple[int, int]], warnings: list[str]) -> TimeBase:
     """Wall time from realtime.json when it maps every SE that has waves, else shader cycles."""
-    from hotspot.export.realtime import read_realtime
+    from hotspot.capture.realtime import read_realtime
 
     rt = read_realtime(ddir / "realtime.json", warnings)
     ses = {se for se, _ in begins}
@@ -250,7 +250,7 @@ def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
     """One X slice per executed instruction, from its first issue attempt for its duration
     (stall included). A slice that would run past the next instruction's start is cut there
     (args keep the real duration), so slices on the track never overlap."""
-    from hotspot.att.waves import DECODER_CATEGORIES
+    from hotspot.capture.waves import DECODER_CATEGORIES
 
     for rec in records:
         if not _ints(rec, 5):

@@ -52,7 +52,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
 
 def load_saved(path: Path) -> Result:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object)."""
-    from hotspot.att.codejson import load_json
+    from hotspot.capture.files import load_json
 
     doc = load_json(path)
     if not isinstance(doc, dict):
@@ -78,7 +78,7 @@ def load_saved(path: Path) -> Result:
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[dict[str, Any]]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
     from hotspot.att.classify import classify
-    from hotspot.att.codejson import read_code_json
+    from hotspot.capture.codejson import read_code_json
 
     table = read_code_json(ddir / "code.json", max_bytes)
     rows = table.rows
@@ -92,8 +92,8 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[dict[str, An
 
 def wave_timelines(ddir: Path, max_bytes: int | None) -> dict[str, Any]:
     """Wave-state timelines of the longest, median and shortest traced wave."""
-    from hotspot.att.dispatch import open_dispatch
-    from hotspot.att.waves import WAVE_STATES, read_wave
+    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture.waves import WAVE_STATES, read_wave
     from hotspot.export.timeline import downsample, pick_representative, segments
 
     disp = open_dispatch(ddir)

@@ -46,11 +46,3 @@ def write_report(path: Path, output: str | None, force: bool,
         source_lines=len(one.get("source_lines") or []),
         waves_shown=len(timelines.get("waves") or []), full_listing=isinstance(listing, list))
     return Result("report", written, list(data_result.warnings))
-
-
-def render_written(result: Result) -> str:
-    w = result.data
-    kb = w.bytes / 1024
-    return (f"wrote {w.output} ({kb:,.0f} KB): {w.kernel}; {w.isa_rows:,} ISA rows, "
-            f"{w.source_lines:,} source lines, {w.waves_shown} wave timelines. Open it in a browser "
-            "(works offline; copy the one file anywhere).")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from hotspot.att.source import parse_source
+from hotspot.capture.source import parse_source
 from hotspot.plan.model import Location
 
 MFMA_CATEGORY = "mfma"

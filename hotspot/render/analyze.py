@@ -122,7 +122,7 @@ def _plan(a: Any, markdown: bool) -> list[str]:
     """The optimization plan section (only with `analyze --plan`; rendering lives in hotspot/plan)."""
     if getattr(a, "plan", None) is None:
         return []
-    from hotspot.plan.render import items_block
+    from hotspot.render.plan import items_block
 
     return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown)]
 

@@ -1,2 +1,2 @@
-"""Kernel-level traces: readers for kernel stats/trace CSVs, rocpd and rocm-trace-lite databases,
-the dispatch model, per-kernel aggregation, marker (phase) regions and kernel regexes."""
+"""Kernel-level analysis (`hotspot kernels`): per-kernel aggregation, families, marker (phase)
+regions and kernel regexes over the records the capture layer reads (hotspot/capture/trace)."""

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from hotspot.trace.family import kernel_family
 from hotspot.trace.model import GpuRow, KernelResources, KernelRow, RegionRow
-from hotspot.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
+from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
 
 PERCENT = 100.0
 

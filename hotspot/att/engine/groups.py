@@ -1,0 +1,540 @@
+"""Fast path of the wave pass: waves that executed the same instruction sequence, summed by column.
+
+Every wave-derived sum is linear in the per-record columns, and everything else the pass needs (the
+vm/lgkm reconstruction, loop back-edges, barrier rows, wait -> producer pairs) depends only on the
+executed sequence of code rows. All waves of a real dispatch run the same sequence (one per corpus
+dispatch), so per wave we only add its columns element-wise onto its sequence's accumulators with
+`map` (loops in C), charge its timeline to instruction positions in one tight loop, and fold the
+accumulators into the per-line dicts once per sequence (`flush_group`). The reconstruction, edge
+placement and blame of a sequence are computed once; a wave's decoder edges are compared to them
+as a whole (one C-level `==`).
+
+With the native scanner (hotspot/att/engine/_wavescan.c, via hotspot/att/engine/native.py) a wave arrives as
+int64 columns and `fold_wave_scanned` does the same fold with the per-wave loops in C; groups are
+then keyed by the scanner's hash of the sequence.
+
+The per-record path in hotspot/att/engine/wavepass.py (`fold_wave_records`) defines the results; this path
+produces the same integers. A wave takes it only when its columns are plain integers and its
+timeline states and cycles are non-negative; other waves go the per-record way, which also reports
+malformed records as before. After a wave with non-integer values the partial's groups are folded
+in and the rest of its waves go record by record too.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import accumulate
+from operator import add, sub
+from typing import Any
+
+import orjson
+
+from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
+from hotspot.att.waits.replay import edge_keys, reconstruct
+from hotspot.capture.waves import WAVE_STATES
+from hotspot.att.engine.native import ScannedWave, native
+
+# Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
+DECODER_JUMP = 7
+N_STATES = len(WAVE_STATES)
+# Stall and duration columns are kept until this many waves are pending and then summed with one
+# `map(sum, zip(...))`: several times cheaper per element than adding them one wave at a time.
+PENDING_WAVES = 16
+# Accumulated positions (executed records) kept per partial before the sequences are folded into
+# the per-line dicts: bounds memory (~300 B per position, so ~30 MB) when waves keep taking new
+# paths; real dispatches hold one sequence.
+MAX_GROUP_POSITIONS = 100_000
+# Waves added into a group's int64 accumulators (native path) before they are spilled into its
+# Python integers: the scanner admits per-wave entries below 2**40, so 2**22 waves stay < 2**62.
+SPILL_WAVES = 1 << 22
+
+
+class SequenceGroup:
+    """Column sums of the waves that ran one sequence of code rows, plus its static facts."""
+
+    __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
+                 "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
+                 "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
+                 "blame_waves", "wait_stall", "distances",
+                 # native path only (fold_wave_scanned)
+                 "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
+                 "pair_hists", "pair_index", "native_rows", "scanned")
+
+    def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
+                 tables: LineTables) -> None:
+        n = len(lines)
+        self.lines = lines
+        self.waves = 0
+        self.stall = [0] * n
+        self.duration = [0] * n
+        self.pending_stall: list[tuple[int, ...]] = []  # columns not yet added to `stall`
+        self.pending_duration: list[tuple[int, ...]] = []
+        # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
+        self.charge = [0] * (n * N_STATES)
+        self.entries, self.positions, self.ooo = reconstruct(ins, tables)
+        # The decoder edges this reconstruction stands for (compared to a wave's in C).
+        self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
+                               for w, prods in self.entries]
+        self.backedges = _backedges(lines, cats)
+        self.barrier_rows = _barrier_rows(lines, tables)
+        # Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them).
+        producers: dict[int, list[int]] = {}
+        for w, prods in self.entries:
+            producers.setdefault(w, []).extend(prods)
+        self.producers = producers
+        self.pair_waits = [w for w in self.positions for _ in producers.get(w, ())]
+        self.pair_producers = [p for w in self.positions for p in producers.get(w, ())]
+        self.pair_lines = [(lines[w], lines[p]) for w, p in zip(self.pair_waits,
+                                                                 self.pair_producers)]
+        # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
+        self.blame_waves = 0
+        self.wait_stall = [0] * len(self.positions)
+        self.distances: Counter[tuple[int, int]] = Counter()  # (pair index, cycles) -> count
+        # int64 sums of the natively scanned waves not yet in stall/duration/charge
+        self.acc_stall: array | None = None
+        self.acc_duration: array | None = None
+        self.acc_charge: array | None = None
+        self.acc_waves = 0
+        self.edges_key: bytes | None = None  # expected_edges encoded, made on first use
+        # Native path: per pair, cycles -> count (what `distances` holds for the Python path),
+        # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
+        self.pair_hists: list[dict[int, int]] | None = None
+        self.pair_index: tuple[array, array] | None = None
+        self.acc_wait: array | None = None  # native path: wait_stall not yet added
+        # native path: wait positions and barrier rows as int64 arrays, made on first use
+        self.native_rows: tuple[array, list[tuple[int, array]]] | None = None
+        self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
+
+    def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
+        self.pending_stall.append(stalls)
+        self.pending_duration.append(durations)
+        if len(self.pending_stall) >= PENDING_WAVES:
+            self.settle()
+
+    def expected_key(self, mod: Any) -> bytes:
+        """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c)."""
+        key = self.edges_key
+        if key is None:
+            key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
+        return key
+
+    def add_scanned(self, mod: Any, wave: ScannedWave) -> None:
+        """Add a natively scanned wave's stall/duration columns and timeline charges (in C)."""
+        if self.acc_stall is None:
+            n = len(self.lines)
+            self.acc_stall = array("q", bytes(8 * n))
+            self.acc_duration = array("q", bytes(8 * n))
+            self.acc_charge = array("q", bytes(8 * n * N_STATES))
+        mod.add(self.acc_stall, wave.stalls)
+        mod.add(self.acc_duration, wave.durations)
+        mod.charge(self.acc_charge, wave.times, wave.durations, wave.states, wave.cycles,
+                   wave.begin)
+        self.acc_waves += 1
+        if self.acc_waves >= SPILL_WAVES:
+            self.settle()
+
+    def settle(self) -> None:
+        """Add the pending columns and the int64 accumulators into `stall`, `duration`, `charge`."""
+        if self.pending_stall:
+            self.stall = list(map(sum, zip(self.stall, *self.pending_stall)))
+            self.duration = list(map(sum, zip(self.duration, *self.pending_duration)))
+            self.pending_stall.clear()
+            self.pending_duration.clear()
+        if self.acc_wait is not None:
+            self.wait_stall = list(map(add, self.wait_stall, self.acc_wait))
+            self.acc_wait = None
+        if self.acc_stall is not None:
+            self.stall = list(map(add, self.stall, self.acc_stall))
+            self.duration = list(map(add, self.duration, self.acc_duration))
+            self.charge = list(map(add, self.charge, self.acc_charge))
+            self.acc_stall = self.acc_duration = self.acc_charge = None
+            self.acc_waves = 0
+
+    def absorb(self, other: "SequenceGroup") -> None:
+        self.settle()
+        other.settle()
+        self.waves += other.waves
+        self.stall = list(map(add, self.stall, other.stall))
+        self.duration = list(map(add, self.duration, other.duration))
+        self.charge = list(map(add, self.charge, other.charge))
+        self.blame_waves += other.blame_waves
+        self.wait_stall = list(map(add, self.wait_stall, other.wait_stall))
+        self.distances.update(other.distances)
+        if other.pair_hists is not None:
+            if self.pair_hists is None:
+                self.pair_hists, self.pair_index = other.pair_hists, other.pair_index
+            else:
+                for mine, theirs in zip(self.pair_hists, other.pair_hists):
+                    for c, count in theirs.items():
+                        mine[c] = mine.get(c, 0) + count
+
+    def indexes(self) -> tuple[array, list[tuple[int, array]]]:
+        """Wait positions and barrier rows as int64 arrays (for the C gathers)."""
+        if self.native_rows is None:
+            self.native_rows = (array("q", self.positions),
+                                [(line, array("q", idx)) for line, idx in self.barrier_rows])
+        return self.native_rows
+
+    def add_wait_stalls(self, mod: Any, stalls: Sequence[int]) -> None:
+        if self.acc_wait is None:
+            self.acc_wait = array("q", bytes(8 * len(self.positions)))
+        mod.gather_add(self.acc_wait, stalls, self.indexes()[0])
+
+    def count_pairs(self, mod: Any, times: Sequence[int], stalls: Sequence[int]) -> None:
+        """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
+        if self.pair_hists is None:
+            self.pair_hists = [{} for _ in self.pair_waits]
+            self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
+        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
+
+
+def _backedges(lines: tuple[int, ...], cats: tuple[Any, ...]) -> list[tuple[tuple[int, int], int]]:
+    """(branch line, target line) of each backward taken branch, with how often it is taken."""
+    taken: dict[tuple[int, int], int] = {}
+    prev_line = -1
+    prev_jump = False
+    for line, cat in zip(lines, cats):
+        if prev_jump and line < prev_line:
+            key = (prev_line, line)
+            taken[key] = taken.get(key, 0) + 1
+        prev_jump = cat == DECODER_JUMP
+        prev_line = line
+    return list(taken.items())
+
+
+def _barrier_rows(lines: tuple[int, ...], tables: LineTables) -> list[tuple[int, list[int]]]:
+    roles = tables.roles
+    rows: dict[int, list[int]] = {}
+    for idx, line in enumerate(lines):
+        if roles.get(line) == ROLE_BARRIER:
+            rows.setdefault(line, []).append(idx)
+    return list(rows.items())
+
+
+class SequenceFolder:
+    """The open sequence groups of one partial (see module doc)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[tuple[int, ...], tuple[Any, ...]], SequenceGroup] = {}
+        self.positions = 0  # Σ sequence lengths, bounded by MAX_GROUP_POSITIONS
+
+
+def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, ...], begin: int,
+                   charge: list[int]) -> None:
+    """`_attribute_states` of hotspot/att/engine/wavepass.py by position: each timeline cycle goes to the
+    instruction whose window covers it, into charge[j * N_STATES + state].
+
+    `ends` is the running max of time + duration (window j ends there), so no record or line is
+    looked up per charge. Needs states >= 0 and cycles >= 0 (checked by the caller), where it
+    equals the per-record loop.
+    """
+    n_states = N_STATES
+    last = len(ends) - 1
+    j = 0
+    slot = 0  # j * N_STATES
+    t = begin
+    end_j = ends[0]
+    # Invariant between segments: window j is still open at t (end_j > t) or j is the last one.
+    while end_j <= t and j < last:
+        j += 1
+        end_j = ends[j]
+        slot += n_states
+    for state, c in zip(states, cycles):
+        seg_end = t + c
+        if state < n_states:
+            if seg_end <= end_j or j == last:
+                charge[slot + state] += c  # the common case: the segment lies in one window
+            else:
+                while True:  # split the segment at the window ends inside it
+                    charge[slot + state] += end_j - t
+                    t = end_j
+                    while end_j <= t and j < last:
+                        j += 1
+                        end_j = ends[j]
+                        slot += n_states
+                    if seg_end <= end_j or j == last:
+                        charge[slot + state] += seg_end - t
+                        break
+        t = seg_end
+        while end_j <= t and j < last:
+            j += 1
+            end_j = ends[j]
+            slot += n_states
+
+
+def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]], edges: list[Any],
+                      begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
+    """Fold one wave into `part` (a WavePartial) through its sequence group; False (nothing
+    changed) when the wave must take the per-record path. What can fail runs before any change."""
+    if part.records_only:
+        return False
+    try:
+        prepared = _prepare(ins, timeline, begin)
+    except (NotPlainIntegers, TypeError, ValueError, IndexError, KeyError, OverflowError):
+        # From here on this partial folds record by record, on the dicts the per-record path
+        # would have built so far (so float sums keep their order and errors stay the same).
+        part.records_only = True
+        part.finish()
+        return False
+    if prepared is None:
+        return False
+    times, cats, stalls, durations, lines, ends, states, cycles = prepared
+    key = (lines, cats)
+    group = part.open_groups.groups.get(key)
+    if group is None:
+        group = SequenceGroup(ins, lines, cats, tables)
+
+    def add_sums(g: SequenceGroup) -> None:
+        g.add_columns(stalls, durations)
+        charge_windows(ends, states, cycles, begin, g.charge)
+
+    matches = not edges or edges == group.expected_edges
+    return _fold(part, key, group, add_sums, lambda: ins, times, stalls, matches, lambda: edges,
+                 len(edges), begin, end, se, cu, tables, None)
+
+
+def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
+                      tables: LineTables) -> bool:
+    """`fold_wave_columns` for a wave read by the native scanner (hotspot/att/engine/native.py): the
+    columns are int64 buffers and the per-wave sums are added in C."""
+    if part.records_only:
+        return False
+    # Keyed by the scanner's hash of the sequence (hashing ~12 KB of columns per wave in Python
+    # costs more than the rest of the lookup); a different sequence under the same hash gets the
+    # full key.
+    groups = part.open_groups.groups
+    key: Any = wave.sequence_hash
+    group = groups.get(key)
+    if group is not None and group.scanned != (wave.lines, wave.cats):
+        key = (wave.sequence_hash, wave.lines, wave.cats)
+        group = groups.get(key)
+    if group is None:
+        group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
+                              tuple(wave.column("cats")), tables)
+        group.scanned = (wave.lines, wave.cats)
+    matches = not wave.edges_key or wave.edges_key == group.expected_key(mod)
+    return _fold(part, key, group, lambda g: g.add_scanned(mod, wave), wave.records,
+                 wave.column("times"), wave.column("stalls"), matches, lambda: wave.waitcnt,
+                 wave.edge_count, wave.begin, wave.end, se, cu, tables, mod)
+
+
+def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
+          records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
+          matches: bool, edges: Callable[[], list[Any]], n_edges: int, begin: int, end: int,
+          se: int, cu: int, tables: LineTables, mod: Any) -> bool:
+    """The part of a wave's fold both column paths share: totals, barriers and wait blame.
+    `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction;
+    `mod`: the native module on the native path (None on the Python path)."""
+    ekeys = None
+    if not matches:
+        try:
+            ekeys = edge_keys(edges())  # malformed edges: per-record path, original error
+        except (TypeError, ValueError, IndexError, KeyError):
+            return False
+    admit_group(part, part.open_groups, key, group)
+
+    totals = part.totals
+    totals.waves += 1
+    totals.instructions += len(times)
+    totals.cycles += end - begin
+    group.waves += 1
+    add_sums(group)
+    # barrier instances, flat [arrival, release, ...]: int64 arrays on the native path (bounded
+    # values), lists on the Python path (any integers)
+    barriers = part.barriers
+    if mod is not None:
+        for line, idx in group.indexes()[1]:
+            pairs = mod.arrivals(times, stalls, idx)
+            arr = barriers.get((se, cu, line))
+            if arr is None:
+                barriers[(se, cu, line)] = array("q", pairs)
+            elif isinstance(arr, array):
+                arr.frombytes(pairs)
+            else:
+                arr.extend(memoryview(pairs).cast("q"))
+    else:
+        for line, idx in group.barrier_rows:
+            t = list(map(times.__getitem__, idx))
+            flat = t + t
+            flat[0::2] = t
+            flat[1::2] = map(add, t, map(stalls.__getitem__, idx))
+            arr = barriers.get((se, cu, line))
+            if arr is None:
+                barriers[(se, cu, line)] = flat
+            else:
+                arr.extend(flat)
+
+    blame: BlameAccumulator = part.blame
+    if ekeys is not None:
+        # Edges the reconstruction did not produce: placed and blamed the per-record way.
+        blame.add_reconstructed(records(), ekeys, group.entries, group.positions, group.ooo)
+        return True
+    blame.out_of_order_waits += group.ooo
+    if n_edges:
+        blame.waves_edges += 1
+        blame.edge_entries += n_edges
+        blame.edge_entries_reconstructed += n_edges
+    else:
+        blame.waves_static += 1
+    group.blame_waves += 1
+    if mod is not None:
+        group.add_wait_stalls(mod, stalls)
+    else:
+        group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__,
+                                                               group.positions)))
+    if not group.pair_waits:
+        return True
+    if mod is not None:
+        group.count_pairs(mod, times, stalls)
+    else:
+        # issue-to-wait cycles per (wait, producer) pair: wait time - (producer time + stall)
+        cycles = map(sub, map(sub, map(times.__getitem__, group.pair_waits),
+                              map(times.__getitem__, group.pair_producers)),
+                     map(stalls.__getitem__, group.pair_producers))
+        group.distances.update(zip(range(len(group.pair_waits)), cycles))
+    return True
+
+
+def admit_group(part: Any, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
+    """Make `group` an open group of `folder`, flushing all groups first to bound memory."""
+    if key in folder.groups:
+        return
+    if folder.positions + len(group.lines) > MAX_GROUP_POSITIONS:
+        for open_key in list(folder.groups):
+            _close(part, folder, open_key)
+    folder.groups[key] = group
+    folder.positions += len(group.lines)
+
+
+def _close(part: Any, folder: SequenceFolder, key: tuple) -> None:
+    group = folder.groups.pop(key)
+    folder.positions -= len(group.lines)
+    part.flush_group(group)
+
+
+class NotPlainIntegers(Exception):
+    """A wave holds numbers that are not ints (or not numbers): only the per-record path keeps
+    their exact semantics (float sums in wave order, errors where the records raise)."""
+
+
+def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int) -> tuple | None:
+    """Columns of a wave, its window ends and timeline columns; None when the wave is empty, has
+    short rows or negative states/cycles; NotPlainIntegers when a value is not an int."""
+    n = len(ins)
+    m = len(timeline)
+    if m:
+        tcols = list(zip(*timeline))
+        if len(tcols) != 2 or sum(map(len, timeline)) != 2 * m:
+            return None
+        states, cycles = tcols
+        # a float or string makes a sum non-int or raises TypeError
+        if type(sum(cycles)) is not int or type(sum(states)) is not int:
+            raise NotPlainIntegers
+        if min(cycles) < 0 or min(states) < 0:
+            return None
+    else:
+        states = cycles = ()
+    if n == 0:
+        return None
+    cols = list(zip(*ins))
+    if len(cols) < 5:
+        return None
+    times, cats, stalls, durations, lines = cols[:5]
+    for col in (times, stalls, durations, lines):
+        if type(sum(col)) is not int:
+            raise NotPlainIntegers
+    ends = list(map(add, times, durations))
+    if ends != sorted(ends):  # windows end at the running max (always sorted in real traces)
+        ends = list(accumulate(ends, max))
+    return times, cats, stalls, durations, lines, ends, states, cycles
+
+
+def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
+                line_states: dict[int, list[int]], states: list[int],
+                backedges: dict[tuple[int, int], list[int]], blame: BlameAccumulator) -> None:
+    """Fold a sequence group's sums into the per-line dicts (what the per-record path builds)."""
+    if group.waves == 0:
+        return
+    group.settle()
+    waves = group.waves
+    lines = group.lines
+    charge = group.charge
+    mod = native()
+    if mod is not None:
+        mod.fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
+    else:
+        _fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
+    # Every in-range timeline cycle is charged to some instruction, so these are the totals.
+    for i in range(N_STATES):
+        states[i] += sum(charge[i::N_STATES])
+    for key, taken in group.backedges:
+        be = backedges.get(key)
+        if be is None:
+            be = backedges[key] = [0, 0]
+        be[0] += taken * waves
+        be[1] += waves
+    if group.blame_waves:
+        _flush_blame(group, blame)
+
+
+def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
+                lines: tuple[int, ...], waves: int, duration: list[int], stall: list[int],
+                charge: list[int]) -> None:
+    """Per-line hit/latency/stall and per-line wave states of a group (fold_lines in C)."""
+    for line, d, s in zip(lines, duration, stall):
+        acc = per_line.get(line)
+        if acc is None:
+            per_line[line] = [waves, d, s]
+        else:
+            acc[0] += waves
+            acc[1] += d
+            acc[2] += s
+    for j, line in enumerate(lines):
+        window = charge[j * N_STATES:(j + 1) * N_STATES]
+        if any(window):  # the per-record path creates a line's entry on its first charge
+            ls = line_states.get(line)
+            if ls is None:
+                line_states[line] = window
+            else:
+                for i, v in enumerate(window):
+                    ls[i] += v
+
+
+def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
+    """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums."""
+    bw = group.blame_waves
+    lines = group.lines
+    blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
+    dcyc, dins = acc.dist_cycles, acc.dist_instructions
+    for w, stall in zip(group.positions, group.wait_stall):
+        wline = lines[w]
+        wait_stall[wline] = wait_stall.get(wline, 0) + stall
+        wait_hits[wline] = wait_hits.get(wline, 0) + bw
+        prods = group.producers.get(w)
+        if not prods:
+            key = (wline, NO_PRODUCER, 1)
+            blame[key] = blame.get(key, 0) + stall
+            continue
+        k = len(prods)
+        for p in prods:
+            pline = lines[p]
+            key3 = (wline, pline, k)
+            blame[key3] = blame.get(key3, 0) + stall
+            dkey = (wline, pline)
+            if dkey not in dcyc:
+                dcyc[dkey] = {}
+                dins[dkey] = {}
+            hi = dins[dkey]
+            d = w - p - 1
+            hi[d] = hi.get(d, 0) + bw
+    pair_lines = group.pair_lines
+    for (pair, c), count in group.distances.items():
+        hc = dcyc[pair_lines[pair]]
+        hc[c] = hc.get(c, 0) + count
+    for pair, hist in enumerate(group.pair_hists or ()):
+        hc = dcyc[pair_lines[pair]]
+        for c, count in hist.items():
+            hc[c] = hc.get(c, 0) + count

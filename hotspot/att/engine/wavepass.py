@@ -1,0 +1,335 @@
+"""One streaming pass over the wave files, feeding every wave-derived result.
+
+Map-reduce shaped for a process pool: `run_chunk` is a top-level, picklable worker
+`(wave descriptors, PassOptions) -> WavePartial`, and partials `merge` (the pool's workers return
+partials whose sequence groups are still open, so the parent adds those column-wise). Each wave
+file is parsed, folded into the partial and dropped before the next one is read.
+
+Per wave it collects: per-line hit/latency/stall (to cross-check code.json), the timeline states
+attributed to instructions, wait blame (hotspot/att/waits.py), barrier arrivals and backward taken
+branches (loops). `fold_wave_records` below defines these record by record; waves are normally
+folded column-wise by hotspot/att/engine/groups.py, which gives the same sums much faster.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotspot.capture.files import parse_json, read_capped
+from hotspot.capture.layout import WaveFile
+from hotspot.att.engine.groups import (DECODER_JUMP, N_STATES, SequenceFolder, SequenceGroup,
+                                     admit_group, flush_group, fold_wave_columns, fold_wave_scanned)
+from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
+from hotspot.capture.waves import Wave, WaveTotals, wave_from_doc
+from hotspot.att.engine.native import native, scan
+from hotspot.errors import bad_file
+from hotspot.gcpause import paused_cyclic_gc
+
+# Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
+CHUNK_WAVES = 64
+# Work units per pool worker: enough to even out uneven files, few enough that the parent adds
+# few partials (each carries its open sequence groups, hotspot/att/engine/groups.py).
+CHUNKS_PER_JOB = 4
+# Below this much wave JSON a process pool costs more (worker start-up, pickling) than it saves.
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024
+
+WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
+
+
+@dataclass(frozen=True)
+class PassOptions:
+    tables: LineTables
+    max_bytes: int | None = None
+
+
+@dataclass
+class WavePartial:
+    totals: WaveTotals = field(default_factory=WaveTotals)
+    # line_number -> cycles per timeline state (WAVE_STATES order) while this instruction was current
+    line_states: dict[int, list[int]] = field(default_factory=dict)
+    blame: BlameAccumulator = field(default_factory=BlameAccumulator.empty)
+    # (se, cu, barrier line) -> [arrival time, release time, ...] over waves, flat (a 1 GB capture
+    # holds ~10^6 barrier arrivals: an int64 array or a flat list, not a tuple each)
+    barriers: dict[tuple[int, int, int], list[int] | array] = field(default_factory=dict)
+    # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
+    backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Waves still summed by executed sequence (hotspot/att/engine/groups.py); not a field: the
+        # dicts above hold the results once `finish` folds the groups in.
+        self.open_groups = SequenceFolder()
+        self.records_only = False  # set after a wave with non-integer values
+
+    def flush_group(self, group: SequenceGroup) -> None:
+        flush_group(group, self.totals.per_line, self.line_states, self.totals.states,
+                    self.backedges, self.blame)
+
+    def finish(self) -> "WavePartial":
+        """Fold the open sequence groups into the per-line dicts."""
+        for group in self.open_groups.groups.values():
+            self.flush_group(group)
+        self.open_groups = SequenceFolder()
+        return self
+
+    def merge(self, other: "WavePartial") -> "WavePartial":
+        if self.records_only or other.records_only:
+            # non-integer values: fold in the groups and add as the per-record path does
+            self.finish()
+            other.finish()
+            self.records_only = True
+        # Open groups of the same sequence are added column-wise; results are integer sums, so
+        # merge order does not change them.
+        for key, group in other.open_groups.groups.items():
+            mine = self.open_groups.groups.get(key)
+            if mine is None:
+                admit_group(self, self.open_groups, key, group)
+            else:
+                mine.absorb(group)
+        self.totals.merge(other.totals)
+        for line, st in other.line_states.items():
+            mine = self.line_states.get(line)
+            if mine is None:
+                self.line_states[line] = list(st)
+            else:
+                for i, v in enumerate(st):
+                    mine[i] += v
+        self.blame.merge(other.blame)
+        for key, flat in other.barriers.items():
+            mine = self.barriers.get(key)
+            if mine is None:
+                self.barriers[key] = flat
+            elif isinstance(mine, array) and not isinstance(flat, array):
+                self.barriers[key] = [*mine, *flat]  # the list may hold what int64 cannot
+            else:
+                mine.extend(flat)
+        for key, (taken, waves) in other.backedges.items():
+            acc = self.backedges.setdefault(key, [0, 0])
+            acc[0] += taken
+            acc[1] += waves
+        return self
+
+
+def describe(files: Sequence[WaveFile]) -> list[WaveDesc]:
+    return [(w.where, w.se, w.simd, w.slot, w.n) for w in files]
+
+
+def chunks(descs: list[WaveDesc], size: int = CHUNK_WAVES) -> list[list[WaveDesc]]:
+    return [descs[i:i + size] for i in range(0, len(descs), size)]
+
+
+def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+    """Worker: fold the given wave files into one finished partial (one file at a time)."""
+    return run_chunk_open(descs, opts).finish()
+
+
+def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+    """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
+    them column-wise and folds each sequence into the dicts once."""
+    part = WavePartial()
+    mod = native()
+    tables = opts.tables
+    for path, se, simd, slot, n in descs:
+        data = read_capped(path, opts.max_bytes)
+        scanned = scan(mod, data) if mod is not None else None
+        try:
+            if scanned is not None:
+                cu = scanned.cu if scanned.cu is not None else -1
+                if fold_wave_scanned(part, mod, scanned, se, cu, tables):
+                    continue
+                wave = Wave(WaveFile(path, se, simd, slot, n), scanned.begin, scanned.end,
+                            scanned.records(), scanned.timeline(), scanned.waitcnt, scanned.cu)
+            else:
+                wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
+                                     parse_json(Path(path), data))
+                cu = wave.cu if wave.cu is not None else -1
+                if fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
+                                     wave.begin, wave.end, se, cu, tables):
+                    continue
+            fold_wave_records(part, wave.instructions, wave.timeline, wave.waitcnt, wave.begin,
+                              wave.end, se, cu, tables)
+        except (TypeError, ValueError, IndexError, KeyError) as exc:
+            raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
+                           "expected 'instructions' rows [time, category, stall, duration, line], "
+                           "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    return part
+
+
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
+                  meanwhile: Callable[[], None] | None = None) -> WavePartial:
+    """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
+    large enough to pay for the workers. Partials are merged in chunk order (deterministic).
+
+    `meanwhile`, other work of the caller, runs while the pool's workers read the wave files (on
+    a large capture the parent would otherwise idle), or after the sequential pass."""
+    descs = describe(files)
+    if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
+        size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
+        with paused_cyclic_gc():
+            return _run_pool(chunks(descs, size), opts, jobs, meanwhile).finish()
+    # One partial for the whole sequential pass: sequence groups span chunk boundaries.
+    with paused_cyclic_gc():
+        part = run_chunk_open(descs, opts).finish()
+    if meanwhile is not None:
+        meanwhile()
+    return part
+
+
+def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
+              meanwhile: Callable[[], None] | None) -> WavePartial:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = WavePartial()
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        # Workers forked from a small server that has imported only the wave pass, not from this
+        # process, which by now holds the capture's file list: a 1 GB capture's workers would
+        # otherwise each count ~70 MB of inherited pages.
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+    else:
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
+        parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
+        if meanwhile is not None:
+            try:
+                meanwhile()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # do not read the rest for nothing
+                raise
+        for part in parts:
+            total.merge(part)
+    return total
+
+
+def _run_chunk_worker(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+    with paused_cyclic_gc():
+        part = run_chunk_open(descs, opts)
+    for group in part.open_groups.groups.values():
+        group.settle()  # pickle sums, not pending columns
+    return part
+
+
+def _wave_bytes(files: Sequence[WaveFile]) -> int:
+    size = 0
+    for w in files:
+        try:
+            size += os.stat(w.where).st_size
+        except OSError:
+            pass  # reported by the reader when the file is opened
+    return size
+
+
+def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[list[int]],
+                      edges: list, begin: int, end: int, se: int, cu: int, tables: LineTables
+                      ) -> None:
+    """Fold one wave record by record: the reference semantics of every wave-derived sum (the
+    column-wise fast path must equal it; tests/test_wave_groups.py checks)."""
+    totals = part.totals
+    totals.waves += 1
+    totals.instructions += len(ins)
+    totals.cycles += end - begin
+    states = totals.states
+    for state, cycles in timeline:
+        if 0 <= state < N_STATES:
+            states[state] += cycles
+
+    per_line = totals.per_line
+    roles = tables.roles
+    barriers = part.barriers
+    backedges = part.backedges
+    seen_back: set[tuple[int, int]] = set()
+    prev_line = -1
+    prev_jump = False
+    for rec in ins:
+        time, cat, stall, duration, line = rec[0], rec[1], rec[2], rec[3], rec[4]
+        acc = per_line.get(line)
+        if acc is None:
+            per_line[line] = [1, duration, stall]
+        else:
+            acc[0] += 1
+            acc[1] += duration
+            acc[2] += stall
+        if prev_jump and line < prev_line:
+            key = (prev_line, line)
+            be = backedges.get(key)
+            if be is None:
+                be = backedges[key] = [0, 0]
+            be[0] += 1
+            if key not in seen_back:
+                seen_back.add(key)
+                be[1] += 1
+        prev_jump = cat == DECODER_JUMP
+        prev_line = line
+        if roles.get(line) == ROLE_BARRIER:
+            bkey = (se, cu, line)
+            arr = barriers.get(bkey)
+            if arr is None:
+                arr = barriers[bkey] = []
+            elif isinstance(arr, array):  # from the native path; these values may not fit int64
+                arr = barriers[bkey] = arr.tolist()
+            arr.extend((time, time + stall))
+
+    _attribute_states(ins, timeline, begin, part.line_states)
+    part.blame.add_wave(ins, edges, tables)
+
+
+def _attribute_states(ins: list[list[int]], timeline: list[list[int]], begin: int,
+                      line_states: dict[int, list[int]]) -> None:
+    """Charge each timeline cycle to the instruction whose window covers it.
+
+    Instruction i's window runs from the end of the previous one (wave begin for the first) to its
+    own end (time + duration, kept monotone): the gap before it (idle), its stall and its issue.
+    Cycles after the last instruction's end go to the last instruction. Σ over lines = timeline.
+    """
+    n = len(ins)
+    if n == 0:
+        return
+    j = 0
+    end_j = ins[0][0] + ins[0][3]
+    last = n - 1
+    t = begin
+    for state, cycles in timeline:
+        seg_end = t + cycles
+        if not 0 <= state < N_STATES:
+            t = seg_end
+            continue
+        while t < seg_end:
+            while j < last and end_j <= t:
+                j += 1
+                e = ins[j][0] + ins[j][3]
+                if e > end_j:
+                    end_j = e
+            upto = seg_end if (j == last or end_j >= seg_end) else end_j
+            line = ins[j][4]
+            ls = line_states.get(line)
+            if ls is None:
+                ls = line_states[line] = [0] * N_STATES
+            ls[state] += upto - t
+            t = upto
+
+
+def sample_wave_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:
+    """At most `max_waves` files, spread evenly over (SE, SIMD) groups and within each group."""
+    if max_waves is None or max_waves >= len(files):
+        return list(files)
+    groups: dict[tuple[int, int], list[WaveFile]] = {}
+    for wf in files:
+        groups.setdefault((wf.se, wf.simd), []).append(wf)
+    total = len(files)
+    # Largest-remainder apportionment of max_waves over the groups, by group size.
+    exact = {k: max_waves * len(g) / total for k, g in groups.items()}
+    quota = {k: int(v) for k, v in exact.items()}
+    short = max_waves - sum(quota.values())
+    for k in sorted(groups, key=lambda k: (-(exact[k] - quota[k]), k))[:short]:
+        quota[k] += 1
+    chosen: list[WaveFile] = []
+    for k, g in groups.items():
+        q = quota[k]
+        chosen.extend(g[(2 * i + 1) * len(g) // (2 * q)] for i in range(q))
+    return sorted(chosen, key=lambda w: (w.se, w.simd, w.slot, w.n))

@@ -1,0 +1,201 @@
+"""Theoretical vs achieved occupancy of one dispatch: gathers the kernel's resources from the files
+beside the dispatch dir (rocpd db > kernel trace CSV > counter collection CSV, ISA scan as a floor),
+runs the hotspot/arch model, and measures achieved occupancy from occupancy.json."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hotspot.arch import resources as res
+from hotspot.arch.achieved import achieved_occupancy
+from hotspot.capture.occupancy import read_occupancy_json
+from hotspot.arch.detect import GFX9_CDNA_CANDIDATES, ArchInfo
+from hotspot.arch.occupancy import compute_occupancy, occupancy_candidates
+from hotspot.arch.targets import TARGETS
+from hotspot.capture.layout import DispatchDir
+from hotspot.att.findings import Finding
+from hotspot.capture.model import CodeRow, KernelSymbol
+from hotspot.capture.sidefiles import nearby_files
+from hotspot.errors import HotspotError
+from hotspot.capture.trace.records import DispatchRecord
+
+# Achieved mean below this fraction of the theoretical waves/SIMD is an `occupancy-gap` finding.
+OCCUPANCY_GAP_RATIO = 0.5
+# Trace names may be truncated by the profiler; a shared prefix this long counts as the same kernel.
+MIN_TRUNCATED_MATCH = 24
+
+
+@dataclass(frozen=True)
+class AchievedOut:
+    mean_waves_per_simd: float | None
+    peak_waves_per_simd: int
+    simds: int
+    waves: int
+    kernel_ids: list[int]
+
+
+@dataclass(frozen=True)
+class DispatchOccupancy:
+    available: bool
+    reason: str  # why theoretical occupancy is missing, when it is
+    arch: str
+    waves_per_simd: int | None = None
+    limiter: str | None = None
+    limiters: tuple[str, ...] = ()
+    limits: dict[str, int | None] = field(default_factory=dict)
+    next_step: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    details: Any = None
+    resources: dict[str, Any] = field(default_factory=dict)
+    achieved: AchievedOut | None = None
+    candidates: dict[str, Any] | None = None  # arch undecided: occupancy per candidate
+
+
+def _names(kernel: KernelSymbol | None) -> list[str]:
+    if kernel is None:
+        return []
+    return [n for n in (kernel.demangled, kernel.symbol) if n]
+
+
+def _same_kernel(trace_name: str, names: Sequence[str]) -> bool:
+    for n in names:
+        if trace_name == n:
+            return True
+        shorter, longer = sorted((trace_name, n), key=len)
+        if len(shorter) >= MIN_TRUNCATED_MATCH and longer.startswith(shorter):
+            return True
+    return False
+
+
+def _pick(records: list[DispatchRecord], dispatch_id: int | None, names: list[str]) -> DispatchRecord | None:
+    named = [r for r in records if _same_kernel(r.kernel_name, names)]
+    if dispatch_id is not None:
+        for r in named:
+            if r.dispatch_id == dispatch_id:
+                return r
+    return named[0] if named else None
+
+
+def _candidate(rec: DispatchRecord, kind: str, path: Path) -> res.ResourceCandidate:
+    wg = rec.workgroup[0] * rec.workgroup[1] * rec.workgroup[2] if rec.workgroup else None
+    return res.ResourceCandidate(rec.vgpr, rec.accum_vgpr, rec.sgpr, rec.lds_bytes, wg, kind, str(path))
+
+
+def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
+                      warnings: list[str]) -> list[res.ResourceCandidate]:
+    from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
+    from hotspot.capture.trace.rocpd import read_rocpd_dispatches
+
+    names = _names(kernel)
+    if not names:
+        return []
+    out: list[res.ResourceCandidate] = []
+    sources = ((res.ROCPD, ("*results.db",), read_rocpd_dispatches),
+               (res.KERNEL_TRACE, ("*kernel_trace.csv",), read_kernel_trace_csv),
+               (res.COUNTER_COLLECTION, ("*counter_collection.csv",), read_kernel_trace_csv))
+    for kind, patterns, reader in sources:
+        for path in nearby_files(d, *patterns):
+            try:
+                rec = _pick(reader(path), dispatch_id, names)
+            except HotspotError as err:
+                warnings.append(f"resources: {err.message}; file skipped")
+                continue
+            if rec is not None:
+                out.append(_candidate(rec, kind, path))
+                break  # nearest file of this kind that knows the kernel
+    return out
+
+
+def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> AchievedOut | None:
+    path = d / "occupancy.json"
+    if not path.is_file():
+        return None
+    try:
+        trace = read_occupancy_json(path)
+    except HotspotError as err:
+        warnings.append(f"{err.message}; achieved occupancy not available")
+        return None
+    names = _names(kernel)
+    ids = [k for k, name in trace.dispatches.items() if _same_kernel(name, names)]
+    got = achieved_occupancy(trace.events_by_se, ids or None)
+    if got is None:
+        return None
+    return AchievedOut(got.mean_waves_per_simd, got.peak_waves_per_simd, got.simds, got.waves,
+                       sorted(ids))
+
+
+def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
+                       rows: Sequence[CodeRow], arch: ArchInfo,
+                       warnings: list[str]) -> tuple[DispatchOccupancy, Finding | None]:
+    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings)
+    isa = res.scan_isa_registers(r.isa for r in rows)
+    target = TARGETS.get(arch.gfx) if arch.gfx else None
+    resolved = res.resolve_resources(candidates, isa, target)
+    warnings.extend(f"resources: {w}" for w in resolved.warnings)
+    resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
+                 "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
+                 "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
+                 "source": dict(resolved.source)}
+    achieved = _achieved(d, kernel, warnings)
+    label = arch.label
+    if resolved.vgpr is None:
+        return DispatchOccupancy(False, "no VGPR count: no profiler CSV/db beside the dispatch and no "
+                                 "register in the ISA", label, resources=resources,
+                                 achieved=achieved), None
+    kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes or 0,
+                  wg_threads=resolved.wg_threads,
+                  sgpr_includes_implicit=resolved.sgpr_includes_implicit)
+    try:
+        if target is None:
+            cands = occupancy_candidates(arch.candidates or GFX9_CDNA_CANDIDATES, resolved.vgpr, **kwargs)
+            per = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
+                       "limits": o.limits, "next_step": o.next_step}
+                   for g, o in cands.by_arch.items()}
+            occ = DispatchOccupancy(
+                True, "", label, resources=resources, achieved=achieved,
+                candidates={"by_arch": per, "agree": cands.agree, "summary": cands.summary,
+                            "excluded": cands.excluded})
+            if cands.agree and cands.by_arch:
+                o = next(iter(cands.by_arch.values()))
+                occ = _from_model(o, label, resources, achieved, occ.candidates)
+            return occ, None
+        o = compute_occupancy(target, resolved.vgpr, **kwargs)
+    except HotspotError as err:
+        warnings.append(f"occupancy: {err.message}")
+        return DispatchOccupancy(False, err.message, label, resources=resources,
+                                 achieved=achieved), None
+    occ = _from_model(o, label, resources, achieved, None)
+    return occ, occupancy_gap(occ)
+
+
+def _from_model(o: Any, label: str, resources: dict[str, Any], achieved: AchievedOut | None,
+                candidates: dict[str, Any] | None) -> DispatchOccupancy:
+    return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
+                             dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
+                             resources, achieved, candidates)
+
+
+def occupancy_gap(occ: DispatchOccupancy) -> Finding | None:
+    a = occ.achieved
+    if not occ.available or a is None or a.mean_waves_per_simd is None or not occ.waves_per_simd:
+        return None
+    ratio = a.mean_waves_per_simd / occ.waves_per_simd
+    if ratio >= OCCUPANCY_GAP_RATIO:
+        return None
+    why = ("the traced CUs never held the theoretical count (too few workgroups for the CUs, or "
+           "waves finish before the next ones land)" if a.peak_waves_per_simd < occ.waves_per_simd
+           else "the theoretical count is reached only briefly (launch ramp, tail, or imbalance "
+           "between CUs)")
+    return Finding(
+        "occupancy-gap", "medium",
+        f"achieved occupancy averages {a.mean_waves_per_simd:.2f} waves/SIMD (peak "
+        f"{a.peak_waves_per_simd}) against {occ.waves_per_simd} theoretical: {why}",
+        {"theoretical_waves_per_simd": occ.waves_per_simd,
+         "achieved_mean_waves_per_simd": a.mean_waves_per_simd,
+         "achieved_peak_waves_per_simd": a.peak_waves_per_simd, "ratio": ratio,
+         "threshold_ratio": OCCUPANCY_GAP_RATIO},
+        "give each CU more work in flight: a larger grid or more workgroups per CU, persistent "
+        "workgroups, or overlap with other kernels; compare with the kernel's grid size")

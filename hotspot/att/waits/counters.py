@@ -1,0 +1,102 @@
+"""The gfx9 counter rules the decoder applies (HARDWARE.md §3, FORMATS.md §1.2): which counter each
+memory instruction increments, what each s_waitcnt waits for, and the per-row tables of the wave pass."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hotspot.att.classify import WAIT_CATEGORIES, classify, mnemonic_of
+from hotspot.capture.model import CodeRow
+
+# Counter lists (bit mask of what an instruction increments).
+VM = 1
+LGKM = 2
+# Roles of a code row in the wave pass (only rows with a role are kept in the lookup dicts).
+ROLE_MEM = 1
+ROLE_WAIT = 2
+ROLE_BARRIER = 3
+NOT_WAITED = -1  # threshold of a counter an s_waitcnt does not name
+NO_PRODUCER = -1  # producer line of the "nothing outstanding" bucket
+
+# The decoder's push rules (FORMATS.md §1.2), by mnemonic prefix.
+_VM_PREFIXES = ("buffer_", "tbuffer_", "global_", "scratch_")
+_FLAT_PREFIX = "flat_"
+_LGKM_PREFIXES = ("ds_", "s_sendmsg")
+
+# lgkm breakdown classes, in report order; `vmem` (the vm producers of mixed waits) and `none`
+# (instances with nothing outstanding) are reported beside them, so everything sums to the stall.
+LGKM_CLASSES: tuple[str, ...] = ("lds", "smem", "cross-lane", "message", "flat")
+BREAKDOWN_CLASSES: tuple[str, ...] = LGKM_CLASSES + ("vmem", "none")
+LGKM_WAIT_CATEGORIES = frozenset({"wait-lgkmcnt", "wait-mixed"})
+
+
+@dataclass(frozen=True)
+class LineTables:
+    """Per code row facts the wave pass needs, classified once up front (picklable).
+
+    Only rows that matter to the pass appear: `roles` maps line_number -> ROLE_*; `pushes` the
+    counter mask of memory rows; `scalar` the SMEM rows (they make lgkm out of order); `waits` the
+    (vm threshold, lgkm threshold) of each s_waitcnt (NOT_WAITED when a counter is not named).
+    """
+
+    roles: dict[int, int]
+    pushes: dict[int, int]
+    scalar: frozenset[int]
+    waits: dict[int, tuple[int, int]]
+
+
+def counter_mask(isa: str) -> tuple[int, bool]:
+    """(VM/LGKM mask, is_scalar_memory) of one instruction under the decoder's gfx9 rules."""
+    mn = mnemonic_of(isa)
+    if mn.startswith(_FLAT_PREFIX):
+        return VM | LGKM, False
+    if mn.startswith(_VM_PREFIXES):
+        return VM, False
+    if classify(isa).category == "smem":
+        return LGKM, True
+    if mn.startswith(_LGKM_PREFIXES):
+        return LGKM, False
+    return 0, False
+
+
+def wait_thresholds(isa: str) -> tuple[int, int] | None:
+    """(vm N, lgkm N) of an s_waitcnt; None for rows that are not gfx9 s_waitcnt."""
+    c = classify(isa)
+    if c.mnemonic != "s_waitcnt":
+        return None
+    named = dict(c.wait_counters)
+    if not named:
+        # `s_waitcnt 0` (all fields zero) waits for every counter to drain.
+        operand = isa.strip()[len(c.mnemonic):].strip()
+        return (0, 0) if operand in ("0", "0x0") else (NOT_WAITED, NOT_WAITED)
+    vm = named.get("vmcnt", NOT_WAITED)
+    lgkm = named.get("lgkmcnt", NOT_WAITED)
+    return vm, lgkm
+
+
+def build_tables(rows: Iterable[CodeRow]) -> LineTables:
+    roles: dict[int, int] = {}
+    pushes: dict[int, int] = {}
+    scalar: set[int] = set()
+    waits: dict[int, tuple[int, int]] = {}
+    for r in rows:
+        cat = classify(r.isa).category
+        if cat in WAIT_CATEGORIES:
+            roles[r.line_number] = ROLE_WAIT
+            waits[r.line_number] = wait_thresholds(r.isa) or (NOT_WAITED, NOT_WAITED)
+            continue
+        if cat == "barrier":
+            roles[r.line_number] = ROLE_BARRIER
+            continue
+        mask, is_scalar = counter_mask(r.isa)
+        if mask:
+            roles[r.line_number] = ROLE_MEM
+            pushes[r.line_number] = mask
+            if is_scalar:
+                scalar.add(r.line_number)
+    return LineTables(roles, pushes, frozenset(scalar), waits)
+
+
+# ---------------------------------------------------------------------------------------------
+# per wave (hot path)

@@ -1,0 +1,167 @@
+"""Hot path of wait attribution, per wave: replay the counter rules over the executed order, align
+the decoder's own edges, and charge each wait instance's stall to its producers (plain lists and dicts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.counters import (
+    LGKM,
+    NO_PRODUCER,
+    ROLE_MEM,
+    ROLE_WAIT,
+    VM,
+    LineTables,
+)
+
+
+def reconstruct(ins: list[list[int]], tables: LineTables
+                ) -> tuple[list[tuple[int, list[int]]], list[int], int]:
+    """Replay vm/lgkm over one wave's executed order.
+
+    Returns (entries, wait_positions, out_of_order_waits): one entry (wait index, producer indices)
+    per non-empty pop, lgkm before vm within one wait, in execution order; the index of every wait
+    instance; and how many lgkm waits with N > 0 ran while an SMEM was outstanding.
+    """
+    roles, pushes, waits, scalar = tables.roles, tables.pushes, tables.waits, tables.scalar
+    vm: list[int] = []
+    lg: list[int] = []
+    smem_pending = False
+    entries: list[tuple[int, list[int]]] = []
+    positions: list[int] = []
+    ooo = 0
+    for idx, rec in enumerate(ins):
+        line = rec[4]
+        role = roles.get(line)
+        if role is None:
+            continue
+        if role == ROLE_MEM:
+            mask = pushes[line]
+            if mask & VM:
+                vm.append(idx)
+            if mask & LGKM:
+                lg.append(idx)
+                if line in scalar:
+                    smem_pending = True
+        elif role == ROLE_WAIT:
+            positions.append(idx)
+            vm_n, lg_n = waits[line]
+            if lg_n >= 0:
+                if lg_n > 0 and smem_pending:
+                    ooo += 1
+                k = len(lg) - lg_n
+                if k > 0:
+                    entries.append((idx, lg[:k]))
+                    del lg[:k]
+                if not lg:
+                    smem_pending = False
+            if vm_n >= 0:
+                k = len(vm) - vm_n
+                if k > 0:
+                    entries.append((idx, vm[:k]))
+                    del vm[:k]
+    return entries, positions, ooo
+
+
+def edge_keys(edges: list[Any]) -> list[tuple[int, tuple[int, ...]]]:
+    """Decoder edges as (waitcnt line, producer lines) keys."""
+    return [(int(w), tuple(int(p[0]) for p in prods)) for w, prods in edges]
+
+
+def entry_keys(ins: list[list[int]], entries: list[tuple[int, list[int]]]
+               ) -> list[tuple[int, tuple[int, ...]]]:
+    return [(ins[w][4], tuple(ins[p][4] for p in prods)) for w, prods in entries]
+
+
+def align_edges(ins: list[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
+                entries: list[tuple[int, list[int]]]
+                ) -> tuple[list[tuple[int, list[int]]], int]:
+    """Place the decoder's edges on wait instances; returns (entries, edges matched by reconstruction).
+
+    Edges carry line numbers only. Where they equal the reconstruction (all corpus waves), the
+    reconstruction's instance indices are used. Otherwise the two sequences are aligned; an edge
+    the reconstruction did not produce goes on the next executed instance of its waitcnt after the
+    previous placed edge, each producer on its latest issue before that wait.
+    """
+    skeys = entry_keys(ins, entries)
+    if ekeys == skeys:
+        return entries, len(ekeys)
+    import difflib  # only for waves whose edges differ from the reconstruction
+
+    out: list[tuple[int, list[int]]] = []
+    matched = 0
+    placed_from = 0
+    sm = difflib.SequenceMatcher(None, ekeys, skeys, autojunk=False)
+    for tag, e0, e1, s0, _s1 in sm.get_opcodes():
+        if tag == "equal":
+            for j in range(e1 - e0):
+                out.append(entries[s0 + j])
+                placed_from = entries[s0 + j][0]
+            matched += e1 - e0
+            continue
+        for wline, plines in ekeys[e0:e1]:
+            placed = _place_edge(ins, wline, plines, placed_from)
+            if placed is not None:
+                out.append(placed)
+                placed_from = placed[0]
+    return out, matched
+
+
+def _place_edge(ins: list[list[int]], wline: int, plines: tuple[int, ...], start: int
+                ) -> tuple[int, list[int]] | None:
+    n = len(ins)
+    w = start
+    while w < n and ins[w][4] != wline:
+        w += 1
+    if w >= n:
+        return None
+    prods: list[int] = []
+    for pline in plines:
+        p = w - 1
+        while p >= 0 and (ins[p][4] != pline or p in prods):
+            p -= 1
+        if p >= 0:
+            prods.append(p)
+    return w, prods
+
+
+def blame_wave(ins: list[list[int]], entries: list[tuple[int, list[int]]], positions: list[int],
+               acc: "BlameAccumulator") -> None:
+    """Split each wait instance's stall over its producers into `acc` (integers only)."""
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        got = producers.get(w)
+        if got is None:
+            producers[w] = list(prods)
+        else:
+            got.extend(prods)
+    blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
+    dcyc, dins = acc.dist_cycles, acc.dist_instructions
+    for w in positions:
+        rec = ins[w]
+        wline, stall, wtime = rec[4], rec[2], rec[0]
+        wait_stall[wline] = wait_stall.get(wline, 0) + stall
+        wait_hits[wline] = wait_hits.get(wline, 0) + 1
+        prods = producers.get(w)
+        if not prods:
+            key = (wline, NO_PRODUCER, 1)
+            blame[key] = blame.get(key, 0) + stall
+            continue
+        k = len(prods)
+        for p in prods:
+            prec = ins[p]
+            pline = prec[4]
+            key = (wline, pline, k)
+            blame[key] = blame.get(key, 0) + stall
+            dkey = (wline, pline)
+            hc = dcyc.get(dkey)
+            if hc is None:
+                hc = dcyc[dkey] = {}
+                dins[dkey] = {}
+            c = wtime - prec[0] - prec[2]
+            hc[c] = hc.get(c, 0) + 1
+            hi = dins[dkey]
+            d = w - p - 1
+            hi[d] = hi.get(d, 0) + 1

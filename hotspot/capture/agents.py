@@ -1,0 +1,68 @@
+"""GPU agents (gfx name, product name) listed in the files rocprofv3 writes beside a capture:
+`*agent_info.csv`, the rocpd results db, `*results.json`. Each reader returns [] for a file that is
+not what its name says, so that another source can decide."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import orjson
+
+GFX_RE = re.compile(r"^gfx[0-9a-f]{3,4}$")
+# results.json can be large; agents sit near the top, but we do not parse more than this.
+RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
+
+
+def read_agents_csv(path: Path) -> list[tuple[str, str]]:
+    try:
+        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+            reader = csv.DictReader(fh)
+            fields = {(f or "").lower(): f for f in reader.fieldnames or []}
+            name_col, type_col = fields.get("name"), fields.get("agent_type")
+            prod_col = fields.get("product_name")
+            if not name_col:
+                return []
+            out = []
+            for row in reader:
+                if type_col and (row.get(type_col) or "").upper() != "GPU":
+                    continue
+                name = (row.get(name_col) or "").strip()
+                if GFX_RE.match(name):
+                    out.append((name, (row.get(prod_col) or "").strip() if prod_col else ""))
+            return out
+    except (OSError, csv.Error):
+        return []
+
+
+def read_agents_rocpd(path: Path) -> list[tuple[str, str]]:
+    import sqlite3  # only when a rocpd database is beside the dispatch
+
+    from hotspot.errors import HotspotError
+    from hotspot.capture.trace.rocpd import read_rocpd_agents
+
+    try:
+        agents = read_rocpd_agents(path)
+    except (HotspotError, sqlite3.Error):
+        return []  # not a rocpd db (or unreadable): another source decides
+    return [(a["name"], str(a.get("product_name") or "")) for a in agents
+            if str(a.get("type", "")).upper() == "GPU" and isinstance(a.get("name"), str)
+            and GFX_RE.match(a["name"])]
+
+
+def read_agents_results_json(path: Path) -> list[tuple[str, str]]:
+    try:
+        if path.stat().st_size > RESULTS_JSON_MAX_BYTES:
+            return []
+        doc = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    out = []
+    tools = doc.get("rocprofiler-sdk-tool") if isinstance(doc, dict) else None
+    for tool in tools if isinstance(tools, list) else []:
+        for agent in tool.get("agents", []) if isinstance(tool, dict) else []:
+            name = agent.get("name") if isinstance(agent, dict) else None
+            if isinstance(name, str) and GFX_RE.match(name):
+                out.append((name, str(agent.get("product_name") or "")))
+    return out

@@ -1,0 +1,174 @@
+"""Locating and opening ATT ui_output dispatch directories."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hotspot.capture.files import load_json
+from hotspot.errors import InputError, bad_file
+
+DISPATCH_DIR_RE = re.compile(r"^ui_output_agent_(\d+)_dispatch_(\d+)$")
+WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
+# How deep below a given folder to look for dispatch dirs (run dir / pass_N / hostname / ...).
+SEARCH_DEPTH = 3
+
+
+class WaveFile:
+    """One wave file of a dispatch dir. A slotted class holding its path as a string: a 1 GB
+    capture lists ~50,000 of them, and a pathlib.Path each costs time and memory (`path` makes
+    one on demand)."""
+
+    __slots__ = ("where", "se", "simd", "slot", "n", "begin", "end")
+
+    def __init__(self, path: str | os.PathLike[str], se: int, simd: int, slot: int, n: int,
+                 begin: int | None = None, end: int | None = None) -> None:
+        self.where = os.fspath(path)
+        self.se, self.simd, self.slot, self.n = se, simd, slot, n
+        self.begin, self.end = begin, end
+
+    @property
+    def path(self) -> Path:
+        return Path(self.where)
+
+    def _key(self) -> tuple:
+        return (self.where, self.se, self.simd, self.slot, self.n, self.begin, self.end)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WaveFile) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"WaveFile({self.where!r}, se={self.se}, simd={self.simd}, slot={self.slot}, "
+                f"n={self.n})")
+
+
+@dataclass(frozen=True)
+class DispatchDir:
+    path: Path
+    agent_handle: int | None
+    dispatch_id: int | None
+    pc_sampling: bool
+    wave_files: tuple[WaveFile, ...]
+    filenames_doc: dict[str, Any]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def parse_dir_name(name: str) -> tuple[int | None, int | None]:
+    m = DISPATCH_DIR_RE.match(name)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def is_dispatch_dir(path: Path) -> bool:
+    return path.is_dir() and (path / "code.json").is_file()
+
+
+def find_dispatch_dirs(root: Path) -> list[Path]:
+    """`root` itself when it is a dispatch dir, else every dispatch dir below it (sorted)."""
+    if not root.exists():
+        raise InputError(f"{root}: no such file or directory",
+                         "pass an ATT ui_output_agent_*_dispatch_* directory or a rocprofv3 output "
+                         "directory that holds them")
+    if not root.is_dir():
+        raise InputError(f"{root}: not a directory",
+                         "pass an ATT ui_output_agent_*_dispatch_* directory")
+    if is_dispatch_dir(root):
+        return [root]
+    found: list[Path] = []
+    frontier = [root]
+    for _ in range(SEARCH_DEPTH):
+        nxt: list[Path] = []
+        for folder in frontier:
+            try:
+                children = sorted(p for p in folder.iterdir() if p.is_dir())
+            except OSError:
+                continue
+            for child in children:
+                (found if is_dispatch_dir(child) else nxt).append(child)
+        frontier = nxt
+    return sorted(found, key=_dir_sort_key)
+
+
+def require_dispatch_dirs(root: Path) -> list[Path]:
+    """find_dispatch_dirs, failing with the usual message when there is none."""
+    dirs = find_dispatch_dirs(root)
+    if not dirs:
+        raise InputError(f"{root}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
+                         "code.json) found here or below",
+                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+    return dirs
+
+
+def _dir_sort_key(path: Path) -> tuple:
+    handle, dispatch = parse_dir_name(path.name)
+    return (str(path.parent), dispatch if dispatch is not None else -1, path.name)
+
+
+def open_dispatch(path: Path) -> DispatchDir:
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory",
+                         "pass an ATT ui_output_agent_*_dispatch_* directory")
+    if not (path / "code.json").is_file():
+        raise InputError(f"{path}: no code.json here, not an ATT ui_output dispatch directory",
+                         "pass a ui_output_agent_*_dispatch_* directory written by rocprofv3 --att")
+    handle, dispatch = parse_dir_name(path.name)
+    warnings: list[str] = []
+    fn_path = path / "filenames.json"
+    doc: dict[str, Any] = {}
+    if fn_path.is_file():
+        loaded = load_json(fn_path)
+        if not isinstance(loaded, dict):
+            raise bad_file(fn_path, "top level is not a JSON object")
+        doc = loaded
+    else:
+        warnings.append(f"{fn_path}: missing; wave files found by name instead")
+    pc_sampling = bool(doc.get("pc_sampling"))
+    waves = _wave_files(path, fn_path, doc, warnings)
+    # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
+    rest = {k: v for k, v in doc.items() if k != "wave_filenames"}
+    return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
+
+
+def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[str]) -> list[WaveFile]:
+    listing = doc.get("wave_filenames")
+    if isinstance(listing, dict):
+        out: list[WaveFile] = []
+        missing = 0
+        present = set(os.listdir(path))  # one listing instead of a stat per wave file
+        folder = os.fspath(path)
+        try:
+            for se, simds in listing.items():
+                for simd, slots in simds.items():
+                    for slot, waves in slots.items():
+                        for n, entry in waves.items():
+                            name, begin, end = entry[0], entry[1], entry[2]
+                            wf = WaveFile(os.path.join(folder, name), int(se), int(simd),
+                                          int(slot), int(n), int(begin), int(end))
+                            if name in present:
+                                out.append(wf)
+                            else:
+                                missing += 1
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+            raise bad_file(fn_path, "field 'wave_filenames' is not the expected "
+                           "{se: {simd: {slot: {n: [file, begin, end]}}}} mapping")
+        if missing:
+            warnings.append(f"{fn_path}: {missing} listed wave file(s) are missing")
+        return sorted(out, key=lambda w: (w.se, w.simd, w.slot, w.n))
+    if listing is not None:
+        raise bad_file(fn_path, "field 'wave_filenames' is not an object")
+    found = []
+    for p in path.iterdir():
+        m = WAVE_FILE_RE.match(p.name)
+        if m:
+            se, simd, slot, n = (int(g) for g in m.groups())
+            found.append(WaveFile(p, se, simd, slot, n))
+    return sorted(found, key=lambda w: (w.se, w.simd, w.slot, w.n))

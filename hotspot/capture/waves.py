@@ -1,0 +1,96 @@
+"""Per-wave files (se<S>_sm<M>_sl<L>_wv<N>.json): streamed one at a time, never all in memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotspot.capture.files import load_json
+from hotspot.capture.layout import WaveFile
+from hotspot.errors import bad_file
+
+# Decoder timeline state enum (FORMATS.md §1.2).
+WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
+# Decoder instruction category enum (FORMATS.md §1.2).
+DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "lds", "valu",
+                                       "jump", "next", "immed", "context", "message", "bvh")
+
+
+@dataclass(frozen=True)
+class Wave:
+    file: WaveFile
+    begin: int
+    end: int
+    # [time, decoder_category, stall, duration, line_number] per executed instruction
+    instructions: list[list[int]]
+    timeline: list[list[int]]  # [state, cycles]
+    waitcnt: list[Any]  # [[waitcnt_line, [[producer_line, 0], ...]], ...] (decoder edges)
+    cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
+
+
+def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
+    return wave_from_doc(wf, load_json(wf.path, max_bytes))
+
+
+def wave_from_doc(wf: WaveFile, doc: Any) -> Wave:
+    """A parsed wave file as a Wave; a document of another shape is refused naming the file."""
+    try:
+        w = doc["wave"]
+        insts = w["instructions"]
+        timeline = w.get("timeline") or []
+        waitcnt = w.get("waitcnt") or []
+        begin, end = int(w["begin"]), int(w["end"])
+        cu = w.get("cu")
+        cu = int(cu) if cu is not None else None
+    except (KeyError, TypeError, ValueError):
+        raise bad_file(wf.path, "not a wave file: expected {'wave': {'begin', 'end', "
+                       "'instructions', ...}}")
+    if not isinstance(insts, list) or not isinstance(timeline, list) or not isinstance(waitcnt, list):
+        raise bad_file(wf.path, "field 'wave.instructions', 'wave.timeline' or 'wave.waitcnt' is "
+                       "not a list")
+    for rec in insts[:1]:
+        if not isinstance(rec, list) or len(rec) < 5:
+            raise bad_file(wf.path, "field 'wave.instructions' rows must be [time, category, "
+                           "stall, duration, line_number]")
+    return Wave(wf, begin, end, insts, timeline, waitcnt, cu)
+
+
+@dataclass
+class WaveTotals:
+    """Sums over the wave files, to cross-check code.json and to report wave states."""
+
+    waves: int = 0
+    instructions: int = 0
+    per_line: dict[int, list[int]] = field(default_factory=dict)  # line -> [hit, latency, stall]
+    states: list[int] = field(default_factory=lambda: [0] * len(WAVE_STATES))
+    cycles: int = 0  # Σ (end - begin)
+
+    def add(self, wave: Wave) -> None:
+        self.waves += 1
+        self.instructions += len(wave.instructions)
+        self.cycles += wave.end - wave.begin
+        per_line = self.per_line
+        for rec in wave.instructions:
+            acc = per_line.get(rec[4])
+            if acc is None:
+                per_line[rec[4]] = [1, rec[3], rec[2]]
+            else:
+                acc[0] += 1
+                acc[1] += rec[3]
+                acc[2] += rec[2]
+        states = self.states
+        for state, cycles in wave.timeline:
+            if 0 <= state < len(states):
+                states[state] += cycles
+
+    def merge(self, other: "WaveTotals") -> None:
+        self.waves += other.waves
+        self.instructions += other.instructions
+        self.cycles += other.cycles
+        for line, (h, lat, st) in other.per_line.items():
+            acc = self.per_line.setdefault(line, [0, 0, 0])
+            acc[0] += h
+            acc[1] += lat
+            acc[2] += st
+        for i, v in enumerate(other.states):
+            self.states[i] += v

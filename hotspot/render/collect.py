@@ -1,0 +1,105 @@
+"""Text and markdown views of the collect and doctor Results (no computation here)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from hotspot.collect.discovery import SHOWN_KERNELS, KernelRow
+from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.result import Result
+
+_STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key)
+
+
+def render_doctor(result: Result, markdown: bool = False) -> str:
+    rep = result.data
+    rows = []
+    for c in _get(rep, "checks"):
+        rows.append([_STATUS_MARK.get(_get(c, "status"), _get(c, "status")), _get(c, "name"),
+                     _get(c, "detail"), _get(c, "fix")])
+    out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
+    missing = _get(rep, "missing")
+    out.append("ready to collect" if _get(rep, "ok") else
+               f"NOT ready: required {', '.join(missing)} missing (fix above)")
+    doc = _get(rep, "rocprofv3_doctor")
+    if doc and doc.get("findings") is not None:
+        out.append("rocprofv3-doctor findings are included in --format json")
+    return "\n\n".join(out)
+
+
+def render_doctor_markdown(result: Result) -> str:
+    return render_doctor(result, markdown=True)
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + ln for ln in text.rstrip("\n").splitlines())
+
+
+def _render_dry_run(d: dict[str, Any], markdown: bool) -> str:
+    out = [heading("hotspot collect --dry-run (nothing was run)", markdown),
+           f"run directory would be: {d['run_dir']}"]
+    if d.get("iterations"):
+        out.append(d["iterations"]["description"])
+    if d.get("pmc_plan_text"):
+        out.append(d["pmc_plan_text"])
+    for p in d["phases"]:
+        block = [f"phase {p['name']}:"]
+        if p.get("yaml") and p.get("input_file"):
+            block.append(f"  {p['input_file']}:")
+            block.append(_indent(p["yaml"]))
+        block.append("  $ " + shlex.join(p["argv"]))
+        out.append("\n".join(block))
+    return "\n\n".join(out)
+
+
+def render_collect(result: Result, markdown: bool = False) -> str:
+    d = result.data
+    if d.get("dry_run"):
+        return _render_dry_run(d, markdown)
+    out = [heading("hotspot collect", markdown), f"run directory: {d['run_dir']} ({d['status']})"]
+    k = d.get("kernel")
+    if k:
+        lines = [f"kernel: {k.get('name') or '(by regex)'}", f"  kernel_include_regex: {k['regex']}",
+                 f"  why: {k['reason']}"]
+        out.append("\n".join(lines))
+    if d.get("iterations"):
+        out.append(d["iterations"]["description"])
+    out.append(table([[p["name"], p["status"], p["exit_code"], f"{(p['elapsed_ns'] or 0) / 1e9:.1f}"]
+                      for p in d["phases"]], ["phase", "status", "exit", "seconds"], markdown=markdown))
+    if d["dispatches"]:
+        chosen = (d.get("chosen_dispatch") or {}).get("path")
+        rows = [["*" if x["path"] == chosen else "", x["path"].rsplit("/", 1)[-1], num(x["waves"]),
+                 num(x["executed_instructions"]),
+                 "empty" if x["empty"] else "TRUNCATED" if x["truncated"] else "ok"] for x in d["dispatches"]]
+        out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
+    pmc = d.get("pmc")
+    if pmc:
+        out.append(f"counters: {len(pmc['counters'])} in {len(pmc['passes'])} pass(es); "
+                   f"{len(pmc['csv_files'])} CSV file(s)" +
+                   ("; analysis in pmc_analysis.json" if pmc.get("analysis") is not None else ""))
+    if d.get("analysis") is not None:
+        chosen = d["chosen_dispatch"]["path"]
+        out.append(f"analysis of the chosen dispatch: {d['run_dir']}/analysis.json "
+                   f"(full report: hotspot analyze {shlex.quote(chosen)})")
+    elif d.get("analysis_error"):
+        out.append(f"analysis failed: {d['analysis_error']['message']}")
+    return "\n\n".join(out)
+
+
+def render_collect_markdown(result: Result) -> str:
+    return render_collect(result, markdown=True)
+
+
+def render_kernel_table(rows: list[KernelRow]) -> str:
+    """The discovery run's kernel table, printed on stderr while collect runs."""
+    shown = rows[:SHOWN_KERNELS]
+    body = table([[i, shorten(r.name, 70), num(r.calls), num(int(r.total_ns)), num(round(r.avg_ns)), pct(r.pct)]
+                  for i, r in enumerate(shown, start=1)],
+                 ["#", "kernel", "calls", "total ns", "avg ns", "% GPU"])
+    more = f"\n({len(rows) - len(shown)} more)" if len(rows) > len(shown) else ""
+    return "discovered kernels (by total GPU time):\n" + body + more

@@ -1,0 +1,23 @@
+"""The confirmation `report` and `export` print after writing a file (text and markdown)."""
+
+from __future__ import annotations
+
+from hotspot.result import Result
+
+
+def render_written(result: Result) -> str:
+    w = result.data
+    kb = w.bytes / 1024
+    """After `hotspot report`."""
+    return (f"wrote {w.output} ({kb:,.0f} KB): {w.kernel}; {w.isa_rows:,} ISA rows, "
+            f"{w.source_lines:,} source lines, {w.waves_shown} wave timelines. Open it in a browser "
+            "(works offline; copy the one file anywhere).")
+
+
+def render_export_written(result: Result) -> str:
+    """After `hotspot export perfetto`."""
+    w = result.data
+    unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
+    return (f"wrote {w.output} ({w.bytes / 1024:,.0f} KB): {w.waves:,} waves on {w.tracks:,} tracks, "
+            f"{w.events:,} events, time in {unit}. Open it at https://ui.perfetto.dev (Open trace "
+            "file) or chrome://tracing.")
