@@ -11,7 +11,7 @@ from hotspot import __version__
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
-            "export", "skill")
+            "export", "skill", "sweep")
 
 
 def _version(value: bool) -> None:

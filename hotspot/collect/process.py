@@ -23,6 +23,9 @@ KILL_GRACE_S = 5.0
 # A "still running" line on stderr this often, so a long phase does not look hung.
 HEARTBEAT_S = 30.0
 TAIL_BYTES = 4000
+# False inside a `hotspot sweep` entry job: the job is already the leader of its own process group,
+# and keeping rocprofv3 in that group lets the sweep stop the entry's whole tree with one killpg.
+OWN_PROCESS_GROUP = True
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,13 @@ class ProcessOutcome:
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    if not OWN_PROCESS_GROUP:  # the child shares our group: whoever signalled us reached it too
+        if sig != signal.SIGINT:
+            try:
+                proc.send_signal(sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return
     try:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
@@ -65,7 +75,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
     with stdout.open("wb") as out, stderr.open("wb") as err:
         try:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
-                                    cwd=cwd, start_new_session=True)
+                                    cwd=cwd, start_new_session=OWN_PROCESS_GROUP)
         except OSError as exc:
             return ProcessOutcome(None, time.monotonic_ns() - start, False, False, str(exc))
 

@@ -196,10 +196,63 @@ def find_tool(name: str, rocprofv3: str | None = None) -> str | None:
     return None
 
 
-def list_gpus(rocprofv3: str | None = None) -> tuple[list[Gpu], str]:
-    """(GPUs, how we looked). rocminfo first (names gfx targets), rocm-smi as a fallback."""
+def gfx_from_target_version(version: int) -> str:
+    """KFD's gfx_target_version (major*10000 + minor*100 + stepping) as a gfx name: 90402 -> gfx942,
+    90010 -> gfx90a (the stepping is one hex digit in the name)."""
+    major, minor, step = version // 10000, version // 100 % 100, version % 100
+    return f"gfx{major}{minor}{step:x}"
+
+
+def parse_kfd_topology(sysfs_root: Path) -> list[Gpu]:
+    """GPU nodes of the KFD topology (<root>/class/kfd/kfd/topology/nodes/N/properties): a node is a
+    GPU when simd_count > 0 (CPU nodes have none). Ordered by node id, which is the order HIP numbers
+    the devices in, so the list index is the HIP_VISIBLE_DEVICES ordinal."""
+    nodes = sysfs_root / "class" / "kfd" / "kfd" / "topology" / "nodes"
+    found: list[tuple[int, str]] = []
+    for node in nodes.iterdir() if nodes.is_dir() else ():
+        if not node.name.isdigit():
+            continue
+        try:
+            text = (node / "properties").read_text()
+        except OSError:
+            continue
+        props: dict[str, int] = {}
+        for line in text.splitlines():
+            key, _, value = line.strip().partition(" ")
+            if value.strip().lstrip("-").isdigit():
+                props[key] = int(value)
+        if props.get("simd_count", 0) > 0:
+            version = props.get("gfx_target_version", 0)
+            found.append((int(node.name), gfx_from_target_version(version) if version else "?"))
+    return [Gpu(i, gfx, "", "kfd-topology") for i, (_, gfx) in enumerate(sorted(found))]
+
+
+def parse_amd_smi(text: str) -> list[Gpu]:
+    """`amd-smi static --asic --json`: a list (or {"gpu_data": [...]}) of {"gpu": N, "asic":
+    {"target_graphics_version": "gfx942", "market_name": ...}}."""
+    import json
+
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return []
+    items = doc.get("gpu_data", []) if isinstance(doc, dict) else doc
+    gpus = []
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict) or not isinstance(item.get("gpu"), int):
+            continue
+        asic = item.get("asic") if isinstance(item.get("asic"), dict) else {}
+        gpus.append(Gpu(item["gpu"], str(asic.get("target_graphics_version") or "?"),
+                        str(asic.get("market_name") or ""), "amd-smi"))
+    return sorted(gpus, key=lambda g: g.index)
+
+
+def list_gpus(rocprofv3: str | None = None, sysfs_root: Path = Path("/sys")) -> tuple[list[Gpu], str]:
+    """(GPUs, how we looked): rocminfo (names gfx targets), then amd-smi, rocm-smi, and finally the
+    KFD topology in sysfs, which needs no ROCm user-space at all."""
     tried = []
     for name, parse, args in (("rocminfo", parse_rocminfo, []),
+                              ("amd-smi", parse_amd_smi, ["static", "--asic", "--json"]),
                               ("rocm-smi", parse_rocm_smi, ["--showproductname"])):
         tool = find_tool(name, rocprofv3)
         if not tool:
@@ -213,4 +266,8 @@ def list_gpus(rocprofv3: str | None = None) -> tuple[list[Gpu], str]:
         if gpus:
             return gpus, name
         tried.append(f"{name}: no GPU agent listed")
+    gpus = parse_kfd_topology(sysfs_root)
+    if gpus:
+        return gpus, "kfd-topology"
+    tried.append(f"kfd topology: no GPU node under {sysfs_root}/class/kfd/kfd/topology/nodes")
     return [], "; ".join(tried)

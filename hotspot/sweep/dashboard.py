@@ -1,0 +1,126 @@
+"""`hotspot sweep report --html`: one self-contained page comparing every entry of a sweep.
+
+A table rendered on the server (so it reads without JavaScript), made sortable by a few lines of
+inline script; each row links to the entry's own `hotspot report` page, relative to where the
+dashboard is written so the folder can be copied as a whole. No external request of any kind.
+"""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from pathlib import Path
+from typing import Any
+
+COLUMNS = (  # (key, header, numeric)
+    ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
+    ("duration_ns", "avg duration (ns)", True), ("occ", "occupancy (theor. / achieved waves/SIMD)", True),
+    ("limiter", "limiter", False), ("stall", "top stall", True), ("line", "hottest line", False),
+    ("collapse", "source collapse", False), ("plan", "top plan item", False),
+    ("headroom", "est. headroom", True))
+
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
+h1 { font-size: 1.4em; } .counts span { margin-right: 1em; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
+th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.state-failed td, tr.state-timed-out td { background: #fff0f0; } tr.state-empty td { background: #fffbe6; }
+.kernel { max-width: 28em; overflow-wrap: anywhere; } .muted { color: #777; }
+"""
+
+SCRIPT = """
+(function () {
+  var table = document.getElementById('entries');
+  var heads = table.querySelectorAll('th');
+  heads.forEach(function (th, col) {
+    th.addEventListener('click', function () {
+      var dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
+      heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
+      th.setAttribute('aria-sort', dir);
+      var numeric = th.dataset.numeric === '1';
+      var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[col].dataset.sort, y = b.cells[col].dataset.sort;
+        var c;
+        if (numeric) {
+          var fx = x === '' ? -Infinity : parseFloat(x), fy = y === '' ? -Infinity : parseFloat(y);
+          c = fx - fy;
+        } else { c = x.localeCompare(y); }
+        return dir === 'ascending' ? c : -c;
+      });
+      rows.forEach(function (r) { table.tBodies[0].appendChild(r); });
+    });
+  });
+  document.body.setAttribute('data-ready', '1');
+})();
+"""
+
+
+def _pct(v: float | None) -> str:
+    return "" if v is None else f"{100 * v:.0f}%"
+
+
+def _cells(row: dict[str, Any], base: Path) -> list[tuple[str, str, str]]:
+    """(sort value, html, css class) per column."""
+    s = row.get("summary") or {}
+    link = row.get("report_html")
+    name = escape(row["name"])
+    if link:
+        href = escape(Path(os.path.relpath(link, base)).as_posix(), quote=True)
+        name = f'<a href="{href}">{name}</a>'
+    occ_t, occ_a = s.get("occupancy_theoretical"), s.get("occupancy_achieved")
+    occ = "" if occ_t is None and occ_a is None else f"{occ_t if occ_t is not None else '?'} / " + \
+        (f"{occ_a:.2f}" if occ_a is not None else "?")
+    stall = s.get("top_stall_category")
+    line = s.get("hottest_line") or {}
+    top = s.get("top_plan_item") or {}
+    head = s.get("headroom_pct")
+    plan = ""
+    if top:
+        est = ""
+        if top.get("estimate_low_pct") is not None:
+            est = f" ({top['estimate_low_pct']:.0f}–{top['estimate_high_pct']:.0f}%)"
+        plan = f"{escape(str(top.get('priority') or ''))} {escape(str(top.get('title') or top.get('id')))}{escape(est)}"
+    reason = row.get("reason") or ""
+    state = escape(row["state"]) + (f'<div class="muted">{escape(reason[:300])}</div>' if reason else "")
+    line_txt = f"{line.get('file')}:{line.get('line')} ({_pct(line.get('share'))})" if line else ""
+    return [
+        (row["name"], name, ""),
+        (row["state"], state, ""),
+        (s.get("kernel") or "", escape(s.get("kernel") or ""), "kernel"),
+        (s.get("arch") or "", escape(s.get("arch") or ""), ""),
+        ("" if s.get("duration_ns") is None else str(s["duration_ns"]),
+         "" if s.get("duration_ns") is None else f"{s['duration_ns']:,.0f}", "num"),
+        ("" if occ_a is None else str(occ_a), escape(occ), "num"),
+        (s.get("occupancy_limiter") or "", escape(s.get("occupancy_limiter") or ""), ""),
+        ("" if s.get("top_stall_share") is None else str(s["top_stall_share"]),
+         escape(f"{stall} {_pct(s.get('top_stall_share'))}" if stall else ""), "num"),
+        (line_txt, escape(line_txt), ""),
+        ("yes" if s.get("source_collapse") else "", "yes" if s.get("source_collapse") else "", ""),
+        (plan, plan, ""),
+        ("" if head is None else str(head), "" if head is None else f"{head:.0f}%", "num"),
+    ]
+
+
+def render_dashboard(data: dict[str, Any], base: Path) -> str:
+    c = data["counts"]
+    title = f"hotspot sweep: {Path(data['recipes'].get('path') or data['sweep_dir']).name}"
+    counts = "".join(f"<span>{escape(k)}: <b>{v}</b></span>" for k, v in c.items() if v)
+    head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}">{escape(h)}</th>' for k, h, num in COLUMNS)
+    body = []
+    for row in data["entries"]:
+        tds = "".join(f'<td data-sort="{escape(v, quote=True)}"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>'
+                      f"{h}</td>" for v, h, cls in _cells(row, base))
+        body.append(f'<tr class="state-{escape(row["state"])}" data-name="{escape(row["name"], quote=True)}">{tds}</tr>')
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
+            f'script-src \'unsafe-inline\'; img-src data:">'
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{escape(title)}</h1><p class=\"counts\">{counts}</p>"
+            f"<p class=\"muted\">{escape(data['sweep_dir'])} · sorted by estimated headroom (the top plan "
+            f"item's upper estimate); click a header to sort, an entry to open its report.</p>"
+            f'<table id="entries"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f"<script>{SCRIPT}</script></body></html>\n")

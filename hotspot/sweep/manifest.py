@@ -1,0 +1,183 @@
+"""The sweep directory's `sweep.json`: per-entry state, written atomically under a file lock.
+
+Every read-modify-write happens inside `locked(dir)`: a POSIX record lock (fcntl.lockf, which NFS
+and Lustre honour across nodes, unlike flock on some mounts) on `sweep.lock`, then the document is
+read, changed, written to a temporary file in the same directory, fsynced and renamed over
+`sweep.json`. Readers therefore always see a complete document, and workers on any number of
+processes or nodes claim each entry exactly once.
+
+Entry states: pending, running (host, GPU, pid, worker, start), done, failed (exit code, reason,
+log), empty, timed-out, interrupted. Paths inside the manifest are relative to the sweep directory
+so that it reads the same from every node and after being copied.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from hotspot.errors import InputError
+
+MANIFEST = "sweep.json"
+LOCK = "sweep.lock"
+KIND = "hotspot-sweep"
+MANIFEST_VERSION = 1
+STATES = ("pending", "running", "done", "failed", "empty", "timed-out", "interrupted")
+FINAL_STATES = ("done", "failed", "empty", "timed-out", "interrupted")
+RETRYABLE = ("failed", "empty", "timed-out", "interrupted")
+# A worker on another host is presumed gone when its heartbeat is this old. Workers beat every
+# HEARTBEAT_S; the margin covers a loaded node and a slow shared filesystem.
+HEARTBEAT_S = 15.0
+STALE_S = 180.0
+
+
+def utc_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def hostname() -> str:
+    return socket.gethostname().split(".")[0]
+
+
+def worker_id(pid: int | None = None) -> str:
+    return f"{hostname()}:{pid or os.getpid()}"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{hostname()}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read(sweep_dir: Path) -> dict[str, Any]:
+    """The manifest as it is now (no lock: the rename makes every read see a whole document)."""
+    path = Path(sweep_dir) / MANIFEST
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no sweep manifest here",
+                         "give the directory `hotspot sweep` created (it holds sweep.json)") from None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise InputError(f"{path}: unreadable sweep manifest: {exc}",
+                         "restore it from the workers' logs or start a new sweep with --output") from None
+    if not isinstance(doc, dict) or doc.get("kind") != KIND or not isinstance(doc.get("entries"), list):
+        raise InputError(f"{path}: not a hotspot sweep manifest (field 'kind' is not {KIND!r})",
+                         "give the directory `hotspot sweep` created")
+    return doc
+
+
+def write(sweep_dir: Path, doc: dict[str, Any]) -> None:
+    doc["updated_at"] = utc_iso()
+    _write_atomically(Path(sweep_dir) / MANIFEST, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+
+
+@contextmanager
+def lock(sweep_dir: Path) -> Iterator[None]:
+    fd = os.open(Path(sweep_dir) / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def locked(sweep_dir: Path) -> Iterator[dict[str, Any]]:
+    """Read the manifest under the lock, let the caller change it, write it back atomically."""
+    with lock(sweep_dir):
+        doc = read(sweep_dir)
+        yield doc
+        write(sweep_dir, doc)
+
+
+def new_document(recipes: dict[str, Any], entries: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+    now = utc_iso()
+    return {"schema_version": MANIFEST_VERSION, "kind": KIND, "created_at": now, "updated_at": now,
+            "recipes": recipes, "options": options, "slurm": None, "workers": {}, "entries": entries,
+            "removed_entries": []}
+
+
+def new_entry(name: str, sha: str, recipe: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "recipe_sha256": sha, "recipe": recipe, "state": "pending", "attempts": 0,
+            "host": None, "gpu": None, "pid": None, "worker": None, "started_at": None, "finished_at": None,
+            "elapsed_s": None, "exit_code": None, "reason": None, "log": None, "run_dir": None,
+            "report_html": None, "summary": None, "att_attempts": [], "history": []}
+
+
+def set_state(entry: dict[str, Any], state: str, **fields: Any) -> None:
+    assert state in STATES, state
+    entry["state"] = state
+    entry.update(fields)
+
+
+def requeue(entry: dict[str, Any], why: str) -> None:
+    """Back to pending; the previous outcome stays in `history`."""
+    if entry["state"] != "pending":
+        entry["history"].append({k: entry.get(k) for k in ("state", "attempts", "host", "gpu", "started_at",
+                                                            "finished_at", "exit_code", "reason", "log",
+                                                            "run_dir")} | {"requeued": why, "at": utc_iso()})
+    set_state(entry, "pending", host=None, gpu=None, pid=None, worker=None, started_at=None, finished_at=None,
+              elapsed_s=None, exit_code=None, reason=None)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie is dead for our purpose (a killed worker whose parent has not reaped it yet).
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def worker_gone(doc: dict[str, Any], wid: str | None, now: float | None = None) -> bool:
+    """Same host: its pid is dead. Another host: its heartbeat is older than STALE_S."""
+    if not wid:
+        return True
+    host, _, pid = wid.rpartition(":")
+    if host == hostname() and pid.isdigit():
+        return not pid_alive(int(pid))
+    beat = (doc.get("workers") or {}).get(wid, {}).get("heartbeat_unix")
+    return beat is None or (now or time.time()) - beat > STALE_S
+
+
+def reclaim_stale(doc: dict[str, Any]) -> list[str]:
+    """Entries `running` under a worker that is gone become `interrupted` (rerun them with
+    --retry interrupted). Returns their names."""
+    names = []
+    now = time.time()
+    for e in doc["entries"]:
+        if e["state"] == "running" and worker_gone(doc, e.get("worker"), now):
+            set_state(e, "interrupted", finished_at=utc_iso(), exit_code=None,
+                      reason=f"its worker {e.get('worker')} stopped without finishing it (killed, node lost)")
+            names.append(e["name"])
+    for wid, w in (doc.get("workers") or {}).items():
+        if w.get("state") == "running" and worker_gone(doc, wid, now):
+            w["state"] = "gone"
+    return names
+
+
+def counts(doc: dict[str, Any]) -> dict[str, int]:
+    out = {s: 0 for s in STATES}
+    for e in doc["entries"]:
+        out[e["state"]] = out.get(e["state"], 0) + 1
+    return out

@@ -1,0 +1,347 @@
+"""The recipes file of `hotspot sweep`: what to profile, one entry per kernel/benchmark.
+
+Either a YAML list of entries, or a mapping with `defaults` (merged under every entry), `entries`
+and `slurm` (`prelude`: shell lines the Slurm script runs before hotspot, e.g. module loads).
+Everything is validated before anything runs, and every problem is reported at once with the entry,
+the field and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from hotspot.errors import InputError
+
+ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
+DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
+ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
+TOP_FIELDS = ("defaults", "entries", "slurm")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# Shown in every problem so the fix is one look away.
+FIELD_FIX = {
+    "name": "a unique, file-name safe name: letters, digits, '.', '_' or '-' (e.g. gemm_bf16)",
+    "cmd": "an argument list (cmd: [python, bench.py, --m, '4096']) or one string split like a shell "
+           "would, without running one",
+    "cwd": "a directory path (relative paths are relative to the recipes file)",
+    "env": "a map of NAME: value (e.g. env: {HIP_FORCE_DEV_KERNARG: '1'})",
+    "kernel": "a Python regex matching the kernel name (omit it to let discovery choose)",
+    "iterations": "a set of 1-based iterations such as 12-13 or 3,5-7",
+    "pmc": "a list of counter names (e.g. [TCC_HIT_sum, TCC_MISS_sum])",
+    "att": f"a map with any of {', '.join(ATT_FIELDS)} (integers, 0x-hex, or sizes like 512M)",
+    "timeout_s": "a positive number of seconds (e.g. timeout_s: 900)",
+    "tags": "a list of short strings (e.g. tags: [gemm, bf16])",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    entry: str  # entry name, or "#3" when it has none, or "(file)"
+    field: str
+    problem: str
+    fix: str
+
+    def line(self) -> str:
+        return f"entry {self.entry}: {self.field}: {self.problem} (fix: {self.fix})"
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    cmd: tuple[str, ...]
+    cwd: str
+    env: tuple[tuple[str, str], ...] = ()
+    kernel: str | None = None
+    iterations: str | None = None
+    pmc: tuple[str, ...] = ()
+    target_cu: int = 1
+    shader_engine_mask: int = 0x1
+    simd_select: int = 0xF
+    buffer_size: int = 0x10000000
+    timeout_s: float | None = None
+    tags: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
+                "kernel": self.kernel, "iterations": self.iterations, "pmc": list(self.pmc),
+                "att": {"target_cu": self.target_cu, "shader_engine_mask": self.shader_engine_mask,
+                        "simd_select": self.simd_select, "buffer_size": self.buffer_size},
+                "timeout_s": self.timeout_s, "tags": list(self.tags)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Entry":
+        att = d.get("att") or {}
+        return cls(name=d["name"], cmd=tuple(d["cmd"]), cwd=d["cwd"], env=tuple(sorted(d["env"].items())),
+                   kernel=d.get("kernel"), iterations=d.get("iterations"), pmc=tuple(d.get("pmc") or ()),
+                   target_cu=att.get("target_cu", 1), shader_engine_mask=att.get("shader_engine_mask", 1),
+                   simd_select=att.get("simd_select", 0xF), buffer_size=att.get("buffer_size", 0x10000000),
+                   timeout_s=d.get("timeout_s"), tags=tuple(d.get("tags") or ()))
+
+    def sha256(self) -> str:
+        """What the entry asks for; a changed hash means a changed recipe (tags excluded: they label)."""
+        data = self.to_json()
+        data.pop("tags")
+        return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@dataclass(frozen=True)
+class Recipes:
+    path: Path
+    entries: tuple[Entry, ...]
+    slurm_prelude: str
+    sha256: str  # of the file's bytes
+
+    def by_name(self) -> dict[str, Entry]:
+        return {e.name: e for e in self.entries}
+
+
+def _int(value: Any, *, size: bool = False) -> int:
+    from hotspot.collect.api import parse_int, parse_size
+
+    if isinstance(value, bool):
+        raise ValueError("a boolean")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("negative")
+        return value
+    text = str(value)
+    try:
+        return parse_size(text, "x") if size else parse_int(text, "x")
+    except Exception as exc:  # UsageError: re-worded by the caller
+        raise ValueError(f"{value!r} is not {'a size' if size else 'an integer'}") from exc
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, entry: str, field: str, problem: str, fix: str | None = None) -> None:
+        self.problems.append(Problem(entry, field, problem, fix or FIELD_FIX.get(field.split(".")[0], "")))
+
+
+def _entry(raw: dict[str, Any], defaults: dict[str, Any], label: str, base: Path, chk: _Checker) -> Entry | None:
+    merged = {**defaults, **raw}
+    if isinstance(defaults.get("env"), dict) and isinstance(raw.get("env"), dict):
+        merged["env"] = {**defaults["env"], **raw["env"]}
+    if isinstance(defaults.get("att"), dict) and isinstance(raw.get("att"), dict):
+        merged["att"] = {**defaults["att"], **raw["att"]}
+    ok = True
+
+    def bad(field: str, problem: str, fix: str | None = None) -> None:
+        nonlocal ok
+        ok = False
+        chk.add(label, field, problem, fix)
+
+    for key in raw:
+        if key not in ENTRY_FIELDS:
+            bad(str(key), "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
+    name = merged.get("name")
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        bad("name", "missing" if name is None else f"{name!r} is not file-name safe")
+    cmd_raw = merged.get("cmd")
+    cmd: tuple[str, ...] = ()
+    if isinstance(cmd_raw, str):
+        try:
+            cmd = tuple(shlex.split(cmd_raw))
+        except ValueError as exc:
+            bad("cmd", f"cannot be split: {exc}")
+    elif isinstance(cmd_raw, list) and all(isinstance(a, (str, int, float)) and not isinstance(a, bool)
+                                           for a in cmd_raw):
+        cmd = tuple(str(a) for a in cmd_raw)
+    elif cmd_raw is not None:
+        bad("cmd", f"is a {type(cmd_raw).__name__}")
+    if not cmd and ok:
+        bad("cmd", "missing or empty")
+    cwd_raw = merged.get("cwd", ".")
+    cwd = base
+    if not isinstance(cwd_raw, str):
+        bad("cwd", f"is a {type(cwd_raw).__name__}")
+    else:
+        cwd = (base / Path(cwd_raw).expanduser()).resolve()
+        if not cwd.is_dir():
+            bad("cwd", f"{cwd} is not a directory", "create it, or fix the path")
+    env: dict[str, str] = {}
+    env_raw = merged.get("env", {})
+    if not isinstance(env_raw, dict):
+        bad("env", f"is a {type(env_raw).__name__}")
+    else:
+        for k, v in env_raw.items():
+            if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                bad("env", f"{k!r} is not a variable name")
+            elif isinstance(v, (dict, list)) or v is None:
+                bad(f"env.{k}", "must be a scalar value", FIELD_FIX["env"])
+            else:
+                env[k] = str(v).lower() if isinstance(v, bool) else str(v)
+    kernel = merged.get("kernel")
+    if kernel is not None:
+        if not isinstance(kernel, str):
+            bad("kernel", f"is a {type(kernel).__name__}")
+        else:
+            try:
+                re.compile(kernel)
+            except re.error as exc:
+                bad("kernel", f"{kernel!r} is not a valid regex: {exc}")
+    iterations = merged.get("iterations")
+    if iterations is not None:
+        from hotspot.collect.iterations import parse_spec
+
+        iterations = str(iterations)
+        try:
+            parse_spec(iterations)
+        except Exception as exc:  # UsageError with its own wording
+            bad("iterations", getattr(exc, "message", str(exc)))
+    pmc_raw = merged.get("pmc", [])
+    pmc: tuple[str, ...] = ()
+    if isinstance(pmc_raw, str):
+        pmc = tuple(p for p in re.split(r"[,\s]+", pmc_raw) if p)
+    elif isinstance(pmc_raw, list) and all(isinstance(p, str) for p in pmc_raw):
+        pmc = tuple(pmc_raw)
+    else:
+        bad("pmc", f"is a {type(pmc_raw).__name__} of mixed items")
+    att_raw = merged.get("att", {})
+    att = {"target_cu": 1, "shader_engine_mask": 0x1, "simd_select": 0xF, "buffer_size": 0x10000000}
+    if not isinstance(att_raw, dict):
+        bad("att", f"is a {type(att_raw).__name__}")
+    else:
+        for k, v in att_raw.items():
+            if k not in ATT_FIELDS:
+                bad(f"att.{k}", "unknown ATT option", f"use only {', '.join(ATT_FIELDS)}")
+                continue
+            try:
+                att[k] = _int(v, size=k == "buffer_size")
+            except ValueError as exc:
+                bad(f"att.{k}", str(exc))
+                continue
+            if k in ("shader_engine_mask", "buffer_size", "simd_select") and att[k] == 0:
+                bad(f"att.{k}", "must not be 0", "e.g. 0x1 for shader_engine_mask, 0xF for simd_select")
+    timeout = merged.get("timeout_s")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        bad("timeout_s", f"{timeout!r} is not a positive number")
+    tags_raw = merged.get("tags", [])
+    if not isinstance(tags_raw, list) or not all(isinstance(t, (str, int)) for t in tags_raw):
+        bad("tags", "must be a list of strings")
+        tags_raw = []
+    if not ok:
+        return None
+    return Entry(name=name, cmd=cmd, cwd=str(cwd), env=tuple(sorted(env.items())), kernel=kernel,
+                 iterations=iterations, pmc=pmc, target_cu=att["target_cu"],
+                 shader_engine_mask=att["shader_engine_mask"], simd_select=att["simd_select"],
+                 buffer_size=att["buffer_size"], timeout_s=float(timeout) if timeout is not None else None,
+                 tags=tuple(str(t) for t in tags_raw))
+
+
+def load_recipes(path: Path) -> Recipes:
+    """Parse and validate; raise InputError (exit 3) listing every problem in the file."""
+    import yaml
+
+    path = Path(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the recipes file: {exc.strerror or exc}",
+                         "check the path; `hotspot sweep --init recipes.yaml` writes an example") from None
+    try:
+        doc = yaml.safe_load(raw_bytes)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}",
+                         "fix the YAML syntax (indentation, quotes, ':' after keys)") from None
+    chk = _Checker()
+    defaults: dict[str, Any] = {}
+    prelude = ""
+    if isinstance(doc, list):
+        items = doc
+    elif isinstance(doc, dict):
+        for key in doc:
+            if key not in TOP_FIELDS:
+                chk.add("(file)", str(key), "unknown top-level key", f"use only {', '.join(TOP_FIELDS)}")
+        items = doc.get("entries")
+        d = doc.get("defaults", {}) or {}
+        if not isinstance(d, dict):
+            chk.add("(defaults)", "defaults", "must be a map of entry fields", f"any of {', '.join(DEFAULT_FIELDS)}")
+        else:
+            for key in d:
+                if key not in DEFAULT_FIELDS:
+                    chk.add("(defaults)", str(key), "not allowed in defaults", f"use only {', '.join(DEFAULT_FIELDS)}")
+            defaults = {k: v for k, v in d.items() if k in DEFAULT_FIELDS}
+        slurm = doc.get("slurm", {}) or {}
+        if not isinstance(slurm, dict) or not isinstance(slurm.get("prelude", ""), str) or \
+                set(slurm) - {"prelude"}:
+            chk.add("(file)", "slurm", "must be a map with one key, prelude (a string of shell lines)",
+                    "slurm: {prelude: 'module load rocm'}")
+        else:
+            prelude = slurm.get("prelude", "")
+    else:
+        items = None
+    if not isinstance(items, list) or not items:
+        chk.add("(file)", "entries", "no entries", "a YAML list of entries, or a map with an 'entries' list; "
+                "`hotspot sweep --init` writes an example")
+        items = []
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(items, start=1):
+        label = f"#{i}"
+        if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+            label = f"#{i} ({raw['name']})"
+        if not isinstance(raw, dict):
+            chk.add(label, "(entry)", f"is a {type(raw).__name__}, not a map", "each entry is a map with name and cmd")
+            continue
+        entry = _entry(raw, defaults, label, path.resolve().parent, chk)
+        if entry is None:
+            continue
+        if entry.name in seen:
+            chk.add(label, "name", f"{entry.name!r} is already used by entry #{seen[entry.name]}",
+                    "give every entry a unique name")
+            continue
+        seen[entry.name] = i
+        entries.append(entry)
+    if chk.problems:
+        n = len(chk.problems)
+        raise InputError(f"{path}: {n} problem{'s' if n > 1 else ''}: " + "; ".join(p.line() for p in chk.problems),
+                         "fix them and rerun; nothing was run",
+                         details={"problems": [p.__dict__ for p in chk.problems]})
+    return Recipes(path.resolve(), tuple(entries), prelude, hashlib.sha256(raw_bytes).hexdigest())
+
+
+EXAMPLE = """\
+# hotspot sweep recipes: one entry per kernel (or benchmark) to trace, each on a GPU of its own.
+# Run:     hotspot sweep recipes.yaml --gpus all
+# Report:  hotspot sweep report hotspot-sweeps/<dir> [--html dashboard.html]
+# Slurm:   hotspot sweep recipes.yaml --slurm --nodes 4 --partition gpu
+
+# Applied to every entry (an entry's own value wins; env and att maps are merged).
+defaults:
+  timeout_s: 900            # stop an entry (its whole process tree) after this many seconds
+  env:
+    HIP_FORCE_DEV_KERNARG: "1"
+  att:
+    target_cu: 1            # att_target_cu; empty traces are retried on other CUs (--att-retries)
+    shader_engine_mask: 0x1 # att_shader_engine_mask
+    simd_select: 0xF        # att_simd_select
+    buffer_size: 256M       # att_buffer_size (one buffer shared by all traced shader engines)
+
+# Shell lines the Slurm job script runs before hotspot (module loads, venv activation).
+slurm:
+  prelude: |
+    # module load rocm
+
+entries:
+  - name: gemm_bf16                       # unique and file-name safe
+    cmd: [python, bench_gemm.py, --dtype, bf16, --m, "8192"]   # an argument list, never a shell
+    cwd: .                                # relative to this file
+    kernel: "^gemm_"                      # regex; omit it to let discovery pick the hottest kernel
+    iterations: 5-6                       # which calls of the kernel to trace
+    tags: [gemm, bf16]
+
+  - name: layernorm
+    cmd: python bench_norm.py --rows 4096 # a string is split like a shell would, without running one
+    pmc: [TCC_HIT_sum, TCC_MISS_sum]      # counters collected after the trace
+    timeout_s: 300
+"""

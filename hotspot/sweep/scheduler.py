@@ -1,0 +1,314 @@
+"""The sweep worker: one job per GPU, entries claimed from the manifest, until nothing is left.
+
+Invariants (tests/test_sweep_scheduling.py checks them on recorded runs):
+- at most one job per GPU at any moment: a GPU is taken from this worker's pool AND a per-host lock
+  file (`locks/<host>.gpu<N>.lock`, so two workers on one node never share a GPU) before its job
+  starts, and returned only when the job's whole process group has exited;
+- every entry is claimed exactly once per queueing: claims happen under the manifest lock;
+- a timed-out entry's process group gets SIGINT (rocprofv3 flushes what it has), then SIGKILL.
+
+Ctrl-C (or SIGTERM, which Slurm sends on scancel and at the time limit): stop launching, SIGINT
+every running job's group, SIGKILL what is left after INTERRUPT_GRACE_S, mark those entries
+interrupted. A second Ctrl-C kills at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+
+from hotspot.sweep import manifest as mf
+from hotspot.sweep.job import RESULT, SPEC
+
+POLL_S = 0.05
+INTERRUPT_GRACE_S = 10.0  # a signalled job may take this long to flush its trace before SIGKILL
+BUSY_RETRY_S = 0.5  # how often to look again at GPUs another worker on this host holds
+LOCKS = "locks"
+ENTRIES = "entries"
+
+
+@dataclass
+class WorkerOptions:
+    gpus: tuple[int, ...]
+    only: frozenset[str] = frozenset()
+    att_retries: int = 2
+    timeout_s: float | None = None  # for entries without their own timeout_s
+    rocprofv3: str | None = None
+    att_library_path: str | None = None
+
+
+@dataclass
+class Job:
+    name: str
+    gpu: int
+    proc: subprocess.Popen
+    attempt_dir: Path
+    started: float
+    timeout_s: float | None
+    lock_fd: int
+    signalled_at: float | None = None
+    timed_out: bool = False
+    killed: bool = False
+
+
+@dataclass
+class WorkerOutcome:
+    worker: str
+    finished: list[dict[str, Any]] = field(default_factory=list)  # entries this worker completed
+    interrupted: bool = False
+    gpus: tuple[int, ...] = ()
+
+
+def _gpu_lock(sweep_dir: Path, gpu: int) -> int | None:
+    """Non-blocking per-host GPU lock; the fd (held while the job runs), or None if busy."""
+    path = sweep_dir / LOCKS / f"{mf.hostname()}.gpu{gpu}.lock"
+    path.parent.mkdir(exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _fmt_s(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+class Worker:
+    def __init__(self, sweep_dir: Path, opts: WorkerOptions, say: Callable[[str], None] | None = None) -> None:
+        self.dir = Path(sweep_dir).resolve()
+        self.opts = opts
+        self.id = mf.worker_id()
+        self.jobs: dict[int, Job] = {}  # by GPU
+        self.interrupts = 0
+        self.outcome = WorkerOutcome(self.id, gpus=opts.gpus)
+        self.tty = sys.stderr.isatty()
+        self._say = say or self._stderr
+        self.elapsed: list[float] = []
+        self.last_beat = 0.0
+        self.next_try = 0.0  # when to look for a free GPU again after finding all locked
+
+    # ------------------------------------------------------------------ progress
+    def _stderr(self, line: str) -> None:
+        sys.stderr.write(("\r\x1b[K" if self.tty else "") + line + "\n")
+        sys.stderr.flush()
+
+    def _status(self, doc: dict[str, Any]) -> None:
+        c = mf.counts(doc)
+        running = ", ".join(f"{j.name}@GPU{g}" for g, j in sorted(self.jobs.items())) or "-"
+        left = c["pending"] + c["running"]
+        eta = ""
+        if self.elapsed and left:
+            per = sum(self.elapsed) / len(self.elapsed)
+            eta = f", ETA {_fmt_s(per * left / max(1, len(self.opts.gpus)))}"
+        line = (f"[sweep] {c['done']} done, {c['failed'] + c['timed-out']} failed, {c['empty']} empty, "
+                f"{c['running']} running ({running}), {c['pending']} pending{eta}")
+        if self.tty:
+            sys.stderr.write("\r\x1b[K" + line[:max(20, os.get_terminal_size(2).columns - 1)])
+            sys.stderr.flush()
+        else:
+            self._say(line)
+
+    # ------------------------------------------------------------------ signals
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        self.interrupts += 1
+        if self.interrupts == 1:
+            self._say(f"[sweep] {signal.Signals(signum).name}: no new entries; stopping the "
+                      f"{len(self.jobs)} running (again to kill at once)")
+            for job in self.jobs.values():
+                self._signal_job(job, signal.SIGINT)
+        else:
+            for job in self.jobs.values():
+                job.killed = True
+                _killpg(job.proc.pid, signal.SIGKILL)
+
+    def _signal_job(self, job: Job, sig: int) -> None:
+        if job.signalled_at is None:
+            job.signalled_at = time.monotonic()
+        _killpg(job.proc.pid, sig)
+
+    # ------------------------------------------------------------------ manifest
+    def _beat(self, doc: dict[str, Any], state: str = "running") -> None:
+        w = doc.setdefault("workers", {}).setdefault(self.id, {
+            "host": mf.hostname(), "pid": os.getpid(), "gpus": list(self.opts.gpus), "started_at": mf.utc_iso(),
+            "slurm": _slurm_env()})
+        w.update(state=state, heartbeat_at=mf.utc_iso(), heartbeat_unix=time.time())
+        self.last_beat = time.monotonic()
+
+    def _launch(self, doc: dict[str, Any], gpu: int, lock_fd: int) -> Job | None:
+        """Claim the next pending entry (we hold the manifest lock) and start its job on `gpu`."""
+        entry = next((e for e in doc["entries"] if e["state"] == "pending"
+                      and (not self.opts.only or e["name"] in self.opts.only)), None)
+        if entry is None:
+            return None
+        entry["attempts"] += 1
+        attempt_dir = self.dir / ENTRIES / entry["name"] / f"attempt-{entry['attempts']}"
+        while attempt_dir.exists():  # an attempt dir left by a worker killed mid-claim: never reuse it
+            entry["attempts"] += 1
+            attempt_dir = self.dir / ENTRIES / entry["name"] / f"attempt-{entry['attempts']}"
+        attempt_dir.mkdir(parents=True)
+        spec = {"entry": entry["recipe"], "sweep_dir": str(self.dir), "attempt_dir": str(attempt_dir),
+                "att_retries": self.opts.att_retries, "rocprofv3": self.opts.rocprofv3,
+                "att_library_path": self.opts.att_library_path, "parent_pid": os.getpid()}
+        (attempt_dir / SPEC).write_bytes(orjson.dumps(spec, option=orjson.OPT_INDENT_2))
+        env = dict(os.environ)
+        env["HIP_VISIBLE_DEVICES"] = env["ROCR_VISIBLE_DEVICES"] = str(gpu)
+        log = attempt_dir / "job.log"
+        with log.open("wb") as fh:
+            proc = subprocess.Popen([sys.executable, "-m", "hotspot.sweep.job", str(attempt_dir / SPEC)],
+                                    stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                    cwd=entry["recipe"]["cwd"], start_new_session=True)
+        timeout = entry["recipe"].get("timeout_s") or self.opts.timeout_s
+        mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, pid=proc.pid, worker=self.id,
+                     started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
+                     log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, summary=None,
+                     att_attempts=[])
+        self._say(f"[sweep] start {entry['name']} on GPU {gpu} (pid {proc.pid}, attempt {entry['attempts']})")
+        return Job(entry["name"], gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
+
+    def _finish(self, doc: dict[str, Any], job: Job) -> None:
+        entry = next(e for e in doc["entries"] if e["name"] == job.name)
+        elapsed = time.monotonic() - job.started
+        result: dict[str, Any] = {}
+        try:
+            result = orjson.loads((job.attempt_dir / RESULT).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            pass
+        code = job.proc.returncode
+        if job.timed_out:
+            state = "timed-out"
+            reason = (f"timed out after {job.timeout_s:g} s; its process group was stopped "
+                      f"(raise timeout_s in the recipe, or profile a shorter run)")
+        elif self.interrupts and (job.signalled_at is not None or job.killed):
+            state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); rerun with --retry interrupted"
+        elif result:
+            state, reason = result["state"], result.get("reason")
+        else:
+            state, reason = "failed", f"the entry's job exited {code} without a result (see {entry['log']})"
+        if entry.get("worker") != self.id or entry["state"] != "running":
+            # Someone reclaimed it (our heartbeat went stale): record, but do not overwrite theirs.
+            entry["history"].append({"late_result_from": self.id, "state": state, "at": mf.utc_iso()})
+            return
+        mf.set_state(entry, state, finished_at=mf.utc_iso(), elapsed_s=round(elapsed, 3),
+                     exit_code=result.get("exit_code", code) if not job.timed_out else None, reason=reason,
+                     run_dir=result.get("run_dir"), report_html=result.get("report_html"),
+                     plan_json=result.get("plan_json"), summary=result.get("summary"),
+                     kernel=result.get("kernel"), att_attempts=result.get("att_attempts", []),
+                     warnings=result.get("warnings", []), pid=None)
+        self.elapsed.append(elapsed)
+        self.outcome.finished.append({"name": job.name, "state": state, "gpu": job.gpu, "elapsed_s": round(elapsed, 3)})
+        what = state if state != "done" else "done"
+        extra = f": {reason}" if reason and state != "done" else ""
+        self._say(f"[sweep] {what} {job.name} on GPU {job.gpu} in {_fmt_s(elapsed)}{extra}")
+
+    # ------------------------------------------------------------------ loop
+    def _reap(self) -> list[Job]:
+        """Jobs whose process group has exited completely; stragglers in a group get SIGKILL."""
+        done = []
+        now = time.monotonic()
+        for job in list(self.jobs.values()):
+            if job.timeout_s is not None and not job.timed_out and now - job.started > job.timeout_s:
+                job.timed_out = True
+                self._say(f"[sweep] {job.name} on GPU {job.gpu}: timeout ({job.timeout_s:g} s), stopping it")
+                self._signal_job(job, signal.SIGINT)
+            if job.signalled_at is not None and not job.killed and now - job.signalled_at > INTERRUPT_GRACE_S:
+                job.killed = True
+                _killpg(job.proc.pid, signal.SIGKILL)
+            if job.proc.poll() is None:
+                continue
+            if _group_alive(job.proc.pid):  # the leader is gone but not its tree: the GPU is not free
+                _killpg(job.proc.pid, signal.SIGKILL)
+                continue
+            done.append(job)
+        return done
+
+    def run(self) -> WorkerOutcome:
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for s in previous:
+            signal.signal(s, self._on_signal)
+        try:
+            self._loop()
+        finally:
+            for s, h in previous.items():
+                signal.signal(s, h)
+            for job in self.jobs.values():  # only reached on an internal error: leave nothing running
+                _killpg(job.proc.pid, signal.SIGKILL)
+            if self.tty:
+                sys.stderr.write("\r\x1b[K")
+        self.outcome.interrupted = self.interrupts > 0
+        return self.outcome
+
+    def _loop(self) -> None:
+        with mf.locked(self.dir) as doc:
+            self._beat(doc)
+        exhausted = False
+        while True:
+            finished = self._reap()
+            free = [g for g in self.opts.gpus if g not in self.jobs]
+            want_launch = (bool(free) and not self.interrupts and not exhausted
+                           and time.monotonic() >= self.next_try)
+            beat_due = time.monotonic() - self.last_beat > mf.HEARTBEAT_S
+            if finished or want_launch or beat_due:
+                changed = bool(finished)
+                with mf.locked(self.dir) as doc:
+                    for job in finished:
+                        self._finish(doc, job)
+                        del self.jobs[job.gpu]
+                        os.close(job.lock_fd)
+                        free.append(job.gpu)
+                    if not self.interrupts and not exhausted:
+                        mf.reclaim_stale(doc)
+                        for gpu in sorted(free):
+                            fd = _gpu_lock(self.dir, gpu)
+                            if fd is None:  # another worker on this host runs a job on it
+                                self.next_try = time.monotonic() + BUSY_RETRY_S
+                                continue
+                            job = self._launch(doc, gpu, fd)
+                            if job is None:
+                                os.close(fd)
+                                exhausted = not any(e["state"] == "pending" for e in doc["entries"]
+                                                    if not self.opts.only or e["name"] in self.opts.only)
+                                break
+                            self.jobs[gpu] = job
+                            changed = True
+                    self._beat(doc, "running" if self.jobs or not (exhausted or self.interrupts) else "finished")
+                    if changed:
+                        self._status(doc)
+            if not self.jobs and (exhausted or self.interrupts):
+                return
+            time.sleep(POLL_S)
+
+
+def _slurm_env() -> dict[str, str] | None:
+    keys = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURMD_NODENAME")
+    found = {k.lower(): os.environ[k] for k in keys if os.environ.get(k)}
+    return found or None
