@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Start a single-node Slurm cluster (munged, slurmctld, slurmd) for the sweep's end-to-end test.
+#
+#   tests/slurm/start_slurm.sh DIR    -> everything lives in DIR (config, state, spool, logs, sockets);
+#                                        prints `export SLURM_CONF=DIR/slurm.conf` on success
+#   tests/slurm/stop_slurm.sh DIR     -> stops exactly the daemons this script started (DIR/pids)
+#
+# Needs root (SlurmUser=root) and Debian's slurm-wlm + munge packages. The controller and the node
+# are this host (short hostname); ports are picked free; nothing outside DIR is touched, so it does
+# not disturb a system Slurm or munge.
+set -euo pipefail
+
+dir="${1:?usage: start_slurm.sh DIR}"
+mkdir -p "$dir"/{state,spool,logs}
+dir="$(cd "$dir" && pwd)"
+for bin in munged slurmctld slurmd sbatch squeue scontrol; do
+  command -v "$bin" >/dev/null 2>&1 || { echo "start_slurm: $bin not found (apt-get install slurm-wlm munge)" >&2; exit 3; }
+done
+[ "$(id -u)" = 0 ] || { echo "start_slurm: needs root (SlurmUser=root)" >&2; exit 3; }
+
+host="$(hostname -s)"
+cpus="$(nproc)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ctld_port="$(free_port)"
+d_port="$(free_port)"
+: > "$dir/pids"
+
+# munge with its own key and socket in DIR
+dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 status=none
+chmod 600 "$dir/munge.key"
+munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" --pid-file="$dir/munged.pid" \
+  --log-file="$dir/logs/munged.log" --seed-file="$dir/munge.seed"
+for _ in $(seq 50); do [ -s "$dir/munged.pid" ] && break; sleep 0.1; done
+cat "$dir/munged.pid" >> "$dir/pids"
+
+cat > "$dir/slurm.conf" <<CONF
+ClusterName=hotspottest
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge.sock
+CredType=cred/munge
+MpiDefault=none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+SlurmctldPort=$ctld_port
+SlurmdPort=$d_port
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/logs/slurmctld.log
+SlurmdLogFile=$dir/logs/slurmd.log
+ReturnToService=2
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+MinJobAge=300
+NodeName=$host CPUs=$cpus State=UNKNOWN
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$dir/slurm.conf"
+
+slurmctld -i -f "$SLURM_CONF"
+for _ in $(seq 100); do [ -s "$dir/slurmctld.pid" ] && break; sleep 0.1; done
+cat "$dir/slurmctld.pid" >> "$dir/pids"
+slurmd -f "$SLURM_CONF"
+for _ in $(seq 100); do [ -s "$dir/slurmd.pid" ] && break; sleep 0.1; done
+cat "$dir/slurmd.pid" >> "$dir/pids"
+
+# ready when the node is idle
+for _ in $(seq 150); do
+  state="$(sinfo -h -n "$host" -o %t 2>/dev/null || true)"
+  case "$state" in idle*|mix*|alloc*) echo "export SLURM_CONF=$SLURM_CONF"; exit 0 ;; esac
+  sleep 0.2
+done
+echo "start_slurm: node $host did not become idle (state '${state:-?}'); logs in $dir/logs" >&2
+exit 4

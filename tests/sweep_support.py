@@ -1,0 +1,93 @@
+"""Helpers for the sweep tests: recipes that run tests/fixtures/sweep/app.py under the fake rocprofv3."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+APP = Path(__file__).resolve().parent / "fixtures" / "sweep" / "app.py"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def entry(name: str, sleep_s: float, record: Path, *, code: int = 0, kernel: str | None = "^reduce",
+          **extra: Any) -> dict[str, Any]:
+    """One recipe entry; a kernel regex skips discovery (one app run per capture)."""
+    e: dict[str, Any] = {"name": name, "cmd": [sys.executable, str(APP), name, str(sleep_s), str(code), str(record)]}
+    if kernel:
+        e["kernel"] = kernel
+    e.update(extra)
+    return e
+
+
+def write_recipes(path: Path, entries: list[dict[str, Any]], **top: Any) -> Path:
+    doc: dict[str, Any] = {"entries": entries, **top}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+
+
+def finished(path: Path) -> list[dict[str, Any]]:
+    return [r for r in records(path) if "end" in r]
+
+
+def hotspot(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hotspot", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=cwd)
+
+
+def start_hotspot(*args: str, cwd: Path | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "hotspot", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd)
+
+
+def manifest(sweep_dir: Path) -> dict[str, Any]:
+    return json.loads((sweep_dir / "sweep.json").read_text())
+
+
+def states(sweep_dir: Path) -> dict[str, str]:
+    return {e["name"]: e["state"] for e in manifest(sweep_dir)["entries"]}
+
+
+def wait_until(pred, timeout: float = 30.0, step: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {pred}")
+        time.sleep(step)
+
+
+def no_overlap_per_gpu(recs: list[dict[str, Any]]) -> None:
+    """The scheduling invariant: app runs of different entries never overlap on one GPU."""
+    by_gpu: dict[str, list[dict[str, Any]]] = {}
+    for r in recs:
+        assert r["gpu"] is not None and r["gpu"] == r["rocr"], r
+        by_gpu.setdefault(r["gpu"], []).append(r)
+    for gpu, runs in by_gpu.items():
+        runs.sort(key=lambda r: r["start"])
+        for a, b in zip(runs, runs[1:]):
+            assert a["end"] <= b["start"] or a["name"] == b["name"], f"GPU {gpu}: {a} overlaps {b}"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
