@@ -131,6 +131,7 @@ class Worker:
             per = sum(self.elapsed) / len(self.elapsed)
             eta = f", ETA {_fmt_s(per * left / max(1, len(self.opts.gpus)))}"
         line = (f"[sweep] {c['done']} done, {c['failed'] + c['timed-out']} failed, {c['empty']} empty, "
+                + (f"{c['interrupted']} interrupted, " if c["interrupted"] else "") +
                 f"{c['running']} running ({running}), {c['pending']} pending{eta}")
         if self.tty:
             sys.stderr.write("\r\x1b[K" + line[:max(20, os.get_terminal_size(2).columns - 1)])
