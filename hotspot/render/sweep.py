@@ -96,7 +96,7 @@ def render_status(result: Result) -> str:
     if d.get("workers"):
         out.append(table([[w["id"], w.get("state") or "", ",".join(map(str, w.get("gpus") or [])),
                            w.get("heartbeat_at") or "",
-                           (w.get("slurm") or {}).get("array_task_id", "")] for w in d["workers"]],
+                           (w.get("slurm") or {}).get("slurm_array_task_id", "")] for w in d["workers"]],
                          ["worker", "state", "GPUs", "last heartbeat", "array task"]))
     s = d.get("slurm")
     if s:

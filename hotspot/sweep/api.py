@@ -297,7 +297,7 @@ def sweep_status(sweep_dir: Path) -> Result:
     warnings = []
     if info:
         tasks, note = (None, "not submitted (--dry-run)") if not info.get("job_id") else slurm.squeue(info["job_id"])
-        seen = sorted({(w["slurm"] or {}).get("array_task_id", "") for w in workers if w.get("slurm")} - {""}, key=int)
+        seen = sorted({(w["slurm"] or {}).get("slurm_array_task_id", "") for w in workers if w.get("slurm")} - {""}, key=int)
         data["slurm"] = {**info, "squeue": tasks, "squeue_note": note, "tasks_seen_in_manifest": seen}
         if tasks is None and info.get("job_id"):
             warnings.append(f"Slurm state unavailable: {note}")

@@ -1,0 +1,80 @@
+"""The acceptance loop in headless Chromium: `sweep --init` -> edit -> `sweep recipes.yaml --gpus 0-3`
+(fake rocprofv3) -> `sweep report --html`: the dashboard renders, sorts, and links to every done
+entry's own report, which renders too. Skipped when Chromium is not installed."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import yaml
+
+from tests.chromium import Browser, BrowserError, find_chromium
+from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
+from tests.sweep_support import entry, hotspot
+
+pytestmark = pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
+                                "apt-get install chromium; or set HOTSPOT_CHROMIUM)")
+
+ROWS_JS = """Array.from(document.querySelectorAll('#entries tbody tr')).map(r => ({
+  name: r.dataset.name, state: r.className, href: (r.querySelector('a') || {}).href || null,
+  cells: Array.from(r.cells).map(c => c.textContent)}))"""
+
+
+def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
+    rec = tmp_path / "rec.jsonl"
+    recipes = fake.root / "recipes.yaml"
+    assert hotspot("sweep", "--init", str(recipes)).returncode == 0
+    doc = yaml.safe_load(recipes.read_text())
+    # the edit a user makes: their own benchmarks instead of the example's
+    doc["entries"] = [entry("gemm", 0.0, rec, tags=["gemm"]), entry("norm", 0.0, rec, kernel=None),
+                      entry("broken", 0.0, rec, code=5)]
+    doc["defaults"]["env"] = {"HOTSPOT_TEST_FLAG": "1"}
+    recipes.write_text(yaml.safe_dump(doc, sort_keys=False))
+    proc = hotspot("sweep", str(recipes), "--gpus", "0-3", "--format", "json")
+    assert proc.returncode == 6, proc.stderr
+    sweep_dir = json.loads(proc.stdout)["data"]["sweep_dir"]
+    again = json.loads(hotspot("sweep", str(recipes), "--gpus", "0-3", "--format", "json").stdout)
+    assert again["data"]["sweep_dir"] == sweep_dir and again["data"]["ran"] == []  # rerun skips everything
+    out = fake.root / "dash.html"
+    proc = hotspot("sweep", "report", sweep_dir, "--html", str(out), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)["data"]
+    assert [e["name"] for e in report["entries"]][-1] == "broken"  # no plan: sorted last
+    with Browser() as browser:
+        page = browser.open(out.resolve().as_uri())
+        page.wait_for("document.body.getAttribute('data-ready') === '1'", timeout=30)
+        rows = page.evaluate(ROWS_JS)
+        assert [r["name"] for r in rows] == [e["name"] for e in report["entries"]]
+        by = {r["name"]: r for r in rows}
+        assert by["broken"]["state"] == "state-failed" and by["broken"]["href"] is None
+        assert "exited 5" in by["broken"]["cells"][1]
+        for e in report["entries"]:
+            if e["state"] == "done":
+                assert by[e["name"]]["href"] == f"file://{e['report_html']}"
+                assert e["summary"]["kernel"] in by[e["name"]]["cells"][2]
+        # sorting by a real click on the header, both directions
+        assert page.click("th[data-key=name]")
+        assert [r["name"] for r in page.evaluate(ROWS_JS)] == ["norm", "gemm", "broken"]
+        assert page.click("th[data-key=name]")
+        assert [r["name"] for r in page.evaluate(ROWS_JS)] == ["broken", "gemm", "norm"]
+        log = page.log
+        assert log.errors == [] and log.dialogs == []
+        assert log.requests == [out.resolve().as_uri()]
+        # the entry link opens that entry's own report, which renders
+        assert page.click("tr[data-name=gemm] a")
+        opened = f"location.href === {json.dumps(by['gemm']['href'])} && " \
+                 "document.querySelectorAll('section.dispatch').length > 0"
+        deadline = time.monotonic() + 60
+        while True:  # evaluating while the page navigates may hit the old, destroyed context
+            try:
+                if page.evaluate(opened):
+                    break
+            except BrowserError:
+                pass
+            assert time.monotonic() < deadline, "the entry's report did not open"
+            time.sleep(0.05)
+        gemm = next(e for e in report["entries"] if e["name"] == "gemm")
+        assert page.evaluate("document.title") == "hotspot report: " + gemm["summary"]["kernel"]
+        page.close()
