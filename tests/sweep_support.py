@@ -17,11 +17,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def entry(name: str, sleep_s: float | str, record: Path, *, code: int = 0, kernel: str | None = "^reduce",
-          stubborn: bool = False, **extra: Any) -> dict[str, Any]:
+          stubborn: bool = False, leak: bool = False, **extra: Any) -> dict[str, Any]:
     """One recipe entry; a kernel regex skips discovery (one app run per capture). sleep_s may be
     "@PATH": the app waits for that file."""
     e: dict[str, Any] = {"name": name, "cmd": [sys.executable, str(APP), name, str(sleep_s), str(code), str(record)]
-                         + (["stubborn"] if stubborn else [])}
+                         + (["stubborn"] if stubborn else []) + (["leak"] if leak else [])}
     if kernel:
         e["kernel"] = kernel
     e.update(extra)

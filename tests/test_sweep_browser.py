@@ -41,6 +41,9 @@ def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
     proc = hotspot("sweep", "report", sweep_dir, "--html", str(out), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)["data"]
+    table = hotspot("sweep", "report", sweep_dir).stdout.splitlines()
+    body = [ln.split()[0] for ln in table[3:3 + len(report["entries"])]]  # title, header, rule, rows
+    assert body == [e["name"] for e in report["entries"]]
     assert [e["name"] for e in report["entries"]][-1] == "broken"  # no plan: sorted last
     with Browser() as browser:
         page = browser.open(out.resolve().as_uri())

@@ -4,6 +4,7 @@ resume, retries, changed recipes. Every entry's application records (pid, GPU en
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,65 @@ def test_amd_smi_json():
     assert [(g.index, g.gfx, g.product) for g in parse_amd_smi(text)] == [(0, "gfx942", "MI300X"), (1, "gfx942", "MI300X")]
     assert [g.index for g in parse_amd_smi(json.dumps({"gpu_data": json.loads(text)}))] == [0, 1]
     assert parse_amd_smi("not json") == []
+
+
+def test_gpu_is_free_only_when_the_whole_tree_exited(fake, tmp_path):
+    """An application that leaves a child behind in its group: the sweep kills it before the GPU's
+    next entry starts."""
+    from tests.sweep_support import pid_alive
+
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry("leaky", 0.0, rec, leak=True), entry("next", 0.0, rec)])
+    code, doc = run_json("sweep", str(recipes), "--gpus", "0", "-o", str(fake.root / "sw"))
+    assert code == 0, doc
+    leaky = next(r for r in finished(rec) if r["name"] == "leaky")
+    assert leaky["leaked"] and not pid_alive(leaky["leaked"])
+    m = {e["name"]: e for e in manifest(fake.root / "sw")["entries"]}
+    assert m["next"]["started_at"] > m["leaky"]["finished_at"]
+
+
+def test_worker_liveness_rules(monkeypatch):
+    import os
+    import time
+
+    from hotspot.sweep import manifest as mf
+
+    here = mf.hostname()
+    doc = {"workers": {"far:1": {"heartbeat_unix": time.time() - 10}, "old:1": {"heartbeat_unix": time.time() - 999}},
+           "entries": []}
+    assert not mf.worker_gone(doc, f"{here}:{os.getpid()}")  # us: alive
+    assert mf.worker_gone(doc, f"{here}:999999999")  # no such pid on this host
+    assert not mf.worker_gone(doc, "far:1")  # another host, fresh heartbeat
+    assert mf.worker_gone(doc, "old:1") and mf.worker_gone(doc, "never:1")
+    doc["entries"] = [dict(mf.new_entry("a", "x", {}), state="running", worker="old:1"),
+                      dict(mf.new_entry("b", "x", {}), state="running", worker="far:1")]
+    assert mf.reclaim_stale(doc) == ["a"]
+    assert [e["state"] for e in doc["entries"]] == ["interrupted", "running"]
+
+
+def test_slurm_dry_run_missing_sbatch_and_worker_without_shared_dir(fake, tmp_path, monkeypatch):
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.0, rec)], slurm={"prelude": "module load rocm"})
+    code, doc = run_json("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "3", "--partition", "gpu",
+                         "--time", "01:00:00", "--account", "proj", "--sbatch-arg=--exclusive", "-o", str(fake.root / "s1"))
+    assert code == 0 and doc["data"]["slurm"]["job_id"] is None
+    script = (fake.root / "s1" / "sweep.sbatch").read_text()
+    for line in ("#SBATCH --array=0-2", "#SBATCH --partition=gpu", "#SBATCH --time=01:00:00",
+                 "#SBATCH --account=proj", "#SBATCH --exclusive", "module load rocm",
+                 f"--worker {fake.root / 's1'} --gpus all"):
+        assert line in script, line
+    assert finished(rec) == [] and states(fake.root / "s1") == {"a": "pending"}
+    # PATH without sbatch (the fake fixture's PATH holds only the venv, the fake and /usr/bin, /bin)
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not
+                                                (Path(p) / "sbatch").exists()))
+    code, doc = run_json("sweep", str(recipes), "--slurm", "-o", str(fake.root / "s2"))
+    assert code == 5 and doc["error"]["code"] == "tool-missing" and "sbatch" in doc["error"]["message"]
+    code, doc = run_json("sweep", "--worker", str(tmp_path / "elsewhere"), "--gpus", "0")
+    assert code == 3 and "shared by every node" in doc["error"]["hint"]
+
+
+def test_recipe_may_not_override_gpu_pinning(fake, tmp_path):
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.0, rec, env={"HIP_VISIBLE_DEVICES": "3"})])
+    code, doc = run_json("sweep", str(recipes), "--gpus", "0")
+    assert code == 3 and doc["error"]["details"]["problems"][0]["field"] == "env.HIP_VISIBLE_DEVICES"

@@ -23,6 +23,8 @@ ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
 TOP_FIELDS = ("defaults", "entries", "slurm")
+# The sweep pins every entry to its GPU through these; a recipe must not override them.
+PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # Shown in every problem so the fix is one look away.
 FIELD_FIX = {
@@ -174,6 +176,9 @@ def _entry(raw: dict[str, Any], defaults: dict[str, Any], label: str, base: Path
         for k, v in env_raw.items():
             if not isinstance(k, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
                 bad("env", f"{k!r} is not a variable name")
+            elif k in PINNING_VARS:
+                bad(f"env.{k}", "is set by the sweep (each entry is pinned to its GPU)",
+                    "remove it; choose GPUs with hotspot sweep --gpus")
             elif isinstance(v, (dict, list)) or v is None:
                 bad(f"env.{k}", "must be a scalar value", FIELD_FIX["env"])
             else:

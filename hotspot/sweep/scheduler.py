@@ -134,7 +134,11 @@ class Worker:
                 + (f"{c['interrupted']} interrupted, " if c["interrupted"] else "") +
                 f"{c['running']} running ({running}), {c['pending']} pending{eta}")
         if self.tty:
-            sys.stderr.write("\r\x1b[K" + line[:max(20, os.get_terminal_size(2).columns - 1)])
+            try:
+                width = os.get_terminal_size(2).columns - 1
+            except OSError:
+                width = 200
+            sys.stderr.write("\r\x1b[K" + line[:max(20, width)])
             sys.stderr.flush()
         else:
             self._say(line)
@@ -184,10 +188,18 @@ class Worker:
         env = dict(os.environ)
         env["HIP_VISIBLE_DEVICES"] = env["ROCR_VISIBLE_DEVICES"] = str(gpu)
         log = attempt_dir / "job.log"
-        with log.open("wb") as fh:
-            proc = subprocess.Popen([sys.executable, "-m", "hotspot.sweep.job", str(attempt_dir / SPEC)],
-                                    stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env,
-                                    cwd=entry["recipe"]["cwd"], start_new_session=True)
+        try:
+            with log.open("wb") as fh:
+                proc = subprocess.Popen([sys.executable, "-m", "hotspot.sweep.job", str(attempt_dir / SPEC)],
+                                        stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                        cwd=entry["recipe"]["cwd"], start_new_session=True)
+        except OSError as exc:  # e.g. its cwd vanished: this entry fails, the sweep goes on
+            mf.set_state(entry, "failed", host=mf.hostname(), gpu=gpu, worker=self.id, started_at=mf.utc_iso(),
+                         finished_at=mf.utc_iso(), exit_code=None, log=str(log.relative_to(self.dir)),
+                         reason=f"cannot start the entry's job: {exc} (check its cwd {entry['recipe']['cwd']})")
+            self._say(f"[sweep] failed {entry['name']}: {entry['reason']}")
+            self.outcome.finished.append({"name": entry["name"], "state": "failed", "gpu": gpu, "elapsed_s": 0.0})
+            return self._launch(doc, gpu, lock_fd)
         timeout = entry["recipe"].get("timeout_s") or self.opts.timeout_s
         mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, pid=proc.pid, worker=self.id,
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
@@ -209,6 +221,8 @@ class Worker:
             state = "timed-out"
             reason = (f"timed out after {job.timeout_s:g} s; its process group was stopped "
                       f"(raise timeout_s in the recipe, or profile a shorter run)")
+        elif result.get("state") == "done":  # finished before the interrupt reached it
+            state, reason = "done", None
         elif self.interrupts and (job.signalled_at is not None or job.killed):
             state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); rerun with --retry interrupted"
         elif result:
