@@ -3,6 +3,7 @@ resume, retries, changed recipes. Every entry's application records (pid, GPU en
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -39,6 +40,10 @@ def test_every_entry_once_every_gpu_used_no_gpu_shared(fake, tmp_path):
         assert (fake.root / "sw" / e["report_html"]).is_file()
         s = e["summary"]
         assert s["kernel"] == "reduce_kernel(float*, int)" and s["arch"] == "gfx942"
+        # the fake's reduce_kernel lasts 8000 ns + (round % 3) * 10; the ATT run traces calls 5-6
+        with (fake.root / "sw" / e["run_dir"] / "att" / "out_kernel_trace.csv").open() as fh:
+            row = next(r for r in csv.reader(fh) if r[5] == s["dispatch"].rsplit("_", 1)[1])
+        assert s["traced_dispatch_ns"] == int(row[10]) - int(row[9]) and 8000 <= s["traced_dispatch_ns"] <= 8020
         plan = json.loads((fake.root / "sw" / e["plan_json"]).read_text())["data"]
         assert s["top_plan_item"]["id"] == plan["plan"][0]["id"]
         assert s["headroom_pct"] == max(p["estimate"]["high_pct"] for p in plan["plan"])

@@ -16,6 +16,13 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
+def _duration(s: dict[str, Any]) -> str:
+    """Discovery's untraced average; else the traced dispatch, marked (tracing slows it)."""
+    if s.get("duration_ns") is not None:
+        return f"{s['duration_ns']:,.0f}"
+    return f"{s['traced_dispatch_ns']:,} (traced)" if s.get("traced_dispatch_ns") is not None else ""
+
+
 def _report_rows(entries: list[dict[str, Any]], width: int) -> list[list[Any]]:
     rows = []
     for e in entries:
@@ -25,7 +32,7 @@ def _report_rows(entries: list[dict[str, Any]], width: int) -> list[list[Any]]:
         occ_a = s.get("occupancy_achieved")
         rows.append([
             e["name"], e["state"], shorten(s.get("kernel") or "", width), s.get("arch") or "",
-            f"{s['duration_ns']:,.0f}" if s.get("duration_ns") is not None else "",
+            _duration(s),
             (f"{s.get('occupancy_theoretical')}/{occ_a:.2f}" if occ_a is not None else "") +
             (f" {s['occupancy_limiter']}" if s.get("occupancy_limiter") else ""),
             f"{s.get('top_stall_category')} {_pct(s.get('top_stall_share'))}" if s.get("top_stall_category") else "",

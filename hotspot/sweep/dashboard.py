@@ -63,6 +63,12 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
+def _duration(s: dict[str, Any]) -> str:
+    from hotspot.render.sweep import _duration as text
+
+    return text(s)
+
+
 def _cells(row: dict[str, Any], base: Path) -> list[tuple[str, str, str]]:
     """(sort value, html, css class) per column."""
     s = row.get("summary") or {}
@@ -92,8 +98,8 @@ def _cells(row: dict[str, Any], base: Path) -> list[tuple[str, str, str]]:
         (row["state"], state, ""),
         (s.get("kernel") or "", escape(s.get("kernel") or ""), "kernel"),
         (s.get("arch") or "", escape(s.get("arch") or ""), ""),
-        ("" if s.get("duration_ns") is None else str(s["duration_ns"]),
-         "" if s.get("duration_ns") is None else f"{s['duration_ns']:,.0f}", "num"),
+        (str(s.get("duration_ns") if s.get("duration_ns") is not None else s.get("traced_dispatch_ns") or ""),
+         escape(_duration(s)), "num"),
         ("" if occ_a is None else str(occ_a), escape(occ), "num"),
         (s.get("occupancy_limiter") or "", escape(s.get("occupancy_limiter") or ""), ""),
         ("" if s.get("top_stall_share") is None else str(s["top_stall_share"]),

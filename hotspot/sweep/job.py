@@ -136,7 +136,7 @@ def _consolidate(spec: dict[str, Any], collected: dict[str, Any], attempts: list
     from hotspot.att.analyze import AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.api import analyze_with_plan
-    from hotspot.sweep.summary import summarize
+    from hotspot.sweep.summary import summarize, traced_dispatch_ns
 
     sweep_dir = Path(spec["sweep_dir"])
     attempt_dir = Path(spec["attempt_dir"])
@@ -156,7 +156,8 @@ def _consolidate(spec: dict[str, Any], collected: dict[str, Any], attempts: list
     (attempt_dir / PLAN).write_bytes(planned.to_json())
     result["plan_json"] = rel(attempt_dir / PLAN)
     data = orjson.loads(planned.to_json())["data"]
-    result["summary"] = summarize(data, collected.get("kernel"))
+    traced = traced_dispatch_ns(run_dir / "att", collected["chosen_dispatch"].get("dispatch_id"))
+    result["summary"] = summarize(data, collected.get("kernel"), traced)
     result["warnings"] += list(planned.warnings)
     try:
         from hotspot.export.report_file import write_report

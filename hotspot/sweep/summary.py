@@ -6,7 +6,25 @@ the stall went, and what the plan says is worth the most.
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
 from typing import Any
+
+
+def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
+    """End - Start of the traced dispatch in the ATT phase's kernel trace (inflated by tracing;
+    the untraced average comes from discovery)."""
+    if dispatch_id is None:
+        return None
+    for path in sorted(att_dir.rglob("*kernel_trace.csv")):
+        try:
+            with path.open(newline="") as fh:
+                for row in csv.DictReader(fh):
+                    if row.get("Dispatch_Id", "").strip() == str(dispatch_id):
+                        return int(row["End_Timestamp"]) - int(row["Start_Timestamp"])
+        except (OSError, ValueError, KeyError, csv.Error):
+            continue
+    return None
 
 
 def _top_stall(analysis: dict[str, Any]) -> tuple[str | None, float | None]:
@@ -38,7 +56,8 @@ def _top_plan_item(analysis: dict[str, Any]) -> dict[str, Any] | None:
             "estimate_low_pct": est.get("low_pct"), "estimate_high_pct": est.get("high_pct")}
 
 
-def summarize(analysis: dict[str, Any], kernel: dict[str, Any] | None) -> dict[str, Any]:
+def summarize(analysis: dict[str, Any], kernel: dict[str, Any] | None,
+              traced_ns: int | None = None) -> dict[str, Any]:
     """The report row of one analyzed dispatch (analysis = `analyze --plan` data)."""
     disp = analysis.get("dispatch") or {}
     occ = analysis.get("occupancy") or {}
@@ -53,6 +72,7 @@ def summarize(analysis: dict[str, Any], kernel: dict[str, Any] | None) -> dict[s
         "dispatch": disp.get("path"),
         "waves": disp.get("waves"),
         "duration_ns": (kernel or {}).get("avg_ns"),
+        "traced_dispatch_ns": traced_ns,
         "total_cycles": (analysis.get("totals") or {}).get("latency"),
         "occupancy_theoretical": occ.get("waves_per_simd") if occ.get("available") else None,
         "occupancy_achieved": achieved.get("mean_waves_per_simd"),
