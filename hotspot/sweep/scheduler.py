@@ -26,11 +26,13 @@ from typing import Any, Callable
 
 import orjson
 
+from hotspot.collect import process
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.job import RESULT, SPEC
 
 POLL_S = 0.05
-INTERRUPT_GRACE_S = 10.0  # a signalled job may take this long to flush its trace before SIGKILL
+# A signalled job may take as long as `hotspot collect` gives rocprofv3 to flush its trace.
+INTERRUPT_GRACE_S = process.INTERRUPT_GRACE_S
 BUSY_RETRY_S = 0.5  # how often to look again at GPUs another worker on this host holds
 LOCKS = "locks"
 ENTRIES = "entries"
@@ -135,9 +137,9 @@ class Worker:
                 f"{c['running']} running ({running}), {c['pending']} pending{eta}")
         if self.tty:
             try:
-                width = os.get_terminal_size(2).columns - 1
+                width = (os.get_terminal_size(2).columns or 200) - 1  # 0 columns: a pty without a size
             except OSError:
-                width = 200
+                width = 199
             sys.stderr.write("\r\x1b[K" + line[:max(20, width)])
             sys.stderr.flush()
         else:
