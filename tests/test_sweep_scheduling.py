@@ -278,3 +278,21 @@ def test_recipe_may_not_override_gpu_pinning(fake, tmp_path):
     recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.0, rec, env={"HIP_VISIBLE_DEVICES": "3"})])
     code, doc = run_json("sweep", str(recipes), "--gpus", "0")
     assert code == 3 and doc["error"]["details"]["problems"][0]["field"] == "env.HIP_VISIBLE_DEVICES"
+
+
+def test_recipes_problems_are_all_listed_per_entry(tmp_path):
+    from hotspot.errors import InputError
+    from hotspot.sweep.recipes import load_recipes
+
+    (tmp_path / "r.yaml").write_text("- {name: 'bad name'}\n- {name: x, cmd: ''}\n- {name: y, cmd: [a], cwd: nope}\n"
+                                     "- {name: z, cmd: [a], env: {HIP_VISIBLE_DEVICES: 1, OK: [1]}, tags: 3}\n- 7\n")
+    with pytest.raises(InputError) as err:
+        load_recipes(tmp_path / "r.yaml")
+    got = [(p["entry"], p["field"]) for p in err.value.details["problems"]]
+    assert got == [("#1 (bad name)", "name"), ("#1 (bad name)", "cmd"), ("#2 (x)", "cmd"), ("#3 (y)", "cwd"),
+                   ("#4 (z)", "env.HIP_VISIBLE_DEVICES"), ("#4 (z)", "env.OK"), ("#4 (z)", "tags"),
+                   ("#5", "(entry)")]
+    assert err.value.exit_code == 3 and str(tmp_path / "r.yaml") in err.value.message
+    (tmp_path / "s.yaml").write_text("entries: [\n")
+    with pytest.raises(InputError, match="not valid YAML at line 2"):
+        load_recipes(tmp_path / "s.yaml")

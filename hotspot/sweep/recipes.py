@@ -158,7 +158,7 @@ def _entry(raw: dict[str, Any], defaults: dict[str, Any], label: str, base: Path
         cmd = tuple(str(a) for a in cmd_raw)
     elif cmd_raw is not None:
         bad("cmd", f"is a {type(cmd_raw).__name__}")
-    if not cmd and ok:
+    if not cmd and (cmd_raw is None or cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())):
         bad("cmd", "missing or empty")
     cwd_raw = merged.get("cwd", ".")
     cwd = base
