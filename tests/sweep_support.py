@@ -10,10 +10,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 APP = Path(__file__).resolve().parent / "fixtures" / "sweep" / "app.py"
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def no_inherited_devices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device list in the test's own environment would re-map --gpus (see scheduler.pin_env)."""
+    for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        monkeypatch.delenv(var, raising=False)
 
 
 def entry(name: str, sleep_s: float | str, record: Path, *, code: int = 0, kernel: str | None = "^reduce",
@@ -75,7 +83,8 @@ def no_overlap_per_gpu(recs: list[dict[str, Any]]) -> None:
     """The scheduling invariant: app runs of different entries never overlap on one GPU."""
     by_gpu: dict[str, list[dict[str, Any]]] = {}
     for r in recs:
-        assert r["gpu"] is not None and r["gpu"] == r["rocr"], r
+        # pinned at the ROCr level; HIP then numbers that one device 0
+        assert r["gpu"] is not None and r["hip"] == "0", r
         by_gpu.setdefault(r["gpu"], []).append(r)
     for gpu, runs in by_gpu.items():
         runs.sort(key=lambda r: r["start"])

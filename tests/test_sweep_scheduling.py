@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
+from tests.sweep_support import no_inherited_devices  # noqa: F401  (autouse fixture)
 from tests.sweep_support import entry, finished, hotspot, manifest, no_overlap_per_gpu, states, write_recipes
 
 
@@ -296,3 +297,23 @@ def test_recipes_problems_are_all_listed_per_entry(tmp_path):
     (tmp_path / "s.yaml").write_text("entries: [\n")
     with pytest.raises(InputError, match="not valid YAML at line 2"):
         load_recipes(tmp_path / "s.yaml")
+
+
+def test_gpu_indices_count_within_an_inherited_device_list(fake, tmp_path, monkeypatch):
+    """Slurm --gres restricts the worker with ROCR_VISIBLE_DEVICES: --gpus 0,1 are the listed devices."""
+    from hotspot.sweep.scheduler import pin_env
+
+    assert pin_env({}, 3) == {"ROCR_VISIBLE_DEVICES": "3", "HIP_VISIBLE_DEVICES": "0"}
+    assert pin_env({"HIP_VISIBLE_DEVICES": "4,6"}, 1)["ROCR_VISIBLE_DEVICES"] == "6"
+    rec = tmp_path / "rec.jsonl"
+    monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "5,7")
+    recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.2, rec), entry("b", 0.2, rec)])
+    code, doc = run_json("sweep", str(recipes), "--gpus", "2", "-o", str(fake.root / "s0"))
+    assert code == 2 and "2 visible devices" in doc["error"]["message"]
+    code, doc = run_json("sweep", str(recipes), "--gpus", "0,1", "-o", str(fake.root / "sw"))
+    assert code == 0, doc
+    runs = finished(rec)
+    no_overlap_per_gpu(runs)
+    assert sorted(r["gpu"] for r in runs) == ["5", "7"]
+    by = {e["name"]: e for e in manifest(fake.root / "sw")["entries"]}
+    assert {(by[r["name"]]["gpu"], by[r["name"]]["device"]) for r in runs} == {(0, "5"), (1, "7")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -201,6 +202,14 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: d
     from hotspot.commands._run import progress
     from hotspot.sweep.scheduler import Worker, WorkerOptions
 
+    from hotspot.sweep.scheduler import pin_env
+
+    for g in gpus:
+        try:
+            pin_env(dict(os.environ), g)
+        except IndexError as exc:
+            raise UsageError(f"--gpus: {exc}", "this process may only use the GPUs in ROCR_VISIBLE_DEVICES / "
+                             "HIP_VISIBLE_DEVICES (e.g. from Slurm --gres); count them from 0") from None
     doc = mf.read(sweep_dir)
     o = doc.get("options") or {}
     progress(f"[sweep] {sweep_dir}: {len(doc['entries'])} entries, GPUs {','.join(map(str, gpus))}")
@@ -270,7 +279,7 @@ def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
         return str(sweep_dir / p) if p else None
 
     return {"name": e["name"], "state": e["state"], "tags": e["recipe"].get("tags", []), "attempts": e["attempts"],
-            "host": e.get("host"), "gpu": e.get("gpu"), "pid": e.get("pid"), "started_at": e.get("started_at"),
+            "host": e.get("host"), "gpu": e.get("gpu"), "device": e.get("device"), "pid": e.get("pid"), "started_at": e.get("started_at"),
             "finished_at": e.get("finished_at"), "elapsed_s": e.get("elapsed_s"), "exit_code": e.get("exit_code"),
             "reason": e.get("reason"), "log": absolute(e.get("log")), "run_dir": absolute(e.get("run_dir")),
             "report_html": absolute(e.get("report_html")), "plan_json": absolute(e.get("plan_json")),

@@ -83,6 +83,23 @@ def _gpu_lock(sweep_dir: Path, gpu: int) -> int | None:
     return fd
 
 
+def pin_env(base: dict[str, str], index: int) -> dict[str, str]:
+    """The environment of a job pinned to GPU `index` (an ordinal among the GPUs this worker sees).
+
+    ROCR_VISIBLE_DEVICES selects the device at the ROCr level; HIP numbers what ROCr exposes from 0,
+    so HIP_VISIBLE_DEVICES is 0 (the same index in both would hide the device for index > 0). When
+    the worker itself was restricted (Slurm --gres sets ROCR_VISIBLE_DEVICES; or HIP_VISIBLE_DEVICES),
+    `index` counts within that list and the entry gets the listed device."""
+    env = dict(base)
+    inherited = env.get("ROCR_VISIBLE_DEVICES") or env.get("HIP_VISIBLE_DEVICES") or ""
+    listed = [d.strip() for d in inherited.split(",") if d.strip()]
+    if listed and index >= len(listed):
+        raise IndexError(f"GPU {index} is not among the {len(listed)} visible devices ({inherited})")
+    env["ROCR_VISIBLE_DEVICES"] = listed[index] if listed else str(index)
+    env["HIP_VISIBLE_DEVICES"] = "0"
+    return env
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -187,8 +204,7 @@ class Worker:
                 "att_retries": self.opts.att_retries, "rocprofv3": self.opts.rocprofv3,
                 "att_library_path": self.opts.att_library_path, "parent_pid": os.getpid()}
         (attempt_dir / SPEC).write_bytes(orjson.dumps(spec, option=orjson.OPT_INDENT_2))
-        env = dict(os.environ)
-        env["HIP_VISIBLE_DEVICES"] = env["ROCR_VISIBLE_DEVICES"] = str(gpu)
+        env = pin_env(dict(os.environ), gpu)
         log = attempt_dir / "job.log"
         try:
             with log.open("wb") as fh:
@@ -203,7 +219,8 @@ class Worker:
             self.outcome.finished.append({"name": entry["name"], "state": "failed", "gpu": gpu, "elapsed_s": 0.0})
             return self._launch(doc, gpu, lock_fd)
         timeout = entry["recipe"].get("timeout_s") or self.opts.timeout_s
-        mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, pid=proc.pid, worker=self.id,
+        mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
+                     pid=proc.pid, worker=self.id,
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
                      log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, summary=None,
                      att_attempts=[])
