@@ -310,8 +310,9 @@ def test_gpu_indices_count_within_an_inherited_device_list(fake, tmp_path, monke
     recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.2, rec), entry("b", 0.2, rec)])
     code, doc = run_json("sweep", str(recipes), "--gpus", "2", "-o", str(fake.root / "s0"))
     assert code == 2 and "2 visible devices" in doc["error"]["message"]
-    code, doc = run_json("sweep", str(recipes), "--gpus", "0,1", "-o", str(fake.root / "sw"))
+    code, doc = run_json("sweep", str(recipes), "--gpus", "all", "-o", str(fake.root / "sw"))
     assert code == 0, doc
+    assert doc["data"]["gpus"] == [0, 1]  # all = the inherited list, not what the tools enumerate
     runs = finished(rec)
     no_overlap_per_gpu(runs)
     assert sorted(r["gpu"] for r in runs) == ["5", "7"]

@@ -52,6 +52,10 @@ class SweepOptions:
 def parse_gpus(spec: str, rocprofv3: str | None = None) -> tuple[int, ...]:
     """all | 0-7 | 0,2,5 | 0-3,6 -> GPU indices (HIP ordinals). `all` = what `hotspot doctor` lists."""
     text = spec.strip().lower()
+    inherited = os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or ""
+    if text == "all" and inherited.strip():
+        # Already restricted (Slurm --gres): all = every listed device, whatever the tools enumerate.
+        return tuple(range(len([d for d in inherited.split(",") if d.strip()])))
     if text == "all":
         from hotspot.collect import tools
 
