@@ -113,9 +113,10 @@ def new_document(recipes: dict[str, Any], entries: list[dict[str, Any]], options
 
 def new_entry(name: str, sha: str, recipe: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "recipe_sha256": sha, "recipe": recipe, "state": "pending", "attempts": 0,
-            "host": None, "gpu": None, "pid": None, "worker": None, "started_at": None, "finished_at": None,
-            "elapsed_s": None, "exit_code": None, "reason": None, "log": None, "run_dir": None,
-            "report_html": None, "summary": None, "att_attempts": [], "history": []}
+            "host": None, "gpu": None, "device": None, "pid": None, "worker": None, "started_at": None,
+            "finished_at": None, "elapsed_s": None, "exit_code": None, "reason": None, "log": None,
+            "run_dir": None, "report_html": None, "plan_json": None, "kernel": None, "summary": None,
+            "att_attempts": [], "warnings": [], "history": []}
 
 
 def set_state(entry: dict[str, Any], state: str, **fields: Any) -> None:

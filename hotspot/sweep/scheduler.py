@@ -222,8 +222,8 @@ class Worker:
         mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
                      pid=proc.pid, worker=self.id,
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
-                     log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, summary=None,
-                     att_attempts=[])
+                     log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, plan_json=None,
+                     kernel=None, summary=None, att_attempts=[], warnings=[])
         self._say(f"[sweep] start {entry['name']} on GPU {gpu} (pid {proc.pid}, attempt {entry['attempts']})")
         return Job(entry["name"], gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
 
