@@ -132,10 +132,14 @@ def test_resume_retry_only_and_changed_recipes(fake, tmp_path):
     assert Path(doc["data"]["sweep_dir"]) == sweep_dir and doc["data"]["ran"] == []
     code, doc = run_json("sweep", str(recipes), "--gpus", "0,1", "--retry", "failed")
     assert [r["name"] for r in doc["data"]["ran"]] == ["b"]
-    # --only re-runs one entry whatever its state
+    # --only re-runs one entry whatever its state; the earlier capture stays reachable for a diff
+    before = str(sweep_dir / manifest(sweep_dir)["entries"][0]["summary"]["dispatch"])  # relative inside
     code, doc = run_json("sweep", str(recipes), "--gpus", "0", "--only", "a")
     assert [r["name"] for r in doc["data"]["ran"]] == ["a"] and code == 0
-    assert manifest(sweep_dir)["entries"][0]["attempts"] == 2
+    a = doc["data"]["entries"][0]
+    assert a["attempts"] == 2 and a["history"][-1]["dispatch"] == before != a["summary"]["dispatch"]
+    assert "attempt-1" in before and Path(before).is_dir() and "attempt-2" in a["summary"]["dispatch"]
+    assert a["history"][-1]["requeued"] == "--only" and a["history"][-1]["state"] == "done"
     # a changed recipe is refused (exit 3, nothing run), then accepted with --force-recipes
     entries[1] = entry("b", 0.0, rec, code=0)
     write_recipes(recipes, entries + [entry("c", 0.0, rec)])

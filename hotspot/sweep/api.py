@@ -287,7 +287,11 @@ def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
             "finished_at": e.get("finished_at"), "elapsed_s": e.get("elapsed_s"), "exit_code": e.get("exit_code"),
             "reason": e.get("reason"), "log": absolute(e.get("log")), "run_dir": absolute(e.get("run_dir")),
             "report_html": absolute(e.get("report_html")), "plan_json": absolute(e.get("plan_json")),
-            "att_attempts": e.get("att_attempts", []), "summary": e.get("summary")}
+            "att_attempts": e.get("att_attempts", []),
+            "summary": {**e["summary"], "dispatch": absolute(e["summary"].get("dispatch"))} if e.get("summary") else None,
+            "history": [{**h, **{k: absolute(h.get(k)) for k in ("log", "run_dir", "plan_json", "report_html",
+                                                                  "dispatch")}}
+                        for h in e.get("history", [])]}
 
 
 def _progress_data(sweep_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:

@@ -158,6 +158,7 @@ def _consolidate(spec: dict[str, Any], collected: dict[str, Any], attempts: list
     data = orjson.loads(planned.to_json())["data"]
     traced = traced_dispatch_ns(run_dir / "att", collected["chosen_dispatch"].get("dispatch_id"))
     result["summary"] = summarize(data, collected.get("kernel"), traced)
+    result["summary"]["dispatch"] = rel(dispatch)  # the manifest holds paths relative to the sweep dir
     result["warnings"] += list(planned.warnings)
     try:
         from hotspot.export.report_file import write_report

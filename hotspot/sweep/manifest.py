@@ -128,11 +128,13 @@ def set_state(entry: dict[str, Any], state: str, **fields: Any) -> None:
 def requeue(entry: dict[str, Any], why: str) -> None:
     """Back to pending; the previous outcome stays in `history`."""
     if entry["state"] != "pending":
-        entry["history"].append({k: entry.get(k) for k in ("state", "attempts", "host", "gpu", "started_at",
-                                                            "finished_at", "exit_code", "reason", "log",
-                                                            "run_dir")} | {"requeued": why, "at": utc_iso()})
-    set_state(entry, "pending", host=None, gpu=None, pid=None, worker=None, started_at=None, finished_at=None,
-              elapsed_s=None, exit_code=None, reason=None)
+        keep = ("state", "attempts", "host", "gpu", "started_at", "finished_at", "exit_code", "reason", "log",
+                "run_dir", "plan_json", "report_html")
+        entry["history"].append({k: entry.get(k) for k in keep} | {
+            "dispatch": (entry.get("summary") or {}).get("dispatch"), "requeued": why, "at": utc_iso()})
+    set_state(entry, "pending", host=None, gpu=None, device=None, pid=None, worker=None, started_at=None,
+              finished_at=None, elapsed_s=None, exit_code=None, reason=None, log=None, run_dir=None,
+              report_html=None, plan_json=None, kernel=None, summary=None, att_attempts=[], warnings=[])
 
 
 def pid_alive(pid: int) -> bool:
