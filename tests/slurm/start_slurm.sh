@@ -19,7 +19,9 @@ done
 [ "$(id -u)" = 0 ] || { echo "start_slurm: needs root (SlurmUser=root)" >&2; exit 3; }
 
 host="$(hostname -s)"
-cpus="$(nproc)"
+# At least 4 CPUs so a few array tasks run at once even on a small VM (config_overrides lets the
+# node claim more than it has instead of being drained for "Low CPUs").
+cpus="$(nproc)"; [ "$cpus" -ge 4 ] || cpus=4
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ctld_port="$(free_port)"
 d_port="$(free_port)"
@@ -56,6 +58,7 @@ SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/logs/slurmctld.log
 SlurmdLogFile=$dir/logs/slurmd.log
 ReturnToService=2
+SlurmdParameters=config_overrides
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
