@@ -96,14 +96,14 @@ def register(app: typer.Typer) -> None:
 
         def produce():
             from hotspot.errors import UsageError
-            from hotspot.sweep import api
+            from hotspot.sweep import api, views
 
             if mode is not None:
                 if len(words) != 2:
                     raise UsageError(f"sweep {mode} takes one sweep directory", f"hotspot sweep {mode} DIR")
                 if mode == "status":
-                    return api.sweep_status(Path(words[1]))
-                return api.sweep_report(Path(words[1]), html, force)
+                    return views.sweep_status(Path(words[1]))
+                return views.sweep_report(Path(words[1]), html, force)
             if html is not None or force:
                 raise UsageError("--html/--force belong to `hotspot sweep report DIR`")
             if init:

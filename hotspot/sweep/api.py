@@ -13,6 +13,7 @@ from hotspot.errors import HotspotError, InputError, ToolMissingError, UsageErro
 from hotspot.result import Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, Recipes, load_recipes
+from hotspot.sweep.views import progress_data
 
 SWEEPS_DIR = "hotspot-sweeps"
 EXIT_INTERRUPTED = 130
@@ -222,7 +223,7 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: d
                                              att_library_path=o.get("att_library_path")))
     outcome = worker.run()
     doc = mf.read(sweep_dir)
-    data = _progress_data(sweep_dir, doc)
+    data = progress_data(sweep_dir, doc)
     data.update(worker=outcome.worker, gpus=list(gpus), ran=outcome.finished, **prep)
     scope = [e for e in doc["entries"] if not only or e["name"] in only]
     if outcome.interrupted:
@@ -271,82 +272,10 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: dict[st
     with mf.locked(sweep_dir) as doc:
         doc["slurm"] = {"job_id": job_id, "script": slurm.SCRIPT, "nodes": opts.nodes, "submitted_at":
                         mf.utc_iso() if job_id else None, "dry_run": opts.dry_run}
-        data = _progress_data(sweep_dir, doc)
+        data = progress_data(sweep_dir, doc)
     data.update(slurm={"job_id": job_id, "script": str(script), "nodes": opts.nodes, "dry_run": opts.dry_run,
                        "submit": None if job_id else f"sbatch {script}"}, **prep)
     return Result("sweep", data, [])
-
-
-# ---------------------------------------------------------------------------- status / report
-def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
-    def absolute(p: str | None) -> str | None:
-        return str(sweep_dir / p) if p else None
-
-    return {"name": e["name"], "state": e["state"], "tags": e["recipe"].get("tags", []), "attempts": e["attempts"],
-            "host": e.get("host"), "gpu": e.get("gpu"), "device": e.get("device"), "pid": e.get("pid"), "started_at": e.get("started_at"),
-            "finished_at": e.get("finished_at"), "elapsed_s": e.get("elapsed_s"), "exit_code": e.get("exit_code"),
-            "reason": e.get("reason"), "log": absolute(e.get("log")), "run_dir": absolute(e.get("run_dir")),
-            "report_html": absolute(e.get("report_html")), "plan_json": absolute(e.get("plan_json")),
-            "att_attempts": e.get("att_attempts", []),
-            "summary": {**e["summary"], "dispatch": absolute(e["summary"].get("dispatch"))} if e.get("summary") else None,
-            "history": [{**h, **{k: absolute(h.get(k)) for k in ("log", "run_dir", "plan_json", "report_html",
-                                                                  "dispatch")}}
-                        for h in e.get("history", [])]}
-
-
-def _progress_data(sweep_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
-    return {"sweep_dir": str(sweep_dir), "manifest": str(sweep_dir / mf.MANIFEST),
-            "recipes": doc["recipes"], "counts": mf.counts(doc), "total": len(doc["entries"]),
-            "entries": [_entry_row(sweep_dir, e) for e in doc["entries"]]}
-
-
-def sweep_status(sweep_dir: Path) -> Result:
-    from hotspot.sweep import slurm
-
-    sweep_dir = sweep_dir.resolve()
-    doc = mf.read(sweep_dir)
-    mf.reclaim_stale(doc)  # shown as they would be taken over (not written: status only reads)
-    data = _progress_data(sweep_dir, doc)
-    workers = [{"id": wid, **{k: w.get(k) for k in ("host", "pid", "gpus", "state", "heartbeat_at", "slurm")}}
-               for wid, w in sorted((doc.get("workers") or {}).items())]
-    data["workers"] = workers
-    info = doc.get("slurm")
-    warnings = []
-    if info:
-        tasks, note = (None, "not submitted (--dry-run)") if not info.get("job_id") else slurm.squeue(info["job_id"])
-        seen = sorted({(w["slurm"] or {}).get("slurm_array_task_id", "") for w in workers if w.get("slurm")} - {""}, key=int)
-        data["slurm"] = {**info, "squeue": tasks, "squeue_note": note, "tasks_seen_in_manifest": seen}
-        if tasks is None and info.get("job_id"):
-            warnings.append(f"Slurm state unavailable: {note}")
-    else:
-        data["slurm"] = None
-    return Result("sweep status", data, warnings)
-
-
-def _sort_key(row: dict[str, Any]) -> tuple:
-    s = row.get("summary") or {}
-    head = s.get("headroom_pct")
-    return (head is None, -(head or 0.0), row["name"])
-
-
-def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) -> Result:
-    sweep_dir = sweep_dir.resolve()
-    doc = mf.read(sweep_dir)
-    rows = sorted((_entry_row(sweep_dir, e) for e in doc["entries"]), key=_sort_key)
-    data = {"sweep_dir": str(sweep_dir), "recipes": doc["recipes"], "counts": mf.counts(doc),
-            "total": len(rows), "sorted_by": "summary.headroom_pct (descending; entries without a plan last)",
-            "entries": rows, "html": None}
-    if html is not None:
-        from hotspot.export.output import resolve_output, write_atomically
-        from hotspot.sweep.dashboard import render_dashboard
-
-        target = resolve_output(html, "sweep-dashboard.html", force)
-        if target is None:
-            raise UsageError("--html needs a file path", "e.g. --html dashboard.html")
-        page = render_dashboard(data, target.resolve().parent).encode("utf-8")
-        write_atomically(target, lambda fh: fh.write(page))
-        data["html"] = str(target.resolve())
-    return Result("sweep report", data, [])
 
 
 def write_example(path: Path) -> Result:
