@@ -12,20 +12,20 @@ from hotspot.result import Result
 from hotspot.sweep import manifest as mf
 
 
-def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
-    def absolute(p: str | None) -> str | None:
-        return str(sweep_dir / p) if p else None
+PATH_FIELDS = ("log", "run_dir", "plan_json", "report_html", "dispatch")
 
-    return {"name": e["name"], "state": e["state"], "tags": e["recipe"].get("tags", []), "attempts": e["attempts"],
-            "host": e.get("host"), "gpu": e.get("gpu"), "device": e.get("device"), "pid": e.get("pid"), "started_at": e.get("started_at"),
-            "finished_at": e.get("finished_at"), "elapsed_s": e.get("elapsed_s"), "exit_code": e.get("exit_code"),
-            "reason": e.get("reason"), "log": absolute(e.get("log")), "run_dir": absolute(e.get("run_dir")),
-            "report_html": absolute(e.get("report_html")), "plan_json": absolute(e.get("plan_json")),
-            "att_attempts": e.get("att_attempts", []),
-            "summary": {**e["summary"], "dispatch": absolute(e["summary"].get("dispatch"))} if e.get("summary") else None,
-            "history": [{**h, **{k: absolute(h.get(k)) for k in ("log", "run_dir", "plan_json", "report_html",
-                                                                  "dispatch")}}
-                        for h in e.get("history", [])]}
+
+def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
+    def absolute(d: dict[str, Any]) -> dict[str, Any]:
+        return {**d, **{k: str(sweep_dir / d[k]) for k in PATH_FIELDS if d.get(k)}}
+
+    row = {k: e.get(k) for k in ("name", "state", "attempts", "host", "gpu", "device", "pid", "started_at",
+                                 "finished_at", "elapsed_s", "exit_code", "reason", "log", "run_dir",
+                                 "report_html", "plan_json")}
+    row.update(tags=e["recipe"].get("tags", []), att_attempts=e.get("att_attempts", []),
+               summary=absolute(e["summary"]) if e.get("summary") else None,
+               history=[absolute(h) for h in e.get("history", [])])
+    return absolute(row)
 
 
 def progress_data(sweep_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +48,8 @@ def sweep_status(sweep_dir: Path) -> Result:
     warnings = []
     if info:
         tasks, note = (None, "not submitted (--dry-run)") if not info.get("job_id") else slurm.squeue(info["job_id"])
-        seen = sorted({(w["slurm"] or {}).get("slurm_array_task_id", "") for w in workers if w.get("slurm")} - {""}, key=int)
+        seen = sorted({(w["slurm"] or {}).get("slurm_array_task_id", "") for w in workers if w.get("slurm")} - {""},
+                      key=int)
         data["slurm"] = {**info, "squeue": tasks, "squeue_note": note, "tasks_seen_in_manifest": seen}
         if tasks is None and info.get("job_id"):
             warnings.append(f"Slurm state unavailable: {note}")
