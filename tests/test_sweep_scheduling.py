@@ -198,7 +198,7 @@ def test_gpu_list_errors():
             parse_gpus(bad)
 
 
-def test_doctor_lists_gpus_from_kfd_topology(tmp_path):
+def test_doctor_lists_gpus_from_kfd_topology(tmp_path, monkeypatch):
     from hotspot.collect.tools import parse_kfd_topology
 
     nodes = tmp_path / "class" / "kfd" / "kfd" / "topology" / "nodes"
@@ -211,6 +211,14 @@ def test_doctor_lists_gpus_from_kfd_topology(tmp_path):
     gpus = parse_kfd_topology(tmp_path)
     assert [(g.index, g.gfx) for g in gpus] == [(0, "gfx942"), (1, "gfx950"), (2, "gfx90a")]
     assert parse_kfd_topology(tmp_path / "nothing") == []
+    # what doctor (and sweep --gpus all) use when no ROCm tool is installed
+    from hotspot.collect import tools
+
+    monkeypatch.setattr(tools, "find_tool", lambda name, rocprofv3=None: None)
+    found, how = tools.list_gpus(None, sysfs_root=tmp_path)
+    assert how == "kfd-topology" and [g.gfx for g in found] == ["gfx942", "gfx950", "gfx90a"]
+    found, how = tools.list_gpus(None, sysfs_root=tmp_path / "nothing")
+    assert found == [] and "rocminfo: not found" in how and "kfd topology" in how
 
 
 def test_amd_smi_json():
