@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hotspot.arch.mfma import (GFX950_ONLY_PATTERNS, gfx950_replacement, is_gfx950_only,
+from hotspot.arch.mfma_tables import GFX950_EXCLUSIVE_MNEMONICS as GFX950_ONLY_PATTERNS
+from hotspot.arch.mfma import (exclusive_target, faster_shape,
                                is_legacy_shape_on, mfma_dependent_wait_states, mfma_latency_cycles,
                                mfma_passes, parse_mfma)
 
@@ -87,7 +88,7 @@ def test_dependent_wait_states():
 def test_legacy_shapes_on_gfx950(mnemonic, replacement):
     assert is_legacy_shape_on("gfx950", mnemonic)
     assert not is_legacy_shape_on("gfx942", mnemonic)
-    assert gfx950_replacement(mnemonic) == replacement
+    assert faster_shape("gfx950", mnemonic) == replacement
     # the replacement does twice the K in the same number of passes (or 4x K in 2x passes for fp8)
     old, new = parse_mfma(mnemonic), parse_mfma(replacement)
     rate_old = old.k / mfma_passes(mnemonic, "gfx950")
@@ -108,7 +109,7 @@ def test_not_legacy(mnemonic):
     "v_cvt_scalef32_pk_f32_fp8 v[0:1], v2, v3", "v_permlane16_swap_b32 v0, v1", "v_permlane32_swap_b32_e32 v0, v1",
 ])
 def test_gfx950_only(mnemonic):
-    assert is_gfx950_only(mnemonic)
+    assert exclusive_target(mnemonic) == "gfx950"
 
 
 @pytest.mark.parametrize("mnemonic", [
@@ -116,7 +117,7 @@ def test_gfx950_only(mnemonic):
     "v_mfma_i32_16x16x32_i8", "ds_read_b64 v[0:1], v2", "v_permlane16_b32 v0, v1, s0, s1", "",
 ])
 def test_not_gfx950_only(mnemonic):
-    assert not is_gfx950_only(mnemonic)
+    assert exclusive_target(mnemonic) is None
 
 
 def test_patterns_are_data():

@@ -178,9 +178,9 @@ def test_pmc_preset_l2_uses_the_discovered_arch(cli, fake, monkeypatch):
     res = cli("collect", "--no-att", "--pmc-preset", "l2", "--format", "json", "--", *app())
     assert res.exit_code == 0, res.stderr
     got = res.json()["data"]["pmc"]["counters"]
-    from hotspot.collect.counters import L2_PRESET
+    from hotspot.collect.counters import l2_presets
 
-    assert got == list(L2_PRESET["gfx950"])
+    assert got == list(l2_presets()["gfx950"])
 
 
 def test_decoder_missing_is_exit_5_naming_att_library_path(cli, fake, monkeypatch):

@@ -21,7 +21,7 @@ import pytest
 
 from hotspot.errors import InputError, UsageError
 from hotspot.pmc.api import analyze_pmc
-from hotspot.pmc.counters import GFX90A, GFX942, GFX950
+from hotspot.arch.counters import GFX90A_COUNTERS as GFX90A, GFX942_COUNTERS as GFX942, GFX950_COUNTERS as GFX950
 from hotspot.pmc.fabric_bytes import read_bytes
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "pmc"

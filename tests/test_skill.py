@@ -59,8 +59,30 @@ def test_repo_and_package_copies_are_byte_identical() -> None:
     assert pkg == repo and "SKILL.md" in pkg and any(p.startswith("references/") for p in pkg)
     for rel in pkg:
         assert (skill_dir() / rel).read_bytes() == (REPO_COPY / rel).read_bytes(), rel
-    assert (ROOT / "docs" / "plan-rules.md").read_bytes() == \
-        (skill_dir() / "references" / "plan-rules.md").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["plan-rules.md", "stall-taxonomy.md"])
+def test_skill_references_are_copies_of_docs(name: str) -> None:
+    """docs/ is the one source; scripts/sync_skill.py copies; this fails when someone forgets."""
+    assert (ROOT / "docs" / name).read_bytes() == (REPO_COPY / "references" / name).read_bytes(), \
+        f"skills/hotspot/references/{name} differs from docs/{name}: run python scripts/sync_skill.py"
+
+
+def test_wheel_carries_the_skill(tmp_path: Path) -> None:
+    """The build step (setup.py) copies skills/hotspot into the package of a wheel."""
+    import subprocess
+    import sys
+    import zipfile
+
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                           "-q", "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {proc.stderr.strip()[-300:]}")
+    wheel = next(tmp_path.glob("hotspot-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for rel in skill_files():
+        assert f"hotspot/skill/hotspot/{rel}" in names, rel
 
 
 def test_install_refuses_to_clobber_then_force(cli, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""MFMA pass counts per architecture (HARDWARE.md §4) and the gfx950-only mnemonics (§2).
+"""MFMA pass counts per architecture (HARDWARE.md §4) and mnemonics only one target has (§2), read
+from the arch table (targets.py -> mfma_tables.py).
 
 One pass is 4 cycles. Pass counts are tabulated for gfx942 and gfx950 only (the reference gives no
 gfx908/gfx90a table): `mfma_passes` returns None for anything it does not know rather than a guess.
@@ -11,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from hotspot.arch.targets import normalize_gfx
+from hotspot.arch.mfma_tables import FOUR_BY_FOUR_PASSES
+from hotspot.arch.targets import TARGETS, find_target
 
 CYCLES_PER_PASS = 4            # HARDWARE.md §4: 1 pass = 4 cycles
 DEPENDENT_READ_EXTRA_WAIT = 3  # §4: dependent VALU/VMEM read of an MFMA result needs passes + 3
-GFX950_EXTRA_WAIT_WHEN_NOT_2_PASSES = 1  # §4: gfx950 needs +1 more when passes != 2
 FP8_FORMATS = frozenset({0, 1})  # §4 / MFMA cbsz, blgp encoding: 0 = FP8 (E4M3), 1 = BF8 (E5M2)
 
 _MFMA = re.compile(
@@ -57,55 +58,6 @@ def parse_mfma(mnemonic: str) -> MfmaShape | None:
                      int(match["blocks"] or 1), bool(match["scale"]), match["op"] == "smfmac")
 
 
-# (m, n, k, kind) -> passes for single-block dense MFMA; HARDWARE.md §4.
-_GFX942_PASSES: dict[tuple[int, int, int, str], int] = {
-    (16, 16, 16, "f16"): 4, (16, 16, 16, "bf16"): 4,
-    (16, 16, 32, "fp8"): 4, (16, 16, 32, "i8"): 4,
-    (16, 16, 8, "xf32"): 4,
-    (32, 32, 8, "f16"): 8, (32, 32, 8, "bf16"): 8,
-    (32, 32, 16, "fp8"): 8, (32, 32, 16, "i8"): 8,
-    (32, 32, 4, "xf32"): 8,
-    (16, 16, 4, "f32"): 8,
-    (32, 32, 2, "f32"): 16,
-    (4, 4, 4, "f64"): 4,
-    (16, 16, 4, "f64"): 8,
-}
-_FOUR_BY_FOUR_PASSES = 2  # §4: "4x4 variants 2 passes" (except f64 4x4x4, tabulated above)
-
-# gfx950: gfx942 shapes keep their counts, xf32 is removed, f64 16x16x4 doubles, new shapes added.
-_GFX950_PASSES: dict[tuple[int, int, int, str], int] = {
-    **{key: p for key, p in _GFX942_PASSES.items() if key[3] != "xf32"},
-    (16, 16, 4, "f64"): 16,
-    (16, 16, 32, "f16"): 4, (16, 16, 32, "bf16"): 4,
-    (32, 32, 16, "f16"): 8, (32, 32, 16, "bf16"): 8,
-    (16, 16, 64, "i8"): 4,
-    (32, 32, 32, "i8"): 8,
-}
-# f8f6f4 shapes: (passes if either operand is FP8/BF8, passes otherwise); §4.
-_GFX950_F8F6F4_PASSES: dict[tuple[int, int, int], tuple[int, int]] = {
-    (16, 16, 128): (8, 4),
-    (32, 32, 64): (16, 8),
-}
-
-_PASS_TABLES: dict[str, dict[tuple[int, int, int, str], int]] = {
-    "gfx942": _GFX942_PASSES,
-    "gfx950": _GFX950_PASSES,
-}
-
-# gfx942 shape -> the gfx950 shape doing twice the work in the same passes (§4: old shapes run at
-# half of peak on gfx950).
-_GFX950_REPLACEMENT: dict[tuple[int, int, int, str], str] = {
-    (16, 16, 16, "f16"): "v_mfma_f32_16x16x32_f16",
-    (16, 16, 16, "bf16"): "v_mfma_f32_16x16x32_bf16",
-    (32, 32, 8, "f16"): "v_mfma_f32_32x32x16_f16",
-    (32, 32, 8, "bf16"): "v_mfma_f32_32x32x16_bf16",
-    (16, 16, 32, "i8"): "v_mfma_i32_16x16x64_i8",
-    (32, 32, 16, "i8"): "v_mfma_i32_32x32x32_i8",
-    (16, 16, 32, "fp8"): "v_mfma_f32_16x16x128_f8f6f4",
-    (32, 32, 16, "fp8"): "v_mfma_f32_32x32x64_f8f6f4",
-}
-
-
 def _uses_fp8(line: str) -> bool:
     formats = {name: int(value) for name, value in _MODIFIER.findall(line.lower())}
     return formats.get("cbsz", 0) in FP8_FORMATS or formats.get("blgp", 0) in FP8_FORMATS
@@ -113,13 +65,14 @@ def _uses_fp8(line: str) -> bool:
 
 def mfma_passes(mnemonic: str, gfx: str) -> int | None:
     """Passes of one MFMA on `gfx` (latency = 4 × passes cycles); None if unknown or unsupported."""
-    gfx = normalize_gfx(gfx)
-    table = _PASS_TABLES.get(gfx)
+    target = find_target(gfx)
+    table = target.mfma_passes if target else None
     shape = parse_mfma(mnemonic)
-    if table is None or shape is None or shape.sparse:
+    if target is None or table is None or shape is None or shape.sparse:
         return None
     if shape.kind == "f8f6f4":
-        pair = _GFX950_F8F6F4_PASSES.get((shape.m, shape.n, shape.k)) if gfx == "gfx950" else None
+        f8 = target.mfma_f8f6f4_passes
+        pair = f8.get((shape.m, shape.n, shape.k)) if f8 else None
         if pair is None:
             return None
         return pair[0] if _uses_fp8(mnemonic) else pair[1]
@@ -128,7 +81,7 @@ def mfma_passes(mnemonic: str, gfx: str) -> int | None:
     if shape.m == shape.n == 4:  # 4x4 shapes are multi-block by nature: the block count says nothing
         if shape.kind == "f64":
             return table.get((4, 4, shape.k, "f64"))
-        return _FOUR_BY_FOUR_PASSES
+        return FOUR_BY_FOUR_PASSES
     if shape.blocks != 1:
         return None
     return table.get((shape.m, shape.n, shape.k, shape.kind))
@@ -144,41 +97,46 @@ def mfma_dependent_wait_states(mnemonic: str, gfx: str) -> int | None:
     passes = mfma_passes(mnemonic, gfx)
     if passes is None:
         return None
-    extra = GFX950_EXTRA_WAIT_WHEN_NOT_2_PASSES if normalize_gfx(gfx) == "gfx950" and passes != 2 else 0
+    target = find_target(gfx)
+    extra = target.mfma_extra_wait_not_2_passes if target is not None and passes != 2 else 0
     return passes + DEPENDENT_READ_EXTRA_WAIT + extra
 
 
-def gfx950_replacement(mnemonic: str) -> str | None:
-    """The gfx950 shape that does the same work at twice the rate, for a gfx942-era MFMA."""
+def faster_shape(gfx: str, mnemonic: str) -> str | None:
+    """The shape `gfx` runs at a higher rate than this older one (same passes, more K), or None."""
+    target = find_target(gfx)
     shape = parse_mfma(mnemonic)
-    if shape is None or shape.blocks != 1 or shape.scale or shape.sparse:
+    if target is None or not target.mfma_faster_shapes or shape is None or shape.blocks != 1 \
+            or shape.scale or shape.sparse:
         return None
-    return _GFX950_REPLACEMENT.get((shape.m, shape.n, shape.k, shape.kind))
+    return target.mfma_faster_shapes.get((shape.m, shape.n, shape.k, shape.kind))
 
 
 def is_legacy_shape_on(gfx: str, mnemonic: str) -> bool:
-    """True when `mnemonic` is a gfx942 shape that runs at half of peak on `gfx` (gfx950 only)."""
-    return normalize_gfx(gfx) == "gfx950" and gfx950_replacement(mnemonic) is not None
+    """True when `mnemonic` is an older shape that runs below peak on `gfx` (a faster one exists)."""
+    return faster_shape(gfx, mnemonic) is not None
 
 
-# Mnemonics only gfx950 has (HARDWARE.md §2, plus the §4 additions). Regexes, full-match against the
-# lower-case mnemonic. Their absence does NOT prove gfx942.
-GFX950_ONLY_PATTERNS: tuple[str, ...] = (
-    r"v_mfma_scale_f32_\w+",
-    r"v_mfma_f32_16x16x128_f8f6f4",
-    r"v_mfma_f32_32x32x64_f8f6f4",
-    r"v_mfma_f32_16x16x32_(?:f16|bf16)",
-    r"v_mfma_f32_32x32x16_(?:f16|bf16)",
-    r"v_mfma_i32_16x16x64_i8",
-    r"v_mfma_i32_32x32x32_i8",          # §4 "gfx950 adds"
-    r"ds_read_b64_tr_b16",
-    r"v_cvt_scalef32_\w+",
-    r"v_permlane(?:16|32)_swap(?:_b32)?(?:_e32|_e64)?",
-)
-_GFX950_ONLY = re.compile("|".join(f"(?:{p})" for p in GFX950_ONLY_PATTERNS))
+def k_ratio(gfx: str, mnemonic: str) -> int | None:
+    """How many times the K of the faster shape is the K of this one (its matrix-pipe speed-up)."""
+    repl = faster_shape(gfx, mnemonic)
+    old, new = parse_mfma(mnemonic), parse_mfma(repl) if repl else None
+    if old is None or new is None or old.k <= 0:
+        return None
+    return new.k // old.k
 
 
-def is_gfx950_only(mnemonic: str) -> bool:
-    """True if the mnemonic (first token of a line) exists only on gfx950."""
+def exclusive_target(mnemonic: str) -> str | None:
+    """The one target whose table lists this mnemonic as existing only there, or None."""
     text = mnemonic.strip()
-    return bool(text) and _GFX950_ONLY.fullmatch(text.split(None, 1)[0].lower()) is not None
+    if not text:
+        return None
+    token = text.split(None, 1)[0].lower()
+    for gfx, pattern in _EXCLUSIVE.items():
+        if pattern.fullmatch(token):
+            return gfx
+    return None
+
+
+_EXCLUSIVE = {t.gfx: re.compile("|".join(f"(?:{p})" for p in t.exclusive_mnemonics))
+              for t in TARGETS.values() if t.exclusive_mnemonics}

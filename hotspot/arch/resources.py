@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from hotspot.arch.occupancy import align_to
-from hotspot.arch.targets import SEPARATE, ArchTarget, get_target
+from hotspot.arch.targets import ArchTarget, SEPARATE, TESTED_GFX, get_target
 
 # Source kinds, most trusted first.
 ROCPD = "rocpd"
@@ -27,7 +27,6 @@ _SGPR_IS_ALLOCATION = frozenset(SOURCE_TRUST)
 # Sources whose LDS figure is static LDS only (rocprofv3 LDS_Block_Size; FORMATS.md §3).
 _STATIC_LDS_ONLY = frozenset({KERNEL_TRACE, COUNTER_COLLECTION})
 # Without a known arch, assume the implicit SGPR count every CDNA target may add (HARDWARE.md §1).
-_DEFAULT_TARGET = "gfx942"
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,9 @@ def resolve_resources(candidates: Sequence[ResourceCandidate], isa: IsaRegisters
             raise ValueError(f"unknown resource source {c.source!r}; expected one of {SOURCE_TRUST}")
     if isinstance(target, str):
         target = get_target(target)
-    arch = target or get_target(_DEFAULT_TARGET)
+    # Undecided arch: the ISA-vs-profiler register comparison below is the same on every tested target
+    # (one unified file, AGPRs from alignTo(arch VGPRs, 4)), so any of them decides it.
+    arch = target or get_target(TESTED_GFX[0])
     ordered = sorted(candidates, key=lambda c: SOURCE_TRUST.index(c.source))
     source: dict[str, str] = {}
     warnings: list[str] = []
@@ -195,8 +196,8 @@ def _apply_isa_vgprs(arch: ArchTarget, isa: IsaRegisters, vgpr: int | None, agpr
     if isa.max_agpr_used is not None:
         used += f" and a0..a{isa.max_agpr_used}"
     hint = ""
-    if arch.gfx == "gfx950" and not agpr:
-        hint = (f" (older rocprofv3 halves gfx950 register counts and reports Accum 0; the allocation "
+    if arch.old_profilers_halve_vgprs and not agpr:
+        hint = (f" (older rocprofv3 halves {arch.gfx} register counts and reports Accum 0; the allocation "
                 f"is probably {2 * vgpr})")
     warnings.append(f"ISA uses {used} but {source['vgpr']} claims VGPR {vgpr} + AGPR {agpr or 0}: "
                     f"trusting the ISA{hint}.")

@@ -7,9 +7,12 @@ Adding an architecture is one `_entry(...)` call below. Values are plain ints/st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
+from hotspot.arch import mfma_tables as mt
+from hotspot.arch.counters import GFX90A_COUNTERS, GFX942_COUNTERS, GFX950_COUNTERS, ArchCounters
 from hotspot.errors import InputError
 
 UNIFIED = "unified"    # arch VGPRs and AGPRs share one 512-entry file per lane (gfx90a and later)
@@ -61,6 +64,15 @@ class ArchTarget:
     expcnt_max: int
     dense_f16_flops_per_clk_per_cu: int
     dense_fp8_flops_per_clk_per_cu: int | None
+    gfxip: int                        # major gfx IP version (filenames.json `gfxip`; waitcnt rules)
+    analysis_tested: bool             # hotspot's analyses are built and tested on this target
+    counters: ArchCounters | None     # L2/fabric counter semantics and the `--pmc-preset l2` list
+    mfma_passes: Mapping[tuple[int, int, int, str], int] | None  # dense single-block shapes
+    mfma_f8f6f4_passes: Mapping[tuple[int, int, int], tuple[int, int]] | None  # (fp8, other)
+    mfma_extra_wait_not_2_passes: int  # extra wait states for a dependent read of a non-2-pass MFMA
+    mfma_faster_shapes: Mapping[tuple[int, int, int, str], str] | None  # older shape -> faster one
+    exclusive_mnemonics: tuple[str, ...]  # regexes of mnemonics only this target has
+    old_profilers_halve_vgprs: bool   # rocprofv3 before a 2025 fix reports half the VGPRs, Accum 0
 
     def source(self, field_name: str) -> str:
         """The source note of one field of this target."""
@@ -97,6 +109,14 @@ def _common_gfx9(**overrides: Sourced) -> dict[str, Sourced]:
         lgkmcnt_max=Sourced(15, f"{_T3}: lgkmcnt 4 bits"),
         expcnt_max=Sourced(7, f"{_T3}: expcnt 3 bits"),
         lds_alloc_granule_alt_bytes=Sourced(None, "no alternative granule known"),
+        gfxip=Sourced(9, "LLVM: every CDNA target is a gfx9 IP (filenames.json gfxip 9)"),
+        analysis_tested=Sourced(False, "no real capture of this target in the test corpus"),
+        mfma_passes=Sourced(None, "HARDWARE.md §4 gives no pass table for this target"),
+        mfma_f8f6f4_passes=Sourced(None, "HARDWARE.md §4: f8f6f4 shapes exist only on gfx950"),
+        mfma_extra_wait_not_2_passes=Sourced(0, "HARDWARE.md §4: passes + 3 wait states"),
+        mfma_faster_shapes=Sourced(None, "HARDWARE.md §4: no faster replacement shapes listed"),
+        exclusive_mnemonics=Sourced((), "none listed in HARDWARE.md §2"),
+        old_profilers_halve_vgprs=Sourced(False, "FORMATS.md §3: the register bug is gfx950's"),
     )
     base.update(overrides)
     return base
@@ -117,6 +137,7 @@ GFX908 = _entry(**_common_gfx9(
     single_wave_workgroups_per_cu=Sourced(40, f"{_T1}: 1-wave WGs: 40"),
     dense_f16_flops_per_clk_per_cu=Sourced(1024, f"{_T5}: MI100 184.6 / (120 × 1.502 GHz)"),
     dense_fp8_flops_per_clk_per_cu=Sourced(None, "HARDWARE.md §5: no FP8 MFMA on MI100"),
+    counters=Sourced(GFX90A_COUNTERS, "HARDWARE.md §6: gfx908 shares the MI200 TCC_EA_ naming"),
 ))
 
 GFX90A = _entry(**_common_gfx9(
@@ -134,6 +155,7 @@ GFX90A = _entry(**_common_gfx9(
     single_wave_workgroups_per_cu=Sourced(32, f"{_T1}: 1-wave WGs: 32"),
     dense_f16_flops_per_clk_per_cu=Sourced(1024, f"{_T5}: MI250X 383.0 / (220 × 1.7 GHz)"),
     dense_fp8_flops_per_clk_per_cu=Sourced(None, "HARDWARE.md §5: no FP8 MFMA on MI200"),
+    counters=Sourced(GFX90A_COUNTERS, "HARDWARE.md §6 (TCC_EA_ names)"),
 ))
 
 GFX942 = _entry(**_common_gfx9(
@@ -151,6 +173,9 @@ GFX942 = _entry(**_common_gfx9(
     single_wave_workgroups_per_cu=Sourced(32, f"{_T1}: 1-wave WGs: 32"),
     dense_f16_flops_per_clk_per_cu=Sourced(2048, f"{_T5}: MI300X 1307.4 / (304 × 2.1 GHz)"),
     dense_fp8_flops_per_clk_per_cu=Sourced(4096, f"{_T5}: MI300X 2614.9 / (304 × 2.1 GHz)"),
+    analysis_tested=Sourced(True, "corpus: MI300X captures (att/gfx942, pmc/*MI300X*)"),
+    counters=Sourced(GFX942_COUNTERS, "HARDWARE.md §6 (TCC_EA0_ names, TCC_BUBBLE = 128 B)"),
+    mfma_passes=Sourced(mt.GFX942_PASSES, "HARDWARE.md §4 gfx942 list"),
 ))
 
 GFX950 = _entry(**_common_gfx9(
@@ -169,15 +194,31 @@ GFX950 = _entry(**_common_gfx9(
     single_wave_workgroups_per_cu=Sourced(32, f"{_T1}: 1-wave WGs: 32"),
     dense_f16_flops_per_clk_per_cu=Sourced(4096, f"{_T5}: MI355X 2516.6 / (256 × 2.4 GHz)"),
     dense_fp8_flops_per_clk_per_cu=Sourced(8192, f"{_T5}: MI355X 5033.2 / (256 × 2.4 GHz)"),
+    analysis_tested=Sourced(True, "corpus: MI350X captures (att/gfx950, pmc/*MI350*)"),
+    counters=Sourced(GFX950_COUNTERS, "HARDWARE.md §6 (32/64/128 B request counters)"),
+    mfma_passes=Sourced(mt.GFX950_PASSES, "HARDWARE.md §4 gfx950: gfx942 shapes kept, xf32 removed"),
+    mfma_f8f6f4_passes=Sourced(mt.GFX950_F8F6F4_PASSES, "HARDWARE.md §4 f8f6f4 shapes"),
+    mfma_extra_wait_not_2_passes=Sourced(1, "HARDWARE.md §4: gfx950 +1 more when passes != 2"),
+    mfma_faster_shapes=Sourced(mt.GFX950_REPLACEMENTS, "HARDWARE.md §4: old shapes run at half of "
+                               "peak on gfx950; the new shape does twice the K in the same passes"),
+    exclusive_mnemonics=Sourced(mt.GFX950_EXCLUSIVE_MNEMONICS, "HARDWARE.md §2 gfx950-only list"),
+    old_profilers_halve_vgprs=Sourced(True, "FORMATS.md §3: VGPR_Count = half, Accum 0 before the fix"),
 ))
 
 TARGETS: dict[str, ArchTarget] = {t.gfx: t for t in (GFX908, GFX90A, GFX942, GFX950)}
 KNOWN_GFX: tuple[str, ...] = tuple(TARGETS)
+# The targets the analyses are built and tested for (doctor warns on others).
+TESTED_GFX: tuple[str, ...] = tuple(t.gfx for t in TARGETS.values() if t.analysis_tested)
 
 
 def normalize_gfx(gfx: str) -> str:
     """`GFX942`, `gfx942:sramecc+:xnack-` and ` gfx942 ` all name gfx942."""
     return gfx.strip().lower().split(":", 1)[0]
+
+
+def find_target(gfx: str | None) -> ArchTarget | None:
+    """The table entry of a (possibly feature-suffixed) gfx name, or None when not in the table."""
+    return TARGETS.get(normalize_gfx(gfx)) if gfx else None
 
 
 def get_target(gfx: str) -> ArchTarget:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hotspot.arch.detect import ArchInfo, detect_arch
+from hotspot.arch.arch import Arch
+from hotspot.arch.detect import detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
@@ -66,6 +67,7 @@ class ArchOut:
     source: str
     known: bool
     candidates: list[str]
+    features: list[str]
 
 
 @dataclass(frozen=True)
@@ -245,8 +247,9 @@ def _select_kernel(table: CodeTable, regex: str | None, warnings: list[str]
     return chosen, table.kernel_rows(chosen)
 
 
-def _arch_out(info: ArchInfo) -> ArchOut:
-    return ArchOut(info.label, info.product, info.source, info.gfx is not None, list(info.candidates))
+def _arch_out(info: Arch) -> ArchOut:
+    return ArchOut(info.label, info.product, info.source, info.known, list(info.candidates),
+                   list(info.features))
 
 
 def _limit(items: list, topk: int) -> list:

@@ -12,9 +12,9 @@ from typing import Any
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_occupancy
 from hotspot.capture.occupancy import read_occupancy_json
-from hotspot.arch.detect import GFX9_CDNA_CANDIDATES, ArchInfo
+from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import compute_occupancy, occupancy_candidates
-from hotspot.arch.targets import TARGETS
+from hotspot.arch.targets import KNOWN_GFX
 from hotspot.capture.layout import DispatchDir
 from hotspot.att.findings import Finding
 from hotspot.capture.model import CodeRow, KernelSymbol
@@ -128,11 +128,11 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
 
 
 def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
-                       rows: Sequence[CodeRow], arch: ArchInfo,
+                       rows: Sequence[CodeRow], arch: Arch,
                        warnings: list[str]) -> tuple[DispatchOccupancy, Finding | None]:
     candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings)
     isa = res.scan_isa_registers(r.isa for r in rows)
-    target = TARGETS.get(arch.gfx) if arch.gfx else None
+    target = arch.target
     resolved = res.resolve_resources(candidates, isa, target)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
     resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
@@ -145,12 +145,18 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
         return DispatchOccupancy(False, "no VGPR count: no profiler CSV/db beside the dispatch and no "
                                  "register in the ISA", label, resources=resources,
                                  achieved=achieved), None
+    if arch.gfx is not None and target is None:
+        # A decided target that is not in the arch table: no other target's limits stand in for it.
+        return DispatchOccupancy(False, f"{arch.gfx} is not in hotspot's arch table (known: "
+                                 f"{', '.join(KNOWN_GFX)}): its register file, LDS and wave limits "
+                                 "are unknown, so no theoretical occupancy", label,
+                                 resources=resources, achieved=achieved), None
     kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes or 0,
                   wg_threads=resolved.wg_threads,
                   sgpr_includes_implicit=resolved.sgpr_includes_implicit)
     try:
         if target is None:
-            cands = occupancy_candidates(arch.candidates or GFX9_CDNA_CANDIDATES, resolved.vgpr, **kwargs)
+            cands = occupancy_candidates(arch.candidates or CDNA_CANDIDATES, resolved.vgpr, **kwargs)
             per = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
                        "limits": o.limits, "next_step": o.next_step}
                    for g, o in cands.by_arch.items()}

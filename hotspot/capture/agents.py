@@ -10,7 +10,8 @@ from pathlib import Path
 
 import orjson
 
-GFX_RE = re.compile(r"^gfx[0-9a-f]{3,4}$")
+# A gfx target name, possibly with target features (gfx942:sramecc+:xnack-).
+GFX_RE = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z0-9_.-]+[+-]?)*$", re.IGNORECASE)
 # results.json can be large; agents sit near the top, but we do not parse more than this.
 RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
 

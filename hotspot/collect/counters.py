@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hotspot.arch.counters import counters_for_arch
+from hotspot.arch.targets import TARGETS
 from hotspot.errors import UsageError
 
 MAX_TCC_PER_PASS = 4  # FORMATS.md §2: "keep each collection job to at most ~4 TCC counters"
@@ -18,18 +20,6 @@ MAX_TCC_PER_PASS = 4  # FORMATS.md §2: "keep each collection job to at most ~4 
 MAX_OTHER_PER_PASS = 8
 TCC_PREFIX = "TCC"
 
-# `--pmc-preset l2`: the L2/fabric counters the byte estimates of HARDWARE.md §6 need, per arch.
-L2_PRESET: dict[str, tuple[str, ...]] = {
-    # 128·BUBBLE + 64·(RDREQ − BUBBLE − RDREQ_32B) + 32·RDREQ_32B (TCC_BUBBLE counts 128 B requests)
-    "gfx942": ("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum", "TCC_BUBBLE_sum"),
-    # 32·RDREQ_32B + 64·RDREQ_64B + 128·RDREQ_128B. TCC_EA0_RDREQ_DRAM_32B_sum is left out: HARDWARE.md
-    # marks it "if present", and an unknown counter name makes the whole rocprofv3 job fail.
-    "gfx950": ("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum",
-               "TCC_EA0_RDREQ_64B_sum", "TCC_EA0_RDREQ_128B_sum"),
-    # MI200 names: TCC_EA_ instead of TCC_EA0_ (HARDWARE.md §6, FORMATS.md §3); no 128 B counter,
-    # so the byte estimate is a range.
-    "gfx90a": ("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ_32B_sum"),
-}
 PRESETS = ("l2",)
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\[\d+\])?(:[A-Za-z0-9_=]+)?$")
@@ -71,13 +61,20 @@ def parse_counter_args(values: list[str]) -> list[str]:
 def preset_counters(preset: str, arch: str | None) -> tuple[str, ...]:
     if preset not in PRESETS:
         raise UsageError(f"--pmc-preset {preset!r} is unknown", f"choose one of: {', '.join(PRESETS)}")
+    presets = l2_presets()
     if arch is None:
         raise UsageError("--pmc-preset l2 needs the GPU architecture and none was detected",
-                         f"pass --arch ({', '.join(sorted(L2_PRESET))})")
-    if arch not in L2_PRESET:
+                         f"pass --arch ({', '.join(sorted(presets))})")
+    spec = counters_for_arch(arch)
+    if spec is None or not spec.l2_preset:
         raise UsageError(f"--pmc-preset l2 has no counter set for {arch}",
-                         f"pass --pmc COUNTER... explicitly, or --arch one of {', '.join(sorted(L2_PRESET))}")
-    return L2_PRESET[arch]
+                         f"pass --pmc COUNTER... explicitly, or --arch one of {', '.join(sorted(presets))}")
+    return spec.l2_preset
+
+
+def l2_presets() -> dict[str, tuple[str, ...]]:
+    """gfx target -> its `--pmc-preset l2` counters (hotspot/arch/counters.py via the arch table)."""
+    return {t.gfx: t.counters.l2_preset for t in TARGETS.values() if t.counters and t.counters.l2_preset}
 
 
 def is_tcc(name: str) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from hotspot.arch.targets import TESTED_GFX
 from hotspot.collect import tools
 from hotspot.result import Result
 
-SUPPORTED_ARCHS = ("gfx942", "gfx950")  # the targets hotspot's analyses are built and tested for
 # rocprofv3-doctor exit codes (PEERS.md §5): 0 all good, 1 warnings, 2 failures.
 _DOCTOR_STATUS = {0: "pass", 1: "warn", 2: "fail"}
 
@@ -105,11 +105,11 @@ def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None
                             "accessible (user in the video and render groups)"))
     else:
         listed = ", ".join(f"{g.index}: {g.gfx} {g.product}".strip() for g in gpus)
-        odd = sorted({g.gfx for g in gpus} - set(SUPPORTED_ARCHS))
+        odd = sorted({g.gfx for g in gpus} - set(TESTED_GFX))
         if odd:
             checks.append(Check("GPUs", "warn", False, f"{listed} (via {how})",
                                 f"{', '.join(odd)} is not a target hotspot's analyses are tuned for "
-                                f"({', '.join(SUPPORTED_ARCHS)}); results may be incomplete"))
+                                f"({', '.join(TESTED_GFX)}); results may be incomplete"))
         else:
             checks.append(Check("GPUs", "pass", False, f"{listed} (via {how})"))
 

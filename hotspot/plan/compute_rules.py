@@ -6,7 +6,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from hotspot.arch.mfma import CYCLES_PER_PASS, gfx950_replacement, is_legacy_shape_on, mfma_passes
+from hotspot.arch.mfma import CYCLES_PER_PASS, faster_shape, k_ratio, mfma_passes, parse_mfma
+from hotspot.arch.targets import find_target
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 
@@ -97,15 +98,16 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
     gfx = ctx.gfx
     if gfx is None:
         return "arch unknown"
-    if gfx != "gfx950":
-        return f"arch {gfx}: legacy shapes only run at half rate on gfx950"
+    target = find_target(gfx)
+    if target is None or not target.mfma_faster_shapes:
+        return f"arch {gfx}: no MFMA shape runs below peak there (arch table)"
     by_mnemonic: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ins in ctx.executed(MFMA_CATEGORY):
         isa = str(ins.get("isa") or "")
-        if is_legacy_shape_on(gfx, isa):
+        if faster_shape(gfx, isa) is not None:
             by_mnemonic[isa.split(None, 1)[0].lower()].append(ins)
     if not by_mnemonic:
-        return "every executed MFMA uses a gfx950 shape"
+        return f"every executed MFMA uses a current {gfx} shape"
     out = []
     for mnemonic, rows in by_mnemonic.items():
         busy = 0
@@ -113,17 +115,28 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
             passes = mfma_passes(str(r.get("isa") or ""), gfx) or 0
             busy += (r.get("hit") or 0) * passes * CYCLES_PER_PASS
         top = max(rows, key=lambda r: (r.get("hit") or 0, r.get("stall") or 0, -r["line_number"]))
-        repl = gfx950_replacement(mnemonic)
-        ev = [Evidence("legacy_mfma", mnemonic), Evidence("rows", len(rows)),
+        repl = faster_shape(gfx, mnemonic)
+        kx = k_ratio(gfx, mnemonic)
+        old_passes, new_passes = mfma_passes(mnemonic, gfx), mfma_passes(repl or "", gfx)
+        speedup = (kx * old_passes / new_passes) if kx and old_passes and new_passes else None
+        kind = parse_mfma(mnemonic).kind if parse_mfma(mnemonic) else "?"
+        ev = [Evidence("legacy_mfma", mnemonic), Evidence("data_type", kind), Evidence("rows", len(rows)),
               Evidence("executions", sum(r.get("hit") or 0 for r in rows)),
               Evidence("mfma_pipe_cycles", busy)]
         if repl:
-            ev.append(Evidence("gfx950_replacement", repl))
+            ev.append(Evidence("faster_shape", repl))
+        if kx:
+            ev.append(Evidence("k_ratio", kx))
+        if speedup:
+            ev.append(Evidence("matrix_rate_ratio", round(speedup, 2)))
+        removable = (rule.removable[0], 1.0 - 1.0 / speedup) if speedup and speedup > 1 else None
+        why = (f"{mnemonic} ({kind}) is an older shape: {repl} does {kx}x its K in "
+               f"{new_passes} passes instead of {old_passes}, so the matrix core runs this loop at "
+               f"1/{speedup:g} of its {gfx} rate" if repl and kx and speedup else
+               f"{mnemonic} is an older shape that runs below peak on {gfx}")
         out.append(Candidate(
-            ctx.location_of(top), ev, busy,
-            f"{mnemonic} is a gfx942 shape: on gfx950 it keeps its pass count while the gfx950 shape "
-            "does twice the K per instruction in the same passes, so this loop runs its matrix core "
-            "at half of peak",
-            title=f"legacy gfx942 MFMA shape {mnemonic} on gfx950 (half rate)",
-            fix_extra=(f" Use {repl}." if repl else "")))
+            ctx.location_of(top), ev, busy, why,
+            title=f"older MFMA shape {mnemonic} on {gfx}" + (f" ({speedup:g}x slower)" if speedup else ""),
+            fix_extra=(f" Use {repl} ({kx}x the K per instruction)." if repl and kx else ""),
+            removable=removable))
     return out

@@ -87,15 +87,15 @@ RULES: tuple[Rule, ...] = (
               "the low end covers loops with too few independent tiles",
         evaluate=cmp.mfma_dependency_chain),
     Rule(
-        id="legacy-mfma-shape", title="legacy gfx942 MFMA shape on gfx950 (half rate)", kind="code",
+        id="legacy-mfma-shape", title="older MFMA shape running below the target's peak", kind="code",
         reads=("instructions", "arch"), optional_reads=(),
         thresholds={},
-        fix="Switch to the gfx950 MFMA shape with twice the K per instruction (same passes, double "
-            "the work); each one replaces two legacy instructions.",
+        fix="Switch to the target's newer MFMA shape for the same data type (more K per instruction "
+            "at a higher rate; the arch table names it per shape).",
         removable=(0.15, 0.5),
         basis="the target is the matrix-core time of these instructions (executions x passes x 4 "
-              "cycles); the new shape halves it; the low end assumes most MFMA time already overlaps "
-              "memory waits",
+              "cycles); the newer shape divides it by the rate ratio (high end = 1 - 1/ratio); the "
+              "low end assumes most MFMA time already overlaps memory waits",
         evaluate=cmp.legacy_mfma_shape),
     Rule(
         id="occupancy-vgpr", title="VGPR-limited occupancy in a latency-bound kernel", kind="code",

@@ -8,11 +8,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hotspot.arch.counters import (
+    ALL_SETS,
+    ArchCounters,
+    counters_for_arch,
+    guess_arch_from_counters,
+    wanted_counters,
+)
+from hotspot.arch.targets import normalize_gfx
 from hotspot.errors import InputError, UsageError
-from hotspot.pmc.analysis import (CounterPlan, DispatchReport, KernelReport, dispatch_metrics,
-                                  kernel_metrics, kernel_sort_key)
-from hotspot.pmc.counters import (ALL_SETS, ArchCounters, counters_for_arch,
-                                  guess_arch_from_counters, wanted_counters)
+from hotspot.pmc.analysis import (
+    CounterPlan,
+    DispatchReport,
+    KernelReport,
+    dispatch_metrics,
+    kernel_metrics,
+    kernel_sort_key,
+)
 from hotspot.pmc.discover import load_inputs
 from hotspot.pmc.join import join_files
 from hotspot.pmc.model import CounterFile
@@ -136,9 +148,10 @@ def _compile(pattern: str | None) -> re.Pattern[str] | None:
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
     """--arch > side files / rocpd agents (all inputs must agree) > counter names."""
     if arch is not None:
-        return ArchDecision(arch.lower(), "--arch", [arch.lower()])
+        gfx = normalize_gfx(arch)  # gfx942:sramecc+ names gfx942
+        return ArchDecision(gfx, "--arch", [gfx])
     hints = [h for f in files for h in f.arch_hints]
-    arches = sorted({h.arch for h in hints})
+    arches = sorted({normalize_gfx(h.arch) for h in hints})
     if len(arches) > 1:
         detail = "; ".join(f"{h.arch} from {h.source}" for h in hints)
         raise InputError(f"the inputs disagree on the GPU arch ({detail})",

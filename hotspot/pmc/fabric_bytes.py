@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from hotspot.pmc.counters import ArchCounters
+from hotspot.arch.counters import ArchCounters
 from hotspot.pmc.estimate import Estimate
 
 

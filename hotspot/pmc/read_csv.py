@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from hotspot.errors import bad_file
-from hotspot.pmc.counters import wanted_counters
+from hotspot.arch.counters import wanted_counters
 from hotspot.pmc.model import CounterFile, DispatchCounters
 
 _INSTANCE = re.compile(r"^(?P<base>.+)\[(?P<index>\d+)\]$")

@@ -12,7 +12,13 @@ SKILL_NAME = "hotspot"
 
 
 def skill_dir() -> Path:
-    return Path(__file__).resolve().parent / SKILL_NAME
+    """The skill folder: the copy a wheel carries (setup.py puts skills/hotspot there at build time),
+    else the checkout's skills/hotspot (an editable install runs from the source tree)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / SKILL_NAME
+    if (packaged / "SKILL.md").is_file():
+        return packaged
+    return here.parents[1] / "skills" / SKILL_NAME
 
 
 def skill_files() -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from hotspot.arch.mfma import mfma_passes as table_passes
 from hotspot.errors import UsageError
 from hotspot.synth import isa as I
 from hotspot.synth.spec import ExplicitProgram, InstructionMix, Program, SourceSpec
@@ -84,8 +85,9 @@ class _Emitter:
         if self.mfma not in I.MFMA_PASSES:
             raise UsageError(f"unknown MFMA mnemonic {self.mfma!r}",
                              f"use one of {', '.join(sorted(I.MFMA_PASSES))}")
-        if arch == "gfx942" and self.mfma in I.GFX950_ONLY_MFMA:
-            raise UsageError(f"{self.mfma} does not exist on gfx942", "pick a gfx942 MFMA or --arch gfx950")
+        if table_passes(self.mfma, arch) is None:  # the arch table lists every shape a target has
+            raise UsageError(f"{self.mfma} does not exist on {arch}",
+                             "pick an MFMA of that target, or another --arch")
         self.acc_width = 16 if "_32x32x" in self.mfma else 4
         self.global_style = mix.vmem_style == "global"
 

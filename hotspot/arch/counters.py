@@ -1,7 +1,8 @@
 """Counter semantics per architecture: which counters give L2 hits/misses and L2→fabric bytes.
 
-These are facts about what each hardware counter counts (not chip constants), so they live here,
-each entry with its source. Formulas: ../shared/docs/HARDWARE.md §6.
+Facts about what each hardware counter counts, one set per counter generation with its source; the
+CDNA entries of hotspot/arch/targets.py point at them (`ArchTarget.counters`). Formulas:
+../shared/docs/HARDWARE.md §6.
 
 The read-byte model: every L2→fabric read request has one size class (32, 64 or 128 bytes). An arch
 lists its classes, the counter that counts each class (None when no counter exists and the class is
@@ -11,7 +12,6 @@ class is unknown and the total is present; otherwise they are a [low, high] rang
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 
@@ -31,6 +31,9 @@ class ArchCounters:
     formula: str                      # the byte formula as written in HARDWARE.md §6
     dram: SizeClass | None = None     # DRAM-only read requests of one size (gfx950)
     source: str = ""
+    # `collect --pmc-preset l2`: the counters the byte formula needs, in collection order (only
+    # names the hardware has: an unknown counter name makes a whole rocprofv3 job fail).
+    l2_preset: tuple[str, ...] = ()
 
     @property
     def byte_counters(self) -> tuple[str, ...]:
@@ -53,15 +56,16 @@ class ArchCounters:
 
 _CDNA_L2_SOURCE = "TCC = the CDNA L2; TCC_HIT/TCC_MISS summed over channels (HARDWARE.md §6)"
 
-GFX90A = ArchCounters(
+GFX90A_COUNTERS = ArchCounters(
     family="gfx90a", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
     read_requests="TCC_EA_RDREQ_sum",
     size_classes=(SizeClass(32, "TCC_EA_RDREQ_32B_sum"), SizeClass(64, None)),
     formula="32·TCC_EA_RDREQ_32B_sum + 64·(TCC_EA_RDREQ_sum − TCC_EA_RDREQ_32B_sum)",
     source="HARDWARE.md §6: MI100/MI200 name the EA counters TCC_EA_*; 64 B request semantics "
            "as in rocprof-compute's MI200 configs (no 128 B request counter)",
+    l2_preset=("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ_32B_sum"),
 )
-GFX942 = ArchCounters(
+GFX942_COUNTERS = ArchCounters(
     family="gfx942", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
     read_requests="TCC_EA0_RDREQ_sum",
     size_classes=(SizeClass(32, "TCC_EA0_RDREQ_32B_sum"), SizeClass(64, None),
@@ -70,8 +74,10 @@ GFX942 = ArchCounters(
             " + 32·TCC_EA0_RDREQ_32B_sum",
     source="HARDWARE.md §6: TCC_EA0_RDREQ_sum is already summed over all TCC channels; "
            "TCC_BUBBLE counts 128 B read requests on gfx942",
+    l2_preset=("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum",
+               "TCC_BUBBLE_sum"),
 )
-GFX950 = ArchCounters(
+GFX950_COUNTERS = ArchCounters(
     family="gfx950", hit="TCC_HIT_sum", miss="TCC_MISS_sum",
     read_requests="TCC_EA0_RDREQ_sum",
     size_classes=(SizeClass(32, "TCC_EA0_RDREQ_32B_sum"), SizeClass(64, "TCC_EA0_RDREQ_64B_sum"),
@@ -80,34 +86,38 @@ GFX950 = ArchCounters(
     dram=SizeClass(32, "TCC_EA0_RDREQ_DRAM_32B_sum"),
     source="HARDWARE.md §6: gfx950 counts 32/64/128 B read requests separately; DRAM-only bytes = "
            "32·TCC_EA0_RDREQ_DRAM_32B_sum",
+    # TCC_EA0_RDREQ_DRAM_32B_sum is left out of the preset: HARDWARE.md marks it "if present".
+    l2_preset=("TCC_HIT_sum", "TCC_MISS_sum", "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum",
+               "TCC_EA0_RDREQ_64B_sum", "TCC_EA0_RDREQ_128B_sum"),
 )
-RDNA = ArchCounters(
+RDNA_COUNTERS = ArchCounters(
     family="rdna", hit="GL2C_HIT_sum", miss="GL2C_MISS_sum",
     read_requests=None, size_classes=(), formula="",
     source="RDNA (gfx10/11/12) L2 is GL2C; rocprofv3 derives GL2C_HIT_sum/GL2C_MISS_sum. "
            "hotspot has no fabric-byte formula for RDNA",
 )
 
-# Arch name -> counter semantics. gfx908 shares the gfx90a EA naming and 64 B request model.
-_BY_ARCH: dict[str, ArchCounters] = {
-    "gfx908": GFX90A, "gfx90a": GFX90A,
-    "gfx940": GFX942, "gfx941": GFX942, "gfx942": GFX942,
-    "gfx950": GFX950,
+# Targets outside the CDNA table (hotspot/arch/targets.py) whose counters are still known:
+# early MI300 steppings and the RDNA parts (LLVM AMDGPU processor list).
+OTHER_TARGETS: dict[str, ArchCounters] = {
+    "gfx940": GFX942_COUNTERS, "gfx941": GFX942_COUNTERS,
+    **{gfx: RDNA_COUNTERS for gfx in ("gfx1030", "gfx1031", "gfx1032", "gfx1100", "gfx1101", "gfx1102",
+                                     "gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201")},
 }
-_RDNA_PREFIX = re.compile(r"^gfx1[0-2][0-9a-f]{2}$")
 
-ALL_SETS: tuple[ArchCounters, ...] = (GFX90A, GFX942, GFX950, RDNA)
+ALL_SETS: tuple[ArchCounters, ...] = (GFX90A_COUNTERS, GFX942_COUNTERS, GFX950_COUNTERS, RDNA_COUNTERS)
 
 
 def counters_for_arch(arch: str | None) -> ArchCounters | None:
+    """The counter semantics of a gfx target (feature suffixes ignored); None when unknown."""
+    from hotspot.arch.targets import find_target, normalize_gfx
+
     if not arch:
         return None
-    arch = arch.lower()
-    if arch in _BY_ARCH:
-        return _BY_ARCH[arch]
-    if _RDNA_PREFIX.match(arch):
-        return RDNA
-    return None
+    target = find_target(arch)
+    if target is not None:
+        return target.counters
+    return OTHER_TARGETS.get(normalize_gfx(arch))
 
 
 def wanted_counters() -> tuple[str, ...]:
