@@ -28,6 +28,8 @@ GFX9 = WaitcntRules(
 )
 
 BY_GFXIP: dict[int, WaitcntRules] = {9: GFX9}
+# A ui_output dir without filenames.json: decoder format 3.0.0 captures of CDNA parts are gfx IP 9.
+DEFAULT_GFXIP = 9
 
 
 def rules_for_gfxip(gfxip: int | None) -> WaitcntRules | None:

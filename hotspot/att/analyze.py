@@ -9,6 +9,7 @@ from typing import Any
 
 from hotspot.arch.arch import Arch
 from hotspot.arch.detect import detect_arch
+from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
@@ -287,8 +288,9 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     def occupancy_meanwhile() -> None:
         occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings))
 
+    rules = _waitcnt_rules(disp, arch, warnings)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
-                       opts.jobs, occupancy_meanwhile)
+                       opts.jobs, occupancy_meanwhile, rules=rules)
     warnings.extend(occupancy_warnings)
     occupancy, gap = occupancy_out[0]
     findings = [f for f in (
@@ -322,6 +324,19 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
         options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
                  "context": opts.context, "kernel": opts.kernel, "max_waves": opts.max_waves},
     )
+
+
+def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules:
+    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch."""
+    gfxip = disp.filenames_doc.get("gfxip")
+    if not isinstance(gfxip, int) or isinstance(gfxip, bool):
+        gfxip = arch.target.gfxip if arch.target else DEFAULT_GFXIP
+    rules = rules_for_gfxip(gfxip)
+    if rules is None:
+        warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are attributed with "
+                        "the gfx9 rules, which may not match this GPU")
+        return GFX9
+    return rules
 
 
 def _limit_states(ws: WaveStates, topk: int) -> WaveStates:

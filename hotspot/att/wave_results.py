@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
 from hotspot.att.classify import MEMORY_CATEGORIES, classify
@@ -38,7 +39,8 @@ class WaveResults:
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
                   max_bytes: int | None, warnings: list[str], jobs: int = 1,
-                  meanwhile: Callable[[], None] | None = None) -> WaveResults:
+                  meanwhile: Callable[[], None] | None = None,
+                  rules: WaitcntRules = GFX9) -> WaveResults:
     """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
@@ -47,7 +49,7 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
         warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows), max_bytes), jobs, meanwhile)
+    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes), jobs, meanwhile)
     return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
 
 

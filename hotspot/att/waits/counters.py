@@ -1,11 +1,13 @@
-"""The gfx9 counter rules the decoder applies (HARDWARE.md §3, FORMATS.md §1.2): which counter each
-memory instruction increments, what each s_waitcnt waits for, and the per-row tables of the wave pass."""
+"""Which counter each memory instruction increments and what each s_waitcnt waits for, under a GPU
+generation's rules (hotspot/arch/waitcnt.py; the decoder applies the same), and the per-row tables
+of the wave pass."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att.classify import WAIT_CATEGORIES, classify, mnemonic_of
 from hotspot.capture.model import CodeRow
 
@@ -18,11 +20,6 @@ ROLE_WAIT = 2
 ROLE_BARRIER = 3
 NOT_WAITED = -1  # threshold of a counter an s_waitcnt does not name
 NO_PRODUCER = -1  # producer line of the "nothing outstanding" bucket
-
-# The decoder's push rules (FORMATS.md §1.2), by mnemonic prefix.
-_VM_PREFIXES = ("buffer_", "tbuffer_", "global_", "scratch_")
-_FLAT_PREFIX = "flat_"
-_LGKM_PREFIXES = ("ds_", "s_sendmsg")
 
 # lgkm breakdown classes, in report order; `vmem` (the vm producers of mixed waits) and `none`
 # (instances with nothing outstanding) are reported beside them, so everything sums to the stall.
@@ -46,16 +43,16 @@ class LineTables:
     waits: dict[int, tuple[int, int]]
 
 
-def counter_mask(isa: str) -> tuple[int, bool]:
-    """(VM/LGKM mask, is_scalar_memory) of one instruction under the decoder's gfx9 rules."""
+def counter_mask(isa: str, rules: WaitcntRules = GFX9) -> tuple[int, bool]:
+    """(VM/LGKM mask, is_scalar_memory) of one instruction under the decoder's push rules."""
     mn = mnemonic_of(isa)
-    if mn.startswith(_FLAT_PREFIX):
+    if mn.startswith(rules.flat_prefix):
         return VM | LGKM, False
-    if mn.startswith(_VM_PREFIXES):
+    if mn.startswith(rules.vm_prefixes):
         return VM, False
     if classify(isa).category == "smem":
         return LGKM, True
-    if mn.startswith(_LGKM_PREFIXES):
+    if mn.startswith(rules.lgkm_prefixes):
         return LGKM, False
     return 0, False
 
@@ -75,7 +72,7 @@ def wait_thresholds(isa: str) -> tuple[int, int] | None:
     return vm, lgkm
 
 
-def build_tables(rows: Iterable[CodeRow]) -> LineTables:
+def build_tables(rows: Iterable[CodeRow], rules: WaitcntRules = GFX9) -> LineTables:
     roles: dict[int, int] = {}
     pushes: dict[int, int] = {}
     scalar: set[int] = set()
@@ -89,7 +86,7 @@ def build_tables(rows: Iterable[CodeRow]) -> LineTables:
         if cat == "barrier":
             roles[r.line_number] = ROLE_BARRIER
             continue
-        mask, is_scalar = counter_mask(r.isa)
+        mask, is_scalar = counter_mask(r.isa, rules)
         if mask:
             roles[r.line_number] = ROLE_MEM
             pushes[r.line_number] = mask
