@@ -11,8 +11,18 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from hotspot.arch.arch import CDNA_CANDIDATES, UNKNOWN_LABEL, Arch, parse_arch, split_target_id
-from hotspot.capture.agents import read_agents_csv, read_agents_results_json, read_agents_rocpd
+from hotspot.arch.arch import (
+    CDNA_CANDIDATES,
+    UNKNOWN_LABEL,
+    Arch,
+    parse_arch,
+    split_target_id,
+)
+from hotspot.capture.agents import (
+    read_agents_csv,
+    read_agents_results_json,
+    read_agents_rocpd,
+)
 from hotspot.capture.sidefiles import nearby_files
 
 CODE_OBJECT_RE = re.compile(r"_(gfx[0-9a-f]{3,4})_code_object_id_\d+\.out$", re.IGNORECASE)

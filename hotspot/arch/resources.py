@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from hotspot.arch.occupancy import align_to
-from hotspot.arch.targets import ArchTarget, SEPARATE, TESTED_GFX, get_target
+from hotspot.arch.targets import SEPARATE, TESTED_GFX, ArchTarget, get_target
 
 # Source kinds, most trusted first.
 ROCPD = "rocpd"

@@ -12,7 +12,12 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from hotspot.arch import mfma_tables as mt
-from hotspot.arch.counters import GFX90A_COUNTERS, GFX942_COUNTERS, GFX950_COUNTERS, ArchCounters
+from hotspot.arch.counters import (
+    GFX90A_COUNTERS,
+    GFX942_COUNTERS,
+    GFX950_COUNTERS,
+    ArchCounters,
+)
 from hotspot.errors import InputError
 
 UNIFIED = "unified"    # arch VGPRs and AGPRs share one 512-entry file per lane (gfx90a and later)

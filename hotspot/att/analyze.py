@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,100 +11,36 @@ from hotspot.arch.detect import detect_arch
 from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
+from hotspot.att.model import (
+    DETAIL_INSTRUCTIONS,
+    MB,
+    AnalyzeOptions,
+    DetailLine,
+    DispatchAnalysis,
+    DispatchInfo,
+    MultiAnalysis,
+    Selection,
+    arch_out,
+    limit,
+)
+from hotspot.att.states import WaveStates
+from hotspot.att.wave_results import analyze_waves
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
-from hotspot.capture.files import load_json
 from hotspot.capture.layout import DispatchDir, open_dispatch, require_dispatch_dirs
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.capture.snapshots import SourceMap, build_source_map, read_source_lines
-from hotspot.att.wave_results import analyze_waves
-from hotspot.att.states import WaveStates
-from hotspot.att.waits.reduce import Attribution
-from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
+from hotspot.capture.select import (
+    OK,
+    DispatchCandidate,
+    kernel_name,
+    pct,
+    rank_dispatches,
+    select_kernel,
+    selection_reason,
+)
+from hotspot.capture.snapshots import SourceMap, load_source_map, read_source_lines
+from hotspot.errors import EmptyTraceError, UsageError
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import Result
-
-DEFAULT_TOPK = 15
-DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
-MB = 1024 * 1024
-# Real wave files are KBs to a few MB and code.json ~1 MB per 5,000 rows; 1 GiB in one file means
-# something is wrong (or needs an explicit --max-file-mb).
-DEFAULT_MAX_FILE_MB = 1024.0
-
-
-@dataclass(frozen=True)
-class AnalyzeOptions:
-    topk: int = DEFAULT_TOPK
-    mode: str = "both"  # asm | src | both (which tables the text view shows)
-    detail: bool = False
-    context: int = 3
-    kernel: str | None = None  # regex selecting a kernel when code.json holds several
-    arch: str | None = None
-    all_dispatches: bool = False
-    # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
-    max_file_mb: float = DEFAULT_MAX_FILE_MB
-    jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
-    max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
-
-
-@dataclass(frozen=True)
-class DispatchInfo:
-    path: str
-    agent_handle: int | None
-    dispatch_id: int | None
-    kernel: str
-    symbol: str
-    waves: int
-    code_rows: int
-    executed_instructions: int
-    source_mapped_pct: float
-    kernels_in_code: int
-
-
-@dataclass(frozen=True)
-class ArchOut:
-    gfx: str
-    product: str | None
-    source: str
-    known: bool
-    candidates: list[str]
-    features: list[str]
-
-
-@dataclass(frozen=True)
-class DetailLine:
-    file: str
-    line: int | None
-    source_available: bool
-    snippet: list[dict[str, Any]]  # [{line, text, hot}]
-    instructions: list[agg.InstructionStat]
-
-
-@dataclass
-class DispatchAnalysis:
-    dispatch: DispatchInfo
-    arch: ArchOut
-    mode: str  # "cycles" or "pc-sampling"
-    totals: agg.Totals
-    stall_by_category: list[agg.CategoryStall]
-    instructions: list[agg.InstructionStat]
-    source_lines: list[agg.SourceLineStat]
-    files: list[agg.FileStat]
-    instruction_mix: list[agg.MixEntry]
-    findings: list[fnd.Finding]
-    wave_states: WaveStates | None = None
-    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy.py)
-    waits: list[Any] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits.py)
-    blamed_lines: list[Any] | None = None
-    lgkm_breakdown: Any = None
-    loops: list[Any] | None = None
-    barriers: list[Any] | None = None
-    attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
-    plan: list[Any] | None = None  # prioritized optimization plan (hotspot/plan, --plan)
-    samples: dict[str, Any] | None = None
-    detail: list[DetailLine] | None = None
-    selection: dict[str, Any] | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
 
 # ----------------------------------------------------------------------------------------------
 
@@ -129,27 +64,18 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
         warnings: list[str] = []
         data = analyze_dispatch_dir(dirs[0], opts, warnings)
         return Result("analyze", data, warnings)
-    ranking, warnings = rank_dispatch_dirs(dirs, opts)
-    usable = [r for r in ranking if r["status"] == "ok"]
+    ranking, warnings = rank_dispatches(dirs, opts.kernel, _max_bytes(opts))
+    usable = [c for c in ranking if c.status == OK]
     if opts.all_dispatches:
-        analyses = []
-        for r in usable:
-            analyses.append(analyze_dispatch_dir(Path(r["path"]), opts, warnings))
+        analyses = [analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
         if not analyses:
             _raise_all_empty(path, ranking)
-        return Result("analyze", {"dispatches": analyses, "ranking": ranking}, warnings)
+        return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
     if not usable:
         _raise_all_empty(path, ranking)
     best = usable[0]
-    data = analyze_dispatch_dir(Path(best["path"]), opts, warnings)
-    data.selection = {
-        "chosen": best["path"],
-        "reason": f"most waves ({best['waves']}), then most executed instructions "
-                  f"({best['executed_instructions']}), then source-mapped share "
-                  f"({best['source_mapped_pct']:.0f}%) among {len(dirs)} dispatch dirs; "
-                  "use --all to analyze each",
-        "candidates": ranking,
-    }
+    data = analyze_dispatch_dir(Path(best.path), opts, warnings)
+    data.selection = Selection(best.path, selection_reason(best, len(dirs)), ranking)
     return Result("analyze", data, warnings)
 
 
@@ -158,103 +84,14 @@ def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Res
     return analyze_path(path, opts)
 
 
-def _raise_all_empty(path: Path, ranking: list[dict[str, Any]]) -> None:
-    states = ", ".join(f"{Path(r['path']).name}: {r['status']}" for r in ranking)
+def _raise_all_empty(path: Path, ranking: list[DispatchCandidate]) -> None:
+    states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
     raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable ({states})",
                           EMPTY_TRACE_HINT)
 
 
-def rank_dispatch_dirs(dirs: list[Path], opts: AnalyzeOptions) -> tuple[list[dict[str, Any]], list[str]]:
-    ranking: list[dict[str, Any]] = []
-    warnings: list[str] = []
-    for d in dirs:
-        entry: dict[str, Any] = {"path": str(d), "status": "ok", "kernel": "", "waves": 0,
-                                 "executed_instructions": 0, "source_mapped_pct": 0.0}
-        try:
-            disp = open_dispatch(d)
-            table = read_code_json(d / "code.json", _max_bytes(opts))
-            kernel, rows = _select_kernel(table, opts.kernel, [])
-            executed = [r for r in rows if r.hit > 0]
-            entry["kernel"] = _kernel_name(kernel, d)
-            entry["waves"] = len(disp.wave_files)
-            entry["executed_instructions"] = len(executed)
-            entry["source_mapped_pct"] = _pct(sum(1 for r in executed if r.source), len(executed))
-            if not disp.wave_files and not disp.pc_sampling:
-                entry["status"] = "empty (no wave files)"
-            elif not executed and not disp.pc_sampling:
-                entry["status"] = "empty (no executed instruction)"
-        except EmptyTraceError:
-            entry["status"] = "empty (code null)"
-        except HotspotError as err:
-            entry["status"] = f"unreadable: {err.message}"
-            warnings.append(f"skipped {d}: {err.message}")
-        ranking.append(entry)
-    ranking.sort(key=lambda e: (e["status"] != "ok", -e["waves"], -e["executed_instructions"],
-                                -e["source_mapped_pct"], e["path"]))
-    return ranking, warnings
-
-
 def _max_bytes(opts: AnalyzeOptions) -> int | None:
     return int(opts.max_file_mb * MB) if opts.max_file_mb else None
-
-
-def _pct(part: int, whole: int) -> float:
-    return 100.0 * part / whole if whole else 0.0
-
-
-def _kernel_name(kernel: KernelSymbol | None, d: Path) -> str:
-    if kernel is None:
-        return _occupancy_kernel_name(d) or d.name
-    return kernel.demangled or kernel.symbol
-
-
-def _occupancy_kernel_name(d: Path) -> str | None:
-    try:
-        doc = load_json(d / "occupancy.json")
-    except HotspotError:
-        return None
-    names = doc.get("dispatches") if isinstance(doc, dict) else None
-    if isinstance(names, dict):
-        real = [v for k, v in sorted(names.items()) if isinstance(v, str) and " / 0x" not in v]
-        if real:
-            return real[0]
-    return None
-
-
-def _select_kernel(table: CodeTable, regex: str | None, warnings: list[str]
-                   ) -> tuple[KernelSymbol | None, tuple[CodeRow, ...]]:
-    kernels = list(table.kernels)
-    if not kernels:
-        return None, table.rows
-    if regex:
-        try:
-            pat = re.compile(regex)
-        except re.error as exc:
-            raise UsageError(f"--kernel {regex!r} is not a valid regular expression: {exc}")
-        matched = [k for k in kernels if pat.search(k.symbol) or (k.demangled and pat.search(k.demangled))]
-        if not matched:
-            names = "; ".join(k.demangled or k.symbol for k in kernels)[:400]
-            raise InputError(f"{table.path}: no kernel matches --kernel {regex!r}",
-                             f"kernels in this code.json: {names}")
-        kernels = matched
-    if len(kernels) == 1:
-        return kernels[0], table.kernel_rows(kernels[0])
-    # Several kernels: the one whose instructions executed most.
-    scored = sorted(kernels, key=lambda k: (-sum(r.hit for r in table.kernel_rows(k)), k.row_index))
-    chosen = scored[0]
-    warnings.append(f"{table.path}: {len(kernels)} kernels in code.json; analyzing "
-                    f"{chosen.demangled or chosen.symbol} (most executed); select another with "
-                    "--kernel REGEX")
-    return chosen, table.kernel_rows(chosen)
-
-
-def _arch_out(info: Arch) -> ArchOut:
-    return ArchOut(info.label, info.product, info.source, info.known, list(info.candidates),
-                   list(info.features))
-
-
-def _limit(items: list, topk: int) -> list:
-    return items if topk == 0 else items[:topk]
 
 
 def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
@@ -264,7 +101,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     if not disp.pc_sampling and not disp.wave_files:
         raise EmptyTraceError(f"{d}: empty trace: no wave files, so no wave reached the traced CU",
                               EMPTY_TRACE_HINT)
-    kernel, rows = _select_kernel(table, opts.kernel, warnings)
+    kernel, rows = select_kernel(table, opts.kernel, warnings)
     executed = [r for r in rows if r.hit > 0]
     if disp.pc_sampling:
         return _analyze_pc_sampling(d, disp, table, kernel, rows, opts, warnings)
@@ -305,20 +142,20 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     if gap is not None:
         findings.append(gap)
     # Snapshots only feed the --detail snippets; do not read them otherwise.
-    detail = _detail(lines, rows, totals.stall, _source_map(d, warnings), opts) if opts.detail else None
-    info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
+    detail = _detail(lines, rows, totals.stall, load_source_map(d, warnings), opts) if opts.detail else None
+    info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
-                        len(executed), _pct(mapped, len(executed)), len(table.kernels))
+                        len(executed), pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=_arch_out(arch), mode="cycles", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode="cycles", totals=totals,
         stall_by_category=agg.stall_by_category(rows, totals.stall),
-        instructions=_limit(instructions, opts.topk), source_lines=_limit(lines, opts.topk),
+        instructions=limit(instructions, opts.topk), source_lines=limit(lines, opts.topk),
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
         findings=findings,
         wave_states=_limit_states(wr.wave_states, opts.topk),
-        waits=_limit(wr.waits, opts.topk), blamed_lines=_limit(wr.blamed_lines, opts.topk),
-        lgkm_breakdown=wr.lgkm_breakdown, loops=_limit(wr.loops, opts.topk),
-        barriers=_limit(wr.barriers, opts.topk), attribution=wr.attribution,
+        waits=limit(wr.waits, opts.topk), blamed_lines=limit(wr.blamed_lines, opts.topk),
+        lgkm_breakdown=wr.lgkm_breakdown, loops=limit(wr.loops, opts.topk),
+        barriers=limit(wr.barriers, opts.topk), attribution=wr.attribution,
         detail=detail,
         occupancy=occupancy,
         options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
@@ -340,28 +177,14 @@ def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> Waitcn
 
 
 def _limit_states(ws: WaveStates, topk: int) -> WaveStates:
-    return replace(ws, lines=_limit(ws.lines, topk), instructions=_limit(ws.instructions, topk))
-
-
-def _source_map(d: Path, warnings: list[str]) -> SourceMap:
-    snap = d / "snapshots.json"
-    if not snap.is_file():
-        return SourceMap()
-    try:
-        tree = load_json(snap)
-    except HotspotError as err:
-        warnings.append(f"{err.message}; source snippets not available")
-        return SourceMap()
-    smap = build_source_map(d, tree, snap)
-    warnings.extend(smap.warnings)
-    return smap
+    return replace(ws, lines=limit(ws.lines, topk), instructions=limit(ws.instructions, topk))
 
 
 def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_stall: int,
             smap: SourceMap, opts: AnalyzeOptions) -> list[DetailLine]:
     by_line = {r.line_number: r for r in rows}
     out = []
-    for s in _limit(lines, opts.topk):
+    for s in limit(lines, opts.topk):
         members = [by_line[n] for n in s.instructions if n in by_line]
         worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
         snippet: list[dict[str, Any]] = []

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hotspot.att.classify import classify
-from hotspot.capture.model import CodeRow
 from hotspot.att.waits.reduce import WaitBlame
+from hotspot.capture.model import CodeRow
 
 
 @dataclass(frozen=True)

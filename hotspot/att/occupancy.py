@@ -11,16 +11,16 @@ from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_occupancy
-from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import compute_occupancy, occupancy_candidates
 from hotspot.arch.targets import KNOWN_GFX
-from hotspot.capture.layout import DispatchDir
 from hotspot.att.findings import Finding
+from hotspot.capture.layout import DispatchDir
 from hotspot.capture.model import CodeRow, KernelSymbol
+from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.capture.sidefiles import nearby_files
-from hotspot.errors import HotspotError
 from hotspot.capture.trace.records import DispatchRecord
+from hotspot.errors import HotspotError
 
 # Achieved mean below this fraction of the theoretical waves/SIMD is an `occupancy-gap` finding.
 OCCUPANCY_GAP_RATIO = 0.5

@@ -13,9 +13,16 @@ from pathlib import Path
 from hotspot.arch.detect import detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
+from hotspot.att.model import DispatchAnalysis, DispatchInfo, arch_out, limit
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.capture.pcsampling import (ISSUED_COLUMNS, NOT_ISSUED_REASONS, REASON_COLUMNS,
-                                    STALLED_COLUMNS, first_present)
+from hotspot.capture.pcsampling import (
+    ISSUED_COLUMNS,
+    NOT_ISSUED_REASONS,
+    REASON_COLUMNS,
+    STALLED_COLUMNS,
+    first_present,
+)
+from hotspot.capture.select import kernel_name, pct
 from hotspot.errors import EmptyTraceError, bad_file
 
 
@@ -28,8 +35,6 @@ def _int(table: CodeTable, row: CodeRow, col: str) -> int:
 
 def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None,
                     rows: tuple[CodeRow, ...], opts, warnings: list[str]):
-    from hotspot.att.analyze import (DispatchAnalysis, DispatchInfo, _arch_out, _kernel_name,
-                                     _limit, _pct)
 
     issued_col = first_present(table.extra_columns, ISSUED_COLUMNS)
     stalled_col = first_present(table.extra_columns, STALLED_COLUMNS)
@@ -64,14 +69,14 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
     lines = agg.source_line_stats(sampled_rows, totals.stall)
     findings = [f for f in (fnd.source_collapse(lines), fnd.no_source(len(executed), mapped))
                 if f is not None]
-    info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, _kernel_name(kernel, d),
+    info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", 0, len(rows), len(executed),
-                        _pct(mapped, len(executed)), len(table.kernels))
+                        pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=_arch_out(arch), mode="pc-sampling", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode="pc-sampling", totals=totals,
         stall_by_category=agg.stall_by_category(sampled_rows, totals.stall),
-        instructions=_limit(agg.instruction_stats(sampled_rows, totals.stall), opts.topk),
-        source_lines=_limit(lines, opts.topk), files=agg.file_stats(lines, totals.stall),
+        instructions=limit(agg.instruction_stats(sampled_rows, totals.stall), opts.topk),
+        source_lines=limit(lines, opts.topk), files=agg.file_stats(lines, totals.stall),
         instruction_mix=agg.instruction_mix(rows), findings=findings,
         samples={"total": issued_total + stalled_total, "issued": issued_total,
                  "stalled": stalled_total,

@@ -9,13 +9,27 @@ from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
 from hotspot.att.classify import MEMORY_CATEGORIES, classify
-from hotspot.capture.layout import WaveFile
+from hotspot.att.engine.wavepass import (
+    PassOptions,
+    WavePartial,
+    run_wave_pass,
+    sample_wave_files,
+)
 from hotspot.att.loops import Loop, find_loops
-from hotspot.capture.model import CodeRow
-from hotspot.att.waits.counters import build_tables
-from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame, attribution, blamed_lines, lgkm_breakdown, wait_blames
 from hotspot.att.states import WaveStates, wave_states
-from hotspot.att.engine.wavepass import PassOptions, WavePartial, run_wave_pass, sample_wave_files
+from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.reduce import (
+    Attribution,
+    BlamedLine,
+    LgkmBreakdown,
+    WaitBlame,
+    attribution,
+    blamed_lines,
+    lgkm_breakdown,
+    wait_blames,
+)
+from hotspot.capture.layout import WaveFile
+from hotspot.capture.model import CodeRow
 from hotspot.capture.waves import WaveTotals
 
 # Producers named in an lgkm finding's evidence.

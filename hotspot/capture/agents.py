@@ -40,8 +40,8 @@ def read_agents_csv(path: Path) -> list[tuple[str, str]]:
 def read_agents_rocpd(path: Path) -> list[tuple[str, str]]:
     import sqlite3  # only when a rocpd database is beside the dispatch
 
-    from hotspot.errors import HotspotError
     from hotspot.capture.trace.rocpd import read_rocpd_agents
+    from hotspot.errors import HotspotError
 
     try:
         agents = read_rocpd_agents(path)

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hotspot.capture.files import load_json
+from hotspot.errors import HotspotError
+
 
 @dataclass(frozen=True)
 class SourceMap:
@@ -68,3 +71,18 @@ def read_source_lines(path: Path) -> list[str] | None:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+
+
+def load_source_map(d: Path, warnings: list[str]) -> SourceMap:
+    """The dispatch dir's snapshots.json as a SourceMap (empty without one; problems are warnings)."""
+    snap = d / "snapshots.json"
+    if not snap.is_file():
+        return SourceMap()
+    try:
+        tree = load_json(snap)
+    except HotspotError as err:
+        warnings.append(f"{err.message}; source snippets not available")
+        return SourceMap()
+    smap = build_source_map(d, tree, snap)
+    warnings.extend(smap.warnings)
+    return smap

@@ -13,10 +13,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from hotspot.collect import att_outputs, counters, discovery, iterations, jobs, rundir, tools
+from hotspot.collect import (
+    att_outputs,
+    counters,
+    discovery,
+    iterations,
+    jobs,
+    rundir,
+    tools,
+)
 from hotspot.collect.process import ProcessOutcome, run_process, tail
-from hotspot.errors import (CommandFailedError, EmptyTraceError, HotspotError, ToolMissingError,
-                            UsageError)
+from hotspot.errors import (
+    CommandFailedError,
+    EmptyTraceError,
+    HotspotError,
+    ToolMissingError,
+    UsageError,
+)
 from hotspot.result import Result
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"

@@ -70,7 +70,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         renderers: dict[str, Renderer] | None = None) -> int:
     """Run `produce`, print the Result in `fmt`, return the exit code. Never raises."""
     from hotspot.errors import EXIT_INTERNAL, HotspotError
-    from hotspot.result import error_envelope, dumps
+    from hotspot.result import dumps, error_envelope
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
     try:

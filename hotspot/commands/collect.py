@@ -75,7 +75,13 @@ def register(app: typer.Typer) -> None:
         from hotspot.render.collect import render_collect, render_collect_markdown
 
         def produce():
-            from hotspot.collect.api import CollectOptions, collect, parse_env, parse_int, parse_size
+            from hotspot.collect.api import (
+                CollectOptions,
+                collect,
+                parse_env,
+                parse_int,
+                parse_size,
+            )
             from hotspot.collect.jobs import AttSettings
             from hotspot.errors import UsageError
 

@@ -134,28 +134,19 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
 
 def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
-    from hotspot.att.analyze import AnalyzeOptions, analyze_dispatch_dir, rank_dispatch_dirs
-    from hotspot.capture.layout import find_dispatch_dirs
+    from hotspot.att.analyze import analyze_dispatch_dir
+    from hotspot.att.model import AnalyzeOptions
+    from hotspot.capture.select import usable_ranking
     from hotspot.result import dumps
 
-    dirs = find_dispatch_dirs(path)
-    if not dirs:
-        raise InputError(f"{path}: no ATT dispatch directory (with a code.json) here or below",
-                         "pass a ui_output_agent_*_dispatch_* dir or a saved analyze JSON file")
     opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
-    ranking, rank_warnings = rank_dispatch_dirs(dirs, opts)
+    usable, _, rank_warnings = usable_ranking(path, kernel)
     warnings.extend(rank_warnings)
-    usable = [r for r in ranking if r["status"] == "ok"]
-    if not usable:
-        from hotspot.capture.codejson import EMPTY_TRACE_HINT
-        from hotspot.errors import EmptyTraceError
-
-        raise EmptyTraceError(f"{path}: no dispatch dir with executed waves", EMPTY_TRACE_HINT)
     best = usable[0]
-    same = [r for r in usable if r["kernel"] == best["kernel"]][:2]
+    same = [c for c in usable if c.kernel == best.kernel][:2]  # a replicate pair gives the noise
     analyses = []
-    for r in same:
-        a = analyze_dispatch_dir(Path(r["path"]), opts, warnings)
+    for c in same:
+        a = analyze_dispatch_dir(Path(c.path), opts, warnings)
         analyses.append(orjson.loads(dumps(a)))
     return _Side(_info(path, "dispatch-dir", analyses), analyses)
 

@@ -82,27 +82,12 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 
 
 def select_dispatch(path: Path, warnings: list[str]) -> Path:
-    from hotspot.att.analyze import rank_dispatch_dirs
-    from hotspot.capture.codejson import EMPTY_TRACE_HINT
-    from hotspot.capture.layout import require_dispatch_dirs
+    """The dispatch dir to export: the one every command picks (hotspot/capture/select.py)."""
+    from hotspot.capture.select import choose_dispatch
 
-    dirs = require_dispatch_dirs(path)
-    if len(dirs) == 1:
-        return dirs[0]
-    ranking, rank_warnings = rank_dispatch_dirs(dirs, _analyze_opts())
-    warnings.extend(rank_warnings)
-    usable = [r for r in ranking if r["status"] == "ok"]
-    if not usable:
-        raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable", EMPTY_TRACE_HINT)
-    warnings.append(f"{len(dirs)} dispatch dirs under {path}; exporting {usable[0]['path']} (most "
-                    "waves); pass that dir to export another")
-    return Path(usable[0]["path"])
-
-
-def _analyze_opts():
-    from hotspot.att.analyze import AnalyzeOptions
-
-    return AnalyzeOptions()
+    chosen, notes = choose_dispatch(path)
+    warnings.extend(notes)
+    return chosen
 
 
 def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from hotspot.errors import UsageError
 from hotspot.export.output import resolve_output, write_atomically
 from hotspot.export.report_data import ReportOptions, report_data
-from hotspot.errors import UsageError
 from hotspot.result import Result
 
 DEFAULT_REPORT = "report.html"

@@ -7,8 +7,8 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotspot.errors import UsageError
 from hotspot.att.analyze import AnalyzeOptions, DispatchAnalysis, analyze_path
+from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
 from hotspot.plan.model import PlanItem, Skipped
 from hotspot.result import Result, dumps

@@ -6,7 +6,13 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from hotspot.arch.mfma import CYCLES_PER_PASS, faster_shape, k_ratio, mfma_passes, parse_mfma
+from hotspot.arch.mfma import (
+    CYCLES_PER_PASS,
+    faster_shape,
+    k_ratio,
+    mfma_passes,
+    parse_mfma,
+)
 from hotspot.arch.targets import find_target
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule

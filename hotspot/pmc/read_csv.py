@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hotspot.errors import bad_file
 from hotspot.arch.counters import wanted_counters
+from hotspot.errors import bad_file
 from hotspot.pmc.model import CounterFile, DispatchCounters
 
 _INSTANCE = re.compile(r"^(?P<base>.+)\[(?P<index>\d+)\]$")

@@ -8,7 +8,11 @@ from pathlib import Path
 
 from hotspot.errors import bad_file
 from hotspot.pmc.model import ArchHint, CounterFile
-from hotspot.pmc.read_csv import DispatchAccumulator, finish_dispatches, canonical_counter
+from hotspot.pmc.read_csv import (
+    DispatchAccumulator,
+    canonical_counter,
+    finish_dispatches,
+)
 
 _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end", "agent_id")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hotspot.att.model import MultiAnalysis
+from hotspot.capture.select import DispatchCandidate
 from hotspot.render.tables import bar, heading, num, pct, shorten, table
 from hotspot.result import Result
 
@@ -21,16 +23,16 @@ def render_markdown(result: Result) -> str:
 
 def _render(result: Result, markdown: bool) -> str:
     data = result.data
-    if isinstance(data, dict) and "dispatches" in data:
-        parts = [_ranking(data["ranking"], markdown)]
-        parts += [_one(a, markdown) for a in data["dispatches"]]
+    if isinstance(data, MultiAnalysis):
+        parts = [_ranking(data.ranking, markdown)]
+        parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
     return _one(data, markdown)
 
 
-def _ranking(ranking: list[dict[str, Any]], markdown: bool) -> str:
-    rows = [[i + 1, r["path"], shorten(r["kernel"], 40), r["waves"], r["executed_instructions"],
-             pct(r["source_mapped_pct"], 0), r["status"]] for i, r in enumerate(ranking)]
+def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
+    rows = [[i + 1, r.path, shorten(r.kernel, 40), r.waves, r.executed_instructions,
+             pct(r.source_mapped_pct, 0), r.status] for i, r in enumerate(ranking)]
     return heading("Dispatch dirs", markdown) + "\n" + table(
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 

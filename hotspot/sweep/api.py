@@ -205,9 +205,7 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
 
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: dict[str, Any], command: str) -> Result:
     from hotspot.commands._run import progress
-    from hotspot.sweep.scheduler import Worker, WorkerOptions
-
-    from hotspot.sweep.scheduler import pin_env
+    from hotspot.sweep.scheduler import Worker, WorkerOptions, pin_env
 
     for g in gpus:
         try:
@@ -230,7 +228,7 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: d
         c = data["counts"]
         raise SweepInterrupted(
             f"interrupted: {c['done']} done, {c['interrupted']} interrupted, {c['pending']} pending "
-            f"in {sweep_dir}", f"resume with the same command plus --retry interrupted",
+            f"in {sweep_dir}", "resume with the same command plus --retry interrupted",
             details={"sweep_dir": str(sweep_dir), "counts": c})
     result = Result(command, data, [])
     states = {e["state"] for e in scope}

@@ -11,7 +11,6 @@ from hotspot.errors import UsageError
 from hotspot.result import Result
 from hotspot.sweep import manifest as mf
 
-
 PATH_FIELDS = ("log", "run_dir", "plan_json", "report_html", "dispatch")
 
 

@@ -6,18 +6,24 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotspot.errors import EmptyTraceError, UsageError, bad_file
-from hotspot.result import Result
 from hotspot.capture.trace import detect
-from hotspot.trace.aggregate import gpu_rows, kernel_rows, region_rows, select_markers, stats_rows
 from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
 from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
 from hotspot.capture.trace.marker_trace import read_marker_trace_csv
-from hotspot.trace.model import KernelTable
 from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
-from hotspot.trace.regex import kernel_regexes
 from hotspot.capture.trace.rocpd import read_rocpd_dispatches, read_rocpd_markers
 from hotspot.capture.trace.rtl import read_rtl_dispatches, read_rtl_markers
+from hotspot.errors import EmptyTraceError, UsageError, bad_file
+from hotspot.result import Result
+from hotspot.trace.aggregate import (
+    gpu_rows,
+    kernel_rows,
+    region_rows,
+    select_markers,
+    stats_rows,
+)
+from hotspot.trace.model import KernelTable
+from hotspot.trace.regex import kernel_regexes
 
 COMMAND = "kernels"
 COLLECTIVE = "collective"

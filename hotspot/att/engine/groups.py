@@ -31,11 +31,11 @@ from typing import Any
 
 import orjson
 
+from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture.waves import WAVE_STATES
-from hotspot.att.engine.native import ScannedWave, native
 
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7

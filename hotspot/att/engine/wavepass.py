@@ -19,14 +19,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotspot.capture.files import parse_json, read_capped
-from hotspot.capture.layout import WaveFile
-from hotspot.att.engine.groups import (DECODER_JUMP, N_STATES, SequenceFolder, SequenceGroup,
-                                     admit_group, flush_group, fold_wave_columns, fold_wave_scanned)
+from hotspot.att.engine.groups import (
+    DECODER_JUMP,
+    N_STATES,
+    SequenceFolder,
+    SequenceGroup,
+    admit_group,
+    flush_group,
+    fold_wave_columns,
+    fold_wave_scanned,
+)
+from hotspot.att.engine.native import native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
+from hotspot.capture.files import parse_json, read_capped
+from hotspot.capture.layout import WaveFile
 from hotspot.capture.waves import Wave, WaveTotals, wave_from_doc
-from hotspot.att.engine.native import native, scan
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
 

@@ -1,0 +1,122 @@
+"""The `analyze` use case's options and its typed result (serialized by orjson in field order; the
+JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling analyses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotspot.arch.arch import Arch
+from hotspot.att import aggregate as agg
+from hotspot.att import findings as fnd
+from hotspot.att.states import WaveStates
+from hotspot.att.waits.reduce import Attribution
+from hotspot.capture.select import DispatchCandidate
+
+DEFAULT_TOPK = 15
+DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
+MB = 1024 * 1024
+# Real wave files are KBs to a few MB and code.json ~1 MB per 5,000 rows; 1 GiB in one file means
+# something is wrong (or needs an explicit --max-file-mb).
+DEFAULT_MAX_FILE_MB = 1024.0
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    topk: int = DEFAULT_TOPK
+    mode: str = "both"  # asm | src | both (which tables the text view shows)
+    detail: bool = False
+    context: int = 3
+    kernel: str | None = None  # regex selecting a kernel when code.json holds several
+    arch: str | None = None
+    all_dispatches: bool = False
+    # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
+    max_file_mb: float = DEFAULT_MAX_FILE_MB
+    jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
+    max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
+
+
+@dataclass(frozen=True)
+class DispatchInfo:
+    path: str
+    agent_handle: int | None
+    dispatch_id: int | None
+    kernel: str
+    symbol: str
+    waves: int
+    code_rows: int
+    executed_instructions: int
+    source_mapped_pct: float
+    kernels_in_code: int
+
+
+@dataclass(frozen=True)
+class ArchOut:
+    gfx: str
+    product: str | None
+    source: str
+    known: bool
+    candidates: list[str]
+    features: list[str]
+
+
+@dataclass(frozen=True)
+class DetailLine:
+    file: str
+    line: int | None
+    source_available: bool
+    snippet: list[dict[str, Any]]  # [{line, text, hot}]
+    instructions: list[agg.InstructionStat]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Why this dispatch was analyzed when the path held several (capture/select.py ranking)."""
+
+    chosen: str
+    reason: str
+    candidates: list[DispatchCandidate]
+
+
+@dataclass
+class DispatchAnalysis:
+    dispatch: DispatchInfo
+    arch: ArchOut
+    mode: str  # "cycles" or "pc-sampling"
+    totals: agg.Totals
+    stall_by_category: list[agg.CategoryStall]
+    instructions: list[agg.InstructionStat]
+    source_lines: list[agg.SourceLineStat]
+    files: list[agg.FileStat]
+    instruction_mix: list[agg.MixEntry]
+    findings: list[fnd.Finding]
+    wave_states: WaveStates | None = None
+    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy.py)
+    waits: list[Any] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits.py)
+    blamed_lines: list[Any] | None = None
+    lgkm_breakdown: Any = None
+    loops: list[Any] | None = None
+    barriers: list[Any] | None = None
+    attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
+    plan: list[Any] | None = None  # prioritized optimization plan (hotspot/plan, --plan)
+    samples: dict[str, Any] | None = None
+    detail: list[DetailLine] | None = None
+    selection: Selection | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MultiAnalysis:
+    """`analyze --all`: every usable dispatch, and the ranking of all of them."""
+
+    dispatches: list[DispatchAnalysis]
+    ranking: list[DispatchCandidate]
+
+
+def arch_out(info: Arch) -> ArchOut:
+    return ArchOut(info.label, info.product, info.source, info.known, list(info.candidates),
+                   list(info.features))
+
+
+def limit(items: list, topk: int) -> list:
+    return items if topk == 0 else items[:topk]
