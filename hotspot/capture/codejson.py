@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from hotspot.capture.files import load_json
+from hotspot.capture.session import memoized
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.source import parse_source
 from hotspot.errors import EmptyTraceError, InputError, bad_file
@@ -49,6 +50,11 @@ def is_legacy(doc: Any) -> bool:
 
 
 def read_code_json(path: Path, max_bytes: int | None = None) -> CodeTable:
+    """The code table of one code.json (read once per capture session)."""
+    return memoized("code.json", str(path), lambda: _read_code_json(path, max_bytes))
+
+
+def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
     doc = load_json(path, max_bytes)
     if not isinstance(doc, dict):
         raise bad_file(path, "top level is not a JSON object")

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from hotspot.capture.session import kept_bytes, remember_bytes
 from hotspot.errors import InputError, bad_file
 
 
@@ -19,7 +20,17 @@ def load_json(path: Path, max_bytes: int | None = None) -> Any:
 
 def read_capped(path: Path | str, max_bytes: int | None = None) -> bytes:
     """The bytes of one input file, refused when over `max_bytes`; every failure names the file.
-    Plain os calls (`path` may be a str): the wave pass reads ~50,000 files on a large capture."""
+    Plain os calls (`path` may be a str): the wave pass reads ~50,000 files on a large capture.
+    Within a capture session, bytes another step asked to keep are served without a second read."""
+    kept = kept_bytes(os.fspath(path))
+    if kept is not None:
+        return kept
+    data = _read_capped(path, max_bytes)
+    remember_bytes(os.fspath(path), data)
+    return data
+
+
+def _read_capped(path: Path | str, max_bytes: int | None) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY)
         try:

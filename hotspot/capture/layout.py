@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hotspot.capture.files import load_json
+from hotspot.capture.session import memoized
 from hotspot.errors import InputError, bad_file
 
 DISPATCH_DIR_RE = re.compile(r"^ui_output_agent_(\d+)_dispatch_(\d+)$")
@@ -114,6 +115,11 @@ def _dir_sort_key(path: Path) -> tuple:
 
 
 def open_dispatch(path: Path) -> DispatchDir:
+    """The dispatch dir's listing and filenames.json (read once per capture session)."""
+    return memoized("dispatch", str(path), lambda: _open_dispatch(path))
+
+
+def _open_dispatch(path: Path) -> DispatchDir:
     if not path.exists():
         raise InputError(f"{path}: no such file or directory",
                          "pass an ATT ui_output_agent_*_dispatch_* directory")

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import orjson
 
+from hotspot.capture.session import memoized
 from hotspot.errors import bad_file
 
 OCCUPANCY_ROW_FIELDS = ("time", "cu", "simd", "slot", "is_start", "kernel_id")
@@ -119,6 +120,11 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
 
 
 def read_occupancy_json(path: Path | str) -> OccupancyTrace:
+    """The parsed occupancy.json (read once per capture session)."""
+    return memoized("occupancy.json", str(path), lambda: _read_occupancy_json(path))
+
+
+def _read_occupancy_json(path: Path | str) -> OccupancyTrace:
     """Read and validate one occupancy.json; InputError (bad_file) on anything malformed."""
     try:
         raw = Path(path).read_bytes()

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
-from hotspot.capture.files import load_json
 from hotspot.capture.layout import open_dispatch, parse_dir_name, require_dispatch_dirs
+from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 
@@ -88,16 +88,16 @@ def kernel_name(kernel: KernelSymbol | None, d: Path) -> str:
 
 
 def occupancy_kernel_name(d: Path) -> str | None:
+    """A real kernel name from occupancy.json's dispatch map (not a `codeobj / 0xaddr` stand-in)."""
+    path = d / "occupancy.json"
+    if not path.is_file():
+        return None
     try:
-        doc = load_json(d / "occupancy.json")
+        names = read_occupancy_json(path).dispatches
     except HotspotError:
         return None
-    names = doc.get("dispatches") if isinstance(doc, dict) else None
-    if isinstance(names, dict):
-        real = [v for k, v in sorted(names.items()) if isinstance(v, str) and " / 0x" not in v]
-        if real:
-            return real[0]
-    return None
+    real = [v for _, v in sorted(names.items()) if isinstance(v, str) and " / 0x" not in v]
+    return real[0] if real else None
 
 
 def survey(d: Path, kernel_regex: str | None = None, max_bytes: int | None = None) -> DispatchCandidate:

@@ -1,57 +1,123 @@
-"""Files rocprofv3 writes beside a dispatch dir: agent info, kernel trace, rocpd db, results.json.
+"""Files rocprofv3 writes beside a dispatch dir: agent info, kernel trace/stats, rocpd db,
+results.json, code objects.
 
-rocprofv3 puts them in the dispatch dir's parent, or (with the default `%hostname%/%pid%` naming)
-in a `<hostname>/` subfolder of that parent. We look in the dir itself, its parent, and the parent's
-immediate subfolders, nearest first.
+Where they are, by layout (nearest first):
+- the dispatch dir itself, its parent (rocprofv3's output folder), and the parent's direct
+  subfolders (the default `%hostname%/%pid%` naming puts them in `<hostname>/`; a companion folder
+  named after the dispatch dir, e.g. `<dir>.meta`, comes first);
+- up to MAX_ANCESTORS levels further up and those folders' direct subfolders: kernel-library repos
+  keep the discovery CSVs beside the ATT tree, e.g. `<kernel>/att_viewer/big/ui_output_*/` with
+  `<kernel>/compute_viewer/*.csv`;
+- files or folders the user names with `--meta PATH` come before everything else.
+Adding a layout is one entry in LAYOUTS (and a reader, if the file type is new).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 
-from hotspot.capture.layout import WAVE_FILE_RE, is_dispatch_dir
+from hotspot.capture.layout import DISPATCH_DIR_RE, WAVE_FILE_RE, is_dispatch_dir
+from hotspot.capture.session import memoized
+
+# How far up from the dispatch dir side files are looked for, and what each level is.
+MAX_ANCESTORS = 3
+LAYOUTS: tuple[tuple[int, str], ...] = (
+    (1, "rocprofv3 output folder (and its <hostname>/ subfolder)"),
+    (2, "a run folder holding pass_N/ or att/ outputs"),
+    (3, "kernel-library layout: <kernel>/att_viewer/<name>/ui_output_*, <kernel>/compute_viewer/"),
+)
+# Direct subfolders listed per ancestor: a capture under a huge folder must not scan all of it.
+MAX_SUBFOLDERS = 256
 
 
-def search_dirs(dispatch_dir: Path) -> list[Path]:
-    return list(_search_dirs(dispatch_dir))
+def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:
+    """Folders searched for side files, nearest first (explicit --meta folders first)."""
+    explicit = [Path(m) for m in meta if Path(m).is_dir()]
+    return explicit + [d for d in memoized("search-dirs", str(dispatch_dir),
+                                           lambda: _search_dirs(dispatch_dir)) if d not in explicit]
 
 
-@lru_cache(maxsize=64)
-def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
-    parent = dispatch_dir.parent
-    dirs = [dispatch_dir, parent]
-    try:
-        subs = sorted(p for p in parent.iterdir()
-                      if p.is_dir() and p != dispatch_dir and not is_dispatch_dir(p))
-    except OSError:
-        subs = []
-    # Prefer a companion folder named after the dispatch dir (e.g. `<dir>.meta`), then the rest.
-    subs.sort(key=lambda p: (not p.name.startswith(dispatch_dir.name), p.name))
-    return tuple(dirs + subs)
-
-
-@lru_cache(maxsize=256)
-def _file_names(folder: str) -> tuple[str, ...]:
-    """Sorted plain-file names of a folder, wave files left out (cached: one listing serves every
-    lookup of a run). No lookup asks for a wave file, and a dispatch dir holds tens of thousands."""
+def _subfolders(folder: Path, skip: set[Path], other_captures: bool) -> list[Path]:
+    """Direct subfolders of `folder`; with other_captures=False, folders that hold dispatch dirs of
+    their own (another capture's run folder, whose side files describe another run) are left out."""
     try:
         with os.scandir(folder) as it:
-            return tuple(sorted(e.name for e in it
-                                if not WAVE_FILE_RE.match(e.name) and e.is_file()))
+            subs = sorted(Path(e.path) for e in it if e.is_dir(follow_symlinks=False))
     except OSError:
-        return ()
+        return []
+    return [p for p in subs[:MAX_SUBFOLDERS] if p not in skip and not is_dispatch_dir(p)
+            and (other_captures or not _holds_dispatch_dirs(p))]
 
 
-def nearby_files(dispatch_dir: Path, *patterns: str) -> list[Path]:
-    """Files matching any glob pattern (case-insensitive), nearest directory first."""
+def _holds_dispatch_dirs(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as it:
+            return any(e.is_dir() and DISPATCH_DIR_RE.match(e.name) for e in it)
+    except OSError:
+        return False
+
+
+def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
+    out: list[Path] = [dispatch_dir]
+    seen: set[Path] = {dispatch_dir}
+    child = dispatch_dir
+    for level, ancestor in zip(range(1, MAX_ANCESTORS + 1), dispatch_dir.resolve().parents):
+        if ancestor.parent == ancestor:  # never the filesystem root
+            break
+        out.append(ancestor)
+        seen.add(ancestor)
+        # rocprofv3's own output folder (level 1) may hold several dispatch dirs of this run; further
+        # up, a folder with dispatch dirs of its own is another capture
+        subs = _subfolders(ancestor, seen | {child}, other_captures=level == 1)
+        # a companion folder named after the dispatch dir (e.g. `<dir>.meta`) first, then the rest
+        subs.sort(key=lambda p: (not p.name.startswith(dispatch_dir.name), p.name))
+        out.extend(subs)
+        seen.update(subs)
+        child = ancestor
+    return tuple(out)
+
+
+def _file_names(folder: str) -> tuple[str, ...]:
+    """Sorted plain-file names of a folder, wave files left out (one listing per session). No lookup
+    asks for a wave file, and a dispatch dir holds tens of thousands."""
+    def listing() -> tuple[str, ...]:
+        try:
+            with os.scandir(folder) as it:
+                return tuple(sorted(e.name for e in it
+                                    if not WAVE_FILE_RE.match(e.name) and e.is_file()))
+        except OSError:
+            return ()
+    return memoized("listing", folder, listing)
+
+
+def nearby_files(dispatch_dir: Path, *patterns: str, meta: Sequence[Path] = ()) -> list[Path]:
+    """Files matching any glob pattern (case-insensitive): --meta files first, then nearest folder
+    first."""
     lowered = [pat.lower() for pat in patterns]
-    out: list[Path] = []
-    for folder in search_dirs(dispatch_dir):
+
+    def matches(name: str) -> bool:
+        low = name.lower()
+        return any(fnmatch.fnmatchcase(low, pat) for pat in lowered)
+
+    out = [Path(m) for m in meta if Path(m).is_file() and matches(Path(m).name)]
+    for folder in search_dirs(dispatch_dir, meta):
         for name in _file_names(str(folder)):
-            low = name.lower()
-            if any(fnmatch.fnmatchcase(low, pat) for pat in lowered):
-                out.append(folder / name)
+            if matches(name):
+                path = folder / name
+                if path not in out:
+                    out.append(path)
     return out
+
+
+def same_run(dispatch_dir: Path, side_file: Path) -> bool:
+    """True when the side file comes from the same rocprofv3 run as the dispatch dir (its output
+    folder or a subfolder of it): only then do its dispatch ids name the same dispatches."""
+    run = dispatch_dir.resolve().parent
+    try:
+        side_file.resolve().relative_to(run)
+        return True
+    except ValueError:
+        return False
