@@ -8,7 +8,7 @@ decides, the answer is "gfx9 (variant unknown)" with a warning: never a confiden
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hotspot.arch.arch import (
@@ -38,7 +38,8 @@ def _decide(agents: list[tuple[str, str]]) -> tuple[str, str] | None:
     return name, products[0] if products else ""
 
 
-def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | None = None) -> Arch:
+def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | None = None,
+                meta: Sequence[Path] = ()) -> Arch:
     if override:
         return parse_arch(override, "--arch")
     warnings: list[str] = []
@@ -48,7 +49,7 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
         ("results.json", ("*results.json",), read_agents_results_json),
     )
     for label, patterns, read in readers:
-        for path in nearby_files(dispatch_dir, *patterns):
+        for path in nearby_files(dispatch_dir, *patterns, meta=meta):
             agents = read(path)
             if not agents:
                 continue
@@ -59,7 +60,7 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
                 continue
             name, product = decided
             return parse_arch(name, f"{label}: {path}", product or None, tuple(warnings))
-    for path in nearby_files(dispatch_dir, "*_code_object_id_*.out"):
+    for path in nearby_files(dispatch_dir, "*_code_object_id_*.out", meta=meta):
         m = CODE_OBJECT_RE.search(path.name)
         if m:
             return parse_arch(m.group(1), f"code object name: {path}", warnings=tuple(warnings))

@@ -110,7 +110,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
                               "executed instruction in code.json", EMPTY_TRACE_HINT)
     mapped = sum(1 for r in executed if r.source)
     totals = agg.totals_of(rows)
-    arch = detect_arch(d, (r.isa for r in executed), opts.arch)
+    arch = detect_arch(d, (r.isa for r in executed), opts.arch, opts.meta_paths)
     warnings.extend(arch.warnings)
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
@@ -123,7 +123,8 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     occupancy_out: list[Any] = []
 
     def occupancy_meanwhile() -> None:
-        occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings))
+        occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings,
+                                                opts.meta_paths))
 
     rules = _waitcnt_rules(disp, arch, warnings)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,

@@ -4,6 +4,7 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hotspot.arch.arch import Arch
@@ -34,6 +35,11 @@ class AnalyzeOptions:
     max_file_mb: float = DEFAULT_MAX_FILE_MB
     jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
+    meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
+
+    @property
+    def meta_paths(self) -> tuple[Path, ...]:
+        return tuple(Path(m) for m in self.meta)
 
 
 @dataclass(frozen=True)

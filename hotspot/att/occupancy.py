@@ -18,7 +18,7 @@ from hotspot.att.findings import Finding
 from hotspot.capture.layout import DispatchDir
 from hotspot.capture.model import CodeRow, KernelSymbol
 from hotspot.capture.occupancy import read_occupancy_json
-from hotspot.capture.sidefiles import nearby_files
+from hotspot.capture.sidefiles import nearby_files, same_run
 from hotspot.capture.trace.records import DispatchRecord
 from hotspot.errors import HotspotError
 
@@ -71,6 +71,8 @@ def _same_kernel(trace_name: str, names: Sequence[str]) -> bool:
 
 
 def _pick(records: list[DispatchRecord], dispatch_id: int | None, names: list[str]) -> DispatchRecord | None:
+    """The row of the traced kernel: by name; among several, the same dispatch id (callers pass an
+    id only when the file comes from the same run), else the first."""
     named = [r for r in records if _same_kernel(r.kernel_name, names)]
     if dispatch_id is not None:
         for r in named:
@@ -85,7 +87,7 @@ def _candidate(rec: DispatchRecord, kind: str, path: Path) -> res.ResourceCandid
 
 
 def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
-                      warnings: list[str]) -> list[res.ResourceCandidate]:
+                      warnings: list[str], meta: Sequence[Path] = ()) -> list[res.ResourceCandidate]:
     from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
     from hotspot.capture.trace.rocpd import read_rocpd_dispatches
 
@@ -97,9 +99,9 @@ def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | N
                (res.KERNEL_TRACE, ("*kernel_trace.csv",), read_kernel_trace_csv),
                (res.COUNTER_COLLECTION, ("*counter_collection.csv",), read_kernel_trace_csv))
     for kind, patterns, reader in sources:
-        for path in nearby_files(d, *patterns):
+        for path in nearby_files(d, *patterns, meta=meta):
             try:
-                rec = _pick(reader(path), dispatch_id, names)
+                rec = _pick(reader(path), dispatch_id if same_run(d, path) else None, names)
             except HotspotError as err:
                 warnings.append(f"resources: {err.message}; file skipped")
                 continue
@@ -128,9 +130,9 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
 
 
 def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
-                       rows: Sequence[CodeRow], arch: Arch,
-                       warnings: list[str]) -> tuple[DispatchOccupancy, Finding | None]:
-    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings)
+                       rows: Sequence[CodeRow], arch: Arch, warnings: list[str],
+                       meta: Sequence[Path] = ()) -> tuple[DispatchOccupancy, Finding | None]:
+    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta)
     isa = res.scan_isa_registers(r.isa for r in rows)
     target = arch.target
     resolved = res.resolve_resources(candidates, isa, target)

@@ -63,7 +63,7 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
     executed = [r for r in sampled_rows if r.hit > 0]
     mapped = sum(1 for r in executed if r.source)
     totals = agg.totals_of(sampled_rows)
-    arch = detect_arch(d, (r.isa for r in executed), opts.arch)
+    arch = detect_arch(d, (r.isa for r in executed), opts.arch, opts.meta_paths)
     warnings.extend(arch.warnings)
     warnings.append("PC-sampling capture: counts are samples (issued vs stalled), not cycles")
     lines = agg.source_line_stats(sampled_rows, totals.stall)

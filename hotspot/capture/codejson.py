@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from hotspot.capture.files import load_json
-from hotspot.capture.session import memoized
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.capture.session import memoized
 from hotspot.capture.source import parse_source
 from hotspot.errors import EmptyTraceError, InputError, bad_file
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
 from hotspot.capture.layout import open_dispatch, parse_dir_name, require_dispatch_dirs
-from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 
 # A traced wave set that executed under this share of the kernel's code rows saw a sliver of it

@@ -100,7 +100,7 @@ def parse_int(text: str, option: str) -> int:
 
 
 def _say(message: str) -> None:
-    from hotspot.commands._run import progress
+    from hotspot.diagnostics import progress
 
     progress(message)
 

@@ -11,31 +11,10 @@ if TYPE_CHECKING:
     from hotspot.result import Result
 
 
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
-
-
-class FormatWithHtml(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
-    html = "html"
-
-
-Renderer = Callable[["Result"], str]
-
-
-def lazy(module: str, name: str) -> Renderer:
-    """A renderer imported on first use: `--format json` never loads table/HTML code."""
-
-    def render(result: "Result") -> str:
-        import importlib
-
-        return getattr(importlib.import_module(module), name)(result)
-
-    return render
+from hotspot.commands.options import Format, FormatWithHtml  # noqa: F401  (re-used by commands)
+from hotspot.diagnostics import progress, warn  # noqa: F401
+from hotspot.render.registry import Renderer
+from hotspot.render.registry import lazy as lazy
 
 
 def _write_stdout(text: str | bytes) -> None:
@@ -55,26 +34,22 @@ def _write_stdout(text: str | bytes) -> None:
     out.flush()
 
 
-def warn(message: str) -> None:
-    """A diagnostic line on stderr (never stdout, which holds only data)."""
-    sys.stderr.write(f"warning: {message}\n")
-    sys.stderr.flush()
-
-
-def progress(message: str) -> None:
-    sys.stderr.write(f"{message}\n")
-    sys.stderr.flush()
-
-
 def run(command: str, fmt: str, produce: Callable[[], "Result"],
         renderers: dict[str, Renderer] | None = None) -> int:
-    """Run `produce`, print the Result in `fmt`, return the exit code. Never raises."""
+    """Run `produce` inside one capture session, print the Result in `fmt` (renderers from the
+    registry unless given), return the exit code. Never raises."""
     from hotspot.errors import EXIT_INTERNAL, HotspotError
     from hotspot.result import dumps, error_envelope
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
+    from hotspot.capture.session import capture_session
+    from hotspot.render.registry import renderers as registered
+
+    if renderers is None:
+        renderers = registered(command)
     try:
-        result = produce()
+        with capture_session():
+            result = produce()
         if fmt == "json":
             _write_stdout(result.to_json())
         else:

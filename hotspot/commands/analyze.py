@@ -6,7 +6,17 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import FormatWithHtml, lazy, run
+from hotspot.commands._run import run
+from hotspot.commands.options import (
+    ArchOpt,
+    FormatHtmlOpt,
+    FormatWithHtml,
+    KernelOpt,
+    MaxFileMbOpt,
+    MaxWavesOpt,
+    MetaOpt,
+    PmcOpt,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,34 +34,27 @@ def register(app: typer.Typer) -> None:
                                              "instructions per hot line.")] = False,
         context: Annotated[int, typer.Option("--context", help="Snippet lines around a hot "
                                              "line (with --detail).")] = 3,
-        kernel: Annotated[Optional[str], typer.Option("--kernel", help="Regex selecting a kernel "
-                                                      "when code.json holds several.")] = None,
-        arch: Annotated[Optional[str], typer.Option("--arch", help="Override the detected arch "
-                                                    "(gfx942, gfx950, ...).")] = None,
+        kernel: KernelOpt = None,
+        arch: ArchOpt = None,
         all_: Annotated[bool, typer.Option("--all", help="Analyze every dispatch dir found under "
                                            "PATH.")] = False,
-        max_file_mb: Annotated[float, typer.Option(
-            "--max-file-mb", help="Refuse a code.json or wave file larger than this many MB "
-            "(0 = no cap).")] = 1024.0,
-        max_waves: Annotated[Optional[int], typer.Option(
-            "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for "
-            "very large captures).")] = None,
+        max_file_mb: MaxFileMbOpt = None,
+        max_waves: MaxWavesOpt = None,
         jobs: Annotated[Optional[int], typer.Option(
             "--jobs", help="Worker processes for reading wave files (default: CPU count; large "
             "captures only).")] = None,
         plan: Annotated[bool, typer.Option("--plan", help="Add the prioritized optimization plan "
                                            "(as `hotspot plan`).")] = False,
-        pmc: Annotated[Optional[list[str]], typer.Option(
-            "--pmc", help="Counter files for the plan's memory verdicts (implies --plan; "
-                          "repeatable).")] = None,
-        fmt: Annotated[FormatWithHtml, typer.Option("--format", help="text, json, markdown or "
-                                                    "html.")] = FormatWithHtml.text,
+        pmc: PmcOpt = None,
+        meta: MetaOpt = None,
+        fmt: FormatHtmlOpt = FormatWithHtml.text,
     ) -> None:
         def produce():
             import os
             from pathlib import Path
 
-            from hotspot.att.analyze import AnalyzeOptions, analyze_path
+            from hotspot.att.analyze import analyze_path
+            from hotspot.att.model import DEFAULT_MAX_FILE_MB, AnalyzeOptions
             from hotspot.errors import UsageError
 
             target = path or dir_
@@ -67,7 +70,8 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("PATH and --dir disagree; give one")
             opts = AnalyzeOptions(topk=topk, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
-                                  max_file_mb=max_file_mb, max_waves=max_waves,
+                                  max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
+                                  max_waves=max_waves, meta=tuple(meta or ()),
                                   jobs=jobs if jobs is not None else (os.cpu_count() or 1))
             if plan or pmc:
                 from hotspot.plan.api import analyze_with_plan
@@ -75,7 +79,4 @@ def register(app: typer.Typer) -> None:
                 return analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
             return analyze_path(Path(target), opts)
 
-        raise typer.Exit(run("analyze", fmt, produce,
-                             {"text": lazy("hotspot.render.analyze", "render_text"),
-                              "markdown": lazy("hotspot.render.analyze", "render_markdown"),
-                              "html": lazy("hotspot.render.html", "render_html")}))
+        raise typer.Exit(run("analyze", fmt, produce))

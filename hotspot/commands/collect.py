@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 _ATT = "ATT capture"
 _PMC = "Counters"
@@ -70,9 +71,8 @@ def register(app: typer.Typer) -> None:
             rich_help_panel=_RUN)] = False,
         rocprofv3: Annotated[Optional[str], typer.Option("--rocprofv3", help="Path to rocprofv3.",
                                                          rich_help_panel=_RUN)] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
-        from hotspot.render.collect import render_collect, render_collect_markdown
 
         def produce():
             from hotspot.collect.api import (
@@ -99,4 +99,4 @@ def register(app: typer.Typer) -> None:
                 dry_run=dry_run, rocprofv3=rocprofv3, att_library_path=att_library_path)
             return collect(opts)
 
-        raise typer.Exit(run("collect", fmt, produce, {"text": render_collect, "markdown": render_collect_markdown}))
+        raise typer.Exit(run("collect", fmt, produce))

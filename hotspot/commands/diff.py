@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, lazy, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt, KernelOpt, MaxWavesOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -17,14 +18,12 @@ def register(app: typer.Typer) -> None:
         before: Annotated[str, typer.Argument(help="Dispatch dir (or folder of them) or a saved "
                                               "`hotspot analyze --format json` file.")],
         after: Annotated[str, typer.Argument(help="Same, for the changed kernel.")],
-        kernel: Annotated[Optional[str], typer.Option("--kernel", help="Regex selecting the "
-                                                      "kernel when an input holds several.")] = None,
+        kernel: KernelOpt = None,
         threshold: Annotated[Optional[float], typer.Option(
             "--threshold", help="Relative change (percent) a row must exceed when no replicate "
             "dispatch gives the noise floor (default 5).")] = None,
-        max_waves: Annotated[Optional[int], typer.Option(
-            "--max-waves", help="Read at most N wave files per dispatch dir.")] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        max_waves: MaxWavesOpt = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
             from pathlib import Path
@@ -33,6 +32,4 @@ def register(app: typer.Typer) -> None:
 
             return diff_paths(Path(before), Path(after), kernel, threshold, max_waves)
 
-
-        raise typer.Exit(run("diff", fmt, produce, {"text": lazy("hotspot.render.diff", "render_text"),
-                                                  "markdown": lazy("hotspot.render.diff", "render_markdown")}))
+        raise typer.Exit(run("diff", fmt, produce))

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -18,7 +19,7 @@ def register(app: typer.Typer) -> None:
                                                          "(default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).")] = None,
         att_library_path: Annotated[Optional[str], typer.Option(
             "--att-library-path", help="Folder holding librocprof-trace-decoder.so.")] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         from hotspot.render.collect import render_doctor, render_doctor_markdown
 
@@ -39,4 +40,4 @@ def register(app: typer.Typer) -> None:
             raise ToolMissingError("; ".join(c.detail for c in failed), "; then ".join(c.fix for c in failed),
                                    details={"doctor": Result("doctor", report).plain_data()})
 
-        raise typer.Exit(run("doctor", fmt, produce, {"text": render_doctor, "markdown": render_doctor_markdown}))
+        raise typer.Exit(run("doctor", fmt, produce))

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt, MaxFileMbOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -27,10 +28,8 @@ def register(app: typer.Typer) -> None:
             "instruction (stall in its args).")] = False,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output "
                                             "file.")] = False,
-        max_file_mb: Annotated[Optional[float], typer.Option(
-            "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="How to print the confirmation: "
-                                            "text or json.")] = Format.text,
+        max_file_mb: MaxFileMbOpt = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         from pathlib import Path
 
@@ -41,15 +40,12 @@ def register(app: typer.Typer) -> None:
         if output == STDOUT:
             raise typer.Exit(_to_stdout(Path(path), opts, fmt))
 
-        from hotspot.render.written import render_export_written
-
         def produce():
             from hotspot.export.perfetto import export_perfetto
 
             return export_perfetto(Path(path), output, force, opts)
 
-        raise typer.Exit(run("export", fmt, produce, {"text": render_export_written,
-                                                      "markdown": render_export_written}))
+        raise typer.Exit(run("export", fmt, produce))
 
     app.add_typer(export_app, name="export")
 

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, lazy, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
             "--gpu", help="Only this GPU (rocpd/trace.db GPU index; Agent_Id number for CSV).")] = None,
         exclude_collectives: Annotated[bool, typer.Option(
             "--exclude-collectives", help="Leave RCCL/collective kernels out of the % of GPU time.")] = False,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
             from hotspot.trace.api import kernel_table
@@ -41,5 +42,4 @@ def register(app: typer.Typer) -> None:
                                 exclude_collectives=exclude_collectives)
 
 
-        raise typer.Exit(run("kernels", fmt, produce, {"text": lazy("hotspot.render.kernels", "render_text"),
-                                                  "markdown": lazy("hotspot.render.kernels", "render_markdown")}))
+        raise typer.Exit(run("kernels", fmt, produce))

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -26,11 +27,9 @@ def register(app: typer.Typer) -> None:
                  "SGPR_Count / rocpd sgpr_count)")] = False,
         lds: Annotated[int, typer.Option("--lds", help="LDS bytes per workgroup (static + dynamic)")] = 0,
         wg: Annotated[Optional[int], typer.Option("--wg", help="work-items per workgroup")] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         from hotspot.arch.what_if import what_if
-        from hotspot.render.occupancy import render_markdown, render_text
 
         raise typer.Exit(run("occupancy", fmt, lambda: what_if(arch, vgpr, agpr, sgpr, lds, wg,
-                                                               sgpr_includes_implicit),
-                             {"text": render_text, "markdown": render_markdown}))
+                                                               sgpr_includes_implicit)))

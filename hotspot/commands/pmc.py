@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, lazy, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -35,7 +36,7 @@ def register(app: typer.Typer) -> None:
                                 "measured/recorded/product peak).")] = None,
         per_dispatch: Annotated[bool, typer.Option(
             "--per-dispatch", help="Also list every dispatch.")] = False,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
             from pathlib import Path
@@ -51,5 +52,4 @@ def register(app: typer.Typer) -> None:
                                per_dispatch=per_dispatch)
 
 
-        raise typer.Exit(run("pmc", fmt, produce, {"text": lazy("hotspot.render.pmc", "render_text"),
-                                                  "markdown": lazy("hotspot.render.pmc", "render_markdown")}))
+        raise typer.Exit(run("pmc", fmt, produce))

@@ -6,7 +6,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import (
+    ArchOpt,
+    Format,
+    FormatOpt,
+    KernelOpt,
+    MaxFileMbOpt,
+    MetaOpt,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,21 +30,18 @@ def register(app: typer.Typer) -> None:
             "report.html, an existing file is never overwritten without --force.")] = None,
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output "
                                             "file.")] = False,
-        kernel: Annotated[Optional[str], typer.Option("--kernel", help="Regex selecting a kernel "
-                                                      "when code.json holds several.")] = None,
-        arch: Annotated[Optional[str], typer.Option("--arch", help="Override the detected arch "
-                                                    "(gfx942, gfx950, ...).")] = None,
-        max_file_mb: Annotated[Optional[float], typer.Option(
-            "--max-file-mb", help="Refuse code.json or wave files larger than this.")] = None,
-        fmt: Annotated[Format, typer.Option("--format", help="How to print the confirmation: "
-                                            "text or json.")] = Format.text,
+        kernel: KernelOpt = None,
+        arch: ArchOpt = None,
+        meta: MetaOpt = None,
+        max_file_mb: MaxFileMbOpt = None,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         from pathlib import Path
 
         from hotspot.export.output import STDOUT
         from hotspot.export.report_data import ReportOptions
 
-        opts = ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb)
+        opts = ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb, meta=tuple(meta or ()))
         if output == STDOUT:
             def page():
                 from hotspot.errors import UsageError
@@ -55,7 +60,4 @@ def register(app: typer.Typer) -> None:
 
             return write_report(Path(path), output, force, opts)
 
-        from hotspot.render.written import render_written
-
-        raise typer.Exit(run("report", fmt, produce, {"text": render_written,
-                                                      "markdown": render_written}))
+        raise typer.Exit(run("report", fmt, produce))

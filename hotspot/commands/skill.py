@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -20,7 +21,7 @@ def register(app: typer.Typer) -> None:
     def install(
         dest: Annotated[Optional[str], typer.Option("--dest", help="Target skill folder.")] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite files that differ.")] = False,
-        fmt: Annotated[Format, typer.Option("--format", help="text or json")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
             from pathlib import Path
@@ -29,19 +30,15 @@ def register(app: typer.Typer) -> None:
 
             return install_skill(Path(dest or DEFAULT_DEST), force=force)
 
-        from hotspot.skill.install import render_install
-
-        raise typer.Exit(run("skill install", fmt, produce, {"text": render_install}))
+        raise typer.Exit(run("skill install", fmt, produce))
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
-    def path(fmt: Annotated[Format, typer.Option("--format", help="text or json")] = Format.text) -> None:
+    def path(fmt: FormatOpt = Format.text) -> None:
         def produce():
             from hotspot.skill.install import skill_path_result
 
             return skill_path_result()
 
-        from hotspot.skill.install import render_path
-
-        raise typer.Exit(run("skill path", fmt, produce, {"text": render_path}))
+        raise typer.Exit(run("skill path", fmt, produce))
 
     app.add_typer(skill_app, name="skill")

@@ -15,7 +15,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotspot.commands._run import Format, lazy, run
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
+from hotspot.render.registry import lazy
 
 _RUN = "Run"
 _SLURM = "Slurm"
@@ -83,7 +85,7 @@ def register(app: typer.Typer) -> None:
                                                     rich_help_panel=_REPORT)] = None,
         force: Annotated[bool, typer.Option("--force", help="sweep report: replace an existing --html file.",
                                             rich_help_panel=_REPORT)] = False,
-        fmt: Annotated[Format, typer.Option("--format", help="text, json or markdown")] = Format.text,
+        fmt: FormatOpt = Format.text,
     ) -> None:
         words = list(args or [])
         mode = words[0] if words and words[0] in ("status", "report") else None

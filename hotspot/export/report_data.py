@@ -28,6 +28,7 @@ class ReportOptions:
     kernel: str | None = None
     arch: str | None = None
     max_file_mb: float | None = None
+    meta: tuple[str, ...] = ()
 
 
 def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
@@ -39,7 +40,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
 
     max_bytes = int(opts.max_file_mb * MB) if opts.max_file_mb else None
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
-    result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch,
+    result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
                                                     max_file_mb=opts.max_file_mb or 0))
     data = result.plain_data()
     warnings = list(result.warnings)

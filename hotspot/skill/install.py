@@ -72,16 +72,3 @@ def install_skill(dest: Path, force: bool = False) -> Result:
 
 def skill_path_result() -> Result:
     return Result("skill path", PathData(str(skill_dir()), [str(p) for p in skill_files()]))
-
-
-def render_install(result: Result) -> str:
-    d: InstallData = result.data
-    lines = [f"skill installed in {d.dest}"]
-    lines += [f"  wrote       {p}" for p in d.written]
-    lines += [f"  overwrote   {p}" for p in d.overwritten]
-    lines += [f"  unchanged   {p}" for p in d.unchanged]
-    return "\n".join(lines)
-
-
-def render_path(result: Result) -> str:
-    return result.data.path

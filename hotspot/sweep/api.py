@@ -204,7 +204,7 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
 
 
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: dict[str, Any], command: str) -> Result:
-    from hotspot.commands._run import progress
+    from hotspot.diagnostics import progress
     from hotspot.sweep.scheduler import Worker, WorkerOptions, pin_env
 
     for g in gpus:

@@ -1,0 +1,46 @@
+"""Options shared by several commands, declared once (help text cannot drift between commands).
+
+Only typer is imported here: command modules stay cheap to import for `--help`.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class FormatWithHtml(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", help="text, json or markdown.")]
+FormatHtmlOpt = Annotated[FormatWithHtml, typer.Option("--format", help="text, json, markdown or html.")]
+KernelOpt = Annotated[Optional[str], typer.Option(
+    "--kernel", help="Regex selecting a kernel when the input holds several.")]
+ArchOpt = Annotated[Optional[str], typer.Option(
+    "--arch", help="GPU target (gfx942, gfx950, ...; target features such as :sramecc+ are kept "
+                   "apart); overrides detection. A target hotspot has no table for gets no "
+                   "occupancy numbers.")]
+MaxFileMbOpt = Annotated[Optional[float], typer.Option(
+    "--max-file-mb", help="Refuse a code.json or wave file larger than this many MB (0 = no cap; "
+                          "default 1024).")]
+MaxWavesOpt = Annotated[Optional[int], typer.Option(
+    "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for very "
+                        "large captures).")]
+MetaOpt = Annotated[Optional[list[str]], typer.Option(
+    "--meta", help="A side file (agent_info CSV, kernel trace/stats CSV, rocpd db, results.json) or "
+                   "a folder of them, used before the ones found near the capture; repeatable.")]
+PmcOpt = Annotated[Optional[list[str]], typer.Option(
+    "--pmc", help="Counter files for the plan's memory verdicts (as `hotspot pmc` reads them); "
+                  "repeatable.")]
