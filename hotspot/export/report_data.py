@@ -39,6 +39,9 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     from hotspot.plan.api import analyze_with_plan
 
     max_bytes = int(opts.max_file_mb * MB) if opts.max_file_mb else None
+    # The wave timelines need a few wave files the wave pass reads anyway: keep their bytes then,
+    # so the report reads every capture file once.
+    _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
     result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
                                                     max_file_mb=opts.max_file_mb or 0))
@@ -49,6 +52,23 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
         data["listing"] = listing(ddir, data["dispatch"].get("symbol") or "", max_bytes)
         data["wave_timelines"] = wave_timelines(ddir, max_bytes)
     return Result("report", data, warnings)
+
+
+def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | None) -> None:
+    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture.select import choose_dispatch
+    from hotspot.capture.session import keep_bytes
+    from hotspot.errors import HotspotError
+    from hotspot.export.timeline import pick_representative
+
+    try:
+        ddir, _ = choose_dispatch(path, kernel, max_bytes)
+        files = open_dispatch(ddir).wave_files
+    except HotspotError:
+        return  # the analysis reports the problem
+    if all(wf.begin is not None and wf.end is not None for wf in files):
+        spans = [wf.end - wf.begin for wf in files]  # type: ignore[operator]
+        keep_bytes(files[i].where for _, i in pick_representative(spans))
 
 
 def load_saved(path: Path) -> Result:
