@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS
-
 DISPATCH_DIRS = [
     "att/gfx950/vec_add",
     "att/gfx950/preshuffle_gemm_v2",

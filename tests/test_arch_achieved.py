@@ -8,8 +8,11 @@ import orjson
 import pytest
 
 from hotspot.arch.achieved import achieved_occupancy
-from hotspot.capture.occupancy import (OccupancyEvent, parse_occupancy,
-                                       read_occupancy_json)
+from hotspot.capture.occupancy import (
+    OccupancyEvent,
+    parse_occupancy,
+    read_occupancy_json,
+)
 from hotspot.errors import InputError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hotspot.arch.detect import UNKNOWN_LABEL, detect_arch
+from hotspot.capture.target import UNKNOWN_LABEL, detect_arch
 
 AGENT_HEADER = '"Node_Id","Agent_Type","Name","Product_Name","Gfx_Target_Version"\n'
 

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from hotspot.arch.mfma import (
+    exclusive_target,
+    faster_shape,
+    is_legacy_shape_on,
+    mfma_dependent_wait_states,
+    mfma_latency_cycles,
+    mfma_passes,
+    parse_mfma,
+)
 from hotspot.arch.mfma_tables import GFX950_EXCLUSIVE_MNEMONICS as GFX950_ONLY_PATTERNS
-from hotspot.arch.mfma import (exclusive_target, faster_shape,
-                               is_legacy_shape_on, mfma_dependent_wait_states, mfma_latency_cycles,
-                               mfma_passes, parse_mfma)
 
 GFX942_CASES = [
     ("v_mfma_f32_4x4x4_16b_f16", 2),

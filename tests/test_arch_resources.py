@@ -8,8 +8,16 @@ import orjson
 import pytest
 
 from hotspot.arch.occupancy import compute_occupancy
-from hotspot.arch.resources import (COUNTER_COLLECTION, ISA, KERNEL_TRACE, ROCPD, IsaRegisters,
-                                    ResourceCandidate, resolve_resources, scan_isa_registers)
+from hotspot.arch.resources import (
+    COUNTER_COLLECTION,
+    ISA,
+    KERNEL_TRACE,
+    ROCPD,
+    IsaRegisters,
+    ResourceCandidate,
+    resolve_resources,
+    scan_isa_registers,
+)
 
 
 def test_scan_uses_range_ends_and_ignores_special_registers():

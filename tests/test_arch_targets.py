@@ -6,7 +6,15 @@ from dataclasses import fields
 
 import pytest
 
-from hotspot.arch.targets import KNOWN_GFX, SEPARATE, SOURCES, TARGETS, UNIFIED, ArchTarget, get_target
+from hotspot.arch.targets import (
+    KNOWN_GFX,
+    SEPARATE,
+    SOURCES,
+    TARGETS,
+    UNIFIED,
+    ArchTarget,
+    get_target,
+)
 from hotspot.errors import InputError
 
 

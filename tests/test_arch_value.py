@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hotspot.arch.arch import Arch, parse_arch, split_target_id
-from hotspot.arch.counters import counters_for_arch
-from hotspot.arch.detect import detect_arch
+from hotspot.arch.targets import counters_for_arch
 from hotspot.arch.targets import KNOWN_GFX, TARGETS
+from hotspot.capture.target import detect_arch
 from tests.conftest import corpus_path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hotspot"

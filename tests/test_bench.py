@@ -12,10 +12,20 @@ import pytest
 # The benchmark support lives beside the script that uses it (scripts/benchkit), not in the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from benchkit.inputs import (META_NAME, TARGET_WAVE_BYTES, WAVE_FILE_RE, bench_program, cached_dispatch,
-                                  dir_stats, spec_for_mb, spec_for_waves, stale_partials)
+from benchkit.inputs import (
+    META_NAME,
+    TARGET_WAVE_BYTES,
+    WAVE_FILE_RE,
+    bench_program,
+    cached_dispatch,
+    dir_stats,
+    spec_for_mb,
+    spec_for_waves,
+    stale_partials,
+)
 from benchkit.measure import Run, Spread, run_once, summarize
 from benchkit.targets import Case, evaluate, relative_cost
+
 from hotspot.synth import DispatchSpec, make_dispatch
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,10 +12,15 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.chromium import Browser, find_chromium
 from hotspot.export.report_data import report_data
 from hotspot.render.html import render_page
-from tests.test_report_html import SECTIONS, XSS_KERNEL, corpus_wave_dirs, make_script_kernel_dir
+from tests.chromium import Browser, find_chromium
+from tests.test_report_html import (
+    SECTIONS,
+    XSS_KERNEL,
+    corpus_wave_dirs,
+    make_script_kernel_dir,
+)
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
                                 "apt-get install chromium; or set HOTSPOT_CHROMIUM)")

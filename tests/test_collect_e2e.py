@@ -15,7 +15,6 @@ import orjson
 import pytest
 import yaml
 
-from hotspot.result import Result
 from tests.fake_rocprofv3.helpers import FAKE, app, fake  # noqa: F401  (fixture)
 
 GEMM = "void gemm_kernel<128, 64>(float const*, float const*, float*, int)"

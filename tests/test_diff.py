@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from tests.test_waits import PROGRAM
-from tests.test_wavepass_builder import IMMED, MESSAGE, SMEM, VALU, VMEM, Schedule, W, build_dispatch
+from tests.test_wavepass_builder import (
+    IMMED,
+    MESSAGE,
+    SMEM,
+    VALU,
+    VMEM,
+    Schedule,
+    W,
+    build_dispatch,
+)
 
 
 def _records(begin: int, wait5: int) -> list[list[int]]:

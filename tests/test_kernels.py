@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
 from hotspot.errors import EmptyTraceError, InputError, UsageError
 from hotspot.trace.api import kernel_table
-from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
-from tests.fixtures.trace.sqlite_builders import build_rocpd_db, build_rocprof_v1_db, build_rtl_db
+from tests.fixtures.trace.sqlite_builders import (
+    build_rocpd_db,
+    build_rocprof_v1_db,
+    build_rtl_db,
+)
 
 META_DIRS = ["blockscale_preshuffle_gemm", "mla_decode", "pa_mqa_logits_fp4_small", "preshuffle_gemm_v2",
              "vec_add"]

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from tests.test_wavepass_builder import (IMMED, JUMP, MESSAGE, NEXT, SALU, VALU, VMEM, Schedule,
-                                         W, build_dispatch)
+from tests.test_wavepass_builder import (
+    IMMED,
+    JUMP,
+    MESSAGE,
+    NEXT,
+    SALU,
+    VALU,
+    VMEM,
+    Schedule,
+    W,
+    build_dispatch,
+)
 
 PROGRAM = [
     ("s_mov_b32 s0, 0", "/src/k.py:30"),                  # 1

@@ -15,8 +15,17 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotspot.arch.occupancy import (align_to, compute_occupancy, lds_waves, sgpr_total, sgpr_waves,
-                                    vgpr_total, vgpr_waves, waves_per_workgroup, workgroup_waves)
+from hotspot.arch.occupancy import (
+    align_to,
+    compute_occupancy,
+    lds_waves,
+    sgpr_total,
+    sgpr_waves,
+    vgpr_total,
+    vgpr_waves,
+    waves_per_workgroup,
+    workgroup_waves,
+)
 from hotspot.arch.targets import KNOWN_GFX, SEPARATE, get_target
 
 SETTINGS = settings(max_examples=150, deadline=None)

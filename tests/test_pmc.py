@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from hotspot.arch.counters import GFX90A_COUNTERS as GFX90A
+from hotspot.arch.counters import GFX942_COUNTERS as GFX942
+from hotspot.arch.counters import GFX950_COUNTERS as GFX950
 from hotspot.errors import InputError, UsageError
 from hotspot.pmc.api import analyze_pmc
-from hotspot.arch.counters import GFX90A_COUNTERS as GFX90A, GFX942_COUNTERS as GFX942, GFX950_COUNTERS as GFX950
 from hotspot.pmc.fabric_bytes import read_bytes
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "pmc"
@@ -332,7 +334,8 @@ def test_wide_workload_with_instances_suffixes_and_sysinfo_peak(tmp_path):
     assert data["kernels"][0]["fabric_read_bytes"]["low"] is None
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 
 @given(bubble=st.integers(0, 10**9), r32=st.integers(0, 10**9), r64=st.integers(0, 10**9))

@@ -28,7 +28,12 @@ def make_script_kernel_dir(root: Path, kernel: str = XSS_KERNEL) -> Path:
     """A small dispatch dir whose kernel name (and source paths) carry HTML: hotspot.synth when it is
     available, else a hand-built one (one wave, four instructions)."""
     try:
-        from hotspot.synth import DispatchSpec, InstructionMix, SourceSpec, make_dispatch
+        from hotspot.synth import (
+            DispatchSpec,
+            InstructionMix,
+            SourceSpec,
+            make_dispatch,
+        )
     except ImportError:
         return _hand_built_dir(root, kernel)
     spec = DispatchSpec(kernel=kernel, waves=6, program=InstructionMix().scaled(30),

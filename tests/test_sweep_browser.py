@@ -12,8 +12,11 @@ import yaml
 
 from tests.chromium import Browser, BrowserError, find_chromium
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
-from tests.sweep_support import no_inherited_devices  # noqa: F401  (autouse fixture)
-from tests.sweep_support import entry, hotspot
+from tests.sweep_support import (
+    entry,
+    hotspot,
+    no_inherited_devices,  # noqa: F401  (autouse fixture)
+)
 
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
                                 "apt-get install chromium; or set HOTSPOT_CHROMIUM)")

@@ -13,8 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
-from tests.sweep_support import no_inherited_devices  # noqa: F401  (autouse fixture)
-from tests.sweep_support import entry, finished, hotspot, manifest, no_overlap_per_gpu, states, write_recipes
+from tests.sweep_support import (
+    entry,
+    finished,
+    hotspot,
+    manifest,
+    no_inherited_devices,  # noqa: F401  (autouse fixture)
+    no_overlap_per_gpu,
+    states,
+    write_recipes,
+)
 
 
 def run_json(*args: str) -> tuple[int, dict]:

@@ -13,9 +13,20 @@ import time
 import orjson
 
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
-from tests.sweep_support import no_inherited_devices  # noqa: F401  (autouse fixture)
-from tests.sweep_support import (entry, finished, hotspot, manifest, no_overlap_per_gpu, pid_alive, records,
-                                 start_hotspot, states, wait_until, write_recipes)
+from tests.sweep_support import (
+    entry,
+    finished,
+    hotspot,
+    manifest,
+    no_inherited_devices,  # noqa: F401  (autouse fixture)
+    no_overlap_per_gpu,
+    pid_alive,
+    records,
+    start_hotspot,
+    states,
+    wait_until,
+    write_recipes,
+)
 
 
 def started(rec, names=None) -> list[dict]:

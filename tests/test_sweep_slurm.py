@@ -18,8 +18,16 @@ from pathlib import Path
 import pytest
 
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
-from tests.sweep_support import no_inherited_devices  # noqa: F401  (autouse fixture)
-from tests.sweep_support import entry, finished, hotspot, no_overlap_per_gpu, records, wait_until, write_recipes
+from tests.sweep_support import (
+    entry,
+    finished,
+    hotspot,
+    no_inherited_devices,  # noqa: F401  (autouse fixture)
+    no_overlap_per_gpu,
+    records,
+    wait_until,
+    write_recipes,
+)
 
 HERE = Path(__file__).resolve().parent / "slurm"
 BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")

@@ -12,12 +12,23 @@ import orjson
 import pytest
 
 from hotspot.errors import UsageError
-from hotspot.synth import (DispatchSpec, ExplicitProgram, InstructionMix, Layout, SourceSpec, make_dispatch,
-                           wave_bytes_estimate)
+from hotspot.synth import (
+    DispatchSpec,
+    ExplicitProgram,
+    InstructionMix,
+    Layout,
+    SourceSpec,
+    make_dispatch,
+    wave_bytes_estimate,
+)
 from hotspot.synth.program import build
 from hotspot.synth.spec import LatencyModel
 from hotspot.synth.wave import simulate
-from tests.att_invariants import check_dispatch_invariants, rule_edges, waitcnt_agreement
+from tests.att_invariants import (
+    check_dispatch_invariants,
+    rule_edges,
+    waitcnt_agreement,
+)
 from tests.conftest import PROJECT_ROOT, corpus_path
 
 SMALL = DispatchSpec(waves=12, layout=Layout(ses=(0, 1), simds=2, slots=2, other_cus=(0,)))

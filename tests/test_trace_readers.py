@@ -7,14 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.errors import InputError
 from hotspot.capture.trace import detect
 from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
 from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
 from hotspot.capture.trace.marker_trace import read_marker_trace_csv
-from hotspot.capture.trace.rocpd import read_rocpd_agents, read_rocpd_dispatches, read_rocpd_markers
+from hotspot.capture.trace.rocpd import (
+    read_rocpd_agents,
+    read_rocpd_dispatches,
+    read_rocpd_markers,
+)
 from hotspot.capture.trace.rtl import read_rtl_dispatches, read_rtl_markers
-from tests.fixtures.trace.sqlite_builders import build_rocpd_db, build_rocprof_v1_db, build_rtl_db
+from hotspot.errors import InputError
+from tests.fixtures.trace.sqlite_builders import (
+    build_rocpd_db,
+    build_rocprof_v1_db,
+    build_rtl_db,
+)
 
 CK_BMM_DB = ("att", "gfx942", "ck_bmm", "37ca13315e70", "28_results.db")
 TRACE_HEADER = ("Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,"

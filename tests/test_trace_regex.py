@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
 from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
-from hotspot.trace.regex import escape, kernel_regex, kernel_regexes
 from hotspot.capture.trace.rocpd import read_rocpd_dispatches
+from hotspot.trace.regex import escape, kernel_regex, kernel_regexes
 
 
 def _assert_unique(names: set[str]) -> dict[str, str]:

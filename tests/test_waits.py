@@ -10,15 +10,24 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.capture.codejson import read_code_json
-from hotspot.capture.layout import open_dispatch
+from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
 from hotspot.att.waits.counters import NO_PRODUCER, build_tables
 from hotspot.att.waits.reduce import exact_blame
 from hotspot.att.waits.replay import edge_keys, entry_keys, reconstruct
-from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
+from hotspot.capture.codejson import read_code_json
+from hotspot.capture.layout import open_dispatch
 from tests.test_analyze_corpus import DISPATCH_DIRS
-from tests.test_wavepass_builder import (IMMED, LDS, MESSAGE, SMEM, VALU, VMEM, Schedule, W,
-                                         build_dispatch)
+from tests.test_wavepass_builder import (
+    IMMED,
+    LDS,
+    MESSAGE,
+    SMEM,
+    VALU,
+    VMEM,
+    Schedule,
+    W,
+    build_dispatch,
+)
 
 PROGRAM = [
     ("s_load_dwordx2 s[4:5], s[0:1], 0x0", "/src/k.py:10"),                 # 1

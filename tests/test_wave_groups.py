@@ -8,10 +8,10 @@ from dataclasses import asdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotspot.capture.model import CodeRow
-from hotspot.att.waits.counters import build_tables
 from hotspot.att.engine.groups import PENDING_WAVES, charge_windows, fold_wave_columns
 from hotspot.att.engine.wavepass import WavePartial, fold_wave_records
+from hotspot.att.waits.counters import build_tables
+from hotspot.capture.model import CodeRow
 
 # A small kernel: rows 0..7 with memory ops on both counters, waits and a barrier.
 ISA = ["s_load_dwordx2 s[0:1], s[2:3], 0x0", "global_load_dword v1, v[2:3], off",

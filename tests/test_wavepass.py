@@ -12,13 +12,27 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hotspot.att.barriers import BARRIER_RELEASE_TOLERANCE
+from hotspot.att.engine.wavepass import (
+    PassOptions,
+    chunks,
+    describe,
+    run_chunk,
+    run_wave_pass,
+    sample_wave_files,
+)
+from hotspot.att.waits.counters import build_tables
 from hotspot.capture.codejson import read_code_json
 from hotspot.capture.layout import WaveFile, open_dispatch
-from hotspot.att.waits.counters import build_tables
-from hotspot.att.engine.wavepass import (PassOptions, chunks, describe, run_chunk, run_wave_pass,
-                                  sample_wave_files)
 from tests.test_analyze_corpus import DISPATCH_DIRS
-from tests.test_wavepass_builder import IMMED, MESSAGE, SALU, VALU, Schedule, W, build_dispatch
+from tests.test_wavepass_builder import (
+    IMMED,
+    MESSAGE,
+    SALU,
+    VALU,
+    Schedule,
+    W,
+    build_dispatch,
+)
 
 
 def test_states_are_charged_to_the_current_instruction(cli, tmp_path):

@@ -108,18 +108,6 @@ OTHER_TARGETS: dict[str, ArchCounters] = {
 ALL_SETS: tuple[ArchCounters, ...] = (GFX90A_COUNTERS, GFX942_COUNTERS, GFX950_COUNTERS, RDNA_COUNTERS)
 
 
-def counters_for_arch(arch: str | None) -> ArchCounters | None:
-    """The counter semantics of a gfx target (feature suffixes ignored); None when unknown."""
-    from hotspot.arch.targets import find_target, normalize_gfx
-
-    if not arch:
-        return None
-    target = find_target(arch)
-    if target is not None:
-        return target.counters
-    return OTHER_TARGETS.get(normalize_gfx(arch))
-
-
 def wanted_counters() -> tuple[str, ...]:
     """Every `_sum` counter any arch needs: readers keep only these (the files can be very wide)."""
     seen: dict[str, None] = {}

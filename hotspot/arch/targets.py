@@ -16,6 +16,7 @@ from hotspot.arch.counters import (
     GFX90A_COUNTERS,
     GFX942_COUNTERS,
     GFX950_COUNTERS,
+    OTHER_TARGETS,
     ArchCounters,
 )
 from hotspot.errors import InputError
@@ -234,3 +235,13 @@ def get_target(gfx: str) -> ArchTarget:
         raise InputError(f"unknown GPU architecture '{gfx}' (known: {', '.join(KNOWN_GFX)})",
                          f"pass one of {', '.join(KNOWN_GFX)}", code="unknown-arch")
     return target
+
+
+def counters_for_arch(arch: str | None) -> ArchCounters | None:
+    """The counter semantics of a gfx target (feature suffixes ignored); None when unknown."""
+    if not arch:
+        return None
+    target = find_target(arch)
+    if target is not None:
+        return target.counters
+    return OTHER_TARGETS.get(normalize_gfx(arch))

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from hotspot.arch.arch import Arch
-from hotspot.arch.detect import detect_arch
 from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
@@ -38,6 +37,7 @@ from hotspot.capture.select import (
     selection_reason,
 )
 from hotspot.capture.snapshots import SourceMap, load_source_map, read_source_lines
+from hotspot.capture.target import detect_arch
 from hotspot.errors import EmptyTraceError, UsageError
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import Result

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.arch.detect import detect_arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.model import DispatchAnalysis, DispatchInfo, arch_out, limit
@@ -23,6 +22,7 @@ from hotspot.capture.pcsampling import (
     first_present,
 )
 from hotspot.capture.select import kernel_name, pct
+from hotspot.capture.target import detect_arch
 from hotspot.errors import EmptyTraceError, bad_file
 
 

@@ -9,26 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import orjson
 
+from hotspot.arch.achieved import OccupancyEvent
 from hotspot.capture.session import memoized
 from hotspot.errors import bad_file
 
 OCCUPANCY_ROW_FIELDS = ("time", "cu", "simd", "slot", "is_start", "kernel_id")
 _HINT = "regenerate the ui_output directory with rocprofv3's trace decoder (format 3.0.0)"
-
-
-class OccupancyEvent(NamedTuple):
-    """One wave start/end. A NamedTuple, not a dataclass: a 1 GB capture has ~300k of them."""
-
-    time: int
-    cu: int
-    simd: int
-    slot: int
-    is_start: bool
-    kernel_id: int
 
 
 @dataclass(frozen=True)

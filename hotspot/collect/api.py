@@ -105,10 +105,19 @@ def _say(message: str) -> None:
     progress(message)
 
 
+def _summarize_kernels(rows: list[discovery.KernelRow]) -> str:
+    top = rows[0]
+    return f"discovered {len(rows)} kernel(s); most GPU time: {top.name} ({top.pct:.1f}%)"
+
+
 class Collector:
-    def __init__(self, opts: CollectOptions, say: Callable[[str], None] = _say) -> None:
+    def __init__(self, opts: CollectOptions, say: Callable[[str], None] = _say,
+                 show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels) -> None:
+        """`say` narrates progress on stderr; `show_kernels` formats the discovery table for it
+        (the command layer passes the table renderer; the default is one line)."""
         self.opts = opts
         self.say = say
+        self.show_kernels = show_kernels
         self.warnings: list[str] = []
         self.phases: list[dict[str, Any]] = []
         self.record: rundir.RunRecord | None = None
@@ -252,9 +261,7 @@ class Collector:
         if not self.kernel_rows:
             raise EmptyTraceError(f"discovery found no kernel dispatch in {source}",
                                   "the command launched no GPU kernel: check it runs on the GPU", code="no-kernels")
-        from hotspot.render.collect import render_kernel_table
-
-        self.say(render_kernel_table(self.kernel_rows))
+        self.say(self.show_kernels(self.kernel_rows))
         choice = discovery.choose_kernel(self.kernel_rows, self.opts.skip)
         if choice is None:
             top = self.kernel_rows[0]
@@ -272,7 +279,7 @@ class Collector:
             return self.opts.arch.lower()
         if self.run_dir is not None and (self.run_dir / "discover").is_dir():
             try:
-                from hotspot.arch.detect import detect_arch
+                from hotspot.capture.target import detect_arch
 
                 gfx = detect_arch(self.run_dir / "discover").gfx
                 if gfx:
@@ -579,6 +586,7 @@ def _options_json(o: CollectOptions) -> dict[str, Any]:
             "pmc": list(o.pmc), "pmc_preset": o.pmc_preset, "arch": o.arch, "analyze": o.analyze}
 
 
-def collect(opts: CollectOptions, say: Callable[[str], None] = _say) -> Result:
-    return Collector(opts, say).run()
+def collect(opts: CollectOptions, say: Callable[[str], None] = _say,
+            show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels) -> Result:
+    return Collector(opts, say, show_kernels).run()
 

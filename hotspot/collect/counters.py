@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hotspot.arch.counters import counters_for_arch
+from hotspot.arch.targets import counters_for_arch
 from hotspot.arch.targets import TARGETS
 from hotspot.errors import UsageError
 

@@ -97,6 +97,8 @@ def register(app: typer.Typer) -> None:
                 trace=not no_att, flags=flags, env=parse_env(env or []), timeout_s=timeout,
                 pmc=tuple(pmc or ()), pmc_preset=pmc_preset, arch=arch, analyze=not no_analyze,
                 dry_run=dry_run, rocprofv3=rocprofv3, att_library_path=att_library_path)
-            return collect(opts)
+            from hotspot.render.collect import render_kernel_table
+
+            return collect(opts, show_kernels=render_kernel_table)
 
         raise typer.Exit(run("collect", fmt, produce))

@@ -108,13 +108,9 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 
 
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
-    try:
-        doc = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path}: malformed JSON ({exc})",
-                         "save it with `hotspot analyze DIR --format json --topk 0 > FILE`")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})")
+    from hotspot.capture.files import load_json
+
+    doc = load_json(path)  # a malformed or unreadable file is an InputError naming it
     if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
         raise InputError(f"{path}: not a successful `hotspot analyze --format json` output "
                          "(field 'command' must be 'analyze' and 'ok' true)",

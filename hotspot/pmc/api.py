@@ -11,11 +11,10 @@ from typing import Any
 from hotspot.arch.counters import (
     ALL_SETS,
     ArchCounters,
-    counters_for_arch,
     guess_arch_from_counters,
     wanted_counters,
 )
-from hotspot.arch.targets import normalize_gfx
+from hotspot.arch.targets import counters_for_arch, normalize_gfx
 from hotspot.errors import InputError, UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,

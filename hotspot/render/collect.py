@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from hotspot.collect.discovery import SHOWN_KERNELS, KernelRow
 from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import Result
 
+KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
 
 
@@ -95,9 +96,17 @@ def render_collect_markdown(result: Result) -> str:
     return render_collect(result, markdown=True)
 
 
-def render_kernel_table(rows: list[KernelRow]) -> str:
+class _KernelRow(Protocol):
+    name: str
+    calls: int
+    total_ns: int | float
+    avg_ns: float
+    pct: float
+
+
+def render_kernel_table(rows: Sequence[_KernelRow]) -> str:
     """The discovery run's kernel table, printed on stderr while collect runs."""
-    shown = rows[:SHOWN_KERNELS]
+    shown = rows[:KERNEL_TABLE_ROWS]
     body = table([[i, shorten(r.name, 70), num(r.calls), num(int(r.total_ns)), num(round(r.avg_ns)), pct(r.pct)]
                   for i, r in enumerate(shown, start=1)],
                  ["#", "kernel", "calls", "total ns", "avg ns", "% GPU"])
