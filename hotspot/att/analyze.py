@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from hotspot.att.model import (
     Selection,
     arch_out,
     limit,
+    trimmed_data,
 )
-from hotspot.att.states import WaveStates
 from hotspot.att.wave_results import analyze_waves
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
 from hotspot.capture.layout import DispatchDir, open_dispatch, require_dispatch_dirs
@@ -46,6 +45,13 @@ from hotspot.result import Result
 
 
 def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    """`hotspot analyze`: the analysis, its tables shortened to `--topk` for output."""
+    full = analyze_full(path, opts)
+    return Result("analyze", trimmed_data(full.data, opts.topk), full.warnings)
+
+
+def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    """The analysis with every row (what the plan, diff and report read)."""
     with paused_cyclic_gc():
         return _analyze_path(path, opts)
 
@@ -150,13 +156,13 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     return DispatchAnalysis(
         dispatch=info, arch=arch_out(arch), mode="cycles", totals=totals,
         stall_by_category=agg.stall_by_category(rows, totals.stall),
-        instructions=limit(instructions, opts.topk), source_lines=limit(lines, opts.topk),
+        instructions=instructions, source_lines=lines,
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
         findings=findings,
-        wave_states=_limit_states(wr.wave_states, opts.topk),
-        waits=limit(wr.waits, opts.topk), blamed_lines=limit(wr.blamed_lines, opts.topk),
-        lgkm_breakdown=wr.lgkm_breakdown, loops=limit(wr.loops, opts.topk),
-        barriers=limit(wr.barriers, opts.topk), attribution=wr.attribution,
+        wave_states=wr.wave_states,
+        waits=wr.waits, blamed_lines=wr.blamed_lines,
+        lgkm_breakdown=wr.lgkm_breakdown, loops=wr.loops,
+        barriers=wr.barriers, attribution=wr.attribution,
         detail=detail,
         occupancy=occupancy,
         options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
@@ -175,10 +181,6 @@ def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> Waitcn
                         "the gfx9 rules, which may not match this GPU")
         return GFX9
     return rules
-
-
-def _limit_states(ws: WaveStates, topk: int) -> WaveStates:
-    return replace(ws, lines=limit(ws.lines, topk), instructions=limit(ws.instructions, topk))
 
 
 def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_stall: int,

@@ -3,7 +3,7 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +126,26 @@ def arch_out(info: Arch) -> ArchOut:
 
 def limit(items: list, topk: int) -> list:
     return items if topk == 0 else items[:topk]
+
+
+# Tables that `--topk` shortens for display. The analysis always keeps every row (the plan and diff
+# need them all); `trimmed` is applied once, to what is printed.
+TOPK_FIELDS = ("instructions", "source_lines", "waits", "blamed_lines", "loops", "barriers")
+
+
+def trimmed(a: DispatchAnalysis, topk: int) -> DispatchAnalysis:
+    """A copy of `a` whose ranked tables hold their first `topk` rows (0 = all)."""
+    if not topk:
+        return a
+    values: dict[str, object] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
+                                 if isinstance(getattr(a, name), list)}
+    if a.wave_states is not None:
+        values["wave_states"] = replace(a.wave_states, lines=a.wave_states.lines[:topk],
+                                        instructions=a.wave_states.instructions[:topk])
+    return replace(a, **values)
+
+
+def trimmed_data(data: DispatchAnalysis | MultiAnalysis, topk: int) -> DispatchAnalysis | MultiAnalysis:
+    if isinstance(data, MultiAnalysis):
+        return replace(data, dispatches=[trimmed(a, topk) for a in data.dispatches])
+    return trimmed(data, topk)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import DispatchAnalysis, DispatchInfo, arch_out, limit
+from hotspot.att.model import DispatchAnalysis, DispatchInfo, arch_out
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.pcsampling import (
     ISSUED_COLUMNS,
@@ -75,8 +75,8 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
     return DispatchAnalysis(
         dispatch=info, arch=arch_out(arch), mode="pc-sampling", totals=totals,
         stall_by_category=agg.stall_by_category(sampled_rows, totals.stall),
-        instructions=limit(agg.instruction_stats(sampled_rows, totals.stall), opts.topk),
-        source_lines=limit(lines, opts.topk), files=agg.file_stats(lines, totals.stall),
+        instructions=agg.instruction_stats(sampled_rows, totals.stall),
+        source_lines=lines, files=agg.file_stats(lines, totals.stall),
         instruction_mix=agg.instruction_mix(rows), findings=findings,
         samples={"total": issued_total + stalled_total, "issued": issued_total,
                  "stalled": stalled_total,

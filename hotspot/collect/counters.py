@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hotspot.arch.targets import counters_for_arch
-from hotspot.arch.targets import TARGETS
+from hotspot.arch.targets import TARGETS, counters_for_arch
 from hotspot.errors import UsageError
 
 MAX_TCC_PER_PASS = 4  # FORMATS.md §2: "keep each collection job to at most ~4 TCC counters"

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from hotspot.att.analyze import AnalyzeOptions, DispatchAnalysis, analyze_path
+from hotspot.att.analyze import analyze_full
+from hotspot.att.model import (
+    AnalyzeOptions,
+    DispatchAnalysis,
+    MultiAnalysis,
+    trimmed_data,
+)
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
 from hotspot.plan.model import PlanItem, Skipped
 from hotspot.result import Result, dumps
-
-# Sections analyze trims to --topk. The rules need every instruction (an MFMA with little stall still
-# matters for the legacy-shape rule), so the analysis runs with topk=0 and these are trimmed after.
-# tests/test_plan_api.py checks the result equals a plain `analyze --topk K` apart from the plan.
-TOPK_LIMITED_FIELDS = ("instructions", "source_lines", "detail", "waits", "blamed_lines", "loops",
-                       "barriers")
-TOPK_LIMITED_SUBFIELDS = {"wave_states": ("lines", "instructions")}
 
 
 @dataclass
@@ -53,19 +52,21 @@ def _plain(obj: Any) -> Any:
 
 def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
                       pmc_paths: list[Path] | None = None) -> Result:
-    """analyze_path, then `plan` (and `plan_skipped`) attached to each dispatch's data."""
-    full = analyze_path(Path(path), replace(opts, topk=0))
+    """The full analysis, `plan` (and `plan_skipped`) attached to each dispatch, then the tables
+    shortened to `--topk` for output."""
+    full = analyze_full(Path(path), opts)
     warnings = list(full.warnings)
     data = full.data
-    if isinstance(data, dict) and "dispatches" in data:
-        planned = [_attach(a, opts, pmc_paths, warnings) for a in data["dispatches"]]
-        return Result("analyze", {**data, "dispatches": planned}, _dedupe(warnings))
-    return Result("analyze", _attach(data, opts, pmc_paths, warnings), _dedupe(warnings))
+    if isinstance(data, MultiAnalysis):
+        planned = replace(data, dispatches=[_attach(a, opts, pmc_paths, warnings) for a in data.dispatches])
+        return Result("analyze", trimmed_data(planned, opts.topk), _dedupe(warnings))
+    return Result("analyze", trimmed_data(_attach(data, opts, pmc_paths, warnings), opts.topk),
+                  _dedupe(warnings))
 
 
 def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
               pmc_paths: list[Path] | None = None) -> Result:
-    result = analyze_with_plan(path, replace(opts, topk=0), pmc_paths)
+    result = analyze_with_plan(path, opts, pmc_paths)
     a = result.data
     if not isinstance(a, PlannedAnalysis):  # analyze_path picks one dispatch unless --all
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
@@ -89,15 +90,6 @@ def _attach(a: Any, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
         pmc_info, pmc_kernel = _pmc_for(plain, pmc_paths, warnings)
     outcome: PlanOutcome = run_plan(plain, pmc_kernel)
     values = {f.name: getattr(a, f.name) for f in fields(a)}
-    for name in TOPK_LIMITED_FIELDS:
-        v = values.get(name)
-        if opts.topk and isinstance(v, list):
-            values[name] = v[:opts.topk]
-    for name, subs in TOPK_LIMITED_SUBFIELDS.items():
-        v = values.get(name)
-        if opts.topk and v is not None and is_dataclass(v):
-            values[name] = replace(v, **{k: getattr(v, k)[:opts.topk] for k in subs
-                                         if isinstance(getattr(v, k, None), list)})
     values["options"] = {**(a.options or {}), "topk": opts.topk, "plan": True}
     return PlannedAnalysis(**values | {"plan": outcome.items}, plan_skipped=outcome.skipped,
                            plan_summary=outcome.summary, plan_pmc=pmc_info)
