@@ -7,11 +7,16 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 import orjson
 
 SCHEMA_VERSION = 1
+
+# JSON as Python holds it: what orjson reads and what plain-data sections (saved results, rocprofv3
+# documents, evidence maps) are made of.
+JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
+JsonObject = dict[str, JsonValue]
 
 _JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 

@@ -39,7 +39,7 @@ from hotspot.capture.snapshots import SourceMap, load_source_map, read_source_li
 from hotspot.capture.target import detect_arch
 from hotspot.errors import EmptyTraceError, UsageError
 from hotspot.gcpause import paused_cyclic_gc
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 # ----------------------------------------------------------------------------------------------
 
@@ -190,7 +190,7 @@ def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_st
     for s in limit(lines, opts.topk):
         members = [by_line[n] for n in s.instructions if n in by_line]
         worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
-        snippet: list[dict[str, Any]] = []
+        snippet: list[JsonObject] = []
         local = smap.lookup(s.file)
         text = read_source_lines(local) if local else None
         if text is not None and s.line is not None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
 
 from hotspot.capture.model import CodeRow
+from hotspot.result import JsonObject
 
 # Waves released by one barrier issue within a few cycles of each other (≤ 8 on the gfx942/gfx950
 # corpus); 32 keeps them together while separating episodes, which are hundreds of cycles apart.
@@ -54,7 +54,7 @@ def group_episodes(instances: list[tuple[int, int]]) -> list[list[tuple[int, int
 def barrier_stats(barriers: dict[tuple[int, int, int], Sequence[int]],
                   rows_by_line: dict[int, CodeRow]) -> list[BarrierStat]:
     """Per barrier line, from flat [arrival, release, ...] sequences per (SE, CU, line)."""
-    per_line: dict[int, dict[str, Any]] = {}
+    per_line: dict[int, JsonObject] = {}
     for (_se, _cu, line), flat in barriers.items():
         acc = per_line.setdefault(line, {"instances": 0, "stall": 0, "spreads": [], "sizes": []})
         arrivals, releases = flat[0::2], flat[1::2]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hotspot.att.aggregate import SourceLineStat, Totals
 from hotspot.capture.waves import WaveTotals
+from hotspot.result import JsonObject
 
 if TYPE_CHECKING:
     from hotspot.att.waits.reduce import LgkmBreakdown
@@ -33,7 +34,7 @@ class Finding:
     id: str
     severity: str  # "high" | "medium" | "low" | "info"
     message: str
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: JsonObject = field(default_factory=dict)
     hint: str = ""
 
 

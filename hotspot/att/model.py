@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
+from hotspot.att.barriers import BarrierStat
+from hotspot.att.loops import Loop
+from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
-from hotspot.att.waits.reduce import Attribution
+from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
+
+if TYPE_CHECKING:
+    pass
 from hotspot.capture.select import DispatchCandidate
+from hotspot.result import JsonObject
 
 DEFAULT_TOPK = 15
 DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
@@ -71,7 +78,7 @@ class DetailLine:
     file: str
     line: int | None
     source_available: bool
-    snippet: list[dict[str, Any]]  # [{line, text, hot}]
+    snippet: list[JsonObject]  # [{line, text, hot}]
     instructions: list[agg.InstructionStat]
 
 
@@ -97,18 +104,19 @@ class DispatchAnalysis:
     instruction_mix: list[agg.MixEntry]
     findings: list[fnd.Finding]
     wave_states: WaveStates | None = None
-    occupancy: Any = None  # theoretical vs achieved (hotspot/att/occupancy.py)
-    waits: list[Any] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits.py)
-    blamed_lines: list[Any] | None = None
-    lgkm_breakdown: Any = None
-    loops: list[Any] | None = None
-    barriers: list[Any] | None = None
+    occupancy: DispatchOccupancy | None = None  # theoretical vs achieved (hotspot/att/occupancy.py)
+    waits: list[WaitBlame] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits/)
+    blamed_lines: list[BlamedLine] | None = None
+    lgkm_breakdown: LgkmBreakdown | None = None
+    loops: list[Loop] | None = None
+    barriers: list[BarrierStat] | None = None
     attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
-    plan: list[Any] | None = None  # prioritized optimization plan (hotspot/plan, --plan)
-    samples: dict[str, Any] | None = None
+    # PlanItems (hotspot/plan/model.py), attached by the plan layer above this one; null without --plan
+    plan: list[object] | None = None
+    samples: JsonObject | None = None
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JsonObject = field(default_factory=dict)
 
 
 @dataclass

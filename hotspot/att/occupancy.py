@@ -21,6 +21,7 @@ from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.capture.sidefiles import nearby_files, same_run
 from hotspot.capture.trace.records import DispatchRecord
 from hotspot.errors import HotspotError
+from hotspot.result import JsonObject
 
 # Achieved mean below this fraction of the theoretical waves/SIMD is an `occupancy-gap` finding.
 OCCUPANCY_GAP_RATIO = 0.5
@@ -46,12 +47,12 @@ class DispatchOccupancy:
     limiter: str | None = None
     limiters: tuple[str, ...] = ()
     limits: dict[str, int | None] = field(default_factory=dict)
-    next_step: dict[str, Any] = field(default_factory=dict)
+    next_step: JsonObject = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     details: Any = None
-    resources: dict[str, Any] = field(default_factory=dict)
+    resources: JsonObject = field(default_factory=dict)
     achieved: AchievedOut | None = None
-    candidates: dict[str, Any] | None = None  # arch undecided: occupancy per candidate
+    candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
 
 
 def _names(kernel: KernelSymbol | None) -> list[str]:
@@ -179,8 +180,8 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
     return occ, occupancy_gap(occ)
 
 
-def _from_model(o: Any, label: str, resources: dict[str, Any], achieved: AchievedOut | None,
-                candidates: dict[str, Any] | None) -> DispatchOccupancy:
+def _from_model(o: Any, label: str, resources: JsonObject, achieved: AchievedOut | None,
+                candidates: JsonObject | None) -> DispatchOccupancy:
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
                              resources, achieved, candidates)

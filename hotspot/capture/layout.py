@@ -6,11 +6,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hotspot.capture.files import load_json
 from hotspot.capture.session import memoized
 from hotspot.errors import InputError, bad_file
+from hotspot.result import JsonObject
 
 DISPATCH_DIR_RE = re.compile(r"^ui_output_agent_(\d+)_dispatch_(\d+)$")
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
@@ -56,7 +56,7 @@ class DispatchDir:
     dispatch_id: int | None
     pc_sampling: bool
     wave_files: tuple[WaveFile, ...]
-    filenames_doc: dict[str, Any]
+    filenames_doc: JsonObject
     warnings: tuple[str, ...] = ()
 
     @property
@@ -129,7 +129,7 @@ def _open_dispatch(path: Path) -> DispatchDir:
     handle, dispatch = parse_dir_name(path.name)
     warnings: list[str] = []
     fn_path = path / "filenames.json"
-    doc: dict[str, Any] = {}
+    doc: JsonObject = {}
     if fn_path.is_file():
         loaded = load_json(fn_path)
         if not isinstance(loaded, dict):
@@ -144,7 +144,7 @@ def _open_dispatch(path: Path) -> DispatchDir:
     return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
 
 
-def _wave_files(path: Path, fn_path: Path, doc: dict[str, Any], warnings: list[str]) -> list[WaveFile]:
+def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str]) -> list[WaveFile]:
     listing = doc.get("wave_filenames")
     if isinstance(listing, dict):
         out: list[WaveFile] = []

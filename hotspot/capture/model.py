@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hotspot.capture.source import SourceLoc
+from hotspot.result import JsonObject
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class CodeRow:
     latency: int
     stall: int
     idle: int
-    extra: dict[str, Any] = field(default_factory=dict)  # extra columns by header name
+    extra: JsonObject = field(default_factory=dict)  # extra columns by header name
 
     @property
     def issue(self) -> int:

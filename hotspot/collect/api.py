@@ -30,7 +30,7 @@ from hotspot.errors import (
     ToolMissingError,
     UsageError,
 )
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -119,10 +119,10 @@ class Collector:
         self.say = say
         self.show_kernels = show_kernels
         self.warnings: list[str] = []
-        self.phases: list[dict[str, Any]] = []
+        self.phases: list[JsonObject] = []
         self.record: rundir.RunRecord | None = None
         self.run_dir: Path | None = None
-        self.kernel: dict[str, Any] | None = None
+        self.kernel: JsonObject | None = None
         self.kernel_rows: list[discovery.KernelRow] = []
         self.plan: iterations.IterationPlan | None = None
         self.pass_plan: counters.PassPlan | None = None
@@ -190,11 +190,11 @@ class Collector:
 
     # ---------------------------------------------------------------- phases
     def _phase(self, name: str, argv: list[str], *, output_dir: Path, input_file: Path | None = None,
-               yaml_text: str | None = None) -> tuple[dict[str, Any], ProcessOutcome]:
+               yaml_text: str | None = None) -> tuple[JsonObject, ProcessOutcome]:
         assert self.run_dir is not None
         full = [*argv, "--", *self.opts.command]
         stdout, stderr = self.run_dir / f"{name}.stdout.log", self.run_dir / f"{name}.stderr.log"
-        phase: dict[str, Any] = {"name": name, "argv": full, "input_file": str(input_file) if input_file else None,
+        phase: JsonObject = {"name": name, "argv": full, "input_file": str(input_file) if input_file else None,
                                  "yaml": yaml_text, "output_dir": str(output_dir), "stdout": str(stdout),
                                  "stderr": str(stderr), "started_at": rundir.utc_iso(), "status": "running",
                                  "exit_code": None, "elapsed_ns": None}
@@ -211,7 +211,7 @@ class Collector:
         self._check_outcome(phase, outcome, stdout, stderr)
         return phase, outcome
 
-    def _check_outcome(self, phase: dict[str, Any], outcome: ProcessOutcome, stdout: Path, stderr: Path) -> None:
+    def _check_outcome(self, phase: JsonObject, outcome: ProcessOutcome, stdout: Path, stderr: Path) -> None:
         name = phase["name"]
         kept = f"outputs kept in {self.run_dir}"
         if outcome.start_error is not None:
@@ -332,7 +332,7 @@ class Collector:
                     f"{self.plan.range_text} matched no dispatch")
             raise EmptyTraceError(what, _EMPTY_REMEDIES, details={"run_dir": str(self.run_dir)})
 
-    def _pmc(self, prof: str) -> dict[str, Any]:
+    def _pmc(self, prof: str) -> JsonObject:
         assert self.run_dir is not None and self.pass_plan is not None
         out = self.run_dir / "pmc"
         regex = self.kernel["regex"] if self.kernel else None
@@ -349,7 +349,7 @@ class Collector:
             input_file.write_text(text)
             self._phase("pmc", [prof, "-i", str(input_file)], output_dir=out, input_file=input_file, yaml_text=text)
         csvs = sorted(out.rglob("*counter_collection.csv"))
-        summary: dict[str, Any] = {"counters": list(self.pass_plan.counters),
+        summary: JsonObject = {"counters": list(self.pass_plan.counters),
                                    "passes": [list(p) for p in self.pass_plan.passes],
                                    "csv_files": [str(c) for c in csvs], "analysis": None}
         if not csvs:
@@ -372,7 +372,7 @@ class Collector:
             self.warn(f"pmc: {w}")
         return summary
 
-    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[Any, dict[str, Any] | None, int]:
+    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[Any, JsonObject | None, int]:
         assert self.run_dir is not None
         from hotspot.att.api import analyze_dispatch
 
@@ -487,7 +487,7 @@ class Collector:
         self._save()
         self.say(f"run directory renamed: {new_dir}")
 
-    def _summary(self, best, analysis, analysis_error, pmc) -> dict[str, Any]:
+    def _summary(self, best, analysis, analysis_error, pmc) -> JsonObject:
         return {
             "dry_run": False,
             "run_dir": str(self.run_dir),
@@ -514,7 +514,7 @@ class Collector:
         run_dir = o.output.resolve() if o.output else o.cwd / rundir.RUNS_DIR / f"{rundir.utc_stamp()}-{slug}"
         if o.output is not None:
             rundir.check_explicit(run_dir)
-        phases: list[dict[str, Any]] = []
+        phases: list[JsonObject] = []
         if o.kernel is None:
             argv = [*jobs.discovery_argv(prof, run_dir / "discover"), "--", *o.command]
             phases.append({"name": "discover", "argv": argv, "input_file": None, "yaml": None})
@@ -545,7 +545,7 @@ class Collector:
                 "phases": phases}
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> dict[str, Any]:
+    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> JsonObject:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
@@ -564,22 +564,22 @@ def _with_truncated(d: att_outputs.DispatchOutput) -> att_outputs.DispatchOutput
     return replace(d, truncated=True)
 
 
-def _dispatch_json(d: att_outputs.DispatchOutput) -> dict[str, Any]:
+def _dispatch_json(d: att_outputs.DispatchOutput) -> JsonObject:
     return {"path": str(d.path), "agent": d.agent, "dispatch_id": d.dispatch_id, "waves": d.waves,
             "executed_instructions": d.executed_instructions, "instructions_hit": d.instructions_hit,
             "empty": d.empty, "truncated": d.truncated, "note": d.note or None}
 
 
-def _row_json(r: discovery.KernelRow) -> dict[str, Any]:
+def _row_json(r: discovery.KernelRow) -> JsonObject:
     return {"name": r.name, "family": r.family, "calls": r.calls, "total_ns": r.total_ns, "avg_ns": r.avg_ns,
             "pct": r.pct, "regex": r.regex}
 
 
-def _plan_json(p: iterations.IterationPlan) -> dict[str, Any]:
+def _plan_json(p: iterations.IterationPlan) -> JsonObject:
     return {"set": list(p.iterations), "range": p.range_text, "description": p.description, "calls": p.calls}
 
 
-def _options_json(o: CollectOptions) -> dict[str, Any]:
+def _options_json(o: CollectOptions) -> JsonObject:
     return {"kernel": o.kernel, "skip": list(o.skip), "iterations": o.iterations, "target_cu": o.att.target_cu,
             "se_mask": hex(o.att.se_mask), "simd_select": hex(o.att.simd_select),
             "buffer_size": o.att.buffer_size, "att": o.trace, "flags": o.flags, "timeout_s": o.timeout_s,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
+
+from hotspot.result import JsonObject
 
 OUTPUT_FILE = "out"  # -o: files become out_kernel_trace.csv, out_agent_info.csv, ...
 DISCOVER_OUTPUT_FILE = "discover"
@@ -49,8 +50,8 @@ class AttSettings:
 
 
 def att_job(regex: str, iteration_range: str, output_dir: Path, settings: AttSettings,
-            library_path: str | None) -> dict[str, Any]:
-    job: dict[str, Any] = {
+            library_path: str | None) -> JsonObject:
+    job: JsonObject = {
         "kernel_include_regex": regex,
         "kernel_iteration_range": iteration_range,
         "output_directory": str(output_dir),
@@ -68,8 +69,8 @@ def att_job(regex: str, iteration_range: str, output_dir: Path, settings: AttSet
     return job
 
 
-def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> dict[str, Any]:
-    job: dict[str, Any] = {}
+def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> JsonObject:
+    job: JsonObject = {}
     if regex:
         job["kernel_include_regex"] = regex
     job.update({"pmc": list(counters), "output_directory": str(output_dir), "output_file": OUTPUT_FILE,
@@ -77,11 +78,11 @@ def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> d
     return job
 
 
-def input_yaml(jobs: list[dict[str, Any]]) -> str:
+def input_yaml(jobs: list[JsonObject]) -> str:
     return yaml.safe_dump({"jobs": jobs}, sort_keys=False, default_flow_style=None, width=10_000)
 
 
-def flags(job: dict[str, Any]) -> list[str]:
+def flags(job: JsonObject) -> list[str]:
     """The same job as rocprofv3 command-line options (for releases where `-i` misbehaves)."""
     argv: list[str] = []
     for key, value in job.items():

@@ -12,10 +12,9 @@ import re
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from hotspot.errors import InputError
-from hotspot.result import dumps
+from hotspot.result import JsonObject, dumps
 
 RUNS_DIR = "hotspot-runs"
 RUN_JSON = "run.json"
@@ -85,7 +84,7 @@ def create(path: Path, explicit: bool) -> Path:
 class RunRecord:
     """run.json: a plain dict persisted atomically on every `save()`."""
 
-    def __init__(self, run_dir: Path, data: dict[str, Any]) -> None:
+    def __init__(self, run_dir: Path, data: JsonObject) -> None:
         self.run_dir = run_dir
         self.data = {"schema_version": RUN_SCHEMA_VERSION, "status": "running", **data}
         self._t0 = time.monotonic_ns()
@@ -100,7 +99,7 @@ class RunRecord:
         tmp.write_bytes(dumps(self.data))
         os.replace(tmp, path)
 
-    def finish(self, status: str, error: dict[str, Any] | None = None) -> None:
+    def finish(self, status: str, error: JsonObject | None = None) -> None:
         self.data["status"] = status
         self.data["finished_at"] = utc_iso()
         self.data["elapsed_ns"] = time.monotonic_ns() - self._t0

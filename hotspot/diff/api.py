@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from hotspot.errors import InputError, UsageError
+from hotspot.result import JsonObject
 
 # ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
 # other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
@@ -91,7 +92,7 @@ class DiffResult:
 @dataclass
 class _Side:
     info: SideInfo
-    analyses: list[dict[str, Any]]  # 1 or 2 (replicates) analyze `data` dicts
+    analyses: list[JsonObject]  # 1 or 2 (replicates) analyze `data` dicts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,11 +152,11 @@ def _is_analysis(a: Any) -> bool:
     return isinstance(a, dict) and all(k in a for k in ("dispatch", "totals", "stall_by_category"))
 
 
-def _kernel_of(a: dict[str, Any]) -> str:
+def _kernel_of(a: JsonObject) -> str:
     return str(a["dispatch"].get("kernel") or "")
 
 
-def _pick(analyses: list[dict[str, Any]], kernel: str | None, path: Path) -> list[dict[str, Any]]:
+def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[JsonObject]:
     if kernel:
         try:
             pat = re.compile(kernel)
@@ -169,7 +170,7 @@ def _pick(analyses: list[dict[str, Any]], kernel: str | None, path: Path) -> lis
     return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:2]
 
 
-def _info(path: Path, kind: str, analyses: list[dict[str, Any]]) -> SideInfo:
+def _info(path: Path, kind: str, analyses: list[JsonObject]) -> SideInfo:
     return SideInfo(str(path), kind, _kernel_of(analyses[0]),
                     [str(a["dispatch"].get("path", "")) for a in analyses],
                     int(analyses[0]["dispatch"].get("waves", 0)),
@@ -192,7 +193,7 @@ class _Metric:
     signature: tuple[str, ...] = ()  # ISA mnemonics of the row's instructions (for moved lines)
 
 
-def metrics(a: dict[str, Any]) -> dict[str, _Metric]:
+def metrics(a: JsonObject) -> dict[str, _Metric]:
     isa_of = {i["line_number"]: i["isa"] for i in a.get("instructions") or []}
 
     def sig(numbers: list[int]) -> tuple[str, ...]:

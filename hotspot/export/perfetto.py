@@ -23,7 +23,7 @@ import orjson
 
 from hotspot import __version__
 from hotspot.errors import EmptyTraceError, InputError, bad_file
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 DEFAULT_TRACE = "trace.json"
 US_PER_S = 1_000_000
@@ -56,7 +56,7 @@ class TraceWritten:
 class TimeBase:
     """Shader cycle on a shader engine -> trace timestamp."""
 
-    def __init__(self, name: str, unit: str, convert, origin_note: dict[str, Any]) -> None:
+    def __init__(self, name: str, unit: str, convert, origin_note: JsonObject) -> None:
         self.name, self.unit, self._convert, self.origin_note = name, unit, convert, origin_note
 
     def us(self, se: int, cycle: int) -> float:
@@ -70,7 +70,7 @@ def export_perfetto(path: Path, output: str | None, force: bool,
     target = resolve_output(output, DEFAULT_TRACE, force)
     warnings: list[str] = []
     ddir = select_dispatch(path, warnings)
-    holder: dict[str, Any] = {}
+    holder: JsonObject = {}
 
     def write(fh: BinaryIO) -> None:
         holder.update(write_trace(ddir, fh, opts, warnings))
@@ -90,7 +90,7 @@ def select_dispatch(path: Path, warnings: list[str]) -> Path:
     return chosen
 
 
-def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> dict[str, Any]:
+def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> JsonObject:
     """Stream the trace of dispatch dir `ddir` to `fh`; returns the TraceWritten fields but
     output/bytes."""
     from hotspot.capture.codejson import EMPTY_TRACE_HINT
@@ -116,7 +116,7 @@ def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[
     count = 0
     first = True
 
-    def emit(ev: dict[str, Any]) -> None:
+    def emit(ev: JsonObject) -> None:
         nonlocal count, first
         fh.write((b"" if first else b",\n") + orjson.dumps(ev))
         first = False
@@ -154,7 +154,7 @@ def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[
             "events": count, "time_base": tb.name, "instructions": opts.instructions}
 
 
-def _meta(name: str, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
+def _meta(name: str, pid: int, tid: int, args: JsonObject) -> JsonObject:
     return {"name": name, "ph": "M", "pid": pid, "tid": tid, "args": args}
 
 
@@ -214,7 +214,7 @@ def _ints(rec: Any, n: int) -> bool:
 
 
 def state_events(se: int, tid: int, begin: int, timeline: list, tb: TimeBase,
-                 path: Path) -> Iterator[dict[str, Any]]:
+                 path: Path) -> Iterator[JsonObject]:
     """One X slice per wave-state run; runs are consecutive from `begin` (FORMATS.md §1.2)."""
     t = begin
     for part in timeline:
@@ -231,7 +231,7 @@ def state_events(se: int, tid: int, begin: int, timeline: list, tb: TimeBase,
 
 
 def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
-                       isa: dict[int, tuple[str, str]], path: Path) -> Iterator[dict[str, Any]]:
+                       isa: dict[int, tuple[str, str]], path: Path) -> Iterator[JsonObject]:
     """One X slice per executed instruction, from its first issue attempt for its duration
     (stall included). A slice that would run past the next instruction's start is cut there
     (args keep the real duration), so slices on the track never overlap."""
@@ -250,7 +250,7 @@ def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
             end = nxt
         text, source = isa.get(line, ("", ""))
         ts = tb.us(se, time)
-        args: dict[str, Any] = {"line_number": line, "isa": text,
+        args: JsonObject = {"line_number": line, "isa": text,
                                 "category": DECODER_CATEGORIES[cat] if 0 <= cat < len(DECODER_CATEGORIES) else str(cat),
                                 "stall_cycles": stall, "duration_cycles": duration, "start_cycle": time}
         if source:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hotspot.errors import bad_file
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 # Segments kept per wave in the timeline chart: the chart is about 1,200 px wide, so more
 # rectangles than this only cost bytes (state totals stay exact; see timeline.downsample).
@@ -96,7 +95,7 @@ def load_saved(path: Path) -> Result:
     return Result("report", data, [w for w in warnings if isinstance(w, str)])
 
 
-def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[dict[str, Any]]:
+def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
     from hotspot.att.classify import classify
     from hotspot.capture.codejson import read_code_json
@@ -111,7 +110,7 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[dict[str, An
              "source": r.source.label if r.source else ""} for r in rows]
 
 
-def wave_timelines(ddir: Path, max_bytes: int | None) -> dict[str, Any]:
+def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
     """Wave-state timelines of the longest, median and shortest traced wave."""
     from hotspot.capture.layout import open_dispatch
     from hotspot.capture.waves import WAVE_STATES, read_wave

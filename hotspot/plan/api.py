@@ -5,46 +5,49 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
 
+from hotspot.att.aggregate import CategoryStall
 from hotspot.att.analyze import analyze_full
 from hotspot.att.model import (
     AnalyzeOptions,
+    ArchOut,
     DispatchAnalysis,
+    DispatchInfo,
     MultiAnalysis,
     trimmed_data,
 )
+from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
 from hotspot.plan.model import PlanItem, Skipped
-from hotspot.result import Result, dumps
+from hotspot.result import JsonObject, Result, dumps
 
 
 @dataclass
 class PlannedAnalysis(DispatchAnalysis):
-    """The analyze data plus the plan's debug list (which rules did not fire, and why)."""
+    """The analyze data plus the plan, and its debug list (which rules did not fire, and why)."""
 
     plan_skipped: list[Skipped] | None = None
     plan_summary: StallSummary | None = None
-    plan_pmc: dict[str, Any] | None = None
+    plan_pmc: JsonObject | None = None
 
 
 @dataclass(frozen=True)
 class PlanData:
     """`hotspot plan` output: what the plan needs, without the analyze tables."""
 
-    dispatch: Any
-    arch: Any
+    dispatch: DispatchInfo
+    arch: ArchOut
     summary: StallSummary
-    stall_by_category: Any
-    occupancy: Any
+    stall_by_category: list[CategoryStall]
+    occupancy: DispatchOccupancy | None
     plan: list[PlanItem]
     plan_skipped: list[Skipped]
-    pmc: dict[str, Any] | None
-    selection: dict[str, Any] | None
+    pmc: JsonObject | None
+    selection: JsonObject | None
 
 
-def _plain(obj: Any) -> Any:
+def _plain(obj: object) -> JsonObject:
     import orjson
 
     return orjson.loads(dumps(obj))
@@ -79,10 +82,8 @@ def _dedupe(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _attach(a: Any, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
-            warnings: list[str]) -> Any:
-    if not isinstance(a, DispatchAnalysis):
-        return a
+def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
+            warnings: list[str]) -> DispatchAnalysis:
     plain = _plain(a)
     pmc_info = None
     pmc_kernel = None
@@ -95,8 +96,8 @@ def _attach(a: Any, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
                            plan_summary=outcome.summary, plan_pmc=pmc_info)
 
 
-def _pmc_for(plain: dict[str, Any], pmc_paths: list[Path], warnings: list[str]
-             ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def _pmc_for(plain: JsonObject, pmc_paths: list[Path], warnings: list[str]
+             ) -> tuple[JsonObject, JsonObject | None]:
     """Run `hotspot pmc` on the files (with the dispatch's arch) and pick this kernel's report."""
     from hotspot.pmc.api import analyze_pmc
 
@@ -125,8 +126,8 @@ def _base(name: str) -> str:
     return re.split(r"[(<\s]", name.strip(), maxsplit=1)[0].lower()
 
 
-def match_kernel(kernels: list[dict[str, Any]], names: list[str]
-                 ) -> tuple[dict[str, Any] | None, str]:
+def match_kernel(kernels: list[JsonObject], names: list[str]
+                 ) -> tuple[JsonObject | None, str]:
     """The counter report of the traced kernel: exact name, then base-name, then containment; a
     single kernel in the files is taken as the one."""
     for how, same in (("exact name", lambda k, n: k == n),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
 
 from hotspot.arch.mfma import (
     CYCLES_PER_PASS,
@@ -16,6 +15,7 @@ from hotspot.arch.mfma import (
 from hotspot.arch.targets import find_target
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.result import JsonObject
 
 # An MFMA that stalls at least one issue slot (4 cycles) per execution on average is waiting on
 # something; below that the stall is issue-grid noise.
@@ -54,7 +54,7 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
-def _chain_producer(ctx: PlanContext, ins: dict[str, Any]) -> tuple[dict[str, Any], int] | None:
+def _chain_producer(ctx: PlanContext, ins: JsonObject) -> tuple[JsonObject, int] | None:
     """The recent MFMA whose result this one reads as A/B, or as a partially overlapping C. An
     accumulator read as C in exactly the same registers is forwarded (LLVM's hazard recognizer needs
     no wait states for it), so a same-accumulator sequence is pipe-bound, not a dependency chain."""
@@ -107,7 +107,7 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
     target = find_target(gfx)
     if target is None or not target.mfma_faster_shapes:
         return f"arch {gfx}: no MFMA shape runs below peak there (arch table)"
-    by_mnemonic: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_mnemonic: dict[str, list[JsonObject]] = defaultdict(list)
     for ins in ctx.executed(MFMA_CATEGORY):
         isa = str(ins.get("isa") or "")
         if faster_shape(gfx, isa) is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.model import Location
+from hotspot.result import JsonObject
 
 MFMA_CATEGORY = "mfma"
 
@@ -24,8 +25,8 @@ def _num(value: Any) -> float | None:
 
 @dataclass
 class PlanContext:
-    data: dict[str, Any]
-    pmc: dict[str, Any] | None = None   # the matched pmc kernel report (plain), when --pmc was given
+    data: JsonObject
+    pmc: JsonObject | None = None   # the matched pmc kernel report (plain), when --pmc was given
     notes: list[str] = field(default_factory=list)
 
     # --- presence ------------------------------------------------------------------------------
@@ -64,8 +65,8 @@ class PlanContext:
 
     # --- instructions (static order = code.json row order) -------------------------------------
     @cached_property
-    def instructions(self) -> dict[int, dict[str, Any]]:
-        out: dict[int, dict[str, Any]] = {}
+    def instructions(self) -> dict[int, JsonObject]:
+        out: dict[int, JsonObject] = {}
         for ins in self.data.get("instructions") or []:
             n = ins.get("line_number")
             if isinstance(n, int):
@@ -76,11 +77,11 @@ class PlanContext:
     def order(self) -> list[int]:
         return sorted(self.instructions)
 
-    def executed(self, category: str) -> list[dict[str, Any]]:
+    def executed(self, category: str) -> list[JsonObject]:
         return [i for n, i in sorted(self.instructions.items())
                 if i.get("category") == category and (i.get("hit") or 0) > 0]
 
-    def following(self, line_number: int, count: int) -> list[dict[str, Any]]:
+    def following(self, line_number: int, count: int) -> list[JsonObject]:
         """The `count` instructions after `line_number` in static order."""
         order = self.order
         try:
@@ -89,7 +90,7 @@ class PlanContext:
             return []
         return [self.instructions[n] for n in order[at + 1:at + 1 + count]]
 
-    def preceding(self, line_number: int, count: int) -> list[dict[str, Any]]:
+    def preceding(self, line_number: int, count: int) -> list[JsonObject]:
         """Up to `count` instructions before `line_number`, nearest first."""
         order = self.order
         try:
@@ -98,14 +99,14 @@ class PlanContext:
             return []
         return [self.instructions[n] for n in reversed(order[max(0, at - count):at])]
 
-    def hottest(self, *categories: str) -> dict[str, Any] | None:
+    def hottest(self, *categories: str) -> JsonObject | None:
         pool = [i for i in self.instructions.values() if i.get("category") in categories]
         if not pool:
             return None
         return max(pool, key=lambda i: (i.get("stall") or 0, -(i.get("line_number") or 0)))
 
     # --- locations -----------------------------------------------------------------------------
-    def location_of(self, row: dict[str, Any] | None) -> Location:
+    def location_of(self, row: JsonObject | None) -> Location:
         """Location of an instruction-like dict (instruction, wait or producer)."""
         if row is None:
             return self.kernel_location()
@@ -130,10 +131,10 @@ class PlanContext:
                         best.get("isa") if best else None, self.kernel)
 
     # --- sections from other analyses (shapes tolerated, see docs/schema/plan.md) ----------------
-    def waits(self) -> list[dict[str, Any]]:
+    def waits(self) -> list[JsonObject]:
         return [w for w in self.data.get("waits") or [] if isinstance(w, dict)]
 
-    def wait_stall_per_hit(self, wait: dict[str, Any]) -> float | None:
+    def wait_stall_per_hit(self, wait: JsonObject) -> float | None:
         stall = _num(wait.get("stall"))
         hit = _num(wait.get("hits", wait.get("hit")))
         if hit is None:
@@ -163,11 +164,11 @@ class PlanContext:
                     best = (lo, hi)
         return best
 
-    def occupancy(self) -> dict[str, Any] | None:
+    def occupancy(self) -> JsonObject | None:
         occ = self.data.get("occupancy")
         return occ if isinstance(occ, dict) else None
 
-    def finding(self, finding_id: str) -> dict[str, Any] | None:
+    def finding(self, finding_id: str) -> JsonObject | None:
         for f in self.data.get("findings") or []:
             if isinstance(f, dict) and f.get("id") == finding_id:
                 return f

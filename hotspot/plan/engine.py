@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Estimate, PlanItem, Rule, Skipped
 from hotspot.plan.rules import RULES
 from hotspot.plan.waits_rules import MAX_ITEMS_PER_RULE
+from hotspot.result import JsonObject
 
 # Amdahl guard: an item whose target is under 1% of all stall cannot move the kernel measurably.
 AMDAHL_MIN_STALL_SHARE = 0.01
@@ -24,7 +24,7 @@ class StallSummary:
     total_cycles: int            # Σ latency over the traced waves' instructions
     total_stall: int
     stall_pct_of_cycles: float
-    top_categories: list[dict[str, Any]]  # [{category, stall, share}] by stall desc
+    top_categories: list[JsonObject]  # [{category, stall, share}] by stall desc
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
                     list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est)
 
 
-def run_plan(data: dict[str, Any], pmc: dict[str, Any] | None = None,
+def run_plan(data: JsonObject, pmc: JsonObject | None = None,
              rules: tuple[Rule, ...] = RULES) -> PlanOutcome:
     """The plan for one dispatch's plain analysis data (`Result.plain_data()` of analyze)."""
     ctx = PlanContext(data, pmc)

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.result import JsonObject
 
 # Stall a memory-side fix can shrink: waiting on vmcnt (and mixed waits), plus VMEM issue stalls.
 MEMORY_STALL_CATEGORIES = ("wait-vmcnt", "wait-mixed", "vmem-load", "vmem-store", "vmem-atomic",
                            "flat", "scratch")
 
 
-def verdict(ctx: PlanContext, verdict_id: str) -> dict[str, Any] | None:
+def verdict(ctx: PlanContext, verdict_id: str) -> JsonObject | None:
     for v in (ctx.pmc or {}).get("verdicts") or []:
         if isinstance(v, dict) and v.get("id") == verdict_id:
             return v
     return None
 
 
-def _plain_evidence(ev: dict[str, Any]) -> list[Evidence]:
+def _plain_evidence(ev: JsonObject) -> list[Evidence]:
     out = []
     for key, value in ev.items():
         if isinstance(value, dict):  # an Estimate: value, or low–high

@@ -6,6 +6,7 @@ from typing import Any
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.result import JsonObject
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
 # this one waits). Barrier and pipe stalls are not hidden by more waves of other workgroups.
@@ -110,7 +111,7 @@ def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
         "per wave, or one wave's memory wait right before the barrier)")]
 
 
-def _arrival_spread(ctx: PlanContext, hot: dict[str, Any] | None) -> float | None:
+def _arrival_spread(ctx: PlanContext, hot: JsonObject | None) -> float | None:
     """Median first-to-last arrival spread of the hottest barrier, from issue 7's `data.barriers`."""
     if hot is None:
         return None

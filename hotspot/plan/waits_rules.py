@@ -16,6 +16,7 @@ from typing import Any
 
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.result import JsonObject
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
 # (cover = issue-to-wait distance / (distance + stall per wait)) is "waited on too early": half is
@@ -48,8 +49,8 @@ ANY_LOAD = VMEM_LOADS | SMALL_LOADS | LDS
 
 @dataclass(frozen=True)
 class Pair:
-    wait: dict[str, Any]
-    producer: dict[str, Any]
+    wait: JsonObject
+    producer: JsonObject
     stall_per_wait: float   # the wait's stall per execution (latency left uncovered)
     cover: float | None     # distance / (distance + stall_per_wait), None without a distance
 
@@ -129,7 +130,7 @@ def _median_cover(pairs: list[Pair]) -> float:
     return covers[len(covers) // 2] if covers else 0.0
 
 
-def _worst_wait(pairs: list[Pair]) -> dict[str, Any]:
+def _worst_wait(pairs: list[Pair]) -> JsonObject:
     return max(pairs, key=lambda p: float(p.producer.get("blamed_stall") or 0)).wait
 
 
@@ -209,7 +210,7 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
     if not pairs:
         return "no load is waited on with little cover"
 
-    def title(prod: dict[str, Any]) -> str:
+    def title(prod: JsonObject) -> str:
         isa = str(prod.get("isa") or "")
         if prod.get("category") in SMALL_LOADS or _is_single_dword(isa):
             return "scale/address load issued too close to its use"

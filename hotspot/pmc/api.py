@@ -6,7 +6,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hotspot.arch.counters import (
     ALL_SETS,
@@ -29,7 +28,7 @@ from hotspot.pmc.join import join_files
 from hotspot.pmc.model import CounterFile
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 COMMAND = "pmc"
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
@@ -63,7 +62,7 @@ class PmcData:
     peak_gbps: float | None
     peak_source: str
     ideal_bytes_per_dispatch: float | None
-    filters: dict[str, Any]
+    filters: JsonObject
     thresholds: dict[str, float]
     kernels: list[KernelReport]
     dispatches: list[DispatchReport] | None    # only with per_dispatch=True

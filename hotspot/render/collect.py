@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from hotspot.render.tables import heading, num, pct, shorten, table
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
@@ -41,7 +41,7 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + ln for ln in text.rstrip("\n").splitlines())
 
 
-def _render_dry_run(d: dict[str, Any], markdown: bool) -> str:
+def _render_dry_run(d: JsonObject, markdown: bool) -> str:
     out = [heading("hotspot collect --dry-run (nothing was run)", markdown),
            f"run directory would be: {d['run_dir']}"]
     if d.get("iterations"):

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hotspot.render.tables import heading, num, pct, shorten, table
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 KERNEL_WIDTH = 48
 _DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
@@ -26,7 +24,7 @@ def fmt_bytes(value: float | None) -> str:
     return f"{v:,.0f} {unit}" if unit == "B" else f"{v:,.2f} {unit}"
 
 
-def fmt_range(e: dict[str, Any] | None, fmt) -> str:
+def fmt_range(e: JsonObject | None, fmt) -> str:
     """An Estimate as 'x' (exact), 'lo–hi' (range, marked ~) or blank (unknown)."""
     if not e or e.get("low") is None:
         return ""
@@ -54,7 +52,7 @@ def _pct0(v: float) -> str:
     return f"{v:.1f}%"
 
 
-def _header(d: dict[str, Any], md: bool) -> list[str]:
+def _header(d: JsonObject, md: bool) -> list[str]:
     lines = [heading("hotspot pmc: L2 and L2→fabric counters", md), ""]
     for inp in d["inputs"]:
         zero = "  ALL COUNTERS ZERO" if inp["all_zero"] else ""
@@ -71,7 +69,7 @@ def _header(d: dict[str, Any], md: bool) -> list[str]:
     return lines
 
 
-def _kernel_rows(kernels: list[dict[str, Any]]) -> list[list[str]]:
+def _kernel_rows(kernels: list[JsonObject]) -> list[list[str]]:
     rows = []
     for k in kernels:
         rows.append([
@@ -87,7 +85,7 @@ KERNEL_HEADERS = ["kernel", "disp", "L2 hit", "32B req", "L2→fabric read", "ti
                   "% peak", "over-fetch"]
 
 
-def _verdict_lines(kernels: list[dict[str, Any]], md: bool) -> list[str]:
+def _verdict_lines(kernels: list[JsonObject], md: bool) -> list[str]:
     lines: list[str] = []
     bullet = "- " if md else "  "
     for k in kernels:
@@ -103,7 +101,7 @@ def _verdict_lines(kernels: list[dict[str, Any]], md: bool) -> list[str]:
     return lines
 
 
-def _range_notes(kernels: list[dict[str, Any]]) -> list[str]:
+def _range_notes(kernels: list[JsonObject]) -> list[str]:
     notes = []
     for k in kernels:
         e = k["fabric_read_bytes"]
@@ -114,7 +112,7 @@ def _range_notes(kernels: list[dict[str, Any]]) -> list[str]:
     return notes
 
 
-def _counter_table(kernels: list[dict[str, Any]], md: bool) -> str:
+def _counter_table(kernels: list[JsonObject], md: bool) -> str:
     names: list[str] = []
     for k in kernels:
         for n in k["counters"]:
@@ -124,7 +122,7 @@ def _counter_table(kernels: list[dict[str, Any]], md: bool) -> str:
     return table(rows, ["kernel", *names], markdown=md)
 
 
-def _dispatch_table(dispatches: list[dict[str, Any]], md: bool) -> str:
+def _dispatch_table(dispatches: list[JsonObject], md: bool) -> str:
     rows = [[str(x["dispatch_id"]), shorten(x["kernel"], 32), pct(x["l2_hit_pct"]),
              pct(x["req_32b_pct"]), fmt_range(x["fabric_read_bytes"], fmt_bytes),
              fmt_ns(x["duration_ns"]), fmt_range(x["achieved_gbps"], _gbps),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hotspot.render.tables import shorten, table
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 
 def _counts(c: dict[str, int]) -> str:
@@ -16,14 +16,14 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: dict[str, Any]) -> str:
+def _duration(s: JsonObject) -> str:
     """Discovery's untraced average; else the traced dispatch, marked (tracing slows it)."""
     if s.get("duration_ns") is not None:
         return f"{s['duration_ns']:,.0f}"
     return f"{s['traced_dispatch_ns']:,} (traced)" if s.get("traced_dispatch_ns") is not None else ""
 
 
-def _report_rows(entries: list[dict[str, Any]], width: int) -> list[list[Any]]:
+def _report_rows(entries: list[JsonObject], width: int) -> list[list[Any]]:
     rows = []
     for e in entries:
         s = e.get("summary") or {}
@@ -48,7 +48,7 @@ REPORT_HEADERS = ["entry", "state", "kernel", "arch", "avg ns", "occ t/a", "top 
                   "collapse", "top plan item", "headroom"]
 
 
-def _failures(entries: list[dict[str, Any]]) -> str:
+def _failures(entries: list[JsonObject]) -> str:
     lines = [f"  {e['name']} [{e['state']}]: {e.get('reason') or ''}" + (f" (log: {e['log']})" if e.get("log") else "")
              for e in entries if e["state"] in ("failed", "empty", "timed-out", "interrupted")]
     return ("\nnot done:\n" + "\n".join(lines)) if lines else ""
@@ -74,7 +74,7 @@ def render_report_markdown(result: Result) -> str:
     return "\n".join(out)
 
 
-def _progress_table(entries: list[dict[str, Any]]) -> str:
+def _progress_table(entries: list[JsonObject]) -> str:
     rows = [[e["name"], e["state"], e.get("host") or "", "" if e.get("gpu") is None else e["gpu"],
              "" if e.get("elapsed_s") is None else f"{e['elapsed_s']:.1f}", e["attempts"]] for e in entries]
     return table(rows, ["entry", "state", "host", "GPU", "elapsed s", "attempts"])

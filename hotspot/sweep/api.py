@@ -7,10 +7,9 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hotspot.errors import HotspotError, InputError, ToolMissingError, UsageError
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, Recipes, load_recipes
 from hotspot.sweep.views import progress_data
@@ -115,12 +114,12 @@ def _new_manifest(sweep_dir: Path, recipes: Recipes, opts: SweepOptions) -> None
         mf.write(sweep_dir, doc)
 
 
-def _options(opts: SweepOptions) -> dict[str, Any]:
+def _options(opts: SweepOptions) -> JsonObject:
     return {"att_retries": opts.att_retries, "timeout_s": opts.timeout_s, "rocprofv3": opts.rocprofv3,
             "att_library_path": opts.att_library_path, "only": list(opts.only)}
 
 
-def _sync_recipes(doc: dict[str, Any], recipes: Recipes, force: bool) -> dict[str, list[str]]:
+def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool) -> dict[str, list[str]]:
     """Compare the manifest with the recipes file; with `force`, re-queue changed entries only."""
     now = recipes.by_name()
     have = {e["name"]: e for e in doc["entries"]}
@@ -152,7 +151,7 @@ def _sync_recipes(doc: dict[str, Any], recipes: Recipes, force: bool) -> dict[st
     return diff
 
 
-def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple[str, ...]) -> dict[str, Any]:
+def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple[str, ...]) -> JsonObject:
     """Bring an existing or new sweep dir in line with this command (done once, before workers)."""
     created = not (sweep_dir / mf.MANIFEST).exists()
     if created:
@@ -203,7 +202,7 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
     return _work(sweep_dir, gpus, opts.only, prep, "sweep")
 
 
-def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: dict[str, Any], command: str) -> Result:
+def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str) -> Result:
     from hotspot.diagnostics import progress
     from hotspot.sweep.scheduler import Worker, WorkerOptions, pin_env
 
@@ -259,7 +258,7 @@ def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) ->
                  "sweep")
 
 
-def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: dict[str, Any]) -> Result:
+def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObject) -> Result:
     from hotspot.sweep import slurm
 
     text = slurm.script_text(sweep_dir, nodes=opts.nodes, gpus=opts.gpus, partition=opts.partition,

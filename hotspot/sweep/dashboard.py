@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from html import escape
 from pathlib import Path
-from typing import Any
+
+from hotspot.result import JsonObject
 
 COLUMNS = (  # (key, header, numeric)
     ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
@@ -63,13 +64,13 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: dict[str, Any]) -> str:
+def _duration(s: JsonObject) -> str:
     from hotspot.render.sweep import _duration as text
 
     return text(s)
 
 
-def _cells(row: dict[str, Any], base: Path) -> list[tuple[str, str, str]]:
+def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
     """(sort value, html, css class) per column."""
     s = row.get("summary") or {}
     link = row.get("report_html")
@@ -111,7 +112,7 @@ def _cells(row: dict[str, Any], base: Path) -> list[tuple[str, str, str]]:
     ]
 
 
-def render_dashboard(data: dict[str, Any], base: Path) -> str:
+def render_dashboard(data: JsonObject, base: Path) -> str:
     c = data["counts"]
     title = f"hotspot sweep: {Path(data['recipes'].get('path') or data['sweep_dir']).name}"
     counts = "".join(f"<span>{escape(k)}: <b>{v}</b></span>" for k, v in c.items() if v)

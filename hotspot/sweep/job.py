@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from hotspot.result import JsonObject
 from hotspot.sweep.recipes import Entry
 
 RESULT = "result.json"
@@ -71,7 +72,7 @@ def _on_sigterm(_signum: int, _frame: Any) -> None:
     os.killpg(0, signal.SIGKILL)  # the whole entry: us, rocprofv3, the application
 
 
-def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: dict[str, Any],
+def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JsonObject,
                      kernel: str | None, iterations: str | None):
     from hotspot.collect.api import CollectOptions
     from hotspot.collect.jobs import AttSettings
@@ -83,14 +84,14 @@ def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: dict[str
         att_library_path=spec.get("att_library_path"))
 
 
-def run_entry(spec: dict[str, Any]) -> dict[str, Any]:
+def run_entry(spec: JsonObject) -> JsonObject:
     from hotspot.collect.api import CollectInterrupted, collect
     from hotspot.errors import EmptyTraceError, HotspotError
 
     entry = Entry.from_json(spec["entry"])
     attempt_dir = Path(spec["attempt_dir"])
     say = lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())  # noqa: E731 - the job log
-    attempts: list[dict[str, Any]] = []
+    attempts: list[JsonObject] = []
     kernel, iterations = entry.kernel, entry.iterations
     collected = None
     variants = att_variants(entry, int(spec.get("att_retries", 0)))
@@ -132,7 +133,7 @@ def run_entry(spec: dict[str, Any]) -> dict[str, Any]:
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: dict[str, Any], collected: dict[str, Any], attempts: list[dict[str, Any]], say) -> dict[str, Any]:
+def _consolidate(spec: JsonObject, collected: JsonObject, attempts: list[JsonObject], say) -> JsonObject:
     from hotspot.att.analyze import AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.api import analyze_with_plan
@@ -142,7 +143,7 @@ def _consolidate(spec: dict[str, Any], collected: dict[str, Any], attempts: list
     attempt_dir = Path(spec["attempt_dir"])
     run_dir = Path(collected["run_dir"])
     rel = lambda p: str(Path(p).relative_to(sweep_dir))  # noqa: E731
-    result: dict[str, Any] = {"state": "done", "exit_code": 0, "code": None, "reason": None,
+    result: JsonObject = {"state": "done", "exit_code": 0, "code": None, "reason": None,
                               "att_attempts": attempts, "run_dir": rel(run_dir), "kernel": collected.get("kernel"),
                               "summary": None, "plan_json": None, "report_html": None, "warnings": []}
     dispatch = Path(collected["chosen_dispatch"]["path"])

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 import orjson
 
 from hotspot.errors import InputError
+from hotspot.result import JsonObject
 
 MANIFEST = "sweep.json"
 LOCK = "sweep.lock"
@@ -60,7 +61,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def read(sweep_dir: Path) -> dict[str, Any]:
+def read(sweep_dir: Path) -> JsonObject:
     """The manifest as it is now (no lock: the rename makes every read see a whole document)."""
     path = Path(sweep_dir) / MANIFEST
     try:
@@ -77,7 +78,7 @@ def read(sweep_dir: Path) -> dict[str, Any]:
     return doc
 
 
-def write(sweep_dir: Path, doc: dict[str, Any]) -> None:
+def write(sweep_dir: Path, doc: JsonObject) -> None:
     doc["updated_at"] = utc_iso()
     _write_atomically(Path(sweep_dir) / MANIFEST, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
@@ -96,7 +97,7 @@ def lock(sweep_dir: Path) -> Iterator[None]:
 
 
 @contextmanager
-def locked(sweep_dir: Path) -> Iterator[dict[str, Any]]:
+def locked(sweep_dir: Path) -> Iterator[JsonObject]:
     """Read the manifest under the lock, let the caller change it, write it back atomically."""
     with lock(sweep_dir):
         doc = read(sweep_dir)
@@ -104,14 +105,14 @@ def locked(sweep_dir: Path) -> Iterator[dict[str, Any]]:
         write(sweep_dir, doc)
 
 
-def new_document(recipes: dict[str, Any], entries: list[dict[str, Any]], options: dict[str, Any]) -> dict[str, Any]:
+def new_document(recipes: JsonObject, entries: list[JsonObject], options: JsonObject) -> JsonObject:
     now = utc_iso()
     return {"schema_version": MANIFEST_VERSION, "kind": KIND, "created_at": now, "updated_at": now,
             "recipes": recipes, "options": options, "slurm": None, "workers": {}, "entries": entries,
             "removed_entries": []}
 
 
-def new_entry(name: str, sha: str, recipe: dict[str, Any]) -> dict[str, Any]:
+def new_entry(name: str, sha: str, recipe: JsonObject) -> JsonObject:
     return {"name": name, "recipe_sha256": sha, "recipe": recipe, "state": "pending", "attempts": 0,
             "host": None, "gpu": None, "device": None, "pid": None, "worker": None, "started_at": None,
             "finished_at": None, "elapsed_s": None, "exit_code": None, "reason": None, "log": None,
@@ -119,13 +120,13 @@ def new_entry(name: str, sha: str, recipe: dict[str, Any]) -> dict[str, Any]:
             "att_attempts": [], "warnings": [], "history": []}
 
 
-def set_state(entry: dict[str, Any], state: str, **fields: Any) -> None:
+def set_state(entry: JsonObject, state: str, **fields: Any) -> None:
     assert state in STATES, state
     entry["state"] = state
     entry.update(fields)
 
 
-def requeue(entry: dict[str, Any], why: str) -> None:
+def requeue(entry: JsonObject, why: str) -> None:
     """Back to pending; the previous outcome stays in `history`."""
     if entry["state"] != "pending":
         keep = ("state", "attempts", "host", "gpu", "started_at", "finished_at", "exit_code", "reason", "log",
@@ -152,7 +153,7 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def worker_gone(doc: dict[str, Any], wid: str | None, now: float | None = None) -> bool:
+def worker_gone(doc: JsonObject, wid: str | None, now: float | None = None) -> bool:
     """Same host: its pid is dead. Another host: its heartbeat is older than STALE_S."""
     if not wid:
         return True
@@ -163,7 +164,7 @@ def worker_gone(doc: dict[str, Any], wid: str | None, now: float | None = None) 
     return beat is None or (now or time.time()) - beat > STALE_S
 
 
-def reclaim_stale(doc: dict[str, Any]) -> list[str]:
+def reclaim_stale(doc: JsonObject) -> list[str]:
     """Entries `running` under a worker that is gone become `interrupted` (rerun them with
     --retry interrupted). Returns their names."""
     names = []
@@ -179,7 +180,7 @@ def reclaim_stale(doc: dict[str, Any]) -> list[str]:
     return names
 
 
-def counts(doc: dict[str, Any]) -> dict[str, int]:
+def counts(doc: JsonObject) -> dict[str, int]:
     out = {s: 0 for s in STATES}
     for e in doc["entries"]:
         out[e["state"]] = out.get(e["state"], 0) + 1

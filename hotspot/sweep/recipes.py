@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from hotspot.errors import InputError
+from hotspot.result import JsonObject
 
 ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
@@ -69,7 +70,7 @@ class Entry:
     timeout_s: float | None = None
     tags: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
                 "kernel": self.kernel, "iterations": self.iterations, "pmc": list(self.pmc),
                 "att": {"target_cu": self.target_cu, "shader_engine_mask": self.shader_engine_mask,
@@ -77,7 +78,7 @@ class Entry:
                 "timeout_s": self.timeout_s, "tags": list(self.tags)}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Entry":
+    def from_json(cls, d: JsonObject) -> "Entry":
         att = d.get("att") or {}
         return cls(name=d["name"], cmd=tuple(d["cmd"]), cwd=d["cwd"], env=tuple(sorted(d["env"].items())),
                    kernel=d.get("kernel"), iterations=d.get("iterations"), pmc=tuple(d.get("pmc") or ()),
@@ -127,7 +128,7 @@ class _Checker:
         self.problems.append(Problem(entry, field, problem, fix or FIELD_FIX.get(field.split(".")[0], "")))
 
 
-def _entry(raw: dict[str, Any], defaults: dict[str, Any], label: str, base: Path, chk: _Checker) -> Entry | None:
+def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker) -> Entry | None:
     merged = {**defaults, **raw}
     if isinstance(defaults.get("env"), dict) and isinstance(raw.get("env"), dict):
         merged["env"] = {**defaults["env"], **raw["env"]}
@@ -259,7 +260,7 @@ def load_recipes(path: Path) -> Recipes:
         raise InputError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}",
                          "fix the YAML syntax (indentation, quotes, ':' after keys)") from None
     chk = _Checker()
-    defaults: dict[str, Any] = {}
+    defaults: JsonObject = {}
     prelude = ""
     if isinstance(doc, list):
         items = doc

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import orjson
 
 from hotspot.collect import process
+from hotspot.result import JsonObject
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.job import RESULT, SPEC
 
@@ -65,7 +66,7 @@ class Job:
 @dataclass
 class WorkerOutcome:
     worker: str
-    finished: list[dict[str, Any]] = field(default_factory=list)  # entries this worker completed
+    finished: list[JsonObject] = field(default_factory=list)  # entries this worker completed
     interrupted: bool = False
     gpus: tuple[int, ...] = ()
 
@@ -141,7 +142,7 @@ class Worker:
         sys.stderr.write(("\r\x1b[K" if self.tty else "") + line + "\n")
         sys.stderr.flush()
 
-    def _status(self, doc: dict[str, Any]) -> None:
+    def _status(self, doc: JsonObject) -> None:
         c = mf.counts(doc)
         running = ", ".join(f"{j.name}@GPU{g}" for g, j in sorted(self.jobs.items())) or "-"
         left = c["pending"] + c["running"]
@@ -181,14 +182,14 @@ class Worker:
         _killpg(job.proc.pid, sig)
 
     # ------------------------------------------------------------------ manifest
-    def _beat(self, doc: dict[str, Any], state: str = "running") -> None:
+    def _beat(self, doc: JsonObject, state: str = "running") -> None:
         w = doc.setdefault("workers", {}).setdefault(self.id, {
             "host": mf.hostname(), "pid": os.getpid(), "gpus": list(self.opts.gpus), "started_at": mf.utc_iso(),
             "slurm": _slurm_env()})
         w.update(state=state, heartbeat_at=mf.utc_iso(), heartbeat_unix=time.time())
         self.last_beat = time.monotonic()
 
-    def _launch(self, doc: dict[str, Any], gpu: int, lock_fd: int) -> Job | None:
+    def _launch(self, doc: JsonObject, gpu: int, lock_fd: int) -> Job | None:
         """Claim the next pending entry (we hold the manifest lock) and start its job on `gpu`."""
         entry = next((e for e in doc["entries"] if e["state"] == "pending"
                       and (not self.opts.only or e["name"] in self.opts.only)), None)
@@ -227,10 +228,10 @@ class Worker:
         self._say(f"[sweep] start {entry['name']} on GPU {gpu} (pid {proc.pid}, attempt {entry['attempts']})")
         return Job(entry["name"], gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
 
-    def _finish(self, doc: dict[str, Any], job: Job) -> None:
+    def _finish(self, doc: JsonObject, job: Job) -> None:
         entry = next(e for e in doc["entries"] if e["name"] == job.name)
         elapsed = time.monotonic() - job.started
-        result: dict[str, Any] = {}
+        result: JsonObject = {}
         try:
             result = orjson.loads((job.attempt_dir / RESULT).read_bytes())
         except (OSError, orjson.JSONDecodeError):

@@ -12,9 +12,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from hotspot.errors import CommandFailedError, ToolMissingError
+from hotspot.result import JsonObject
 
 SCRIPT = "sweep.sbatch"
 LOG_DIR = "slurm"
@@ -75,7 +75,7 @@ def submit(script: Path) -> str:
     return done.stdout.strip().split(";")[0]
 
 
-def squeue(job_id: str) -> tuple[list[dict[str, Any]] | None, str]:
+def squeue(job_id: str) -> tuple[list[JsonObject] | None, str]:
     """The array's tasks as squeue lists them now ([] once they left the queue), or None when
     squeue is missing or fails; plus a note saying which."""
     tool = shutil.which("squeue")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
+
+from hotspot.result import JsonObject
 
 
 def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
@@ -27,7 +28,7 @@ def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
     return None
 
 
-def _top_stall(analysis: dict[str, Any]) -> tuple[str | None, float | None]:
+def _top_stall(analysis: JsonObject) -> tuple[str | None, float | None]:
     cats = [c for c in analysis.get("stall_by_category") or [] if c.get("stall")]
     if not cats:
         return None, None
@@ -35,7 +36,7 @@ def _top_stall(analysis: dict[str, Any]) -> tuple[str | None, float | None]:
     return top["category"], top.get("share")
 
 
-def _hottest_line(analysis: dict[str, Any]) -> dict[str, Any] | None:
+def _hottest_line(analysis: JsonObject) -> JsonObject | None:
     lines = [ln for ln in analysis.get("source_lines") or [] if ln.get("stall")]
     if not lines:
         return None
@@ -44,7 +45,7 @@ def _hottest_line(analysis: dict[str, Any]) -> dict[str, Any] | None:
             "category": top.get("dominant_category")}
 
 
-def _top_plan_item(analysis: dict[str, Any]) -> dict[str, Any] | None:
+def _top_plan_item(analysis: JsonObject) -> JsonObject | None:
     plan = analysis.get("plan") or []
     if not plan:
         return None
@@ -56,8 +57,8 @@ def _top_plan_item(analysis: dict[str, Any]) -> dict[str, Any] | None:
             "estimate_low_pct": est.get("low_pct"), "estimate_high_pct": est.get("high_pct")}
 
 
-def summarize(analysis: dict[str, Any], kernel: dict[str, Any] | None,
-              traced_ns: int | None = None) -> dict[str, Any]:
+def summarize(analysis: JsonObject, kernel: JsonObject | None,
+              traced_ns: int | None = None) -> JsonObject:
     """The report row of one analyzed dispatch (analysis = `analyze --plan` data)."""
     disp = analysis.get("dispatch") or {}
     occ = analysis.get("occupancy") or {}

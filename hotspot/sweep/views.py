@@ -5,17 +5,16 @@ relative to the sweep directory."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from hotspot.errors import UsageError
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
 
 PATH_FIELDS = ("log", "run_dir", "plan_json", "report_html", "dispatch")
 
 
-def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
-    def absolute(d: dict[str, Any]) -> dict[str, Any]:
+def _entry_row(sweep_dir: Path, e: JsonObject) -> JsonObject:
+    def absolute(d: JsonObject) -> JsonObject:
         return {**d, **{k: str(sweep_dir / d[k]) for k in PATH_FIELDS if d.get(k)}}
 
     row = {k: e.get(k) for k in ("name", "state", "attempts", "host", "gpu", "device", "pid", "started_at",
@@ -27,7 +26,7 @@ def _entry_row(sweep_dir: Path, e: dict[str, Any]) -> dict[str, Any]:
     return absolute(row)
 
 
-def progress_data(sweep_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
+def progress_data(sweep_dir: Path, doc: JsonObject) -> JsonObject:
     return {"sweep_dir": str(sweep_dir), "manifest": str(sweep_dir / mf.MANIFEST),
             "recipes": doc["recipes"], "counts": mf.counts(doc), "total": len(doc["entries"]),
             "entries": [_entry_row(sweep_dir, e) for e in doc["entries"]]}
@@ -57,7 +56,7 @@ def sweep_status(sweep_dir: Path) -> Result:
     return Result("sweep status", data, warnings)
 
 
-def _sort_key(row: dict[str, Any]) -> tuple:
+def _sort_key(row: JsonObject) -> tuple:
     s = row.get("summary") or {}
     head = s.get("headroom_pct")
     return (head is None, -(head or 0.0), row["name"])

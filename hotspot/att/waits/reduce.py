@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from hotspot.att.classify import classify
 from hotspot.att.waits.accumulate import BlameAccumulator
@@ -17,6 +16,7 @@ from hotspot.att.waits.counters import (
     NO_PRODUCER,
 )
 from hotspot.capture.model import CodeRow
+from hotspot.result import JsonObject
 
 # ---------------------------------------------------------------------------------------------
 # reduce: typed results
@@ -156,7 +156,7 @@ def blamed_lines(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> lis
     """Producer source lines (instructions when no source) ranked by the waiting they cost."""
     exact = exact_blame(acc)
     waits_total = sum(acc.wait_stall.values())
-    groups: dict[str, dict[str, Any]] = {}
+    groups: dict[str, JsonObject] = {}
     for (wline, pline), value in exact.items():
         if pline == NO_PRODUCER:
             continue
