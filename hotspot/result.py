@@ -7,7 +7,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Union
 
 import orjson
 
@@ -21,7 +21,7 @@ JsonObject = dict[str, JsonValue]
 _JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
 
-def _default(obj: Any) -> Any:
+def _default(obj: object) -> JsonValue:
     # Paths, sets and other simple objects become strings/lists; everything else is a bug.
     from pathlib import PurePath
 
@@ -35,10 +35,10 @@ def _default(obj: Any) -> Any:
 @dataclass
 class Result:
     command: str
-    data: Any
+    data: object  # the command's typed result (dataclasses), serialized by orjson
     warnings: list[str] = field(default_factory=list)
 
-    def envelope(self) -> dict[str, Any]:
+    def envelope(self) -> JsonObject:
         return {
             "schema_version": SCHEMA_VERSION,
             "command": self.command,
@@ -50,14 +50,14 @@ class Result:
     def to_json(self) -> bytes:
         return dumps(self.envelope())
 
-    def plain_data(self) -> Any:
+    def plain_data(self) -> JsonValue:
         """`data` as plain dicts/lists (dataclasses converted), e.g. for diffing."""
         return orjson.loads(dumps(self.data))
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
-                   warnings: list[str] | None = None, details: dict | None = None) -> dict[str, Any]:
-    err: dict[str, Any] = {"code": code, "exit_code": exit_code, "message": message, "hint": hint}
+                   warnings: list[str] | None = None, details: dict | None = None) -> JsonObject:
+    err: JsonObject = {"code": code, "exit_code": exit_code, "message": message, "hint": hint}
     if details:
         err["details"] = details
     return {
@@ -69,5 +69,5 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
     }
 
 
-def dumps(obj: Any) -> bytes:
+def dumps(obj: object) -> bytes:
     return orjson.dumps(obj, default=_default, option=_JSON_OPTIONS)

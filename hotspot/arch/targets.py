@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from hotspot.arch import mfma_tables as mt
 from hotspot.arch.counters import (
@@ -35,7 +35,7 @@ _T5 = "HARDWARE.md §5, derived: dense TFLOP/s ÷ (CUs × clock)"
 class Sourced(NamedTuple):
     """A table value and the one-line note saying where it comes from."""
 
-    value: Any
+    value: object
     source: str
 
 

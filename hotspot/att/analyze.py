@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from hotspot.arch.arch import Arch
 from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
+from hotspot.att.findings import Finding
 from hotspot.att.model import (
     DETAIL_INSTRUCTIONS,
     MB,
@@ -22,6 +22,7 @@ from hotspot.att.model import (
     limit,
     trimmed_data,
 )
+from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.wave_results import analyze_waves
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
 from hotspot.capture.layout import DispatchDir, open_dispatch, require_dispatch_dirs
@@ -126,7 +127,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     # Occupancy reads occupancy.json (~300k events on a 1 GB capture): done while the pool's
     # workers read the wave files; its warnings still follow the wave pass's.
     occupancy_warnings: list[str] = []
-    occupancy_out: list[Any] = []
+    occupancy_out: list[tuple[DispatchOccupancy, Finding | None]] = []
 
     def occupancy_meanwhile() -> None:
         occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings,

@@ -7,12 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_occupancy
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
-from hotspot.arch.occupancy import compute_occupancy, occupancy_candidates
+from hotspot.arch.occupancy import (
+    Occupancy,
+    OccupancyDetails,
+    compute_occupancy,
+    occupancy_candidates,
+)
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
 from hotspot.capture.layout import DispatchDir
@@ -49,7 +53,7 @@ class DispatchOccupancy:
     limits: dict[str, int | None] = field(default_factory=dict)
     next_step: JsonObject = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    details: Any = None
+    details: OccupancyDetails | None = None
     resources: JsonObject = field(default_factory=dict)
     achieved: AchievedOut | None = None
     candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
@@ -180,7 +184,7 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
     return occ, occupancy_gap(occ)
 
 
-def _from_model(o: Any, label: str, resources: JsonObject, achieved: AchievedOut | None,
+def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
                 candidates: JsonObject | None) -> DispatchOccupancy:
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from hotspot.capture.files import load_json
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.session import memoized
 from hotspot.capture.source import parse_source
 from hotspot.errors import EmptyTraceError, InputError, bad_file
+from hotspot.result import JsonValue
 
 # The ten base columns, by the names the decoder writes in `header`.
 BASE_COLUMNS = ("ISA", "_", "LineNumber", "Source", "Codeobj", "Vaddr", "Hit", "Latency", "Stall",
@@ -23,7 +23,7 @@ EMPTY_TRACE_HINT = (
     "kernel_iteration_range")
 
 
-def parse_header(path: Path, header: Any) -> tuple[str, ...]:
+def parse_header(path: Path, header: JsonValue) -> tuple[str, ...]:
     if isinstance(header, str):
         names = tuple(h.strip() for h in header.split(","))
     elif isinstance(header, list) and all(isinstance(h, str) for h in header):
@@ -36,7 +36,7 @@ def parse_header(path: Path, header: Any) -> tuple[str, ...]:
     return names
 
 
-def is_legacy(doc: Any) -> bool:
+def is_legacy(doc: JsonValue) -> bool:
     """Pre-3.0 decoder output: no header/version, 8-column rows, a `top_n` key."""
     if not isinstance(doc, dict):
         return False

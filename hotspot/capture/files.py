@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from hotspot.capture.session import kept_bytes, remember_bytes
 from hotspot.errors import InputError, bad_file
+from hotspot.result import JsonValue
 
 
-def load_json(path: Path, max_bytes: int | None = None) -> Any:
+def load_json(path: Path, max_bytes: int | None = None) -> JsonValue:
     """Read and parse one JSON file; every failure names the file."""
     return parse_json(path, read_capped(path, max_bytes))
 
@@ -63,7 +63,7 @@ def _too_large(path: Path | str, size: int, max_bytes: int) -> InputError:
                     code="file-too-large")
 
 
-def parse_json(path: Path, data: bytes) -> Any:
+def parse_json(path: Path, data: bytes) -> JsonValue:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hotspot.capture.files import load_json
 from hotspot.errors import HotspotError
+from hotspot.result import JsonValue
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def _normalize(path: str) -> str:
     return posixpath.normpath(path) if path else path
 
 
-def flatten(tree: Any, prefix: str = "") -> list[tuple[str, str]]:
+def flatten(tree: JsonValue, prefix: str = "") -> list[tuple[str, str]]:
     """Nested path-component dict -> [(original path, local file name)]."""
     out: list[tuple[str, str]] = []
     if not isinstance(tree, dict):
@@ -51,7 +51,7 @@ def flatten(tree: Any, prefix: str = "") -> list[tuple[str, str]]:
     return out
 
 
-def build_source_map(dispatch_dir: Path, tree: Any, snapshots_path: Path) -> SourceMap:
+def build_source_map(dispatch_dir: Path, tree: JsonValue, snapshots_path: Path) -> SourceMap:
     files: dict[str, Path] = {}
     warnings: list[str] = []
     root = dispatch_dir.resolve()

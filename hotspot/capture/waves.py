@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from hotspot.capture.files import load_json
 from hotspot.capture.layout import WaveFile
 from hotspot.errors import bad_file
+from hotspot.result import JsonValue
 
 # Decoder timeline state enum (FORMATS.md §1.2).
 WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
@@ -24,7 +24,7 @@ class Wave:
     # [time, decoder_category, stall, duration, line_number] per executed instruction
     instructions: list[list[int]]
     timeline: list[list[int]]  # [state, cycles]
-    waitcnt: list[Any]  # [[waitcnt_line, [[producer_line, 0], ...]], ...] (decoder edges)
+    waitcnt: list[JsonValue]  # [[waitcnt_line, [[producer_line, 0], ...]], ...] (decoder edges)
     cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
 
 
@@ -32,7 +32,7 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     return wave_from_doc(wf, load_json(wf.path, max_bytes))
 
 
-def wave_from_doc(wf: WaveFile, doc: Any) -> Wave:
+def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
     """A parsed wave file as a Wave; a document of another shape is refused naming the file."""
     try:
         w = doc["wave"]

@@ -11,7 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from hotspot.collect import (
     att_outputs,
@@ -372,7 +372,7 @@ class Collector:
             self.warn(f"pmc: {w}")
         return summary
 
-    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[Any, JsonObject | None, int]:
+    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, JsonObject | None, int]:
         assert self.run_dir is not None
         from hotspot.att.api import analyze_dispatch
 

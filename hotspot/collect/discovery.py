@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 # Runtime plumbing, not the user's compute: HIP runtime blit kernels (rocclr copy/fill) and PyTorch's
 # fill/copy element-wise kernels. Extend with --skip REGEX.
@@ -39,11 +38,11 @@ class Choice:
     skipped: tuple[tuple[str, str], ...]  # (name, the plumbing pattern that matched)
 
 
-def _get(row: Any, key: str) -> Any:
+def _get(row: object, key: str) -> object:
     return row.get(key) if isinstance(row, dict) else getattr(row, key, None)
 
 
-def to_rows(kernels: list[Any]) -> list[KernelRow]:
+def to_rows(kernels: list[object]) -> list[KernelRow]:
     """Rows of hotspot.trace.api.kernel_table (dicts or dataclasses), already ranked by total time."""
     out = []
     for r in kernels:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -148,7 +147,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     return _Side(_info(path, "dispatch-dir", analyses), analyses)
 
 
-def _is_analysis(a: Any) -> bool:
+def _is_analysis(a: object) -> bool:
     return isinstance(a, dict) and all(k in a for k in ("dispatch", "totals", "stall_by_category"))
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import orjson
 
@@ -208,7 +208,7 @@ def time_base(ddir: Path, begins: list[tuple[int, int]], warnings: list[str]) ->
                     {"origin_cycle": origin_cycle})
 
 
-def _ints(rec: Any, n: int) -> bool:
+def _ints(rec: object, n: int) -> bool:
     return isinstance(rec, list) and len(rec) >= n and all(
         isinstance(x, int) and not isinstance(x, bool) for x in rec[:n])
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.model import Location
@@ -17,7 +16,7 @@ from hotspot.result import JsonObject
 MFMA_CATEGORY = "mfma"
 
 
-def _num(value: Any) -> float | None:
+def _num(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
@@ -185,7 +184,7 @@ _RANGE_KEYS = (("first_line_number", "last_line_number"), ("start_line_number", 
                ("start", "end"), ("first", "last"))
 
 
-def _loop_range(lp: Any) -> tuple[int, int] | None:
+def _loop_range(lp: object) -> tuple[int, int] | None:
     if not isinstance(lp, dict):
         return None
     for key in ("line_numbers", "line_range", "rows"):
@@ -203,14 +202,14 @@ def _loop_range(lp: Any) -> tuple[int, int] | None:
     return None
 
 
-def stall_of(value: Any) -> float:
+def stall_of(value: object) -> float:
     """A stall figure that may be a number or a dict with a `stall` field."""
     if isinstance(value, dict):
         return _num(value.get("stall")) or _num(value.get("cycles")) or 0.0
     return _num(value) or 0.0
 
 
-def breakdown_classes(lb: Any) -> dict[str, float]:
+def breakdown_classes(lb: object) -> dict[str, float]:
     """`data.lgkm_breakdown` as {producer class: stall}. Accepts {class: n}, {class: {stall}},
     {classes: ...} and [{class|name, stall}] shapes."""
     if isinstance(lb, dict) and isinstance(lb.get("classes"), (dict, list)):

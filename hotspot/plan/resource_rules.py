@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.result import JsonObject
@@ -31,7 +29,7 @@ MFMA_REGISTER_CAP_WARNING = (
     "buffers held in VGPRs, LDS for data that is read once).")
 
 
-def _get(obj: Any, key: str) -> Any:
+def _get(obj: object, key: str) -> object:
     return obj.get(key) if isinstance(obj, dict) else None
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Any
 
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
@@ -55,7 +54,7 @@ class Pair:
     cover: float | None     # distance / (distance + stall_per_wait), None without a distance
 
 
-def _cover(distance: Any, stall_per_wait: float) -> float | None:
+def _cover(distance: object, stall_per_wait: float) -> float | None:
     if not isinstance(distance, (int, float)) or isinstance(distance, bool):
         return None
     total = distance + stall_per_wait

@@ -8,7 +8,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from hotspot.arch.counters import ArchCounters
 from hotspot.pmc.estimate import Estimate, median, total
@@ -182,7 +181,7 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
         verdicts=verdicts_for(facts))
 
 
-def kernel_sort_key(k: KernelReport) -> tuple[Any, ...]:
+def kernel_sort_key(k: KernelReport) -> tuple:
     """Longest total time first, then most bytes, then name (stable and deterministic)."""
     high = k.fabric_read_bytes.high if k.fabric_read_bytes.high is not None else -1.0
     return (-(k.duration_ns or 0.0), -high, k.kernel)

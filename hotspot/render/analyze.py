@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from hotspot.att.model import MultiAnalysis
+from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
 from hotspot.render.tables import bar, heading, num, pct, shorten, table
 from hotspot.result import Result
@@ -37,7 +36,7 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 
 
-def _one(a: Any, markdown: bool) -> str:
+def _one(a: DispatchAnalysis, markdown: bool) -> str:
     out: list[str] = []
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
@@ -120,7 +119,7 @@ def _one(a: Any, markdown: bool) -> str:
     return "\n\n".join(out)
 
 
-def _plan(a: Any, markdown: bool) -> list[str]:
+def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
     """The optimization plan section (only with `analyze --plan`; rendering lives in hotspot/plan)."""
     if getattr(a, "plan", None) is None:
         return []
@@ -133,7 +132,7 @@ def _loc(file: str, line: int | None) -> str:
     return f"{file}:{line if line is not None else '?'}"
 
 
-def _occupancy(occ: Any, markdown: bool) -> str:
+def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     lines = [heading("Occupancy", markdown)]
     r = occ.resources
     src = r.get("source", {})
@@ -162,7 +161,7 @@ def _occupancy(occ: Any, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def _detail(detail: list[Any], markdown: bool) -> str:
+def _detail(detail: list[DetailLine], markdown: bool) -> str:
     parts = [heading("Hot lines in detail", markdown)]
     for dl in detail:
         parts.append(f"{_loc(dl.file, dl.line)}")

@@ -3,8 +3,9 @@ producers, lgkm breakdown, wave states, loops, barriers (formatting only)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from hotspot.att.model import DispatchAnalysis
+from hotspot.att.states import WaveStates
+from hotspot.att.waits.reduce import Attribution, WaitBlame
 from hotspot.render.tables import bar, heading, num, pct, shorten, table
 
 ISA_WIDTH = 44
@@ -20,7 +21,7 @@ def _dist(value: float | None) -> str:
     return "" if value is None else num(value)
 
 
-def wave_sections(a: Any, markdown: bool) -> list[str]:
+def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
     out: list[str] = []
     attr = getattr(a, "attribution", None)
     if a.blamed_lines:
@@ -70,7 +71,7 @@ def wave_sections(a: Any, markdown: bool) -> list[str]:
     return out
 
 
-def _waits(waits: list[Any], attr: Any, markdown: bool) -> str:
+def _waits(waits: list[WaitBlame], attr: Attribution | None, markdown: bool) -> str:
     rows = []
     for w in waits:
         first = True
@@ -106,7 +107,7 @@ def _waits(waits: list[Any], attr: Any, markdown: bool) -> str:
     return text
 
 
-def _states(ws: Any, markdown: bool) -> str:
+def _states(ws: WaveStates, markdown: bool) -> str:
     total = sum(ws.states.values()) or 1
     summary = ", ".join(f"{k} {pct(100 * v / total)}" for k, v in ws.states.items() if v)
     parts = [heading("Wave states", markdown),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import JsonObject, Result
@@ -13,7 +13,7 @@ KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
 
 
-def _get(obj: Any, key: str) -> Any:
+def _get(obj: object, key: str) -> object:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key)
 
 

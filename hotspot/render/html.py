@@ -13,14 +13,13 @@ fetch, so the file works offline from file:// and cannot leak data.
 from __future__ import annotations
 
 import html
-from typing import Any
 
 import orjson
 
 from hotspot import __version__
 from hotspot.render.html_assets import SCRIPT, STYLE
 from hotspot.render.tables import num, pct
-from hotspot.result import Result
+from hotspot.result import JsonValue, Result
 
 # Viewer palette (FORMATS.md §1.2, rocprof-compute-viewer), mapped onto hotspot's categories.
 _VIEWER = {"SMEM": "#f0ff00", "SALU": "#a0ffa0", "VMEM": "#ffc432", "FLAT": "#80d0f8",
@@ -51,7 +50,7 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
        "img-src data:")
 
 
-def esc(value: Any) -> str:
+def esc(value: JsonValue) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
@@ -59,7 +58,7 @@ def render_html(result: Result) -> str:
     return render_page(result.plain_data(), list(result.warnings))
 
 
-def render_page(data: Any, warnings: list[str] | None = None) -> str:
+def render_page(data: JsonValue, warnings: list[str] | None = None) -> str:
     if isinstance(data, dict) and isinstance(data.get("dispatches"), list):
         analyses = [a for a in data["dispatches"] if isinstance(a, dict)]
         ranking = data.get("ranking") or []
@@ -94,23 +93,23 @@ def render_page(data: Any, warnings: list[str] | None = None) -> str:
 
 # ------------------------------------------------------------------------------------------ helpers
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
+def _get(obj: JsonValue, key: str, default: JsonValue = None) -> JsonValue:
     return obj.get(key, default) if isinstance(obj, dict) else default
 
 
-def _s(value: Any) -> str:
+def _s(value: JsonValue) -> str:
     return "" if value is None else str(value)
 
 
-def _n(value: Any) -> str:
+def _n(value: JsonValue) -> str:
     return num(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else esc(value)
 
 
-def _share(value: Any) -> str:
+def _share(value: JsonValue) -> str:
     return pct(100 * value) if isinstance(value, (int, float)) else ""
 
 
-def _color(category: Any) -> str:
+def _color(category: JsonValue) -> str:
     return CATEGORY_COLORS.get(_s(category), UNKNOWN_COLOR)
 
 
@@ -118,7 +117,7 @@ def _swatch(color: str) -> str:
     return f'<span class="sw" style="background:{color}"></span>'
 
 
-def _loc(file: Any, line: Any) -> str:
+def _loc(file: JsonValue, line: JsonValue) -> str:
     return f"{_s(file)}:{line if line is not None else '?'}"
 
 
@@ -126,7 +125,7 @@ def _base(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-def fmt_value(value: Any) -> str:
+def fmt_value(value: JsonValue) -> str:
     """Plain text for any JSON value (used for fields whose shape is open)."""
     if value is None:
         return ""
@@ -157,7 +156,7 @@ def _hbar(fraction: float, color: str, title: str = "") -> str:
             f'background:{color}"></span></div>')
 
 
-def _generic_table(items: list[Any]) -> str:
+def _generic_table(items: list[JsonValue]) -> str:
     """A table for a list of objects whose exact fields are not fixed (newer analysis sections)."""
     dicts = [i for i in items if isinstance(i, dict)]
     if not dicts:
@@ -203,7 +202,7 @@ def _nav(prefix: str) -> str:
     return '<nav class="toc">' + "".join(f'<a href="#{prefix}-{k}">{t}</a>' for k, t in links) + "</nav>"
 
 
-def _ranking(ranking: list[Any]) -> str:
+def _ranking(ranking: list[JsonValue]) -> str:
     rows = []
     for i, r in enumerate(ranking):
         rows.append(f"<tr><td class=\"num\">{i + 1}</td><td class=\"mono\">{esc(_get(r, 'path'))}</td>"
@@ -268,7 +267,7 @@ def _summary(a: dict, prefix: str, unit: str) -> str:
     return _section(prefix, "summary", "Summary", inner)
 
 
-def _occupancy(occ: Any) -> str:
+def _occupancy(occ: JsonValue) -> str:
     if not isinstance(occ, dict) or not occ:
         return '<p class="note">Occupancy is not in this data (needs the occupancy analysis).</p>'
     theo = occ.get("waves_per_simd")
@@ -306,7 +305,7 @@ def _occupancy(occ: Any) -> str:
     return "".join(out)
 
 
-def _state_summary(ws: Any) -> str:
+def _state_summary(ws: JsonValue) -> str:
     states = _get(ws, "states")
     if not isinstance(states, dict):
         return ""
@@ -327,7 +326,7 @@ def _state_summary(ws: Any) -> str:
             f'<div class="legend">{"".join(legend)}</div>')
 
 
-def _findings(findings: Any) -> str:
+def _findings(findings: JsonValue) -> str:
     if not findings:
         return '<p class="note">No findings.</p>'
     items = []
@@ -342,7 +341,7 @@ def _findings(findings: Any) -> str:
     return f'<ul class="findings">{"".join(items)}</ul>'
 
 
-def _plan(plan: Any) -> str:
+def _plan(plan: JsonValue) -> str:
     if not plan:
         return '<p class="note">No optimization plan in this data.</p>'
     items = []
@@ -367,7 +366,7 @@ def _plan(plan: Any) -> str:
     return f'<ol class="plan">{"".join(items)}</ol>'
 
 
-def _plan_location(loc: Any) -> str:
+def _plan_location(loc: JsonValue) -> str:
     """`file:line` and the instruction (`#ordinal isa`) of a plan item, when present."""
     if not isinstance(loc, dict):
         return fmt_value(loc)
@@ -379,7 +378,7 @@ def _plan_location(loc: Any) -> str:
     return " ".join(parts) or fmt_value(loc)
 
 
-def _plan_evidence(evidence: Any) -> str:
+def _plan_evidence(evidence: JsonValue) -> str:
     """`metric = value (threshold: cmp limit)` per evidence entry."""
     if not isinstance(evidence, list):
         return fmt_value(evidence)
@@ -477,7 +476,7 @@ def _source_detail(s: dict, by_line: dict[int, dict], prefix: str) -> str:
             f'<th class="num">latency</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
-def _files(files: Any) -> str:
+def _files(files: JsonValue) -> str:
     files = [f for f in (files or []) if isinstance(f, dict)]
     if len(files) < 2:
         return ""
@@ -674,7 +673,7 @@ def _blob(a: dict, prefix: str) -> str:
                 r.get("latency") or 0, r.get("stall") or 0, r.get("idle") or 0, _s(r.get("source"))]
                for r in rows]
     mx = [max((c[k] for c in compact), default=0) for k in (3, 4, 5, 6)]
-    waits: dict[str, list[list[Any]]] = {}
+    waits: dict[str, list[list[JsonValue]]] = {}
     for w in _get(a, "waits") or []:
         if isinstance(w, dict) and w.get("line_number") is not None:
             waits[str(w["line_number"])] = [
@@ -689,7 +688,7 @@ def _blob(a: dict, prefix: str) -> str:
     return script_safe_json(doc)
 
 
-def script_safe_json(obj: Any) -> str:
+def script_safe_json(obj: JsonValue) -> str:
     text = orjson.dumps(obj).decode("utf-8")
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import Result
 
@@ -11,11 +9,11 @@ ISA_WIDTH = 60
 TOP_CATEGORIES = 5
 
 
-def _get(obj: Any, key: str) -> Any:
+def _get(obj: object, key: str) -> object:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
 
-def _loc(loc: Any) -> str:
+def _loc(loc: object) -> str:
     file, line, n, isa = _get(loc, "file"), _get(loc, "line"), _get(loc, "line_number"), _get(loc, "isa")
     parts = []
     if file:
@@ -25,7 +23,7 @@ def _loc(loc: Any) -> str:
     return "  ".join(parts) or f"kernel {shorten(str(_get(loc, 'kernel') or ''), 80)}"
 
 
-def _value(v: Any) -> str:
+def _value(v: object) -> str:
     if isinstance(v, float):
         return f"{v:,.3g}" if abs(v) < 1000 else f"{v:,.0f}"
     if isinstance(v, int):
@@ -33,7 +31,7 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def summary_block(summary: Any, markdown: bool) -> str:
+def summary_block(summary: object, markdown: bool) -> str:
     if summary is None:
         return ""
     lines = [heading("Stall summary", markdown),
@@ -45,7 +43,7 @@ def summary_block(summary: Any, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def items_block(plan: list[Any], skipped: list[Any] | None, markdown: bool) -> str:
+def items_block(plan: list[object], skipped: list[object] | None, markdown: bool) -> str:
     out = [heading(f"Optimization plan ({len(plan)} item{'s' if len(plan) != 1 else ''})", markdown)]
     if not plan:
         out.append("(no rule fired" + ("; --format json lists in plan_skipped why each rule did not"

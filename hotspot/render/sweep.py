@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hotspot.render.tables import shorten, table
 from hotspot.result import JsonObject, Result
 
@@ -23,7 +21,7 @@ def _duration(s: JsonObject) -> str:
     return f"{s['traced_dispatch_ns']:,} (traced)" if s.get("traced_dispatch_ns") is not None else ""
 
 
-def _report_rows(entries: list[JsonObject], width: int) -> list[list[Any]]:
+def _report_rows(entries: list[JsonObject], width: int) -> list[list[object]]:
     rows = []
     for e in entries:
         s = e.get("summary") or {}

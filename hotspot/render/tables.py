@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from tabulate import tabulate
 
 BAR_WIDTH = 24
 
 
-def table(rows: Iterable[Sequence[Any]], headers: Sequence[str], markdown: bool = False,
+def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
           colalign: Sequence[str] | None = None) -> str:
     rows = [list(r) for r in rows]
     if not rows:

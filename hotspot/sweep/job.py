@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
 import orjson
 
@@ -68,7 +68,7 @@ def _pin_to_parent(parent: int) -> None:
         os.killpg(0, signal.SIGKILL)
 
 
-def _on_sigterm(_signum: int, _frame: Any) -> None:
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
     os.killpg(0, signal.SIGKILL)  # the whole entry: us, rocprofv3, the application
 
 

@@ -20,12 +20,12 @@ import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import orjson
 
 from hotspot.errors import InputError
-from hotspot.result import JsonObject
+from hotspot.result import JsonObject, JsonValue
 
 MANIFEST = "sweep.json"
 LOCK = "sweep.lock"
@@ -120,7 +120,7 @@ def new_entry(name: str, sha: str, recipe: JsonObject) -> JsonObject:
             "att_attempts": [], "warnings": [], "history": []}
 
 
-def set_state(entry: JsonObject, state: str, **fields: Any) -> None:
+def set_state(entry: JsonObject, state: str, **fields: JsonValue) -> None:
     assert state in STATES, state
     entry["state"] = state
     entry.update(fields)

@@ -13,7 +13,6 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -104,7 +103,7 @@ class Recipes:
         return {e.name: e for e in self.entries}
 
 
-def _int(value: Any, *, size: bool = False) -> int:
+def _int(value: object, *, size: bool = False) -> int:
     from hotspot.collect.api import parse_int, parse_size
 
     if isinstance(value, bool):

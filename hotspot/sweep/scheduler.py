@@ -22,7 +22,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from types import FrameType
+from typing import Callable
 
 import orjson
 
@@ -164,7 +165,7 @@ class Worker:
             self._say(line)
 
     # ------------------------------------------------------------------ signals
-    def _on_signal(self, signum: int, _frame: Any) -> None:
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         self.interrupts += 1
         if self.interrupts == 1:
             self._say(f"[sweep] {signal.Signals(signum).name}: no new entries; stopping the "

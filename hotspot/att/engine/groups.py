@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 from operator import add, sub
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -36,6 +37,10 @@ from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture.waves import WAVE_STATES
+from hotspot.result import JsonValue
+
+if TYPE_CHECKING:
+    from hotspot.att.engine.wavepass import WavePartial
 
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7
@@ -63,7 +68,7 @@ class SequenceGroup:
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
                  "pair_hists", "pair_index", "native_rows", "scanned")
 
-    def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[Any, ...],
+    def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[int, ...],
                  tables: LineTables) -> None:
         n = len(lines)
         self.lines = lines
@@ -114,14 +119,14 @@ class SequenceGroup:
         if len(self.pending_stall) >= PENDING_WAVES:
             self.settle()
 
-    def expected_key(self, mod: Any) -> bytes:
+    def expected_key(self, mod: ModuleType) -> bytes:
         """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c)."""
         key = self.edges_key
         if key is None:
             key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
         return key
 
-    def add_scanned(self, mod: Any, wave: ScannedWave) -> None:
+    def add_scanned(self, mod: ModuleType, wave: ScannedWave) -> None:
         """Add a natively scanned wave's stall/duration columns and timeline charges (in C)."""
         if self.acc_stall is None:
             n = len(self.lines)
@@ -178,12 +183,12 @@ class SequenceGroup:
                                 [(line, array("q", idx)) for line, idx in self.barrier_rows])
         return self.native_rows
 
-    def add_wait_stalls(self, mod: Any, stalls: Sequence[int]) -> None:
+    def add_wait_stalls(self, mod: ModuleType, stalls: Sequence[int]) -> None:
         if self.acc_wait is None:
             self.acc_wait = array("q", bytes(8 * len(self.positions)))
         mod.gather_add(self.acc_wait, stalls, self.indexes()[0])
 
-    def count_pairs(self, mod: Any, times: Sequence[int], stalls: Sequence[int]) -> None:
+    def count_pairs(self, mod: ModuleType, times: Sequence[int], stalls: Sequence[int]) -> None:
         """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
         if self.pair_hists is None:
             self.pair_hists = [{} for _ in self.pair_waits]
@@ -191,7 +196,7 @@ class SequenceGroup:
         mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
 
 
-def _backedges(lines: tuple[int, ...], cats: tuple[Any, ...]) -> list[tuple[tuple[int, int], int]]:
+def _backedges(lines: tuple[int, ...], cats: tuple[int, ...]) -> list[tuple[tuple[int, int], int]]:
     """(branch line, target line) of each backward taken branch, with how often it is taken."""
     taken: dict[tuple[int, int], int] = {}
     prev_line = -1
@@ -218,7 +223,7 @@ class SequenceFolder:
     """The open sequence groups of one partial (see module doc)."""
 
     def __init__(self) -> None:
-        self.groups: dict[tuple[tuple[int, ...], tuple[Any, ...]], SequenceGroup] = {}
+        self.groups: dict[tuple[tuple[int, ...], tuple[int, ...]], SequenceGroup] = {}
         self.positions = 0  # Σ sequence lengths, bounded by MAX_GROUP_POSITIONS
 
 
@@ -265,7 +270,7 @@ def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, 
             slot += n_states
 
 
-def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]], edges: list[Any],
+def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[list[int]], edges: list[JsonValue],
                       begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
     """Fold one wave into `part` (a WavePartial) through its sequence group; False (nothing
     changed) when the wave must take the per-record path. What can fail runs before any change."""
@@ -296,7 +301,7 @@ def fold_wave_columns(part: Any, ins: list[list[int]], timeline: list[list[int]]
                  len(edges), begin, end, se, cu, tables, None)
 
 
-def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
+def fold_wave_scanned(part: "WavePartial", mod: ModuleType, wave: ScannedWave, se: int, cu: int,
                       tables: LineTables) -> bool:
     """`fold_wave_columns` for a wave read by the native scanner (hotspot/att/engine/native.py): the
     columns are int64 buffers and the per-wave sums are added in C."""
@@ -306,7 +311,7 @@ def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
     # costs more than the rest of the lookup); a different sequence under the same hash gets the
     # full key.
     groups = part.open_groups.groups
-    key: Any = wave.sequence_hash
+    key: int | tuple = wave.sequence_hash
     group = groups.get(key)
     if group is not None and group.scanned != (wave.lines, wave.cats):
         key = (wave.sequence_hash, wave.lines, wave.cats)
@@ -321,10 +326,10 @@ def fold_wave_scanned(part: Any, mod: Any, wave: ScannedWave, se: int, cu: int,
                  wave.edge_count, wave.begin, wave.end, se, cu, tables, mod)
 
 
-def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
+def _fold(part: "WavePartial", key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
           records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
-          matches: bool, edges: Callable[[], list[Any]], n_edges: int, begin: int, end: int,
-          se: int, cu: int, tables: LineTables, mod: Any) -> bool:
+          matches: bool, edges: Callable[[], list[JsonValue]], n_edges: int, begin: int, end: int,
+          se: int, cu: int, tables: LineTables, mod: ModuleType) -> bool:
     """The part of a wave's fold both column paths share: totals, barriers and wait blame.
     `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction;
     `mod`: the native module on the native path (None on the Python path)."""
@@ -398,7 +403,7 @@ def _fold(part: Any, key: tuple, group: SequenceGroup, add_sums: Callable[[Seque
     return True
 
 
-def admit_group(part: Any, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
+def admit_group(part: "WavePartial", folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
     """Make `group` an open group of `folder`, flushing all groups first to bound memory."""
     if key in folder.groups:
         return
@@ -409,7 +414,7 @@ def admit_group(part: Any, folder: SequenceFolder, key: tuple, group: SequenceGr
     folder.positions += len(group.lines)
 
 
-def _close(part: Any, folder: SequenceFolder, key: tuple) -> None:
+def _close(part: "WavePartial", folder: SequenceFolder, key: tuple) -> None:
     group = folder.groups.pop(key)
     folder.positions -= len(group.lines)
     part.flush_group(group)

@@ -11,9 +11,12 @@ A scanned wave holds its columns as int64 buffers: `times`, `cats`, `stalls`, `d
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import NamedTuple
 
 import orjson
+
+from hotspot.result import JsonValue
 
 try:
     from hotspot.att.engine import _wavescan as _native
@@ -23,7 +26,7 @@ except ImportError:  # no compiler at install time: the Python path does the sam
 PURE_PYTHON_ENV = "HOTSPOT_PURE_PYTHON"
 
 
-def native() -> Any:
+def native() -> ModuleType | None:
     """The extension module, or None when absent or disabled by HOTSPOT_PURE_PYTHON."""
     if _native is None or os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
         return None
@@ -55,7 +58,7 @@ class ScannedWave(NamedTuple):
     sequence_hash: int  # 64-bit hash of the cats and lines columns (equal columns, equal hash)
 
     @property
-    def waitcnt(self) -> list[Any]:
+    def waitcnt(self) -> list[JsonValue]:
         """The decoder edges as orjson would have returned them (parsed on demand: waves whose
         edges equal their sequence's reconstruction never need them as objects)."""
         return orjson.loads(self.waitcnt_json) if self.waitcnt_json else []
@@ -72,7 +75,7 @@ class ScannedWave(NamedTuple):
         return [list(r) for r in zip(self.column("states"), self.column("cycles"))]
 
 
-def scan(mod: Any, data: bytes) -> ScannedWave | None:
+def scan(mod: ModuleType, data: bytes) -> ScannedWave | None:
     """Columns of a plain wave file, or None when only the full JSON parser can read it."""
     found = mod.scan(data)
     return ScannedWave(*found) if found is not None else None

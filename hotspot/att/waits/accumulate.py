@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from hotspot.att.waits.counters import LineTables
 from hotspot.att.waits.replay import align_edges, blame_wave, edge_keys, reconstruct
+from hotspot.result import JsonValue
 
 
 @dataclass
@@ -32,7 +32,7 @@ class BlameAccumulator:
     def empty(cls) -> "BlameAccumulator":
         return cls({}, {}, {}, {}, {})
 
-    def add_wave(self, ins: list[list[int]], edges: list[Any], tables: LineTables) -> None:
+    def add_wave(self, ins: list[list[int]], edges: list[JsonValue], tables: LineTables) -> None:
         entries, positions, ooo = reconstruct(ins, tables)
         self.add_reconstructed(ins, edge_keys(edges) if edges else None, entries, positions, ooo)
 

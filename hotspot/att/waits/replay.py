@@ -3,7 +3,7 @@ the decoder's own edges, and charge each wait instance's stall to its producers 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hotspot.att.waits.accumulate import BlameAccumulator
@@ -15,6 +15,7 @@ from hotspot.att.waits.counters import (
     VM,
     LineTables,
 )
+from hotspot.result import JsonValue
 
 
 def reconstruct(ins: list[list[int]], tables: LineTables
@@ -65,7 +66,7 @@ def reconstruct(ins: list[list[int]], tables: LineTables
     return entries, positions, ooo
 
 
-def edge_keys(edges: list[Any]) -> list[tuple[int, tuple[int, ...]]]:
+def edge_keys(edges: list[JsonValue]) -> list[tuple[int, tuple[int, ...]]]:
     """Decoder edges as (waitcnt line, producer lines) keys."""
     return [(int(w), tuple(int(p[0]) for p in prods)) for w, prods in edges]
 
