@@ -19,7 +19,7 @@ from hotspot.att.model import (
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
-from hotspot.plan.model import PlanItem, Skipped
+from hotspot.plan.model import PlanItem, Skipped, Trust
 from hotspot.result import JsonObject, Result, dumps
 
 
@@ -29,6 +29,7 @@ class PlannedAnalysis(DispatchAnalysis):
 
     plan_skipped: list[Skipped] | None = None
     plan_summary: StallSummary | None = None
+    plan_trust: Trust | None = None
     plan_pmc: JsonObject | None = None
 
 
@@ -41,6 +42,7 @@ class PlanData:
     summary: StallSummary
     stall_by_category: list[CategoryStall]
     occupancy: DispatchOccupancy | None
+    trust: Trust
     plan: list[PlanItem]
     plan_skipped: list[Skipped]
     pmc: JsonObject | None
@@ -74,7 +76,8 @@ def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
     if not isinstance(a, PlannedAnalysis):  # analyze_path picks one dispatch unless --all
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     data = PlanData(a.dispatch, a.arch, a.plan_summary, a.stall_by_category, a.occupancy,
-                    a.plan or [], a.plan_skipped or [], a.plan_pmc, a.selection)
+                    a.plan_trust or Trust("ok", []), a.plan or [], a.plan_skipped or [], a.plan_pmc,
+                    a.selection)
     return Result("plan", data, result.warnings)
 
 
@@ -93,6 +96,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     values = {f.name: getattr(a, f.name) for f in fields(a)}
     values["options"] = {**(a.options or {}), "topk": opts.topk, "plan": True}
     return PlannedAnalysis(**values | {"plan": outcome.items}, plan_skipped=outcome.skipped,
+                           plan_trust=outcome.trust,
                            plan_summary=outcome.summary, plan_pmc=pmc_info)
 
 

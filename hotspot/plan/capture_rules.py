@@ -19,7 +19,8 @@ def source_collapse(ctx: PlanContext, rule: Rule) -> Outcome:
          Evidence("categories_on_line", len(cats), ev.get("threshold_categories"), ">=")],
         int(share * ctx.total_stall),
         "compiler-generated code of many kinds was attributed to one source line (typically the "
-        "kernel entry or decorator): the line view cannot say which statement to change")]
+        "kernel entry or decorator): the line view cannot say which statement to change",
+        severity=f.get("severity"))]
 
 
 def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -35,4 +36,5 @@ def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
          Evidence("code_rows", ev.get("code_rows"))],
         ctx.total_stall,
         "the traced waves retired early or the traced CU was idle: these numbers describe a sliver "
-        "of the kernel, so no other plan item from this capture can be trusted")]
+        "of the kernel, so no other plan item from this capture can be trusted",
+        severity=f.get("severity"))]

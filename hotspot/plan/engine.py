@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hotspot.plan.context import PlanContext
-from hotspot.plan.model import Candidate, Estimate, PlanItem, Rule, Skipped
+from hotspot.plan.model import (
+    LIMITED,
+    OK,
+    UNREPRESENTATIVE,
+    Candidate,
+    Estimate,
+    Evidence,
+    PlanItem,
+    Rule,
+    Site,
+    Skipped,
+    Trust,
+)
 from hotspot.plan.rules import RULES
-from hotspot.plan.waits_rules import MAX_ITEMS_PER_RULE
 from hotspot.result import JsonObject
 
 # Amdahl guard: an item whose target is under 1% of all stall cannot move the kernel measurably.
 AMDAHL_MIN_STALL_SHARE = 0.01
+# Items shown, best estimate first; the rest are listed as capped with their share. One list for all
+# rules, so a capped item never outranks a shown one.
+MAX_PLAN_ITEMS = 8
 # Priority from the high end of the estimate (percent of the traced waves' cycles).
 HIGH_PRIORITY_MIN_PCT = 10.0
 MED_PRIORITY_MIN_PCT = 3.0
@@ -32,7 +46,56 @@ class PlanOutcome:
     summary: StallSummary
     items: list[PlanItem]
     skipped: list[Skipped]
+    trust: Trust = Trust(OK, [])
 
+
+# Findings that decide trust (hotspot/att/findings.py ids): a capture that saw a sliver of the kernel
+# cannot rank anything; the others weaken what the plan can claim.
+UNREPRESENTATIVE_FINDINGS = ("idle-slice",)
+LIMITING_FINDINGS = ("wave-mismatch", "source-collapse")
+# Capture items take the priority of the finding they come from (same word in findings and plan).
+SEVERITY_PRIORITY = {"high": "HIGH", "medium": "MED", "low": "LOW"}
+
+
+def trust_of(ctx: PlanContext) -> Trust:
+    """The capture's trust level and the reasons, from its findings and what the analysis lacks."""
+    unrep = [f"{f.get('id')}: {f.get('message')}" for f in ctx.data.get("findings") or []
+             if isinstance(f, dict) and f.get("id") in UNREPRESENTATIVE_FINDINGS]
+    if unrep:
+        return Trust(UNREPRESENTATIVE, unrep)
+    reasons = [f"{f.get('id')}: {f.get('message')}" for f in ctx.data.get("findings") or []
+               if isinstance(f, dict) and f.get("id") in LIMITING_FINDINGS]
+    arch = ctx.data.get("arch") or {}
+    if not arch.get("known"):
+        reasons.append(f"arch {arch.get('gfx')} not known to hotspot's tables: arch-specific rules "
+                       "(MFMA shapes, occupancy) are off; pass --arch")
+    occ = ctx.occupancy()
+    if occ is not None and not occ.get("available"):
+        reasons.append(f"occupancy unknown: {occ.get('reason')}")
+    options = ctx.data.get("options") or {}
+    if options.get("max_waves"):
+        reasons.append(f"--max-waves {options['max_waves']}: wave-derived results cover a sample")
+    return Trust(LIMITED if reasons else OK, reasons)
+
+
+def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
+    """Unrepresentative: code items lose their estimates (capture items come first); limited:
+    code items are at most MED."""
+    out = []
+    for it in items:
+        if it.kind == "capture":
+            out.append(it)
+        elif trust.level == UNREPRESENTATIVE:
+            why = "the capture does not represent the kernel (" + "; ".join(trust.reasons)[:300] + ")"
+            out.append(replace(it, priority="LOW", estimate=replace(it.estimate, low_pct=None,
+                                                                  high_pct=None, withheld=why)))
+        elif trust.level == LIMITED and it.priority == "HIGH":
+            out.append(replace(it, priority="MED"))
+        else:
+            out.append(it)
+    if trust.level == UNREPRESENTATIVE:
+        out.sort(key=lambda i: (i.kind != "capture",))
+    return out
 
 def priority_of(high_pct: float) -> str:
     if high_pct >= HIGH_PRIORITY_MIN_PCT:
@@ -63,8 +126,64 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
 
 def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
     est = _estimate(ctx, rule, c)
-    return PlanItem(rule.id, priority_of(est.high_pct), c.title or rule.title, rule.kind, c.location,
-                    list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est)
+    priority = priority_of(est.high_pct or 0.0)
+    if rule.kind == "capture" and c.severity:
+        priority = SEVERITY_PRIORITY.get(c.severity, priority)
+    sites = c.sites or [Site(None, [c.location.line_number] if c.location.line_number is not None else [],
+                             c.location.file, c.location.line, int(c.target_cycles))]
+    title = c.title or rule.title
+    if len(sites) > 1:
+        title += f" ({len(sites)} waits)"
+    return PlanItem(rule.id, priority, title, rule.kind, c.location,
+                    list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est, sites)
+
+
+def _family_total(ev: Evidence, total: int, members: list[Candidate]) -> Evidence:
+    """Evidence of the largest member, with the blamed-stall figures summed over the family."""
+    if ev.metric == "blamed_stall_cycles":
+        return replace(ev, value=int(total))
+    if ev.metric == "blamed_stall_pct" and isinstance(ev.value, (int, float)) and members[0].target_cycles:
+        per_cycle = ev.value / max(1, max(c.target_cycles for c in members))
+        return replace(ev, value=round(per_cycle * total, 2))
+    return ev
+
+
+def merge_families(cands: list[Candidate]) -> list[Candidate]:
+    """One candidate per root cause: candidates of a rule that share a family are summed into the
+    largest of them, which keeps its location and lists every site."""
+    fams: dict[str, list[Candidate]] = {}
+    out: list[Candidate] = []
+    for c in cands:
+        if c.family is None:
+            out.append(c)
+        else:
+            fams.setdefault(c.family, []).append(c)
+    for family, members in fams.items():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        top = max(members, key=lambda c: (c.target_cycles, -(c.location.line_number or 0)))
+        total = sum(c.target_cycles for c in members)
+        sites: dict[int | None, Site] = {}
+        for c in members:
+            for s in c.sites:
+                old = sites.get(s.wait_row)
+                if old is None:
+                    sites[s.wait_row] = s
+                else:  # one wait reached through several producers: one site, all producers
+                    sites[s.wait_row] = Site(s.wait_row, sorted(set(old.producer_rows) | set(s.producer_rows)),
+                                             old.file if old.target_cycles >= s.target_cycles else s.file,
+                                             old.line if old.target_cycles >= s.target_cycles else s.line,
+                                             old.target_cycles + s.target_cycles)
+        ordered = sorted(sites.values(), key=lambda s: (-s.target_cycles, s.wait_row or -1))
+        out.append(replace(
+            top, target_cycles=total, sites=ordered,
+            evidence=[_family_total(ev, total, members) for ev in top.evidence] + [Evidence("family", family),
+                                           Evidence("sites", len(ordered)),
+                                           Evidence("family_stall_cycles", int(total))],
+            root_cause=top.root_cause + f"; the same pattern repeats at {len(ordered)} waits of "
+                       f"{family}, which one change fixes together"))
+    return out
 
 
 def run_plan(data: JsonObject, pmc: JsonObject | None = None,
@@ -94,31 +213,32 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
         if isinstance(outcome, str):
             skipped.append(Skipped(rule.id, "not-triggered", outcome))
             continue
-        kept = []
-        for c in outcome:
+        for c in merge_families(outcome):
             share = c.target_cycles / ctx.total_stall
             if share < AMDAHL_MIN_STALL_SHARE:
                 where = f" at #{c.location.line_number}" if c.location.line_number is not None else ""
                 skipped.append(Skipped(rule.id, "below-guard",
                                        f"target{where} is {share:.2%} of stall "
-                                       f"(< {AMDAHL_MIN_STALL_SHARE:.0%} Amdahl guard)"))
+                                       f"(< {AMDAHL_MIN_STALL_SHARE:.0%} Amdahl guard)",
+                                       round(PCT * share, ROUND_DIGITS)))
                 continue
-            kept.append(_item(ctx, rule, c))
-        kept.sort(key=_order)
-        if len(kept) > MAX_ITEMS_PER_RULE:
-            rest = kept[MAX_ITEMS_PER_RULE:]
-            skipped.append(Skipped(rule.id, "capped",
-                                   f"{len(rest)} more location(s) below the top {MAX_ITEMS_PER_RULE}: "
-                                   + ", ".join(f"#{i.location.line_number}" for i in rest)))
-            kept = kept[:MAX_ITEMS_PER_RULE]
-        items.extend(kept)
+            items.append(_item(ctx, rule, c))
     items.sort(key=_order)
-    return PlanOutcome(summary, items, skipped)
+    if len(items) > MAX_PLAN_ITEMS:
+        for i in items[MAX_PLAN_ITEMS:]:
+            where = f" at #{i.location.line_number}" if i.location.line_number is not None else ""
+            skipped.append(Skipped(i.id, "capped",
+                                   f"{i.title}{where}: estimate {i.estimate.low_pct:.1f}–"
+                                   f"{i.estimate.high_pct:.1f}% ranks below the top {MAX_PLAN_ITEMS} items",
+                                   i.estimate.target_stall_pct))
+        items = items[:MAX_PLAN_ITEMS]
+    trust = trust_of(ctx)
+    return PlanOutcome(summary, _apply_trust(trust, items), skipped, trust)
 
 
 def _order(item: PlanItem) -> tuple:
     loc = item.location.line_number if item.location.line_number is not None else -1
-    return (-item.estimate.high_pct, -item.estimate.low_pct, item.id, loc)
+    return (-(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0), item.id, loc)
 
 
 def _summary(ctx: PlanContext) -> StallSummary:

@@ -24,6 +24,18 @@ class Location:
 
 
 @dataclass(frozen=True)
+class Site:
+    """One place an item's pattern occurs: the s_waitcnt row (when the pattern is a wait), the code
+    rows of its producers, and the source line to edit (structured refs, not formatted text)."""
+
+    wait_row: int | None
+    producer_rows: list[int]
+    file: str | None
+    line: int | None
+    target_cycles: int
+
+
+@dataclass(frozen=True)
 class Evidence:
     metric: str
     value: float | int | str | None
@@ -35,11 +47,25 @@ class Evidence:
 class Estimate:
     """Share of the traced waves' cycles (Σ latency) the fix may save, as a range, in percent."""
 
-    low_pct: float
-    high_pct: float
+    low_pct: float | None     # null when the capture cannot support an estimate (see `withheld`)
+    high_pct: float | None
     basis: str
     target_cycles: int        # cycles the item targets (stall, or MFMA pipe time for shape rules)
     target_stall_pct: float   # target_cycles as a percent of total stall (the Amdahl guard input)
+    withheld: str | None = None  # why low/high are null (an unrepresentative capture)
+
+
+TRUST_LEVELS = ("ok", "limited", "unrepresentative")
+OK, LIMITED, UNREPRESENTATIVE = TRUST_LEVELS
+
+
+@dataclass(frozen=True)
+class Trust:
+    """How far the capture supports the plan: `ok`, `limited` (priorities capped at MED; reasons say
+    what is missing) or `unrepresentative` (no estimates; re-capture first)."""
+
+    level: str
+    reasons: list[str]
 
 
 @dataclass(frozen=True)
@@ -53,6 +79,7 @@ class PlanItem:
     root_cause: str
     fix: str
     estimate: Estimate
+    sites: list[Site] = field(default_factory=list)  # every site of the root cause, largest first
 
 
 @dataclass(frozen=True)
@@ -60,6 +87,7 @@ class Skipped:
     id: str
     status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
     reason: str
+    target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
 
 
 @dataclass(frozen=True)
@@ -74,6 +102,11 @@ class Candidate:
     fix_extra: str = ""               # appended to the rule's fix text
     removable: tuple[float, float] | None = None  # overrides the rule's removable fraction
     basis: str | None = None          # overrides the rule's basis text
+    # Candidates of one rule with the same family are one root cause (e.g. every LDS-read wait of
+    # one loop body): the engine merges them into one item whose sites list each of them.
+    family: str | None = None
+    sites: list[Site] = field(default_factory=list)
+    severity: str | None = None  # capture items: the severity of the finding behind them
 
 
 Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
-from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.result import JsonObject
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
@@ -28,8 +28,6 @@ LDS_MFMA_WINDOW_INSTRUCTIONS = 2
 # in the group plus this slack (a couple of address updates), i.e. no real compute in between.
 BACK_TO_BACK_SLACK_INSTRUCTIONS = 2
 BACK_TO_BACK_MIN_LOADS = 2
-# Keep the plan short: the top locations per rule; the rest go to plan_skipped as "capped".
-MAX_ITEMS_PER_RULE = 3
 
 ENTRY_LOAD_NOTE = (
     " This load is issued before the kernel's first wait, so it cannot move earlier: preload kernel "
@@ -147,14 +145,47 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     ]
 
 
+def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
+    """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
+    covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
+    them all), else the wait itself."""
+    n = wait.get("line_number", -1)
+    loop = next(((lo, hi) for lo, hi in sorted(ctx.loop_ranges, key=lambda r: r[1] - r[0])
+                 if lo <= n <= hi), None)
+    if loop is not None:
+        return f"loop #{loop[0]}-#{loop[1]}"
+    if producer.get("category") in SMALL_LOADS:
+        return "kernel-argument scalar loads"  # outside loops: one batched s_load serves them all
+    return f"wait #{n}"
+
+
+def sites_of(ctx: PlanContext, pairs: list[Pair]) -> list[Site]:
+    """One site per wait: its producers and the source line of the largest one."""
+    by_wait: dict[int, list[Pair]] = defaultdict(list)
+    for pr in pairs:
+        by_wait[pr.wait.get("line_number", -1)].append(pr)
+    out = []
+    for wline, group in by_wait.items():
+        top = max(group, key=lambda p: float(p.producer.get("blamed_stall") or 0)).producer
+        loc = ctx.location_of(top)
+        out.append(Site(wline, sorted({int(p.producer.get("line_number", -1)) for p in group}),
+                        loc.file, loc.line, int(_blamed(group))))
+    return sorted(out, key=lambda s: (-s.target_cycles, s.wait_row or -1))
+
+
 def _producer_items(ctx: PlanContext, pairs: list[Pair], root: str,
                     title_of=None) -> list[Candidate]:
+    fams: dict[str, list[Pair]] = defaultdict(list)
+    for pr in pairs:
+        fams[family_of(ctx, pr.wait, pr.producer)].append(pr)
     out = []
-    for group in _by_producer(pairs):
-        prod = group[0].producer
-        out.append(Candidate(ctx.location_of(prod), _common_evidence(ctx, group),
-                             int(_blamed(group)), root,
-                             title=title_of(prod) if title_of else None))
+    for family, fam_pairs in fams.items():
+        for group in _by_producer(fam_pairs):
+            prod = group[0].producer
+            out.append(Candidate(ctx.location_of(prod), _common_evidence(ctx, group),
+                                 int(_blamed(group)), root,
+                                 title=title_of(prod) if title_of else None,
+                                 family=family, sites=sites_of(ctx, group)))
     return out
 
 
@@ -200,7 +231,8 @@ def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
         out.append(Candidate(
             ctx.location_of(first), ev, int(_blamed(group)),
             f"{len(group)} loads are issued back to back and waited on together with no compute in "
-            "between, so their latencies are exposed at once"))
+            "between, so their latencies are exposed at once",
+            family=family_of(ctx, group[0].wait, first), sites=sites_of(ctx, group)))
     return out
 
 

@@ -125,7 +125,7 @@ def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
         return []
     from hotspot.render.plan import items_block
 
-    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown)]
+    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None))]
 
 
 def _loc(file: str, line: int | None) -> str:

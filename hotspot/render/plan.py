@@ -9,6 +9,9 @@ ISA_WIDTH = 60
 TOP_CATEGORIES = 5
 
 
+SITES_SHOWN = 6  # sites listed per item in text (JSON lists all)
+
+
 def _get(obj: object, key: str) -> object:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
@@ -43,8 +46,26 @@ def summary_block(summary: object, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def items_block(plan: list[object], skipped: list[object] | None, markdown: bool) -> str:
+def _estimate_text(est: object) -> str:
+    low, high = _get(est, "low_pct"), _get(est, "high_pct")
+    if low is None or high is None:
+        return "withheld"
+    return f"{low:.1f}–{high:.1f}%"
+
+
+def trust_line(trust: object) -> str:
+    """`trust: limited — reason; reason` (empty when there is no trust verdict)."""
+    if trust is None:
+        return ""
+    reasons = _get(trust, "reasons") or []
+    return f"trust: {_get(trust, 'level')}" + (" — " + "; ".join(str(r) for r in reasons) if reasons else "")
+
+
+def items_block(plan: list[object], skipped: list[object] | None, markdown: bool,
+                trust: object = None) -> str:
     out = [heading(f"Optimization plan ({len(plan)} item{'s' if len(plan) != 1 else ''})", markdown)]
+    if trust is not None:
+        out.append(trust_line(trust))
     if not plan:
         out.append("(no rule fired" + ("; --format json lists in plan_skipped why each rule did not"
                                        if skipped else "") + ")")
@@ -66,13 +87,20 @@ def items_block(plan: list[object], skipped: list[object] | None, markdown: bool
         out.append("   evidence:   " + "; ".join(ev))
         out.append(f"   root cause: {_get(it, 'root_cause')}")
         out.append(f"   fix:        {_get(it, 'fix')}")
-        out.append(f"   estimate:   {_get(est, 'low_pct'):.1f}–{_get(est, 'high_pct'):.1f}% of cycles "
-                   f"({_get(est, 'basis')})")
+        if _get(est, "low_pct") is None:
+            out.append(f"   estimate:   withheld: {_get(est, 'withheld')}")
+        else:
+            out.append(f"   estimate:   {_estimate_text(est)} of cycles ({_get(est, 'basis')})")
+        sites = _get(it, "sites") or []
+        if len(sites) > 1:
+            out.append("   sites:      " + ", ".join(
+                f"#{_get(s, 'wait_row')}" + (f" ({_get(s, 'file')}:{_get(s, 'line')})" if _get(s, "file") else "")
+                for s in sites[:SITES_SHOWN]) + (f", +{len(sites) - SITES_SHOWN} more" if len(sites) > SITES_SHOWN else ""))
     if plan:
         out.append("")
         out.append(heading("Priority order", markdown))
         rows = [[i, _get(it, "priority"), _get(it, "id"), shorten(_loc(_get(it, "location")), 70),
-                 f"{_get(_get(it, 'estimate'), 'low_pct'):.1f}–{_get(_get(it, 'estimate'), 'high_pct'):.1f}%"]
+                 _estimate_text(_get(it, "estimate"))]
                 for i, it in enumerate(plan, 1)]
         out.append(table(rows, ["#", "priority", "rule", "location", "est. gain"], markdown))
     return "\n".join(out)
@@ -92,7 +120,7 @@ def _render(result: Result, markdown: bool) -> str:
         parts[-1] += (f"\n  counters: {', '.join(pmc.get('files') or [])} -> kernel "
                       f"{pmc.get('kernel') or '(none matched)'} ({pmc.get('match')})")
     parts.append(summary_block(_get(d, "summary"), markdown))
-    parts.append(items_block(_get(d, "plan") or [], _get(d, "plan_skipped"), markdown))
+    parts.append(items_block(_get(d, "plan") or [], _get(d, "plan_skipped"), markdown, _get(d, "trust")))
     return "\n\n".join(p for p in parts if p)
 
 
