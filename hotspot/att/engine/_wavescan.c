@@ -17,7 +17,7 @@
  *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
- * into Python integers before enough waves add up to overflow them (wave_groups.SPILL_WAVES).
+ * into Python integers before enough waves add up to overflow them (groups.SPILL_WAVES).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -663,7 +663,7 @@ static int add_item(PyObject *lst, Py_ssize_t k, PyObject *v) {
 }
 
 /* fold_lines(per_line, line_states, lines, waves, duration, stall, charge): the per-line part of
- * wave_groups.flush_group, in the same order (so dicts get the same insertion order). */
+ * groups.flush_group, in the same order (so dicts get the same insertion order). */
 static PyObject *fold_lines(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *per_line, *line_states, *lines, *waves, *duration, *stall, *charge;

@@ -6,7 +6,7 @@ partials whose sequence groups are still open, so the parent adds those column-w
 file is parsed, folded into the partial and dropped before the next one is read.
 
 Per wave it collects: per-line hit/latency/stall (to cross-check code.json), the timeline states
-attributed to instructions, wait blame (hotspot/att/waits.py), barrier arrivals and backward taken
+attributed to instructions, wait blame (hotspot/att/waits/), barrier arrivals and backward taken
 branches (loops). `fold_wave_records` below defines these record by record; waves are normally
 folded column-wise by hotspot/att/engine/groups.py, which gives the same sums much faster.
 """
