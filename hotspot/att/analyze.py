@@ -24,16 +24,16 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.wave_results import analyze_waves
-from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
-from hotspot.capture.layout import DispatchDir, open_dispatch, require_dispatch_dirs
-from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+from hotspot.capture.codejson import EMPTY_TRACE_HINT
+from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
+from hotspot.capture.model import CodeRow
+from hotspot.capture.open import Capture, open_capture
 from hotspot.capture.select import (
     OK,
     DispatchCandidate,
     kernel_name,
     pct,
     rank_dispatches,
-    select_kernel,
     selection_reason,
 )
 from hotspot.capture.snapshots import SourceMap, load_source_map, read_source_lines
@@ -102,19 +102,17 @@ def _max_bytes(opts: AnalyzeOptions) -> int | None:
 
 
 def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
-    disp = open_dispatch(d)
-    warnings.extend(disp.warnings)
-    table = read_code_json(d / "code.json", _max_bytes(opts))
-    if not disp.pc_sampling and not disp.wave_files:
-        raise EmptyTraceError(f"{d}: empty trace: no wave files, so no wave reached the traced CU",
-                              EMPTY_TRACE_HINT)
-    kernel, rows = select_kernel(table, opts.kernel, warnings)
-    executed = [r for r in rows if r.hit > 0]
-    if disp.pc_sampling:
-        return _analyze_pc_sampling(d, disp, table, kernel, rows, opts, warnings)
-    if not executed:
-        raise EmptyTraceError(f"{d}: empty trace: {len(disp.wave_files)} wave file(s) but no "
-                              "executed instruction in code.json", EMPTY_TRACE_HINT)
+    cap = open_capture(d, opts.kernel, _max_bytes(opts), opts.meta_paths)
+    warnings.extend(cap.warnings)
+    if cap.pc_sampling:
+        return _analyze_pc_sampling(cap, opts, warnings)
+    return analyze_capture(cap, opts, warnings)
+
+
+def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+    """Every analysis of one cycle-mode capture (pure over the Capture and its readers)."""
+    d, disp, table, kernel, rows = cap.path, cap.dispatch, cap.table, cap.kernel, cap.rows
+    executed = cap.executed
     mapped = sum(1 for r in executed if r.source)
     totals = agg.totals_of(rows)
     arch = detect_arch(d, (r.isa for r in executed), opts.arch, opts.meta_paths)
@@ -202,9 +200,7 @@ def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_st
     return out
 
 
-def _analyze_pc_sampling(d: Path, disp: DispatchDir, table: CodeTable, kernel: KernelSymbol | None,
-                         rows: tuple[CodeRow, ...], opts: AnalyzeOptions,
-                         warnings: list[str]) -> DispatchAnalysis:
+def _analyze_pc_sampling(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     from hotspot.att.pcsampling_analysis import analyze_samples
 
-    return analyze_samples(d, disp, table, kernel, rows, opts, warnings)
+    return analyze_samples(cap.path, cap.dispatch, cap.table, cap.kernel, cap.rows, opts, warnings)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hotspot.att.aggregate import SourceLineStat, Totals
+from hotspot.capture.select import IDLE_SLICE_EXECUTED_SHARE
 from hotspot.capture.waves import WaveTotals
 from hotspot.result import JsonObject
 
@@ -20,7 +21,6 @@ SOURCE_COLLAPSE_MIN_CATEGORIES = 3
 # Below this share of executed instructions with a Source, line-level results are unreliable.
 NO_SOURCE_MAPPED_SHARE = 0.50
 # Below this share of code rows executed, the traced waves saw only a sliver of the kernel.
-IDLE_SLICE_EXECUTED_SHARE = 0.05
 # code.json vs wave files: relative difference tolerated before reporting a mismatch.
 WAVE_MISMATCH_TOLERANCE = 0.001
 NEXT_HOT_LINES = 3
