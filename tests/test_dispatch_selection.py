@@ -67,3 +67,20 @@ def test_collect_run_dir_and_analyze_pick_the_same_dispatch(cli, fake) -> None:
     again = cli("analyze", data["run_dir"], "--format", "json")
     assert again.exit_code == 0, again.stderr
     assert again.json()["data"]["dispatch"]["path"] == data["chosen_dispatch"]["path"]
+
+
+def test_every_view_of_a_multi_dispatch_folder_renders(cli, corpus) -> None:
+    """The chosen-dispatch reason and the --all ranking render in text, markdown and html."""
+    from tests.conftest import corpus_path
+
+    run = corpus_path("att", "gfx942", "ck_bmm")
+    for args in (("analyze", run), ("analyze", run, "--plan"), ("analyze", run, "--all"),
+                 ("plan", run)):
+        for fmt in ("text", "markdown"):
+            res = cli(*args, "--format", fmt)
+            assert res.exit_code == 0, (args, fmt, res.stderr)
+            assert "internal error" not in res.stderr
+        if args[0] == "analyze" and "--all" not in args:
+            assert "chosen because" in cli(*args).stdout
+    html = cli("analyze", run, "--format", "html")
+    assert html.exit_code == 0 and "chosen because" in html.stdout

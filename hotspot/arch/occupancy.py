@@ -17,6 +17,9 @@ from hotspot.arch.targets import SEPARATE, ArchTarget, get_target
 from hotspot.errors import InputError
 
 LIMIT_NAMES = ("hardware", "vgpr", "sgpr", "lds", "workgroup")
+LDS_UNKNOWN_NOTE = ("LDS limit unknown: no LDS size was found for this kernel (a kernel trace or rocpd "
+                    "db near the capture, or one named with --meta, gives it; `hotspot occupancy "
+                    "--lds BYTES --wg N` shows what a given size allows).")
 # Primary limiter on ties, in this order: registers first (the usual fix), then LDS, then the
 # workgroup shape (the most invasive change).
 PRIMARY_ORDER = ("vgpr", "sgpr", "lds", "workgroup")
@@ -298,15 +301,19 @@ def _workgroup_step(target: ArchTarget, inp: OccupancyInputs, wg_waves: int) -> 
 # --- the model -------------------------------------------------------------------------------
 
 def compute_occupancy(target: ArchTarget | str, vgpr: int, agpr: int = 0, sgpr: int | None = None,
-                      lds_bytes: int = 0, wg_threads: int | None = None, *,
+                      lds_bytes: int | None = 0, wg_threads: int | None = None, *,
                       sgpr_includes_implicit: bool = False) -> Occupancy:
     """Theoretical waves per SIMD, the binding limit(s) and how far each must move to gain a wave.
 
     `sgpr` counts the kernel's own SGPRs; pass `sgpr_includes_implicit=True` for an allocation that
     already includes VCC/FLAT_SCRATCH/XNACK (rocprofv3 `SGPR_Count`, rocpd `sgpr_count`).
+    `lds_bytes=None` means the LDS size is unknown: the LDS limit is then unknown too (null), never
+    taken as "no LDS".
     """
     if isinstance(target, str):
         target = get_target(target)
+    lds_known = lds_bytes is not None
+    lds_bytes = lds_bytes or 0
     inp = OccupancyInputs(vgpr, agpr, sgpr, lds_bytes, wg_threads, sgpr_includes_implicit)
     validate_inputs(target, inp)
     notes: list[str] = []
@@ -327,7 +334,10 @@ def compute_occupancy(target: ArchTarget | str, vgpr: int, agpr: int = 0, sgpr: 
     wg_waves = None if wg_threads is None else waves_per_workgroup(target, wg_threads)
     lds_alloc = align_to(lds_bytes, target.lds_alloc_granule_bytes) if lds_bytes > 0 else None
     by_lds = lds_workgroups_per_cu(target, lds_bytes)
-    if lds_bytes == 0:
+    if not lds_known:
+        limits["lds"] = None
+        notes.append(LDS_UNKNOWN_NOTE)
+    elif lds_bytes == 0:
         limits["lds"] = cap
     elif wg_waves is None:
         limits["lds"] = None
@@ -417,7 +427,7 @@ class CandidateOccupancy:
 
 
 def occupancy_candidates(gfx_candidates: Iterable[str], vgpr: int, agpr: int = 0,
-                         sgpr: int | None = None, lds_bytes: int = 0, wg_threads: int | None = None,
+                         sgpr: int | None = None, lds_bytes: int | None = 0, wg_threads: int | None = None,
                          *, sgpr_includes_implicit: bool = False) -> CandidateOccupancy:
     by_arch: dict[str, Occupancy] = {}
     excluded: dict[str, str] = {}

@@ -57,6 +57,8 @@ class DispatchOccupancy:
     resources: JsonObject = field(default_factory=dict)
     achieved: AchievedOut | None = None
     candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
+    unknown_limits: tuple[str, ...] = ()   # limits whose input was not found: waves_per_simd is then
+    #                                        an upper bound, and no occupancy rule acts on it
 
 
 def _names(kernel: KernelSymbol | None) -> list[str]:
@@ -158,7 +160,7 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
                                  f"{', '.join(KNOWN_GFX)}): its register file, LDS and wave limits "
                                  "are unknown, so no theoretical occupancy", label,
                                  resources=resources, achieved=achieved), None
-    kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes or 0,
+    kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes,
                   wg_threads=resolved.wg_threads,
                   sgpr_includes_implicit=resolved.sgpr_includes_implicit)
     try:
@@ -186,9 +188,10 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
 
 def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
                 candidates: JsonObject | None) -> DispatchOccupancy:
+    unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
-                             resources, achieved, candidates)
+                             resources, achieved, candidates, unknown)
 
 
 def occupancy_gap(occ: DispatchOccupancy) -> Finding | None:

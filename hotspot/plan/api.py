@@ -14,6 +14,7 @@ from hotspot.att.model import (
     DispatchAnalysis,
     DispatchInfo,
     MultiAnalysis,
+    Selection,
     trimmed_data,
 )
 from hotspot.att.occupancy import DispatchOccupancy
@@ -46,7 +47,7 @@ class PlanData:
     plan: list[PlanItem]
     plan_skipped: list[Skipped]
     pmc: JsonObject | None
-    selection: JsonObject | None
+    selection: Selection | None
 
 
 def _plain(obj: object) -> JsonObject:

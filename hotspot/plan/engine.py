@@ -72,6 +72,10 @@ def trust_of(ctx: PlanContext) -> Trust:
     occ = ctx.occupancy()
     if occ is not None and not occ.get("available"):
         reasons.append(f"occupancy unknown: {occ.get('reason')}")
+    elif occ is not None and occ.get("unknown_limits"):
+        missing = " and ".join(str(n) for n in occ["unknown_limits"])
+        reasons.append(f"occupancy: the {missing} limit is unknown (no kernel trace or rocpd row for "
+                       "this kernel near the capture; name one with --meta): occupancy items are off")
     options = ctx.data.get("options") or {}
     if options.get("max_waves"):
         reasons.append(f"--max-waves {options['max_waves']}: wave-derived results cover a sample")

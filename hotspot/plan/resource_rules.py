@@ -40,6 +40,13 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         return f"occupancy is limited by {occ.get('limiter')}, not {limiter}"
     waves = occ.get("waves_per_simd")
     hw_cap = _get(occ.get("limits"), "hardware")
+    unknown = [n for n in occ.get("unknown_limits") or [] if n in ("lds", "workgroup", "vgpr")]
+    if unknown:
+        # an unknown limit may be the real one: one more wave by this limit is not established
+        return (f"the {' and '.join(unknown)} limit is unknown ({waves} waves/SIMD is an upper bound): "
+                "give the kernel's resources (a kernel trace or rocpd db near the capture, or --meta)")
+    if limiters and limiter != limiters[0] and limiters[0] in ("vgpr", "lds"):
+        return f"reported with occupancy-{limiters[0]}: {' and '.join(limiters)} limit together"
     if not isinstance(waves, int) or waves <= 0:
         return "theoretical waves per SIMD unknown"
     if isinstance(hw_cap, int) and waves >= hw_cap:
@@ -65,18 +72,26 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         ev.append(Evidence("next_step", message))
     fix_extra = f" Next step: {message}." if message else ""
     others = [name for name in limiters if name and name != limiter]
+    title = f"{limiter.upper()}-limited occupancy ({waves} waves/SIMD) in a latency-bound kernel"
     if others:
-        # Several limits bind at the same wave count: one more wave needs every one of them moved.
+        # Several limits bind at the same wave count: one more wave needs every one of them moved,
+        # so they are one item (the gain only comes when both change).
         ev.append(Evidence("also_limited_by", ", ".join(others)))
-        fix_extra += (f" {', '.join(others).upper()} limits to the same wave count: the gain needs "
-                      "both changes (see that item).")
+        for name in others:
+            other = _get(occ.get("next_step"), name) or {}
+            if isinstance(other, dict) and other.get("message"):
+                fix_extra += f" And ({name}): {other['message']}."
+        fix_extra += (f" {' and '.join(n.upper() for n in [limiter] + others)} limit to the same wave "
+                      "count: the gain needs all of these changes together.")
+        title = (f"{'- and '.join(n.upper() for n in [limiter] + others)}-limited occupancy "
+                 f"({waves} waves/SIMD) in a latency-bound kernel")
     if limiter == "vgpr" and ctx.mix_dynamic("mfma") > 0:
         fix_extra += MFMA_REGISTER_CAP_WARNING
     return [Candidate(
         ctx.kernel_location(), ev, wait,
         f"{waves} waves/SIMD, limited by {limiter}: while every resident wave waits on memory the "
         "SIMD has nothing to issue",
-        title=f"{limiter.upper()}-limited occupancy ({waves} waves/SIMD) in a latency-bound kernel",
+        title=title,
         fix_extra=fix_extra,
         removable=(OCCUPANCY_GAIN_LOW_FACTOR * high, high),
         basis=(f"one more wave ({waves} -> {waves + 1}) hides at most 1/{waves + 1} of the memory-wait "

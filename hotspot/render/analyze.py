@@ -64,7 +64,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
             ["issue / idle", f"{num(t.issue)} / {num(t.idle)}"],
         ]
     if a.selection:
-        summary.append(["chosen because", a.selection["reason"]])
+        summary.append(["chosen because", a.selection.reason])
     out.append(table(summary, ["", ""], markdown) if markdown else
                "\n".join(f"  {k:<20} {v}" for k, v in summary))
 
@@ -148,8 +148,10 @@ def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     elif occ.waves_per_simd is None and occ.candidates:
         lines.append(f"  theoretical: arch undecided; {occ.candidates['summary']}")
     else:
+        bound = (f" (at most: {' and '.join(occ.unknown_limits)} limit unknown)"
+                 if occ.unknown_limits else "")
         lines.append(f"  theoretical: {occ.waves_per_simd} waves/SIMD on {occ.arch}, limited by "
-                     f"{', '.join(occ.limiters) or occ.limiter}")
+                     f"{', '.join(occ.limiters) or occ.limiter}{bound}")
     a = occ.achieved
     if a is not None and a.mean_waves_per_simd is not None:
         lines.append(f"  achieved:    mean {a.mean_waves_per_simd:.2f}, peak {a.peak_waves_per_simd} "

@@ -114,7 +114,7 @@ def _render(result: Result, markdown: bool) -> str:
              f"  dispatch dir: {_get(dispatch, 'path')}\n  arch: {_get(arch, 'gfx')}"]
     sel = _get(d, "selection")
     if sel:
-        parts[-1] += f"\n  chosen because: {sel.get('reason')}"
+        parts[-1] += f"\n  chosen because: {_get(sel, 'reason')}"
     pmc = _get(d, "pmc")
     if pmc:
         parts[-1] += (f"\n  counters: {', '.join(pmc.get('files') or [])} -> kernel "
