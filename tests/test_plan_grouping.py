@@ -121,3 +121,42 @@ def test_plan_invariants_on_generated_dispatches(tmp_path_factory, seed, loads, 
                                    program=InstructionMix(vmem_loads=loads, lds_reads=lds, mfma=mfma,
                                                       valu=valu)), seed=seed)
     _invariants(analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data())
+
+
+def test_unknown_lds_is_a_null_limit_not_no_lds() -> None:
+    from hotspot.arch.occupancy import compute_occupancy
+
+    unknown = compute_occupancy("gfx950", 64, lds_bytes=None, wg_threads=256)
+    assert unknown.limits["lds"] is None and any("LDS limit unknown" in n for n in unknown.notes)
+    none_used = compute_occupancy("gfx950", 64, lds_bytes=0, wg_threads=256)
+    assert none_used.limits["lds"] == none_used.limits["hardware"]
+    # 96 KiB of LDS per 256-thread workgroup on gfx950 (160 KiB per CU): one workgroup per CU =
+    # 4 waves over 4 SIMDs = 1 wave/SIMD, LDS-limited, although the VGPRs would allow 8
+    split_k = compute_occupancy("gfx950", 64, lds_bytes=96 * 1024, wg_threads=256)
+    assert (split_k.waves_per_simd, split_k.limiter) == (1, "lds")
+
+
+def test_example_without_lds_size_plans_no_occupancy_item(cli) -> None:
+    data = cli("analyze", "--example", "--plan", "--format", "json").json()["data"]
+    occ = data["occupancy"]
+    assert occ["limits"]["lds"] is None and "lds" in occ["unknown_limits"]
+    assert not [i for i in data["plan"] if i["id"].startswith("occupancy")]
+    assert data["plan_trust"]["level"] == "limited"
+    assert any("lds" in r for r in data["plan_trust"]["reasons"])
+
+
+def test_vgpr_and_lds_limiting_together_are_one_item() -> None:
+    from hotspot.plan.engine import run_plan
+    from tests.test_plan_rules import occ_data
+
+    data = occ_data("vgpr")
+    occ = data["occupancy"]
+    occ["limiters"] = ["vgpr", "lds"]
+    occ["limits"]["lds"] = occ["waves_per_simd"]
+    occ["next_step"]["lds"] = {"target_waves": occ["waves_per_simd"] + 1,
+                               "message": "3 waves/SIMD needs LDS ≤ 40 KiB per workgroup (now 48 KiB)"}
+    out = run_plan(data)
+    occ_items = [i for i in out.items if i.id.startswith("occupancy")]
+    assert [i.id for i in occ_items] == ["occupancy-vgpr"]
+    assert "LDS" in occ_items[0].title and "40 KiB" in occ_items[0].fix and "free 80" in occ_items[0].fix
+    assert any(s.id == "occupancy-lds" and "together" in s.reason for s in out.skipped)
