@@ -61,7 +61,7 @@ def test_analyze_plan_keeps_topk_output_identical(corpus: Path) -> None:
     opts = AnalyzeOptions(topk=4)
     plain = analyze_path(d, opts).plain_data()
     planned = analyze_with_plan(d, opts).plain_data()
-    for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust"):
+    for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust", "verdict"):
         planned.pop(key, None)
     plain.pop("plan", None)
     planned["options"].pop("plan")

@@ -160,3 +160,22 @@ def test_vgpr_and_lds_limiting_together_are_one_item() -> None:
     assert [i.id for i in occ_items] == ["occupancy-vgpr"]
     assert "LDS" in occ_items[0].title and "40 KiB" in occ_items[0].fix and "free 80" in occ_items[0].fix
     assert any(s.id == "occupancy-lds" and "together" in s.reason for s in out.skipped)
+
+
+def test_brief_fits_one_screen_and_json_carries_the_verdict(cli, corpus, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    for d in (corpus_path("att", "gfx950", "vec_add"), corpus_path("att", "gfx950", "mla_decode"),
+              corpus_path("att", "gfx942", "ck_bmm")):
+        for cmd in (("analyze", d, "--plan", "--brief"), ("plan", d, "--brief")):
+            res = cli(*cmd)
+            assert res.exit_code == 0, res.stderr
+            lines = res.stdout.rstrip("\n").splitlines()
+            assert 3 <= len(lines) <= 15 and all(len(line) <= 80 for line in lines), res.stdout
+            assert lines[1].startswith("trust: ")
+        js = cli("analyze", d, "--plan", "--brief", "--format", "json").json()["data"]
+        v = js["verdict"]
+        assert v["trust"] == js["plan_trust"]
+        assert [i["id"] for i in v["top_items"]] == [i["id"] for i in js["plan"][:3]]
+        assert v["more_items"] == max(0, len(js["plan"]) - 3)
+        for item, full in zip(v["top_items"], js["plan"]):
+            assert (item["file"], item["line"]) == (full["location"]["file"], full["location"]["line"])

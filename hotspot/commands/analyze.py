@@ -9,6 +9,7 @@ import typer
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
+    BriefOpt,
     FormatHtmlOpt,
     FormatWithHtml,
     KernelOpt,
@@ -17,6 +18,7 @@ from hotspot.commands.options import (
     MetaOpt,
     PmcOpt,
 )
+from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -46,6 +48,7 @@ def register(app: typer.Typer) -> None:
         plan: Annotated[bool, typer.Option("--plan", help="Add the prioritized optimization plan "
                                            "(as `hotspot plan`).")] = False,
         pmc: PmcOpt = None,
+        brief: BriefOpt = False,
         meta: MetaOpt = None,
         fmt: FormatHtmlOpt = FormatWithHtml.text,
     ) -> None:
@@ -73,10 +76,10 @@ def register(app: typer.Typer) -> None:
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
                                   jobs=jobs if jobs is not None else (os.cpu_count() or 1))
-            if plan or pmc:
+            if plan or pmc or brief:
                 from hotspot.plan.api import analyze_with_plan
 
                 return analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
             return analyze_path(Path(target), opts)
 
-        raise typer.Exit(run("analyze", fmt, produce))
+        raise typer.Exit(run("analyze", fmt, produce, renderers("brief") if brief else None))

@@ -44,3 +44,6 @@ MetaOpt = Annotated[Optional[list[str]], typer.Option(
 PmcOpt = Annotated[Optional[list[str]], typer.Option(
     "--pmc", help="Counter files for the plan's memory verdicts (as `hotspot pmc` reads them); "
                   "repeatable.")]
+BriefOpt = Annotated[bool, typer.Option(
+    "--brief", help="Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 "
+                    "plan items with estimate and file:line); implies --plan. JSON is unchanged.")]

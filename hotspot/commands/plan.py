@@ -9,12 +9,14 @@ import typer
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
+    BriefOpt,
     Format,
     FormatOpt,
     KernelOpt,
     MetaOpt,
     PmcOpt,
 )
+from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +30,7 @@ def register(app: typer.Typer) -> None:
         kernel: KernelOpt = None,
         arch: ArchOpt = None,
         meta: MetaOpt = None,
+        brief: BriefOpt = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
@@ -40,4 +43,4 @@ def register(app: typer.Typer) -> None:
                                                              meta=tuple(meta or ())),
                              [Path(p) for p in pmc] if pmc else None)
 
-        raise typer.Exit(run("plan", fmt, produce))
+        raise typer.Exit(run("plan", fmt, produce, renderers("brief") if brief else None))

@@ -19,7 +19,7 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
-from hotspot.plan.engine import PlanOutcome, StallSummary, run_plan
+from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
 from hotspot.result import JsonObject, Result, dumps
 
@@ -31,6 +31,7 @@ class PlannedAnalysis(DispatchAnalysis):
     plan_skipped: list[Skipped] | None = None
     plan_summary: StallSummary | None = None
     plan_trust: Trust | None = None
+    verdict: Verdict | None = None
     plan_pmc: JsonObject | None = None
 
 
@@ -44,6 +45,7 @@ class PlanData:
     stall_by_category: list[CategoryStall]
     occupancy: DispatchOccupancy | None
     trust: Trust
+    verdict: Verdict
     plan: list[PlanItem]
     plan_skipped: list[Skipped]
     pmc: JsonObject | None
@@ -77,7 +79,9 @@ def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
     if not isinstance(a, PlannedAnalysis):  # analyze_path picks one dispatch unless --all
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     data = PlanData(a.dispatch, a.arch, a.plan_summary, a.stall_by_category, a.occupancy,
-                    a.plan_trust or Trust("ok", []), a.plan or [], a.plan_skipped or [], a.plan_pmc,
+                    a.plan_trust or Trust("ok", []),
+                    a.verdict or verdict_of(a.plan_summary, a.plan or [], a.plan_trust or Trust("ok", [])),
+                    a.plan or [], a.plan_skipped or [], a.plan_pmc,
                     a.selection)
     return Result("plan", data, result.warnings)
 
@@ -98,6 +102,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     values["options"] = {**(a.options or {}), "topk": opts.topk, "plan": True}
     return PlannedAnalysis(**values | {"plan": outcome.items}, plan_skipped=outcome.skipped,
                            plan_trust=outcome.trust,
+                           verdict=verdict_of(outcome.summary, outcome.items, outcome.trust),
                            plan_summary=outcome.summary, plan_pmc=pmc_info)
 
 

@@ -42,6 +42,42 @@ class StallSummary:
 
 
 @dataclass(frozen=True)
+class VerdictItem:
+    rank: int
+    id: str
+    priority: str
+    title: str
+    low_pct: float | None
+    high_pct: float | None
+    file: str | None
+    line: int | None
+    line_number: int | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `--brief` prints and `data.verdict` carries: the plan in ten seconds."""
+
+    trust: Trust
+    stall_pct_of_cycles: float
+    top_categories: list[JsonObject]
+    top_items: list[VerdictItem]
+    more_items: int
+
+
+VERDICT_ITEMS = 3
+VERDICT_CATEGORIES = 3
+
+
+def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Verdict:
+    top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
+                       i.location.file, i.location.line, i.location.line_number)
+           for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
+    return Verdict(trust, summary.stall_pct_of_cycles, summary.top_categories[:VERDICT_CATEGORIES], top,
+                   max(0, len(items) - VERDICT_ITEMS))
+
+
+@dataclass(frozen=True)
 class PlanOutcome:
     summary: StallSummary
     items: list[PlanItem]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.render.tables import heading, num, pct, shorten, shorten_left, table
 from hotspot.result import Result
 
 ISA_WIDTH = 60
@@ -130,3 +130,57 @@ def render_text(result: Result) -> str:
 
 def render_markdown(result: Result) -> str:
     return _render(result, markdown=True)
+
+
+BRIEF_DEFAULT_WIDTH = 100
+
+
+def _width() -> int:
+    import os
+    import shutil
+
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 20:
+        return int(env)
+    return shutil.get_terminal_size((BRIEF_DEFAULT_WIDTH, 24)).columns
+
+
+def verdict_block(kernel: str, arch: object, verdict: object, width: int | None = None) -> str:
+    """At most 15 lines: kernel and arch, trust, where the cycles go, the top items with their
+    estimate and file:line (paths shortened from the left so the line number shows)."""
+    w = width or _width()
+    product = _get(arch, "product")
+    lines = [shorten(f"hotspot: {kernel} on {_get(arch, 'gfx')}" + (f" ({product})" if product else ""), w)]
+    trust = _get(verdict, "trust")
+    lines.append(shorten(trust_line(trust) or "trust: ok", w))
+    cats = _get(verdict, "top_categories") or []
+    lines.append(shorten(f"cycles: {pct(_get(verdict, 'stall_pct_of_cycles'))} stall — " + ", ".join(
+        f"{c['category']} {100 * c['share']:.0f}%" for c in cats), w))
+    items = _get(verdict, "top_items") or []
+    if not items:
+        lines.append("no plan item: nothing to change was found in this capture")
+    for it in items:
+        low, high = _get(it, "low_pct"), _get(it, "high_pct")
+        est = "withheld" if low is None or high is None else f"{low:.0f}–{high:.0f}%"
+        where = (f"{_get(it, 'file')}:{_get(it, 'line') if _get(it, 'line') is not None else '?'}"
+                 if _get(it, "file") else (f"#{_get(it, 'line_number')}" if _get(it, "line_number")
+                                           is not None else "kernel"))
+        head = f"{_get(it, 'rank')}. [{_get(it, 'priority')}] {est:>8}  "
+        room = max(20, w - len(head) - 2)
+        loc = shorten_left(where, min(48, room // 2))
+        lines.append(head + loc + "  " + shorten(str(_get(it, "title")), max(10, w - len(head) - len(loc) - 2)))
+    more = _get(verdict, "more_items") or 0
+    if more:
+        lines.append(f"+{more} more item{'s' if more != 1 else ''}: drop --brief, or --format json")
+    return "\n".join(lines)
+
+
+def render_brief(result: Result) -> str:
+    """`--brief`: only the verdict block (analyze --plan, plan)."""
+    d = result.data
+    dispatch = _get(d, "dispatch")
+    kernel = shorten(str(_get(dispatch, "kernel") or ""), 80)
+    verdict = _get(d, "verdict")
+    if verdict is None:
+        return "(no plan: run with --plan)"
+    return verdict_block(kernel, _get(d, "arch"), verdict)

@@ -38,6 +38,8 @@ RENDERERS: dict[str, dict[str, tuple[str, str]]] = {
                       "markdown": ("hotspot.render.skill", "render_install")},
     "skill path": {"text": ("hotspot.render.skill", "render_path"),
                    "markdown": ("hotspot.render.skill", "render_path")},
+    "brief": {"text": ("hotspot.render.plan", "render_brief"),
+              "markdown": ("hotspot.render.plan", "render_brief")},
     "export": {"text": ("hotspot.render.written", "render_export_written"),
                "markdown": ("hotspot.render.written", "render_export_written")},
 }

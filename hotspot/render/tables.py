@@ -52,3 +52,10 @@ def shorten(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     return text[: max(1, width - 1)] + "…"
+
+
+def shorten_left(text: str, width: int) -> str:
+    """Keep the end: `…/kernels/mla_fwd_decode.py:393` (the file name and line number always show)."""
+    if len(text) <= width:
+        return text
+    return "…" + text[len(text) - max(1, width - 1):]
