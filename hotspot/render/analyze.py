@@ -43,6 +43,10 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {shorten(d.kernel, 100)}"
     out.append(f"# {title}" if markdown else title)
+    if getattr(a, "verdict", None) is not None:
+        from hotspot.render.plan import verdict_section
+
+        out.append(verdict_section(d.kernel, a.arch, a.verdict, markdown))
     summary = [
         ["dispatch dir", d.path],
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],

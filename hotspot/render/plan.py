@@ -10,6 +10,7 @@ TOP_CATEGORIES = 5
 
 
 SITES_SHOWN = 6  # sites listed per item in text (JSON lists all)
+LOCATION_WIDTH = 60  # file:line shortened from the left beyond this (the line number always shows)
 
 
 def _get(obj: object, key: str) -> object:
@@ -20,7 +21,7 @@ def _loc(loc: object) -> str:
     file, line, n, isa = _get(loc, "file"), _get(loc, "line"), _get(loc, "line_number"), _get(loc, "isa")
     parts = []
     if file:
-        parts.append(f"{file}:{line if line is not None else '?'}")
+        parts.append(shorten_left(f"{file}:{line if line is not None else '?'}", LOCATION_WIDTH))
     if n is not None:
         parts.append(f"#{n} {shorten(str(isa or ''), ISA_WIDTH)}".rstrip())
     return "  ".join(parts) or f"kernel {shorten(str(_get(loc, 'kernel') or ''), 80)}"
@@ -110,8 +111,11 @@ def _render(result: Result, markdown: bool) -> str:
     d = result.data
     dispatch, arch = _get(d, "dispatch"), _get(d, "arch")
     title = f"hotspot plan: {shorten(str(_get(dispatch, 'kernel') or ''), 100)}"
-    parts = [f"# {title}" if markdown else title,
-             f"  dispatch dir: {_get(dispatch, 'path')}\n  arch: {_get(arch, 'gfx')}"]
+    verdict = _get(d, "verdict")
+    parts = [f"# {title}" if markdown else title]
+    if verdict is not None:
+        parts.append(verdict_section(str(_get(dispatch, "kernel") or ""), arch, verdict, markdown))
+    parts += [f"  dispatch dir: {_get(dispatch, 'path')}\n  arch: {_get(arch, 'gfx')}"]
     sel = _get(d, "selection")
     if sel:
         parts[-1] += f"\n  chosen because: {_get(sel, 'reason')}"
@@ -145,7 +149,8 @@ def _width() -> int:
     return shutil.get_terminal_size((BRIEF_DEFAULT_WIDTH, 24)).columns
 
 
-def verdict_block(kernel: str, arch: object, verdict: object, width: int | None = None) -> str:
+def verdict_block(kernel: str, arch: object, verdict: object, width: int | None = None,
+                  more_hint: str = "drop --brief, or --format json") -> str:
     """At most 15 lines: kernel and arch, trust, where the cycles go, the top items with their
     estimate and file:line (paths shortened from the left so the line number shows)."""
     w = width or _width()
@@ -171,8 +176,14 @@ def verdict_block(kernel: str, arch: object, verdict: object, width: int | None 
         lines.append(head + loc + "  " + shorten(str(_get(it, "title")), max(10, w - len(head) - len(loc) - 2)))
     more = _get(verdict, "more_items") or 0
     if more:
-        lines.append(f"+{more} more item{'s' if more != 1 else ''}: drop --brief, or --format json")
+        lines.append(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}")
     return "\n".join(lines)
+
+
+def verdict_section(kernel: str, arch: object, verdict: object, markdown: bool) -> str:
+    """The verdict block as the first section of a full text/markdown view."""
+    block = verdict_block(shorten(kernel, 80), arch, verdict, more_hint="see the plan below")
+    return f"```text\n{block}\n```" if markdown else block
 
 
 def render_brief(result: Result) -> str:
