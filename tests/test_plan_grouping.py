@@ -179,3 +179,29 @@ def test_brief_fits_one_screen_and_json_carries_the_verdict(cli, corpus, monkeyp
         assert v["more_items"] == max(0, len(js["plan"]) - 3)
         for item, full in zip(v["top_items"], js["plan"]):
             assert (item["file"], item["line"]) == (full["location"]["file"], full["location"]["line"])
+
+
+def test_narrow_loads_planted_pattern_is_item_one(tmp_path: Path) -> None:
+    """Many 2-byte loads per wave, each waited on: `narrow-loads` is item #1, one item for all of
+    them, with a share equal (±2 pts) to their issue stall plus the wait stall blamed on them."""
+    rows = []
+    for k in range(8):
+        rows += [f"global_load_ushort v{10 + k}, v[2:3], off offset:{2 * k}"]
+    rows += ["s_waitcnt vmcnt(0)"] + [f"v_add_f32 v{20 + k}, v{10 + k}, v1" for k in range(8)] + ["s_endpgm"]
+    data = planned(tmp_path, rows)
+    plan = data["plan"]
+    assert plan[0]["id"] == "narrow-loads", [i["id"] for i in plan]
+    assert len([i for i in plan if i["id"] == "narrow-loads"]) == 1
+    narrow_rows = {r["line_number"] for r in data["instructions"] if r["isa"].startswith("global_load_ushort")}
+    issue = sum(r["stall"] for r in data["instructions"] if r["line_number"] in narrow_rows)
+    blamed = sum(p["blamed_stall"] for w in data["waits"] for p in w["producers"]
+                 if p["line_number"] in narrow_rows)
+    expected_pct = 100 * (issue + blamed) / data["totals"]["stall"]
+    assert abs(plan[0]["estimate"]["target_stall_pct"] - expected_pct) <= 2
+    assert {s["producer_rows"][0] for s in plan[0]["sites"]} == narrow_rows
+
+
+def test_wide_loads_do_not_trigger_narrow_loads(tmp_path: Path) -> None:
+    rows = [f"global_load_dwordx4 v[{4 * k}:{4 * k + 3}], v[40:41], off offset:{16 * k}" for k in range(4)]
+    rows += ["s_waitcnt vmcnt(0)", "v_add_f32 v50, v0, v4", "s_endpgm"]
+    assert "narrow-loads" not in [i["id"] for i in planned(tmp_path, rows)["plan"]]

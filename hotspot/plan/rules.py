@@ -5,6 +5,7 @@ docs/plan-rules.md documents each entry; tests/test_plan_rules.py checks the two
 
 from __future__ import annotations
 
+from hotspot.plan import access_rules as acc
 from hotspot.plan import capture_rules as cap
 from hotspot.plan import compute_rules as cmp
 from hotspot.plan import lgkm_rules as lgkm
@@ -17,6 +18,19 @@ from hotspot.pmc import verdicts as pv
 _WAIT_THRESHOLDS = {"little_cover_ratio": wr.LITTLE_COVER_RATIO}
 
 RULES: tuple[Rule, ...] = (
+    Rule(
+        id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
+        reads=("instructions",), optional_reads=("waits",),
+        thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES},
+        fix="Vectorize: have each lane load 16 contiguous bytes (buffer_load_dwordx4 / "
+            "global_load_dwordx4, or a 128-bit vector type in the source) and unpack in registers; for "
+            "gathers that feed MFMA, stage the tile through LDS (buffer_load ... lds, then ds_read_b128) "
+            "so each lane issues one wide load.",
+        removable=(0.3, 0.75),
+        basis="a 16-byte load replaces 16/width narrow ones: issue slots and requests drop by that "
+              "factor; the low end assumes the loads stay latency-bound (fewer, wider loads still "
+              "wait once)",
+        evaluate=acc.narrow_loads),
     Rule(
         id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind="code",
         reads=("waits", "loops", "instructions"), optional_reads=(),
