@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import typer
 
 from hotspot import __version__
+
+if TYPE_CHECKING:
+    from typer._click import ClickException
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
@@ -21,7 +25,10 @@ def _version(value: bool) -> None:
 
 
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+                                       help="Print the version and exit."),
+          pretty: bool = typer.Option(False, "--pretty",
+                                      help="Indent JSON output (any command; compact by default).")
+          ) -> None:
     """hotspot: ATT stall analysis for AMD CDNA GPUs."""
 
 
@@ -47,12 +54,71 @@ def build_app(only: str | None = None) -> typer.Typer:
     return app
 
 
+def _take_pretty(args: list[str]) -> list[str]:
+    """`--pretty` (indent JSON) is accepted by every command, anywhere before `--`: it is taken out
+    here and sets the JSON writer's mode, so no command has to thread it through."""
+    end = args.index("--") if "--" in args else len(args)
+    if "--pretty" not in args[:end]:
+        from hotspot.result import PRETTY
+
+        PRETTY["on"] = False
+        return args
+    from hotspot.result import PRETTY
+
+    PRETTY["on"] = True
+    return [a for a in args[:end] if a != "--pretty"] + args[end:]
+
+
+def _json_requested(args: Sequence[str]) -> bool:
+    """Did the command line ask for JSON (`--format json` or `--format=json`)? Read from the raw
+    arguments because a usage error can stop parsing before `--format` is reached."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--format=json" or (arg == "--format" and i + 1 < len(args) and args[i + 1] == "json"):
+            return True
+    return False
+
+
+def _usage_error(exc: "ClickException", args: Sequence[str]) -> int:
+    """A parse/usage error: click's message on stderr and, under --format json, one error envelope
+    on stdout (error.code = "usage", exit 2) so a caller that reads JSON always gets a document."""
+    from hotspot.errors import EXIT_USAGE
+    from hotspot.result import dumps, error_envelope
+
+    exc.show()
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path if ctx is not None else "hotspot"
+    command = path.split(" ", 1)[1] if " " in path else ""
+    if _json_requested(args):
+        hint = f"run 'hotspot {command} --help' for the options".replace("  ", " ")
+        sys.stdout.buffer.write(dumps(error_envelope(command, "usage", EXIT_USAGE,
+                                                     exc.format_message(), hint)) + b"\n")
+        sys.stdout.flush()
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code instead of raising SystemExit (testable)."""
+    try:  # typer >= 0.26 vendors click; older releases depend on it
+        from typer import _click as click
+    except ImportError:  # pragma: no cover
+        import click  # type: ignore[no-redef]
+
     args = list(argv) if argv is not None else sys.argv[1:]
+    args = _take_pretty(args)
     app = build_app(args[0] if args else None)
     try:
-        app(args=args, prog_name="hotspot")
+        command = typer.main.get_command(app)
+        code = command.main(args=args, prog_name="hotspot", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        return _usage_error(exc, args)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except (click.exceptions.Abort, typer.Abort):
+        sys.stderr.write("hotspot: interrupted\n")
+        return 130
     except SystemExit as exc:
         code = exc.code
         if code is None:
@@ -61,4 +127,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         sys.stderr.write(f"{code}\n")
         return 1
-    return 0
+    return code if isinstance(code, int) else 0

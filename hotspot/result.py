@@ -18,7 +18,9 @@ SCHEMA_VERSION = 1
 JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
 JsonObject = dict[str, JsonValue]
 
-_JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+_JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+# Compact by default (an agent reads tens of KB less); `--pretty` indents by two spaces.
+PRETTY = {"on": False}
 
 
 def _default(obj: object) -> JsonValue:
@@ -69,5 +71,8 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
     }
 
 
-def dumps(obj: object) -> bytes:
-    return orjson.dumps(obj, default=_default, option=_JSON_OPTIONS)
+def dumps(obj: object, *, pretty: bool | None = None) -> bytes:
+    """One JSON document; indented when `pretty` (default: the command line's `--pretty`)."""
+    indent = PRETTY["on"] if pretty is None else pretty
+    option = _JSON_OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
+    return orjson.dumps(obj, default=_default, option=option)

@@ -74,3 +74,31 @@ def test_pmc_l2_analyzer_on_corpus_csv(corpus: Path) -> None:
             "--ea-channels", "2")
     assert p.returncode == 0, p.stderr
     assert "addition_kernel" in p.stdout
+
+
+def test_hotspot_analyzer_accepts_dir_option_and_positional() -> None:
+    mod = _load("hotspot_analyzer")
+    assert mod.build_args(["--dir", "d1"])[1] == "d1"
+    assert mod.build_args(["d2", "--topk", "3"])[1] == "d2"
+    assert mod.build_args(["--dir", "d3", "d3"])[1] == "d3"
+    with pytest.raises(SystemExit) as exc:
+        mod.build_args(["--topk", "3"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit):
+        mod.build_args(["a", "--dir", "b"])
+
+
+def test_hotspot_analyzer_dir_option_runs(corpus: Path) -> None:
+    p = run("hotspot_analyzer.py", "--dir", corpus_path("att", "gfx950", "vec_add"), "--topk", "3")
+    assert p.returncode == 0, p.stderr
+    assert "hotspot analyze: vecAddKernel_0" in p.stdout
+
+
+def test_hotspot_analyzer_without_package_says_how_to_install(tmp_path: Path) -> None:
+    # A copy of the script outside any checkout, run by an interpreter that cannot import hotspot.
+    script = tmp_path / "hotspot_analyzer.py"
+    script.write_text((SCRIPTS / "hotspot_analyzer.py").read_text())
+    p = subprocess.run([sys.executable, "-I", "-S", str(script), "d"], capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 5
+    assert "not installed" in p.stderr and "-m pip install" in p.stderr

@@ -1,0 +1,69 @@
+"""What a user sees at the command line: usage errors under --format json, every advertised format,
+compact JSON with --pretty to indent."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from hotspot.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args, command, needle", [
+    (["analyze", "--format", "json", "--topk", "abc", "x"], "analyze", "--topk"),
+    (["occupancy", "--format", "json", "--arch", "gfx942"], "occupancy", "--vgpr"),
+    (["occupancy", "--format=json", "--arch", "gfx942", "--no-such-flag"], "occupancy", "--no-such-flag"),
+    (["pmc", "--format", "json", "--topk", "-"], "pmc", "--topk"),
+])
+def test_usage_error_prints_one_json_envelope(capsys, args, command, needle) -> None:
+    code, out, err = _run(capsys, *args)
+    assert code == 2
+    doc = json.loads(out)  # exactly one document
+    assert doc["ok"] is False and doc["command"] == command
+    assert doc["error"]["code"] == "usage" and doc["error"]["exit_code"] == 2
+    assert needle in doc["error"]["message"]
+    assert needle in err  # the human message still goes to stderr
+
+
+def test_usage_error_without_json_prints_nothing_on_stdout(capsys) -> None:
+    code, out, err = _run(capsys, "occupancy", "--arch", "gfx942")
+    assert code == 2 and out == "" and "--vgpr" in err
+
+
+def _advertised_formats(help_text: str) -> list[str]:
+    m = re.search(r"--format\s+[<\[]([a-z|]+)[>\]]", help_text)
+    assert m, help_text
+    return m.group(1).split("|")
+
+
+@pytest.mark.parametrize("command, n", [(["skill", "path"], 2),
+                                        (["occupancy", "--arch", "gfx942", "--vgpr", "128"], 1)])
+def test_every_advertised_format_works(capsys, command, n) -> None:
+    main([*command[:n], "--help"])
+    formats = _advertised_formats(capsys.readouterr().out)
+    assert "markdown" in formats
+    for fmt in formats:
+        code, out, err = _run(capsys, *command, "--format", fmt)
+        assert code == 0, (fmt, err)
+        assert out.strip()
+        if fmt == "json":
+            assert json.loads(out)["ok"] is True
+
+
+def test_json_is_compact_unless_pretty(capsys) -> None:
+    args = ["occupancy", "--arch", "gfx942", "--vgpr", "128", "--format", "json"]
+    code, compact, _ = _run(capsys, *args)
+    assert code == 0 and compact.count("\n") == 1
+    code, pretty, _ = _run(capsys, *args, "--pretty")
+    assert code == 0 and pretty.count("\n") > 10 and pretty.startswith('{\n  "schema_version"')
+    assert json.loads(compact) == json.loads(pretty)
+    code, again, _ = _run(capsys, *args)  # the mode does not stick between calls
+    assert again == compact
