@@ -6,7 +6,9 @@ import sys
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"warning: {message}\n")
+    from hotspot.render.tables import fit_text
+
+    sys.stderr.write(fit_text(f"warning: {message}") + "\n")
     sys.stderr.flush()
 
 

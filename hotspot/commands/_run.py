@@ -57,7 +57,12 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
             if renderer is None:
                 raise HotspotError(f"--format {fmt} is not available for '{command}'",
                                    "use --format text or --format json", code="usage")
-            _write_stdout(renderer(result))
+            text = renderer(result)
+            if fmt == "text" and isinstance(text, str):
+                from hotspot.render.tables import fit_text
+
+                text = fit_text(text)
+            _write_stdout(text)
         if fmt != "json":
             for w in result.warnings:
                 warn(w)
@@ -67,7 +72,9 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         line = f"hotspot {command}: {err.message}"
         if err.hint:
             line += f" (next: {err.hint})"
-        sys.stderr.write(line + "\n")
+        from hotspot.render.tables import fit_text
+
+        sys.stderr.write(fit_text(line) + "\n")
         if fmt == "json":
             _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
                                                err.hint, details=err.details)))

@@ -37,7 +37,12 @@ def register(app: typer.Typer) -> None:
                 sys.stdout.flush()
             from hotspot.result import Result
 
+            details = {"doctor": Result("doctor", report).plain_data()}
+            if fmt.value != "json":  # the table above holds each detail and fix: do not repeat them
+                raise ToolMissingError(
+                    "required check failed: " + ", ".join(c.name for c in failed),
+                    "apply the fix shown for it above, then rerun hotspot doctor", details=details)
             raise ToolMissingError("; ".join(c.detail for c in failed), "; then ".join(c.fix for c in failed),
-                                   details={"doctor": Result("doctor", report).plain_data()})
+                                   details=details)
 
         raise typer.Exit(run("doctor", fmt, produce))

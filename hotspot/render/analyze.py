@@ -5,7 +5,7 @@ from __future__ import annotations
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
-from hotspot.render.tables import bar, heading, num, pct, shorten, table
+from hotspot.render.tables import bar, heading, num, pct, short_kernel_name, shorten, shorten_left, table
 from hotspot.result import Result
 
 ISA_WIDTH = 56
@@ -41,14 +41,15 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
-    title = f"hotspot analyze: {shorten(d.kernel, 100)}"
+    title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
     out.append(f"# {title}" if markdown else title)
     if getattr(a, "verdict", None) is not None:
         from hotspot.render.plan import verdict_section
 
-        out.append(verdict_section(d.kernel, a.arch, a.verdict, markdown))
+        out.append(verdict_section(short_kernel_name(d.kernel), a.arch, a.verdict, markdown))
     summary = [
         ["dispatch dir", d.path],
+        *([["kernel", d.kernel]] if not markdown and short_kernel_name(d.kernel) != d.kernel else []),
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
         ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
          + f"  [from {a.arch.source}]"],
@@ -90,7 +91,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
 
     if a.options.get("mode", "both") in ("src", "both"):
         if a.source_lines:
-            rows = [[shorten(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
+            rows = [[shorten_left(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
                      pct(100 * s.stall_rate, 0), s.dominant_category, len(s.instructions)]
                     for s in a.source_lines]
             out.append(heading(f"Top source lines ({len(rows)})", markdown) + "\n" + table(
@@ -99,7 +100,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
             out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
     if a.options.get("mode", "both") in ("asm", "both"):
         rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
-                 pct(100 * i.share), shorten(i.source.rsplit("/", 1)[-1], 32)]
+                 pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
                 for i in a.instructions]
         out.append(heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
             rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hotspot.att.model import DispatchAnalysis
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, WaitBlame
-from hotspot.render.tables import bar, heading, num, pct, shorten, table
+from hotspot.render.tables import bar, heading, num, pct, shorten, shorten_left, table
 
 ISA_WIDTH = 44
 SOURCE_WIDTH = 48
@@ -14,7 +14,7 @@ PRODUCERS_SHOWN = 3  # per wait in the text view (JSON has all)
 
 
 def _src(text: str) -> str:
-    return shorten(text.rsplit("/", 1)[-1], SOURCE_WIDTH) if text else ""
+    return shorten_left(text.rsplit("/", 1)[-1], SOURCE_WIDTH) if text else ""
 
 
 def _dist(value: float | None) -> str:
@@ -25,7 +25,7 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
     out: list[str] = []
     attr = getattr(a, "attribution", None)
     if a.blamed_lines:
-        rows = [[shorten(b.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(round(b.blamed_stall)),
+        rows = [[shorten_left(b.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(round(b.blamed_stall)),
                  pct(100 * b.share), ", ".join(b.categories), _dist(b.median_distance_cycles),
                  _dist(b.median_distance_instructions)] for b in a.blamed_lines]
         out.append(heading(f"Blamed loads: what the waits wait for ({len(rows)})", markdown) + "\n"
@@ -116,7 +116,7 @@ def _states(ws: WaveStates, markdown: bool) -> str:
              + f", {num(ws.cycles)} wave-cycles: {summary}"]
     src = ws.lines or ws.instructions
     if src:
-        rows = [[shorten(r.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(r.exec), num(r.wait),
+        rows = [[shorten_left(r.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(r.exec), num(r.wait),
                  num(r.stall), num(r.idle)] for r in src]
         parts.append(table(rows, ["source line" if ws.lines else "instruction", "exec", "wait",
                                   "stall", "idle"], markdown))

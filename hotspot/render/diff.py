@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hotspot.render.tables import heading, num, shorten, table
+from hotspot.render.tables import heading, num, shorten, shorten_left, table
 from hotspot.result import Result
 
 LABEL_WIDTH = 64
@@ -46,8 +46,8 @@ def _render(d: Any, markdown: bool) -> str:
         body = []
         for r in shown:
             delta, pct = _delta(r)
-            label = shorten(r.label.rsplit("/", 1)[-1] if kind in ("line", "load") else r.label,
-                            LABEL_WIDTH)
+            label = (shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH) if kind in ("line", "load")
+                     else shorten(r.label, LABEL_WIDTH))
             if r.matched_by == "mnemonics":
                 label += " (moved)"
             body.append([label, num(round(r.before)), num(round(r.after)), delta, pct])

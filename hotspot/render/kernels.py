@@ -6,7 +6,6 @@ from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import Result
 from hotspot.trace.model import KernelRow, KernelTable
 
-NAME_WIDTH = 64        # display width of kernel names; JSON keeps them whole
 REGEX_SHOW_MAX = 160   # longer regexes are pointed to in JSON rather than printed
 NS_PER_US = 1000.0
 HEADERS = ("#", "kernel", "family", "calls", "total µs", "avg µs", "% GPU")
@@ -17,7 +16,7 @@ def _us(ns: float) -> str:
 
 
 def _rows(kernels: list[KernelRow]) -> list[list[str]]:
-    return [[str(i), shorten(k.name, NAME_WIDTH), k.family, num(k.calls), _us(k.total_ns), _us(k.avg_ns),
+    return [[str(i), k.name, k.family, num(k.calls), _us(k.total_ns), _us(k.avg_ns),
              pct(k.pct) if k.pct is not None else "excl."] for i, k in enumerate(kernels, 1)]
 
 

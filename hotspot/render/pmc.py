@@ -73,7 +73,7 @@ def _kernel_rows(kernels: list[JsonObject]) -> list[list[str]]:
     rows = []
     for k in kernels:
         rows.append([
-            shorten(k["kernel"], KERNEL_WIDTH), str(k["dispatches"]), pct(k["l2_hit_pct"]),
+            k["kernel"], str(k["dispatches"]), pct(k["l2_hit_pct"]),
             pct(k["req_32b_pct"]), fmt_range(k["fabric_read_bytes"], fmt_bytes),
             fmt_ns(k["duration_ns"]), fmt_range(k["achieved_gbps"], _gbps),
             fmt_range(k["pct_of_peak"], _pct0), fmt_range(k["over_fetch"], _ratio),
@@ -118,12 +118,12 @@ def _counter_table(kernels: list[JsonObject], md: bool) -> str:
         for n in k["counters"]:
             if n not in names:
                 names.append(n)
-    rows = [[shorten(k["kernel"], 32)] + [num(k["counters"].get(n)) for n in names] for k in kernels]
+    rows = [[k["kernel"]] + [num(k["counters"].get(n)) for n in names] for k in kernels]
     return table(rows, ["kernel", *names], markdown=md)
 
 
 def _dispatch_table(dispatches: list[JsonObject], md: bool) -> str:
-    rows = [[str(x["dispatch_id"]), shorten(x["kernel"], 32), pct(x["l2_hit_pct"]),
+    rows = [[str(x["dispatch_id"]), x["kernel"], pct(x["l2_hit_pct"]),
              pct(x["req_32b_pct"]), fmt_range(x["fabric_read_bytes"], fmt_bytes),
              fmt_ns(x["duration_ns"]), fmt_range(x["achieved_gbps"], _gbps),
              fmt_range(x["pct_of_peak"], _pct0), fmt_range(x["over_fetch"], _ratio)]

@@ -2,20 +2,195 @@
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from collections.abc import Iterable, Sequence
 
 from tabulate import tabulate
 
 BAR_WIDTH = 24
+DEFAULT_WIDTH = 100  # text width when neither COLUMNS nor a terminal says otherwise
+MIN_WIDTH = 40
+MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
+LOCATION_COLUMN = 18  # ... and a file:line column this many (`…/name.py:1234` stays readable)
+_GAP = 2  # tabulate "simple" puts two spaces between columns
+# Rows table() emitted in this process: fit_text leaves them alone (a row that still does not fit
+# is one that cannot be split) and wraps everything else.
+_TABLE_ROWS: set[str] = set()
+_SIGNATURE = re.compile(r"\w[<(]")
+_LOCATION = re.compile(r"(^|[/\\])[^/\\\s]+:\d+$|^#\d+$")
+
+
+def terminal_width() -> int:
+    """Width for text output: COLUMNS, else the terminal of stdout, else 100."""
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return max(MIN_WIDTH, int(env))
+    try:
+        if sys.stdout.isatty():
+            return max(MIN_WIDTH, os.get_terminal_size(sys.stdout.fileno()).columns)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return DEFAULT_WIDTH
+
+
+def shorten_middle(text: str, width: int) -> str:
+    """Keep the start (a kernel's base name) and the end: `ck::kernel_gemm<…>…(int, int)`."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    head = (width - 1 + 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[len(text) - tail:] if tail else "")
+
+
+def short_kernel_name(name: str) -> str:
+    """A kernel's short form for titles and tables: no `void `/return type, no parameter list, and
+    template arguments elided (`ck::kernel_batched_gemm<…>`). The full name stays in JSON."""
+    text = name.strip()
+    if text.startswith("void "):
+        text = text[5:]
+    # drop the parameter list: the last top-level "(...)" that ends the name
+    depth, cut = 0, None
+    for i in range(len(text) - 1, -1, -1):
+        c = text[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                cut = i
+                break
+    if cut and text.endswith(")"):
+        text = text[:cut]
+    out, depth = [], 0
+    for c in text:
+        if c == "<":
+            if depth == 0:
+                out.append("<…>")
+            depth += 1
+        elif c == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    short = "".join(out).strip()
+    return short or name
+
+
+def _is_location(cell: str) -> bool:
+    return bool(_LOCATION.search(cell)) or (cell.count("/") >= 2 and " " not in cell)
+
+
+# Columns of sentences: these wrap inside their cell; any other text column is shortened.
+PROSE_HEADERS = frozenset({"detail", "fix", "hint", "note", "notes", "why", "evidence", "message",
+                           "description", "next", "next step", "what to do", "reason"})
+
+
+def _is_prose(header: str) -> bool:
+    return header.strip().lower() in PROSE_HEADERS
+
+
+def fit_columns(rows: list[list[str]], headers: Sequence[str], width: int
+                ) -> tuple[list[list[str]], list[int | None]]:
+    """Shrink the widest text columns (one character at a time, so wide columns meet in the
+    middle) until the table fits `width`: prose columns (PROSE_HEADERS) wrap inside their cell,
+    locations are shortened from the left (the line number stays), names in the middle. Numbers
+    are never cut; a table that still does not fit is as narrow as it can be."""
+    ncols = max([len(headers)] + [len(r) for r in rows])
+    head = [str(headers[i]) if i < len(headers) else "" for i in range(ncols)]
+    # tabulate pads headers by two (MIN_PADDING), so a header is two wider than its text
+    widths = [max([len(head[i]) + 2] + [len(r[i]) for r in rows if i < len(r)]) for i in range(ncols)]
+    numeric = [all(re.fullmatch(r"[\s\d.,%+\-−×x#µ/]*", r[i] if i < len(r) else "") for r in rows)
+               for i in range(ncols)]
+    floors = [max(MIN_COLUMN if not any(_is_location(r[i]) for r in rows if i < len(r)) else
+                  LOCATION_COLUMN, len(head[i]) + 2) for i in range(ncols)]
+    new = list(widths)
+    over = sum(widths) + _GAP * (ncols - 1) - width
+    while over > 0:
+        candidates = [i for i in range(ncols) if not numeric[i] and new[i] > floors[i]]
+        if not candidates:
+            break
+        new[max(candidates, key=lambda c: new[c])] -= 1
+        over -= 1
+    wraps: list[int | None] = [None] * ncols
+    for i in range(ncols):
+        if new[i] >= widths[i]:
+            continue
+        if _is_prose(head[i]):
+            wraps[i] = new[i]
+            continue
+        kernel_col = head[i].strip().lower() in ("kernel", "kernel name", "name")
+        for r in rows:
+            if kernel_col and i < len(r) and len(r[i]) > new[i] and _SIGNATURE.search(r[i]):
+                r[i] = short_kernel_name(r[i])  # the base name first, template arguments elided
+            if i < len(r) and len(r[i]) > new[i]:
+                r[i] = shorten_left(r[i], new[i]) if _is_location(r[i]) else shorten_middle(r[i], new[i])
+    return rows, wraps
+
+
+def _header_wraps(rows: list[list[str]], headers: Sequence[str], width: int) -> list[int | None] | None:
+    """Long headers over narrow (numeric) columns wrap onto a second header line."""
+    ncols = len(headers)
+    cell_w = [max([len(r[i]) for r in rows if i < len(r)] or [0]) for i in range(ncols)]
+    total = sum(max(c, len(str(h)) + 2) for c, h in zip(cell_w, headers)) + _GAP * (ncols - 1)
+    if total <= width:
+        return None
+    return [max(cell_w[i], max(len(w) for w in re.split(r"[ -]", str(h))) + 1)
+            if len(str(h)) + 2 > cell_w[i] else None for i, h in enumerate(headers)]
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
-          colalign: Sequence[str] | None = None) -> str:
+          colalign: Sequence[str] | None = None, width: int | None = None) -> str:
+    """A table; in text it fits the terminal (see fit_columns), markdown keeps full cells."""
     rows = [list(r) for r in rows]
     if not rows:
         return "(none)"
-    return tabulate(rows, headers=list(headers), tablefmt="github" if markdown else "simple",
-                    colalign=colalign, disable_numparse=True)
+    if markdown:
+        return tabulate(rows, headers=list(headers), tablefmt="github", colalign=colalign,
+                        disable_numparse=True)
+    cells = [["" if c is None else str(c) for c in r] for r in rows]
+    w = width or terminal_width()
+    cells, wraps = fit_columns(cells, headers, w)
+    head_wraps = _header_wraps(cells, headers, w)
+    out = tabulate(cells, headers=list(headers), tablefmt="simple", colalign=colalign,
+                   disable_numparse=True,
+                   maxcolwidths=wraps if any(x is not None for x in wraps) else None,
+                   maxheadercolwidths=head_wraps)
+    _TABLE_ROWS.update(out.split("\n"))
+    return out
+
+
+def fit_text(text: str, width: int | None = None) -> str:
+    """Wrap prose lines longer than `width` (hints, notes, findings) under their own indent; table
+    rows (two-space column gaps) and rules are left alone: a row that still does not fit is one
+    that cannot be split."""
+    import textwrap
+
+    w = width or terminal_width()
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        if len(line) <= w or line in _TABLE_ROWS or set(body) <= {"-", " ", "="}:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(body)]
+        label = re.match(r"(\S[^:]{0,24}?:? {2,}|\S{1,24}: +)(?=\S)", body)
+        bullet = re.match(r"([-*•]|\d+\.|\[[^\]]{1,12}\]) ", body)
+        hang = len(label.group(0)) if label else len(bullet.group(0)) if bullet else 2
+        sub = indent + " " * (hang if hang < w // 2 else 2)
+        room = max(MIN_COLUMN, w - len(sub))
+        # a word longer than a line (a path, a mangled name) is shortened, not split: paths from
+        # the left (the file name and line number stay), anything else in the middle
+        words = body.split(" ")
+        body = " ".join(
+            word if len(word) <= room else
+            (shorten_left(word, room) if "/" in word else shorten_middle(word, room))
+            for word in words)
+        out.extend(textwrap.wrap(body, w, initial_indent=indent, subsequent_indent=sub,
+                                 break_on_hyphens=False, break_long_words=False) or [line])
+    return "\n".join(out)
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> str:
