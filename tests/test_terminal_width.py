@@ -1,0 +1,124 @@
+"""Text output fits the terminal: with COLUMNS=80 no line of analyze --plan, doctor, pmc or kernels
+on the corpus is wider than 80 except table rows that cannot be split, and every source location
+keeps its line number. Plus unit checks of the shortening helpers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hotspot.render.tables import (fit_text, shorten_left, shorten_middle, short_kernel_name, table,
+                                   terminal_width)
+from tests.conftest import corpus_path, run_cli
+
+WIDTH = 80
+RULE = re.compile(r"^-+( +-+)+$")
+SOURCE_FILE = re.compile(r"\.(py|cpp|cc|cu|hip|hpp)\b(?!:\d)")
+
+ATT = ["gfx942/ck_bmm", "gfx950/mla_decode", "gfx950/vec_add", "gfx950/blockscale_preshuffle_gemm",
+       "gfx950/pa_mqa_logits_fp4_small", "gfx950/preshuffle_gemm_v2"]
+PMC = ["rocprof-compute_MI300X_bmm1/pmc_perf.csv", "rocprof-compute_MI200_vcopy/pmc_perf.csv",
+       "rocprof-compute_MI350_vcopy/pmc_perf.csv"]
+KERNELS = ["kernel_trace.csv", "gfx1201/hip-v0_kernel_stats.csv", "gfx1201/hip-v0_kernel_trace.csv"]
+
+
+def _unsplittable(lines: list[str], k: int) -> bool:
+    """Line k is a row of a table (a dashed rule above it in the same block) whose text columns are
+    all as narrow as they may get: at most 18 characters or their header's width + 2."""
+    top = k
+    while top > 0 and lines[top - 1].strip():
+        top -= 1
+    bottom = k
+    while bottom + 1 < len(lines) and lines[bottom + 1].strip():
+        bottom += 1
+    rules = [j for j in range(top, bottom + 1) if RULE.match(lines[j])]
+    if not rules:
+        return False
+    j = rules[0]
+    heads = lines[top:j]
+    for m in re.finditer(r"-+", lines[j]):
+        a, b = m.span()
+        cells = [row[a:b + 1].strip() for row in lines[j + 1:bottom + 1]]
+        if all(re.fullmatch(r"[\s\d.,%+\-−×x#µ/]*(GB|MB|KB|B|ms|µs|ns|s)?", c) for c in cells):
+            continue  # numbers are never cut
+        head = " ".join(h[a:b].strip() for h in heads)
+        if b - a > max(18, len(head) + 2):
+            return False
+    return True
+
+
+def _check(text: str) -> None:
+    lines = text.split("\n")
+    wide = [(k, ln) for k, ln in enumerate(lines) if len(ln) > WIDTH]
+    for k, ln in wide:
+        assert _unsplittable(lines, k), f"line {k} is {len(ln)} wide and could be split: {ln!r}"
+
+
+def _cases():
+    for d in ATT:
+        yield pytest.param(["analyze", corpus_path("att", d), "--plan"], id=f"analyze-{d}")
+    for f in PMC:
+        yield pytest.param(["pmc", corpus_path("pmc", f)], id=f"pmc-{f.split('/')[0]}")
+    for f in KERNELS:
+        yield pytest.param(["kernels", corpus_path("csv", f)], id=f"kernels-{f}")
+    yield pytest.param(["doctor"], id="doctor")
+
+
+@pytest.mark.parametrize("args", list(_cases()))
+def test_text_fits_80_columns(corpus: Path, monkeypatch, args) -> None:
+    if not Path(str(args[1] if len(args) > 1 else corpus)).exists():
+        pytest.skip(f"{args[1]} not in this corpus")
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    r = run_cli(*args)
+    assert r.exit_code in (0, 5), r.stderr
+    _check(r.stdout)
+    _check(r.stderr)
+    if args[0] == "analyze":
+        assert not SOURCE_FILE.search(r.stdout), SOURCE_FILE.search(r.stdout).group(0)
+        assert re.search(r"\.py:\d+", r.stdout) or "source-mapped" in r.stdout
+
+
+def test_terminal_width_reads_columns(monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal_width() == 132
+    monkeypatch.delenv("COLUMNS")
+    assert terminal_width() == 100  # pytest's stdout is not a terminal
+
+
+def test_shortening_keeps_the_ends() -> None:
+    loc = "/sgl-workspace/FlyDSL-lab/kernels/mla_fwd_decode_m16x8_fp8_fp8.py:393"
+    assert shorten_left(loc, 24) == "…" + loc[-23:] and shorten_left(loc, 24).endswith(".py:393")
+    name = "ck_tile::kentry<1, ck_tile::BatchedGemmKernel<...>>(ck_tile::BatchedGemmKernelArgs)"
+    mid = shorten_middle(name, 21)
+    assert len(mid) == 21 and mid.startswith("ck_tile::k") and mid.endswith("Args)")
+    assert shorten_middle("short", 21) == "short"
+
+
+@pytest.mark.parametrize("full, short", [
+    ("void addition_kernel<float>(float*, float const*, float const*, int, int)", "addition_kernel<…>"),
+    ("void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<A<B>, C>>(ck_tile::Args)", "ck_tile::kentry<…>"),
+    ("kn_mla_fwd_decode_m16x8_fp8_fp8_0", "kn_mla_fwd_decode_m16x8_fp8_fp8_0"),
+    ("divide_kernel(float*, float const*, int, int)", "divide_kernel"),
+    ("__amd_rocclr_fillBufferAligned.kd", "__amd_rocclr_fillBufferAligned.kd"),
+])
+def test_short_kernel_name(full: str, short: str) -> None:
+    assert short_kernel_name(full) == short
+
+
+def test_table_fits_and_keeps_numbers_and_line_numbers() -> None:
+    rows = [["/very/long/path/to/some/source/file_with_a_long_name.py:1234", "123,456,789",
+             "a fairly long free-text explanation that needs to wrap inside its cell"]]
+    out = table(rows, ["source", "stall", "why"], width=60)
+    assert max(len(ln) for ln in out.split("\n")) <= 60
+    assert "123,456,789" in out and ":1234" in out and "file_with_a_long_name.py" not in out
+    assert "explanation" in out  # prose wraps, nothing of it is cut
+
+
+def test_fit_text_wraps_prose_under_its_label() -> None:
+    line = "  note:  " + " ".join(["word"] * 40)
+    out = fit_text(line, 40).split("\n")
+    assert len(out) > 1 and all(len(ln) <= 40 for ln in out)
+    assert all(ln.startswith(" " * 9) for ln in out[1:])
+    assert fit_text("short line", 40) == "short line"
