@@ -72,9 +72,9 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         line = f"hotspot {command}: {err.message}"
         if err.hint:
             line += f" (next: {err.hint})"
-        from hotspot.render.tables import fit_text
+        from hotspot.diagnostics import fit_diagnostic
 
-        sys.stderr.write(fit_text(line) + "\n")
+        sys.stderr.write(fit_diagnostic(line) + "\n")
         if fmt == "json":
             _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
                                                err.hint, details=err.details)))

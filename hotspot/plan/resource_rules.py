@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hotspot.arch.occupancy import per_simd
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.result import JsonObject
@@ -72,7 +73,7 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         ev.append(Evidence("next_step", message))
     fix_extra = f" Next step: {message}." if message else ""
     others = [name for name in limiters if name and name != limiter]
-    title = f"{limiter.upper()}-limited occupancy ({waves} waves/SIMD) in a latency-bound kernel"
+    title = f"{limiter.upper()}-limited occupancy ({per_simd(waves)}) in a latency-bound kernel"
     if others:
         # Several limits bind at the same wave count: one more wave needs every one of them moved,
         # so they are one item (the gain only comes when both change).
@@ -84,7 +85,7 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         fix_extra += (f" {' and '.join(n.upper() for n in [limiter] + others)} limit to the same wave "
                       "count: the gain needs all of these changes together.")
         title = (f"{'- and '.join(n.upper() for n in [limiter] + others)}-limited occupancy "
-                 f"({waves} waves/SIMD) in a latency-bound kernel")
+                 f"({per_simd(waves)}) in a latency-bound kernel")
     if limiter == "vgpr" and ctx.mix_dynamic("mfma") > 0:
         fix_extra += MFMA_REGISTER_CAP_WARNING
     return [Candidate(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
+from hotspot.arch.occupancy import per_simd
 from hotspot.render.tables import bar, heading, num, pct, short_kernel_name, shorten, shorten_left, table
 from hotspot.result import Result
 
@@ -155,12 +156,12 @@ def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     else:
         bound = (f" (at most: {' and '.join(occ.unknown_limits)} limit unknown)"
                  if occ.unknown_limits else "")
-        lines.append(f"  theoretical: {occ.waves_per_simd} waves/SIMD on {occ.arch}, limited by "
+        lines.append(f"  theoretical: {per_simd(occ.waves_per_simd)} on {occ.arch}, limited by "
                      f"{', '.join(occ.limiters) or occ.limiter}{bound}")
     a = occ.achieved
     if a is not None and a.mean_waves_per_simd is not None:
-        lines.append(f"  achieved:    mean {a.mean_waves_per_simd:.2f}, peak {a.peak_waves_per_simd} "
-                     f"waves/SIMD over {a.simds} SIMDs (occupancy.json)")
+        lines.append(f"  achieved:    mean {a.mean_waves_per_simd:.2f}, peak "
+                     f"{per_simd(a.peak_waves_per_simd)} over {a.simds} SIMDs (occupancy.json)")
     for name, step in (occ.next_step or {}).items():
         lines.append(f"  next step ({name}): {step.message}")
     for note in occ.notes or ():

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from collections.abc import Iterable, Sequence
 
 from tabulate import tabulate
 
+from hotspot.diagnostics import terminal_width
+
 BAR_WIDTH = 24
-DEFAULT_WIDTH = 100  # text width when neither COLUMNS nor a terminal says otherwise
-MIN_WIDTH = 40
 MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
 LOCATION_COLUMN = 18  # ... and a file:line column this many (`…/name.py:1234` stays readable)
 _GAP = 2  # tabulate "simple" puts two spaces between columns
@@ -20,19 +18,6 @@ _GAP = 2  # tabulate "simple" puts two spaces between columns
 _TABLE_ROWS: set[str] = set()
 _SIGNATURE = re.compile(r"\w[<(]")
 _LOCATION = re.compile(r"(^|[/\\])[^/\\\s]+:\d+$|^#\d+$")
-
-
-def terminal_width() -> int:
-    """Width for text output: COLUMNS, else the terminal of stdout, else 100."""
-    env = os.environ.get("COLUMNS", "").strip()
-    if env.isdigit() and int(env) > 0:
-        return max(MIN_WIDTH, int(env))
-    try:
-        if sys.stdout.isatty():
-            return max(MIN_WIDTH, os.get_terminal_size(sys.stdout.fileno()).columns)
-    except (OSError, ValueError, AttributeError):
-        pass
-    return DEFAULT_WIDTH
 
 
 def shorten_middle(text: str, width: int) -> str:
