@@ -348,3 +348,44 @@ def test_gfx942_exact_value_lies_inside_the_range_without_bubble(bubble, r32, r6
     rng = read_bytes(GFX942, no_bubble).estimate
     assert rng.low <= exact.value <= rng.high
     assert rng.exact == (bubble + r64 == 0)
+
+
+def test_runtime_kernels_are_marked_and_get_no_verdicts(tmp_path):
+    # The copy kernel of the fixture, renamed to a HIP runtime blit kernel: same counters, no verdicts.
+    blit = "__amd_rocclr_fillBufferAligned.kd"
+    files = []
+    for src in (L2, EA):
+        dst = tmp_path / src.name
+        dst.write_text(src.read_text().replace(f'"{COPY}"', f'"{blit}"').replace(f",{COPY},", f",{blit},"))
+        files.append(dst)
+    before = kernels_by_name(analyze_pmc([L2, EA], arch="gfx942", peak_gbps=200.0, ideal_bytes=100_000))
+    after = kernels_by_name(analyze_pmc(files, arch="gfx942", peak_gbps=200.0, ideal_bytes=100_000))
+    assert before[COPY]["verdicts"] and before[COPY]["runtime"] is False
+    assert after[blit]["runtime"] is True and after[blit]["verdicts"] == []
+    assert after[blit]["l2_hit_pct"] == before[COPY]["l2_hit_pct"]  # still measured and shown
+    assert after[GEMM]["verdicts"] == before[GEMM]["verdicts"]
+    from hotspot.render.pmc import render_text
+
+    text = render_text(analyze_pmc(files, arch="gfx942", peak_gbps=200.0, ideal_bytes=100_000))
+    assert "(runtime)" in text and "not your code" in text
+    assert blit not in text.split("Verdicts", 1)[1].split("Counters", 1)[0]
+
+
+def test_no_empty_counters_table():
+    from hotspot.render.pmc import render_text
+    from hotspot.result import Result
+
+    r = analyze_pmc([L2, EA], arch="gfx942")
+    assert "Counters (sum over" in render_text(r)
+    data = r.plain_data()
+    for k in data["kernels"]:
+        k["counters"] = {}
+    assert "Counters (sum over" not in render_text(Result("pmc", data))
+
+
+def test_durations_are_microseconds_in_text():
+    from hotspot.render.pmc import render_text
+
+    text = render_text(analyze_pmc([L2, EA], arch="gfx942"))
+    assert "µs" in text and f"{GEMM_NS / 1e3:,.1f}" in text
+    assert " ns" not in text and " ms" not in text

@@ -5,6 +5,8 @@ Units: bytes, ns; GB/s = bytes per ns (1 B/ns = 1e9 B/s), so no scale factor is 
 
 from __future__ import annotations
 
+import re
+
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +76,12 @@ class KernelReport:
     pct_of_peak: Estimate
     median_per_dispatch: MedianPerDispatch
     verdicts: list[Verdict] = field(default_factory=list)
+    runtime: bool = False  # a HIP runtime copy/fill kernel: shown, never given verdicts
 
+
+# HIP runtime blit kernels (rocclr copy/fill): the runtime's plumbing, not the user's code, so a
+# verdict about their cache behaviour would point at nothing the user can change.
+RUNTIME_KERNEL = re.compile(r"^(void )?__amd_rocclr_")
 
 BYTES_LABEL = "L2→fabric read bytes (upper bound on HBM reads; Infinity Cache sits behind them)"
 
@@ -178,7 +185,8 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
         inconsistent_dispatches=sum(1 for c in calcs if c.inconsistent),
         over_fetch=over, duration_ns=duration, achieved_gbps=gbps, peak_gbps=peak,
         peak_source=peak_source, pct_of_peak=pct, median_per_dispatch=med,
-        verdicts=verdicts_for(facts))
+        verdicts=[] if RUNTIME_KERNEL.match(kernel) else verdicts_for(facts),
+        runtime=bool(RUNTIME_KERNEL.match(kernel)))
 
 
 def kernel_sort_key(k: KernelReport) -> tuple:

@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Protocol
 
-from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
 from hotspot.result import JsonObject, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
@@ -52,8 +52,8 @@ def _render_dry_run(d: JsonObject, markdown: bool) -> str:
         block = [f"phase {p['name']}:"]
         if p.get("yaml") and p.get("input_file"):
             block.append(f"  {p['input_file']}:")
-            block.append(_indent(p["yaml"]))
-        block.append("  $ " + shlex.join(p["argv"]))
+            block.append(verbatim(_indent(p["yaml"])))
+        block.append(verbatim("  $ " + shlex.join(p["argv"])))
         out.append("\n".join(block))
     return "\n\n".join(out)
 
@@ -107,8 +107,8 @@ class _KernelRow(Protocol):
 def render_kernel_table(rows: Sequence[_KernelRow]) -> str:
     """The discovery run's kernel table, printed on stderr while collect runs."""
     shown = rows[:KERNEL_TABLE_ROWS]
-    body = table([[i, shorten(r.name, 70), num(r.calls), num(int(r.total_ns)), num(round(r.avg_ns)), pct(r.pct)]
+    body = table([[i, shorten(r.name, 70), num(r.calls), f"{r.total_ns / 1e3:,.1f}", f"{r.avg_ns / 1e3:,.1f}", pct(r.pct)]
                   for i, r in enumerate(shown, start=1)],
-                 ["#", "kernel", "calls", "total ns", "avg ns", "% GPU"])
+                 ["#", "kernel", "calls", "total µs", "avg µs", "% GPU"])
     more = f"\n({len(rows) - len(shown)} more)" if len(rows) > len(shown) else ""
     return "discovered kernels (by total GPU time):\n" + body + more

@@ -7,7 +7,6 @@ from hotspot.result import JsonObject, Result
 
 KERNEL_WIDTH = 48
 _DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
-_TIME_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"))
 
 
 def _scaled(value: float, units: tuple[tuple[float, str], ...], base: str) -> tuple[float, str]:
@@ -34,10 +33,10 @@ def fmt_range(e: JsonObject | None, fmt) -> str:
 
 
 def fmt_ns(value: float | None) -> str:
+    """A duration in µs, the one unit every text table uses for durations (JSON keeps ns)."""
     if value is None:
         return ""
-    v, unit = _scaled(value, _TIME_UNITS, "ns")
-    return f"{v:,.1f} {unit}" if unit != "ns" else f"{v:,.0f} ns"
+    return f"{value / 1e3:,.1f}"
 
 
 def _gbps(v: float) -> str:
@@ -73,7 +72,7 @@ def _kernel_rows(kernels: list[JsonObject]) -> list[list[str]]:
     rows = []
     for k in kernels:
         rows.append([
-            k["kernel"], str(k["dispatches"]), pct(k["l2_hit_pct"]),
+            k["kernel"] + (" (runtime)" if k.get("runtime") else ""), str(k["dispatches"]), pct(k["l2_hit_pct"]),
             pct(k["req_32b_pct"]), fmt_range(k["fabric_read_bytes"], fmt_bytes),
             fmt_ns(k["duration_ns"]), fmt_range(k["achieved_gbps"], _gbps),
             fmt_range(k["pct_of_peak"], _pct0), fmt_range(k["over_fetch"], _ratio),
@@ -81,7 +80,7 @@ def _kernel_rows(kernels: list[JsonObject]) -> list[list[str]]:
     return rows
 
 
-KERNEL_HEADERS = ["kernel", "disp", "L2 hit", "32B req", "L2→fabric read", "time", "GB/s",
+KERNEL_HEADERS = ["kernel", "disp", "L2 hit", "32B req", "L2→fabric read", "time µs", "GB/s",
                   "% peak", "over-fetch"]
 
 
@@ -144,8 +143,13 @@ def render(result: Result, md: bool = False) -> str:
     verdicts = _verdict_lines(d["kernels"], md)
     if verdicts:
         out += ["", heading("Verdicts", md), ""] + verdicts
-    out += ["", heading("Counters (sum over dispatches; blank = not collected, 0 = read zero)", md), ""]
-    out.append(_counter_table(d["kernels"], md))
+    if any(k["counters"] for k in d["kernels"]):  # no empty table when no counter was read
+        out += ["", heading("Counters (sum over dispatches; blank = not collected, 0 = read zero)", md), ""]
+        out.append(_counter_table(d["kernels"], md))
+    runtime = [k["kernel"] for k in d["kernels"] if k.get("runtime")]
+    if runtime:
+        out += ["", f"(runtime) marks {len(runtime)} HIP runtime copy/fill kernel"
+                f"{'s' if len(runtime) != 1 else ''}: not your code, so no verdicts for {'them' if len(runtime) != 1 else 'it'}."]
     if d["dispatches"] is not None:
         out += ["", heading("Per dispatch", md), "", _dispatch_table(d["dispatches"], md)]
     return "\n".join(out).rstrip() + "\n"

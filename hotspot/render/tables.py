@@ -115,17 +115,6 @@ def fit_columns(rows: list[list[str]], headers: Sequence[str], width: int
     return rows, wraps
 
 
-def _header_wraps(rows: list[list[str]], headers: Sequence[str], width: int) -> list[int | None] | None:
-    """Long headers over narrow (numeric) columns wrap onto a second header line."""
-    ncols = len(headers)
-    cell_w = [max([len(r[i]) for r in rows if i < len(r)] or [0]) for i in range(ncols)]
-    total = sum(max(c, len(str(h)) + 2) for c, h in zip(cell_w, headers)) + _GAP * (ncols - 1)
-    if total <= width:
-        return None
-    return [max(cell_w[i], max(len(w) for w in re.split(r"[ -]", str(h))) + 1)
-            if len(str(h)) + 2 > cell_w[i] else None for i, h in enumerate(headers)]
-
-
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
           colalign: Sequence[str] | None = None, width: int | None = None) -> str:
     """A table; in text it fits the terminal (see fit_columns), markdown keeps full cells."""
@@ -138,13 +127,17 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
     cells = [["" if c is None else str(c) for c in r] for r in rows]
     w = width or terminal_width()
     cells, wraps = fit_columns(cells, headers, w)
-    head_wraps = _header_wraps(cells, headers, w)
     out = tabulate(cells, headers=list(headers), tablefmt="simple", colalign=colalign,
                    disable_numparse=True,
-                   maxcolwidths=wraps if any(x is not None for x in wraps) else None,
-                   maxheadercolwidths=head_wraps)
+                   maxcolwidths=wraps if any(x is not None for x in wraps) else None)
     _TABLE_ROWS.update(out.split("\n"))
     return out
+
+
+def verbatim(text: str) -> str:
+    """Mark lines fit_text must not wrap (commands, YAML: wrapping breaks copy and paste)."""
+    _TABLE_ROWS.update(text.split("\n"))
+    return text
 
 
 def fit_text(text: str, width: int | None = None) -> str:
