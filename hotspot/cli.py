@@ -45,7 +45,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
-        add_completion=False,
+        add_completion=True,  # --install-completion / --show-completion (shellingham on use only)
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback()(_root)
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except (click.exceptions.Abort, typer.Abort):
+    except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)):
         sys.stderr.write("hotspot: interrupted\n")
         return 130
     except SystemExit as exc:

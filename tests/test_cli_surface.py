@@ -67,3 +67,13 @@ def test_json_is_compact_unless_pretty(capsys) -> None:
     assert json.loads(compact) == json.loads(pretty)
     code, again, _ = _run(capsys, *args)  # the mode does not stick between calls
     assert again == compact
+
+
+def test_shell_completion_is_on(monkeypatch, capsys) -> None:
+    main(["--help"])
+    assert "--install-completion" in capsys.readouterr().out
+    monkeypatch.setenv("_HOTSPOT_COMPLETE", "complete_bash")
+    monkeypatch.setenv("COMP_WORDS", "hotspot analyze --for")
+    monkeypatch.setenv("COMP_CWORD", "2")
+    assert main([]) == 0
+    assert capsys.readouterr().out.split() == ["--format"]
