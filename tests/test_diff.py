@@ -122,3 +122,43 @@ def test_corpus_self_diff(corpus, cli):
     data = run.json()["data"]
     assert data["summary"]["significant"] == 0
     assert any(r["kind"] == "load" for r in data["rows"])
+
+
+def _waves_dispatch(d: Path, wait5: int, n: int) -> Path:
+    return build_dispatch(d, PROGRAM, [W(_records(0, wait5), 0, simd=i % 4, slot=i // 4, n=i)
+                                       for i in range(n)])
+
+
+def test_different_wave_counts_compare_per_wave(cli, tmp_path):
+    # the same kernel and the same per-wave behaviour, traced with 12 waves and with 4: not a change
+    twelve = _waves_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400, 12)
+    four = _waves_dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 400, 4)
+    run = cli("diff", twelve, four, "--format", "json")
+    data = run.json()["data"]
+    assert data["normalization"] == "per-wave" and data["unit"] == "cycles per wave"
+    rows = _rows(run)
+    per_wave_stall = rows["total:stall"]["before"]
+    assert per_wave_stall == rows["total:stall"]["after"] > 0
+    assert not any(r["significant"] for r in rows.values())
+    assert data["summary"]["verdict"] == "no significant change"
+    # a real per-wave change still shows: wait 5 from 400 to 40 cycles per wave
+    fixed = _waves_dispatch(tmp_path / "f" / "ui_output_agent_1_dispatch_1", 40, 4)
+    rows = _rows(cli("diff", twelve, fixed, "--format", "json"))
+    assert rows["line:/src/k.py:23"]["delta"] == -360 and rows["line:/src/k.py:23"]["significant"]
+
+
+def test_cross_kernel_diff_is_never_significant(cli, tmp_path):
+    before = _dispatch(tmp_path / "before" / "ui_output_agent_1_dispatch_1", 400)
+    after = _dispatch(tmp_path / "after" / "ui_output_agent_1_dispatch_1", 40)
+    saved = tmp_path / "other.json"
+    doc = cli("analyze", after, "--format", "json", "--topk", "0").json()
+    doc["data"]["dispatch"]["kernel"] = "another_kernel"
+    import json
+
+    saved.write_text(json.dumps(doc))
+    run = cli("diff", before, saved, "--format", "json")
+    data = run.json()["data"]
+    assert data["comparable"] is False
+    assert not any(r["significant"] for r in data["rows"])
+    assert any(r["delta"] != 0 for r in data["rows"])  # the numbers are still shown
+    assert data["summary"]["verdict"].startswith("different kernels: not comparable")

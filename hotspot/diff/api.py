@@ -15,7 +15,7 @@ applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never si
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
@@ -86,6 +86,11 @@ class DiffResult:
     noise: NoiseInfo
     summary: DiffSummary
     rows: list[DiffRow] = field(default_factory=list)
+    # "per-wave" when the sides traced different numbers of waves: every row's before/after is then
+    # cycles per traced wave (a capture of 12 waves holds ~3x the cycles of one of 4); else "none"
+    normalization: str = "none"
+    unit: str = "cycles"
+    comparable: bool = True  # False for two different kernels: nothing is called significant
 
 
 @dataclass
@@ -280,6 +285,12 @@ def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]
                         "rows are matched by file:line only")
     bv, bn = _side_values(b)
     av, an = _side_values(a)
+    per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
+    if per_wave:  # compare per traced wave: stall grows with the number of waves, not the change
+        bv, bn = _scaled(bv, bn, 1 / b.info.waves)
+        av, an = _scaled(av, an, 1 / a.info.waves)
+        warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
+                        f"{a.info.waves}): rows are cycles per wave")
     replicate = bool(bn or an)
     run_noise = max([_rel_noise(s) for s in (b, a) if len(s.analyses) == 2] or [0.0])
     if replicate:
@@ -293,7 +304,8 @@ def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]
         noise = NoiseInfo("default-threshold", rel, MIN_SHARE_OF_TOTAL,
                           f"no replicate dispatch: a row must move by more than {rel:.0%} of its "
                           "value" + (" (--threshold)" if threshold_pct is not None else ""))
-    floor = MIN_SHARE_OF_TOTAL * max(b.info.total_stall, a.info.total_stall)
+    totals = (bv.get("total:stall"), av.get("total:stall"))
+    floor = MIN_SHARE_OF_TOTAL * max(m.value if m else 0.0 for m in totals)
     rows = []
     for kb, ka, how in _match(bv, av, same_kernel):
         mb = bv.get(kb) if kb else None
@@ -307,10 +319,24 @@ def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]
                   bn.get(kb, 0.0) if kb else 0.0, an.get(ka, 0.0) if ka else 0.0)
         label = ref.label if how != "mnemonics" else f"{mb.label} -> {ma.label}"  # type: ignore[union-attr]
         key = f"{ref.kind}:{label}"
+        # two different kernels: the numbers are shown, but no change between them is "significant"
         rows.append(DiffRow(key, ref.kind, label, before_v, after_v, delta,
-                            100 * delta / before_v if before_v else None, abs(delta) > thr, thr, how))
+                            100 * delta / before_v if before_v else None,
+                            same_kernel and abs(delta) > thr, thr, how))
     rows.sort(key=lambda r: (KINDS.index(r.kind), -abs(r.delta), -max(r.before, r.after), r.key))
-    return DiffResult(b.info, a.info, noise, _summary(rows), rows)
+    summary = _summary(rows, per_wave)
+    if not same_kernel:
+        summary = replace(summary, verdict=("different kernels: not comparable, no change is called significant "
+                           "(diff two captures of one kernel)"))
+    return DiffResult(b.info, a.info, noise, summary, rows,
+                      "per-wave" if per_wave else "none",
+                      "cycles per wave" if per_wave else "cycles", same_kernel)
+
+
+def _scaled(values: dict[str, _Metric], noise: dict[str, float], factor: float
+            ) -> tuple[dict[str, _Metric], dict[str, float]]:
+    return ({k: _Metric(m.kind, m.label, m.value * factor, m.signature) for k, m in values.items()},
+            {k: v * factor for k, v in noise.items()})
 
 
 def _rel_noise(side: _Side) -> float:
@@ -319,12 +345,13 @@ def _rel_noise(side: _Side) -> float:
     return abs(s[0] - s[1]) / m if m else 0.0
 
 
-def _summary(rows: list[DiffRow]) -> DiffSummary:
+def _summary(rows: list[DiffRow], per_wave: bool = False) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     total = next(r for r in rows if r.key == "total:stall")
     if total.significant:
-        verdict = (f"total stall {'down' if total.delta < 0 else 'up'} "
-                   f"{abs(total.delta_pct or 0):.1f}% ({total.delta:+,.0f} cycles): significant")
+        unit = "cycles per wave" if per_wave else "cycles"
+        verdict = (f"total stall{' per wave' if per_wave else ''} {'down' if total.delta < 0 else 'up'} "
+                   f"{abs(total.delta_pct or 0):.1f}% ({total.delta:+,.0f} {unit}): significant")
     elif sig:
         verdict = (f"total stall within noise; {len(sig)} row(s) moved significantly")
     else:

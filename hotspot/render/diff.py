@@ -30,14 +30,20 @@ def _delta(r: Any) -> tuple[str, str]:
 
 def _render(d: Any, markdown: bool) -> str:
     out = []
-    title = f"hotspot diff: {shorten(d.before.kernel, 80)}"
+    from hotspot.render.tables import short_kernel_name
+
+    title = f"hotspot diff: {short_kernel_name(d.before.kernel)}"
+    if d.before.kernel != d.after.kernel:
+        title += f" vs {short_kernel_name(d.after.kernel)}"
     out.append(f"# {title}" if markdown else title)
-    info = [["before", d.before.path, f"{len(d.before.dispatches)} dispatch(es)",
+    info = [["before", d.before.path, f"{len(d.before.dispatches)} dispatch(es)", num(d.before.waves),
              num(round(d.before.total_stall))],
-            ["after", d.after.path, f"{len(d.after.dispatches)} dispatch(es)",
+            ["after", d.after.path, f"{len(d.after.dispatches)} dispatch(es)", num(d.after.waves),
              num(round(d.after.total_stall))]]
-    out.append(table(info, ["", "input", "", "total stall"], markdown))
-    out.append(f"verdict: {d.summary.verdict}\nnoise: {d.noise.note}")
+    out.append(table(info, ["", "input", "", "waves", "total stall"], markdown))
+    scale = ("\nrows: cycles per traced wave (the sides traced different numbers of waves)"
+             if d.normalization == "per-wave" else "")
+    out.append(f"verdict: {d.summary.verdict}\nnoise: {d.noise.note}{scale}")
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -53,6 +59,6 @@ def _render(d: Any, markdown: bool) -> str:
             body.append([label, num(round(r.before)), num(round(r.after)), delta, pct])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
-                   + table(body, ["", "before", "after", "delta (cycles)", "delta %"], markdown)
+                   + table(body, ["", "before", "after", f"delta ({d.unit})", "delta %"], markdown)
                    + more)
     return "\n\n".join(out)
