@@ -27,7 +27,9 @@ def _version(value: bool) -> None:
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit."),
           pretty: bool = typer.Option(False, "--pretty",
-                                      help="Indent JSON output (any command; compact by default).")
+                                      help="Indent JSON output (any command; compact by default)."),
+          quiet: bool = typer.Option(False, "--quiet",
+                                     help="No progress lines on stderr (any command).")
           ) -> None:
     """hotspot: ATT stall analysis for AMD CDNA GPUs."""
 
@@ -69,6 +71,15 @@ def _take_pretty(args: list[str]) -> list[str]:
     return [a for a in args[:end] if a != "--pretty"] + args[end:]
 
 
+def _take_quiet(args: list[str]) -> list[str]:
+    """`--quiet` (any command, anywhere before `--`): no progress on stderr."""
+    from hotspot.diagnostics import QUIET
+
+    end = args.index("--") if "--" in args else len(args)
+    QUIET["on"] = "--quiet" in args[:end]
+    return [a for a in args[:end] if a != "--quiet"] + args[end:] if QUIET["on"] else args
+
+
 def _json_requested(args: Sequence[str]) -> bool:
     """Did the command line ask for JSON (`--format json` or `--format=json`)? Read from the raw
     arguments because a usage error can stop parsing before `--format` is reached."""
@@ -107,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(argv) if argv is not None else sys.argv[1:]
     args = _take_pretty(args)
+    args = _take_quiet(args)
     app = build_app(args[0] if args else None)
     try:
         command = typer.main.get_command(app)

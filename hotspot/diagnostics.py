@@ -51,6 +51,63 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
+# `--quiet` (any command): no progress lines; warnings and errors still print.
+QUIET = {"on": False}
+
+
 def progress(message: str) -> None:
+    if QUIET["on"]:
+        return
     sys.stderr.write(f"{message}\n")
     sys.stderr.flush()
+
+
+class Progress:
+    """Progress of work that may take more than a second, on stderr only: nothing for the first
+    second, then a live line on a terminal (rewritten in place) or a plain line every few seconds
+    in a log. Silent under --quiet. Call advance() as units finish and close() at the end."""
+
+    FIRST_S = 1.0     # quiet below this: short work prints nothing
+    TTY_EVERY_S = 0.1
+    LOG_EVERY_S = 5.0
+
+    def __init__(self, label: str, total: int, unit: str = "") -> None:
+        import time
+
+        self.label, self.total, self.unit = label, total, unit
+        self.done = 0
+        self._clock = time.monotonic
+        self._start = self._next = self._clock() + self.FIRST_S
+        self._tty = _stderr_is_tty()
+        self._shown = False
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = self._clock()
+        if now < self._next or QUIET["on"]:
+            return
+        self._next = now + (self.TTY_EVERY_S if self._tty else self.LOG_EVERY_S)
+        self._show(now)
+
+    def _show(self, now: float) -> None:
+        pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        elapsed = now - self._start + self.FIRST_S
+        text = f"{self.label}: {self.done:,}/{self.total:,}{' ' + self.unit if self.unit else ''}{pct}, {elapsed:.0f} s"
+        if self._tty:
+            sys.stderr.write("\r" + text[: terminal_width() - 1] + "\x1b[K")
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown and self._tty and not QUIET["on"]:
+            sys.stderr.write("\r\x1b[K")  # the live line goes away; the result follows
+            sys.stderr.flush()
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -13,6 +13,11 @@ folded column-wise by hotspot/att/engine/groups.py, which gives the same sums mu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hotspot.diagnostics import Progress
+
 import os
 from array import array
 from collections.abc import Callable, Sequence
@@ -135,13 +140,17 @@ def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
     return run_chunk_open(descs, opts).finish()
 
 
-def run_chunk_open(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
+def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
+                   progress: "Progress | None" = None) -> WavePartial:
     """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
-    them column-wise and folds each sequence into the dicts once."""
+    them column-wise and folds each sequence into the dicts once. `progress` (parent only)
+    counts files done."""
     part = WavePartial()
     mod = native()
     tables = opts.tables
     for path, se, simd, slot, n in descs:
+        if progress is not None:
+            progress.advance()
         data = read_capped(path, opts.max_bytes)
         scanned = scan(mod, data) if mod is not None else None
         try:
@@ -174,21 +183,30 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
 
     `meanwhile`, other work of the caller, runs while the pool's workers read the wave files (on
     a large capture the parent would otherwise idle), or after the sequential pass."""
+    from hotspot.diagnostics import Progress
+
     descs = describe(files)
+    progress = Progress("reading wave files", len(descs), "files")
     if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
         size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
         with paused_cyclic_gc():
-            return _run_pool(chunks(descs, size), opts, jobs, meanwhile).finish()
+            try:
+                return _run_pool(chunks(descs, size), opts, jobs, meanwhile, progress).finish()
+            finally:
+                progress.close()
     # One partial for the whole sequential pass: sequence groups span chunk boundaries.
     with paused_cyclic_gc():
-        part = run_chunk_open(descs, opts).finish()
+        try:
+            part = run_chunk_open(descs, opts, progress).finish()
+        finally:
+            progress.close()
     if meanwhile is not None:
         meanwhile()
     return part
 
 
 def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
-              meanwhile: Callable[[], None] | None) -> WavePartial:
+              meanwhile: Callable[[], None] | None, progress: "Progress | None" = None) -> WavePartial:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -210,8 +228,10 @@ def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)  # do not read the rest for nothing
                 raise
-        for part in parts:
+        for chunk, part in zip(work, parts):
             total.merge(part)
+            if progress is not None:
+                progress.advance(len(chunk))
     return total
 
 
