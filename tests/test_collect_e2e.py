@@ -298,7 +298,9 @@ def test_ctrl_c_forwards_to_the_child_and_marks_run_interrupted(fake, tmp_path):
     rec = run_json(out)
     assert rec["status"] == "interrupted" and rec["phases"][-1]["status"] == "interrupted"
     assert orjson.loads(stdout)["error"]["code"] == "interrupted"
-    assert b"Traceback" not in stderr
+    # hotspot itself prints no traceback; the app's own (its KeyboardInterrupt) is streamed prefixed
+    assert not any(ln.startswith(b"Traceback") for ln in stderr.splitlines())
+    assert b"[att] | sleeping" in stderr
 
 
 def test_preset_without_a_known_arch_fails_before_running(cli, fake):
@@ -320,3 +322,19 @@ def test_flags_mode_runs_one_rocprofv3_per_counter_pass(cli, fake):
     assert all("-i" not in a for a in argvs)
     assert [a[a.index("--pmc") + 1:a.index("-d")] for a in argvs] == [NINE_TCC[:4], NINE_TCC[4:6]]
     assert len(data["pmc"]["csv_files"]) == 2
+
+
+def test_program_output_is_streamed_live_and_saved(cli, fake, tmp_path):
+    out = tmp_path / "run"
+    res = cli("collect", "--kernel", "gemm", "--output", out, "--",
+              *app("import sys", "print('hello from the app', flush=True)",
+                   "print('to stderr', file=sys.stderr, flush=True)"))
+    assert res.exit_code == 0, res.stderr
+    assert "[att] | hello from the app" in res.stderr and "[att] | to stderr" in res.stderr
+    assert "hello from the app" not in res.stdout
+    assert "hello from the app" in (out / "att.stdout.log").read_text()
+    assert "to stderr" in (out / "att.stderr.log").read_text()
+    quiet = cli("collect", "--kernel", "gemm", "--output", tmp_path / "run2", "--quiet", "--",
+                *app("print('hello from the app', flush=True)"))
+    assert quiet.exit_code == 0 and "hello from the app" not in quiet.stderr
+    assert "hello from the app" in (tmp_path / "run2" / "att.stdout.log").read_text()

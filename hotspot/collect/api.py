@@ -99,6 +99,11 @@ def parse_int(text: str, option: str) -> int:
     return value
 
 
+# The profiled program's output is shown live on stderr (prefixed by its phase) and saved to the
+# phase's logs; off under --quiet, and inside a sweep job (its log is the place for it).
+STREAM_OUTPUT = {"on": True}
+
+
 def _say(message: str) -> None:
     from hotspot.diagnostics import progress
 
@@ -201,8 +206,11 @@ class Collector:
         self.phases.append(phase)
         self._save()
         self.say(f"[{name}] running: {shlex.join(full)}")
+        from hotspot.diagnostics import QUIET
+
         outcome = run_process(full, self.env, stdout, stderr, timeout_s=self.opts.timeout_s, cwd=self.opts.cwd,
-                              heartbeat=lambda s: self.say(f"[{name}] still running ({s:.0f} s)"))
+                              heartbeat=lambda s: self.say(f"[{name}] still running ({s:.0f} s)"),
+                              stream=None if QUIET["on"] or not STREAM_OUTPUT["on"] else f"[{name}] | ")
         phase.update(exit_code=outcome.exit_code, elapsed_ns=outcome.elapsed_ns)
         phase["status"] = ("interrupted" if outcome.interrupted else "timeout" if outcome.timed_out else
                            "ok" if outcome.exit_code == 0 else "failed")

@@ -67,17 +67,49 @@ def _stop(proc: subprocess.Popen, first: int) -> None:
             return
 
 
+def _tee(pipe, log, prefix: bytes) -> None:
+    """Copy a child's stream line by line into its log and, prefixed, onto our stderr."""
+    import sys
+
+    err = getattr(sys.stderr, "buffer", None)
+    for line in iter(pipe.readline, b""):
+        log.write(line)
+        log.flush()
+        try:
+            if err is not None:
+                err.write(prefix + line if line.endswith(b"\n") else prefix + line + b"\n")
+                err.flush()
+            else:
+                sys.stderr.write((prefix + line).decode("utf-8", "replace").rstrip("\n") + "\n")
+        except (OSError, ValueError):
+            pass  # our stderr went away: the log still gets everything
+    pipe.close()
+
+
 def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path, *,
                 timeout_s: float | None = None, cwd: Path | None = None,
-                heartbeat: Callable[[float], None] | None = None) -> ProcessOutcome:
+                heartbeat: Callable[[float], None] | None = None,
+                stream: str | None = None) -> ProcessOutcome:
+    """Run `argv` with its output saved to `stdout`/`stderr`; with `stream` (a prefix such as
+    "[att] ") the output is also shown live on our stderr, each line prefixed."""
+    import threading
+
     start = time.monotonic_ns()
     state = {"interrupts": 0}
+    tees: list[threading.Thread] = []
     with stdout.open("wb") as out, stderr.open("wb") as err:
+        pipe = subprocess.PIPE if stream is not None else None
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
-                                    cwd=cwd, start_new_session=OWN_PROCESS_GROUP)
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=pipe or out, stderr=pipe or err,
+                                    env=env, cwd=cwd, start_new_session=OWN_PROCESS_GROUP)
         except OSError as exc:
             return ProcessOutcome(None, time.monotonic_ns() - start, False, False, str(exc))
+        if stream is not None:
+            prefix = stream.encode("utf-8", "replace")
+            tees = [threading.Thread(target=_tee, args=(src, log, prefix), daemon=True)
+                    for src, log in ((proc.stdout, out), (proc.stderr, err))]
+            for t in tees:
+                t.start()
 
         def on_sigint(_signum, _frame) -> None:
             state["interrupts"] += 1
@@ -117,6 +149,8 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
         finally:
             if handler_set:
                 signal.signal(signal.SIGINT, previous)
+            for t in tees:  # the rest of the output (a grandchild may hold the pipe: bounded wait)
+                t.join(timeout=KILL_GRACE_S)
     return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out)
 
 

@@ -179,6 +179,9 @@ def main(argv: list[str]) -> int:
     from hotspot.collect import process
 
     process.OWN_PROCESS_GROUP = False
+    from hotspot.collect import api as collect_api
+
+    collect_api.STREAM_OUTPUT["on"] = False  # the entry's log holds the program's output
     try:
         result = run_entry(spec)
     except KeyboardInterrupt:
