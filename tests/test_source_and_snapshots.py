@@ -46,3 +46,33 @@ def test_missing_snapshot_file_degrades(tmp_path):
     d.mkdir()
     smap = build_source_map(d, {"/": {"k.py": "source_0_k.py"}}, d / "snapshots.json")
     assert smap.has("/k.py") and smap.lookup("/k.py") is None
+
+
+def test_source_map_reads_sources_from_a_local_checkout(cli, tmp_path, monkeypatch):
+    from tests.test_diff import _dispatch
+
+    d = _dispatch(tmp_path / "cap" / "ui_output_agent_1_dispatch_1", 400)  # sources named /src/k.py
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    lines = [f"source line {n}" for n in range(1, 41)]
+    (checkout / "k.py").write_text("\n".join(lines) + "\n")
+    monkeypatch.delenv("HOTSPOT_SOURCE_MAP", raising=False)
+
+    def detail(*extra):
+        run = cli("analyze", d, "--detail", "--format", "json", *extra)
+        assert run.exit_code == 0, run.stderr
+        return {(x["file"], x["line"]): x for x in run.json()["data"]["detail"]}
+
+    without = detail()
+    assert without and not any(x["source_available"] for x in without.values())
+    mapped = detail("--source-map", f"/src={checkout}")
+    hot = mapped[("/src/k.py", 23)]
+    assert hot["source_found"] == "source-map" and hot["source_path"] == str(checkout / "k.py")
+    assert [s["text"] for s in hot["snippet"]] == lines[23 - 4:23 + 3]
+    assert [s["line"] for s in hot["snippet"] if s["hot"]] == [23]
+    monkeypatch.setenv("HOTSPOT_SOURCE_MAP", f"/elsewhere=/nowhere:/src={checkout}")
+    assert detail()[("/src/k.py", 23)]["source_found"] == "source-map"
+    text = cli("analyze", d, "--detail")
+    assert "--source-map)" in text.stdout and "source line 23" in text.stdout
+    bad = cli("analyze", d, "--detail", "--source-map", "no-equals-sign", "--format", "json")
+    assert bad.exit_code == 2 and bad.json()["error"]["code"] == "usage"

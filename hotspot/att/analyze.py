@@ -148,7 +148,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     if gap is not None:
         findings.append(gap)
     # Snapshots only feed the --detail snippets; do not read them otherwise.
-    detail = _detail(lines, rows, totals.stall, load_source_map(d, warnings), opts) if opts.detail else None
+    detail = _detail(lines, rows, totals.stall, load_source_map(d, warnings, opts.source_map), opts) if opts.detail else None
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), pct(mapped, len(executed)), len(table.kernels))
@@ -190,13 +190,14 @@ def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_st
         members = [by_line[n] for n in s.instructions if n in by_line]
         worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
         snippet: list[JsonObject] = []
-        local = smap.lookup(s.file)
+        local, found = smap.find(s.file)
         text = read_source_lines(local) if local else None
         if text is not None and s.line is not None:
             lo = max(1, s.line - opts.context)
             hi = min(len(text), s.line + opts.context)
             snippet = [{"line": n, "text": text[n - 1], "hot": n == s.line} for n in range(lo, hi + 1)]
-        out.append(DetailLine(s.file, s.line, bool(snippet), snippet, worst))
+        out.append(DetailLine(s.file, s.line, bool(snippet), snippet, worst,
+                              found if snippet else "", str(local) if snippet and local else ""))
     return out
 
 

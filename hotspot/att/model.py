@@ -43,6 +43,8 @@ class AnalyzeOptions:
     jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
     meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
+    # --source-map / HOTSPOT_SOURCE_MAP: (OLD prefix, local checkout) pairs for sources without snapshots
+    source_map: tuple[tuple[str, str], ...] = ()
 
     @property
     def meta_paths(self) -> tuple[Path, ...]:
@@ -80,6 +82,8 @@ class DetailLine:
     source_available: bool
     snippet: list[JsonObject]  # [{line, text, hot}]
     instructions: list[agg.InstructionStat]
+    source_found: str = ""  # "snapshot", "source-map" or "" (not found)
+    source_path: str = ""  # the local file read
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,10 +18,25 @@ class SourceMap:
 
     files: dict[str, Path] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    # --source-map OLD=NEW: where a source named under OLD is read from when no snapshot holds it
+    remaps: tuple[tuple[str, str], ...] = ()
 
     def lookup(self, original: str) -> Path | None:
+        return self.find(original)[0]
+
+    def find(self, original: str) -> tuple[Path | None, str]:
+        """The local file for a source path and where it was found: "snapshot", "source-map"
+        (a local checkout named by --source-map), or "" when neither has it."""
         hit = self.files.get(_normalize(original))
-        return hit if hit is not None and hit.is_file() else None
+        if hit is not None and hit.is_file():
+            return hit, "snapshot"
+        norm = _normalize(original)
+        for old, new in self.remaps:
+            if norm == old or norm.startswith(old.rstrip("/") + "/"):
+                candidate = Path(new) / norm[len(old.rstrip("/")):].lstrip("/")
+                if candidate.is_file():
+                    return candidate, "source-map"
+        return None, ""
 
     def has(self, original: str) -> bool:
         return _normalize(original) in self.files
@@ -73,16 +89,42 @@ def read_source_lines(path: Path) -> list[str] | None:
         return None
 
 
-def load_source_map(d: Path, warnings: list[str]) -> SourceMap:
-    """The dispatch dir's snapshots.json as a SourceMap (empty without one; problems are warnings)."""
+SOURCE_MAP_ENV = "HOTSPOT_SOURCE_MAP"
+
+
+def parse_source_maps(values: Sequence[str] = (), env: str | None = None
+                      ) -> tuple[tuple[str, str], ...]:
+    """--source-map OLD=NEW values, then HOTSPOT_SOURCE_MAP (pairs separated by ':' as in PATH),
+    as (OLD, NEW) pairs; the longest OLD is tried first."""
+    import os
+
+    from hotspot.errors import UsageError
+
+    raw = list(values)
+    env_value = os.environ.get(SOURCE_MAP_ENV, "") if env is None else env
+    raw += [v for v in env_value.split(os.pathsep) if v]
+    pairs = []
+    for item in raw:
+        old, sep, new = item.partition("=")
+        if not sep or not old or not new:
+            raise UsageError(f"--source-map {item!r} is not OLD=NEW",
+                             "e.g. --source-map /sgl-workspace/FlyDSL-lab=$HOME/FlyDSL-lab")
+        pairs.append((_normalize(old), str(Path(new).expanduser())))
+    return tuple(sorted(pairs, key=lambda p: -len(p[0])))
+
+
+def load_source_map(d: Path, warnings: list[str],
+                    remaps: tuple[tuple[str, str], ...] = ()) -> SourceMap:
+    """The dispatch dir's snapshots.json as a SourceMap (empty without one; problems are warnings),
+    with the --source-map checkouts to fall back on."""
     snap = d / "snapshots.json"
     if not snap.is_file():
-        return SourceMap()
+        return SourceMap(remaps=remaps)
     try:
         tree = load_json(snap)
     except HotspotError as err:
         warnings.append(f"{err.message}; source snippets not available")
-        return SourceMap()
+        return SourceMap(remaps=remaps)
     smap = build_source_map(d, tree, snap)
     warnings.extend(smap.warnings)
-    return smap
+    return SourceMap(smap.files, smap.warnings, remaps)

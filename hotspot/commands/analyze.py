@@ -17,6 +17,7 @@ from hotspot.commands.options import (
     MaxWavesOpt,
     MetaOpt,
     PmcOpt,
+    SourceMapOpt,
 )
 from hotspot.render.registry import renderers
 
@@ -50,6 +51,7 @@ def register(app: typer.Typer) -> None:
         pmc: PmcOpt = None,
         brief: BriefOpt = False,
         meta: MetaOpt = None,
+        source_map: SourceMapOpt = None,
         fmt: FormatHtmlOpt = FormatWithHtml.text,
     ) -> None:
         def produce():
@@ -58,6 +60,7 @@ def register(app: typer.Typer) -> None:
 
             from hotspot.att.analyze import analyze_path
             from hotspot.att.model import DEFAULT_MAX_FILE_MB, AnalyzeOptions
+            from hotspot.capture.snapshots import parse_source_maps
             from hotspot.errors import UsageError
 
             target = path or dir_
@@ -75,6 +78,7 @@ def register(app: typer.Typer) -> None:
                                   kernel=kernel, arch=arch, all_dispatches=all_,
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
+                                  source_map=parse_source_maps(source_map or ()),
                                   jobs=jobs if jobs is not None else (os.cpu_count() or 1))
             if plan or pmc or brief:
                 from hotspot.plan.api import analyze_with_plan

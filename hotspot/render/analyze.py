@@ -172,13 +172,16 @@ def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
 def _detail(detail: list[DetailLine], markdown: bool) -> str:
     parts = [heading("Hot lines in detail", markdown)]
     for dl in detail:
-        parts.append(f"{_loc(dl.file, dl.line)}")
+        where = ("  (from snapshot)" if dl.source_found == "snapshot" else
+                 f"  (from {dl.source_path}, --source-map)" if dl.source_found == "source-map" else "")
+        parts.append(f"{_loc(dl.file, dl.line)}{where}")
         if dl.source_available:
             for s in dl.snippet:
                 mark = ">>" if s["hot"] else "  "
                 parts.append(f"  {mark} {s['line']:>5} | {s['text']}")
         else:
-            parts.append("  (source not available)")
+            parts.append("  (source not available: no snapshot; pass --source-map OLD=NEW to read it "
+                         "from a local checkout)")
         for i in dl.instructions:
             parts.append(f"     #{i.line_number:<6} {shorten(i.isa, ISA_WIDTH):<{ISA_WIDTH}} "
                          f"{i.category:<12} stall {num(i.stall)}")
