@@ -54,6 +54,7 @@ def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     out = []
     for c in cands:
         out.append(Candidate(c.location, c.evidence + ev, c.target_cycles, c.root_cause,
-                             title=f"kernel arguments read in {n} round trip(s)", fix_extra=extra,
+                             title=("kernel arguments read in separate round trips" if n > 1
+                                    else "kernel-argument load waited on at once"), fix_extra=extra,
                              removable=removable, basis=basis, family=c.family, sites=c.sites))
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+from hotspot.capture.source import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
@@ -166,7 +167,8 @@ def is_kernarg_load(ctx: PlanContext, wait: JsonObject, producer: JsonObject) ->
 def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
     """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
     covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
-    them all), else the wait itself."""
+    them all), the waits of one source line outside loops (unrolled copies of one statement: one
+    edit fixes them all), else the wait itself. Keyed on the wait, so a wait is in one family."""
     n = wait.get("line_number", -1)
     loop = next(((lo, hi) for lo, hi in sorted(ctx.loop_ranges, key=lambda r: r[1] - r[0])
                  if lo <= n <= hi), None)
@@ -174,6 +176,9 @@ def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
         return f"loop #{loop[0]}-#{loop[1]}"
     if producer.get("category") in SMALL_LOADS:
         return KERNARG_FAMILY  # outside loops: one batched s_load serves them all
+    src = parse_source(str(wait.get("source") or ""))
+    if src is not None and src.file and src.line:
+        return f"unrolled copies of {src.file}:{src.line}"
     return f"wait #{n}"
 
 
