@@ -143,3 +143,28 @@ def test_barrier_held_by_a_poll_gets_no_balance_advice() -> None:
     barrier = [s for s in out.skipped if s.id == "barrier-dominated"]
     assert barrier and "spin-wait-barrier" in barrier[0].reason
     assert out.items[0].estimate.target_cycles == 80_100
+
+
+# ---- over-conservative drains ------------------------------------------------------------------------------
+
+TWO_LOADS = ["global_load_dwordx4 v[0:3], v[20:21], off", "global_load_dwordx4 v[4:7], v[20:21], off offset:16",
+             "s_waitcnt vmcnt(0)"]
+
+
+def test_drain_of_a_load_not_read_yet_is_item_one(tmp_path: Path) -> None:
+    rows = TWO_LOADS + ["v_add_f32 v8, v0, v1", "v_add_f32 v9, v2, v3", "v_mul_f32 v8, v8, v9",
+                        "s_waitcnt vmcnt(0)", "v_add_f32 v10, v4, v5", "s_endpgm"]
+    data = planned(tmp_path, rows)
+    assert ids(data)[0] == "conservative-drain", ids(data)
+    item = data["plan"][0]
+    # the newer load (row 2, v[4:7]) is read only after the second wait: vmcnt(1) would do at row 3
+    assert [(s["wait_row"], s["producer_rows"]) for s in item["sites"]] == [(3, [2])]
+    assert abs(item["estimate"]["target_stall_pct"] - share_pct(data, blamed(data, {2}, {3}))) <= SHARE_TOLERANCE_PTS
+    _invariants(data)
+
+
+def test_drain_whose_consumers_read_every_load_is_not_flagged(tmp_path: Path) -> None:
+    rows = TWO_LOADS + ["v_add_f32 v8, v0, v4", "s_endpgm"]
+    assert "conservative-drain" not in ids(planned(tmp_path / "a", rows))
+    branch = TWO_LOADS + ["v_add_f32 v8, v0, v1", "s_cbranch_scc1 2", "v_add_f32 v9, v4, v5", "s_endpgm"]
+    assert "conservative-drain" not in ids(planned(tmp_path / "b", branch))  # reads past a branch unknown

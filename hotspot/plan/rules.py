@@ -8,6 +8,7 @@ from __future__ import annotations
 from hotspot.plan import access_rules as acc
 from hotspot.plan import capture_rules as cap
 from hotspot.plan import compute_rules as cmp
+from hotspot.plan import drain_rules as drain
 from hotspot.plan import hazard_rules as hz
 from hotspot.plan import kernarg_rules as ka
 from hotspot.plan import lgkm_rules as lgkm
@@ -84,6 +85,18 @@ RULES: tuple[Rule, ...] = (
         basis="the wait lasts until the producing workgroup finishes; reordering or fewer splits "
               "shortens it, it does not disappear",
         evaluate=spin.spin_wait_barrier),
+    Rule(
+        id="conservative-drain", title="wait drains loads its consumers do not need yet", kind="code",
+        reads=("waits", "instructions"), optional_reads=("loops",),
+        thresholds=dict(_WAIT_THRESHOLDS),
+        fix="Wait only for what the next instructions read: replace the full drain by a counted "
+            "s_waitcnt vmcnt(k)/lgkmcnt(k) that leaves the k newest loads in flight (issue the loads "
+            "in the order they are consumed so the count works), and wait for the rest right before "
+            "their own use.",
+        removable=(0.5, 0.9),
+        basis="the newest loads keep flying while the consumer of the older ones runs; what stays "
+              "exposed is their latency beyond that work",
+        evaluate=drain.conservative_drain),
     Rule(
         id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind="code",
         reads=("waits", "loops", "instructions"), optional_reads=(),

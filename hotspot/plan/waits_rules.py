@@ -4,7 +4,8 @@ not hidden, and why.
 Every (wait, producer) pair with little cover is assigned to exactly one rule, in this order:
 cross-lane producers -> `lgkm-cross-lane` (breakdown_rules.py); VMEM loads inside a loop that holds
 MFMAs -> `load-in-mfma-loop`; LDS reads whose wait is followed at once by an MFMA ->
-`lds-read-before-mfma`; a wait on several VMEM loads issued back to back -> `back-to-back-loads`;
+`lds-read-before-mfma`; (before those: producers the wait need not wait for ->
+`conservative-drain`, drain_rules.py); a wait on several VMEM loads issued back to back -> `back-to-back-loads`;
 `s_load`s outside loops (kernel arguments) -> `kernarg-loads` (kernarg_rules.py); any other load ->
 `short-load-distance`.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.drain_rules import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.result import JsonObject
@@ -92,6 +94,7 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
             isinstance(p.get("median_distance_instructions"), (int, float))
             and p["median_distance_instructions"] <= len(vmem) + BACK_TO_BACK_SLACK_INSTRUCTIONS
             for p in vmem)
+        drained = drained_producers(ctx, wait)
         follows_mfma = any(i.get("category") == MFMA_CATEGORY
                            for i in ctx.following(wait.get("line_number", -1),
                                                   LDS_MFMA_WINDOW_INSTRUCTIONS))
@@ -103,7 +106,9 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
                 continue
             if cat not in ANY_LOAD or is_store(str(p.get("isa") or "")) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
                 continue
-            if cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
+            if int(p.get("line_number", -1)) in drained:
+                out["conservative-drain"].append(pair)  # the wait need not wait for it at all
+            elif cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
                     wait.get("line_number", -1), p.get("line_number", -1)):
                 out["load-in-mfma-loop"].append(pair)
             elif cat in LDS and follows_mfma:
