@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
-from hotspot.plan.drain_rules import drained_producers
+from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.result import JsonObject
