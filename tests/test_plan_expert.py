@@ -168,3 +168,10 @@ def test_drain_whose_consumers_read_every_load_is_not_flagged(tmp_path: Path) ->
     assert "conservative-drain" not in ids(planned(tmp_path / "a", rows))
     branch = TWO_LOADS + ["v_add_f32 v8, v0, v1", "s_cbranch_scc1 2", "v_add_f32 v9, v4, v5", "s_endpgm"]
     assert "conservative-drain" not in ids(planned(tmp_path / "b", branch))  # reads past a branch unknown
+
+
+def test_scalar_loads_are_never_a_counted_wait_case(tmp_path: Path) -> None:
+    """An outstanding SMEM makes lgkmcnt out of order (HARDWARE.md §3): lgkmcnt(0) is required."""
+    rows = ["s_load_dwordx2 s[4:5], s[0:1], 0x0", "s_load_dword s8, s[0:1], 0x40", "s_waitcnt lgkmcnt(0)",
+            "v_mov_b32 v0, s4", "v_mov_b32 v1, s5", "s_waitcnt vmcnt(0)", "v_mul_f32 v2, s8, v0", "s_endpgm"]
+    assert "conservative-drain" not in ids(planned(tmp_path, rows))

@@ -108,6 +108,8 @@ def drained_producers(ctx: PlanContext, wait: JsonObject) -> set[int]:
         group = [p for p in producers if p.get("category") in counter]
         if any(_is_lds_dma(p) for p in group):
             continue  # DMA-to-LDS: the consumer reads LDS after a barrier, not registers
+        if any(p.get("category") == "smem" for p in group):
+            continue  # an outstanding SMEM makes lgkmcnt out of order: only lgkmcnt(0) is safe
         out |= {int(p["line_number"]) for p in unneeded_newest(ctx, wait, group)}
     return out
 
