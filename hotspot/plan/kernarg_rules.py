@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import _producer_items, assign_pairs
+from hotspot.plan.waits_rules import KERNARG_FAMILY, _blamed, _common_evidence, assign_pairs, sites_of
 
 # Batching N waits into one leaves one round trip: (N-1)/N of the stall goes at most; half of that
 # is the conservative end (the batched wait still waits for the slowest field).
@@ -35,10 +35,6 @@ def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     pairs = assign_pairs(ctx).get(rule.id, [])
     if not pairs:
         return "no kernel-argument scalar load outside loops is waited on with little cover"
-    cands = _producer_items(
-        ctx, pairs,
-        "kernel arguments are read by separate scalar loads and waited on one round trip at a time: "
-        "each s_waitcnt lgkmcnt exposes a full memory latency before the wave can start")
     entry_end = first_wait_row(ctx)
     rows = sorted({int(p.producer.get("line_number", -1)) for p in pairs})
     mid = [r for r in rows if entry_end is not None and r > entry_end]
@@ -50,11 +46,15 @@ def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
              f"({batch:.0%} of them go), preloading into SGPRs removes the last one")
     extra = MID_FIX.format(rows=", ".join(f"#{r}" for r in mid)) if mid else ENTRY_FIX
     ev = [Evidence("scalar_load_rows", len(rows)), Evidence("waits", n),
-          Evidence("entry_loads", len(rows) - len(mid)), Evidence("mid_kernel_loads", len(mid))]
-    out = []
-    for c in cands:
-        out.append(Candidate(c.location, c.evidence + ev, c.target_cycles, c.root_cause,
-                             title=("kernel arguments read in separate round trips" if n > 1
-                                    else "kernel-argument load waited on at once"), fix_extra=extra,
-                             removable=removable, basis=basis, family=c.family, sites=c.sites))
-    return out
+          Evidence("entry_loads", len(rows) - len(mid)), Evidence("mid_kernel_loads", len(mid)),
+          Evidence("family", KERNARG_FAMILY)]
+    top = max(pairs, key=lambda p: (float(p.producer.get("blamed_stall") or 0),
+                                    -int(p.producer.get("line_number", 0)))).producer
+    root = (f"{len(rows)} kernel-argument scalar load(s) are waited on in {n} separate round trips: each "
+            "s_waitcnt lgkmcnt exposes a full memory latency" if n > 1 else
+            f"{len(rows)} kernel-argument scalar load(s) are waited on right after issue: the wave starts "
+            "only after a full memory round trip")
+    return [Candidate(ctx.location_of(top), _common_evidence(ctx, pairs) + ev, int(_blamed(pairs)), root,
+                      title=("kernel arguments read in separate round trips" if n > 1
+                             else "kernel-argument load waited on at once"),
+                      fix_extra=extra, removable=removable, basis=basis, sites=sites_of(ctx, pairs))]
