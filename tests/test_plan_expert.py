@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from hotspot.plan.engine import run_plan
 from tests.test_plan_grouping import _invariants, planned
 from tests.test_plan_rules import base, ins
@@ -175,3 +178,35 @@ def test_scalar_loads_are_never_a_counted_wait_case(tmp_path: Path) -> None:
     rows = ["s_load_dwordx2 s[4:5], s[0:1], 0x0", "s_load_dword s8, s[0:1], 0x40", "s_waitcnt lgkmcnt(0)",
             "v_mov_b32 v0, s4", "v_mov_b32 v1, s5", "s_waitcnt vmcnt(0)", "v_mul_f32 v2, s8, v0", "s_endpgm"]
     assert "conservative-drain" not in ids(planned(tmp_path, rows))
+
+
+# ---- invariants over generated mixes of the planted patterns ------------------------------------------------
+
+SNIPPETS = {
+    "kernarg": lambda k: [f"s_load_dword s{20 + k}, s[0:1], {hex(4 * k)}", "s_waitcnt lgkmcnt(0)",
+                          f"v_mov_b32 v{60 + k}, s{20 + k}"],
+    "store_then_load": lambda k: [f"global_store_dwordx4 v[40:41], v[{4 * (k % 4)}:{4 * (k % 4) + 3}], off",
+                                  f"global_load_dwordx4 v[{20 + 4 * (k % 4)}:{23 + 4 * (k % 4)}], v[42:43], off",
+                                  "s_waitcnt vmcnt(0)", f"v_add_f32 v50, v{20 + 4 * (k % 4)}, v1"],
+    "nop_chain": lambda k: [f"v_cmp_gt_f32 vcc, v{2 + k % 8}, v1", "s_nop 1", f"v_cndmask_b32 v{30 + k % 8}, v1, v2, vcc"],
+    "drain": lambda k: TWO_LOADS + ["v_add_f32 v8, v0, v1", "s_waitcnt vmcnt(0)", "v_add_f32 v9, v4, v5"],
+    "narrow": lambda k: [f"global_load_ushort v{10 + k % 8}, v[2:3], off offset:{2 * k}", "s_waitcnt vmcnt(0)",
+                         f"v_add_f32 v{20 + k % 8}, v{10 + k % 8}, v1"],
+    "valu": lambda k: [f"v_fma_f32 v{30 + k % 8}, v1, v2, v3"],
+}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(picks=st.lists(st.sampled_from(sorted(SNIPPETS)), min_size=1, max_size=10), seed=st.integers(0, 10_000))
+def test_invariants_hold_on_generated_pattern_mixes(tmp_path_factory, picks: list[str], seed: int) -> None:
+    rows = [r for k, name in enumerate(picks) for r in SNIPPETS[name](k)] + ["s_endpgm"]
+    data = planned(tmp_path_factory.mktemp("mix"), rows, seed=seed)
+    _invariants(data)
+    code = [i for i in data["plan"] if i["kind"] != "capture"]
+    assert sum(i["estimate"]["target_stall_pct"] for i in code if i["id"] in
+               {"kernarg-loads", "conservative-drain", "store-gated-vmcnt", "valu-dependency-chain",
+                "load-in-mfma-loop", "lds-read-before-mfma", "back-to-back-loads", "short-load-distance"}) <= 100 + 0.1
+    # every kernel-argument round trip and every s_nop chain of the (loop-free) body is one item
+    for rule in ("kernarg-loads", "valu-dependency-chain"):
+        assert len([i for i in code if i["id"] == rule]) <= 1, rule
