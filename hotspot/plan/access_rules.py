@@ -85,5 +85,5 @@ def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
         f"{narrow_exec:,} load instructions move {', '.join(str(w) for w in widths)} B per lane each: "
         f"every one costs an issue slot and a memory request, so the kernel issues up to "
         f"{WIDE_BYTES // narrowest}x more loads than 16-byte ones would need and waits on each",
-        title=f"narrow {narrowest}-byte loads dominate the memory traffic ({len(narrow)} rows)",
+        title=f"narrow {narrowest}-byte loads dominate the memory traffic",  # the engine adds "(N sites)"
         sites=sites)]

@@ -61,5 +61,5 @@ def valu_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
             f"the VALU at #{after['line_number']} needs the result of #{before['line_number']} after extra "
             f"wait states, so the compiler inserted {nop.get('isa')} and the wave issues nothing meanwhile "
             f"({example}); {len(sites)} such padding row(s) in {family}",
-            title=f"s_nop padding in VALU dependency chains ({len(sites)} rows)", sites=sites))
+            title="s_nop padding in VALU dependency chains", sites=sites))
     return out
