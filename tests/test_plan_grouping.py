@@ -18,7 +18,8 @@ from tests.conftest import corpus_path
 SRC = "/work/synth/kernels/k.py"
 MFMA_950 = "v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]"
 SMALL = Layout(ses=(0,), simds=2, slots=1, other_cus=())
-WAIT_RULES = {"load-in-mfma-loop", "lds-read-before-mfma", "back-to-back-loads", "short-load-distance"}
+WAIT_RULES = {"load-in-mfma-loop", "lds-read-before-mfma", "back-to-back-loads", "short-load-distance",
+              "kernarg-loads"}
 
 
 def planned(tmp_path: Path, rows: list[str], loops=(), agent_info: bool = True, seed: int = 3) -> dict:
@@ -57,8 +58,8 @@ def test_kernel_argument_round_trips_are_one_item(tmp_path: Path) -> None:
                  f"v_mov_b32 v{k}, s{4 + 2 * k}"]
     rows += ["v_add_f32 v5, v0, v1", "s_endpgm"]
     data = planned(tmp_path, rows)
-    items = [i for i in data["plan"] if i["id"] == "short-load-distance"]
-    assert len(items) == 1
+    items = [i for i in data["plan"] if i["id"] == "kernarg-loads"]
+    assert len(items) == 1 and not [i for i in data["plan"] if i["id"] == "short-load-distance"]
     assert len(items[0]["sites"]) == 4
     assert any(e["metric"] == "family" and "kernel-argument" in str(e["value"]) for e in items[0]["evidence"])
 

@@ -185,9 +185,11 @@ def test_scale_load_too_close_names_scale_and_location():
             ins(6, "s_endpgm", "message")]
     w = wait(4, rows[3]["isa"], 30_000, 100, [prod(3, rows[2]["isa"], "smem", 30_000, 4, 0)])
     out = run_plan(base(rows, waits=[w]))
-    it = item(out, "short-load-distance")
-    assert it.location.line_number == 3 and it.title.startswith("scale/address load")
-    assert "kernarg" not in it.fix  # a wait precedes it: it can move up
+    # an s_load outside loops is a kernel argument: its own rule, never also the generic one
+    assert "short-load-distance" not in ids(out)
+    it = item(out, "kernarg-loads")
+    assert it.location.line_number == 3
+    assert "#3" in it.fix and "move them to the entry" in it.fix  # a wait precedes it: it can move up
 
 
 def test_kernel_entry_load_gets_the_preload_advice():
@@ -195,8 +197,9 @@ def test_kernel_entry_load_gets_the_preload_advice():
             ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=30_000),
             ins(3, "s_endpgm", "message")]
     w = wait(2, rows[1]["isa"], 30_000, 100, [prod(1, rows[0]["isa"], "smem", 30_000, 4, 0)])
-    it = item(run_plan(base(rows, waits=[w])), "short-load-distance")
-    assert "kernarg-preload" in it.fix
+    it = item(run_plan(base(rows, waits=[w])), "kernarg-loads")
+    assert "kernarg-preload" in it.fix and "already at the kernel entry" in it.fix
+    assert "hoist" not in it.fix.lower() and "move them" not in it.fix
 
 
 # ---- lgkm cross-lane -----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import re
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.spin_rules import spin_rows
 
 # Bytes per lane of a VMEM load, from its mnemonic's size suffix (gfx9 buffer/global/flat loads).
 WIDTH_BYTES = (("dwordx4", 16), ("b128", 16), ("dwordx3", 12), ("b96", 12), ("dwordx2", 8),
@@ -42,7 +43,8 @@ def _is_lds_dma(isa: str) -> bool:
 def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     # LDS-DMA loads (`... lds`) write LDS directly and are dword-only on gfx942: not vectorizable
     loads = [i for cat in VMEM_LOAD_CATEGORIES for i in ctx.executed(cat)
-             if bytes_per_lane(str(i.get("isa") or "")) is not None and not _is_lds_dma(str(i.get("isa")))]
+             if bytes_per_lane(str(i.get("isa") or "")) is not None and not _is_lds_dma(str(i.get("isa")))
+             and i.get("line_number") not in spin_rows(ctx)]  # a flag poll reads one word on purpose
     if not loads:
         return "no executed VMEM load"
     narrow = [i for i in loads if (bytes_per_lane(str(i.get("isa"))) or WIDE_BYTES) < WIDE_BYTES]
@@ -83,5 +85,5 @@ def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
         f"{narrow_exec:,} load instructions move {', '.join(str(w) for w in widths)} B per lane each: "
         f"every one costs an issue slot and a memory request, so the kernel issues up to "
         f"{WIDE_BYTES // narrowest}x more loads than 16-byte ones would need and waits on each",
-        title=f"narrow {narrowest}-byte loads dominate the memory traffic ({len(narrow)} rows)",
+        title=f"narrow {narrowest}-byte loads dominate the memory traffic",  # the engine adds "(N sites)"
         sites=sites)]

@@ -173,7 +173,8 @@ def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
                              c.location.file, c.location.line, int(c.target_cycles))]
     title = c.title or rule.title
     if len(sites) > 1:
-        title += f" ({len(sites)} waits)"
+        unit = "waits" if all(st.wait_row is not None for st in sites) else "sites"
+        title += f" ({len(sites)} {unit})"
     return PlanItem(rule.id, priority, title, rule.kind, c.location,
                     list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est, sites)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hotspot.arch.occupancy import per_simd
 from hotspot.plan.context import PlanContext
+from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.result import JsonObject
 
@@ -112,6 +113,8 @@ def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
     share = stall / ctx.total_stall if ctx.total_stall else 0.0
     if share < BARRIER_MIN_SHARE:
         return f"barrier stall is {share:.0%} of stall (< {BARRIER_MIN_SHARE:.0%})"
+    if ctx.has("loops") and spin_loop(ctx) is not None:
+        return "the barrier is held by a wave polling a flag: reported as spin-wait-barrier"
     hot = ctx.hottest(BARRIER_CATEGORY)
     ev = [Evidence("barrier_share_of_stall", round(share, 3), BARRIER_MIN_SHARE, ">="),
           Evidence("barrier_stall_cycles", stall),

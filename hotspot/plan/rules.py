@@ -8,9 +8,14 @@ from __future__ import annotations
 from hotspot.plan import access_rules as acc
 from hotspot.plan import capture_rules as cap
 from hotspot.plan import compute_rules as cmp
+from hotspot.plan import drain_rules as drain
+from hotspot.plan import hazard_rules as hz
+from hotspot.plan import kernarg_rules as ka
 from hotspot.plan import lgkm_rules as lgkm
 from hotspot.plan import memory_rules as mem
 from hotspot.plan import resource_rules as res
+from hotspot.plan import spin_rules as spin
+from hotspot.plan import store_rules as st
 from hotspot.plan import waits_rules as wr
 from hotspot.plan.model import Rule
 from hotspot.pmc import verdicts as pv
@@ -31,6 +36,67 @@ RULES: tuple[Rule, ...] = (
               "factor; the low end assumes the loads stay latency-bound (fewer, wider loads still "
               "wait once)",
         evaluate=acc.narrow_loads),
+    Rule(
+        id="kernarg-loads", title="kernel arguments read in separate round trips", kind="code",
+        reads=("waits", "instructions"), optional_reads=("loops",),
+        thresholds=dict(_WAIT_THRESHOLDS),
+        fix="Batch the kernel-argument loads: keep the fields the kernel needs next to each other in "
+            "the argument struct and read them with one wide s_load_dwordx8/x16 waited on once, or "
+            "preload them into SGPRs (gfx940+: LLVM -amdgpu-kernarg-preload-count=N); start work that "
+            "needs no argument (workgroup-id arithmetic) before that single wait.",
+        removable=(0.0, 0.0),  # computed per dispatch from the number of separate waits
+        basis="batching N waits into one leaves one round trip ((N-1)/N goes; half of that at the low "
+              "end); preloading removes the last one",
+        evaluate=ka.kernarg_loads),
+    Rule(
+        id="store-gated-vmcnt", title="vmcnt wait gated by older stores", kind="code",
+        reads=("waits",), optional_reads=("loops", "instructions"),
+        thresholds={},
+        fix="Issue the loads the consumer needs before the stores (move the stores below the loads, "
+            "or below the s_waitcnt), so the counted vmcnt(N) no longer covers the stores; in a loop, "
+            "store the previous iteration's results after issuing this iteration's loads.",
+        removable=(0.5, 0.9),
+        basis="with the stores issued after the loads, the wait no longer waits for their write "
+              "acknowledgements; the low end allows for stores that must stay first (the loads read "
+              "what they write)",
+        evaluate=st.store_gated_vmcnt),
+    Rule(
+        id="valu-dependency-chain", title="s_nop padding in VALU dependency chains", kind="code",
+        reads=("instructions",), optional_reads=("loops",),
+        thresholds={},
+        fix="Interleave independent chains (process two or more elements per lane and alternate "
+            "their v_cmp/v_cndmask steps), use packed ops (v_pk_*) so one instruction covers two "
+            "values, or replace compare+select sequences by v_med3/v_max/v_min where the logic allows; "
+            "the compiler then fills the wait states with useful work instead of s_nop.",
+        removable=(0.4, 0.9),
+        basis="the s_nop cycles are idle issue slots; independent instructions fill them (the low end "
+              "assumes too few independent chains to fill every slot)",
+        evaluate=hz.valu_dependency_chain),
+    Rule(
+        id="spin-wait-barrier", title="barrier held by a wave spinning on a flag", kind="code",
+        reads=("loops", "instructions", "stall_by_category"), optional_reads=(),
+        thresholds={"spin_min_share": spin.SPIN_MIN_SHARE},
+        fix="Do not balance the waves: the barrier waits for another workgroup's signal. Make the "
+            "signal come sooner (fewer K splits, or schedule the tiles so the partial results the "
+            "fix-up waits for are produced first), let only the fix-up workgroup wait and only after "
+            "its own work, add s_sleep to the poll loop so the poll does not steal issue slots, or drop "
+            "the flag (atomic accumulation into the output when the summation order may vary).",
+        removable=(0.1, 0.5),
+        basis="the wait lasts until the producing workgroup finishes; reordering or fewer splits "
+              "shortens it, it does not disappear",
+        evaluate=spin.spin_wait_barrier),
+    Rule(
+        id="conservative-drain", title="wait drains loads its consumers do not need yet", kind="code",
+        reads=("waits", "instructions"), optional_reads=("loops",),
+        thresholds=dict(_WAIT_THRESHOLDS),
+        fix="Wait only for what the next instructions read: replace the full drain by a counted "
+            "s_waitcnt vmcnt(k)/lgkmcnt(k) that leaves the k newest loads in flight (issue the loads "
+            "in the order they are consumed so the count works), and wait for the rest right before "
+            "their own use.",
+        removable=(0.5, 0.9),
+        basis="the newest loads keep flying while the consumer of the older ones runs; what stays "
+              "exposed is their latency beyond that work",
+        evaluate=drain.conservative_drain),
     Rule(
         id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind="code",
         reads=("waits", "loops", "instructions"), optional_reads=(),

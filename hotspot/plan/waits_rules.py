@@ -4,8 +4,10 @@ not hidden, and why.
 Every (wait, producer) pair with little cover is assigned to exactly one rule, in this order:
 cross-lane producers -> `lgkm-cross-lane` (breakdown_rules.py); VMEM loads inside a loop that holds
 MFMAs -> `load-in-mfma-loop`; LDS reads whose wait is followed at once by an MFMA ->
-`lds-read-before-mfma`; a wait on several VMEM loads issued back to back -> `back-to-back-loads`;
-any other load -> `short-load-distance`.
+`lds-read-before-mfma`; (before those: producers the wait need not wait for ->
+`conservative-drain`, drain_rules.py); a wait on several VMEM loads issued back to back -> `back-to-back-loads`;
+`s_load`s outside loops (kernel arguments) -> `kernarg-loads` (kernarg_rules.py); any other load ->
+`short-load-distance`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+from hotspot.capture.source import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.spin_rules import spin_rows
 from hotspot.result import JsonObject
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
@@ -42,6 +47,7 @@ SMALL_LOADS = frozenset({"smem"})
 LDS = frozenset({"lds"})
 CROSS_LANE = frozenset({"cross-lane"})
 ANY_LOAD = VMEM_LOADS | SMALL_LOADS | LDS
+KERNARG_FAMILY = "kernel-argument scalar loads"
 
 
 @dataclass(frozen=True)
@@ -77,16 +83,18 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     if cache is not None:
         return cache
     out: dict[str, list[Pair]] = defaultdict(list)
+    poll = spin_rows(ctx)
     for wait in ctx.waits():
         spw = ctx.wait_stall_per_hit(wait)
-        if not spw:
-            continue
+        if not spw or wait.get("line_number") in poll:
+            continue  # a flag poll's wait is spin-wait-barrier's
         producers = [p for p in wait.get("producers") or [] if isinstance(p, dict)]
         vmem = [p for p in producers if p.get("category") in VMEM_LOADS]
         back_to_back = len(vmem) >= BACK_TO_BACK_MIN_LOADS and all(
             isinstance(p.get("median_distance_instructions"), (int, float))
             and p["median_distance_instructions"] <= len(vmem) + BACK_TO_BACK_SLACK_INSTRUCTIONS
             for p in vmem)
+        drained = drained_producers(ctx, wait)
         follows_mfma = any(i.get("category") == MFMA_CATEGORY
                            for i in ctx.following(wait.get("line_number", -1),
                                                   LDS_MFMA_WINDOW_INSTRUCTIONS))
@@ -98,13 +106,17 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
                 continue
             if cat not in ANY_LOAD or is_store(str(p.get("isa") or "")) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
                 continue
-            if cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
+            if int(p.get("line_number", -1)) in drained:
+                out["conservative-drain"].append(pair)  # the wait need not wait for it at all
+            elif cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
                     wait.get("line_number", -1), p.get("line_number", -1)):
                 out["load-in-mfma-loop"].append(pair)
             elif cat in LDS and follows_mfma:
                 out["lds-read-before-mfma"].append(pair)
             elif cat in VMEM_LOADS and back_to_back:
                 out["back-to-back-loads"].append(pair)
+            elif is_kernarg_load(ctx, wait, p):
+                out["kernarg-loads"].append(pair)
             else:
                 out["short-load-distance"].append(pair)
     ctx._wait_pairs = out  # type: ignore[attr-defined]
@@ -145,17 +157,33 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     ]
 
 
+def _in_loop(ctx: PlanContext, row: object) -> bool:
+    return isinstance(row, int) and any(lo <= row <= hi for lo, hi in ctx.loop_ranges)
+
+
+def is_kernarg_load(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> bool:
+    """An `s_load` (not `s_buffer_load`) whose load and wait lie outside every loop: a kernel
+    argument or a descriptor read once per wave."""
+    mn = str(producer.get("isa") or "").split(None, 1)[0].lower() if producer.get("isa") else ""
+    return (producer.get("category") in SMALL_LOADS and mn.startswith("s_load")
+            and not _in_loop(ctx, producer.get("line_number")) and not _in_loop(ctx, wait.get("line_number")))
+
+
 def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
     """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
     covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
-    them all), else the wait itself."""
+    them all), the waits of one source line outside loops (unrolled copies of one statement: one
+    edit fixes them all), else the wait itself. Keyed on the wait, so a wait is in one family."""
     n = wait.get("line_number", -1)
     loop = next(((lo, hi) for lo, hi in sorted(ctx.loop_ranges, key=lambda r: r[1] - r[0])
                  if lo <= n <= hi), None)
     if loop is not None:
         return f"loop #{loop[0]}-#{loop[1]}"
     if producer.get("category") in SMALL_LOADS:
-        return "kernel-argument scalar loads"  # outside loops: one batched s_load serves them all
+        return KERNARG_FAMILY  # outside loops: one batched s_load serves them all
+    src = parse_source(str(wait.get("source") or ""))
+    if src is not None and src.file and src.line:
+        return f"unrolled copies of {src.file}:{src.line}"
     return f"wait #{n}"
 
 

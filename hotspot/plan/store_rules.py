@@ -1,0 +1,79 @@
+"""`store-gated-vmcnt`: a vmcnt wait for a load that also waits for older stores.
+
+gfx9 has no separate store counter: buffer/global stores retire on vmcnt like loads (HARDWARE.md §3),
+and s_waitcnt vmcnt(N) lets only the N newest operations stay in flight. A store issued before the
+loads the consumer needs sits at the old end of the counter, so the wait for the load also waits for
+the store's write acknowledgement. The fix is ordering: issue the loads first and the stores after
+them (or after the wait), so the counted wait skips the stores.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hotspot.plan.context import PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.waits_rules import VMEM_LOADS, family_of, is_store
+from hotspot.result import JsonObject
+
+VMCNT_WAITS = ("wait-vmcnt", "wait-mixed")
+VMEM_WRITES = frozenset({"vmem-store", "vmem-atomic", "flat", "scratch"})
+
+
+def _is_write(p: JsonObject) -> bool:
+    return p.get("category") in VMEM_WRITES and is_store(str(p.get("isa") or ""))
+
+
+def _distance(p: JsonObject) -> float | None:
+    d = p.get("median_distance_instructions")
+    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+
+
+def _older_than_a_load(store: JsonObject, loads: list[JsonObject]) -> bool:
+    """Issued before at least one of the loads (further from the wait); unknown distances count."""
+    ds, dl = _distance(store), [d for d in map(_distance, loads) if d is not None]
+    return ds is None or not dl or ds > min(dl)
+
+
+def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
+    fams: dict[str, list[tuple[JsonObject, list[JsonObject], list[JsonObject]]]] = defaultdict(list)
+    for w in ctx.waits():
+        if w.get("category") not in VMCNT_WAITS or "vmcnt" not in str(w.get("isa") or ""):
+            continue
+        producers = [p for p in w.get("producers") or [] if isinstance(p, dict)]
+        stores = [p for p in producers if _is_write(p) and float(p.get("blamed_stall") or 0) > 0]
+        loads = [p for p in producers if p.get("category") in VMEM_LOADS and not is_store(str(p.get("isa") or ""))]
+        if not stores or not loads:
+            continue  # a wait on stores alone is a memory-ordering fence (visibility), not gated
+        stores = [p for p in stores if _older_than_a_load(p, loads)]
+        if not stores:
+            continue  # stores issued after every load: a drain question, not store gating
+        fams[family_of(ctx, w, stores[0])].append((w, stores, loads))
+    if not fams:
+        return "no vmcnt wait for a load also waits for stores"
+    out = []
+    for family, group in fams.items():
+        sites = []
+        for w, stores, loads in group:
+            top = max(stores, key=lambda p: float(p.get("blamed_stall") or 0))
+            loc = ctx.location_of(top)
+            sites.append(Site(w.get("line_number"), sorted(int(p["line_number"]) for p in stores),
+                              loc.file, loc.line, int(sum(float(p.get("blamed_stall") or 0) for p in stores))))
+        sites.sort(key=lambda s: (-s.target_cycles, s.wait_row or -1))
+        target = sum(s.target_cycles for s in sites)
+        w0, stores0, loads0 = next(g for g in group if g[0].get("line_number") == sites[0].wait_row)
+        top = max(stores0, key=lambda p: float(p.get("blamed_stall") or 0))
+        ev = [Evidence("store_blamed_stall_cycles", target),
+              Evidence("store_blamed_stall_pct", round(100 * target / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+              Evidence("waited_at", f"#{w0.get('line_number')} {w0.get('isa', '')}".strip()),
+              Evidence("store_rows", ", ".join(f"#{p['line_number']}" for p in stores0)),
+              Evidence("load_rows", ", ".join(f"#{p['line_number']}" for p in loads0)),
+              Evidence("waits", len(sites))]
+        out.append(Candidate(
+            ctx.location_of(top), ev, target,
+            f"the s_waitcnt at #{w0.get('line_number')} waits for load(s) {', '.join('#' + str(p['line_number']) for p in loads0)}, "
+            f"but store(s) {', '.join('#' + str(p['line_number']) for p in stores0)} were issued before "
+            "them and gfx9 counts stores in vmcnt: the wait also waits for the stores to be acknowledged",
+            title=f"vmcnt wait gated by older stores ({len(sites)} wait{'s' if len(sites) > 1 else ''})",
+            sites=sites))
+    return out
