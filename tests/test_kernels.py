@@ -283,3 +283,31 @@ def test_cli_marker_option_and_text(rtl_db: Path, cli) -> None:
     assert "hotspot collect --kernel '^Cijk_Alik_Bljk_HHS_BH_MT128x128x64$'" in run.stdout
     md = cli("kernels", str(rtl_db), "--gpu", "0", "--format", "markdown")
     assert md.exit_code == 0 and md.stdout.startswith("## Kernels") and "| kernel" in md.stdout
+
+
+def test_folder_skips_an_old_layout_file_with_a_warning(corpus: Path, tmp_path: Path) -> None:
+    src = corpus / "csv" / "kernel_trace.csv"
+    good = tmp_path / "run1" / "a_kernel_trace.csv"
+    good.parent.mkdir()
+    good.write_bytes(src.read_bytes())
+    # an older layout of the same file: no Start/End timestamps, so no durations
+    old = tmp_path / "run2" / "b_kernel_trace.csv"
+    old.parent.mkdir()
+    lines = src.read_text().splitlines()
+    header = lines[0].split(",")
+    drop = [header.index('"Start_Timestamp"'), header.index('"End_Timestamp"')]
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(src.read_text())))
+    buf = io.StringIO()
+    csv.writer(buf, quoting=csv.QUOTE_MINIMAL).writerows([[c for i, c in enumerate(r) if i not in drop]
+                                                         for r in rows])
+    old.write_text(buf.getvalue())
+    alone = kernel_table(good).data
+    both = kernel_table(tmp_path)
+    assert both.data.dispatch_count == alone.dispatch_count  # the good file's dispatches, all of them
+    assert [k.name for k in both.data.kernels] == [k.name for k in alone.kernels]
+    assert any(w.startswith("skipped ") and "b_kernel_trace.csv" in w for w in both.warnings)
+    with pytest.raises(InputError):  # named alone, the old file is still an error
+        kernel_table(old)

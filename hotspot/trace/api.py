@@ -13,7 +13,7 @@ from hotspot.capture.trace.marker_trace import read_marker_trace_csv
 from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
 from hotspot.capture.trace.rocpd import read_rocpd_dispatches, read_rocpd_markers
 from hotspot.capture.trace.rtl import read_rtl_dispatches, read_rtl_markers
-from hotspot.errors import EmptyTraceError, UsageError, bad_file
+from hotspot.errors import EmptyTraceError, HotspotError, UsageError, bad_file
 from hotspot.result import Result
 from hotspot.trace.aggregate import (
     gpu_rows,
@@ -135,7 +135,17 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
 
     dispatches: list[DispatchRecord] = []
     for f in inputs.files:
-        dispatches.extend(_DISPATCH_READERS[inputs.kind](f))
+        try:
+            records = _DISPATCH_READERS[inputs.kind](f)
+            if path.is_dir():
+                _check_timed(records)
+        except HotspotError as err:
+            if not path.is_dir() or len(inputs.files) == 1:
+                raise
+            # one unreadable or old-layout file must not hide the rest of a folder
+            warnings.append(f"skipped {err.message}" + (f" ({err.hint})" if err.hint else ""))
+            continue
+        dispatches.extend(records)
     if not dispatches:
         raise EmptyTraceError(f"{path}: no kernel dispatches recorded",
                               "check that the profiled command launched kernels (rocprofv3 --kernel-trace)")
