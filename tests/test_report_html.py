@@ -366,3 +366,15 @@ def test_report_errors(cli, tmp_path):
     assert r.exit_code == 3 and "no_dir" in r.stderr
     r = cli("report", str(tmp_path), "-o", "-", "--format", "json")
     assert r.exit_code == 2
+
+
+def test_a_wait_with_nothing_outstanding_links_nowhere():
+    d = minimal_data()
+    d["waits"] = [{"line_number": 1, "isa": "s_waitcnt vmcnt(0)", "source": "", "stall": 300,
+                   "producers": [{"line_number": None, "isa": None, "category": None, "source": "",
+                                  "blamed_stall": 300, "share": 1.0}]}]
+    page = render_page(d)
+    loads = page[page.index('data-section="loads"'):page.index('data-section="timeline"')]
+    assert 'href="#d0-isa-None"' not in page and ">#None" not in loads and "# 100.0%" not in loads
+    assert "nothing outstanding 100.0%" in text_of(loads)
+    assert blob_of(page)["waits"] == {"1": []}

@@ -541,9 +541,10 @@ def _loads(a: dict, prefix: str) -> str:
                                    wp[0].get("line_number") or 0))
         rows = []
         for w, p in prods[:TOP_PRODUCERS]:
+            first = (f'<a href="#{prefix}-isa-{esc(p.get("line_number"))}">#{esc(p.get("line_number"))}</a>'
+                     if p.get("line_number") is not None else "")
             rows.append(
-                f'<tr><td class="num"><a href="#{prefix}-isa-{esc(p.get("line_number"))}">'
-                f'#{esc(p.get("line_number"))}</a></td><td class="isa-text">'
+                f'<tr><td class="num">{first}</td><td class="isa-text">'
                 f'{_swatch(_color(p.get("category")))}{esc(p.get("isa"))}</td>'
                 f'<td class="num">{_n(p.get("blamed_stall"))}</td><td class="num">{_share(p.get("share"))}</td>'
                 f'<td class="num"><a href="#{prefix}-isa-{esc(w.get("line_number"))}">'
@@ -561,10 +562,8 @@ def _loads(a: dict, prefix: str) -> str:
     if waits:
         rows = []
         for w in waits[:TOP_WAITS]:
-            links = " ".join(
-                f'<a href="#{prefix}-isa-{esc(p.get("line_number"))}" title="{esc(p.get("isa"))}">'
-                f'#{esc(p.get("line_number"))} {_share(p.get("share"))}</a>'
-                for p in (w.get("producers") or []) if isinstance(p, dict))
+            links = " ".join(_producer_link(prefix, p)
+                             for p in (w.get("producers") or []) if isinstance(p, dict))
             rows.append(f'<tr><td class="num"><a href="#{prefix}-isa-{esc(w.get("line_number"))}">'
                         f'#{esc(w.get("line_number"))}</a></td><td class="isa-text">{esc(w.get("isa"))}</td>'
                         f'<td class="num">{_n(w.get("stall"))}</td><td class="prods">{links}</td></tr>')
@@ -572,6 +571,16 @@ def _loads(a: dict, prefix: str) -> str:
                      '<th class="num">#</th><th>wait</th><th class="num">stall</th><th>producers (share)'
                      f'</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
     return _section(prefix, "loads", "Top blamed loads", "".join(parts))
+
+
+def _producer_link(prefix: str, p: dict) -> str:
+    """One producer of a wait: a link to its instruction, or plain text when the wait had nothing
+    outstanding (no producer instruction to point at)."""
+    if p.get("line_number") is None:
+        what = esc(p.get("isa")) if p.get("isa") else "nothing outstanding"
+        return f'<span class="note">{what} {_share(p.get("share"))}</span>'
+    return (f'<a href="#{prefix}-isa-{esc(p.get("line_number"))}" title="{esc(p.get("isa"))}">'
+            f'#{esc(p.get("line_number"))} {_share(p.get("share"))}</a>')
 
 
 def _timeline(a: dict, prefix: str) -> str:
@@ -678,7 +687,8 @@ def _blob(a: dict, prefix: str) -> str:
         if isinstance(w, dict) and w.get("line_number") is not None:
             waits[str(w["line_number"])] = [
                 [p.get("line_number"), p.get("share") or 0, p.get("blamed_stall") or 0]
-                for p in (w.get("producers") or []) if isinstance(p, dict)]
+                for p in (w.get("producers") or [])
+                if isinstance(p, dict) and p.get("line_number") is not None]
     src = {}
     for k, s in enumerate(_get(a, "source_lines") or []):
         if isinstance(s, dict):
