@@ -378,3 +378,17 @@ def test_a_wait_with_nothing_outstanding_links_nowhere():
     assert 'href="#d0-isa-None"' not in page and ">#None" not in loads and "# 100.0%" not in loads
     assert "nothing outstanding 100.0%" in text_of(loads)
     assert blob_of(page)["waits"] == {"1": []}
+
+
+def test_heading_uses_the_short_kernel_name_and_shows_the_full_one_once():
+    d = minimal_data()
+    full = "void ck_tile::kentry<1, ck_tile::BatchedGemmKernel<A, B>>(ck_tile::Args)"
+    d["dispatch"] = dict(d.get("dispatch") or {}, kernel=full)
+    page = render_page(d)
+    h1 = page[page.index("<h1>"):page.index("</h1>")]
+    assert ">ck_tile::kentry&lt;…&gt;</span>" in h1
+    assert "<title>hotspot report: ck_tile::kentry&lt;…&gt;</title>" in page
+    assert "BatchedGemmKernel" not in h1
+    header = page[page.index("</h1>"):page.index("</header>")]
+    assert header.count("BatchedGemmKernel&lt;A, B&gt;") == 1  # the full name once, folded
+    assert 'data-part="kernel-full"' in header

@@ -37,6 +37,8 @@ def short_kernel_name(name: str) -> str:
     text = name.strip()
     if text.startswith("void "):
         text = text[5:]
+    if not re.match(r"[A-Za-z_:~]", text):
+        return name  # not a C++ name: nothing to elide
     # drop the parameter list: the last top-level "(...)" that ends the name
     depth, cut = 0, None
     for i in range(len(text) - 1, -1, -1):
