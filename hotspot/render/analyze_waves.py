@@ -29,8 +29,10 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
                  pct(100 * b.share), ", ".join(b.categories), _dist(b.median_distance_cycles),
                  _dist(b.median_distance_instructions)] for b in a.blamed_lines]
         out.append(heading(f"Blamed loads: what the waits wait for ({len(rows)})", markdown) + "\n"
-                   + table(rows, ["load (source or #row)", "blamed stall", "of wait stall",
-                                  "category", "median dist (cyc)", "(instrs)"], markdown))
+                   + table(rows, ["load", "blamed stall", "% of wait", "category", "dist cyc",
+                                  "dist instr"], markdown)
+                   + ("" if markdown else "\nload: source line or #row; dist: median distance "
+                      "from the load to its wait, in cycles and in instructions"))
     if a.waits:
         out.append(_waits(a.waits, attr, markdown))
     bd = a.lgkm_breakdown
