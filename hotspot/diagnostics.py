@@ -23,17 +23,17 @@ def terminal_width() -> int:
 
 
 def fit_diagnostic(text: str, indent: int = 2) -> str:
-    """A diagnostic wrapped to the width a person sees (COLUMNS, or stderr is a terminal); one
-    line otherwise, so logs and scripts can grep it whole."""
+    """A diagnostic wrapped to the width of the terminal stderr is (COLUMNS, else the terminal's);
+    one line when stderr is not a terminal, so logs and scripts can grep it whole."""
     import textwrap
 
+    if not _stderr_is_tty():
+        return text
     env = os.environ.get("COLUMNS", "").strip()
     if env.isdigit() and int(env) > 0:
         width = max(MIN_WIDTH, int(env))
     else:
         try:
-            if not sys.stderr.isatty():
-                return text
             width = max(MIN_WIDTH, os.get_terminal_size(sys.stderr.fileno()).columns)
         except (OSError, ValueError, AttributeError):
             return text
