@@ -392,3 +392,13 @@ def test_heading_uses_the_short_kernel_name_and_shows_the_full_one_once():
     header = page[page.index("</h1>"):page.index("</header>")]
     assert header.count("BatchedGemmKernel&lt;A, B&gt;") == 1  # the full name once, folded
     assert 'data-part="kernel-full"' in header
+
+
+def test_report_confirmation_is_one_short_line_on_ck(corpus, cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    out = tmp_path / "ck.html"
+    run = cli("report", corpus / "att" / "gfx942" / "ck_bmm", "--output", out)
+    assert run.exit_code == 0, run.stderr
+    lines = [ln for ln in run.stdout.splitlines() if ln.strip()]
+    assert all(len(ln) <= 100 for ln in lines), lines
+    assert "ck_tile::kentry<…>" in run.stdout and "BatchedGemmKernel" not in run.stdout

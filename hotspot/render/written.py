@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hotspot.render.tables import short_kernel_name
 from hotspot.result import Result
 
 
@@ -9,7 +10,8 @@ def render_written(result: Result) -> str:
     w = result.data
     kb = w.bytes / 1024
     """After `hotspot report`."""
-    return (f"wrote {w.output} ({kb:,.0f} KB): {w.kernel}; {w.isa_rows:,} ISA rows, "
+    # the kernel's short form: a CK name alone is thousands of characters (the page has it whole)
+    return (f"wrote {w.output} ({kb:,.0f} KB): {short_kernel_name(w.kernel)}; {w.isa_rows:,} ISA rows, "
             f"{w.source_lines:,} source lines, {w.waves_shown} wave timelines. Open it in a browser "
             "(works offline; copy the one file anywhere).")
 
