@@ -5,7 +5,7 @@ runs the hotspot/arch model, and measures achieved occupancy from occupancy.json
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hotspot.arch import resources as res
@@ -34,6 +34,19 @@ MIN_TRUNCATED_MATCH = 24
 
 
 @dataclass(frozen=True)
+class LaunchOut:
+    """The kernel's launch as the kernel trace / rocpd row gives it (grid and workgroup in
+    work-items), the workgroups it makes, and the CUs of the product it ran on."""
+
+    grid: list[int]
+    workgroup: list[int]
+    workgroups: int
+    duration_ns: int | None
+    cus: int | None          # compute units of the product (arch product table), when known
+    source: str              # the file the row came from
+
+
+@dataclass(frozen=True)
 class AchievedOut:
     mean_waves_per_simd: float | None
     peak_waves_per_simd: int
@@ -57,6 +70,7 @@ class DispatchOccupancy:
     resources: JsonObject = field(default_factory=dict)
     achieved: AchievedOut | None = None
     candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
+    launch: LaunchOut | None = None        # grid/workgroups and the product's CUs, when known
     unknown_limits: tuple[str, ...] = ()   # limits whose input was not found: waves_per_simd is then
     #                                        an upper bound, and no occupancy rule acts on it
 
@@ -94,7 +108,10 @@ def _candidate(rec: DispatchRecord, kind: str, path: Path) -> res.ResourceCandid
 
 
 def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
-                      warnings: list[str], meta: Sequence[Path] = ()) -> list[res.ResourceCandidate]:
+                      warnings: list[str], meta: Sequence[Path] = (),
+                      records: list[tuple[DispatchRecord, Path]] | None = None) -> list[res.ResourceCandidate]:
+    """Resources from the nearest file of each kind that knows the kernel (most trusted first);
+    the matched rows are appended to `records` when given (the launch comes from them)."""
     from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
     from hotspot.capture.trace.rocpd import read_rocpd_dispatches
 
@@ -114,6 +131,8 @@ def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | N
                 continue
             if rec is not None:
                 out.append(_candidate(rec, kind, path))
+                if records is not None:
+                    records.append((rec, path))
                 break  # nearest file of this kind that knows the kernel
     return out
 
@@ -139,7 +158,15 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
 def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
                        rows: Sequence[CodeRow], arch: Arch, warnings: list[str],
                        meta: Sequence[Path] = ()) -> tuple[DispatchOccupancy, Finding | None]:
-    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta)
+    records: list[tuple[DispatchRecord, Path]] = []
+    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta, records)
+    occ, gap = _theoretical(d, disp, kernel, rows, arch, warnings, meta, candidates)
+    return replace(occ, launch=launch_of(records, arch)), gap
+
+
+def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: Sequence[CodeRow],
+                 arch: Arch, warnings: list[str], meta: Sequence[Path],
+                 candidates: list[res.ResourceCandidate]) -> tuple[DispatchOccupancy, Finding | None]:
     isa = res.scan_isa_registers(r.isa for r in rows)
     target = arch.target
     resolved = res.resolve_resources(candidates, isa, target)
@@ -191,7 +218,23 @@ def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: Achie
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
-                             resources, achieved, candidates, unknown)
+                             resources, achieved, candidates, unknown_limits=unknown)
+
+
+def launch_of(records: list[tuple[DispatchRecord, Path]], arch: Arch) -> LaunchOut | None:
+    """The launch from the most trusted matched row that has a grid and a workgroup size."""
+    from hotspot.arch.products import find_product
+
+    for rec, path in records:
+        if not rec.grid or not rec.workgroup or any(w <= 0 for w in rec.workgroup):
+            continue
+        groups = 1
+        for g, w in zip(rec.grid, rec.workgroup):
+            groups *= -(-g // w)  # ceil: a partial workgroup still occupies a slot
+        product = find_product(arch.product) if arch.product else None
+        cus = product.cus if product is not None and product.gfx == arch.gfx else None
+        return LaunchOut(list(rec.grid), list(rec.workgroup), groups, rec.duration_ns, cus, str(path))
+    return None
 
 
 def occupancy_gap(occ: DispatchOccupancy) -> Finding | None:

@@ -123,7 +123,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
     code items are at most MED."""
     out = []
     for it in items:
-        if it.kind == "capture":
+        if it.kind in ("capture", "launch"):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
             why = "the capture does not represent the kernel (" + "; ".join(trust.reasons)[:300] + ")"
@@ -134,7 +134,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         else:
             out.append(it)
     if trust.level == UNREPRESENTATIVE:
-        out.sort(key=lambda i: (i.kind != "capture",))
+        out.sort(key=lambda i: (i.kind not in ("capture", "launch"),))
     return out
 
 def priority_of(high_pct: float) -> str:
@@ -167,6 +167,8 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
 def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
     est = _estimate(ctx, rule, c)
     priority = priority_of(est.high_pct or 0.0)
+    if rule.kind == "launch":
+        priority = "HIGH"  # idle CUs outweigh anything inside the kernel
     if rule.kind == "capture" and c.severity:
         priority = SEVERITY_PRIORITY.get(c.severity, priority)
     sites = c.sites or [Site(None, [c.location.line_number] if c.location.line_number is not None else [],
@@ -238,11 +240,11 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
         for rule in rules:
             skipped.append(Skipped(rule.id, "missing-input",
                                    f"{data.get('mode')} capture: no per-instruction stall cycles"))
-        return PlanOutcome(summary, items, skipped)
+        return PlanOutcome(summary, items, skipped, trust_of(ctx))
     if ctx.total_stall <= 0:
         for rule in rules:
             skipped.append(Skipped(rule.id, "not-triggered", "the traced waves show no stall"))
-        return PlanOutcome(summary, items, skipped)
+        return PlanOutcome(summary, items, skipped, trust_of(ctx))
     for rule in rules:
         missing = _missing(ctx, rule)
         if missing:
@@ -271,7 +273,7 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
             skipped.append(Skipped(i.id, "capped",
                                    f"{i.title}{where}: estimate {i.estimate.low_pct:.1f}–"
                                    f"{i.estimate.high_pct:.1f}% ranks below the top {MAX_PLAN_ITEMS} items",
-                                   i.estimate.target_stall_pct))
+                                   i.estimate.target_stall_pct, i.estimate.high_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
     return PlanOutcome(summary, _apply_trust(trust, items), skipped, trust)
@@ -279,7 +281,9 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
 
 def _order(item: PlanItem) -> tuple:
     loc = item.location.line_number if item.location.line_number is not None else -1
-    return (-(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0), item.id, loc)
+    # a launch that leaves CUs idle comes first: no per-instruction change matters before it
+    return (item.kind != "launch", -(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0),
+            item.id, loc)
 
 
 def _summary(ctx: PlanContext) -> StallSummary:

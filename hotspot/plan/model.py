@@ -88,6 +88,7 @@ class Skipped:
     status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
     reason: str
     target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
+    estimate_high_pct: float | None = None  # a capped item's estimate (never above a shown one's)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hotspot.plan import access_rules as acc
 from hotspot.plan import capture_rules as cap
+from hotspot.plan import launch_rules as launch
 from hotspot.plan import compute_rules as cmp
 from hotspot.plan import drain_rules as drain
 from hotspot.plan import hazard_rules as hz
@@ -23,6 +24,18 @@ from hotspot.pmc import verdicts as pv
 _WAIT_THRESHOLDS = {"little_cover_ratio": wr.LITTLE_COVER_RATIO}
 
 RULES: tuple[Rule, ...] = (
+    Rule(
+        id="grid-underfill", title="fewer workgroups than compute units", kind="launch",
+        reads=("occupancy",), optional_reads=(),
+        thresholds={},
+        fix="Give every CU work: launch at least one workgroup per CU (better, CUs x the workgroups "
+            "one CU holds): split K across workgroups (split-K with an atomic or a second reduction "
+            "pass), use smaller tiles, or batch several problems (heads, experts, sequences) into one "
+            "launch; a persistent kernel can loop over tiles.",
+        removable=(0.0, 0.0),
+        basis="a launch-level gain: the idle CUs' share of the GPU, not a share of the traced waves' "
+              "cycles",
+        evaluate=launch.grid_underfill),
     Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
         reads=("instructions",), optional_reads=("waits",),
