@@ -238,3 +238,31 @@ def test_grid_underfill_is_item_one(tmp_path: Path) -> None:
     full = _with_kernel_trace(tmp_path / "big", 4 * cus)
     assert full["occupancy"]["launch"]["workgroups"] == 4 * cus
     assert "grid-underfill" not in [i["id"] for i in full["plan"]]
+
+
+def test_bandwidth_bound_caps_memory_estimates(tmp_path: Path) -> None:
+    """ISA bytes over the grid and the kernel's duration near the product's peak: the bound fires
+    and every memory-latency estimate is capped at the headroom left (computed here by hand)."""
+    rows = [f"global_load_dwordx4 v[{4 * k}:{4 * k + 3}], v[40:41], off offset:{16 * k}" for k in range(4)]
+    rows += ["s_waitcnt vmcnt(0)", "v_add_f32 v50, v0, v4", "s_endpgm"]
+    program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
+    d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
+                                             variants=4, agent_info=True), seed=3)
+    first = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    per_wave = sum(16 * 64 * r["hit"] for r in first["instructions"] if r["isa"].startswith("global_load"))
+    per_wave /= first["dispatch"]["waves"]
+    workgroups, wg = 4096, 256
+    waves = workgroups * wg // 64
+    peak = 8000.0  # MI350X GB/s (HARDWARE.md §5, as the product table holds it)
+    duration = int(per_wave * waves / (0.8 * peak))  # 80% of peak
+    (d.parent / "run_kernel_trace.csv").write_text(
+        KT_HEADER + "\n" + f'KERNEL_DISPATCH,"Agent 4",1,0,7,9,3,"{first["dispatch"]["kernel"]}",9,1000,'
+        f"{1000 + duration},0,0,32,0,24,{wg},1,1,{wg * workgroups},1,1\n")
+    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    bound = next(i for i in data["plan"] if i["id"] == "bandwidth-bound")
+    frac = {e["metric"]: e["value"] for e in bound["evidence"]}["fraction_of_peak"]
+    assert abs(frac - 0.8) < 0.01
+    cap = 100 * (1 - frac)
+    memory = [i for i in data["plan"] if i["id"] in ("back-to-back-loads", "short-load-distance",
+                                                      "narrow-loads", "load-in-mfma-loop")]
+    assert memory and all(i["estimate"]["high_pct"] <= cap + 0.01 for i in memory)

@@ -44,6 +44,7 @@ class LaunchOut:
     duration_ns: int | None
     cus: int | None          # compute units of the product (arch product table), when known
     source: str              # the file the row came from
+    peak_hbm_gbps: float | None = None  # the product's peak HBM bandwidth (arch product table)
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,10 @@ def launch_of(records: list[tuple[DispatchRecord, Path]], arch: Arch) -> LaunchO
         for g, w in zip(rec.grid, rec.workgroup):
             groups *= -(-g // w)  # ceil: a partial workgroup still occupies a slot
         product = find_product(arch.product) if arch.product else None
-        cus = product.cus if product is not None and product.gfx == arch.gfx else None
-        return LaunchOut(list(rec.grid), list(rec.workgroup), groups, rec.duration_ns, cus, str(path))
+        same = product is not None and product.gfx == arch.gfx
+        return LaunchOut(list(rec.grid), list(rec.workgroup), groups, rec.duration_ns,
+                         product.cus if same else None, str(path),
+                         product.peak_hbm_gbps if same else None)
     return None
 
 

@@ -35,6 +35,21 @@ def bytes_per_lane(isa: str) -> int | None:
     return None
 
 
+_STORE = re.compile(r"^(buffer|global|flat)_store_(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")
+
+
+def store_bytes_per_lane(isa: str) -> int | None:
+    """Per-lane bytes of a VMEM store mnemonic; None for anything else."""
+    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    m = _STORE.match(mn)
+    if m is None:
+        return None
+    for suffix, width in WIDTH_BYTES:
+        if m["size"] == suffix or m["size"].startswith(suffix):
+            return width
+    return None
+
+
 def _is_lds_dma(isa: str) -> bool:
     words = isa.lower().replace(",", " ").split()
     return "lds" in words[1:] or "_lds_" in (words[0] if words else "")

@@ -118,6 +118,33 @@ def trust_of(ctx: PlanContext) -> Trust:
     return Trust(LIMITED if reasons else OK, reasons)
 
 
+# Items whose gain comes from hiding or removing memory latency: a kernel near the bandwidth roof
+# cannot gain more than the headroom that is left (the `bandwidth-bound` rule).
+MEMORY_LATENCY_RULES = frozenset({"narrow-loads", "load-in-mfma-loop", "lds-read-before-mfma",
+                                  "back-to-back-loads", "short-load-distance", "conservative-drain",
+                                  "store-gated-vmcnt", "occupancy-vgpr", "occupancy-lds"})
+
+
+def _cap_at_bandwidth(items: list[PlanItem]) -> list[PlanItem]:
+    bound = next((i for i in items if i.id == "bandwidth-bound"), None)
+    if bound is None:
+        return items
+    fraction = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None)
+    if not isinstance(fraction, (int, float)):
+        return items
+    cap = round(max(0.0, 1.0 - fraction) * PCT, ROUND_DIGITS)
+    out = []
+    for it in items:
+        est = it.estimate
+        if it.id in MEMORY_LATENCY_RULES and est.high_pct is not None and est.high_pct > cap:
+            est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
+                          basis=est.basis + f"; capped at {cap:g}%: the kernel already requests "
+                                            f"{fraction:.0%} of peak bandwidth")
+            it = replace(it, estimate=est, priority=priority_of(cap))
+        out.append(it)
+    return out
+
+
 def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
     """Unrepresentative: code items lose their estimates (capture items come first); limited:
     code items are at most MED."""
@@ -266,6 +293,7 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
                                        round(PCT * share, ROUND_DIGITS)))
                 continue
             items.append(_item(ctx, rule, c))
+    items = _cap_at_bandwidth(items)
     items.sort(key=_order)
     if len(items) > MAX_PLAN_ITEMS:
         for i in items[MAX_PLAN_ITEMS:]:

@@ -33,3 +33,65 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
         removable=(0.0, 0.0),
         basis=(f"no per-instruction estimate: {groups} of {cus} CUs work, so spreading the same work "
                f"over all of them can shorten the kernel by up to {100 * idle / cus:.0f}% of its time"))]
+
+
+# Without counters, bytes come from the ISA: per-lane width x lanes x executions of every VMEM load
+# and store. At or above this fraction of the product's peak HBM bandwidth, the kernel is near the
+# roof: memory-latency fixes can only win the headroom that is left.
+NEAR_PEAK_FRACTION = 0.6
+VMEM_CATEGORIES = ("vmem-load", "vmem-store", "flat")
+
+
+def isa_bytes_per_wave(ctx: PlanContext, wave_size: int) -> float | None:
+    """Bytes the traced waves' VMEM instructions request, per wave (ISA widths x lanes x hits)."""
+    from hotspot.plan.access_rules import store_bytes_per_lane, bytes_per_lane
+
+    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
+    if not waves:
+        return None
+    total = 0
+    for cat in VMEM_CATEGORIES:
+        for i in ctx.executed(cat):
+            isa = str(i.get("isa") or "")
+            width = bytes_per_lane(isa) or store_bytes_per_lane(isa)
+            if width:
+                total += width * wave_size * int(i.get("hit") or 0)
+    return total / waves
+
+
+def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
+    from hotspot.arch.targets import find_target
+
+    occ = ctx.occupancy() or {}
+    launch = occ.get("launch")
+    target = find_target(ctx.gfx)
+    if not isinstance(launch, dict) or target is None:
+        return "no launch (grid, duration) or arch for a bandwidth bound"
+    duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
+    if not isinstance(duration, int) or duration <= 0 or not peak:
+        return "kernel duration or the product's peak bandwidth is unknown"
+    per_wave = isa_bytes_per_wave(ctx, target.wave_size)
+    if not per_wave:
+        return "no VMEM traffic in the traced waves"
+    wg_threads = 1
+    for w in launch["workgroup"]:
+        wg_threads *= w
+    waves = launch["workgroups"] * -(-wg_threads // target.wave_size)
+    gbps = per_wave * waves / duration  # bytes per ns = GB/s
+    fraction = gbps / peak
+    if fraction < NEAR_PEAK_FRACTION:
+        return f"ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak (< {NEAR_PEAK_FRACTION:.0%})"
+    ev = [Evidence("isa_bytes_per_wave", round(per_wave)), Evidence("waves_in_grid", waves),
+          Evidence("kernel_duration_ns", duration), Evidence("achieved_gbps", round(gbps)),
+          Evidence("peak_hbm_gbps", peak), Evidence("fraction_of_peak", round(fraction, 3),
+                                                    NEAR_PEAK_FRACTION, ">=")]
+    memory_stall = ctx.category_stall("wait-vmcnt", "wait-mixed", *VMEM_CATEGORIES)
+    return [Candidate(
+        ctx.kernel_location(), ev, memory_stall,
+        f"the traced waves' memory instructions, over the whole grid and the kernel's duration, "
+        f"request {gbps:,.0f} GB/s, {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is "
+        "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
+        title=f"memory traffic near the bandwidth peak ({fraction:.0%} of {peak:,.0f} GB/s, no counters)",
+        removable=(0.0, 0.0),
+        basis=f"informational: every memory-latency estimate is capped at the {max(0.0, 1 - fraction):.0%} "
+              "of time the bandwidth headroom allows")]

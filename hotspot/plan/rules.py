@@ -37,6 +37,16 @@ RULES: tuple[Rule, ...] = (
               "cycles",
         evaluate=launch.grid_underfill),
     Rule(
+        id="bandwidth-bound", title="memory traffic near the bandwidth peak (no counters)",
+        kind="memory", reads=("occupancy", "instructions"), optional_reads=(),
+        thresholds={"near_peak_fraction": launch.NEAR_PEAK_FRACTION},
+        fix="Only fewer bytes help here: reuse data across workgroups (larger tiles, L2-friendly "
+            "launch order), narrower types, fused kernels; confirm with `--pmc` counters (fabric "
+            "bytes, hit rate) before any latency work.",
+        removable=(0.0, 0.0),
+        basis="informational: caps the memory-latency estimates at the bandwidth headroom",
+        evaluate=launch.bandwidth_bound),
+    Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
         reads=("instructions",), optional_reads=("waits",),
         thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES},
