@@ -64,7 +64,24 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
     part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes), jobs, meanwhile)
+    _warn_unknown_lines(part, all_rows, files, warnings)
     return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
+
+
+def _warn_unknown_lines(part: WavePartial, all_rows: Sequence[CodeRow], files: Sequence[WaveFile],
+                        warnings: list[str]) -> None:
+    """Wave records naming a line code.json does not declare match no code row: say so (with
+    how many), since every per-line result leaves them out."""
+    known = {r.line_number for r in all_rows}
+    unknown = sorted(line for line in part.totals.per_line if line not in known)
+    if not unknown:
+        return
+    records = sum(part.totals.per_line[line][0] for line in unknown)
+    where = files[0].path.parent / "code.json" if files else "code.json"
+    shown = ", ".join(str(line) for line in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+    warnings.append(f"{records} wave instruction record(s) name {len(unknown)} line id(s) absent "
+                    f"from {where} ({shown}); they match no code row and are left out of per-line "
+                    "results (wave files and code.json from different decodes?)")
 
 
 def reduce_partial(part: WavePartial, all_rows: Sequence[CodeRow], kernel_rows: Sequence[CodeRow],

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hotspot.capture.files import load_json
+from hotspot.capture.files import is_regular_file, load_json
 from hotspot.capture.session import memoized
 from hotspot.errors import InputError, bad_file
 from hotspot.result import JsonObject
@@ -70,7 +70,25 @@ def parse_dir_name(name: str) -> tuple[int | None, int | None]:
 
 
 def is_dispatch_dir(path: Path) -> bool:
-    return path.is_dir() and (path / "code.json").is_file()
+    """A folder holding a code.json entry. The entry is not opened here: a code.json that is a
+    FIFO, a device or a bad link is then refused by its reader, naming it, instead of the folder
+    being skipped as "no dispatch directory"."""
+    try:
+        return path.is_dir() and os.path.lexists(path / "code.json") and \
+            not (path / "code.json").is_dir()
+    except OSError:
+        return False
+
+
+def list_folder(path: Path) -> list[str]:
+    """The names in a capture folder; an unreadable folder is bad input naming it."""
+    try:
+        return os.listdir(path)
+    except PermissionError:
+        raise bad_file(path, "permission denied listing the folder",
+                       "make it readable (chmod u+rx) or run as its owner", code="permission-denied")
+    except OSError as exc:
+        raise bad_file(path, f"cannot list the folder ({exc.strerror or exc})", code="unreadable")
 
 
 def find_dispatch_dirs(root: Path) -> list[Path]:
@@ -84,6 +102,7 @@ def find_dispatch_dirs(root: Path) -> list[Path]:
                          "pass an ATT ui_output_agent_*_dispatch_* directory")
     if is_dispatch_dir(root):
         return [root]
+    list_folder(root)  # an unreadable folder is named as such, not as "no dispatch dir found"
     found: list[Path] = []
     frontier = [root]
     for _ in range(SEARCH_DEPTH):
@@ -123,20 +142,30 @@ def _open_dispatch(path: Path) -> DispatchDir:
     if not path.exists():
         raise InputError(f"{path}: no such file or directory",
                          "pass an ATT ui_output_agent_*_dispatch_* directory")
-    if not (path / "code.json").is_file():
+    if not is_dispatch_dir(path):
         raise InputError(f"{path}: no code.json here, not an ATT ui_output dispatch directory",
                          "pass a ui_output_agent_*_dispatch_* directory written by rocprofv3 --att")
     handle, dispatch = parse_dir_name(path.name)
     warnings: list[str] = []
     fn_path = path / "filenames.json"
     doc: JsonObject = {}
-    if fn_path.is_file():
+    if os.path.lexists(fn_path):
         loaded = load_json(fn_path)
         if not isinstance(loaded, dict):
             raise bad_file(fn_path, "top level is not a JSON object")
         doc = loaded
     else:
         warnings.append(f"{fn_path}: missing; wave files found by name instead")
+    version = doc.get("version")
+    if isinstance(version, str):
+        from hotspot.capture.codejson import version_warning
+
+        warning = version_warning(fn_path, version, "'wave_filenames' as [file, begin, end] per "
+                                  "wave, 'gfxip' and 'pc_sampling', and the wave files' 'begin', "
+                                  "'end', 'instructions' [time, category, stall, duration, line], "
+                                  "'timeline' [state, cycles] and 'waitcnt'")
+        if warning:
+            warnings.append(warning)
     pc_sampling = bool(doc.get("pc_sampling"))
     waves = _wave_files(path, fn_path, doc, warnings)
     # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
@@ -149,7 +178,7 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str])
     if isinstance(listing, dict):
         out: list[WaveFile] = []
         missing = 0
-        present = set(os.listdir(path))  # one listing instead of a stat per wave file
+        present = set(list_folder(path))  # one listing instead of a stat per wave file
         folder = os.fspath(path)
         try:
             for se, simds in listing.items():
@@ -172,9 +201,9 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str])
     if listing is not None:
         raise bad_file(fn_path, "field 'wave_filenames' is not an object")
     found = []
-    for p in path.iterdir():
-        m = WAVE_FILE_RE.match(p.name)
+    for name in list_folder(path):
+        m = WAVE_FILE_RE.match(name)
         if m:
             se, simd, slot, n = (int(g) for g in m.groups())
-            found.append(WaveFile(p, se, simd, slot, n))
+            found.append(WaveFile(path / name, se, simd, slot, n))
     return sorted(found, key=lambda w: (w.se, w.simd, w.slot, w.n))

@@ -48,6 +48,7 @@ class CodeTable:
     rows: tuple[CodeRow, ...]
     kernels: tuple[KernelSymbol, ...]
     extra_columns: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # e.g. an unknown decoder version: what was trusted
 
     def kernel_rows(self, kernel: KernelSymbol) -> tuple[CodeRow, ...]:
         """Rows belonging to `kernel` (up to the next pseudo row)."""

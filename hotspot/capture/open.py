@@ -52,7 +52,7 @@ def open_capture(d: Path, kernel_regex: str | None = None, max_bytes: int | None
     if not disp.pc_sampling and not disp.wave_files:
         raise EmptyTraceError(f"{d}: empty trace: no wave files, so no wave reached the traced CU",
                               EMPTY_TRACE_HINT)
-    warnings = list(disp.warnings)
+    warnings = list(disp.warnings) + list(table.warnings)
     kernel, rows = select_kernel(table, kernel_regex, warnings)
     if not disp.pc_sampling and not any(r.hit > 0 for r in rows):
         raise EmptyTraceError(f"{d}: empty trace: {len(disp.wave_files)} wave file(s) but no "

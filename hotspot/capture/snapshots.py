@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotspot.capture.files import load_json
+from hotspot.capture.files import MAX_JSON_DEPTH, is_regular_file, load_json, open_text
 from hotspot.errors import HotspotError
 from hotspot.result import JsonValue
 
@@ -28,13 +29,13 @@ class SourceMap:
         """The local file for a source path and where it was found: "snapshot", "source-map"
         (a local checkout named by --source-map), or "" when neither has it."""
         hit = self.files.get(_normalize(original))
-        if hit is not None and hit.is_file():
+        if hit is not None and is_regular_file(hit):
             return hit, "snapshot"
         norm = _normalize(original)
         for old, new in self.remaps:
             if norm == old or norm.startswith(old.rstrip("/") + "/"):
                 candidate = Path(new) / norm[len(old.rstrip("/")):].lstrip("/")
-                if candidate.is_file():
+                if is_regular_file(candidate, confine=False):
                     return candidate, "source-map"
         return None, ""
 
@@ -46,11 +47,14 @@ def _normalize(path: str) -> str:
     return posixpath.normpath(path) if path else path
 
 
-def flatten(tree: JsonValue, prefix: str = "") -> list[tuple[str, str]]:
-    """Nested path-component dict -> [(original path, local file name)]."""
+def flatten(tree: JsonValue, prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """Nested path-component dict -> [(original path, local file name)]. A nesting deeper than
+    any real path (MAX_JSON_DEPTH components) is refused with ValueError."""
     out: list[tuple[str, str]] = []
     if not isinstance(tree, dict):
         return out
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} path components")
     for name, child in tree.items():
         if not isinstance(name, str):
             continue
@@ -61,7 +65,7 @@ def flatten(tree: JsonValue, prefix: str = "") -> list[tuple[str, str]]:
         else:
             path = f"{prefix}/{name}"
         if isinstance(child, dict):
-            out.extend(flatten(child, path))
+            out.extend(flatten(child, path, depth + 1))
         elif isinstance(child, str):
             out.append((path, child))
     return out
@@ -71,8 +75,17 @@ def build_source_map(dispatch_dir: Path, tree: JsonValue, snapshots_path: Path) 
     files: dict[str, Path] = {}
     warnings: list[str] = []
     root = dispatch_dir.resolve()
-    for original, local in flatten(tree):
-        candidate = (dispatch_dir / local).resolve()
+    try:
+        entries = flatten(tree)
+    except ValueError as exc:
+        return SourceMap({}, (f"{snapshots_path}: {exc}; source snippets not available",))
+    for original, local in entries:
+        try:
+            candidate = (dispatch_dir / local).resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+            warnings.append(f"{snapshots_path}: entry for {original} ({local}) is a symbolic "
+                            "link loop; ignored")
+            continue
         if root not in candidate.parents:
             warnings.append(f"{snapshots_path}: entry for {original} points outside the dispatch "
                             f"dir ({local}); ignored")
@@ -84,8 +97,10 @@ def build_source_map(dispatch_dir: Path, tree: JsonValue, snapshots_path: Path) 
 def read_source_lines(path: Path) -> list[str] | None:
     """The snapshot file's lines, or None when it cannot be read (degrade, never fail)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        # snapshots were resolved inside the dispatch dir already; a checkout may link anywhere
+        with open_text(path, confine=False) as fh:  # FIFOs and devices are refused
+            return fh.read().splitlines()
+    except (OSError, HotspotError):
         return None
 
 
@@ -118,7 +133,7 @@ def load_source_map(d: Path, warnings: list[str],
     """The dispatch dir's snapshots.json as a SourceMap (empty without one; problems are warnings),
     with the --source-map checkouts to fall back on."""
     snap = d / "snapshots.json"
-    if not snap.is_file():
+    if not os.path.lexists(snap):
         return SourceMap(remaps=remaps)
     try:
         tree = load_json(snap)

@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 
 from hotspot.capture.files import load_json
 from hotspot.capture.layout import WaveFile
+from hotspot.capture.wavecheck import WAVE_STATES, check_wave, record_ranges
 from hotspot.errors import bad_file
 from hotspot.result import JsonValue
 
-# Decoder timeline state enum (FORMATS.md §1.2).
-WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
 # Decoder instruction category enum (FORMATS.md §1.2).
 DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "lds", "valu",
                                        "jump", "next", "immed", "context", "message", "bvh")
@@ -29,7 +28,14 @@ class Wave:
 
 
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
-    return wave_from_doc(wf, load_json(wf.path, max_bytes))
+    """One wave file, its values checked as the wave pass checks them."""
+    wave = wave_from_doc(wf, load_json(wf.path, max_bytes))
+    try:
+        ranges = record_ranges(wave.instructions, wave.timeline)
+    except (TypeError, IndexError) as exc:
+        raise bad_file(wf.path, f"malformed wave record ({type(exc).__name__}: {exc})")
+    check_wave(wf.where, wave.begin, wave.end, *ranges)
+    return wave
 
 
 def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:

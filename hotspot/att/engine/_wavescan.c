@@ -804,6 +804,30 @@ a1:
     return result;
 }
 
+/* col_range(buf): (min, max) of an int64 column, None when it is empty. A separate helper for the
+ * wave validation of hotspot/att/engine/validate.py (the checks themselves stay in Python, shared
+ * with the pure-Python path). */
+static PyObject *col_range(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (!get_i64(arg, &b, 0)) return NULL;
+    Py_ssize_t n = b.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out;
+    if (n == 0) {
+        out = Py_NewRef(Py_None);
+    } else {
+        const int64_t *v = b.buf;
+        int64_t lo = v[0], hi = v[0];
+        for (Py_ssize_t i = 1; i < n; i++) {
+            if (v[i] < lo) lo = v[i];
+            if (v[i] > hi) hi = v[i];
+        }
+        out = Py_BuildValue("(LL)", (long long)lo, (long long)hi);
+    }
+    PyBuffer_Release(&b);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
@@ -813,6 +837,7 @@ static PyMethodDef methods[] = {
     {"gather_add", gather_add, METH_VARARGS, "acc[i] += col[positions[i]]."},
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
+    {"col_range", col_range, METH_O, "(min, max) of an int64 column, or None when empty."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -39,6 +39,7 @@ from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
 from hotspot.capture.files import parse_json, read_capped
 from hotspot.capture.layout import WaveFile
+from hotspot.capture.wavecheck import check_wave, record_ranges, scanned_ranges
 from hotspot.capture.waves import Wave, WaveTotals, wave_from_doc
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
@@ -155,6 +156,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         scanned = scan(mod, data) if mod is not None else None
         try:
             if scanned is not None:
+                # values no decoder writes are refused on both paths by the same check
+                check_wave(path, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
                 cu = scanned.cu if scanned.cu is not None else -1
                 if fold_wave_scanned(part, mod, scanned, se, cu, tables):
                     continue
@@ -163,6 +166,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             else:
                 wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
                                      parse_json(Path(path), data))
+                check_wave(path, wave.begin, wave.end,
+                           *record_ranges(wave.instructions, wave.timeline))
                 cu = wave.cu if wave.cu is not None else -1
                 if fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
                                      wave.begin, wave.end, se, cu, tables):

@@ -1,0 +1,76 @@
+"""Values no decoder writes in a wave file, refused before the wave is folded.
+
+One check over the ranges of a wave's columns, called by both paths of the wave pass
+(hotspot/att/engine/wavepass.py) and by `read_wave`: the native scanner's int64 columns (ranges
+from the C helper `col_range` in _wavescan.c) and the pure-Python path's parsed rows (ranges
+computed here). The same wave gets the same message either way. Any rewrite of the wave pass (e.g.
+one fused native call) must keep calling `check_wave` with the ranges of the columns it read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from hotspot.errors import bad_file
+
+# Decoder timeline state enum (FORMATS.md §1.2); capture/waves.py re-exports it.
+WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
+# The native scanner's bound (VALUE_LIMIT in _wavescan.c), and code.json's LineNumber bound.
+LINE_LIMIT = 1 << 40
+# (min, max) of one column; None when the wave has no rows
+Range = tuple[int, int] | None
+# Instruction columns in the order of a record [time, category, stall, duration, line].
+INSTRUCTION_COLUMNS = ("time", "category", "stall", "duration", "line")
+
+_HINT = "the file was edited or damaged; re-run the decoder on the .att files"
+
+
+def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
+               states: Range, cycles: Range) -> None:
+    """Refuse (InputError naming the file and field) a wave whose values no decoder writes:
+    begin after end, negative instruction fields or timeline cycles, a line id outside
+    0..2**40-1, a timeline state outside the decoder's enum."""
+    if begin > end:
+        raise _bad(path, f"field 'wave.begin' ({begin}) is after 'wave.end' ({end})")
+    for name, rng in zip(INSTRUCTION_COLUMNS, instructions):
+        if rng is not None and rng[0] < 0:
+            raise _bad(path, f"field 'wave.instructions' has a negative {name} ({rng[0]})")
+    lines = instructions[4] if len(instructions) > 4 else None
+    if lines is not None and lines[1] >= LINE_LIMIT:
+        raise _bad(path, f"field 'wave.instructions' names line {lines[1]}, beyond any code.json "
+                   f"line id (< {LINE_LIMIT})")
+    if states is not None and (states[0] < 0 or states[1] >= len(WAVE_STATES)):
+        bad = states[0] if states[0] < 0 else states[1]
+        raise _bad(path, f"field 'wave.timeline' has state {bad}, not one of the decoder's states "
+                   f"0..{len(WAVE_STATES) - 1} ({', '.join(WAVE_STATES)})")
+    if cycles is not None and cycles[0] < 0:
+        raise _bad(path, f"field 'wave.timeline' has a negative cycle count ({cycles[0]})")
+
+
+def scanned_ranges(mod: ModuleType, wave) -> tuple[list[Range], Range, Range]:  # noqa: ANN001
+    """Column ranges of a wave read by the native scanner (a ScannedWave)."""
+    rng = mod.col_range
+    return ([rng(wave.times), rng(wave.cats), rng(wave.stalls), rng(wave.durations),
+             rng(wave.lines)], rng(wave.states), rng(wave.cycles))
+
+
+def record_ranges(instructions: list, timeline: list) -> tuple[list[Range], Range, Range]:
+    """Column ranges of a parsed wave (lists of rows); rows of the wrong shape raise the
+    TypeError/IndexError the caller reports as a malformed record."""
+    cols: list[Range] = [None] * len(INSTRUCTION_COLUMNS)
+    if instructions:
+        for i in range(len(INSTRUCTION_COLUMNS)):
+            col = [rec[i] for rec in instructions]
+            cols[i] = (min(col), max(col))
+    states = cycles = None
+    if timeline:
+        st = [seg[0] for seg in timeline]
+        cy = [seg[1] for seg in timeline]
+        states, cycles = (min(st), max(st)), (min(cy), max(cy))
+    return cols, states, cycles
+
+
+def _bad(path: str, problem: str):  # noqa: ANN202
+    return bad_file(Path(path), problem, _HINT, code="bad-value")
