@@ -92,9 +92,9 @@ def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Res
 
 
 def _raise_all_empty(path: Path, ranking: list[DispatchCandidate]) -> None:
-    states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
-    raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable ({states})",
-                          EMPTY_TRACE_HINT)
+    from hotspot.capture.select import raise_none_usable
+
+    raise_none_usable(path, ranking)
 
 
 def _max_bytes(opts: AnalyzeOptions) -> int | None:

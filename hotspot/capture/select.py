@@ -145,10 +145,21 @@ def usable_ranking(path: Path, kernel_regex: str | None = None, max_bytes: int |
     ranking, warnings = rank_dispatches(require_dispatch_dirs(path), kernel_regex, max_bytes)
     usable = [c for c in ranking if c.status == OK]
     if not usable:
-        states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
-        raise EmptyTraceError(f"{path}: every dispatch dir is empty or unreadable ({states})",
-                              EMPTY_TRACE_HINT)
+        raise_none_usable(path, ranking)
     return usable, ranking, warnings
+
+
+def raise_none_usable(path: Path, ranking: list[DispatchCandidate]) -> None:
+    """No dispatch dir to analyze: bad input (exit 3) naming the file when one could not be read
+    (a truncated code.json is not an empty trace), else an empty trace (exit 4)."""
+    unreadable = [c for c in ranking if c.status.startswith("unreadable")]
+    if unreadable:
+        first = unreadable[0].status.removeprefix("unreadable: ")
+        more = f" (and {len(unreadable) - 1} more unreadable dispatch dir(s))" if len(unreadable) > 1 else ""
+        raise InputError(f"{first}{more}", "fix or re-decode that file; no other dispatch dir "
+                         "under the path has executed waves", code="bad-input")
+    states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
+    raise EmptyTraceError(f"{path}: every dispatch dir is empty ({states})", EMPTY_TRACE_HINT)
 
 
 def choose_dispatch(path: Path, kernel_regex: str | None = None, max_bytes: int | None = None

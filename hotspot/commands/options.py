@@ -32,8 +32,15 @@ ArchOpt = Annotated[Optional[str], typer.Option(
     "--arch", help="GPU target (gfx942, gfx950, ...; target features such as :sramecc+ are kept "
                    "apart); overrides detection. A target hotspot has no table for gets no "
                    "occupancy numbers.")]
+def _check_max_file_mb(value: Optional[float]) -> Optional[float]:
+    """A finite, non-negative size (nan and inf would silently disable or break the cap)."""
+    if value is not None and not (value >= 0 and value != float("inf")):
+        raise typer.BadParameter(f"{value} is not a size in MB: give a number >= 0 (0 = no cap)")
+    return value
+
+
 MaxFileMbOpt = Annotated[Optional[float], typer.Option(
-    "--max-file-mb", help="Refuse a code.json or wave file larger than this many MB (0 = no cap; "
+    "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MB (0 = no cap; "
                           "default 1024).")]
 MaxWavesOpt = Annotated[Optional[int], typer.Option(
     "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for very "

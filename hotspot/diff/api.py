@@ -115,7 +115,11 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
     from hotspot.capture.files import load_json
 
+    from hotspot.result import check_saved_analysis, check_saved_envelope
+
     doc = load_json(path)  # a malformed or unreadable file is an InputError naming it
+    if isinstance(doc, dict):
+        check_saved_envelope(path, doc)
     if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
         raise InputError(f"{path}: not a successful `hotspot analyze --format json` output "
                          "(field 'command' must be 'analyze' and 'ok' true)",
@@ -125,12 +129,22 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     if not isinstance(analyses, list) or not all(_is_analysis(a) for a in analyses):
         raise InputError(f"{path}: field 'data' holds no dispatch analysis "
                          "(expected 'dispatch', 'totals', 'stall_by_category')")
+    for i, a in enumerate(analyses):
+        check_saved_analysis(path, "data" if analyses == [data] else f"data.dispatches[{i}]", a)
     analyses = [a for a in analyses if a.get("mode") == "cycles"] or analyses
-    chosen = _pick(analyses, kernel, path)
+    try:
+        chosen = _pick(analyses, kernel, path)
+        for a in chosen:  # every value diff reads, read once here so a bad one is named now
+            metrics(a)
+        info = _info(path, "analyze-json", chosen)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: field 'data' does not have the shape hotspot analyze writes "
+                         f"({type(exc).__name__}: {exc})",
+                         "pass an unedited hotspot analyze --format json output") from None
     if any((a.get("options") or {}).get("topk") not in (0, None) for a in chosen):
         warnings.append(f"{path}: saved with --topk {chosen[0]['options']['topk']}: lines and loads "
                         "beyond the top rows are missing; save with --topk 0 for a complete diff")
-    return _Side(_info(path, "analyze-json", chosen), chosen)
+    return _Side(info, chosen)
 
 
 def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,

@@ -78,7 +78,10 @@ def load_saved(path: Path) -> Result:
     if not isinstance(doc, dict):
         raise bad_file(path, "top level is not a JSON object",
                        "pass a dispatch dir, or the output of hotspot analyze --format json")
+    from hotspot.result import check_saved_analysis, check_saved_envelope
+
     if "schema_version" in doc:
+        check_saved_envelope(path, doc)
         if doc.get("ok") is False:
             raise bad_file(path, "holds an error envelope, not analysis data",
                            "re-run hotspot analyze --format json on a dispatch with executed waves")
@@ -92,6 +95,9 @@ def load_saved(path: Path) -> Result:
                                           or isinstance(data.get("dispatches"), list)):
         raise bad_file(path, "field 'data.dispatch' is missing: not hotspot analyze output",
                        "pass the output of hotspot analyze --format json")
+    dispatches = data.get("dispatches") if isinstance(data.get("dispatches"), list) else [data]
+    for i, a in enumerate(dispatches):
+        check_saved_analysis(path, "data" if dispatches == [data] else f"data.dispatches[{i}]", a)
     return Result("report", data, [w for w in warnings if isinstance(w, str)])
 
 
