@@ -10,6 +10,9 @@ from pathlib import Path
 
 import orjson
 
+from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
+from hotspot.errors import InputError
+
 # A gfx target name, possibly with target features (gfx942:sramecc+:xnack-).
 GFX_RE = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z0-9_.-]+[+-]?)*$", re.IGNORECASE)
 # results.json can be large; agents sit near the top, but we do not parse more than this.
@@ -18,7 +21,8 @@ RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 def read_agents_csv(path: Path) -> list[tuple[str, str]]:
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        with open_text(path, confine=False) as fh:  # FIFOs and devices refused, not read
+            csv.field_size_limit(CSV_FIELD_LIMIT)
             reader = csv.DictReader(fh)
             fields = {(f or "").lower(): f for f in reader.fieldnames or []}
             name_col, type_col = fields.get("name"), fields.get("agent_type")
@@ -33,7 +37,7 @@ def read_agents_csv(path: Path) -> list[tuple[str, str]]:
                 if GFX_RE.match(name):
                     out.append((name, (row.get(prod_col) or "").strip() if prod_col else ""))
             return out
-    except (OSError, csv.Error):
+    except (OSError, csv.Error, InputError):
         return []
 
 

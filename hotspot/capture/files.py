@@ -23,6 +23,9 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # orjson refuses deeper documents itself (1024); the Python code walking snapshots.json and
 # friends recurses, so a nesting no decoder writes is refused before that.
 MAX_JSON_DEPTH = 64
+# csv's default field cap (128 KiB) refuses real kernel names: templated CK names reach ~200k
+# characters. Every CSV reader sets this before reading.
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
 
 
 def open_input(path: Path | str, confine: bool = True) -> int:

@@ -82,6 +82,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
     files = load_inputs([Path(p) for p in paths])
     warnings: list[str] = []
     for f in files:
+        warnings.extend(f.warnings)
         if f.all_zero:
             warnings.append(f"{f.path}: every counter value is 0 (counters read 0 on some parts and "
                             "power modes); hit rates and bytes from it are not meaningful")

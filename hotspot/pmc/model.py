@@ -47,3 +47,4 @@ class CounterFile:
     arch_hints: tuple[ArchHint, ...] = ()
     peak_hints: tuple[PeakHint, ...] = ()   # measured (roofline) first, then sysinfo
     product_names: tuple[str, ...] = ()     # for the product-table peak fallback
+    warnings: tuple[str, ...] = ()          # e.g. identical duplicate rows kept once

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from hotspot.arch.counters import wanted_counters
+from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import bad_file
 from hotspot.pmc.model import CounterFile, DispatchCounters
 
@@ -26,6 +27,8 @@ DISPATCH_COLUMNS = ("Dispatch_Id",)
 KERNEL_COLUMNS = ("Kernel_Name",)
 START_COLUMNS = ("Start_Timestamp", "BeginNs")
 END_COLUMNS = ("End_Timestamp", "EndNs")
+
+_CONFLICT = "keep one run's rows per dispatch (files of two runs may have been concatenated)"
 
 _WANTED = wanted_counters()
 _WANTED_BY_UPPER = {w.upper(): w for w in _WANTED}
@@ -61,6 +64,10 @@ def parse_number(path: Path, line: int, field: str, text: str) -> float | None:
         if not math.isfinite(value):
             raise bad_file(path, f"line {line}: field {field} is not a finite number ({text!r})",
                            "fix or regenerate the file") from None
+    if value < 0:  # counters count events and timestamps are ns since boot: never negative
+        raise bad_file(path, f"line {line}: field {field} is negative ({text[:40]!r})",
+                       "fix or regenerate the file; counter values and timestamps are >= 0",
+                       code="bad-value")
     return float(value)
 
 
@@ -97,7 +104,8 @@ def _find(header: list[str], names: Sequence[str]) -> tuple[str, int] | None:
 
 def _rows(path: Path) -> Iterator[list[str]]:
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        with open_text(path, confine=False) as fh:  # FIFOs and devices refused, not read
+            csv.field_size_limit(CSV_FIELD_LIMIT)
             yield from csv.reader(fh)
     except OSError as exc:
         raise bad_file(path, f"cannot read ({exc.strerror or exc})", "check the path") from None
@@ -171,6 +179,11 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
     names: set[str] = set()
     any_nonzero = False
     n_rows = 0
+    # (dispatch, counter name) -> (line, value): a repeat is kept once when equal, refused when
+    # not, never added up; dispatch -> (line, kernel) of its first row
+    seen: dict[tuple[int, str], tuple[int, float]] = {}
+    first_row: dict[int, tuple[int, str]] = {}
+    repeats: list[int] = []
     for line, row in enumerate(rows, start=2):
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
@@ -185,6 +198,19 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
         value = parse_number(path, line, f"{header[v_i]} ({name})", row[v_i])
         if value is None:
             continue  # blank value: not collected for this dispatch
+        kernel_name = row[k_i].strip()
+        where = first_row.setdefault(dispatch, (line, kernel_name))
+        if where[1] != kernel_name:
+            raise bad_file(path, f"lines {where[0]} and {line}: dispatch {dispatch} is on two kernels "
+                           f"({where[1][:60]!r} and {kernel_name[:60]!r})", _CONFLICT, code="conflict")
+        before = seen.setdefault((dispatch, name), (line, value))
+        if before[0] != line:
+            if before[1] != value:
+                raise bad_file(path, f"lines {before[0]} and {line}: dispatch {dispatch} counter "
+                               f"{name} appears twice with different values ({before[1]:g} and "
+                               f"{value:g})", _CONFLICT, code="conflict")
+            repeats.append(line)
+            continue
         names.add(name)
         any_nonzero = any_nonzero or value != 0.0
         acc = accs.get(dispatch)
@@ -201,8 +227,11 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
                        "the run collected no counters: check the pmc list in the rocprofv3 input")
     # rocprof-compute names the device GPU_ID; rocprofv3's counter_collection.csv says Agent_Id.
     layout = "rocprof_compute_long" if "gpu_id" in index else "counter_collection_csv"
+    warnings = (f"{path}: {len(repeats)} row(s) repeat an earlier row of the same dispatch and "
+                f"counter with the same value (first at line {repeats[0]}); each was read once",) \
+        if repeats else ()
     return CounterFile(path=path, layout=layout, dispatches=finish_dispatches(accs),
-                       counter_names=frozenset(names), all_zero=not any_nonzero)
+                       counter_names=frozenset(names), all_zero=not any_nonzero, warnings=warnings)
 
 
 def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> CounterFile:
@@ -227,6 +256,7 @@ def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> Coun
                 break
     width = len(header)
     accs: dict[int, DispatchAccumulator] = {}
+    first_line: dict[int, int] = {}
     any_nonzero = False
     for line, row in enumerate(rows, start=2):
         if not row or (len(row) == 1 and not row[0].strip()):
@@ -239,8 +269,10 @@ def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> Coun
                    parse_number(path, line, start[0], row[start[1]]) if start else None,
                    parse_number(path, line, end[0], row[end[1]]) if end else None)
         if dispatch in accs:
-            raise bad_file(path, f"line {line}: field {d_col} repeats dispatch {dispatch}",
-                           "a wide pmc_perf.csv has one row per dispatch")
+            raise bad_file(path, f"lines {first_line[dispatch]} and {line}: field {d_col} repeats "
+                           f"dispatch {dispatch}", "a wide pmc_perf.csv has one row per dispatch; "
+                           + _CONFLICT, code="conflict")
+        first_line[dispatch] = line
         accs[dispatch] = acc
         for canon, cols in columns.items():
             total: float | None = None

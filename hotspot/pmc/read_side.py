@@ -10,18 +10,21 @@ import math
 import statistics
 from pathlib import Path
 
+from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
+from hotspot.errors import HotspotError
 from hotspot.pmc.model import ArchHint, PeakHint
 
 
 def _dict_rows(path: Path) -> list[dict[str, str]]:
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        with open_text(path, confine=False) as fh:  # FIFOs and devices refused, not read
+            csv.field_size_limit(CSV_FIELD_LIMIT)
             reader = csv.reader(fh)
             header = next(reader, None) or []
             keys = [h.strip().lstrip("\ufeff").lower() for h in header]
             return [{k: (row[i].strip() if i < len(row) else "") for i, k in enumerate(keys)}
                     for row in reader if row]
-    except (OSError, csv.Error):
+    except (OSError, csv.Error, HotspotError):
         return []
 
 

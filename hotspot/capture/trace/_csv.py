@@ -7,16 +7,17 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import bad_file
 
 # Kernel names can exceed 1 KB and templated ones grow far beyond; lift the csv module's 128 KiB cap.
-_FIELD_LIMIT = 64 * 1024 * 1024
+_FIELD_LIMIT = CSV_FIELD_LIMIT
 
 
 def read_header(path: Path) -> list[str]:
     """The first row of a CSV, names as written (no type checks)."""
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+        with open_text(path, confine=False) as fh:  # FIFOs and devices refused, not read
             csv.field_size_limit(_FIELD_LIMIT)
             return next(csv.reader(fh), [])
     except OSError as exc:
@@ -36,7 +37,7 @@ class Rows:
     def __iter__(self) -> Iterator[dict[str, str]]:
         csv.field_size_limit(_FIELD_LIMIT)
         try:
-            with self.path.open(newline="", encoding="utf-8", errors="replace") as fh:
+            with open_text(self.path, confine=False) as fh:
                 reader = csv.reader(fh)
                 header = next(reader, None)
                 if header is None:
@@ -84,11 +85,14 @@ class Rows:
             return None
         text = text.strip()
         try:
-            return int(text)
+            value = int(text)
         except ValueError:
-            pass
-        value = self.number(row, name)
-        assert value is not None
-        if not value.is_integer():
-            raise bad_file(self.path, f"line {self.line}: column {name} = {text!r} is not an integer")
-        return int(value)
+            number = self.number(row, name)
+            assert number is not None
+            if not number.is_integer():
+                raise bad_file(self.path, f"line {self.line}: column {name} = {text!r} is not an integer")
+            value = int(number)
+        if value < 0:  # ids, timestamps, sizes and register counts are never negative
+            raise bad_file(self.path, f"line {self.line}: column {name} = {text[:40]!r} is negative",
+                           "fix or regenerate the file", code="bad-value")
+        return value

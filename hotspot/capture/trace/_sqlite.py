@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -12,11 +13,19 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def is_sqlite(path: Path) -> bool:
+    from hotspot.capture.files import open_input
+    from hotspot.errors import InputError
+
     try:
-        with path.open("rb") as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        fd = open_input(path, confine=False)  # a FIFO or device is refused, not read
+    except InputError:
+        return False
+    try:
+        return os.read(fd, len(SQLITE_MAGIC)) == SQLITE_MAGIC
     except OSError:
         return False
+    finally:
+        os.close(fd)
 
 
 def connect_ro(path: Path) -> sqlite3.Connection:

@@ -40,6 +40,7 @@ def read_kernel_trace_csv(path: Path | str) -> list[DispatchRecord]:
     source = f"{SOURCE_KIND}:{path}"
     records: list[DispatchRecord] = []
     seen: set[tuple[object, ...]] = set()
+    first: dict[tuple[int, str | None], tuple[int, str]] = {}  # (dispatch, agent) -> (line, kernel)
     checked = False
     for row in rows:
         if not checked:
@@ -56,6 +57,16 @@ def read_kernel_trace_csv(path: Path | str) -> list[DispatchRecord]:
             if dispatch_id is not None and key in seen:
                 continue
             seen.add(key)
+        elif dispatch_id is not None:
+            # one row per dispatch: a repeat would be counted twice downstream, so it is refused
+            # with both rows named (two runs' files concatenated?), never summed
+            prev = first.setdefault((dispatch_id, agent), (rows.line, name))
+            if prev[0] != rows.line:
+                what = (f"on two kernels ({prev[1][:60]!r} and {name[:60]!r})" if prev[1] != name
+                        else "twice")
+                raise bad_file(path, f"lines {prev[0]} and {rows.line}: Dispatch_Id {dispatch_id} "
+                               f"appears {what}", "keep one run's rows per dispatch (files of two "
+                               "runs may have been concatenated)", code="conflict")
         start = rows.integer(row, "Start_Timestamp")
         end = rows.integer(row, "End_Timestamp")
         if start is not None and end is not None and end < start:
