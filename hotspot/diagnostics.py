@@ -3,7 +3,24 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+
+# C0 controls but tab and newline, DEL and C1 controls: from kernel names, source lines or paths
+# they would drive the terminal (ESC sequences, carriage returns), so text shows them escaped.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_NEWLINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: str, newlines: bool = True) -> str:
+    """`text` with control characters shown as `\\xNN` (ESC as `\\x1b`): the one escape for
+    everything hotspot prints as text or markdown, on stdout and stderr. `newlines=False` escapes
+    newlines too (a table cell). JSON output is never passed through this: it keeps exact strings."""
+    pattern = _CONTROL if newlines else _CONTROL_OR_NEWLINE
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
 
 DEFAULT_WIDTH = 100  # text width when neither COLUMNS nor a terminal says otherwise
 MIN_WIDTH = 40
@@ -47,7 +64,7 @@ def fit_diagnostic(text: str, indent: int = 2) -> str:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(fit_diagnostic(f"warning: {message}", indent=9) + "\n")
+    sys.stderr.write(fit_diagnostic(printable(f"warning: {message}", newlines=False), indent=9) + "\n")
     sys.stderr.flush()
 
 

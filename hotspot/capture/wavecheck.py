@@ -56,19 +56,27 @@ def scanned_ranges(mod: ModuleType, wave) -> tuple[list[Range], Range, Range]:  
              rng(wave.lines)], rng(wave.states), rng(wave.cycles))
 
 
-def record_ranges(instructions: list, timeline: list) -> tuple[list[Range], Range, Range]:
-    """Column ranges of a parsed wave (lists of rows); rows of the wrong shape raise the
-    TypeError/IndexError the caller reports as a malformed record."""
+def record_ranges(path: str, instructions: list, timeline: list
+                  ) -> tuple[list[Range], Range, Range]:
+    """Column ranges of a parsed wave (lists of rows); a row of the wrong shape or a value that is
+    not a number is refused naming the field."""
     cols: list[Range] = [None] * len(INSTRUCTION_COLUMNS)
-    if instructions:
-        for i in range(len(INSTRUCTION_COLUMNS)):
-            col = [rec[i] for rec in instructions]
-            cols[i] = (min(col), max(col))
+    try:
+        if instructions:
+            for i in range(len(INSTRUCTION_COLUMNS)):
+                col = [rec[i] for rec in instructions]
+                cols[i] = (min(col), max(col))
+    except (TypeError, IndexError, KeyError):
+        raise _bad(path, "field 'wave.instructions' rows must be [time, category, stall, "
+                   "duration, line_number] numbers") from None
     states = cycles = None
-    if timeline:
-        st = [seg[0] for seg in timeline]
-        cy = [seg[1] for seg in timeline]
-        states, cycles = (min(st), max(st)), (min(cy), max(cy))
+    try:
+        if timeline:
+            st = [seg[0] for seg in timeline]
+            cy = [seg[1] for seg in timeline]
+            states, cycles = (min(st), max(st)), (min(cy), max(cy))
+    except (TypeError, IndexError, KeyError):
+        raise _bad(path, "field 'wave.timeline' rows must be [state, cycles] numbers") from None
     return cols, states, cycles
 
 

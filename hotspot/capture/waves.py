@@ -30,11 +30,8 @@ class Wave:
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     """One wave file, its values checked as the wave pass checks them."""
     wave = wave_from_doc(wf, load_json(wf.path, max_bytes))
-    try:
-        ranges = record_ranges(wave.instructions, wave.timeline)
-    except (TypeError, IndexError) as exc:
-        raise bad_file(wf.path, f"malformed wave record ({type(exc).__name__}: {exc})")
-    check_wave(wf.where, wave.begin, wave.end, *ranges)
+    check_wave(wf.where, wave.begin, wave.end,
+               *record_ranges(wf.where, wave.instructions, wave.timeline))
     return wave
 
 

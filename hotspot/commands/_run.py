@@ -58,6 +58,12 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
                 raise HotspotError(f"--format {fmt} is not available for '{command}'",
                                    "use --format text or --format json", code="usage")
             text = renderer(result)
+            if fmt in ("text", "markdown") and isinstance(text, str):
+                from hotspot.diagnostics import printable
+
+                # the one place text and markdown reach stdout: control characters from names,
+                # source lines and paths are shown escaped, never sent to the terminal
+                text = printable(text)
             if fmt == "text" and isinstance(text, str):
                 from hotspot.render.tables import fit_text
 
@@ -72,9 +78,9 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         line = f"hotspot {command}: {err.message}"
         if err.hint:
             line += f" (next: {err.hint})"
-        from hotspot.diagnostics import fit_diagnostic
+        from hotspot.diagnostics import fit_diagnostic, printable
 
-        sys.stderr.write(fit_diagnostic(line) + "\n")
+        sys.stderr.write(fit_diagnostic(printable(line, newlines=False)) + "\n")
         if fmt == "json":
             _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
                                                err.hint, details=err.details)))
@@ -95,7 +101,9 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         if os.environ.get("HOTSPOT_DEBUG"):
             raise
         msg = f"internal error: {type(exc).__name__}: {exc}"
-        sys.stderr.write(f"hotspot {command}: {msg} (next: rerun with HOTSPOT_DEBUG=1 for a "
+        from hotspot.diagnostics import printable
+
+        sys.stderr.write(f"hotspot {command}: {printable(msg, newlines=False)} (next: rerun with HOTSPOT_DEBUG=1 for a "
                          "traceback and report it)\n")
         if fmt == "json":
             _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,

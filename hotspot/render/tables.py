@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from tabulate import tabulate
 
-from hotspot.diagnostics import terminal_width
+from hotspot.diagnostics import printable, terminal_width
 
 BAR_WIDTH = 24
 MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
@@ -124,9 +124,11 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
     if not rows:
         return "(none)"
     if markdown:
-        return tabulate(rows, headers=list(headers), tablefmt="github", colalign=colalign,
-                        disable_numparse=True)
-    cells = [["" if c is None else str(c) for c in r] for r in rows]
+        # a `|` or a newline from a kernel name or source line would end the cell or the row
+        cells = [[_md_cell(c) for c in r] for r in rows]
+        return tabulate(cells, headers=[_md_cell(h) for h in headers], tablefmt="github",
+                        colalign=colalign, disable_numparse=True)
+    cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
     w = width or terminal_width()
     cells, wraps = fit_columns(cells, headers, w)
     out = tabulate(cells, headers=list(headers), tablefmt="simple", colalign=colalign,
@@ -134,6 +136,14 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
                    maxcolwidths=wraps if any(x is not None for x in wraps) else None)
     _TABLE_ROWS.update(out.split("\n"))
     return out
+
+
+def _md_cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        return value  # type: ignore[return-value]  (tabulate formats numbers itself)
+    return printable(str(value), newlines=False).replace("|", "\\|")
 
 
 def verbatim(text: str) -> str:

@@ -167,7 +167,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
                 wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
                                      parse_json(Path(path), data))
                 check_wave(path, wave.begin, wave.end,
-                           *record_ranges(wave.instructions, wave.timeline))
+                           *record_ranges(path, wave.instructions, wave.timeline))
                 cu = wave.cu if wave.cu is not None else -1
                 if fold_wave_columns(part, wave.instructions, wave.timeline, wave.waitcnt,
                                      wave.begin, wave.end, se, cu, tables):
