@@ -44,6 +44,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--jobs", type=int, help="pass --jobs N to hotspot analyze (when it has the option)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"generated dirs live here [{DEFAULT_CACHE}]")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of the tables")
+    ap.add_argument("--hostile-rss", type=float, metavar="MB",
+                    help="only measure peak RSS of analyze, analyze --plan, report and export on one MB-sized "
+                         "code.json and one MB-sized wave file, and on files just under the default "
+                         "--max-file-mb caps (issue 19)")
     return ap.parse_args(argv)
 
 
@@ -127,8 +131,34 @@ def _compile_bytecode() -> None:
     compileall.compile_dir(Path(hotspot.__file__).parent, quiet=2)
 
 
+def _hostile(a: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from benchkit.hostile import measure, to_text
+
+    if not a.hostile_rss > 0:
+        print("bench: --hostile-rss must be a positive number of MB", file=sys.stderr)
+        return 2
+    _compile_bytecode()
+    from hotspot.att.model import DEFAULT_MAX_FILE_MB
+    from hotspot.export.report_data import REPORT_MAX_FILE_MB
+
+    # the asked size (refused by the default caps when above them), then files just under each
+    # default cap: the largest inputs accepted, whose peak RSS must stay within the budget
+    sizes = [a.hostile_rss] + [mb * 0.9 for mb in (DEFAULT_MAX_FILE_MB, REPORT_MAX_FILE_MB)
+                               if mb and mb < a.hostile_rss]
+    rows = measure(a.cache / "hostile", sizes)
+    if a.json:
+        sys.stdout.buffer.write(orjson.dumps([asdict(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(to_text(rows))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(argv)
+    if a.hostile_rss is not None:
+        return _hostile(a)
     try:
         sizes, vs = _check(a)
     except _Usage as e:

@@ -76,10 +76,10 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     if opts.all_dispatches:
         analyses = [analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
         if not analyses:
-            _raise_all_empty(path, ranking)
+            _raise_all_empty(path, ranking, opts)
         return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
     if not usable:
-        _raise_all_empty(path, ranking)
+        _raise_all_empty(path, ranking, opts)
     best = usable[0]
     data = analyze_dispatch_dir(Path(best.path), opts, warnings)
     data.selection = Selection(best.path, selection_reason(best, len(dirs)), ranking)
@@ -91,10 +91,10 @@ def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Res
     return analyze_path(path, opts)
 
 
-def _raise_all_empty(path: Path, ranking: list[DispatchCandidate]) -> None:
+def _raise_all_empty(path: Path, ranking: list[DispatchCandidate], opts: AnalyzeOptions) -> None:
     from hotspot.capture.select import raise_none_usable
 
-    raise_none_usable(path, ranking)
+    raise_none_usable(path, ranking, opts.kernel, _max_bytes(opts))
 
 
 def _max_bytes(opts: AnalyzeOptions) -> int | None:

@@ -24,9 +24,12 @@ from hotspot.result import JsonObject
 DEFAULT_TOPK = 15
 DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
 MB = 1024 * 1024
-# Real wave files are KBs to a few MB and code.json ~1 MB per 5,000 rows; 1 GiB in one file means
-# something is wrong (or needs an explicit --max-file-mb).
-DEFAULT_MAX_FILE_MB = 1024.0
+# Real wave files are KBs to a few MB and code.json ~1 MB per 5,000 rows (the largest kernels ~40k
+# rows). Peak RSS grows with the largest file: measured with `scripts/bench.py --hostile-rss 200`
+# (docs/benchmark.md) at ~15x a code.json and ~18x a single wave file for analyze, ~37x a
+# code.json with --plan. 32 MB keeps `analyze --plan` under 1.5 GB on any input; a larger file is
+# refused before it is read, naming --max-file-mb.
+DEFAULT_MAX_FILE_MB = 32.0
 
 
 @dataclass(frozen=True)

@@ -145,19 +145,23 @@ def usable_ranking(path: Path, kernel_regex: str | None = None, max_bytes: int |
     ranking, warnings = rank_dispatches(require_dispatch_dirs(path), kernel_regex, max_bytes)
     usable = [c for c in ranking if c.status == OK]
     if not usable:
-        raise_none_usable(path, ranking)
+        raise_none_usable(path, ranking, kernel_regex, max_bytes)
     return usable, ranking, warnings
 
 
-def raise_none_usable(path: Path, ranking: list[DispatchCandidate]) -> None:
-    """No dispatch dir to analyze: bad input (exit 3) naming the file when one could not be read
-    (a truncated code.json is not an empty trace), else an empty trace (exit 4)."""
+def raise_none_usable(path: Path, ranking: list[DispatchCandidate], kernel_regex: str | None = None,
+                      max_bytes: int | None = None) -> None:
+    """No dispatch dir to analyze: the error of the first unreadable one when there is one (a
+    truncated code.json is bad input naming the file, exit 3, not an empty trace), else an empty
+    trace (exit 4)."""
     unreadable = [c for c in ranking if c.status.startswith("unreadable")]
     if unreadable:
-        first = unreadable[0].status.removeprefix("unreadable: ")
-        more = f" (and {len(unreadable) - 1} more unreadable dispatch dir(s))" if len(unreadable) > 1 else ""
-        raise InputError(f"{first}{more}", "fix or re-decode that file; no other dispatch dir "
-                         "under the path has executed waves", code="bad-input")
+        d = Path(unreadable[0].path)
+        # read it again, raising: the survey kept only the message, this keeps the error's code
+        select_kernel(read_code_json(d / "code.json", max_bytes), kernel_regex, [])
+        open_dispatch(d)
+        raise InputError(unreadable[0].status.removeprefix("unreadable: "),
+                         "fix or re-decode that file", code="bad-input")
     states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
     raise EmptyTraceError(f"{path}: every dispatch dir is empty ({states})", EMPTY_TRACE_HINT)
 

@@ -17,8 +17,10 @@ from hotspot.errors import bad_file
 
 # Decoder timeline state enum (FORMATS.md §1.2); capture/waves.py re-exports it.
 WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
-# The native scanner's bound (VALUE_LIMIT in _wavescan.c), and code.json's LineNumber bound.
-LINE_LIMIT = 1 << 40
+# The native scanner's bound (VALUE_LIMIT in _wavescan.c), and code.json's LineNumber bound:
+# line ids, and per-instruction stall/duration and timeline segments in cycles (2**40 cycles is
+# minutes of GPU time, longer than any trace buffer holds).
+LINE_LIMIT = VALUE_LIMIT = 1 << 40
 # (min, max) of one column; None when the wave has no rows
 Range = tuple[int, int] | None
 # Instruction columns in the order of a record [time, category, stall, duration, line].
@@ -30,8 +32,8 @@ _HINT = "the file was edited or damaged; re-run the decoder on the .att files"
 def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
                states: Range, cycles: Range) -> None:
     """Refuse (InputError naming the file and field) a wave whose values no decoder writes:
-    begin after end, negative instruction fields or timeline cycles, a line id outside
-    0..2**40-1, a timeline state outside the decoder's enum."""
+    begin after end, negative instruction fields or timeline cycles, a line id, stall, duration
+    or segment of 2**40 or more, a timeline state outside the decoder's enum."""
     if begin > end:
         raise _bad(path, f"field 'wave.begin' ({begin}) is after 'wave.end' ({end})")
     for name, rng in zip(INSTRUCTION_COLUMNS, instructions):
@@ -41,12 +43,19 @@ def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
     if lines is not None and lines[1] >= LINE_LIMIT:
         raise _bad(path, f"field 'wave.instructions' names line {lines[1]}, beyond any code.json "
                    f"line id (< {LINE_LIMIT})")
+    for name, rng in zip(INSTRUCTION_COLUMNS[2:4], instructions[2:4]):
+        if rng is not None and rng[1] >= VALUE_LIMIT:
+            raise _bad(path, f"field 'wave.instructions' has a {name} of {rng[1]} cycles, beyond "
+                       f"what a decoder writes (< {VALUE_LIMIT})")
     if states is not None and (states[0] < 0 or states[1] >= len(WAVE_STATES)):
         bad = states[0] if states[0] < 0 else states[1]
         raise _bad(path, f"field 'wave.timeline' has state {bad}, not one of the decoder's states "
                    f"0..{len(WAVE_STATES) - 1} ({', '.join(WAVE_STATES)})")
     if cycles is not None and cycles[0] < 0:
         raise _bad(path, f"field 'wave.timeline' has a negative cycle count ({cycles[0]})")
+    if cycles is not None and cycles[1] >= VALUE_LIMIT:
+        raise _bad(path, f"field 'wave.timeline' has a segment of {cycles[1]} cycles, beyond what "
+                   f"a decoder writes (< {VALUE_LIMIT})")
 
 
 def scanned_ranges(mod: ModuleType, wave) -> tuple[list[Range], Range, Range]:  # noqa: ANN001

@@ -40,8 +40,9 @@ def _check_max_file_mb(value: Optional[float]) -> Optional[float]:
 
 
 MaxFileMbOpt = Annotated[Optional[float], typer.Option(
-    "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MB (0 = no cap; "
-                          "default 1024).")]
+    "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MB "
+                          "before reading it (0 = no cap; default 32, report 16: peak memory is "
+                          "~15-60x the largest file).")]
 MaxWavesOpt = Annotated[Optional[int], typer.Option(
     "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for very "
                         "large captures).")]

@@ -105,7 +105,10 @@ def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[
     if not disp.wave_files:
         raise EmptyTraceError(f"{ddir}: empty trace: no wave files, so no wave reached the traced CU",
                               EMPTY_TRACE_HINT)
-    max_bytes = int(opts.max_file_mb * 1024 * 1024) if opts.max_file_mb else None
+    from hotspot.att.model import DEFAULT_MAX_FILE_MB
+
+    cap = DEFAULT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
+    max_bytes = int(cap * 1024 * 1024) if cap else None
     kernel, isa = _code_info(ddir, max_bytes)
     files = sorted(disp.wave_files, key=lambda w: (w.se, w.simd, w.slot, w.n))
     begins = []

@@ -19,6 +19,9 @@ from hotspot.result import JsonObject, Result
 # rectangles than this only cost bytes (state totals stay exact; see timeline.downsample).
 TIMELINE_MAX_SEGMENTS = 1500
 MB = 1024 * 1024
+# The report holds the full listing and the topk-0 analysis as data and as the page (~61x a
+# code.json in peak RSS, scripts/bench.py --hostile-rss): half analyze's cap keeps it under 1.5 GB.
+REPORT_MAX_FILE_MB = 16.0
 SAVED_COMMANDS = ("analyze", "report")
 
 
@@ -37,13 +40,14 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     from hotspot.att.analyze import AnalyzeOptions
     from hotspot.plan.api import analyze_with_plan
 
-    max_bytes = int(opts.max_file_mb * MB) if opts.max_file_mb else None
+    cap = REPORT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
+    max_bytes = int(cap * MB) if cap else None
     # The wave timelines need a few wave files the wave pass reads anyway: keep their bytes then,
     # so the report reads every capture file once.
     _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
     result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
-                                                    max_file_mb=opts.max_file_mb or 0))
+                                                    max_file_mb=cap))
     data = result.plain_data()
     warnings = list(result.warnings)
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
