@@ -749,3 +749,124 @@ def test_robust_diff_text_escapes_names(tmp_path):
     b = _esc_capture(tmp_path / "b")
     r = run_cli("diff", str(a), str(b))
     assert r.exit_code == 0 and "\x1b" not in r.stdout and "\x1b" not in r.stderr
+
+
+# === fuzz: code.json, wave files, counter CSVs =================================================
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+json_scalars = st.one_of(
+    st.none(), st.booleans(), st.text(max_size=8),
+    st.integers(min_value=-(2**64), max_value=2**64 - 1),
+    st.sampled_from([0, 1, -1, 2**31, 2**40, 2**63 - 1, 2**63, 2**64 - 1, 10**30]),
+    st.floats(allow_nan=False, allow_infinity=False, width=64))
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3), max_leaves=4)
+
+
+def _fuzz_run(root: Path, args: list[str]) -> None:
+    before = tree_state(root)
+    for fmt in ("text", "json"):
+        r = run_cli(*args, "--format", fmt)
+        assert r.exit_code in (0, 3, 4), (r.exit_code, r.stderr[-600:])
+        assert "Traceback" not in r.stderr
+        if fmt == "json":
+            doc = orjson.loads(r.stdout)
+            assert doc["ok"] is (r.exit_code == 0)
+    assert tree_state(root) == before
+
+
+def _fresh_capture(folder: Path) -> Path:
+    d = folder / "run" / "ui_output_agent_5600_dispatch_1"
+    shutil.copytree(EXAMPLE, d)
+    return d
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(st.integers(0, 135), st.integers(0, 9), json_values), min_size=1, max_size=4),
+       cut=st.one_of(st.none(), st.integers(0, 20000)))
+def test_robust_fuzz_code_json(edits, cut):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = _fresh_capture(Path(tmp))
+
+        def change(code: list) -> None:
+            for row, col, value in edits:
+                code[row % len(code)][col] = value
+        edit_code(d, change)
+        if cut is not None:
+            text = (d / "code.json").read_bytes()
+            (d / "code.json").write_bytes(text[:cut])
+        _fuzz_run(Path(tmp) / "run", ["analyze", str(d)])
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(st.sampled_from(["instructions", "timeline", "begin", "end", "cu", "waitcnt"]),
+                                st.integers(0, 50), st.integers(0, 4), json_values), min_size=1, max_size=4),
+       pure=st.booleans())
+def test_robust_fuzz_wave_file(edits, pure):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = _fresh_capture(Path(tmp))
+
+        def change(w: dict) -> None:
+            for key, row, col, value in edits:
+                if key in ("begin", "end", "cu", "waitcnt") or not w.get(key):
+                    w[key] = value
+                else:
+                    rows = w[key]
+                    rec = rows[row % len(rows)]
+                    if isinstance(rec, list) and rec:
+                        rec[col % len(rec)] = value
+                    else:
+                        rows[row % len(rows)] = value
+        edit_wave(d, change)
+        old = os.environ.get("HOTSPOT_PURE_PYTHON")
+        os.environ["HOTSPOT_PURE_PYTHON"] = "1" if pure else "0"
+        try:
+            _fuzz_run(Path(tmp) / "run", ["analyze", str(d)])
+        finally:
+            if old is None:
+                os.environ.pop("HOTSPOT_PURE_PYTHON", None)
+            else:
+                os.environ["HOTSPOT_PURE_PYTHON"] = old
+
+
+csv_cells = st.one_of(st.sampled_from(["0", "1", "900", "-5", "1e3", "nan", "inf", "", "x", "2.5",
+                                       "18446744073709551616"]),
+                      st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00"), max_size=6))
+
+
+@FUZZ
+@given(rows=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["TCC_HIT_sum", "TCC_MISS_sum", "SQ_WAVES"]),
+                               csv_cells, st.sampled_from(["k()", "m()", "k\x1b[1m()", "a|b"]), csv_cells),
+                     min_size=1, max_size=8))
+def test_robust_fuzz_counter_csv(rows):
+    import csv
+    import io
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run"
+        folder.mkdir()
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(next(csv.reader([COUNTER_HEADER])))
+        for dispatch, counter, value, kernel, start in rows:
+            w.writerow([1, dispatch, "Agent 2", 1, 4242, 4242, 65536, 7, kernel, 256, 0, 0, 64, 0, 32, counter,
+                        value, start, "3200000000011000"])
+        path = folder / "x_counter_collection.csv"
+        path.write_text(buf.getvalue())
+        before = tree_state(folder)
+        for fmt in ("text", "json"):
+            r = run_cli("pmc", str(path), "--arch", "gfx942", "--format", fmt)
+            assert r.exit_code in (0, 3, 4), (r.exit_code, r.stderr[-600:])
+            assert "Traceback" not in r.stderr
+            if fmt == "json":
+                assert orjson.loads(r.stdout)["ok"] is (r.exit_code == 0)
+        assert tree_state(folder) == before
