@@ -17,6 +17,9 @@ sys.path.insert(0, str(ROOT))
 from hotspot.synth import DispatchSpec, InstructionMix, SourceSpec, make_dispatch  # noqa: E402
 
 OUT = ROOT / "hotspot" / "examples" / "data" / "example_run"
+# The kernel source the example's line table points into (written by hand to match the generated
+# ISA line for line); it replaces the generator's placeholder snapshot text.
+SOURCES = ROOT / "scripts" / "example_sources"
 
 SPEC = DispatchSpec(
     kernel="gemm_bf16_tile128x128_0",
@@ -42,6 +45,10 @@ def main() -> int:
             return 3
         shutil.rmtree(OUT)
     path = make_dispatch(OUT, SPEC, seed=7)
+    for snap in sorted(path.glob("source_*_*")):
+        real = SOURCES / snap.name.split("_", 2)[2]
+        if real.is_file():
+            shutil.copyfile(real, snap)
     print(path)
     return 0
 
