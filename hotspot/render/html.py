@@ -437,6 +437,7 @@ def _source(a: dict, prefix: str, unit: str) -> str:
                         '<p class="note">No source locations in this trace (the code carried no line '
                         "tables); the ISA view below is the reliable one.</p>")
     by_line = _instruction_index(a)
+    details = {(d.get("file"), d.get("line")): d for d in (_get(a, "detail") or []) if isinstance(d, dict)}
     max_stall = max((s.get("stall") or 0 for s in lines), default=0) or 1
     rows = []
     for k, s in enumerate(lines):
@@ -453,9 +454,12 @@ def _source(a: dict, prefix: str, unit: str) -> str:
             f'<td class="num">{_share(s.get("stall_rate"))}</td>'
             f'<td>{_swatch(color)}{esc(s.get("dominant_category"))}</td>'
             f'<td class="num">{len(insts)}</td></tr>')
-        rows.append(f'<tr class="src-detail" hidden><td colspan="7">{_source_detail(s, by_line, prefix)}</td></tr>')
+        detail = details.get((s.get("file"), s.get("line")))
+        rows.append(f'<tr class="src-detail" hidden><td colspan="7">'
+                    f'{_source_detail(s, by_line, prefix, detail)}</td></tr>')
     files = _files(_get(a, "files"))
-    inner = (f"{files}<p class=\"note\">Click a line to see its instructions.</p>"
+    inner = (f"{files}{_sources_found(list(details.values()))}"
+             "<p class=\"note\">Click a line to see its source and instructions.</p>"
              '<table class="src grid"><thead><tr><th>stall</th><th>source line</th>'
              f'<th class="num">stall ({unit})</th><th class="num">share</th>'
              '<th class="num">stall rate</th><th>dominant</th><th class="num">instrs</th></tr></thead>'
@@ -463,12 +467,50 @@ def _source(a: dict, prefix: str, unit: str) -> str:
     return _section(prefix, "source", "Source lines", inner, f"{len(lines)} lines")
 
 
-def _source_detail(s: dict, by_line: dict[int, dict], prefix: str) -> str:
+def _sources_found(details: list[dict]) -> str:
+    """Where the source text came from, per file: the capture's snapshot, a local checkout named
+    by --source-map, or nowhere (with the option that fixes it)."""
+    if not details:
+        return ""
+    where: dict[str, tuple[str, str]] = {}
+    for d in details:
+        f = _s(d.get("file"))
+        if f and (f not in where or d.get("source_found")):
+            where[f] = (_s(d.get("source_found")), _s(d.get("source_path")))
+    found = sum(1 for v in where.values() if v[0])
+    items = []
+    for f, (how, local) in sorted(where.items()):
+        said = ("snapshot" if how == "snapshot" else f"checkout {local} (--source-map)" if how
+                else "not found")
+        items.append(f'<li><span class="mono">{esc(f)}</span>: {esc(said)}</li>')
+    hint = ("" if found == len(where) else
+            " Sources not found: pass <code>--source-map OLD=NEW</code> to read them from a local checkout.")
+    return (f'<details class="sources" data-part="sources-found"><summary>Source text: {found} of '
+            f'{len(where)} files found.{hint}</summary><ul>{"".join(items)}</ul></details>')
+
+
+def _snippet(detail: dict | None) -> str:
+    if not detail:
+        return ""
+    snippet = [x for x in (detail.get("snippet") or []) if isinstance(x, dict)]
+    if not snippet:
+        return ('<div class="note">source not available: no snapshot in the capture; pass '
+                "--source-map OLD=NEW to read it from a local checkout</div>")
+    how = detail.get("source_found")
+    origin = ("from the capture's snapshot" if how == "snapshot" else
+              f"from {_s(detail.get('source_path'))} (--source-map)")
+    lines = "".join(f'<span class="{"hot" if x.get("hot") else "ctx"}">{esc(x.get("line"))!s:>6} | '
+                    f'{esc(x.get("text"))}</span>\n' for x in snippet)
+    return f'<div class="note">{esc(origin)}</div><pre class="snippet">{lines}</pre>'
+
+
+def _source_detail(s: dict, by_line: dict[int, dict], prefix: str, detail: dict | None = None) -> str:
     full = _loc(s.get("file"), s.get("line"))
     head = f'<div class="mono note">{esc(full)}</div>'
     chains = s.get("chains") or []
     if chains:
         head += "".join(f'<div class="mono note">inlined: {esc(c)}</div>' for c in chains)
+    head += _snippet(detail)
     rows = []
     for n in s.get("instructions") or []:
         i = by_line.get(n, {})
