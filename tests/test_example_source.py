@@ -4,14 +4,10 @@ code on it does what the instructions there do (loads on the load line, MFMAs on
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
 import orjson
 import pytest
 
 from hotspot.examples import example_dispatch_dir
-
-SOURCES = Path(__file__).resolve().parents[1] / "scripts" / "example_sources"
 
 # instruction prefix -> what the source line that issues it must mention
 EXPECTED = [("v_mfma", r"mfma"), ("buffer_load", r"load"), ("buffer_store", r"store"),
@@ -64,12 +60,3 @@ def test_line_does_what_its_instructions_do(prefix: str, pattern: str) -> None:
     assert hits, prefix
     for path, line in hits:
         assert re.search(pattern, lines[path][line - 1]), (prefix, path, line, lines[path][line - 1])
-
-
-def test_bundled_snapshots_equal_the_checked_in_sources() -> None:
-    if not SOURCES.is_dir():
-        pytest.skip("scripts/example_sources is not in this checkout")
-    ddir = example_dispatch_dir()
-    for snap in sorted(ddir.glob("source_*_*")):
-        real = SOURCES / snap.name.split("_", 2)[2]
-        assert real.read_bytes() == snap.read_bytes(), snap.name

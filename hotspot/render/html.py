@@ -755,18 +755,20 @@ def _lgkm_table(v: JsonValue) -> str | None:
     return note + _table([("producer", False), ("stall", True), ("share", True), ("", False)], rows)
 
 
-def _has(v: JsonValue, key: str) -> bool:
-    """A list whose objects carry `key` (the shape the dedicated table is for)."""
-    return isinstance(v, list) and any(isinstance(x, dict) and key in x for x in v)
+def _objects(v: JsonValue, key: str) -> list[dict] | None:
+    """The objects of a list whose objects carry `key` (the shape a dedicated table is for), else
+    None (the generic table takes it)."""
+    if not isinstance(v, list) or not any(isinstance(x, dict) and key in x for x in v):
+        return None
+    return [x for x in v if isinstance(x, dict)]
 
 
 def _loops_table(v: JsonValue) -> str | None:
-    if not _has(v, "iterations"):
+    loops = _objects(v, "iterations")
+    if loops is None:
         return None
     rows = []
-    for lp in v:
-        if not isinstance(lp, dict):
-            continue
+    for lp in loops:
         hot = lp.get("hot_wait") if isinstance(lp.get("hot_wait"), dict) else {}
         wait = f"#{hot.get('line_number')} {_s(hot.get('isa'))}" if hot else ""
         rows.append("<tr>" + _short_cell(lp.get("source_range") or
@@ -784,23 +786,24 @@ def _loops_table(v: JsonValue) -> str | None:
 
 
 def _barriers_table(v: JsonValue) -> str | None:
-    if not _has(v, "instances"):
+    barriers = _objects(v, "instances")
+    if barriers is None:
         return None
     rows = [("<tr>" + _cell(f"#{b.get('line_number')}") + _short_cell(b.get("source"), keep_left=True,
                                                                      width=40)
              + _cell(b.get("instances")) + _cell(b.get("stall")) + _cell(b.get("groups"))
              + _cell(b.get("mean_waves_per_group")) + _cell(b.get("median_spread_cycles"))
              + _cell(b.get("max_spread_cycles")) + "</tr>")
-            for b in v if isinstance(b, dict)]
+            for b in barriers]
     return _table([("barrier", False), ("source", False), ("executions", True), ("stall", True),
                    ("groups", True), ("waves / group", True), ("median spread (cyc)", True),
                    ("max spread (cyc)", True)], rows)
 
 
 def _mix_table(v: JsonValue) -> str | None:
-    if not _has(v, "dynamic"):
+    items = _objects(v, "dynamic")
+    if items is None:
         return None
-    items = [m for m in v if isinstance(m, dict)]
     total = sum(m.get("dynamic") or 0 for m in items if isinstance(m.get("dynamic"), (int, float)))
     rows = [("<tr>" + _cell(m.get("category")) + _cell(m.get("static")) + _cell(m.get("executed"))
              + _cell(m.get("dynamic"))
@@ -813,12 +816,11 @@ def _mix_table(v: JsonValue) -> str | None:
 def _blamed_lines_table(v: JsonValue) -> str | None:
     """Source lines whose loads the waits wait for: the line (path shortened from the left), its
     blamed stall and share, the load kinds, how many instructions and how far from their waits."""
-    if not _has(v, "blamed_stall"):
+    lines = _objects(v, "blamed_stall")
+    if lines is None:
         return None
     rows = []
-    for b in v:
-        if not isinstance(b, dict):
-            continue
+    for b in lines:
         cats = b.get("categories") if isinstance(b.get("categories"), dict) else {}
         kinds = ", ".join(str(k) for k, _ in sorted(cats.items(), key=lambda kv: -(kv[1] or 0)))
         ins = b.get("instructions") if isinstance(b.get("instructions"), list) else []
