@@ -137,10 +137,12 @@ def _read_capped(path: Path | str, max_bytes: int | None) -> bytes:
         data = os.read(fd, size + 1)
         if len(data) != size:  # the file changed size, or a short read: read to the end
             parts = [data]
+            total = len(data)
             while parts[-1]:
                 parts.append(os.read(fd, 1 << 20))
-                if max_bytes is not None and sum(map(len, parts)) > max_bytes:
-                    raise _too_large(path, sum(map(len, parts)), max_bytes)
+                total += len(parts[-1])
+                if max_bytes is not None and total > max_bytes:
+                    raise _too_large(path, total, max_bytes)
             data = b"".join(parts)
         return data
     except OSError as exc:

@@ -158,8 +158,8 @@ def raise_none_usable(path: Path, ranking: list[DispatchCandidate], kernel_regex
     if unreadable:
         d = Path(unreadable[0].path)
         # read it again, raising: the survey kept only the message, this keeps the error's code
-        select_kernel(read_code_json(d / "code.json", max_bytes), kernel_regex, [])
         open_dispatch(d)
+        select_kernel(read_code_json(d / "code.json", max_bytes), kernel_regex, [])
         raise InputError(unreadable[0].status.removeprefix("unreadable: "),
                          "fix or re-decode that file", code="bad-input")
     states = ", ".join(f"{Path(c.path).name}: {c.status}" for c in ranking)
