@@ -6,6 +6,7 @@ exit code, all recorded in run.json. Every failure names what to change; nothing
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
@@ -28,6 +29,7 @@ from hotspot.errors import (
     CommandFailedError,
     EmptyTraceError,
     HotspotError,
+    InputError,
     ToolMissingError,
     UsageError,
     os_fault,
@@ -261,6 +263,12 @@ class Collector:
                                      details={"run_dir": str(self.run_dir)})
         if outcome.exit_code != 0:
             err_tail = "\n".join(tail(stderr).splitlines()[-STDERR_TAIL_LINES:])
+            full = _disk_full(self.run_dir, logs)
+            if full is not None:  # the machine's state, not the program's failure: exit 3
+                raise InputError(f"[{name}] rocprofv3 exited {outcome.exit_code}: {full} under {self.run_dir}",
+                                 "free space there (or raise `ulimit -f`), or pass --output DIR on another "
+                                 f"file system; {kept}", code="disk-full",
+                                 details={"run_dir": str(self.run_dir), "phase": name, "stderr_tail": err_tail})
             if err_tail:
                 self.say(f"[{name}] stderr tail:\n" + "\n".join("  | " + ln for ln in err_tail.splitlines()))
             last = err_tail.splitlines()[-1].strip() if err_tail else "(no stderr)"
@@ -601,6 +609,22 @@ class Collector:
             return {"name": name, "argv": [*argv, "--", *self.opts.command], "input_file": None, "yaml": text}
         return {"name": name, "argv": [prof, "-i", str(input_file), "--", *self.opts.command],
                 "input_file": str(input_file), "yaml": text}
+
+
+_FULL_MESSAGES = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG))
+
+
+def _disk_full(run_dir: Path | None, logs: str) -> str | None:
+    """Why a failed phase failed when it was the disk: the run's file system has no free blocks,
+    or the profiler's output says so (also what a file size limit, `ulimit -f`, produces)."""
+    try:
+        if run_dir is not None:
+            st = os.statvfs(run_dir)
+            if st.f_bavail == 0 and st.f_blocks > 0:
+                return "the file system is full"
+    except OSError:
+        pass
+    return next((f"its output says {m!r}" for m in _FULL_MESSAGES if m in logs), None)
 
 
 _EMPTY_REMEDIES = ("re-capture with another --target-cu (e.g. 0 or 2), a wider --se-mask (0xF), a larger grid "

@@ -28,6 +28,7 @@ TERM_GRACE_S = 10.0
 GRACE_ENV = "HOTSPOT_INTERRUPT_GRACE_S"
 # A "still running" line on stderr this often, so a long phase does not look hung.
 HEARTBEAT_S = 30.0
+POLL_S = 0.2  # how often the wait for a phase looks at signals, the timeout and the heartbeat
 TAIL_BYTES = 4000
 # False inside a `hotspot sweep` entry job: the job is already the leader of its own process group,
 # and keeping rocprofv3 in that group lets the sweep stop the entry's whole tree with one killpg.
@@ -94,14 +95,20 @@ def _reap_group(proc: subprocess.Popen) -> None:
         _signal_group(proc, signal.SIGKILL)
 
 
-def _tee(pipe, log, prefix: bytes) -> None:
-    """Copy a child's stream line by line into its log and, prefixed, onto our stderr."""
+def _tee(pipe, log, prefix: bytes, failures: list[OSError]) -> None:
+    """Copy a child's stream line by line into its log and, prefixed, onto our stderr. A log that
+    cannot be written (disk full) is noted in `failures`; the stream is still drained, so the
+    child never blocks on a full pipe."""
     import sys
 
     err = getattr(sys.stderr, "buffer", None)
     for line in iter(pipe.readline, b""):
-        log.write(line)
-        log.flush()
+        if not failures:
+            try:
+                log.write(line)
+            except OSError as exc:
+                exc.filename = exc.filename or getattr(log, "name", None)
+                failures.append(exc)
         try:
             if err is not None:
                 err.write(prefix + line if line.endswith(b"\n") else prefix + line + b"\n")
@@ -144,8 +151,10 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
             if sig == signal.SIGINT or signal.getsignal(sig) != signal.SIG_IGN:  # nohup's choice stays
                 previous[sig] = signal.signal(sig, on_signal)
     timed_out = False
+    failures: list[OSError] = []
     try:
-        with stdout.open("wb") as out, stderr.open("wb") as err:
+        # Unbuffered: a write that fails (disk full) fails in the tee, not later at close.
+        with stdout.open("wb", buffering=0) as out, stderr.open("wb", buffering=0) as err:
             pipe = subprocess.PIPE if stream is not None else None
             try:
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=pipe or out, stderr=pipe or err,
@@ -157,16 +166,13 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                 _signal_group(proc, _first_signal(state["signum"]))
             if stream is not None:
                 prefix = stream.encode("utf-8", "replace")
-                tees = [threading.Thread(target=_tee, args=(src, log, prefix), daemon=True)
+                tees = [threading.Thread(target=_tee, args=(src, log, prefix, failures), daemon=True)
                         for src, log in ((proc.stdout, out), (proc.stderr, err))]
                 for t in tees:
                     t.start()
             try:
+                beat_at = HEARTBEAT_S
                 while True:
-                    elapsed = (time.monotonic_ns() - start) / 1e9
-                    step = HEARTBEAT_S
-                    if timeout_s is not None:
-                        step = min(step, max(0.0, timeout_s - elapsed))
                     if state["interrupts"]:
                         first = _first_signal(state["signum"])
                         if not _wait(proc, _grace(INTERRUPT_GRACE_S if first == signal.SIGINT else TERM_GRACE_S)):
@@ -177,7 +183,8 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                                 _wait(proc, KILL_GRACE_S)
                         _reap_group(proc)
                         break
-                    if _wait(proc, step):
+                    # Short steps: a signal handler cannot cut a wait short (the wait resumes).
+                    if _wait(proc, POLL_S):
                         break
                     elapsed = (time.monotonic_ns() - start) / 1e9
                     if timeout_s is not None and elapsed >= timeout_s:
@@ -185,8 +192,9 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                         _stop(proc, signal.SIGINT)
                         _reap_group(proc)
                         break
-                    if heartbeat is not None and not state["interrupts"]:
+                    if heartbeat is not None and elapsed >= beat_at and not state["interrupts"]:
                         heartbeat(elapsed)
+                        beat_at = elapsed + HEARTBEAT_S
             except KeyboardInterrupt as exc:  # not the main thread, or a signal with no handler of ours
                 state["interrupts"] += 1
                 state["signum"] = state["signum"] or getattr(exc, "signum", signal.SIGINT)
@@ -198,6 +206,8 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
+    if failures:
+        raise failures[0]  # the phase ran, but its log is incomplete: the caller names the file
     return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out,
                           signum=state["signum"])
 

@@ -83,13 +83,30 @@ def fault(exc: OSError, path: Path, action: str) -> HotspotError:
     return err
 
 
-def _mkdir_parents(parent: Path) -> None:
+def _mkdir_parents(parent: Path) -> list[Path]:
+    """Create `parent` and its missing ancestors; the ones created, deepest first."""
+    missing = []
+    for p in (parent, *parent.parents):
+        if p.exists() or p.is_symlink():
+            break
+        missing.append(p)
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:  # a file where a directory should be
         raise InputError(f"{parent}: exists and is not a directory", _REUSE_HINT) from None
     except OSError as exc:
+        _remove_empty(missing)
         raise fault(exc, parent, "cannot create the directory") from None
+    return missing
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Take back directories this run created (deepest first) when it could not start in them."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 def _claim(path: Path, record: bytes) -> bool:
@@ -112,20 +129,36 @@ def _claim(path: Path, record: bytes) -> bool:
 
 def create(path: Path, explicit: bool, record: bytes = b"{}") -> Path:
     """Make and claim the run directory (run.json holds `record` until the first save). An
-    explicit path that another run holds is refused (exit 3) before anything is written in it."""
+    explicit path that another run holds is refused (exit 3) before anything is written in it; a
+    run that cannot start (disk full, permissions) takes back the directories it made."""
     if explicit:
         check_explicit(path)  # before anything is created
-    _mkdir_parents(path.parent)
+    made = _mkdir_parents(path.parent)
+    try:
+        return _create(path, explicit, record, made)
+    except HotspotError:
+        _remove_empty(made)
+        raise
+
+
+def _create(path: Path, explicit: bool, record: bytes, made: list[Path]) -> Path:
     if explicit:
         try:
             os.mkdir(path)
+            mine = True
         except FileExistsError:
             if not path.is_dir():
                 raise _exists(path) from None
-            # an existing empty directory: whoever creates run.json first has it
+            mine = False  # an existing empty directory: whoever creates run.json first has it
         except OSError as exc:
             raise fault(exc, path, "cannot create the run directory") from None
-        if not _claim(path, record):
+        try:
+            claimed = _claim(path, record)
+        except HotspotError:
+            if mine:
+                _remove_empty([path])
+            raise
+        if not claimed:
             raise _exists(path)
         return path
     for _ in range(_UNIQUE_TRIES):
@@ -136,8 +169,12 @@ def create(path: Path, explicit: bool, record: bytes = b"{}") -> Path:
             continue
         except OSError as exc:
             raise fault(exc, path, "cannot create the run directory") from None
-        if _claim(path, record):
-            return path
+        try:
+            if _claim(path, record):
+                return path
+        except HotspotError:
+            _remove_empty([path])
+            raise
     raise InputError(f"{path}: cannot create a fresh run directory", "pass --output DIR")
 
 

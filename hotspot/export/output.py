@@ -66,7 +66,7 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> int:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise _fault(exc, path) from None
+        raise _fault(exc, path, exc.filename) from None  # names the temporary: say the output
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
