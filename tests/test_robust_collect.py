@@ -604,3 +604,58 @@ def test_skill_install_onto_the_packaged_skill_is_refused(cli, tmp_path):
     err = check_failure(res.exit_code, res.stdout, res.stderr, 3, "output-is-input")
     assert str(dest / "SKILL.md") in err["message"]
     assert hashlib.sha256(other.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("sig,code", SIGNALS[:2])
+def test_sweep_under_sigterm_and_sighup_exits_128_plus_n(fake, tmp_path, sig, code):
+    from tests.sweep_support import entry, pid_alive, records, states, write_recipes
+
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "r.yaml", [entry(n, f"@{gate}", rec) for n in ("a", "b", "c")])
+    sw = fake.root / "sw"
+    p = subprocess.Popen([*HOTSPOT, "sweep", str(recipes), "-o", str(sw), "--gpus", "0", "--format", "json"],
+                         cwd=fake.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: any("started" in r for r in records(rec)), 60)
+        app_pids = [r["pid"] for r in records(rec) if "started" in r]
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = check_failure(p.returncode, stdout, stderr, code, "interrupted")
+    assert err["details"]["signal"] == sig
+    assert sorted(states(sw).values()) == ["interrupted", "pending", "pending"]
+    wait_until(lambda: not any(pid_alive(pid) for pid in app_pids), 10)  # the applications are gone
+
+
+@pytest.mark.parametrize("sig,code", SIGNALS)
+def test_signal_between_phases_marks_the_run_interrupted(fake, tmp_path, sig, code):
+    """During the analysis of the best dispatch (no child running): the same exit and record."""
+    gate, out = tmp_path / "gate", fake.root / "run"
+    script = (
+        "import sys, time\n"
+        "from hotspot.collect.api import Collector\n"
+        "def slow(self, best):\n"
+        f"    open({str(gate)!r}, 'w').close()\n"
+        "    time.sleep(30)\n"
+        "Collector._analyze = slow\n"
+        "from hotspot.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    p = subprocess.Popen([sys.executable, "-c", script, "collect", "--kernel", "gemm", "--output", str(out),
+                          "--format", "json", "--", *app()], cwd=fake.root,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(gate.exists, 60)
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = check_failure(p.returncode, stdout, stderr, code, "interrupted")
+    assert err["details"]["run_json"] == str(out / "run.json")
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["status"] == "interrupted" and rec["error"]["exit_code"] == code
+    assert [ph["status"] for ph in rec["phases"]] == ["ok"]  # the ATT phase itself had finished

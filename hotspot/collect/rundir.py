@@ -206,12 +206,14 @@ def write_file(path: Path, data: bytes | str) -> None:
     try:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:  # a full disk, or a signal mid-write: no temporary left behind
         try:
             tmp.unlink()
         except OSError:
             pass
-        raise fault(exc, path, "cannot write") from None
+        if isinstance(exc, OSError):
+            raise fault(exc, path, "cannot write") from None
+        raise
 
 
 class RunRecord:
