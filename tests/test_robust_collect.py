@@ -659,3 +659,18 @@ def test_signal_between_phases_marks_the_run_interrupted(fake, tmp_path, sig, co
     rec = json.loads((out / "run.json").read_text())
     assert rec["status"] == "interrupted" and rec["error"]["exit_code"] == code
     assert [ph["status"] for ph in rec["phases"]] == ["ok"]  # the ATT phase itself had finished
+
+
+def test_report_of_a_saved_result_onto_itself_is_refused_before_the_analysis(cli, capture, tmp_path):
+    saved = tmp_path / "a.json"
+    res = cli("analyze", str(capture), "--format", "json", "--topk", "0")
+    assert res.exit_code == 0, res.stderr
+    saved.write_text(res.stdout)
+    link = tmp_path / "link.html"
+    link.symlink_to(saved)
+    before = tree_hashes(tmp_path / "a.json")
+    for target in (saved, link):
+        res = cli("report", str(saved), "-o", str(target), "--force", "--format", "json")
+        err = check_failure(res.exit_code, res.stdout, res.stderr, 3, "output-is-input")
+        assert err["details"] == {"output": str(target), "input": str(saved)}
+    assert tree_hashes(saved) == before and link.is_symlink()
