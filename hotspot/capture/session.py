@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
+from urllib.parse import unquote
 
 T = TypeVar("T")
 
@@ -98,22 +99,29 @@ def _on_audit(event: str, args: tuple) -> None:
     session = _current.get()
     if session is None or not args:
         return
+    try:
+        path = _read_path(event, args)
+        if path is not None:
+            session.inputs.add(path)
+    except Exception:  # noqa: BLE001 - an audit hook that raises would make the open itself fail
+        pass
+
+
+def _read_path(event: str, args: tuple) -> str | bytes | None:
+    """The path an open for reading names (None for writes and descriptors)."""
     path = args[0]
     if event == "open":
         if isinstance(path, int):
-            return  # an fd: its path was recorded when it was opened
+            return None  # an fd: its path was recorded when it was opened
         mode, flags = (args[1], args[2]) if len(args) >= 3 else (None, 0)
         if mode is None:
             if (flags or 0) & os.O_ACCMODE == os.O_WRONLY:
-                return
+                return None
         elif not ("r" in mode or "+" in mode):
-            return
+            return None
     elif isinstance(path, str) and path.startswith("file:"):  # a read-only URI of ours
-        from urllib.parse import unquote
-
         path = unquote(path[5:].split("?", 1)[0])
-    if isinstance(path, (str, bytes, os.PathLike)):
-        session.inputs.add(os.fspath(path))
+    return os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else None
 
 
 def note_inputs(paths: Iterable[str]) -> None:

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from hotspot.errors import HotspotError
     from hotspot.result import Result
 
 
