@@ -64,7 +64,7 @@ def open_input(path: Path | str, confine: bool = True) -> int:
             raise bad_file(Path(path), "symbolic link loop", "replace the link by the file it names",
                            code="bad-link")
         raise bad_file(Path(path), f"cannot read ({exc.strerror or exc})", "check the file",
-                       code="unreadable")
+                       code="io-error")
 
 
 def _check_link(path: Path | str) -> None:
@@ -147,7 +147,7 @@ def _read_capped(path: Path | str, max_bytes: int | None) -> bytes:
         return data
     except OSError as exc:
         raise bad_file(Path(path), f"cannot read ({exc.strerror or exc})", "check the file",
-                       code="unreadable")
+                       code="io-error")
     finally:
         os.close(fd)
 

@@ -88,7 +88,7 @@ def list_folder(path: Path) -> list[str]:
         raise bad_file(path, "permission denied listing the folder",
                        "make it readable (chmod u+rx) or run as its owner", code="permission-denied")
     except OSError as exc:
-        raise bad_file(path, f"cannot list the folder ({exc.strerror or exc})", code="unreadable")
+        raise bad_file(path, f"cannot list the folder ({exc.strerror or exc})", code="io-error")
 
 
 def find_dispatch_dirs(root: Path) -> list[Path]:
