@@ -40,7 +40,8 @@ class AnalyzeOptions:
     all_dispatches: bool = False
     # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
     max_file_mb: float = DEFAULT_MAX_FILE_MB
-    jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
+    # worker processes for the wave pass; None = auto (hotspot/att/engine/jobs.py decides)
+    jobs: int | None = None
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
     meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
     # --source-map / HOTSPOT_SOURCE_MAP: (OLD prefix, local checkout) pairs for sources without snapshots

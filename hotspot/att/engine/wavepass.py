@@ -34,6 +34,7 @@ from hotspot.att.engine.groups import (
     fold_wave_columns,
     fold_wave_scanned,
 )
+from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
@@ -48,8 +49,6 @@ CHUNK_WAVES = 64
 # Work units per pool worker: enough to even out uneven files, few enough that the parent adds
 # few partials (each carries its open sequence groups, hotspot/att/engine/groups.py).
 CHUNKS_PER_JOB = 4
-# Below this much wave JSON a process pool costs more (worker start-up, pickling) than it saves.
-PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
 WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
 
@@ -141,11 +140,13 @@ def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
 
 
 def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
-                   progress: "Progress | None" = None) -> WavePartial:
+                   progress: "Progress | None" = None, part: WavePartial | None = None
+                   ) -> WavePartial:
     """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
     them column-wise and folds each sequence into the dicts once. `progress` (parent only)
-    counts files done."""
-    part = WavePartial()
+    counts files done; `part`: an open partial to continue (default: a new one)."""
+    if part is None:
+        part = WavePartial()
     mod = native()
     tables = opts.tables
     for path, se, simd, slot, n in descs:
@@ -176,10 +177,12 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     return part
 
 
-def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None) -> WavePartial:
-    """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
-    large enough to pay for the workers. Partials are merged in chunk order (deterministic).
+    """Map-reduce over chunks: in this process, or a process pool where `plan_pass`
+    (hotspot/att/engine/jobs.py) says it pays; `jobs` None = auto. The first CHUNK_WAVES files
+    are always read here (their distinct sequences feed the decision); pool partials are merged
+    in chunk order after them (deterministic, and integer sums do not depend on the order).
 
     `meanwhile`, other work of the caller, runs while the pool's workers read the wave files (on
     a large capture the parent would otherwise idle), or after the sequential pass."""
@@ -187,17 +190,25 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
 
     descs = describe(files)
     progress = Progress("reading wave files", len(descs), "files")
-    if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
-        size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
-        with paused_cyclic_gc():
-            try:
-                return _run_pool(chunks(descs, size), opts, jobs, meanwhile, progress).finish()
-            finally:
-                progress.close()
-    # One partial for the whole sequential pass: sequence groups span chunk boundaries.
     with paused_cyclic_gc():
         try:
-            part = run_chunk_open(descs, opts, progress).finish()
+            cpus = os.cpu_count() or 1
+            if not pool_possible(jobs, cpus, len(descs), CHUNK_WAVES):
+                # One partial for the whole sequential pass: groups span chunk boundaries.
+                part = run_chunk_open(descs, opts, progress)
+            else:
+                head, rest = descs[:CHUNK_WAVES], descs[CHUNK_WAVES:]
+                part = run_chunk_open(head, opts, progress)
+                plan = plan_pass(jobs, _wave_bytes(files), len(descs), cpus,
+                                 len(part.open_groups.groups), CHUNK_WAVES)
+                if plan.workers <= 1:
+                    part = run_chunk_open(rest, opts, progress, part)
+                else:
+                    size = max(CHUNK_WAVES, -(-len(rest) // (plan.workers * CHUNKS_PER_JOB)))
+                    part = _run_pool(part, chunks(rest, size), opts, plan.workers, meanwhile,
+                                     progress)
+                    return part.finish()
+            part.finish()
         finally:
             progress.close()
     if meanwhile is not None:
@@ -205,12 +216,12 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
     return part
 
 
-def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
+def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
               meanwhile: Callable[[], None] | None, progress: "Progress | None" = None) -> WavePartial:
+    """Read the chunks in `jobs` worker processes and merge their partials into `total`."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    total = WavePartial()
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         # Workers forked from a small server that has imported only the wave pass, not from this
