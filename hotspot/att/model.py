@@ -3,7 +3,7 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ from hotspot.att.loops import Loop
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
+from hotspot.record import record
 
 if TYPE_CHECKING:
     pass
@@ -29,7 +30,7 @@ MB = 1024 * 1024
 DEFAULT_MAX_FILE_MB = 1024.0
 
 
-@dataclass(frozen=True)
+@record
 class AnalyzeOptions:
     topk: int = DEFAULT_TOPK
     mode: str = "both"  # asm | src | both (which tables the text view shows)
@@ -52,7 +53,7 @@ class AnalyzeOptions:
         return tuple(Path(m) for m in self.meta)
 
 
-@dataclass(frozen=True)
+@record
 class DispatchInfo:
     path: str
     agent_handle: int | None
@@ -66,7 +67,7 @@ class DispatchInfo:
     kernels_in_code: int
 
 
-@dataclass(frozen=True)
+@record
 class ArchOut:
     gfx: str
     product: str | None
@@ -76,7 +77,7 @@ class ArchOut:
     features: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class DetailLine:
     file: str
     line: int | None
@@ -87,7 +88,7 @@ class DetailLine:
     source_path: str = ""  # the local file read
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """Why this dispatch was analyzed when the path held several (capture/select.py ranking)."""
 
@@ -96,7 +97,7 @@ class Selection:
     candidates: list[DispatchCandidate]
 
 
-@dataclass
+@record(frozen=False)
 class DispatchAnalysis:
     dispatch: DispatchInfo
     arch: ArchOut
@@ -124,7 +125,7 @@ class DispatchAnalysis:
     options: JsonObject = field(default_factory=dict)
 
 
-@dataclass
+@record(frozen=False)
 class MultiAnalysis:
     """`analyze --all`: every usable dispatch, and the ranking of all of them."""
 

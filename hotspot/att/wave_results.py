@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
@@ -31,12 +30,13 @@ from hotspot.att.waits.reduce import (
 from hotspot.capture.layout import WaveFile
 from hotspot.capture.model import CodeRow
 from hotspot.capture.waves import WaveTotals
+from hotspot.record import record
 
 # Producers named in an lgkm finding's evidence.
 FINDING_PRODUCERS = 3
 
 
-@dataclass(frozen=True)
+@record
 class WaveResults:
     totals: WaveTotals  # sums over the waves read (cross-check of code.json)
     sampled: bool

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hotspot.capture.files import load_json
 from hotspot.errors import HotspotError
 from hotspot.result import JsonValue
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class SourceMap:
     """Original path (normalized) -> local file inside the dispatch dir."""
 

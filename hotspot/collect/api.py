@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
@@ -31,6 +31,7 @@ from hotspot.errors import (
     UsageError,
 )
 from hotspot.result import JsonObject, Result
+from hotspot.record import record
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -46,7 +47,7 @@ class CollectInterrupted(HotspotError):
     code = "interrupted"
 
 
-@dataclass(frozen=True)
+@record
 class CollectOptions:
     command: tuple[str, ...]
     cwd: Path

@@ -15,7 +15,6 @@ Events are streamed to the file one at a time: wave files are never all in memor
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +23,7 @@ import orjson
 from hotspot import __version__
 from hotspot.errors import EmptyTraceError, InputError, bad_file
 from hotspot.result import JsonObject, Result
+from hotspot.record import record
 
 DEFAULT_TRACE = "trace.json"
 US_PER_S = 1_000_000
@@ -34,13 +34,13 @@ STATE_SLICE_NAMES = ("EMPTY", "IDLE", "EXEC", "WAIT", "STALL")  # decoder enum (
 STATE_CNAMES = {"EMPTY": "white", "IDLE": "grey", "EXEC": "good", "WAIT": "yellow", "STALL": "terrible"}
 
 
-@dataclass(frozen=True)
+@record
 class PerfettoOptions:
     instructions: bool = False
     max_file_mb: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TraceWritten:
     output: str
     bytes: int

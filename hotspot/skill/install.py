@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.errors import InputError
 from hotspot.result import Result
+from hotspot.record import record
 
 SKILL_NAME = "hotspot"
 
@@ -28,7 +28,7 @@ def skill_files() -> list[Path]:
     return sorted(files, key=lambda p: (p.name != "SKILL.md", str(p)))
 
 
-@dataclass(frozen=True)
+@record
 class InstallData:
     dest: str
     written: list[str]
@@ -36,7 +36,7 @@ class InstallData:
     overwritten: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class PathData:
     path: str
     files: list[str]

@@ -14,6 +14,7 @@ folded column-wise by hotspot/att/engine/groups.py, which gives the same sums mu
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.diagnostics import Progress
@@ -21,12 +22,13 @@ if TYPE_CHECKING:
 import os
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hotspot.att.engine.groups import (
     DECODER_JUMP,
     N_STATES,
+    NativeFold,
     SequenceFolder,
     SequenceGroup,
     admit_group,
@@ -53,13 +55,13 @@ CHUNKS_PER_JOB = 4
 WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
 
 
-@dataclass(frozen=True)
+@record
 class PassOptions:
     tables: LineTables
     max_bytes: int | None = None
 
 
-@dataclass
+@record(frozen=False)
 class WavePartial:
     totals: WaveTotals = field(default_factory=WaveTotals)
     # line_number -> cycles per timeline state (WAVE_STATES order) while this instruction was current
@@ -76,13 +78,18 @@ class WavePartial:
         # dicts above hold the results once `finish` folds the groups in.
         self.open_groups = SequenceFolder()
         self.records_only = False  # set after a wave with non-integer values
+        self.native: NativeFold | None = None  # the fused native pass while a run folds into this
 
     def flush_group(self, group: SequenceGroup) -> None:
+        if self.native is not None:
+            self.native.release(group)
         flush_group(group, self.totals.per_line, self.line_states, self.totals.states,
                     self.backedges, self.blame)
 
     def finish(self) -> "WavePartial":
         """Fold the open sequence groups into the per-line dicts."""
+        if self.native is not None:
+            self.native.settle_all()
         for group in self.open_groups.groups.values():
             self.flush_group(group)
         self.open_groups = SequenceFolder()
@@ -149,15 +156,23 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         part = WavePartial()
     mod = native()
     tables = opts.tables
+    fused = part.native = NativeFold(mod, part) if mod is not None else None
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
         data = read_capped(path, opts.max_bytes)
-        scanned = scan(mod, data) if mod is not None else None
+        if fused is not None and not part.records_only:
+            done, scanned = fused.wave(data, se)
+            if done:
+                continue
+        else:
+            scanned = scan(mod, data) if mod is not None else None
         try:
             if scanned is not None:
                 cu = scanned.cu if scanned.cu is not None else -1
                 if fold_wave_scanned(part, mod, scanned, se, cu, tables):
+                    if fused is not None and not part.records_only:
+                        fused.register(scanned)
                     continue
                 wave = Wave(WaveFile(path, se, simd, slot, n), scanned.begin, scanned.end,
                             scanned.records(), scanned.timeline(), scanned.waitcnt, scanned.cu)
@@ -174,6 +189,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "
                            "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    if fused is not None:
+        fused.detach()
     return part
 
 
