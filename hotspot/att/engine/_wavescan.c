@@ -15,6 +15,9 @@
  * add, gather_add, arrivals (barrier arrival/release pairs), count_pairs (issue-to-wait
  * histograms), and fold_lines (a group's sums into the per-line dicts, as `_fold_lines`).
  *
+ * Fold (below): scan and all of the above for one wave in a single call, with the group state in
+ * C; the module-level helpers remain for the waves the Python path folds.
+ *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
  * into Python integers before enough waves add up to overflow them (groups.SPILL_WAVES).

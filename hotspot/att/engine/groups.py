@@ -9,9 +9,11 @@ accumulators into the per-line dicts once per sequence (`flush_group`). The reco
 placement and blame of a sequence are computed once; a wave's decoder edges are compared to them
 as a whole (one C-level `==`).
 
-With the native scanner (hotspot/att/engine/_wavescan.c, via hotspot/att/engine/native.py) a wave arrives as
-int64 columns and `fold_wave_scanned` does the same fold with the per-wave loops in C; groups are
-then keyed by the scanner's hash of the sequence.
+With the native extension (hotspot/att/engine/_wavescan.c) `NativeFold` folds a wave of a known
+sequence entirely in C, in one call per file; a wave it hands back arrives as int64 columns and
+`fold_wave_scanned` does the same fold with the per-wave loops in C; groups are then keyed by the
+scanner's hash of the sequence. The first wave of a sequence always goes this way, and its group
+is then registered with the C fold.
 
 The per-record path in hotspot/att/engine/wavepass.py (`fold_wave_records`) defines the results; this path
 produces the same integers. A wave takes it only when its columns are plain integers and its

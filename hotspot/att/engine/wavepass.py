@@ -48,9 +48,10 @@ from hotspot.gcpause import paused_cyclic_gc
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
-# Work units per pool worker: enough to even out uneven files, few enough that the parent adds
-# few partials (each carries its open sequence groups, hotspot/att/engine/groups.py).
-CHUNKS_PER_JOB = 4
+# Work units per pool worker. One contiguous unit each: a worker builds the static facts of each
+# sequence it meets once (~1 ms each, hotspot/att/engine/groups.py) and the parent adds one
+# partial per worker; wave files are alike in size, so units of equal file counts balance.
+CHUNKS_PER_JOB = 1
 
 WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
 
