@@ -75,14 +75,26 @@ def test_run_once_counts_descendants() -> None:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see unreaped processes")
-def test_run_once_counts_cpu_of_processes_it_never_reaps() -> None:
+def test_run_once_counts_cpu_of_processes_it_never_reaps(tmp_path: Path) -> None:
     # a forkserver pool's workers are its server's children, so the command's rusage misses them:
-    # here the command starts a CPU-burning child and exits without waiting for it
-    child = ("import subprocess, sys, time\n"
-             "code = 'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.4: pass'\n"
-             "subprocess.Popen([sys.executable, '-c', code])\n"
-             "time.sleep(0.6)\n")
-    r = run_once([PY, "-c", child])
+    # here the command starts a CPU-burning child and exits without waiting for it. The child says
+    # when its CPU work is done (a marker file) and stays alive a moment, so the sampler sees its
+    # whole CPU time however loaded the machine is.
+    marker = tmp_path / "burned"
+    burner = tmp_path / "burner.py"
+    burner.write_text("import sys, time\n"
+                      "t = time.process_time()\n"
+                      "while time.process_time() - t < 0.4:\n"
+                      "    pass\n"
+                      "open(sys.argv[1], 'w').close()\n"
+                      "time.sleep(3)\n")
+    parent = tmp_path / "parent.py"
+    parent.write_text("import os, subprocess, sys, time\n"
+                      "subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2]])\n"
+                      "while not os.path.exists(sys.argv[2]):\n"
+                      "    time.sleep(0.02)\n"
+                      "time.sleep(0.3)\n")
+    r = run_once([PY, str(parent), str(burner), str(marker)])
     assert r.exit_code == 0
     assert r.cpu_ns >= 300_000_000
 

@@ -170,3 +170,27 @@ def test_no_js_injection_through_isa_text(browser, tmp_path):
         assert page.log.dialogs == [] and page.log.errors == []
     finally:
         page.close()
+
+
+FIT_JS = """(() => {
+  const more = document.querySelector('section.part[data-section="more"]');
+  const over = Array.from(more.querySelectorAll('.wide')).filter(w => w.scrollWidth > w.clientWidth + 1)
+    .map(w => w.previousElementSibling.textContent + ' ' + w.scrollWidth + '>' + w.clientWidth);
+  return {over, page: document.documentElement.scrollWidth, view: window.innerWidth,
+          tables: more.querySelectorAll('table').length};
+})()"""
+
+
+@pytest.mark.parametrize("rel", corpus_wave_dirs())
+def test_more_analysis_tables_fit_the_page(corpus, browser, tmp_path, rel):
+    """The "More analysis" tables fit a 1400-pixel window: no table wider than its column, and
+    nothing outside the scrolling ISA view widens the page."""
+    data = report_data(corpus / rel).data
+    page, _ = open_report(browser, data, tmp_path)
+    try:
+        got = page.evaluate(FIT_JS)
+        assert got["tables"] >= 1
+        assert got["over"] == [], got
+        assert got["page"] <= got["view"], got
+    finally:
+        page.close()

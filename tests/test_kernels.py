@@ -311,3 +311,48 @@ def test_folder_skips_an_old_layout_file_with_a_warning(corpus: Path, tmp_path: 
     assert any(w.startswith("skipped ") and "b_kernel_trace.csv" in w for w in both.warnings)
     with pytest.raises(InputError):  # named alone, the old file is still an error
         kernel_table(old)
+
+
+_KT_HEADER = ("Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,"
+              "Start_Timestamp,End_Timestamp,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,"
+              "SGPR_Count,Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z")
+_MT_HEADER = "Domain,Function,Process_Id,Thread_Id,Correlation_Id,Start_Timestamp,End_Timestamp"
+
+
+def _write_run(folder: Path, agent: int, kernels: list[tuple[str, int, int]],
+               markers: list[tuple[str, int, int]]) -> Path:
+    folder.mkdir(parents=True)
+    kt = folder / "run_kernel_trace.csv"
+    kt.write_text("\n".join([_KT_HEADER] + [
+        f"KERNEL_DISPATCH,Agent {agent},1,1,7,{i + 1},{i + 1},{name},{i + 1},{s},{e},0,0,8,0,16,64,1,1,64,1,1"
+        for i, (name, s, e) in enumerate(kernels)]) + "\n")
+    (folder / "run_marker_api_trace.csv").write_text("\n".join([_MT_HEADER] + [
+        f"MARKER_CORE_API,{name},7,7,{i + 1},{s},{e}" for i, (name, s, e) in enumerate(markers)]) + "\n")
+    return kt
+
+
+def test_by_marker_keeps_each_run_to_its_own_markers(tmp_path: Path, cli) -> None:
+    # Two runs (two GPUs) over the same wall-clock window: run A's "decode" range [100, 200] also
+    # covers run B's kernels in time, but they belong to another process and must not count.
+    a = _write_run(tmp_path / "gpu0", 2, [("prefill_a", 10, 40), ("decode_a", 120, 150)],
+                   [("prefill", 0, 90), ("decode", 100, 200)])
+    b = _write_run(tmp_path / "gpu1", 3, [("gemm_b", 110, 190), ("gemm_b", 300, 310)],
+                   [("decode", 250, 400)])
+    data = kernel_table(tmp_path, by_marker="").plain_data()
+    regions = {(r["run"], r["name"]): r for r in data["regions"]}
+    assert set(regions) == {(str(a), "prefill"), (str(a), "decode"), (str(b), "decode")}
+    assert regions[(str(a), "decode")]["gpu_ns"] == 30          # decode_a only, not gemm_b's 80
+    assert [k["name"] for k in regions[(str(a), "decode")]["kernels"]] == ["decode_a"]
+    assert regions[(str(b), "decode")]["gpu_ns"] == 10          # the second gemm_b only
+    assert regions[(str(a), "prefill")]["gpu_ns"] == 30
+    assert data["outside_regions_gpu_ns"] == 80                 # gemm_b at 110 is in no run-B range
+    run = cli("kernels", str(tmp_path), "--by-marker")
+    assert run.exit_code == 0
+    assert "gpu1" in run.stdout and "2 runs in the folder" in run.stderr
+
+
+def test_by_marker_single_run_has_no_run_field(tmp_path: Path) -> None:
+    kt = _write_run(tmp_path / "r", 2, [("k", 10, 20)], [("phase", 0, 50)])
+    data = kernel_table(kt, by_marker="").plain_data()
+    assert [r["run"] for r in data["regions"]] == [None]
+    assert data["regions"][0]["gpu_ns"] == 10

@@ -85,3 +85,37 @@ def test_analyze_reports_wave_files_on_stderr_only(tmp_path, cli, monkeypatch, q
         assert "reading wave files" not in run.stderr
     else:
         assert "reading wave files: 8/8 files (100%)" in run.stderr
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_export_reports_waves_on_stderr_only(tmp_path, cli, monkeypatch, quiet) -> None:
+    from tests.test_diff import _waves_dispatch
+
+    d = _waves_dispatch(tmp_path / "x" / "ui_output_agent_1_dispatch_1", 400, 6)
+    monkeypatch.setattr(Progress, "FIRST_S", 0.0)
+    monkeypatch.setattr(Progress, "LOG_EVERY_S", 0.0)
+    run = cli("export", "perfetto", d, "-o", tmp_path / "t.json", "--format", "json",
+              *(["--quiet"] if quiet else []))
+    assert run.exit_code == 0, run.stderr
+    assert json.loads(run.stdout)["ok"] is True
+    if quiet:
+        assert "writing wave timelines" not in run.stderr
+    else:
+        assert "writing wave timelines: 6/6 waves (100%)" in run.stderr
+
+
+def test_sweep_status_is_silent_under_quiet(monkeypatch, capsys, tmp_path) -> None:
+    from hotspot.sweep.scheduler import Worker, WorkerOptions
+
+    monkeypatch.setitem(diagnostics.QUIET, "on", False)
+    doc = {"entries": [{"name": "a", "state": "pending"}, {"name": "b", "state": "done"}]}
+    worker = Worker.__new__(Worker)  # only the progress line is exercised
+    worker.jobs, worker.elapsed, worker.tty = {}, [], False
+    worker.opts = WorkerOptions.__new__(WorkerOptions)
+    object.__setattr__(worker.opts, "gpus", [0])
+    worker._say = lambda line: print(line, file=__import__("sys").stderr)
+    worker._status(doc)
+    assert "[sweep] 1 done" in capsys.readouterr().err
+    monkeypatch.setitem(diagnostics.QUIET, "on", True)
+    worker._status(doc)
+    assert capsys.readouterr() == ("", "")

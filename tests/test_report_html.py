@@ -402,3 +402,27 @@ def test_report_confirmation_is_one_short_line_on_ck(corpus, cli, tmp_path, monk
     lines = [ln for ln in run.stdout.splitlines() if ln.strip()]
     assert all(len(ln) <= 100 for ln in lines), lines
     assert "ck_tile::kentry<…>" in run.stdout and "BatchedGemmKernel" not in run.stdout
+
+
+def test_more_analysis_sections_are_tables_with_named_columns():
+    """Loops, barriers, the lgkmcnt breakdown and the mix as tables, not `key: value; ...` dumps;
+    long paths shortened from the left with the whole string kept in the tooltip."""
+    from hotspot.examples import example_dispatch_dir
+
+    data = report_data(example_dispatch_dir()).data
+    page = render_page(data)
+    more = page[page.index('data-section="more"'):]
+    more = more[:more.index("</section>")]
+    txt = text_of(more)
+    for head in ("producer", "hottest wait", "its load", "median spread (cyc)", "of dynamic"):
+        assert head in txt, head
+    assert "hot_wait" not in txt and "producer_class" not in txt
+    assert not re.search(r"[a-z_]+: [^;]*; [a-z_]+: ", txt)  # no `key: value; key: value` dump
+    loop = data["loops"][0]
+    assert f"{loop['stall']:,}" in txt and f"{100 * loop['share']:.1f}%" in txt
+    hot = loop["hot_wait"]
+    assert f"#{hot['line_number']} {hot['isa']}" in txt
+    assert f'title="{hot["top_producer_source"]}"' in more
+    mix = data["instruction_mix"]
+    total = sum(m["dynamic"] for m in mix)
+    assert f"{100 * mix[0]['dynamic'] / total:.1f}%" in txt

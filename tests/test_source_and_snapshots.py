@@ -76,3 +76,37 @@ def test_source_map_reads_sources_from_a_local_checkout(cli, tmp_path, monkeypat
     assert "--source-map)" in text.stdout and "source line 23" in text.stdout
     bad = cli("analyze", d, "--detail", "--source-map", "no-equals-sign", "--format", "json")
     assert bad.exit_code == 2 and bad.json()["error"]["code"] == "usage"
+
+
+def test_report_reads_sources_from_a_local_checkout(cli, tmp_path, monkeypatch):
+    """`report --source-map` shows the source text around each line in its panel, says where it came
+    from, and counts the files found; without it the page and a warning say how to get them."""
+    import html
+
+    from tests.test_diff import _dispatch
+
+    d = _dispatch(tmp_path / "cap" / "ui_output_agent_1_dispatch_1", 400)  # sources named /src/k.py
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "k.py").write_text("\n".join(f"source line {n} <b>" for n in range(1, 41)) + "\n")
+    monkeypatch.delenv("HOTSPOT_SOURCE_MAP", raising=False)
+
+    bare = cli("report", d, "-o", tmp_path / "bare.html", "--format", "json")
+    assert bare.exit_code == 0, bare.stderr
+    doc = bare.json()
+    assert doc["data"]["source_files"] == 1 and doc["data"]["source_files_found"] == 0
+    assert any("--source-map" in w for w in doc["warnings"])
+    page = (tmp_path / "bare.html").read_text()
+    assert "source not available" in page and "Source text: 0 of 1 files found" in page
+
+    run = cli("report", d, "-o", tmp_path / "mapped.html", "--source-map", f"/src={checkout}",
+              "--format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["data"]["source_files_found"] == 1
+    assert not any("--source-map" in w for w in run.json()["warnings"])
+    page = (tmp_path / "mapped.html").read_text()
+    assert "Source text: 1 of 1 files found" in page
+    assert html.escape(f"from {checkout / 'k.py'} (--source-map)") in page
+    assert '<span class="hot">    23 | source line 23 &lt;b&gt;</span>' in page  # escaped, marked hot
+    text = cli("report", d, "-o", tmp_path / "t.html", "--source-map", f"/src={checkout}")
+    assert "source text of 1 of 1 files" in text.stdout

@@ -136,3 +136,23 @@ def test_diagnostics_wrap_on_a_terminal_only(monkeypatch) -> None:
     out = diagnostics.fit_diagnostic(line).split("\n")
     assert len(out) > 1 and all(len(ln) <= 60 for ln in out)
     assert out[-1].endswith(".py:12")  # the long path keeps its end
+
+
+def test_a_table_too_wide_folds_long_headers_onto_two_lines() -> None:
+    """Headers wider than their values (`L2→fabric read` over `7.89 GB`) fold when the table does
+    not fit, so a counter table fits 80 columns; a table that fits keeps one header line."""
+    from hotspot.render.tables import table
+
+    headers = ["kernel", "disp", "L2 hit", "32B req", "L2→fabric read", "time µs", "GB/s", "% peak",
+               "over-fetch", "TCC_EA0_RDREQ_sum"]
+    rows = [["gemm", "150", "75.6%", "0.0%", "7.89 GB", "4,358.0", "1,810.7", "42.5%", "1.2x", "0"]]
+    wide = table(rows, headers, width=200)
+    assert len(wide.splitlines()) == 3 and "L2→fabric read" in wide
+    narrow = table(rows, headers, width=80)
+    lines = narrow.splitlines()
+    assert max(len(x) for x in lines) <= 80
+    assert len(lines) == 4  # two header lines, the rule, the row
+    assert "L2→fabric" in lines[0] and "read" in lines[1]
+    assert "TCC_EA0_" in lines[0] and "RDREQ_sum" in lines[1]  # counter names fold at an underscore
+    for cell in rows[0]:
+        assert cell in lines[3]  # values are never cut

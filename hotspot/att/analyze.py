@@ -186,12 +186,15 @@ def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_st
             smap: SourceMap, opts: AnalyzeOptions) -> list[DetailLine]:
     by_line = {r.line_number: r for r in rows}
     out = []
+    texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines
     for s in limit(lines, opts.topk):
         members = [by_line[n] for n in s.instructions if n in by_line]
         worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
         snippet: list[JsonObject] = []
         local, found = smap.find(s.file)
-        text = read_source_lines(local) if local else None
+        if local and local not in texts:
+            texts[local] = read_source_lines(local)
+        text = texts[local] if local else None
         if text is not None and s.line is not None:
             lo = max(1, s.line - opts.context)
             hi = min(len(text), s.line + opts.context)

@@ -14,6 +14,7 @@ from hotspot.commands.options import (
     KernelOpt,
     MaxFileMbOpt,
     MetaOpt,
+    SourceMapOpt,
 )
 
 
@@ -34,6 +35,7 @@ def register(app: typer.Typer) -> None:
         arch: ArchOpt = None,
         meta: MetaOpt = None,
         max_file_mb: MaxFileMbOpt = None,
+        source_map: SourceMapOpt = None,
         fmt: FormatOpt = Format.text,
     ) -> None:
         from pathlib import Path
@@ -41,7 +43,12 @@ def register(app: typer.Typer) -> None:
         from hotspot.export.output import STDOUT
         from hotspot.export.report_data import ReportOptions
 
-        opts = ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb, meta=tuple(meta or ()))
+        def options() -> ReportOptions:
+            from hotspot.capture.snapshots import parse_source_maps
+
+            return ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb,
+                                 meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()))
+
         if output == STDOUT:
             def page():
                 from hotspot.errors import UsageError
@@ -49,7 +56,7 @@ def register(app: typer.Typer) -> None:
 
                 if fmt.value != "text":
                     raise UsageError("-o - prints the HTML page itself; it takes no --format")
-                return report_data(Path(path), opts)
+                return report_data(Path(path), options())
 
             from hotspot.render.html import render_html
 
@@ -58,6 +65,6 @@ def register(app: typer.Typer) -> None:
         def produce():
             from hotspot.export.report_file import write_report
 
-            return write_report(Path(path), output, force, opts)
+            return write_report(Path(path), output, force, options())
 
         raise typer.Exit(run("report", fmt, produce))

@@ -14,16 +14,21 @@ Events are streamed to the file one at a time: wave files are never all in memor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
 from hotspot import __version__
+from hotspot.diagnostics import Progress
 from hotspot.errors import EmptyTraceError, InputError, bad_file
 from hotspot.result import JsonObject, Result
 from hotspot.record import record
+
+if TYPE_CHECKING:
+    from hotspot.capture.layout import WaveFile
+    from hotspot.capture.waves import Wave
 
 DEFAULT_TRACE = "trace.json"
 US_PER_S = 1_000_000
@@ -129,29 +134,40 @@ def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[
         name = f"SE{se}" + ("" if tb.name == TIME_REALTIME else " (time axis = shader cycles)")
         emit(_meta("process_name", se, 0, {"name": name}))
         emit(_meta("process_sort_index", se, 0, {"sort_index": se}))
-    for wf in files:
-        i = index_in_se.get(wf.se, 0)
-        index_in_se[wf.se] = i + 1
-        wave = read_wave(wf, max_bytes)
-        label = f"SIMD{wf.simd} slot{wf.slot} wave{wf.n}"
-        state_tid = 2 * i + 1
-        emit(_meta("thread_name", wf.se, state_tid, {"name": label}))
-        emit(_meta("thread_sort_index", wf.se, state_tid, {"sort_index": state_tid}))
-        tracks += 1
-        for ev in state_events(wf.se, state_tid, wave.begin, wave.timeline, tb, wf.path):
-            emit(ev)
-        if opts.instructions:
-            inst_tid = state_tid + 1
-            emit(_meta("thread_name", wf.se, inst_tid, {"name": f"{label} instructions"}))
-            emit(_meta("thread_sort_index", wf.se, inst_tid, {"sort_index": inst_tid}))
-            tracks += 1
-            for ev in instruction_events(wf.se, inst_tid, wave.instructions, tb, isa, wf.path):
-                emit(ev)
+    progress = Progress("writing wave timelines", len(files), "waves")
+    try:
+        for wf in files:
+            tracks += _emit_wave(wf, index_in_se, read_wave(wf, max_bytes), tb, isa, opts, emit)
+            progress.advance()
+    finally:
+        progress.close()
     other = {"generator": f"hotspot {__version__}", "dispatch_dir": str(ddir), "kernel": kernel,
              "waves": len(files), "time_base": tb.name, "time_unit": tb.unit, **tb.origin_note}
     fh.write(b'\n],"displayTimeUnit":"ns","otherData":' + orjson.dumps(other) + b"}\n")
     return {"dispatch": str(ddir), "kernel": kernel, "waves": len(files), "tracks": tracks,
             "events": count, "time_base": tb.name, "instructions": opts.instructions}
+
+
+def _emit_wave(wf: WaveFile, index_in_se: dict[int, int], wave: Wave, tb: TimeBase,
+               isa: dict[int, tuple[str, str]], opts: PerfettoOptions,
+               emit: Callable[[JsonObject], None]) -> int:
+    """The state track (and the instruction track) of one wave; returns the tracks added."""
+    i = index_in_se.get(wf.se, 0)
+    index_in_se[wf.se] = i + 1
+    label = f"SIMD{wf.simd} slot{wf.slot} wave{wf.n}"
+    state_tid = 2 * i + 1
+    emit(_meta("thread_name", wf.se, state_tid, {"name": label}))
+    emit(_meta("thread_sort_index", wf.se, state_tid, {"sort_index": state_tid}))
+    for ev in state_events(wf.se, state_tid, wave.begin, wave.timeline, tb, wf.path):
+        emit(ev)
+    if not opts.instructions:
+        return 1
+    inst_tid = state_tid + 1
+    emit(_meta("thread_name", wf.se, inst_tid, {"name": f"{label} instructions"}))
+    emit(_meta("thread_sort_index", wf.se, inst_tid, {"sort_index": inst_tid}))
+    for ev in instruction_events(wf.se, inst_tid, wave.instructions, tb, isa, wf.path):
+        emit(ev)
+    return 2
 
 
 def _meta(name: str, pid: int, tid: int, args: JsonObject) -> JsonObject:

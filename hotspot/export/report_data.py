@@ -28,6 +28,8 @@ class ReportOptions:
     arch: str | None = None
     max_file_mb: float | None = None
     meta: tuple[str, ...] = ()
+    # --source-map: (OLD prefix, local checkout) pairs for sources the capture has no snapshot of
+    source_map: tuple[tuple[str, str], ...] = ()
 
 
 def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
@@ -42,8 +44,10 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     # so the report reads every capture file once.
     _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
+    # detail: the source text around every line (snapshot or --source-map checkout) for its panel
     result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
-                                                    max_file_mb=opts.max_file_mb or 0))
+                                                    max_file_mb=opts.max_file_mb or 0, detail=True,
+                                                    source_map=opts.source_map))
     data = result.plain_data()
     warnings = list(result.warnings)
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":

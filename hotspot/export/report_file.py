@@ -23,6 +23,8 @@ class ReportWritten:
     source_lines: int
     waves_shown: int
     full_listing: bool
+    source_files: int = 0        # distinct source files the hot lines name
+    source_files_found: int = 0  # of those, read from a snapshot or a --source-map checkout
 
 
 def write_report(path: Path, output: str | None, force: bool,
@@ -44,5 +46,19 @@ def write_report(path: Path, output: str | None, force: bool,
         dispatch=str(one.get("dispatch", {}).get("path", "")),
         isa_rows=len(listing) if isinstance(listing, list) else len(one.get("instructions") or []),
         source_lines=len(one.get("source_lines") or []),
-        waves_shown=len(timelines.get("waves") or []), full_listing=isinstance(listing, list))
-    return Result("report", written, list(data_result.warnings))
+        waves_shown=len(timelines.get("waves") or []), full_listing=isinstance(listing, list),
+        **_sources(one))
+    warnings = list(data_result.warnings)
+    if written.source_files_found < written.source_files:
+        warnings.append(f"report: source text of {written.source_files - written.source_files_found} of "
+                        f"{written.source_files} files not found (no snapshot in the capture); pass "
+                        "--source-map OLD=NEW to read them from a local checkout")
+    return Result("report", written, warnings)
+
+
+def _sources(one: dict) -> dict[str, int]:
+    found: dict[str, bool] = {}
+    for d in one.get("detail") or []:
+        if isinstance(d, dict) and d.get("file"):
+            found[d["file"]] = found.get(d["file"], False) or bool(d.get("source_found"))
+    return {"source_files": len(found), "source_files_found": sum(found.values())}

@@ -18,7 +18,7 @@ import orjson
 
 from hotspot import __version__
 from hotspot.render.html_assets import SCRIPT, STYLE
-from hotspot.render.tables import num, pct
+from hotspot.render.tables import num, pct, shorten_left, shorten_middle
 from hotspot.result import JsonValue, Result
 
 # Viewer palette (FORMATS.md §1.2, rocprof-compute-viewer), mapped onto hotspot's categories.
@@ -437,6 +437,7 @@ def _source(a: dict, prefix: str, unit: str) -> str:
                         '<p class="note">No source locations in this trace (the code carried no line '
                         "tables); the ISA view below is the reliable one.</p>")
     by_line = _instruction_index(a)
+    details = {(d.get("file"), d.get("line")): d for d in (_get(a, "detail") or []) if isinstance(d, dict)}
     max_stall = max((s.get("stall") or 0 for s in lines), default=0) or 1
     rows = []
     for k, s in enumerate(lines):
@@ -453,9 +454,12 @@ def _source(a: dict, prefix: str, unit: str) -> str:
             f'<td class="num">{_share(s.get("stall_rate"))}</td>'
             f'<td>{_swatch(color)}{esc(s.get("dominant_category"))}</td>'
             f'<td class="num">{len(insts)}</td></tr>')
-        rows.append(f'<tr class="src-detail" hidden><td colspan="7">{_source_detail(s, by_line, prefix)}</td></tr>')
+        detail = details.get((s.get("file"), s.get("line")))
+        rows.append(f'<tr class="src-detail" hidden><td colspan="7">'
+                    f'{_source_detail(s, by_line, prefix, detail)}</td></tr>')
     files = _files(_get(a, "files"))
-    inner = (f"{files}<p class=\"note\">Click a line to see its instructions.</p>"
+    inner = (f"{files}{_sources_found(list(details.values()))}"
+             "<p class=\"note\">Click a line to see its source and instructions.</p>"
              '<table class="src grid"><thead><tr><th>stall</th><th>source line</th>'
              f'<th class="num">stall ({unit})</th><th class="num">share</th>'
              '<th class="num">stall rate</th><th>dominant</th><th class="num">instrs</th></tr></thead>'
@@ -463,12 +467,50 @@ def _source(a: dict, prefix: str, unit: str) -> str:
     return _section(prefix, "source", "Source lines", inner, f"{len(lines)} lines")
 
 
-def _source_detail(s: dict, by_line: dict[int, dict], prefix: str) -> str:
+def _sources_found(details: list[dict]) -> str:
+    """Where the source text came from, per file: the capture's snapshot, a local checkout named
+    by --source-map, or nowhere (with the option that fixes it)."""
+    if not details:
+        return ""
+    where: dict[str, tuple[str, str]] = {}
+    for d in details:
+        f = _s(d.get("file"))
+        if f and (f not in where or d.get("source_found")):
+            where[f] = (_s(d.get("source_found")), _s(d.get("source_path")))
+    found = sum(1 for v in where.values() if v[0])
+    items = []
+    for f, (how, local) in sorted(where.items()):
+        said = ("snapshot" if how == "snapshot" else f"checkout {local} (--source-map)" if how
+                else "not found")
+        items.append(f'<li><span class="mono">{esc(f)}</span>: {esc(said)}</li>')
+    hint = ("" if found == len(where) else
+            " Sources not found: pass <code>--source-map OLD=NEW</code> to read them from a local checkout.")
+    return (f'<details class="sources" data-part="sources-found"><summary>Source text: {found} of '
+            f'{len(where)} files found.{hint}</summary><ul>{"".join(items)}</ul></details>')
+
+
+def _snippet(detail: dict | None) -> str:
+    if not detail:
+        return ""
+    snippet = [x for x in (detail.get("snippet") or []) if isinstance(x, dict)]
+    if not snippet:
+        return ('<div class="note">source not available: no snapshot in the capture; pass '
+                "--source-map OLD=NEW to read it from a local checkout</div>")
+    how = detail.get("source_found")
+    origin = ("from the capture's snapshot" if how == "snapshot" else
+              f"from {_s(detail.get('source_path'))} (--source-map)")
+    lines = "".join(f'<span class="{"hot" if x.get("hot") else "ctx"}">{esc(x.get("line"))!s:>6} | '
+                    f'{esc(x.get("text"))}</span>\n' for x in snippet)
+    return f'<div class="note">{esc(origin)}</div><pre class="snippet">{lines}</pre>'
+
+
+def _source_detail(s: dict, by_line: dict[int, dict], prefix: str, detail: dict | None = None) -> str:
     full = _loc(s.get("file"), s.get("line"))
     head = f'<div class="mono note">{esc(full)}</div>'
     chains = s.get("chains") or []
     if chains:
         head += "".join(f'<div class="mono note">inlined: {esc(c)}</div>' for c in chains)
+    head += _snippet(detail)
     rows = []
     for n in s.get("instructions") or []:
         i = by_line.get(n, {})
@@ -536,7 +578,7 @@ def _loads(a: dict, prefix: str) -> str:
     waits = [w for w in (_get(a, "waits") or []) if isinstance(w, dict)]
     parts = []
     if isinstance(blamed, list) and blamed:
-        parts.append(_generic_table(blamed))
+        parts.append(_blamed_lines_table(blamed) or _generic_table(blamed))
     elif waits:
         prods = []
         for w in waits:
@@ -661,22 +703,140 @@ def _nice_step(raw: float) -> int:
 
 
 def _more(a: dict, prefix: str) -> str:
+    """The secondary analyses, each as a table with named columns (a section whose shape this page
+    does not know falls back to a generic table)."""
     parts = []
     for key, title in (("lgkm_breakdown", "lgkmcnt breakdown"), ("loops", "Loops"),
                        ("barriers", "Barriers"), ("instruction_mix", "Instruction mix")):
         v = _get(a, key)
         if not v:
             continue
-        if isinstance(v, list):
-            body = _generic_table(v)
-        elif isinstance(v, dict):
-            body = _kv([(str(k), esc(fmt_value(x))) for k, x in v.items()])
-        else:
-            body = f"<p>{esc(fmt_value(v))}</p>"
-        parts.append(f'<h3 data-part="{key}">{esc(title)}</h3>{body}')
+        known = _MORE_TABLES.get(key)
+        body = known(v) if known is not None else None
+        if body is None:
+            body = _generic_table(v) if isinstance(v, list) else f"<p>{esc(fmt_value(v))}</p>"
+        parts.append(f'<h3 data-part="{key}">{esc(title)}</h3><div class="wide">{body}</div>')
     if not parts:
         parts.append('<p class="note">Nothing more in this data.</p>')
     return _section(prefix, "more", "More analysis", "".join(parts))
+
+
+def _cell(value: JsonValue, cls: str = "") -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        cls = (cls + " num").strip()
+    attr = f' class="{cls}"' if cls else ""
+    return f"<td{attr}>{esc(fmt_value(value))}</td>"
+
+
+def _short_cell(text: JsonValue, keep_left: bool = False, width: int = 48) -> str:
+    """Long text (a path, an ISA line) shortened to fit its column; the whole string in the tooltip."""
+    full = _s(text)
+    shown = shorten_left(full, width) if keep_left else shorten_middle(full, width)
+    return f'<td class="mono" title="{esc(full)}">{esc(shown)}</td>'
+
+
+def _table(heads: list[tuple[str, bool]], rows: list[str]) -> str:
+    head = "".join(('<th class="num">' if n else "<th>") + f"{esc(h)}</th>" for h, n in heads)
+    return f'<table class="grid"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _share_cell(value: JsonValue) -> str:
+    return f'<td class="num">{_share(value)}</td>'
+
+
+def _lgkm_table(v: JsonValue) -> str | None:
+    if not isinstance(v, dict) or not isinstance(v.get("classes"), list):
+        return None
+    rows = [f"<tr>{_cell(c.get('producer_class'))}{_cell(c.get('stall'))}{_share_cell(c.get('share'))}"
+            f"<td>{_hbar(c.get('share') or 0, CATEGORY_COLORS.get(_s(c.get('producer_class')), '#888'))}</td></tr>"
+            for c in v["classes"] if isinstance(c, dict) and c.get("stall")]
+    note = (f'<p class="note">{num(v.get("lgkm_stall") or 0)} cycles of lgkmcnt wait stall by what '
+            f'the wait waited for; {num(v.get("no_producer_stall") or 0)} with nothing outstanding.</p>')
+    return note + _table([("producer", False), ("stall", True), ("share", True), ("", False)], rows)
+
+
+def _objects(v: JsonValue, key: str) -> list[dict] | None:
+    """The objects of a list whose objects carry `key` (the shape a dedicated table is for), else
+    None (the generic table takes it)."""
+    if not isinstance(v, list) or not any(isinstance(x, dict) and key in x for x in v):
+        return None
+    return [x for x in v if isinstance(x, dict)]
+
+
+def _loops_table(v: JsonValue) -> str | None:
+    loops = _objects(v, "iterations")
+    if loops is None:
+        return None
+    rows = []
+    for lp in loops:
+        hot = lp.get("hot_wait") if isinstance(lp.get("hot_wait"), dict) else {}
+        wait = f"#{hot.get('line_number')} {_s(hot.get('isa'))}" if hot else ""
+        rows.append("<tr>" + _short_cell(lp.get("source_range") or
+                                         f"#{lp.get('first_line_number')}-#{lp.get('last_line_number')}",
+                                         keep_left=True, width=40)
+                    + _cell(lp.get("iterations")) + _cell(lp.get("iterations_per_wave"))
+                    + _cell(lp.get("stall")) + _share_cell(lp.get("share"))
+                    + _short_cell(wait, width=34) + _share_cell(hot.get("share_of_loop"))
+                    + _short_cell(hot.get("top_producer_source") or hot.get("top_producer") or "",
+                                  keep_left=True, width=34)
+                    + "</tr>")
+    return _table([("loop (source)", False), ("iterations", True), ("per wave", True),
+                   ("stall", True), ("of kernel", True), ("hottest wait", False),
+                   ("of loop", True), ("its load", False)], rows)
+
+
+def _barriers_table(v: JsonValue) -> str | None:
+    barriers = _objects(v, "instances")
+    if barriers is None:
+        return None
+    rows = [("<tr>" + _cell(f"#{b.get('line_number')}") + _short_cell(b.get("source"), keep_left=True,
+                                                                     width=40)
+             + _cell(b.get("instances")) + _cell(b.get("stall")) + _cell(b.get("groups"))
+             + _cell(b.get("mean_waves_per_group")) + _cell(b.get("median_spread_cycles"))
+             + _cell(b.get("max_spread_cycles")) + "</tr>")
+            for b in barriers]
+    return _table([("barrier", False), ("source", False), ("executions", True), ("stall", True),
+                   ("groups", True), ("waves / group", True), ("median spread (cyc)", True),
+                   ("max spread (cyc)", True)], rows)
+
+
+def _mix_table(v: JsonValue) -> str | None:
+    items = _objects(v, "dynamic")
+    if items is None:
+        return None
+    total = sum(m.get("dynamic") or 0 for m in items if isinstance(m.get("dynamic"), (int, float)))
+    rows = [("<tr>" + _cell(m.get("category")) + _cell(m.get("static")) + _cell(m.get("executed"))
+             + _cell(m.get("dynamic"))
+             + _share_cell((m.get("dynamic") or 0) / total if total else None) + "</tr>")
+            for m in items]
+    return _table([("category", False), ("static", True), ("executed", True), ("dynamic", True),
+                   ("of dynamic", True)], rows)
+
+
+def _blamed_lines_table(v: JsonValue) -> str | None:
+    """Source lines whose loads the waits wait for: the line (path shortened from the left), its
+    blamed stall and share, the load kinds, how many instructions and how far from their waits."""
+    lines = _objects(v, "blamed_stall")
+    if lines is None:
+        return None
+    rows = []
+    for b in lines:
+        cats = b.get("categories") if isinstance(b.get("categories"), dict) else {}
+        kinds = ", ".join(str(k) for k, _ in sorted(cats.items(), key=lambda kv: -(kv[1] or 0)))
+        ins = b.get("instructions") if isinstance(b.get("instructions"), list) else []
+        rows.append("<tr>" + _short_cell(b.get("label"), keep_left=True, width=44)
+                    + _cell(round(b["blamed_stall"]) if isinstance(b.get("blamed_stall"), float)
+                            else b.get("blamed_stall"))
+                    + _share_cell(b.get("share")) + _cell(kinds) + _cell(len(ins))
+                    + _cell(b.get("median_distance_cycles")) + _cell(b.get("median_distance_instructions"))
+                    + "</tr>")
+    return ('<div class="wide">' + _table([("load line", False), ("blamed stall", True), ("share", True),
+                                           ("kind", False), ("loads", True), ("dist (cyc)", True),
+                                           ("dist (instrs)", True)], rows) + "</div>")
+
+
+_MORE_TABLES = {"lgkm_breakdown": _lgkm_table, "loops": _loops_table, "barriers": _barriers_table,
+                "instruction_mix": _mix_table}
 
 
 # ------------------------------------------------------------------------------------ data blob

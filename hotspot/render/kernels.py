@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.render.tables import heading, num, pct, shorten, shorten_left, table
 from hotspot.result import Result
 from hotspot.trace.model import KernelRow, KernelTable
 
@@ -40,7 +40,8 @@ def _render(result: Result, md: bool) -> str:
     if data.regions is not None:
         for r in data.regions:
             busy = r.gpu_ns * 100.0 / r.wall_ns if r.wall_ns else 0.0
-            title = (f"Region {r.name!r} x{r.count}: wall {_us(r.wall_ns)} µs, GPU {_us(r.gpu_ns)} µs "
+            run = f" [run {shorten_left(r.run, 40)}]" if r.run else ""
+            title = (f"Region {r.name!r} x{r.count}{run}: wall {_us(r.wall_ns)} µs, GPU {_us(r.gpu_ns)} µs "
                      f"({busy:.1f}% of wall), {num(r.dispatches)} dispatches")
             out += ["", heading(title, md), "", _kernel_block(r.kernels, md)]
         if not data.regions:

@@ -79,20 +79,22 @@ def _is_prose(header: str) -> bool:
     return header.strip().lower() in PROSE_HEADERS
 
 
-def fit_columns(rows: list[list[str]], headers: Sequence[str], width: int
+def fit_columns(rows: list[list[str]], headers: Sequence[str], width: int, header_pad: int = 2
                 ) -> tuple[list[list[str]], list[int | None]]:
     """Shrink the widest text columns (one character at a time, so wide columns meet in the
     middle) until the table fits `width`: prose columns (PROSE_HEADERS) wrap inside their cell,
     locations are shortened from the left (the line number stays), names in the middle. Numbers
     are never cut; a table that still does not fit is as narrow as it can be."""
     ncols = max([len(headers)] + [len(r) for r in rows])
-    head = [str(headers[i]) if i < len(headers) else "" for i in range(ncols)]
-    # tabulate pads headers by two (MIN_PADDING), so a header is two wider than its text
-    widths = [max([len(head[i]) + 2] + [len(r[i]) for r in rows if i < len(r)]) for i in range(ncols)]
+    lines = [str(headers[i]).split("\n") if i < len(headers) else [""] for i in range(ncols)]
+    head = [" ".join(h) for h in lines]
+    head_w = [max(map(len, h)) for h in lines]
+    # tabulate pads headers by MIN_PADDING (two unless folded), so a header is that much wider
+    widths = [max([head_w[i] + header_pad] + [len(r[i]) for r in rows if i < len(r)]) for i in range(ncols)]
     numeric = [all(re.fullmatch(r"[\s\d.,%+\-−×x#µ/]*", r[i] if i < len(r) else "") for r in rows)
                for i in range(ncols)]
     floors = [max(MIN_COLUMN if not any(_is_location(r[i]) for r in rows if i < len(r)) else
-                  LOCATION_COLUMN, len(head[i]) + 2) for i in range(ncols)]
+                  LOCATION_COLUMN, head_w[i] + header_pad) for i in range(ncols)]
     new = list(widths)
     over = sum(widths) + _GAP * (ncols - 1) - width
     while over > 0:
@@ -128,12 +130,46 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
                         disable_numparse=True)
     cells = [["" if c is None else str(c) for c in r] for r in rows]
     w = width or terminal_width()
-    cells, wraps = fit_columns(cells, headers, w)
-    out = tabulate(cells, headers=list(headers), tablefmt="simple", colalign=colalign,
-                   disable_numparse=True,
-                   maxcolwidths=wraps if any(x is not None for x in wraps) else None)
+    out = _simple(cells, list(headers), w, colalign, header_pad=2)
+    if max(map(len, out.split("\n"))) > w:
+        # Still too wide: headers longer than their column's values (`L2→fabric read` over
+        # `7.89 GB`) fold onto two lines, without tabulate's two-character header padding.
+        folded = [_fold_header(str(h), max((len(r[i]) for r in cells if i < len(r)), default=0))
+                  for i, h in enumerate(headers)]
+        narrower = _simple(cells, folded, w, colalign, header_pad=0)
+        if max(map(len, narrower.split("\n"))) < max(map(len, out.split("\n"))):
+            out = narrower
     _TABLE_ROWS.update(out.split("\n"))
     return out
+
+
+def _simple(cells: list[list[str]], headers: list[str], width: int,
+            colalign: Sequence[str] | None, header_pad: int) -> str:
+    import tabulate as tabulate_module
+
+    fitted, wraps = fit_columns([list(r) for r in cells], headers, width, header_pad)
+    saved = tabulate_module.MIN_PADDING
+    tabulate_module.MIN_PADDING = header_pad
+    try:
+        return tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
+                        disable_numparse=True,
+                        maxcolwidths=wraps if any(x is not None for x in wraps) else None)
+    finally:
+        tabulate_module.MIN_PADDING = saved
+
+
+def _fold_header(header: str, cell_width: int) -> str:
+    """A header wider than its values split onto two lines at the space, underscore or hyphen
+    nearest its middle (`L2→fabric\nread`, `TCC_EA0_\nRDREQ_32B_sum`); others unchanged."""
+    if len(header) <= cell_width or "\n" in header:
+        return header
+    cuts = [i + 1 for i, c in enumerate(header) if c in " _-" and 0 < i < len(header) - 1]
+    if not cuts:
+        return header
+    mid = len(header) / 2
+    cut = min(cuts, key=lambda i: (max(i, len(header) - i), abs(i - mid)))
+    first, second = header[:cut], header[cut:]
+    return f"{first.rstrip()}\n{second}"
 
 
 def verbatim(text: str) -> str:

@@ -12,7 +12,9 @@ def render_written(result: Result) -> str:
     """After `hotspot report`."""
     # the kernel's short form: a CK name alone is thousands of characters (the page has it whole)
     return (f"wrote {w.output} ({kb:,.0f} KB): {short_kernel_name(w.kernel)}; {w.isa_rows:,} ISA rows, "
-            f"{w.source_lines:,} source lines, {w.waves_shown} wave timelines. Open it in a browser "
+            f"{w.source_lines:,} source lines"
+            + (f" (source text of {w.source_files_found} of {w.source_files} files)" if w.source_files else "")
+            + f", {w.waves_shown} wave timelines. Open it in a browser "
             "(works offline; copy the one file anywhere).")
 
 

@@ -27,6 +27,7 @@ from typing import Callable
 
 import orjson
 
+from hotspot.diagnostics import QUIET
 from hotspot.collect import process
 from hotspot.result import JsonObject
 from hotspot.sweep import manifest as mf
@@ -145,6 +146,8 @@ class Worker:
         sys.stderr.flush()
 
     def _status(self, doc: JsonObject) -> None:
+        if QUIET["on"]:
+            return  # --quiet: no progress; entry results and errors still print
         c = mf.counts(doc)
         running = ", ".join(f"{j.name}@GPU{g}" for g, j in sorted(self.jobs.items())) or "-"
         left = c["pending"] + c["running"]

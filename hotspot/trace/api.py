@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 
 from hotspot.capture.trace import detect
@@ -22,7 +22,7 @@ from hotspot.trace.aggregate import (
     select_markers,
     stats_rows,
 )
-from hotspot.trace.model import KernelTable
+from hotspot.trace.model import KernelTable, RegionRow
 from hotspot.trace.regex import kernel_regexes
 from hotspot.record import record
 
@@ -100,14 +100,15 @@ def _filter_gpu(dispatches: list[DispatchRecord], gpu: int) -> list[DispatchReco
     return kept
 
 
-def _load_markers(inputs: _Inputs) -> list[MarkerRecord]:
+def _load_markers(inputs: _Inputs, run: Path) -> list[MarkerRecord]:
+    """The roctx ranges of one run: those in its database, or the marker CSVs in its folder."""
     reader = _MARKER_READERS.get(inputs.kind)
     markers: list[MarkerRecord] = []
     if reader is not None:
-        for f in inputs.files:
-            markers.extend(reader(f))
+        markers.extend(reader(run))
     for f in inputs.marker_files:
-        markers.extend(read_marker_trace_csv(f))
+        if f.parent == run.parent:
+            markers.extend(read_marker_trace_csv(f))
     return markers
 
 
@@ -135,6 +136,7 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
         return _stats_table(inputs, top, marker_rx, gpu, excluded, warnings)
 
     dispatches: list[DispatchRecord] = []
+    runs: list[tuple[Path, int, int]] = []  # (file, first, end) index range of its dispatches
     for f in inputs.files:
         try:
             records = _DISPATCH_READERS[inputs.kind](f)
@@ -146,6 +148,7 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
             # one unreadable or old-layout file must not hide the rest of a folder
             warnings.append(f"skipped {err.message}" + (f" ({err.hint})" if err.hint else ""))
             continue
+        runs.append((f, len(dispatches), len(dispatches) + len(records)))
         dispatches.extend(records)
     if not dispatches:
         raise EmptyTraceError(f"{path}: no kernel dispatches recorded",
@@ -153,8 +156,11 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
     _check_timed(dispatches)
     regexes = kernel_regexes(d.kernel_name for d in dispatches)  # unique within the whole file
     gpus = gpu_rows(dispatches)
+    per_run = [(f, dispatches[a:b]) for f, a, b in runs]
     if gpu is not None:
         dispatches = _filter_gpu(dispatches, gpu)
+        kept = set(map(id, dispatches))
+        per_run = [(f, [d for d in ds if id(d) in kept]) for f, ds in per_run]
         gpus = [g for g in gpus if g.gpu == gpu or (g.gpu is None and g.agent and
                                                       g.agent.rsplit(" ", 1)[-1] == str(gpu))]
     elif len(gpus) > 1:
@@ -168,19 +174,41 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
         kernels=rows[:top] if top > 0 else rows, gpus=gpus,
     )
     if marker_rx is not None:
-        markers = _load_markers(inputs)
-        selected, instants = select_markers(markers, marker_rx.pattern)
-        if instants:
-            warnings.append(f"skipped {instants} instant marker(s) (roctxMark): they bound no time")
-        if not markers:
-            warnings.append("no roctx ranges in the input; trace with rocprofv3 --marker-trace and wrap "
-                            "phases in roctxRangePush/Pop")
-        elif not selected:
-            warnings.append(f"no roctx range name matches --by-marker {marker_rx.pattern!r}")
-        table.regions, table.outside_regions_gpu_ns = region_rows(
-            dispatches, selected, regexes, excluded, top)
-        table.sources += [str(f) for f in inputs.marker_files]
+        _add_regions(table, inputs, per_run, marker_rx, regexes, excluded, top, warnings)
     return Result(COMMAND, table, warnings)
+
+
+def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, list[DispatchRecord]]],
+                 marker_rx: re.Pattern, regexes: dict[str, str], excluded: frozenset[str], top: int,
+                 warnings: list[str]) -> None:
+    """Regions per run: a folder may hold runs of different processes or GPUs whose markers have
+    nothing to do with each other, so one run's roctx ranges only bound its own dispatches. A run
+    is one database, or one kernel trace CSV with the marker CSVs in its folder."""
+    several = len(per_run) > 1
+    regions: list[RegionRow] = []
+    outside = instants = 0
+    any_markers = any_selected = False
+    for f, run_dispatches in per_run:
+        markers = _load_markers(inputs, f)
+        selected, skipped = select_markers(markers, marker_rx.pattern)
+        instants += skipped
+        any_markers |= bool(markers)
+        any_selected |= bool(selected)
+        rows, out_ns = region_rows(run_dispatches, selected, regexes, excluded, top)
+        regions += [replace(r, run=str(f)) for r in rows] if several else rows
+        outside += out_ns
+    if instants:
+        warnings.append(f"skipped {instants} instant marker(s) (roctxMark): they bound no time")
+    if not any_markers:
+        warnings.append("no roctx ranges in the input; trace with rocprofv3 --marker-trace and wrap "
+                        "phases in roctxRangePush/Pop")
+    elif not any_selected:
+        warnings.append(f"no roctx range name matches --by-marker {marker_rx.pattern!r}")
+    elif several:
+        warnings.append(f"{len(per_run)} runs in the folder: each run's marker regions count only "
+                        "its own dispatches")
+    table.regions, table.outside_regions_gpu_ns = regions, outside
+    table.sources += [str(f) for f in inputs.marker_files]
 
 
 def _stats_table(inputs: _Inputs, top: int, marker_rx: re.Pattern | None, gpu: int | None,

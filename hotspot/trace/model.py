@@ -57,6 +57,7 @@ class RegionRow(_Keyed):
     gpu_ns: int              # kernel time of dispatches starting inside an occurrence
     dispatches: int
     kernels: list[KernelRow]
+    run: str | None = None   # the run's kernel-level file when a folder holds several runs
 
 
 @record

@@ -21,6 +21,8 @@ class Report:
     targets: list[Target]
 
 
+REPORT_WIDTH = 160  # the benchmark's case table: wider than a terminal, one line per case
+
 def to_json(rep: Report) -> dict[str, Any]:
     ref = per_mb_reference(rep.cases)
     cases = []
@@ -72,7 +74,8 @@ def to_text(rep: Report) -> str:
                      "" if tp is None else f"{tp / 1e6:.1f}", _s(s.median_cpu_ns), _mib(s.peak_rss_bytes),
                      _mib(s.tree_rss_bytes) if s.tree_rss_bytes else "n/a",
                      "" if rel is None or c.kind != "size" else f"{rel:.2f}x", _jobs(c.jobs)])
-    lines += [table(rows, headers, colalign=["left"] + ["right"] * (len(headers) - 1)), ""]
+    # one line per case, headers unfolded: the report is read in logs and pasted into docs/benchmark.md
+    lines += [table(rows, headers, colalign=["left"] + ["right"] * (len(headers) - 1), width=REPORT_WIDTH), ""]
 
     base = [c for c in rep.cases if c.baseline is not None]
     if base:

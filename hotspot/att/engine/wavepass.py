@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from hotspot.diagnostics import Progress
 
 import os
+import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import field
@@ -241,12 +242,13 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
     from concurrent.futures import ProcessPoolExecutor
 
     methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
+    if "forkserver" in methods and sys.version_info >= (3, 11):  # PYTHONSAFEPATH: see below
         # Workers forked from a small server that has imported only the wave pass, not from this
         # process, which by now holds the capture's file list: a 1 GB capture's workers would
         # otherwise each count ~70 MB of inherited pages.
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload([__name__])
+        _start_forkserver_safely()
     else:
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
@@ -262,6 +264,27 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
             if progress is not None:
                 progress.advance(len(chunk))
     return total
+
+
+def _start_forkserver_safely() -> None:
+    """Start the fork server so that it imports this package, not a folder of the cwd.
+
+    The server runs `python -c ...`, which puts the cwd first on sys.path (and Python 3.11 does not
+    apply the parent's sys.path there): run from a folder holding a directory named `hotspot` (the
+    clone's parent folder after an editable install), the workers imported that directory as a
+    namespace package and died. PYTHONSAFEPATH (3.11+) drops the cwd entry; the server's path is
+    then the interpreter's own, where the installed package (or its editable finder) lives."""
+    from multiprocessing import forkserver
+
+    saved = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        forkserver.ensure_running()  # no-op when this process already started one
+    finally:
+        if saved is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = saved
 
 
 def _run_chunk_worker(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:

@@ -50,6 +50,10 @@ table.src tr.src-row.open td.loc::before { content:"\25BE  "; }
 tr.src-detail > td { background:#f3f6fb; padding:6px 10px 8px 26px; }
 tr.src-detail table td { padding:1px 8px; }
 td.loc { overflow-wrap:anywhere; max-width:520px; }
+.wide { max-width:100%; overflow-x:auto; }
+pre.snippet { margin:4px 0 8px; padding:4px 8px; background:#f6f8fa; border:1px solid var(--line); overflow-x:auto; }
+pre.snippet .hot { background:#fff3b0; font-weight:600; }
+details.sources { margin:4px 0 8px; }
 tr:target { background:var(--hl) !important; }
 .isa-tools { display:flex; gap:16px; align-items:center; margin:0 0 6px; font-size:13px; }
 .isa-scroll { max-height:78vh; overflow:auto; border:1px solid var(--line); border-radius:4px; }
