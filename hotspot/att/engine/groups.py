@@ -425,10 +425,11 @@ class NativeFold:
     (end of a run), `release` (a group being flushed) and on the spill signal.
     """
 
-    def __init__(self, mod: ModuleType, part: "WavePartial") -> None:
+    def __init__(self, mod: ModuleType, part: "WavePartial", tables: LineTables) -> None:
         self.mod = mod
         self.fold = mod.Fold(FOLD_SPILL_WAVES, FOLD_HASH_MASK)
         self.part = part
+        self.tables = tables
         self.members: list[SequenceGroup | None] = []  # by C index
 
     def wave(self, data: bytes, se: int) -> "tuple[bool, ScannedWave | None]":
@@ -440,10 +441,47 @@ class NativeFold:
         if index == -2:  # folded; the int64 sums are due for Python integers
             self.settle_all()
             return True, None
+        if index == -1 and found is not None:
+            # A sequence C does not know: build its group once, register it, fold again in C.
+            scanned = ScannedWave(*found)
+            if self._adopt(scanned, data, se):
+                return True, None
+            self.take_barriers()
+            return False, scanned
         self.take_barriers()
         if index >= 0:
             self._take(index)
         return False, ScannedWave(*found) if found is not None else None
+
+    def _adopt(self, wave: ScannedWave, data: bytes, se: int) -> bool:
+        """Register the group of `wave` (built here when new) and fold the wave in C; False (and
+        nothing changed) when C hands it back again, for the Python path to decide as before."""
+        groups = self.part.open_groups.groups
+        key: int | tuple = wave.sequence_hash
+        group = groups.get(key)
+        if group is not None and group.scanned != (wave.lines, wave.cats):
+            key = (wave.sequence_hash, wave.lines, wave.cats)
+            group = groups.get(key)
+        new = group is None
+        if new:
+            group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
+                                  tuple(wave.column("cats")), self.tables)
+            group.scanned = (wave.lines, wave.cats)
+        elif group.native_index is not None:
+            return False
+        self._register(group, wave)
+        res = self.fold.wave(data, se)
+        if res is not None and res[1] != -2:  # other edges or odd values: not folded
+            if new:
+                self.fold.drop_group(group.native_index)
+                self.members[group.native_index] = None
+                group.native_index = None
+            return False
+        if new:  # admitted once a wave is folded into it, as the Python path does
+            admit_group(self.part, self.part.open_groups, key, group)
+        if res is not None:
+            self.settle_all()
+        return True
 
     def last_ranges(self) -> tuple[list, tuple[int, int] | None, tuple[int, int] | None]:
         """Ranges of the last wave's columns ([time, category, stall, duration, line], states,
@@ -453,8 +491,10 @@ class NativeFold:
     def register(self, wave: ScannedWave) -> None:
         """Make the group the Python path just folded `wave` into known to C."""
         group = _scanned_group(self.part.open_groups.groups, wave)
-        if group is None or group.native_index is not None:
-            return
+        if group is not None and group.native_index is None:
+            self._register(group, wave)
+
+    def _register(self, group: SequenceGroup, wave: ScannedWave) -> None:
         positions, rows = group.indexes()
         group.native_index = self.fold.add_group(
             wave.sequence_hash, wave.lines, wave.cats, group.expected_key(self.mod) or b"",
@@ -513,12 +553,16 @@ class NativeFold:
             return
         waves, blame_waves, stall, duration, charge, wait, entries = taken
         group.settle()
+        sums = [memoryview(b).cast("q") for b in (stall, duration, charge, wait)]
+        if group.waves == 0:  # nothing in the Python lists yet: take C's sums as they are
+            group.stall, group.duration, group.charge, group.wait_stall = (m.tolist() for m in sums)
+        else:
+            group.stall = list(map(add, group.stall, sums[0]))
+            group.duration = list(map(add, group.duration, sums[1]))
+            group.charge = list(map(add, group.charge, sums[2]))
+            group.wait_stall = list(map(add, group.wait_stall, sums[3]))
         group.waves += waves
         group.blame_waves += blame_waves
-        group.stall = list(map(add, group.stall, memoryview(stall).cast("q")))
-        group.duration = list(map(add, group.duration, memoryview(duration).cast("q")))
-        group.charge = list(map(add, group.charge, memoryview(charge).cast("q")))
-        group.wait_stall = list(map(add, group.wait_stall, memoryview(wait).cast("q")))
         if entries:
             if group.pair_hists is None:
                 group.pair_hists = [{} for _ in group.pair_waits]

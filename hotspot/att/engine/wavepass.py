@@ -158,12 +158,16 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         part = WavePartial()
     mod = native()
     tables = opts.tables
-    fused = part.native = NativeFold(mod, part) if mod is not None else None
+    fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
         data = read_capped(path, opts.max_bytes)
         if fused is not None and not part.records_only:
+            # Folded in C unless the wave needs the Python path below; a wave with values no
+            # decoder writes (negative fields, begin > end, a state outside the enum) always
+            # comes back, so a check of those values runs below, on the scanned columns or on
+            # `fused.last_ranges()`, the same for both paths.
             done, scanned = fused.wave(data, se)
             if done:
                 continue
