@@ -84,3 +84,34 @@ def test_sums_taken_from_c_equal_the_python_groups(mod, tmp_path, monkeypatch):
     monkeypatch.setattr(wave_groups.NativeFold, "_adopt", lambda self, wave, data, se: False)
     python_only = asdict(run_wave_pass(files, opts, 1))
     assert fused == python_only
+
+
+@pytest.mark.parametrize("change", [
+    lambda w: w["instructions"][1].__setitem__(0, -3),   # negative time
+    lambda w: w["instructions"][1].__setitem__(2, -1),   # negative stall
+    lambda w: w["instructions"][1].__setitem__(3, -4),   # negative duration
+    lambda w: w["instructions"][1].__setitem__(4, -2),   # negative line
+    lambda w: w.update(begin=w["end"] + 1),              # begin after end
+    lambda w: w["timeline"][0].__setitem__(0, 5),        # a state outside the decoder's enum
+])
+def test_values_no_decoder_writes_are_handed_back_with_their_ranges(mod, tmp_path, change):
+    """The hook for a check of a wave's values: C never folds such a wave, and last_ranges()
+    holds what the check needs."""
+    from hotspot.att.engine.groups import NativeFold
+    from hotspot.att.engine.wavepass import WavePartial
+    from hotspot.att.waits.counters import build_tables
+    from hotspot.capture.codejson import read_code_json
+
+    d, files = _dispatch(tmp_path, waves=2, variants=1)
+    part = WavePartial()
+    fused = NativeFold(mod, part, build_tables(read_code_json(d / "code.json").rows))
+    assert fused.wave(files[0].read_bytes(), 0) == (True, None)  # adopted, folded in C
+    doc = orjson.loads(files[1].read_bytes())
+    change(doc["wave"])
+    done, sw = fused.wave(orjson.dumps(doc), 0)
+    assert not done and sw is not None
+    w = doc["wave"]
+    cols = list(zip(*w["instructions"]))
+    states, cycles = zip(*w["timeline"])
+    assert fused.last_ranges() == ([(min(c), max(c)) for c in cols], (min(states), max(states)),
+                                   (min(cycles), max(cycles)))
