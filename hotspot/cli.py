@@ -117,6 +117,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         import click  # type: ignore[no-redef]
 
     args = list(argv) if argv is not None else sys.argv[1:]
+    from hotspot.commands._run import signals_as_interrupts
+
+    with signals_as_interrupts():
+        try:
+            return _main(args, click)
+        except KeyboardInterrupt as exc:  # before or after a command ran (parsing, importing)
+            return _interrupted(exc, args)
+
+
+def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
+    """Ctrl-C/SIGTERM/SIGHUP outside a command's own handling: one line, and the JSON envelope."""
+    from hotspot.commands._run import interrupted_error
+    from hotspot.result import dumps, error_envelope
+
+    err = interrupted_error(exc)
+    sys.stderr.write(f"hotspot: {err.message}\n")
+    if _json_requested(args):
+        command = next((a for a in args if not a.startswith("-")), "")
+        sys.stdout.buffer.write(dumps(error_envelope(command, err.code, err.exit_code, err.message, err.hint,
+                                                     details=err.details)) + b"\n")
+        sys.stdout.flush()
+    return err.exit_code
+
+
+def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored click or click
     args = _take_pretty(args)
     args = _take_quiet(args)
     app = build_app(args[0] if args else None)
@@ -128,9 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)):
-        sys.stderr.write("hotspot: interrupted\n")
-        return 130
+    except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)) as exc:
+        # click turns a KeyboardInterrupt into Abort; the signal is in its cause
+        return _interrupted(exc.__cause__ or exc.__context__ or exc, args)
     except SystemExit as exc:
         code = exc.code
         if code is None:

@@ -2,11 +2,14 @@
 
 Exit codes (documented in README.md and docs/exit-codes.md):
 0 ok, 1 internal error, 2 usage, 3 bad or unsupported input, 4 empty trace,
-5 required external tool missing, 6 the profiled command failed.
+5 required external tool missing, 6 the profiled command failed; 128+N when signal N stopped it
+(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
 
+import errno
+import signal
 from pathlib import Path
 
 EXIT_OK = 0
@@ -16,6 +19,7 @@ EXIT_BAD_INPUT = 3
 EXIT_EMPTY_TRACE = 4
 EXIT_TOOL_MISSING = 5
 EXIT_COMMAND_FAILED = 6
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
 
 
 class HotspotError(Exception):
@@ -66,3 +70,53 @@ class CommandFailedError(HotspotError):
 def bad_file(path: Path | str, problem: str, hint: str = "", *, code: str = "bad-input") -> InputError:
     """An InputError whose message starts with the file name, as every reader reports."""
     return InputError(f"{path}: {problem}", hint, code=code)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Ctrl-C raises KeyboardInterrupt: every cleanup written for
+    Ctrl-C (children stopped, run.json marked interrupted) then runs for them too."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def interrupt_exit_code(exc: BaseException | None = None) -> int:
+    """128 + the signal that stopped us (the shell's convention): 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP."""
+    return 128 + int(getattr(exc, "signum", signal.SIGINT))
+
+
+def signal_name(signum: int) -> str:
+    return "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+# errno -> (error code, next step) for the environment faults a command can meet while writing or
+# reading: they are the machine's state, not a bug in hotspot, so they get exit 3 and a next step.
+_OS_FAULTS = {
+    errno.ENOSPC: ("disk-full", "free space on that file system, or write somewhere else"),
+    errno.EDQUOT: ("disk-full", "the disk quota is used up: free space, or write somewhere else"),
+    errno.EFBIG: ("disk-full", "the file size limit was reached (ulimit -f): raise it, or write less"),
+    errno.EACCES: ("permission-denied", "check the permissions of that path, or use another one"),
+    errno.EPERM: ("permission-denied", "check the permissions of that path, or use another one"),
+    errno.EROFS: ("permission-denied", "that file system is read-only: write somewhere else"),
+    errno.EIO: ("io-error", "the device reported an I/O error: check the disk, or use another path"),
+    errno.ENAMETOOLONG: ("io-error", "use a shorter path"),
+    errno.ELOOP: ("io-error", "a symbolic link loops: fix or remove it"),
+    errno.ENOTDIR: ("io-error", "a component of the path is a file, not a directory"),
+    errno.EMFILE: ("io-error", "too many open files: raise `ulimit -n`"),
+    errno.ENFILE: ("io-error", "the system is out of file handles: retry later"),
+}
+
+
+def os_fault(exc: OSError, path: Path | str | None = None, action: str = "") -> InputError | None:
+    """An environment fault (disk full, permission denied, read-only file system...) as an
+    InputError naming the path, or None when `exc` is not one of those (then it is a bug)."""
+    fault = _OS_FAULTS.get(exc.errno or 0)
+    if fault is None:
+        return None
+    code, hint = fault
+    where = path if path is not None else exc.filename
+    reason = exc.strerror or str(exc)
+    what = f"{action}: {reason}" if action else reason
+    return InputError(f"{where}: {what}" if where is not None else what, hint, code=code,
+                      details={"path": str(where) if where is not None else None, "errno": exc.errno})

@@ -6,9 +6,11 @@ exit code, all recorded in run.json. Every failure names what to change; nothing
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
+import signal
 from dataclasses import field
 from pathlib import Path
 from typing import Callable
@@ -27,10 +29,13 @@ from hotspot.errors import (
     CommandFailedError,
     EmptyTraceError,
     HotspotError,
+    InputError,
     ToolMissingError,
     UsageError,
+    os_fault,
+    signal_name,
 )
-from hotspot.result import JsonObject, Result
+from hotspot.result import JsonObject, Result, dumps
 from hotspot.record import record
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
@@ -43,8 +48,17 @@ EXIT_INTERRUPTED = 130
 
 
 class CollectInterrupted(HotspotError):
+    """Ctrl-C, SIGTERM or SIGHUP: exit 128 + the signal (130, 143, 129); run.json says interrupted."""
+
     exit_code = EXIT_INTERRUPTED
     code = "interrupted"
+
+    def __init__(self, message: str, hint: str = "", *, signum: int = signal.SIGINT,
+                 details: dict | None = None) -> None:
+        super().__init__(message, hint, details=details)
+        self.signum = int(signum)
+        self.exit_code = 128 + self.signum
+        self.details.setdefault("signal", self.signum)
 
 
 @record
@@ -159,6 +173,15 @@ class Collector:
         if not o.trace and not (o.pmc or o.pmc_preset):
             raise UsageError("--no-att without --pmc/--pmc-preset leaves nothing to collect",
                              "drop --no-att, or add --pmc COUNTER / --pmc-preset l2")
+        for pattern in o.skip:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise UsageError(f"--skip {pattern!r} is not a valid regex: {exc}",
+                                 "escape regex characters with a backslash, e.g. 'op\\(\\)' for 'op()'") from None
+        if o.pmc_preset is not None and o.pmc_preset not in counters.PRESETS:
+            raise UsageError(f"--pmc-preset {o.pmc_preset!r} is unknown", f"choose one of: {', '.join(counters.PRESETS)}")
+        counters.parse_counter_args(list(o.pmc))  # names checked before anything is created
         if o.iterations is not None:
             iterations.parse_spec(o.iterations)  # fail before running anything
 
@@ -227,7 +250,9 @@ class Collector:
             raise ToolMissingError(f"[{name}] cannot start {phase['argv'][0]}: {outcome.start_error}",
                                    tools.FIX_ROCPROFV3)
         if outcome.interrupted:
-            raise CollectInterrupted(f"[{name}] interrupted; the child was stopped", f"{kept}; run.json says interrupted")
+            sig = outcome.signum or signal.SIGINT
+            raise CollectInterrupted(f"[{name}] interrupted by {signal_name(sig)}; the child was stopped",
+                                     f"{kept}; run.json says interrupted", signum=sig)
         logs = tail(stdout, LOG_SCAN_BYTES) + "\n" + tail(stderr, LOG_SCAN_BYTES)
         if DECODER_FATAL in logs.lower():
             raise ToolMissingError(f"[{name}] rocprofv3: {DECODER_FATAL}",
@@ -239,6 +264,12 @@ class Collector:
                                      details={"run_dir": str(self.run_dir)})
         if outcome.exit_code != 0:
             err_tail = "\n".join(tail(stderr).splitlines()[-STDERR_TAIL_LINES:])
+            full = _disk_full(self.run_dir, logs)
+            if full is not None:  # the machine's state, not the program's failure: exit 3
+                raise InputError(f"[{name}] rocprofv3 exited {outcome.exit_code}: {full} under {self.run_dir}",
+                                 "free space there (or raise `ulimit -f`), or pass --output DIR on another "
+                                 f"file system; {kept}", code="disk-full",
+                                 details={"run_dir": str(self.run_dir), "phase": name, "stderr_tail": err_tail})
             if err_tail:
                 self.say(f"[{name}] stderr tail:\n" + "\n".join("  | " + ln for ln in err_tail.splitlines()))
             last = err_tail.splitlines()[-1].strip() if err_tail else "(no stderr)"
@@ -317,7 +348,7 @@ class Collector:
             argv, input_file = [prof, *jobs.flags(job)], None
         else:
             input_file = self.run_dir / "input.yaml"
-            input_file.write_text(text)
+            rundir.write_file(input_file, text)
             argv = [prof, "-i", str(input_file)]
         self.record.data["input_yaml"] = text  # type: ignore[union-attr]
         phase, _ = self._phase("att", argv, output_dir=out, input_file=input_file, yaml_text=text)
@@ -355,7 +386,7 @@ class Collector:
                             yaml_text=jobs.input_yaml([job]))
         else:
             input_file = self.run_dir / "pmc_input.yaml"
-            input_file.write_text(text)
+            rundir.write_file(input_file, text)
             self._phase("pmc", [prof, "-i", str(input_file)], output_dir=out, input_file=input_file, yaml_text=text)
         csvs = sorted(out.rglob("*counter_collection.csv"))
         summary: JsonObject = {"counters": list(self.pass_plan.counters),
@@ -375,7 +406,7 @@ class Collector:
             self.warn(f"counter analysis failed: {err.message}")
             summary["analysis_error"] = {"code": err.code, "message": err.message, "hint": err.hint}
             return summary
-        (self.run_dir / "pmc_analysis.json").write_bytes(res.to_json())
+        rundir.write_file(self.run_dir / "pmc_analysis.json", res.to_json())
         summary["analysis"] = res.data
         for w in res.warnings:
             self.warn(f"pmc: {w}")
@@ -392,7 +423,7 @@ class Collector:
             self.warn(f"analysis of {best.path.name} failed: {err.message}")
             return None, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
                           "hint": err.hint}, err.exit_code
-        (self.run_dir / "analysis.json").write_bytes(res.to_json())
+        rundir.write_file(self.run_dir / "analysis.json", res.to_json())
         for w in res.warnings:
             self.warn(f"analysis: {w}")
         return res.data, None, 0
@@ -414,7 +445,8 @@ class Collector:
         explicit = o.output is not None
         slug = rundir.regex_slug(o.kernel) if o.kernel else "discovering"
         target = o.output.resolve() if o.output is not None else o.cwd / rundir.RUNS_DIR / f"{stamp}-{slug}"
-        self.run_dir = rundir.create(target, explicit)
+        self.run_dir = rundir.create(target, explicit, dumps({"schema_version": rundir.RUN_SCHEMA_VERSION,
+                                                              "status": "running"}))
         self.record = rundir.RunRecord(self.run_dir, {
             "run_dir": str(self.run_dir), "command": list(o.command), "cwd": str(o.cwd),
             "env_added": dict(o.env), "rocprofv3": {"path": prof, "version": tools.rocprofv3_version(prof)[0]},
@@ -423,7 +455,13 @@ class Collector:
         self.record.save()
         self.say(f"run directory: {self.run_dir}")
         try:
-            return self._run_phases(prof, decoder, explicit, stamp)
+            try:
+                return self._run_phases(prof, decoder, explicit, stamp)
+            except OSError as exc:  # disk full, permissions... while writing logs or outputs
+                fault = os_fault(exc)
+                if fault is None:
+                    raise
+                raise fault from None
         except HotspotError as err:
             status = "interrupted" if isinstance(err, CollectInterrupted) else "failed"
             err.details.setdefault("run_dir", str(self.run_dir))
@@ -431,18 +469,30 @@ class Collector:
             err.details["warnings"] = list(self.warnings)
             for w in self.warnings:  # the error path prints no Result, so say them here
                 self.say(f"warning: {w}")
-            self.record.finish(status, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
-                                        "hint": err.hint})
+            self._finish(status, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
+                                  "hint": err.hint})
             raise
-        except KeyboardInterrupt:
-            self.record.finish("interrupted", {"code": "interrupted", "exit_code": EXIT_INTERRUPTED,
-                                               "message": "interrupted", "hint": ""})
-            raise CollectInterrupted("interrupted", f"outputs kept in {self.run_dir}",
-                                     details={"run_dir": str(self.run_dir)}) from None
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated) between phases
+            sig = int(getattr(exc, "signum", signal.SIGINT))
+            message = f"interrupted by {signal_name(sig)}"
+            self._finish("interrupted", {"code": "interrupted", "exit_code": 128 + sig, "message": message,
+                                         "hint": ""})
+            raise CollectInterrupted(message, f"outputs kept in {self.run_dir}", signum=sig,
+                                     details={"run_dir": str(self.run_dir),
+                                              "run_json": str(self.run_dir / rundir.RUN_JSON)}) from None
         except BaseException as exc:
-            self.record.finish("failed", {"code": "internal-error", "exit_code": 1,
-                                          "message": f"{type(exc).__name__}: {exc}", "hint": ""})
+            self._finish("failed", {"code": "internal-error", "exit_code": 1,
+                                    "message": f"{type(exc).__name__}: {exc}", "hint": ""})
             raise
+
+    def _finish(self, status: str, error: JsonObject) -> None:
+        """Mark run.json; a record that cannot be written (the disk that failed the run) must not
+        hide the error that ended the run."""
+        assert self.record is not None
+        try:
+            self.record.finish(status, error)
+        except HotspotError as exc:
+            self.say(f"warning: run.json not updated: {exc.message}")
 
     def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result:
         o = self.opts
@@ -450,9 +500,8 @@ class Collector:
         if o.kernel is None:
             self._discover(prof)
             if not explicit:  # name the run after the kernel now that we know it
-                named = rundir.unique(self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel['name'])}"))
-                self.run_dir.rename(named)
-                self._relocate(named)
+                wanted = self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel['name'])}")
+                self._relocate(rundir.rename_unique(self.run_dir, wanted))
         self.record.data["kernel"] = self.kernel
         if self.pass_plan is None:
             self._counter_plan()  # the preset needed the arch from discovery
@@ -561,6 +610,22 @@ class Collector:
             return {"name": name, "argv": [*argv, "--", *self.opts.command], "input_file": None, "yaml": text}
         return {"name": name, "argv": [prof, "-i", str(input_file), "--", *self.opts.command],
                 "input_file": str(input_file), "yaml": text}
+
+
+_FULL_MESSAGES = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG))
+
+
+def _disk_full(run_dir: Path | None, logs: str) -> str | None:
+    """Why a failed phase failed when it was the disk: the run's file system has no free blocks,
+    or the profiler's output says so (also what a file size limit, `ulimit -f`, produces)."""
+    try:
+        if run_dir is not None:
+            st = os.statvfs(run_dir)
+            if st.f_bavail == 0 and st.f_blocks > 0:
+                return "the file system is full"
+    except OSError:
+        pass
+    return next((f"its output says {m!r}" for m in _FULL_MESSAGES if m in logs), None)
 
 
 _EMPTY_REMEDIES = ("re-capture with another --target-cu (e.g. 0 or 2), a wider --se-mask (0xF), a larger grid "

@@ -1,9 +1,11 @@
-"""Run one rocprofv3 invocation: argument list (never a shell), output to files, Ctrl-C and timeout.
+"""Run one rocprofv3 invocation: argument list (never a shell), output to files, signals and timeout.
 
 The child gets its own process group so that a terminal Ctrl-C reaches hotspot only; hotspot then
 forwards ONE SIGINT to the whole group (rocprofv3 and the application it runs), waits for it to
 finish writing, and records the run as interrupted. A second Ctrl-C, or a child that ignores the
-first for INTERRUPT_GRACE_S, escalates to SIGTERM and then SIGKILL.
+first for INTERRUPT_GRACE_S, escalates to SIGTERM and then SIGKILL. SIGTERM and SIGHUP to hotspot
+(kill, timeout, a scheduler, a closed terminal) send SIGTERM to the group, then SIGKILL after
+TERM_GRACE_S; a second signal of any kind kills the group at once.
 """
 
 from __future__ import annotations
@@ -20,8 +22,13 @@ from hotspot.record import record
 # decodes its buffers at exit, which takes seconds on a real trace.
 INTERRUPT_GRACE_S = 30.0
 KILL_GRACE_S = 5.0
+# After SIGTERM/SIGHUP the sender (a scheduler, `timeout -k`) usually kills us soon: a shorter grace.
+TERM_GRACE_S = 10.0
+# HOTSPOT_INTERRUPT_GRACE_S overrides both graces (seconds), e.g. longer for very large traces.
+GRACE_ENV = "HOTSPOT_INTERRUPT_GRACE_S"
 # A "still running" line on stderr this often, so a long phase does not look hung.
 HEARTBEAT_S = 30.0
+POLL_S = 0.2  # how often the wait for a phase looks at signals, the timeout and the heartbeat
 TAIL_BYTES = 4000
 # False inside a `hotspot sweep` entry job: the job is already the leader of its own process group,
 # and keeping rocprofv3 in that group lets the sweep stop the entry's whole tree with one killpg.
@@ -35,6 +42,7 @@ class ProcessOutcome:
     interrupted: bool
     timed_out: bool
     start_error: str | None = None
+    signum: int | None = None  # the signal that interrupted the phase (SIGINT, SIGTERM, SIGHUP)
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
@@ -59,22 +67,48 @@ def _wait(proc: subprocess.Popen, seconds: float) -> bool:
         return False
 
 
-def _stop(proc: subprocess.Popen, first: int) -> None:
-    """Signal the group with `first`, then escalate until it is gone."""
-    for sig, grace in ((first, INTERRUPT_GRACE_S), (signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
+def _grace(default: float) -> float:
+    text = os.environ.get(GRACE_ENV, "").strip()
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        return default
+    return value if 0 <= value < float("inf") else default
+
+
+def _stop(proc: subprocess.Popen, first: int, grace: float | None = None) -> None:
+    """Signal the group with `first`, then escalate (SIGTERM, SIGKILL) until it is gone."""
+    steps = [(first, _grace(INTERRUPT_GRACE_S) if grace is None else grace)]
+    if first != signal.SIGTERM:
+        steps.append((signal.SIGTERM, KILL_GRACE_S))
+    steps.append((signal.SIGKILL, KILL_GRACE_S))
+    for sig, wait_s in steps:
         _signal_group(proc, sig)
-        if _wait(proc, grace):
+        if _wait(proc, wait_s):
             return
 
 
-def _tee(pipe, log, prefix: bytes) -> None:
-    """Copy a child's stream line by line into its log and, prefixed, onto our stderr."""
+def _reap_group(proc: subprocess.Popen) -> None:
+    """After an interrupt or timeout the run is over: whatever of the group outlived rocprofv3
+    (an application's own children) is killed too, so nothing keeps running on the GPU."""
+    if OWN_PROCESS_GROUP:
+        _signal_group(proc, signal.SIGKILL)
+
+
+def _tee(pipe, log, prefix: bytes, failures: list[OSError]) -> None:
+    """Copy a child's stream line by line into its log and, prefixed, onto our stderr. A log that
+    cannot be written (disk full) is noted in `failures`; the stream is still drained, so the
+    child never blocks on a full pipe."""
     import sys
 
     err = getattr(sys.stderr, "buffer", None)
     for line in iter(pipe.readline, b""):
-        log.write(line)
-        log.flush()
+        if not failures:
+            try:
+                log.write(line)
+            except OSError as exc:
+                exc.filename = exc.filename or getattr(log, "name", None)
+                failures.append(exc)
         try:
             if err is not None:
                 err.write(prefix + line if line.endswith(b"\n") else prefix + line + b"\n")
@@ -95,63 +129,93 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
     import threading
 
     start = time.monotonic_ns()
-    state = {"interrupts": 0}
+    state: dict = {"interrupts": 0, "signum": None, "proc": None, "sent": False}
     tees: list[threading.Thread] = []
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        pipe = subprocess.PIPE if stream is not None else None
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=pipe or out, stderr=pipe or err,
-                                    env=env, cwd=cwd, start_new_session=OWN_PROCESS_GROUP)
-        except OSError as exc:
-            return ProcessOutcome(None, time.monotonic_ns() - start, False, False, str(exc))
-        if stream is not None:
-            prefix = stream.encode("utf-8", "replace")
-            tees = [threading.Thread(target=_tee, args=(src, log, prefix), daemon=True)
-                    for src, log in ((proc.stdout, out), (proc.stderr, err))]
-            for t in tees:
-                t.start()
 
-        def on_sigint(_signum, _frame) -> None:
-            state["interrupts"] += 1
-            # first Ctrl-C: let the profiler finish writing; second: stop now
-            _signal_group(proc, signal.SIGINT if state["interrupts"] == 1 else signal.SIGKILL)
+    def on_signal(signum: int, _frame) -> None:
+        state["interrupts"] += 1
+        if state["signum"] is None:
+            state["signum"] = signum
+        proc = state["proc"]
+        if proc is None:
+            return  # not started yet: it is stopped as soon as it is
+        # first signal: let the profiler finish writing; second: stop now
+        _signal_group(proc, _first_signal(signum) if state["interrupts"] == 1 else signal.SIGKILL)
+        state["sent"] = True
 
-        previous = signal.getsignal(signal.SIGINT)
-        handler_set = False
-        try:
-            signal.signal(signal.SIGINT, on_sigint)
-            handler_set = True
-        except ValueError:
-            pass  # not the main thread: Ctrl-C then reaches us as KeyboardInterrupt below
-        timed_out = False
-        try:
-            while True:
-                elapsed = (time.monotonic_ns() - start) / 1e9
-                step = HEARTBEAT_S
-                if timeout_s is not None:
-                    step = min(step, max(0.0, timeout_s - elapsed))
-                if state["interrupts"]:
-                    if not _wait(proc, INTERRUPT_GRACE_S):
-                        _stop(proc, signal.SIGTERM)
-                    break
-                if _wait(proc, step):
-                    break
-                elapsed = (time.monotonic_ns() - start) / 1e9
-                if timeout_s is not None and elapsed >= timeout_s:
-                    timed_out = True
-                    _stop(proc, signal.SIGINT)
-                    break
-                if heartbeat is not None and not state["interrupts"]:
-                    heartbeat(elapsed)
-        except KeyboardInterrupt:
-            state["interrupts"] += 1
-            _stop(proc, signal.SIGINT)
-        finally:
-            if handler_set:
-                signal.signal(signal.SIGINT, previous)
-            for t in tees:  # the rest of the output (a grandchild may hold the pipe: bounded wait)
-                t.join(timeout=KILL_GRACE_S)
-    return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out)
+    # Handlers go in before the child starts, so no signal can leave it running unobserved.
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        # Inside a sweep entry (OWN_PROCESS_GROUP False) SIGTERM belongs to the entry job: it kills it all.
+        for sig in (signal.SIGINT, *((signal.SIGTERM, signal.SIGHUP) if OWN_PROCESS_GROUP else ())):
+            if sig == signal.SIGINT or signal.getsignal(sig) != signal.SIG_IGN:  # nohup's choice stays
+                previous[sig] = signal.signal(sig, on_signal)
+    timed_out = False
+    failures: list[OSError] = []
+    try:
+        # Unbuffered: a write that fails (disk full) fails in the tee, not later at close.
+        with stdout.open("wb", buffering=0) as out, stderr.open("wb", buffering=0) as err:
+            pipe = subprocess.PIPE if stream is not None else None
+            try:
+                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=pipe or out, stderr=pipe or err,
+                                        env=env, cwd=cwd, start_new_session=OWN_PROCESS_GROUP)
+            except OSError as exc:
+                return ProcessOutcome(None, time.monotonic_ns() - start, False, False, str(exc))
+            state["proc"] = proc
+            if state["interrupts"] and not state["sent"]:  # signalled while it was starting
+                _signal_group(proc, _first_signal(state["signum"]))
+            if stream is not None:
+                prefix = stream.encode("utf-8", "replace")
+                tees = [threading.Thread(target=_tee, args=(src, log, prefix, failures), daemon=True)
+                        for src, log in ((proc.stdout, out), (proc.stderr, err))]
+                for t in tees:
+                    t.start()
+            try:
+                beat_at = HEARTBEAT_S
+                while True:
+                    if state["interrupts"]:
+                        first = _first_signal(state["signum"])
+                        if not _wait(proc, _grace(INTERRUPT_GRACE_S if first == signal.SIGINT else TERM_GRACE_S)):
+                            if first == signal.SIGINT:
+                                _stop(proc, signal.SIGTERM, KILL_GRACE_S)
+                            else:  # SIGTERM was sent already
+                                _signal_group(proc, signal.SIGKILL)
+                                _wait(proc, KILL_GRACE_S)
+                        _reap_group(proc)
+                        break
+                    # Short steps: a signal handler cannot cut a wait short (the wait resumes).
+                    if _wait(proc, POLL_S):
+                        break
+                    elapsed = (time.monotonic_ns() - start) / 1e9
+                    if timeout_s is not None and elapsed >= timeout_s:
+                        timed_out = True
+                        _stop(proc, signal.SIGINT)
+                        _reap_group(proc)
+                        break
+                    if heartbeat is not None and elapsed >= beat_at and not state["interrupts"]:
+                        heartbeat(elapsed)
+                        beat_at = elapsed + HEARTBEAT_S
+            except KeyboardInterrupt as exc:  # not the main thread, or a signal with no handler of ours
+                state["interrupts"] += 1
+                state["signum"] = state["signum"] or getattr(exc, "signum", signal.SIGINT)
+                _stop(proc, _first_signal(state["signum"]))
+                _reap_group(proc)
+            finally:
+                for t in tees:  # the rest of the output (a grandchild may hold the pipe: bounded wait)
+                    t.join(timeout=KILL_GRACE_S)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+    if failures:
+        raise failures[0]  # the phase ran, but its log is incomplete: the caller names the file
+    return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out,
+                          signum=state["signum"])
+
+
+def _first_signal(signum: int | None) -> int:
+    """What the group gets first: Ctrl-C is passed on as SIGINT (the profiler flushes its trace);
+    SIGTERM and SIGHUP become SIGTERM (hotspot's children run in their own session: no terminal)."""
+    return signal.SIGINT if signum in (None, signal.SIGINT) else signal.SIGTERM
 
 
 def tail(path: Path, limit: int = TAIL_BYTES) -> str:

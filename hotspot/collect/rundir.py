@@ -1,8 +1,10 @@
 """Run directories (never reused) and the run.json record that lives in each.
 
 Every run gets its own directory: an explicit --output must be new or empty; the default
-`./hotspot-runs/<UTC-timestamp>-<slug>/` gets a numeric suffix if the name is taken. run.json is
-rewritten atomically after every step, so an interrupted or crashed run still says what happened.
+`./hotspot-runs/<UTC-timestamp>-<slug>/` gets a numeric suffix if the name is taken. The claim is
+atomic (mkdir, then run.json created exclusively), so of several collects started together on one
+--output exactly one proceeds. run.json is rewritten atomically after every step, so an
+interrupted or crashed run still says what happened.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from hotspot.errors import InputError
+from hotspot.errors import HotspotError, InputError, os_fault
 from hotspot.result import JsonObject, dumps
 
 RUNS_DIR = "hotspot-runs"
@@ -58,27 +60,160 @@ def unique(path: Path) -> Path:
     raise InputError(f"{path}: cannot find a free run directory name", "pass --output DIR")
 
 
+_REUSE_HINT = ("pass a new --output DIR, or omit --output for a fresh ./hotspot-runs/<timestamp>-<kernel>/")
+
+
+def _exists(path: Path) -> InputError:
+    return InputError(f"{path}: exists and is not an empty directory; a run directory is never reused "
+                      "or overwritten", _REUSE_HINT, code="run-dir-exists")
+
+
 def check_explicit(path: Path) -> None:
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise InputError(f"{path}: exists and is not an empty directory; a run directory is never reused "
-                         "or overwritten", "pass a new --output DIR, or omit --output for a fresh "
-                         "./hotspot-runs/<timestamp>-<kernel>/")
+        raise _exists(path)
 
 
-def create(path: Path, explicit: bool) -> Path:
+def fault(exc: OSError, path: Path, action: str) -> HotspotError:
+    """An OSError while making or writing the run directory, classified (exit 3) when it is the
+    machine's state (permissions, disk full, read-only file system); re-raised otherwise."""
+    err = os_fault(exc, exc.filename or path, action)
+    if err is None:
+        raise exc
+    err.hint = f"{err.hint}; or pass --output DIR on a writable file system"
+    return err
+
+
+def _mkdir_parents(parent: Path) -> list[Path]:
+    """Create `parent` and its missing ancestors; the ones created, deepest first."""
+    missing = []
+    for p in (parent, *parent.parents):
+        if p.exists() or p.is_symlink():
+            break
+        missing.append(p)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where a directory should be
+        raise InputError(f"{parent}: exists and is not a directory", _REUSE_HINT) from None
+    except OSError as exc:
+        _remove_empty(missing)
+        raise fault(exc, parent, "cannot create the directory") from None
+    return missing
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Take back directories this run created (deepest first) when it could not start in them."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            return
+
+
+def _claim(path: Path, record: bytes) -> bool:
+    """Create run.json exclusively: True for the one process that got `path`."""
+    try:
+        fd = os.open(path / RUN_JSON, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise fault(exc, path, "cannot create run.json") from None
+    try:
+        os.write(fd, record)
+    except OSError as exc:
+        os.close(fd)
+        os.unlink(path / RUN_JSON)
+        raise fault(exc, path / RUN_JSON, "cannot write") from None
+    os.close(fd)
+    return True
+
+
+def create(path: Path, explicit: bool, record: bytes = b"{}") -> Path:
+    """Make and claim the run directory (run.json holds `record` until the first save). An
+    explicit path that another run holds is refused (exit 3) before anything is written in it; a
+    run that cannot start (disk full, permissions) takes back the directories it made."""
     if explicit:
-        check_explicit(path)
-        path.mkdir(parents=True, exist_ok=True)
+        check_explicit(path)  # before anything is created
+    made = _mkdir_parents(path.parent)
+    try:
+        return _create(path, explicit, record, made)
+    except HotspotError:
+        _remove_empty(made)
+        raise
+
+
+def _create(path: Path, explicit: bool, record: bytes, made: list[Path]) -> Path:
+    if explicit:
+        try:
+            os.mkdir(path)
+            mine = True
+        except FileExistsError:
+            if not path.is_dir():
+                raise _exists(path) from None
+            mine = False  # an existing empty directory: whoever creates run.json first has it
+        except OSError as exc:
+            raise fault(exc, path, "cannot create the run directory") from None
+        try:
+            claimed = _claim(path, record)
+        except HotspotError:
+            if mine:
+                _remove_empty([path])
+            raise
+        if not claimed:
+            raise _exists(path)
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(_UNIQUE_TRIES):
         path = unique(path)
         try:
-            path.mkdir()  # atomic: two concurrent runs cannot both get it
-            return path
+            os.mkdir(path)  # atomic: two concurrent runs cannot both get it
         except FileExistsError:
             continue
+        except OSError as exc:
+            raise fault(exc, path, "cannot create the run directory") from None
+        try:
+            if _claim(path, record):
+                return path
+        except HotspotError:
+            _remove_empty([path])
+            raise
     raise InputError(f"{path}: cannot create a fresh run directory", "pass --output DIR")
+
+
+def rename_unique(current: Path, wanted: Path) -> Path:
+    """Move a run directory to `wanted` (or `wanted-2`, ...): the new name is claimed with mkdir
+    first, so two runs naming themselves after the same kernel in the same second never collide
+    (renaming a directory onto our own empty one replaces it atomically)."""
+    for _ in range(_UNIQUE_TRIES):
+        target = unique(wanted)
+        try:
+            os.mkdir(target)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise fault(exc, target, "cannot rename the run directory") from None
+        try:
+            os.rename(current, target)
+        except OSError as exc:
+            os.rmdir(target)
+            raise fault(exc, target, "cannot rename the run directory") from None
+        return target
+    raise InputError(f"{wanted}: cannot find a free run directory name", "pass --output DIR")
+
+
+def write_file(path: Path, data: bytes | str) -> None:
+    """Write one file of the run directory through a temporary name: a full disk leaves no
+    truncated file behind, and the failure names the file (exit 3)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException as exc:  # a full disk, or a signal mid-write: no temporary left behind
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise fault(exc, path, "cannot write") from None
+        raise
 
 
 class RunRecord:
@@ -94,10 +229,7 @@ class RunRecord:
         self.data["run_dir"] = str(run_dir)
 
     def save(self) -> None:
-        path = self.run_dir / RUN_JSON
-        tmp = path.with_name(RUN_JSON + ".tmp")
-        tmp.write_bytes(dumps(self.data))
-        os.replace(tmp, path)
+        write_file(self.run_dir / RUN_JSON, dumps(self.data))
 
     def finish(self, status: str, error: JsonObject | None = None) -> None:
         self.data["status"] = status

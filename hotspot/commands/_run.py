@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from hotspot.errors import HotspotError
     from hotspot.result import Result
 
 
@@ -34,12 +39,65 @@ def _write_stdout(text: str | bytes) -> None:
     out.flush()
 
 
+# SIGTERM (kill, timeout, schedulers) and SIGHUP (a closed terminal) stop a command the way Ctrl-C
+# does: as an exception, so children are stopped and records say "interrupted" before we exit.
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    from hotspot.errors import Terminated
+
+    raise Terminated(signum)
+
+
+@contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM/SIGHUP raise `Terminated` (a KeyboardInterrupt). A signal someone
+    chose to ignore (nohup) or handle stays theirs; outside the main thread nothing changes."""
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in TERMINATING:
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                previous[sig] = signal.signal(sig, _raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+def _report(command: str, fmt: str, err: "HotspotError") -> int:
+    """One line on stderr, and the JSON envelope on stdout under --format json."""
+    from hotspot.diagnostics import fit_diagnostic
+    from hotspot.result import dumps, error_envelope
+
+    exit_code = err.exit_code if err.code != "usage" else 2
+    line = f"hotspot {command}: {err.message}"
+    if err.hint:
+        line += f" (next: {err.hint})"
+    sys.stderr.write(fit_diagnostic(line) + "\n")
+    if fmt == "json":
+        _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
+                                           err.hint, details=err.details)))
+    return exit_code
+
+
+def interrupted_error(exc: BaseException) -> "HotspotError":
+    """The error an interrupt (Ctrl-C, SIGTERM, SIGHUP) ends a command with: exit 128 + signal."""
+    from hotspot.errors import HotspotError, interrupt_exit_code, signal_name
+
+    code = interrupt_exit_code(exc)
+    err = HotspotError(f"interrupted by {signal_name(code - 128)}", "rerun the command", code="interrupted",
+                       details={"signal": code - 128})
+    err.exit_code = code
+    return err
+
+
 def run(command: str, fmt: str, produce: Callable[[], "Result"],
         renderers: dict[str, Renderer] | None = None) -> int:
     """Run `produce` inside one capture session, print the Result in `fmt` (renderers from the
     registry unless given), return the exit code. Never raises."""
-    from hotspot.errors import EXIT_INTERNAL, HotspotError
-    from hotspot.result import dumps, error_envelope
+    from hotspot.errors import HotspotError
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
     from hotspot.capture.session import capture_session
@@ -48,7 +106,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
     if renderers is None:
         renderers = registered(command)
     try:
-        with capture_session():
+        with signals_as_interrupts(), capture_session():
             result = produce()
         if fmt == "json":
             _write_stdout(result.to_json())
@@ -68,20 +126,9 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
                 warn(w)
         return getattr(result, "exit_code", 0) or 0
     except HotspotError as err:
-        exit_code = err.exit_code if err.code != "usage" else 2
-        line = f"hotspot {command}: {err.message}"
-        if err.hint:
-            line += f" (next: {err.hint})"
-        from hotspot.diagnostics import fit_diagnostic
-
-        sys.stderr.write(fit_diagnostic(line) + "\n")
-        if fmt == "json":
-            _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
-                                               err.hint, details=err.details)))
-        return exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write(f"hotspot {command}: interrupted\n")
-        return 130
+        return _report(command, fmt, err)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP as Terminated
+        return _report(command, fmt, interrupted_error(exc))
     except BrokenPipeError:
         # The reader went away (`| head`): not an error. Point stdout at /dev/null so the
         # interpreter's final flush does not complain.
@@ -91,13 +138,27 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
         except (OSError, ValueError):
             pass
         return 0
+    except OSError as exc:
+        from hotspot.errors import os_fault
+
+        fault = os_fault(exc)  # disk full, permission denied...: the machine's state, exit 3
+        if fault is not None and not os.environ.get("HOTSPOT_DEBUG"):
+            return _report(command, fmt, fault)
+        return _internal(command, fmt, exc)
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, exit 1
-        if os.environ.get("HOTSPOT_DEBUG"):
-            raise
-        msg = f"internal error: {type(exc).__name__}: {exc}"
-        sys.stderr.write(f"hotspot {command}: {msg} (next: rerun with HOTSPOT_DEBUG=1 for a "
-                         "traceback and report it)\n")
-        if fmt == "json":
-            _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,
-                                               "rerun with HOTSPOT_DEBUG=1 and report the traceback")))
-        return EXIT_INTERNAL
+        return _internal(command, fmt, exc)
+
+
+def _internal(command: str, fmt: str, exc: Exception) -> int:
+    from hotspot.errors import EXIT_INTERNAL
+    from hotspot.result import dumps, error_envelope
+
+    if os.environ.get("HOTSPOT_DEBUG"):
+        raise exc
+    msg = f"internal error: {type(exc).__name__}: {exc}"
+    sys.stderr.write(f"hotspot {command}: {msg} (next: rerun with HOTSPOT_DEBUG=1 for a "
+                     "traceback and report it)\n")
+    if fmt == "json":
+        _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,
+                                           "rerun with HOTSPOT_DEBUG=1 and report the traceback")))
+    return EXIT_INTERNAL

@@ -72,7 +72,7 @@ def export_perfetto(path: Path, output: str | None, force: bool,
                     opts: PerfettoOptions = PerfettoOptions()) -> Result:
     from hotspot.export.output import resolve_output, write_atomically
 
-    target = resolve_output(output, DEFAULT_TRACE, force)
+    target = resolve_output(output, DEFAULT_TRACE, force, inputs=[Path(path)])
     warnings: list[str] = []
     ddir = select_dispatch(path, warnings)
     holder: JsonObject = {}

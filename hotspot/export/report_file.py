@@ -29,7 +29,7 @@ class ReportWritten:
 
 def write_report(path: Path, output: str | None, force: bool,
                  opts: ReportOptions = ReportOptions()) -> Result:
-    target = resolve_output(output, DEFAULT_REPORT, force)  # fail before the analysis, not after
+    target = resolve_output(output, DEFAULT_REPORT, force, inputs=[Path(path)])  # fail before the analysis, not after
     from hotspot.render.html import render_html
 
     data_result = report_data(path, opts)

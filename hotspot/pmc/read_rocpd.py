@@ -6,6 +6,7 @@ import math
 import sqlite3
 from pathlib import Path
 
+from hotspot.capture.trace._sqlite import open_readonly
 from hotspot.errors import bad_file
 from hotspot.pmc.model import ArchHint, CounterFile
 from hotspot.pmc.read_csv import (
@@ -19,13 +20,16 @@ _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end"
 
 def _connect(path: Path) -> sqlite3.Connection:
     try:
-        # Read-only URI: never creates or modifies the file (as_uri escapes '?' and '#').
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # Read-only and immutable: nothing is created or modified beside the file, even in WAL mode.
+        con = open_readonly(path)
         con.execute("select count(*) from sqlite_master").fetchone()
         return con
     except sqlite3.DatabaseError as exc:
         raise bad_file(path, f"not a readable SQLite database ({exc})",
                        "pass a rocpd *_results.db written by rocprofv3 --output-format rocpd") from None
+    except OSError as exc:  # the private copy of a database with a hot -wal/-journal
+        raise bad_file(path, f"cannot copy it to read it with its -wal/-journal ({exc.strerror})",
+                       "free space in the temporary folder (TMPDIR)") from None
 
 
 def read_rocpd(path: Path) -> CounterFile:

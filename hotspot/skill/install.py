@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from hotspot.errors import InputError
+from hotspot.errors import InputError, os_fault
 from hotspot.result import Result
 from hotspot.record import record
 
@@ -53,6 +54,7 @@ def install_skill(dest: Path, force: bool = False) -> Result:
         if target.exists() and (not target.is_file() or target.read_bytes() != content):
             conflicts.append(target)
         plan.append((rel, target, content))
+    _refuse_sources([target for _, target, _ in plan])
     if conflicts and not force:
         names = ", ".join(str(c) for c in conflicts)
         raise InputError(f"{conflicts[0]}: a different file already exists (conflicts: {names})",
@@ -64,10 +66,46 @@ def install_skill(dest: Path, force: bool = False) -> Result:
             unchanged.append(str(target))
             continue
         existed = target.exists()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+        _write(target, content)
         (overwritten if existed else written).append(str(target))
     return Result("skill install", InstallData(str(dest), written, unchanged, overwritten))
+
+
+def _refuse_sources(targets: list[Path]) -> None:
+    """A destination file that is (symlink, hard link) one of the packaged skill files is never
+    written, even with --force: that would change the skill every later install copies."""
+    sources = {}
+    for rel in skill_files():
+        st = (skill_dir() / rel).stat()
+        sources[(st.st_dev, st.st_ino)] = skill_dir() / rel
+    for target in targets:
+        try:
+            st = target.stat()
+        except OSError:
+            continue
+        source = sources.get((st.st_dev, st.st_ino))
+        if source is not None:
+            raise InputError(f"{target}: is the packaged skill file {source}; not overwritten, even with "
+                             "--force", "choose another --dest", code="output-is-input",
+                             details={"output": str(target), "input": str(source)})
+
+
+def _write(target: Path, content: bytes) -> None:
+    """Through a temporary name: a full disk leaves no half-written skill file (exit 3 naming it)."""
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(content)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        err = os_fault(exc, target, "cannot write")
+        if err is None:
+            raise
+        raise err from None
 
 
 def skill_path_result() -> Result:

@@ -225,10 +225,13 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
     scope = [e for e in doc["entries"] if not only or e["name"] in only]
     if outcome.interrupted:
         c = data["counts"]
-        raise SweepInterrupted(
+        err = SweepInterrupted(
             f"interrupted: {c['done']} done, {c['interrupted']} interrupted, {c['pending']} pending "
             f"in {sweep_dir}", "resume with the same command plus --retry interrupted",
             details={"sweep_dir": str(sweep_dir), "counts": c})
+        err.exit_code = 128 + (outcome.signum or 2)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
+        err.details["signal"] = outcome.signum or 2
+        raise err
     result = Result(command, data, [])
     states = {e["state"] for e in scope}
     if states & {"failed", "timed-out", "interrupted"}:

@@ -72,6 +72,7 @@ class WorkerOutcome:
     finished: list[JsonObject] = field(default_factory=list)  # entries this worker completed
     interrupted: bool = False
     gpus: tuple[int, ...] = ()
+    signum: int | None = None  # the first signal (SIGINT, SIGTERM, SIGHUP): exit 128 + it
 
 
 def _gpu_lock(sweep_dir: Path, gpu: int) -> int | None:
@@ -171,6 +172,8 @@ class Worker:
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         self.interrupts += 1
+        if self.outcome.signum is None:
+            self.outcome.signum = signum
         if self.interrupts == 1:
             self._say(f"[sweep] {signal.Signals(signum).name}: no new entries; stopping the "
                       f"{len(self.jobs)} running (again to kill at once)")
@@ -292,7 +295,8 @@ class Worker:
         return done
 
     def run(self) -> WorkerOutcome:
-        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+                    if s != signal.SIGHUP or signal.getsignal(s) != signal.SIG_IGN}  # nohup's choice stays
         for s in previous:
             signal.signal(s, self._on_signal)
         try:

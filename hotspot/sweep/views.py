@@ -73,7 +73,7 @@ def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) 
         from hotspot.export.output import resolve_output, write_atomically
         from hotspot.sweep.dashboard import render_dashboard
 
-        target = resolve_output(html, "sweep-dashboard.html", force)
+        target = resolve_output(html, "sweep-dashboard.html", force, inputs=[sweep_dir / mf.MANIFEST])
         if target is None:
             raise UsageError("--html needs a file path", "e.g. --html dashboard.html")
         page = render_dashboard(data, target.resolve().parent).encode("utf-8")

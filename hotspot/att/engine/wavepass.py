@@ -245,6 +245,9 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from hotspot.capture.session import note_inputs
+
+    note_inputs(d[0] for chunk in work for d in chunk)  # read by the workers, inputs all the same
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods and sys.version_info >= (3, 11):  # PYTHONSAFEPATH: see below
         # Workers forked from a small server that has imported only the wave pass, not from this

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
@@ -19,15 +22,62 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
+# Beside a database in WAL mode, or one with an unfinished transaction, these hold data the main
+# file does not have yet.
+_HOT_SIDE_FILES = ("-wal", "-journal")
+
+
+def _uri(path: Path) -> str:
+    return f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """Open a database without writing anything beside it. `mode=ro` alone is not enough: on a
+    WAL-mode database in a writable folder SQLite still creates `-shm`/`-wal` there. `immutable=1`
+    makes SQLite read the file as it is, with no locks and no side files. When a non-empty
+    `-wal`/`-journal` is beside it (the writer crashed or is still running), the main file alone
+    is not the whole database: the files are copied to a private folder, the copy is brought up
+    to date there, and that is what is read. Raises sqlite3.Error."""
+    hot = [path.with_name(path.name + s) for s in _HOT_SIDE_FILES]
+    if not any(_nonempty(h) for h in hot):
+        return sqlite3.connect(_uri(path), uri=True)
+    private = Path(tempfile.mkdtemp(prefix="hotspot-sqlite-"))
+    try:
+        copy = private / path.name
+        shutil.copyfile(path, copy)
+        for h in hot:
+            if _nonempty(h):
+                shutil.copyfile(h, private / h.name)
+        # Replays the WAL (or rolls the journal back) into the copy, then leaves one plain file.
+        with sqlite3.connect(str(copy)) as rw:
+            rw.execute("PRAGMA journal_mode=DELETE").fetchone()
+        rw.close()
+        # The connection keeps its descriptor: the private folder can go at once (nothing to clean
+        # up later, even if the command is killed while reading).
+        return sqlite3.connect(_uri(copy), uri=True)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _nonempty(path: Path) -> bool:
+    try:
+        return os.stat(path).st_size > 0
+    except OSError:
+        return False
+
+
 def connect_ro(path: Path) -> sqlite3.Connection:
-    """Open read-only (never creates or modifies the user's file)."""
+    """Open read-only (never creates or modifies the user's file, nor anything beside it)."""
     if not path.is_file():
         raise bad_file(path, "does not exist or is not a file", "check the path")
     try:
-        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        conn = open_readonly(path)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
         raise bad_file(path, f"cannot open as SQLite ({exc})") from exc
+    except OSError as exc:  # the private copy of a database with a hot -wal/-journal
+        raise bad_file(path, f"cannot copy it to read it with its -wal/-journal ({exc.strerror})",
+                       "free space in the temporary folder (TMPDIR)") from exc
     return conn
 
 
