@@ -6,10 +6,11 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Union
 
 import orjson
+from hotspot.record import record
 
 SCHEMA_VERSION = 1
 
@@ -34,7 +35,7 @@ def _default(obj: object) -> JsonValue:
     raise TypeError(f"not JSON serializable: {type(obj).__name__}")
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     command: str
     data: object  # the command's typed result (dataclasses), serialized by orjson

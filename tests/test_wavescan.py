@@ -246,6 +246,9 @@ def test_generated_analysis_identical_with_and_without_native_and_with_spills(
     assert _analysis(d, False, monkeypatch) == pure
     # int64 accumulators spilled into Python ints every wave: still the same integers
     monkeypatch.setattr(wave_groups, "SPILL_WAVES", 1)
+    monkeypatch.setattr(wave_groups, "FOLD_SPILL_WAVES", 1)
+    assert _analysis(d, False, monkeypatch) == pure
+    monkeypatch.setattr(wave_groups, "FOLD_SPILL_WAVES", 3)
     assert _analysis(d, False, monkeypatch) == pure
 
 
@@ -298,4 +301,5 @@ def test_two_sequences_under_one_hash_stay_apart(mod, tmp_path, monkeypatch) -> 
 
     from hotspot.att.engine import wavepass
     monkeypatch.setattr(wavepass, "scan", colliding)
+    monkeypatch.setattr(wave_groups, "FOLD_HASH_MASK", 0)  # the fused pass: one hash for all
     assert _analysis(d, False, monkeypatch) == pure

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from operator import itemgetter
+from itertools import compress
 from typing import NamedTuple
+
+from hotspot.record import record
 
 
 class OccupancyEvent(NamedTuple):
@@ -38,7 +39,7 @@ class OccupancyEvent(NamedTuple):
     kernel_id: int
 
 
-@dataclass(frozen=True)
+@record
 class AchievedOccupancy:
     mean_waves_per_simd: float | None   # None when no window has any length
     peak_waves_per_simd: int
@@ -52,7 +53,6 @@ class AchievedOccupancy:
 # --- reader ----------------------------------------------------------------------------------
 
 _SimdKey = tuple[int, int, int]  # (se, cu, simd)
-_TIME_THEN_START = itemgetter(0, 4)  # OccupancyEvent (time, is_start)
 
 
 def _peak(intervals: list[tuple[int, int]]) -> int:
@@ -65,6 +65,20 @@ def _peak(intervals: list[tuple[int, int]]) -> int:
     return best
 
 
+# One SE's events as columns (time, cu, simd, slot, is_start 0/1, kernel_id): what the reader
+# keeps (hotspot/capture/occupancy.py); a 1 GB capture has ~300k events, ~0.4 us each as columns
+# against ~2 us as OccupancyEvent tuples.
+EventColumns = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int], Sequence[int],
+                     Sequence[int]]
+
+
+def events_to_columns(events: Sequence[OccupancyEvent]) -> EventColumns:
+    if not events:
+        return ((), (), (), (), (), ())
+    time, cu, simd, slot, start, kernel = zip(*events)
+    return time, cu, simd, slot, tuple(map(int, start)), kernel
+
+
 def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
                        kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
     """Time-weighted mean and peak waves resident per SIMD (see the module docstring).
@@ -72,33 +86,46 @@ def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
     `kernel_ids` restricts to those kernels (occupancy.json may include other dispatches); None = all.
     Returns None when no wave of the selected kernels appears.
     """
+    return achieved_from_columns({se: events_to_columns(ev) for se, ev in events_by_se.items()},
+                                 kernel_ids)
+
+
+def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
+                          kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
+    """`achieved_occupancy` over event columns per SE."""
     wanted = None if kernel_ids is None else set(kernel_ids)
     intervals: dict[_SimdKey, list[tuple[int, int]]] = defaultdict(list)
     windows: dict[int, int] = {}
     unmatched_starts = unmatched_ends = 0
-    for se in sorted(events_by_se):
-        rows = [e for e in events_by_se[se] if wanted is None or e.kernel_id in wanted]
-        if not rows:
+    for se in sorted(columns_by_se):
+        cols = columns_by_se[se]
+        if wanted is not None:
+            keep = [k in wanted for k in cols[5]]
+            cols = tuple(tuple(compress(c, keep)) for c in cols)  # type: ignore[assignment]
+        time, cu, simd, slot, start = cols[:5]
+        if not time:
             continue
-        rows.sort(key=_TIME_THEN_START)  # ends first at equal time; stable otherwise
-        begin, end = rows[0].time, rows[-1].time
+        # ends before starts at equal time, file order otherwise (the index breaks every tie, so
+        # this is the stable sort by (time, is_start))
+        rows = sorted(zip(time, start, range(len(time)), cu, simd, slot))
+        begin, end = rows[0][0], rows[-1][0]
         windows[se] = end - begin
         open_slots: dict[tuple[int, int, int], int] = {}  # (cu, simd, slot) -> start time
-        for time, cu, simd, slot_n, is_start, _kernel in rows:
-            slot = (cu, simd, slot_n)
+        for t, is_start, _i, c, s, n in rows:
+            key = (c, s, n)
             if is_start:
-                if slot in open_slots:  # the decoder lost this slot's end: close it here
+                if key in open_slots:  # the decoder lost this slot's end: close it here
                     unmatched_starts += 1
-                    intervals[(se, cu, simd)].append((open_slots[slot], time))
-                open_slots[slot] = time
-            elif slot in open_slots:
-                intervals[(se, cu, simd)].append((open_slots.pop(slot), time))
+                    intervals[(se, c, s)].append((open_slots[key], t))
+                open_slots[key] = t
+            elif key in open_slots:
+                intervals[(se, c, s)].append((open_slots.pop(key), t))
             else:  # resident since before the window
                 unmatched_ends += 1
-                intervals[(se, cu, simd)].append((begin, time))
-        for (cu, simd, _), start in open_slots.items():  # still resident at the window's end
+                intervals[(se, c, s)].append((begin, t))
+        for (c, s, _), t0 in open_slots.items():  # still resident at the window's end
             unmatched_starts += 1
-            intervals[(se, cu, simd)].append((start, end))
+            intervals[(se, c, s)].append((t0, end))
     if not intervals:
         return None
     busy = sum(e - s for spans in intervals.values() for s, e in spans)

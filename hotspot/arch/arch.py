@@ -9,9 +9,10 @@ it. An undecided gfx9 variant has `gfx=None` and the candidate targets.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.arch.targets import TARGETS, TESTED_GFX, ArchTarget
+from hotspot.record import record
 
 UNKNOWN_LABEL = "gfx9 (variant unknown)"
 # A gfx target name with optional target features (LLVM target-id syntax: gfx942:sramecc+:xnack-).
@@ -20,7 +21,7 @@ TARGET_ID_RE = re.compile(r"^(gfx[0-9a-f]{3,4})((?::[a-z0-9_.-]+[+-]?)*)$")
 CDNA_CANDIDATES: tuple[str, ...] = TESTED_GFX
 
 
-@dataclass(frozen=True)
+@record
 class Arch:
     gfx: str | None                 # normalized base name ("gfx942"); None when undecided
     product: str | None = None

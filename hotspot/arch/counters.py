@@ -12,16 +12,17 @@ class is unknown and the total is present; otherwise they are a [low, high] rang
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+
+@record
 class SizeClass:
     bytes_per_request: int
     counter: str | None  # None: no counter; derived as total minus the other classes
 
 
-@dataclass(frozen=True)
+@record
 class ArchCounters:
     family: str                       # the table key, e.g. "gfx942"
     hit: str
@@ -117,7 +118,7 @@ def wanted_counters() -> tuple[str, ...]:
     return tuple(seen)
 
 
-@dataclass(frozen=True)
+@record
 class ArchGuess:
     arch: str | None               # decided arch, or None
     candidates: tuple[str, ...]    # arches the evidence allows (several = undecided)

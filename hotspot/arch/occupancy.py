@@ -11,10 +11,11 @@ usually +1, more when the limit moves in steps, e.g. LDS with an 8-wave workgrou
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.arch.targets import SEPARATE, ArchTarget, get_target
 from hotspot.errors import InputError
+from hotspot.record import record
 
 LIMIT_NAMES = ("hardware", "vgpr", "sgpr", "lds", "workgroup")
 LDS_UNKNOWN_NOTE = ("LDS limit unknown: no LDS size was found for this kernel (a kernel trace or rocpd "
@@ -102,7 +103,7 @@ def workgroup_waves(target: ArchTarget, wg_waves: int) -> int:
 
 # --- result types ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class OccupancyInputs:
     vgpr: int                  # arch VGPRs per wave
     agpr: int                  # AGPRs (or allocation − arch, as profilers report Accum_VGPR_Count)
@@ -112,7 +113,7 @@ class OccupancyInputs:
     sgpr_includes_implicit: bool
 
 
-@dataclass(frozen=True)
+@record
 class NextStep:
     target_waves: int
     resource: str              # vgpr_total | vgpr_max | sgpr | lds_bytes | wg_threads
@@ -123,7 +124,7 @@ class NextStep:
     alternatives: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record
 class OccupancyDetails:
     vgpr_total: int            # T of §1 (unified) or max(arch, agpr) (separate files)
     vgpr_allocated: int        # T rounded to the allocation granule
@@ -135,7 +136,7 @@ class OccupancyDetails:
     workgroups_per_cu_by_slots: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Occupancy:
     arch: str
     inputs: OccupancyInputs
@@ -415,7 +416,7 @@ def _notes(target: ArchTarget, inp: OccupancyInputs, total: int, s_total: int | 
 
 # --- unknown gfx9 variant --------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class CandidateOccupancy:
     """Occupancy under each candidate arch when the exact gfx9 variant is undecided."""
 

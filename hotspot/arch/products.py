@@ -8,13 +8,13 @@ Prefer measured peaks (roofline.csv, sysinfo) over these when present; say which
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from hotspot.record import record
 
 _S5 = "HARDWARE.md §5"
 _UNVERIFIED = "(unverified)"
 
 
-@dataclass(frozen=True)
+@record
 class Product:
     name: str                         # marketing name without "AMD Instinct", e.g. "MI300X"
     gfx: str

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.arch.occupancy import align_to
 from hotspot.arch.targets import SEPARATE, TESTED_GFX, ArchTarget, get_target
+from hotspot.record import record
 
 # Source kinds, most trusted first.
 ROCPD = "rocpd"
@@ -29,7 +30,7 @@ _STATIC_LDS_ONLY = frozenset({KERNEL_TRACE, COUNTER_COLLECTION})
 # Without a known arch, assume the implicit SGPR count every CDNA target may add (HARDWARE.md §1).
 
 
-@dataclass(frozen=True)
+@record
 class ResourceCandidate:
     vgpr: int | None
     agpr: int | None
@@ -43,7 +44,7 @@ class ResourceCandidate:
         return f"{self.source} ({self.detail})" if self.detail else self.source
 
 
-@dataclass(frozen=True)
+@record
 class IsaRegisters:
     """Highest register index the disassembly names (None = that class never appears)."""
 
@@ -64,7 +65,7 @@ class IsaRegisters:
         return 0 if self.max_sgpr_used is None else self.max_sgpr_used + 1
 
 
-@dataclass(frozen=True)
+@record
 class Resources:
     vgpr: int | None
     agpr: int | None

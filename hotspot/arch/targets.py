@@ -8,7 +8,7 @@ Adding an architecture is one `_entry(...)` call below. Values are plain ints/st
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import NamedTuple
 
 from hotspot.arch import mfma_tables as mt
@@ -20,6 +20,7 @@ from hotspot.arch.counters import (
     ArchCounters,
 )
 from hotspot.errors import InputError
+from hotspot.record import record
 
 UNIFIED = "unified"    # arch VGPRs and AGPRs share one 512-entry file per lane (gfx90a and later)
 SEPARATE = "separate"  # separate 256-entry arch VGPR and AGPR files (gfx908)
@@ -39,7 +40,7 @@ class Sourced(NamedTuple):
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class ArchTarget:
     gfx: str
     family: str

@@ -7,10 +7,11 @@ exact target is undecided: gfx908, gfx90a, gfx942 and gfx950 all follow the gfx9
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+
+@record
 class WaitcntRules:
     vm_prefixes: tuple[str, ...]    # increment vmcnt (loads AND stores: no separate store counter)
     flat_prefix: str                # increments both vmcnt and lgkmcnt

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.att.classify import CATEGORIES, classify
 from hotspot.capture.model import CodeRow
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Totals:
     hit: int
     latency: int
@@ -18,7 +19,7 @@ class Totals:
     issue: int  # latency - stall
 
 
-@dataclass(frozen=True)
+@record
 class CategoryStall:
     category: str
     stall: int
@@ -28,7 +29,7 @@ class CategoryStall:
     instructions: int  # executed code rows in this category
 
 
-@dataclass(frozen=True)
+@record
 class InstructionStat:
     line_number: int
     isa: str
@@ -44,7 +45,7 @@ class InstructionStat:
     direct_to_lds: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class SourceLineStat:
     file: str
     line: int | None
@@ -61,7 +62,7 @@ class SourceLineStat:
     chains: list[str] = field(default_factory=list)  # distinct inline chains seen for this line
 
 
-@dataclass(frozen=True)
+@record
 class FileStat:
     file: str
     stall: int
@@ -70,7 +71,7 @@ class FileStat:
     lines: int
 
 
-@dataclass(frozen=True)
+@record
 class MixEntry:
     category: str
     static: int  # rows of this category in the listing

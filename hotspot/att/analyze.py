@@ -62,8 +62,8 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
         raise UsageError("--topk must be 0 (all) or a positive number")
-    if opts.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    if opts.jobs is not None and opts.jobs < 1:
+        raise UsageError("--jobs must be auto or at least 1")
     if opts.max_waves is not None and opts.max_waves < 1:
         raise UsageError("--max-waves must be a positive number of wave files")
     dirs = require_dispatch_dirs(path)

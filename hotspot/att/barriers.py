@@ -11,18 +11,18 @@ no spread and are only counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import itemgetter
 
 from hotspot.capture.model import CodeRow
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # Waves released by one barrier issue within a few cycles of each other (≤ 8 on the gfx942/gfx950
 # corpus); 32 keeps them together while separating episodes, which are hundreds of cycles apart.
 BARRIER_RELEASE_TOLERANCE = 32
 
 
-@dataclass(frozen=True)
+@record
 class BarrierStat:
     line_number: int
     isa: str

@@ -9,8 +9,8 @@ counters of `s_waitcnt` and the `lds` modifier of direct-to-LDS loads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from hotspot.record import record
 
 # Category ids, in the order reports list them.
 CATEGORIES: tuple[str, ...] = (
@@ -82,7 +82,7 @@ _COUNTER_CATEGORY = {"vmcnt": "wait-vmcnt", "vscnt": "wait-vmcnt", "lgkmcnt": "w
                      "expcnt": "wait-expcnt"}
 
 
-@dataclass(frozen=True)
+@record
 class Classified:
     mnemonic: str
     category: str

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from hotspot.att.aggregate import SourceLineStat, Totals
 from hotspot.capture.select import IDLE_SLICE_EXECUTED_SHARE
 from hotspot.capture.waves import WaveTotals
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.att.waits.reduce import LgkmBreakdown
@@ -29,7 +30,7 @@ LINE_INFO_HINT = ("build with line tables (hipcc/clang: -gline-tables-only or -g
                   "Triton/FlyDSL: enable their debug line-info option) and re-capture")
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     id: str
     severity: str  # "high" | "medium" | "low" | "info"

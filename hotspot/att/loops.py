@@ -9,14 +9,14 @@ so loop shares are not additive).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from hotspot.att.classify import classify
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture.model import CodeRow
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class HotWait:
     line_number: int
     isa: str
@@ -28,7 +28,7 @@ class HotWait:
     top_producer_share: float  # of this wait's stall
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     first_line_number: int  # header: the backward branch's target (code.json line number)
     last_line_number: int  # the backward branch

@@ -3,7 +3,7 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ from hotspot.att.loops import Loop
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
+from hotspot.record import record
 
 if TYPE_CHECKING:
     pass
@@ -32,7 +33,7 @@ MB = 1024 * 1024
 DEFAULT_MAX_FILE_MB = 32.0
 
 
-@dataclass(frozen=True)
+@record
 class AnalyzeOptions:
     topk: int = DEFAULT_TOPK
     mode: str = "both"  # asm | src | both (which tables the text view shows)
@@ -43,7 +44,8 @@ class AnalyzeOptions:
     all_dispatches: bool = False
     # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
     max_file_mb: float = DEFAULT_MAX_FILE_MB
-    jobs: int = 1  # worker processes for the wave pass (the CLI defaults to the CPU count)
+    # worker processes for the wave pass; None = auto (hotspot/att/engine/jobs.py decides)
+    jobs: int | None = None
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
     meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
     # --source-map / HOTSPOT_SOURCE_MAP: (OLD prefix, local checkout) pairs for sources without snapshots
@@ -54,7 +56,7 @@ class AnalyzeOptions:
         return tuple(Path(m) for m in self.meta)
 
 
-@dataclass(frozen=True)
+@record
 class DispatchInfo:
     path: str
     agent_handle: int | None
@@ -68,7 +70,7 @@ class DispatchInfo:
     kernels_in_code: int
 
 
-@dataclass(frozen=True)
+@record
 class ArchOut:
     gfx: str
     product: str | None
@@ -78,7 +80,7 @@ class ArchOut:
     features: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class DetailLine:
     file: str
     line: int | None
@@ -89,7 +91,7 @@ class DetailLine:
     source_path: str = ""  # the local file read
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     """Why this dispatch was analyzed when the path held several (capture/select.py ranking)."""
 
@@ -98,7 +100,7 @@ class Selection:
     candidates: list[DispatchCandidate]
 
 
-@dataclass
+@record(frozen=False)
 class DispatchAnalysis:
     dispatch: DispatchInfo
     arch: ArchOut
@@ -126,7 +128,7 @@ class DispatchAnalysis:
     options: JsonObject = field(default_factory=dict)
 
 
-@dataclass
+@record(frozen=False)
 class MultiAnalysis:
     """`analyze --all`: every usable dispatch, and the ranking of all of them."""
 

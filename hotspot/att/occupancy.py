@@ -5,11 +5,11 @@ runs the hotspot/arch model, and measures achieved occupancy from occupancy.json
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from hotspot.arch import resources as res
-from hotspot.arch.achieved import achieved_occupancy
+from hotspot.arch.achieved import achieved_from_columns
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import (
     Occupancy,
@@ -26,6 +26,7 @@ from hotspot.capture.sidefiles import nearby_files, same_run
 from hotspot.capture.trace.records import DispatchRecord
 from hotspot.errors import HotspotError
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # Achieved mean below this fraction of the theoretical waves/SIMD is an `occupancy-gap` finding.
 OCCUPANCY_GAP_RATIO = 0.5
@@ -33,7 +34,7 @@ OCCUPANCY_GAP_RATIO = 0.5
 MIN_TRUNCATED_MATCH = 24
 
 
-@dataclass(frozen=True)
+@record
 class LaunchOut:
     """The kernel's launch as the kernel trace / rocpd row gives it (grid and workgroup in
     work-items), the workgroups it makes, and the CUs of the product it ran on."""
@@ -47,7 +48,7 @@ class LaunchOut:
     peak_hbm_gbps: float | None = None  # the product's peak HBM bandwidth (arch product table)
 
 
-@dataclass(frozen=True)
+@record
 class AchievedOut:
     mean_waves_per_simd: float | None
     peak_waves_per_simd: int
@@ -56,7 +57,7 @@ class AchievedOut:
     kernel_ids: list[int]
 
 
-@dataclass(frozen=True)
+@record
 class DispatchOccupancy:
     available: bool
     reason: str  # why theoretical occupancy is missing, when it is
@@ -149,7 +150,7 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
         return None
     names = _names(kernel)
     ids = [k for k, name in trace.dispatches.items() if _same_kernel(name, names)]
-    got = achieved_occupancy(trace.events_by_se, ids or None)
+    got = achieved_from_columns(trace.columns_by_se, ids or None)
     if got is None:
         return None
     return AchievedOut(got.mean_waves_per_simd, got.peak_waves_per_simd, got.simds, got.waves,

@@ -8,15 +8,15 @@ sum to the timeline totals. WAIT is waiting on a counter or a barrier; STALL is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from hotspot.capture.model import CodeRow
 from hotspot.capture.waves import WAVE_STATES
+from hotspot.record import record
 
 _EMPTY, _IDLE, _EXEC, _WAIT, _STALL = range(len(WAVE_STATES))
 
 
-@dataclass(frozen=True)
+@record
 class StateRow:
     label: str  # "file:line" or "#<line_number> <isa>"
     file: str
@@ -29,7 +29,7 @@ class StateRow:
     instructions: list[int]  # code.json line numbers charged to this row
 
 
-@dataclass(frozen=True)
+@record
 class WaveStates:
     waves_read: int
     waves_total: int  # wave files in the dispatch (waves_read < waves_total with --max-waves)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
@@ -31,12 +30,13 @@ from hotspot.att.waits.reduce import (
 from hotspot.capture.layout import WaveFile
 from hotspot.capture.model import CodeRow
 from hotspot.capture.waves import WaveTotals
+from hotspot.record import record
 
 # Producers named in an lgkm finding's evidence.
 FINDING_PRODUCERS = 3
 
 
-@dataclass(frozen=True)
+@record
 class WaveResults:
     totals: WaveTotals  # sums over the waves read (cross-check of code.json)
     sampled: bool
@@ -52,7 +52,7 @@ class WaveResults:
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
-                  max_bytes: int | None, warnings: list[str], jobs: int = 1,
+                  max_bytes: int | None, warnings: list[str], jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None,
                   rules: WaitcntRules = GFX9) -> WaveResults:
     """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""

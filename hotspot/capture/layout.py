@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.capture.files import is_regular_file, load_json
 from hotspot.capture.session import memoized
 from hotspot.errors import InputError, bad_file
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 DISPATCH_DIR_RE = re.compile(r"^ui_output_agent_(\d+)_dispatch_(\d+)$")
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
@@ -49,7 +49,7 @@ class WaveFile:
                 f"n={self.n})")
 
 
-@dataclass(frozen=True)
+@record
 class DispatchDir:
     path: Path
     agent_handle: int | None

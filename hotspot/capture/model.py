@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hotspot.capture.source import SourceLoc
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class CodeRow:
     """One code.json instruction row (kernel pseudo rows are kept separately)."""
 
@@ -30,7 +31,7 @@ class CodeRow:
         return self.latency - self.stall
 
 
-@dataclass(frozen=True)
+@record
 class KernelSymbol:
     """A `; name` pseudo row: the kernel symbol that the following rows belong to."""
 
@@ -40,7 +41,7 @@ class KernelSymbol:
     row_index: int  # index in the code list where this kernel's rows start
 
 
-@dataclass(frozen=True)
+@record
 class CodeTable:
     path: Path
     version: str

@@ -7,26 +7,33 @@ The computation over the events (achieved occupancy) is hotspot/arch/achieved.py
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
-from hotspot.arch.achieved import OccupancyEvent
+from hotspot.arch.achieved import EventColumns, OccupancyEvent, events_to_columns
 from hotspot.capture.session import memoized
 from hotspot.errors import bad_file
+from hotspot.record import record
 
 OCCUPANCY_ROW_FIELDS = ("time", "cu", "simd", "slot", "is_start", "kernel_id")
 _HINT = "regenerate the ui_output directory with rocprofv3's trace decoder (format 3.0.0)"
 
 
-@dataclass(frozen=True)
+@record
 class OccupancyTrace:
-    """The parsed occupancy.json: events per shader engine, and the kernel-id → name map."""
+    """The parsed occupancy.json: events per shader engine as columns (hotspot/arch/achieved.py
+    `EventColumns`), and the kernel-id → name map."""
 
-    events_by_se: dict[int, tuple[OccupancyEvent, ...]]
+    columns_by_se: dict[int, EventColumns]
     dispatches: dict[int, str]
     version: str | None
+
+    @property
+    def events_by_se(self) -> dict[int, tuple[OccupancyEvent, ...]]:
+        """The events as OccupancyEvent tuples (built on demand)."""
+        return {se: tuple(map(OccupancyEvent._make, zip(*cols[:4], map(bool, cols[4]), cols[5])))
+                for se, cols in self.columns_by_se.items()}
 
 
 def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> int:
@@ -37,21 +44,20 @@ def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> 
     return value
 
 
-def _plain_events(rows: list) -> tuple[OccupancyEvent, ...] | None:
-    """The events of one SE when every row is a list of >= 6 plain non-negative ints with a 0/1
-    start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
+def _plain_events(rows: list) -> EventColumns | None:
+    """The event columns of one SE when every row is a list of >= 6 plain non-negative ints with
+    a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
     if not rows:
-        return ()
+        return ((), (), (), (), (), ())
     if any(type(r) is not list for r in rows) or min(map(len, rows)) < len(OCCUPANCY_ROW_FIELDS):
         return None
     cols = list(zip(*rows))[:len(OCCUPANCY_ROW_FIELDS)]
     for col in cols:
         if set(map(type, col)) != {int} or min(col) < 0:
             return None
-    time, cu, simd, slot, flag, kernel = cols
-    if not set(flag) <= {0, 1}:
+    if not set(cols[4]) <= {0, 1}:
         return None
-    return tuple(map(OccupancyEvent._make, zip(time, cu, simd, slot, map(bool, flag), kernel)))
+    return tuple(cols)  # type: ignore[return-value]
 
 
 def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
@@ -61,7 +67,7 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
     capture's rows take ~40 MB, and the events as many again)."""
     if not isinstance(doc, dict):
         raise bad_file(path, "top level must be an object keyed by shader engine", _HINT)
-    events: dict[int, tuple[OccupancyEvent, ...]] = {}
+    events: dict[int, EventColumns] = {}
     for key, rows in doc.items():
         if key in ("dispatches", "version"):
             continue
@@ -95,7 +101,7 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
             if flag not in (0, 1):
                 raise bad_file(path, f"SE {key} row {i}: field 4 (is_start) must be 0 or 1, got {flag}", _HINT)
             parsed.append(OccupancyEvent(time, cu, simd, slot, flag == 1, kernel))
-        events[int(key)] = tuple(parsed)
+        events[int(key)] = events_to_columns(parsed)
     dispatches_raw = doc.get("dispatches", {})
     if not isinstance(dispatches_raw, dict):
         raise bad_file(path, "'dispatches' must be an object of kernel id → name", _HINT)

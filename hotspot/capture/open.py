@@ -8,7 +8,6 @@ per command (capture/session.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
@@ -16,9 +15,10 @@ from hotspot.capture.layout import DispatchDir, WaveFile, open_dispatch
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.select import select_kernel
 from hotspot.errors import EmptyTraceError
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Capture:
     dispatch: DispatchDir
     table: CodeTable

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from hotspot.record import record
 
 # FORMATS.md §1.3: the second clock in realtime.json is the 100 MHz real-time counter; used when
 # the file's metadata does not state its frequency.
@@ -11,7 +11,7 @@ DEFAULT_REALTIME_HZ = 100_000_000
 SE_KEY_PREFIX = "SE"
 
 
-@dataclass(frozen=True)
+@record
 class ClockMap:
     """realtime_ticks = intercept + slope * shader_cycle (least-squares fit over the anchor pairs)."""
 
@@ -23,7 +23,7 @@ class ClockMap:
         return self.intercept + self.slope * cycle
 
 
-@dataclass(frozen=True)
+@record
 class Realtime:
     frequency_hz: float
     maps: dict[int, ClockMap]  # shader engine -> map

@@ -10,7 +10,6 @@ kernel's executed coverage (executed instructions), traced waves, wave-level ins
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
@@ -18,6 +17,7 @@ from hotspot.capture.layout import open_dispatch, parse_dir_name, require_dispat
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
+from hotspot.record import record
 
 # A traced wave set that executed under this share of the kernel's code rows saw a sliver of it
 # (waves that retired early, or an idle CU): the `idle-slice` finding uses the same cut.
@@ -25,7 +25,7 @@ IDLE_SLICE_EXECUTED_SHARE = 0.05
 OK = "ok"
 
 
-@dataclass(frozen=True)
+@record
 class DispatchCandidate:
     path: str
     status: str                  # "ok", "empty (...)" or "unreadable: ..."

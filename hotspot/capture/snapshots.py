@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hotspot.capture.files import MAX_JSON_DEPTH, is_regular_file, load_json, open_text
 from hotspot.errors import HotspotError
 from hotspot.result import JsonValue
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class SourceMap:
     """Original path (normalized) -> local file inside the dispatch dir."""
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hotspot.record import record
+
 
 CHAIN_SEPARATOR = " -> "
 
 
-@dataclass(frozen=True)
+@record
 class SourceLoc:
     """Where an instruction came from. `file` is the leaf (innermost inlined location)."""
 

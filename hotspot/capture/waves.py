@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.capture.files import load_json
 from hotspot.capture.layout import WaveFile
 from hotspot.capture.wavecheck import WAVE_STATES, check_wave, record_ranges
 from hotspot.errors import bad_file
 from hotspot.result import JsonValue
+from hotspot.record import record
 
 # Decoder instruction category enum (FORMATS.md §1.2).
 DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "lds", "valu",
                                        "jump", "next", "immed", "context", "message", "bvh")
 
 
-@dataclass(frozen=True)
+@record
 class Wave:
     file: WaveFile
     begin: int
@@ -58,7 +59,7 @@ def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
     return Wave(wf, begin, end, insts, timeline, waitcnt, cu)
 
 
-@dataclass
+@record(frozen=False)
 class WaveTotals:
     """Sums over the wave files, to cross-check code.json and to report wave states."""
 

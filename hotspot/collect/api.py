@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 import signal
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
@@ -36,6 +36,7 @@ from hotspot.errors import (
     signal_name,
 )
 from hotspot.result import JsonObject, Result, dumps
+from hotspot.record import record
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -60,7 +61,7 @@ class CollectInterrupted(HotspotError):
         self.details.setdefault("signal", self.signum)
 
 
-@dataclass(frozen=True)
+@record
 class CollectOptions:
     command: tuple[str, ...]
     cwd: Path

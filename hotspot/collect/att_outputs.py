@@ -9,8 +9,8 @@ saying data was lost, means the trace was cut short.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from hotspot.record import record
 
 ATT_FILE_RE = re.compile(r"_(\d+)_shader_engine_(\d+)_(\d+)\.att$")
 # A raw trace within this fraction of att_buffer_size filled the buffer (issue 5: "within 5%").
@@ -21,7 +21,7 @@ BUFFER_GROWTH = 2
 MAX_BUFFER_SIZE = 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
+@record
 class DispatchOutput:
     path: Path
     agent: int
@@ -34,7 +34,7 @@ class DispatchOutput:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Truncation:
     file: Path
     dispatch_id: int | None

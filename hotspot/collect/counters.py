@@ -8,10 +8,10 @@ gfx942 (FORMATS.md §2), and older rocprofv3 releases reject sets that need seve
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from hotspot.arch.targets import TARGETS, counters_for_arch
 from hotspot.errors import UsageError
+from hotspot.record import record
 
 MAX_TCC_PER_PASS = 4  # FORMATS.md §2: "keep each collection job to at most ~4 TCC counters"
 # Non-TCC counters (SQ_*, GRBM_*, TA_*...) per pass. The SQ block has 8 counter registers
@@ -24,7 +24,7 @@ PRESETS = ("l2",)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\[\d+\])?(:[A-Za-z0-9_=]+)?$")
 
 
-@dataclass(frozen=True)
+@record
 class PassPlan:
     passes: tuple[tuple[str, ...], ...]
 

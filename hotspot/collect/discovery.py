@@ -7,7 +7,7 @@ module only decides which row to trace and says why.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from hotspot.record import record
 
 # Runtime plumbing, not the user's compute: HIP runtime blit kernels (rocclr copy/fill) and PyTorch's
 # fill/copy element-wise kernels. Extend with --skip REGEX.
@@ -20,7 +20,7 @@ DEFAULT_PLUMBING: tuple[str, ...] = (
 SHOWN_KERNELS = 10  # rows of the discovery table printed and kept in the summary
 
 
-@dataclass(frozen=True)
+@record
 class KernelRow:
     name: str
     calls: int
@@ -31,7 +31,7 @@ class KernelRow:
     family: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Choice:
     kernel: KernelRow
     reason: str

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.arch.targets import TESTED_GFX
 from hotspot.collect import tools
 from hotspot.result import Result
+from hotspot.record import record
 
 # rocprofv3-doctor exit codes (PEERS.md §5): 0 all good, 1 warnings, 2 failures.
 _DOCTOR_STATUS = {0: "pass", 1: "warn", 2: "fail"}
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     name: str
     status: str  # pass | warn | fail | skip
@@ -22,7 +23,7 @@ class Check:
     fix: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class DoctorReport:
     ok: bool
     checks: list[Check]

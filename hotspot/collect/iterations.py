@@ -8,9 +8,9 @@ set back in rocprofv3's own notation, and describe it in plain words.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from hotspot.errors import UsageError
+from hotspot.record import record
 
 # How many iterations the default traces: two steady-state dispatches give a cross-check between
 # them while keeping the trace (one dispatch dir per iteration) small.
@@ -22,7 +22,7 @@ _TOKEN = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+))?\s*")
 _SEPARATORS = re.compile(r"[\[\],\s]+")
 
 
-@dataclass(frozen=True)
+@record
 class IterationPlan:
     iterations: tuple[int, ...]  # sorted, unique, 1-based
     range_text: str  # what goes into kernel_iteration_range

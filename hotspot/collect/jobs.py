@@ -7,12 +7,12 @@ job, under the long option name with `-` → `_`. Hex masks are written as "0x..
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 OUTPUT_FILE = "out"  # -o: files become out_kernel_trace.csv, out_agent_info.csv, ...
 DISCOVER_OUTPUT_FILE = "discover"
@@ -41,7 +41,7 @@ _FLAG = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class AttSettings:
     target_cu: int = DEFAULT_TARGET_CU
     se_mask: int = DEFAULT_SE_MASK

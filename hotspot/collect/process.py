@@ -15,8 +15,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from hotspot.record import record
 
 # How long a signalled child may take to flush its traces before we escalate. rocprofv3 writes and
 # decodes its buffers at exit, which takes seconds on a real trace.
@@ -35,7 +35,7 @@ TAIL_BYTES = 4000
 OWN_PROCESS_GROUP = True
 
 
-@dataclass(frozen=True)
+@record
 class ProcessOutcome:
     exit_code: int | None  # None when it could not be started
     elapsed_ns: int

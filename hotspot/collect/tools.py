@@ -12,8 +12,8 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from hotspot.record import record
 
 ROCPROFV3 = "rocprofv3"
 DECODER_LIBRARY = "librocprof-trace-decoder.so"
@@ -30,7 +30,7 @@ FIX_DECODER = ("install the rocprof-trace-decoder library (package rocprof-trace
                "(the folder holding librocprof-trace-decoder.so) or set ROCPROF_ATT_LIBRARY_PATH=DIR")
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     path: str
     source: str  # which rule found it, e.g. "PATH", "$ROCM_PATH/bin", "--rocprofv3"
@@ -145,7 +145,7 @@ def find_decoder(explicit: str | None = None, rocprofv3: str | None = None) -> F
     return None
 
 
-@dataclass(frozen=True)
+@record
 class Gpu:
     index: int
     gfx: str

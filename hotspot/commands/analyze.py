@@ -43,9 +43,9 @@ def register(app: typer.Typer) -> None:
                                            "PATH.")] = False,
         max_file_mb: MaxFileMbOpt = None,
         max_waves: MaxWavesOpt = None,
-        jobs: Annotated[Optional[int], typer.Option(
-            "--jobs", help="Worker processes for reading wave files (default: CPU count; large "
-            "captures only).")] = None,
+        jobs: Annotated[str, typer.Option(
+            "--jobs", help="Worker processes for reading wave files: auto (a pool only where it "
+            "pays: many CPUs, a large capture) or N.")] = "auto",
         plan: Annotated[bool, typer.Option("--plan", help="Add the prioritized optimization plan "
                                            "(as `hotspot plan`).")] = False,
         pmc: PmcOpt = None,
@@ -55,7 +55,6 @@ def register(app: typer.Typer) -> None:
         fmt: FormatHtmlOpt = FormatWithHtml.text,
     ) -> None:
         def produce():
-            import os
             from pathlib import Path
 
             from hotspot.att.analyze import analyze_path
@@ -74,12 +73,18 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("give a dispatch dir (PATH or --dir), or --example")
             if path and dir_ and path != dir_:
                 raise UsageError("PATH and --dir disagree; give one")
+            from hotspot.att.engine.jobs import parse_jobs
+
+            try:
+                n_jobs = parse_jobs(jobs)
+            except ValueError:
+                raise UsageError(f"--jobs {jobs}: expected auto or a number of processes >= 1") from None
             opts = AnalyzeOptions(topk=topk, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
                                   source_map=parse_source_maps(source_map or ()),
-                                  jobs=jobs if jobs is not None else (os.cpu_count() or 1))
+                                  jobs=n_jobs)
             if plan or pmc or brief:
                 from hotspot.plan.api import analyze_with_plan
 

@@ -15,13 +15,14 @@ applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never si
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 import orjson
 
 from hotspot.errors import InputError, UsageError
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
 # other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
@@ -33,7 +34,7 @@ KINDS = ("total", "category", "line", "load")
 TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
 
 
-@dataclass(frozen=True)
+@record
 class DiffRow:
     key: str
     kind: str  # total | category | line | load
@@ -47,7 +48,7 @@ class DiffRow:
     matched_by: str  # "key", "mnemonics", "before-only", "after-only"
 
 
-@dataclass(frozen=True)
+@record
 class SideInfo:
     path: str
     input: str  # "dispatch-dir" or "analyze-json"
@@ -57,7 +58,7 @@ class SideInfo:
     total_stall: float
 
 
-@dataclass(frozen=True)
+@record
 class NoiseInfo:
     method: str  # "replicate-dispatches" or "default-threshold"
     relative_threshold: float  # run noise (replicates) or the default / --threshold
@@ -65,7 +66,7 @@ class NoiseInfo:
     note: str
 
 
-@dataclass(frozen=True)
+@record
 class DiffSummary:
     rows: int
     significant: int
@@ -79,7 +80,7 @@ class DiffSummary:
     verdict: str
 
 
-@dataclass
+@record(frozen=False)
 class DiffResult:
     before: SideInfo
     after: SideInfo
@@ -93,7 +94,7 @@ class DiffResult:
     comparable: bool = True  # False for two different kernels: nothing is called significant
 
 
-@dataclass
+@record(frozen=False)
 class _Side:
     info: SideInfo
     analyses: list[JsonObject]  # 1 or 2 (replicates) analyze `data` dicts
@@ -203,7 +204,7 @@ def _mean(values: list[float]) -> float:
 # metrics
 
 
-@dataclass
+@record(frozen=False)
 class _Metric:
     kind: str
     label: str

@@ -15,7 +15,6 @@ Events are streamed to the file one at a time: wave files are never all in memor
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -25,6 +24,7 @@ from hotspot import __version__
 from hotspot.diagnostics import Progress
 from hotspot.errors import EmptyTraceError, InputError, bad_file
 from hotspot.result import JsonObject, Result
+from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.capture.layout import WaveFile
@@ -39,13 +39,13 @@ STATE_SLICE_NAMES = ("EMPTY", "IDLE", "EXEC", "WAIT", "STALL")  # decoder enum (
 STATE_CNAMES = {"EMPTY": "white", "IDLE": "grey", "EXEC": "good", "WAIT": "yellow", "STALL": "terrible"}
 
 
-@dataclass(frozen=True)
+@record
 class PerfettoOptions:
     instructions: bool = False
     max_file_mb: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TraceWritten:
     output: str
     bytes: int

@@ -9,11 +9,11 @@ A saved `hotspot analyze --format json` document renders too (without those two 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.errors import bad_file
 from hotspot.result import JsonObject, Result
+from hotspot.record import record
 
 # Segments kept per wave in the timeline chart: the chart is about 1,200 px wide, so more
 # rectangles than this only cost bytes (state totals stay exact; see timeline.downsample).
@@ -25,7 +25,7 @@ REPORT_MAX_FILE_MB = 16.0
 SAVED_COMMANDS = ("analyze", "report")
 
 
-@dataclass(frozen=True)
+@record
 class ReportOptions:
     kernel: str | None = None
     arch: str | None = None

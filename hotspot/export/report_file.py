@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.errors import UsageError
 from hotspot.export.output import resolve_output, write_atomically
 from hotspot.export.report_data import ReportOptions, report_data
 from hotspot.result import Result
+from hotspot.record import record
 
 DEFAULT_REPORT = "report.html"
 
 
-@dataclass(frozen=True)
+@record
 class ReportWritten:
     output: str
     bytes: int

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from hotspot.att.aggregate import CategoryStall
@@ -22,9 +22,10 @@ from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
 from hotspot.result import JsonObject, Result, dumps
+from hotspot.record import record
 
 
-@dataclass
+@record(frozen=False)
 class PlannedAnalysis(DispatchAnalysis):
     """The analyze data plus the plan, and its debug list (which rules did not fire, and why)."""
 
@@ -35,7 +36,7 @@ class PlannedAnalysis(DispatchAnalysis):
     plan_pmc: JsonObject | None = None
 
 
-@dataclass(frozen=True)
+@record
 class PlanData:
     """`hotspot plan` output: what the plan needs, without the analyze tables."""
 

@@ -6,12 +6,13 @@ the engine checks each rule's `reads` before calling it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.model import Location
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 MFMA_CATEGORY = "mfma"
 
@@ -22,7 +23,7 @@ def _num(value: object) -> float | None:
     return float(value)
 
 
-@dataclass
+@record(frozen=False)
 class PlanContext:
     data: JsonObject
     pmc: JsonObject | None = None   # the matched pmc kernel report (plain), when --pmc was given

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
@@ -20,6 +20,7 @@ from hotspot.plan.model import (
 )
 from hotspot.plan.rules import RULES
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # Amdahl guard: an item whose target is under 1% of all stall cannot move the kernel measurably.
 AMDAHL_MIN_STALL_SHARE = 0.01
@@ -33,7 +34,7 @@ PCT = 100.0
 ROUND_DIGITS = 2
 
 
-@dataclass(frozen=True)
+@record
 class StallSummary:
     total_cycles: int            # Σ latency over the traced waves' instructions
     total_stall: int
@@ -41,7 +42,7 @@ class StallSummary:
     top_categories: list[JsonObject]  # [{category, stall, share}] by stall desc
 
 
-@dataclass(frozen=True)
+@record
 class VerdictItem:
     rank: int
     id: str
@@ -54,7 +55,7 @@ class VerdictItem:
     line_number: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """What `--brief` prints and `data.verdict` carries: the plan in ten seconds."""
 
@@ -77,7 +78,7 @@ def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Ve
                    max(0, len(items) - VERDICT_ITEMS))
 
 
-@dataclass(frozen=True)
+@record
 class PlanOutcome:
     summary: StallSummary
     items: list[PlanItem]

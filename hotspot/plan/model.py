@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable, Union
+from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.plan.context import PlanContext
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
 PRIORITIES = ("HIGH", "MED", "LOW")
 
 
-@dataclass(frozen=True)
+@record
 class Location:
     """Where to edit: source file:line and the instruction (code.json row). Kernel-wide items carry
     only the kernel name (file/line/line_number null)."""
@@ -23,7 +24,7 @@ class Location:
     kernel: str
 
 
-@dataclass(frozen=True)
+@record
 class Site:
     """One place an item's pattern occurs: the s_waitcnt row (when the pattern is a wait), the code
     rows of its producers, and the source line to edit (structured refs, not formatted text)."""
@@ -35,7 +36,7 @@ class Site:
     target_cycles: int
 
 
-@dataclass(frozen=True)
+@record
 class Evidence:
     metric: str
     value: float | int | str | None
@@ -43,7 +44,7 @@ class Evidence:
     comparison: str | None = None  # how value relates to threshold for the rule to fire: ">=", "<", ...
 
 
-@dataclass(frozen=True)
+@record
 class Estimate:
     """Share of the traced waves' cycles (Σ latency) the fix may save, as a range, in percent."""
 
@@ -59,7 +60,7 @@ TRUST_LEVELS = ("ok", "limited", "unrepresentative")
 OK, LIMITED, UNREPRESENTATIVE = TRUST_LEVELS
 
 
-@dataclass(frozen=True)
+@record
 class Trust:
     """How far the capture supports the plan: `ok`, `limited` (priorities capped at MED; reasons say
     what is missing) or `unrepresentative` (no estimates; re-capture first)."""
@@ -68,7 +69,7 @@ class Trust:
     reasons: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class PlanItem:
     id: str
     priority: str
@@ -82,7 +83,7 @@ class PlanItem:
     sites: list[Site] = field(default_factory=list)  # every site of the root cause, largest first
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     id: str
     status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
@@ -91,7 +92,7 @@ class Skipped:
     estimate_high_pct: float | None = None  # a capped item's estimate (never above a shown one's)
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """What a rule found at one location, before the engine applies estimate, guard and priority."""
 
@@ -113,7 +114,7 @@ class Candidate:
 Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """One rule as data: what it reads, its thresholds, its fix, and how much of its target the fix
     can remove (`removable`, fractions of target_cycles) with the reason (`basis`)."""

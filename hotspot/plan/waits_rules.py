@@ -13,7 +13,7 @@ MFMAs -> `load-in-mfma-loop`; LDS reads whose wait is followed at once by an MFM
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from hotspot.capture.source import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext
@@ -21,6 +21,7 @@ from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
 # (cover = issue-to-wait distance / (distance + stall per wait)) is "waited on too early": half is
@@ -50,7 +51,7 @@ ANY_LOAD = VMEM_LOADS | SMALL_LOADS | LDS
 KERNARG_FAMILY = "kernel-argument scalar loads"
 
 
-@dataclass(frozen=True)
+@record
 class Pair:
     wait: JsonObject
     producer: JsonObject

@@ -9,18 +9,19 @@ import re
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.arch.counters import ArchCounters
 from hotspot.pmc.estimate import Estimate, median, total
 from hotspot.pmc.fabric_bytes import dram_read_bytes, read_bytes_any
 from hotspot.pmc.join import JoinedDispatch
 from hotspot.pmc.verdicts import KernelFacts, Verdict, verdicts_for
+from hotspot.record import record
 
 PERCENT = 100.0
 
 
-@dataclass(frozen=True)
+@record
 class CounterPlan:
     """Which counters the metrics read, decided once from the arch (or its candidates)."""
 
@@ -32,7 +33,7 @@ class CounterPlan:
     display: tuple[str, ...]            # counters shown per kernel (null = not collected)
 
 
-@dataclass(frozen=True)
+@record
 class DispatchReport:
     dispatch_id: int
     kernel: str
@@ -48,7 +49,7 @@ class DispatchReport:
     files: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class MedianPerDispatch:
     fabric_read_bytes: Estimate
     duration_ns: float | None
@@ -56,7 +57,7 @@ class MedianPerDispatch:
     l2_hit_pct: float | None
 
 
-@dataclass(frozen=True)
+@record
 class KernelReport:
     kernel: str
     dispatches: int
@@ -119,7 +120,7 @@ def _over_fetch(nbytes: Estimate, ideal: float | None) -> Estimate:
     return nbytes.map(lambda b: b / ideal)
 
 
-@dataclass(frozen=True)
+@record
 class DispatchCalc:
     report: DispatchReport
     inconsistent: bool

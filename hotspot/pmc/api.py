@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.arch.counters import (
@@ -29,12 +28,13 @@ from hotspot.pmc.model import CounterFile
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import JsonObject, Result
+from hotspot.record import record
 
 COMMAND = "pmc"
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 
 
-@dataclass(frozen=True)
+@record
 class InputSummary:
     path: str
     layout: str
@@ -43,14 +43,14 @@ class InputSummary:
     all_zero: bool
 
 
-@dataclass(frozen=True)
+@record
 class ArchDecision:
     arch: str | None
     source: str
     candidates: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class PmcData:
     inputs: list[InputSummary]
     join: str

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Estimate:
     value: float | None          # set only when exact
     low: float | None            # None: not computable at all

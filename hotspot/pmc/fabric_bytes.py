@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from hotspot.arch.counters import ArchCounters
 from hotspot.pmc.estimate import Estimate
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class ByteResult:
     estimate: Estimate
     inconsistent: bool   # the size-class counters exceed the request total (passes disagree)

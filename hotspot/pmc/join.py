@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Hashable
 
 from hotspot.pmc.model import CounterFile, DispatchCounters
+from hotspot.record import record
 
 JOIN_SINGLE = "single-file"
 JOIN_DISPATCH_ID = "dispatch_id"
 JOIN_KERNEL_ORDINAL = "kernel_ordinal"
 
 
-@dataclass(frozen=True)
+@record
 class JoinedDispatch:
     dispatch_id: int
     kernel: str
@@ -28,7 +28,7 @@ class JoinedDispatch:
     files: tuple[str, ...]          # the inputs that contributed to this dispatch
 
 
-@dataclass(frozen=True)
+@record
 class Joined:
     method: str
     reason: str

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class DispatchCounters:
     """One kernel dispatch from one input file. A counter absent from `counters` was not collected."""
 
@@ -24,20 +24,20 @@ class DispatchCounters:
         return self.end_ns - self.start_ns
 
 
-@dataclass(frozen=True)
+@record
 class ArchHint:
     arch: str
     source: str                         # e.g. "sysinfo.csv gpu_arch"
     product: str | None = None          # product/model name when the source gives one
 
 
-@dataclass(frozen=True)
+@record
 class PeakHint:
     gbps: float
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class CounterFile:
     path: Path
     layout: str                         # counter_collection_csv | rocprof_compute_wide | ..._long | rocpd

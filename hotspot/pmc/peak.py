@@ -4,14 +4,14 @@ table (hotspot/arch/products.py). Always says which one was used."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from hotspot.pmc.model import PeakHint
+from hotspot.record import record
 
 SOURCE_USER = "--peak-gbps"
 
 
-@dataclass(frozen=True)
+@record
 class Peak:
     gbps: float | None
     source: str

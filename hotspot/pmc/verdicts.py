@@ -6,10 +6,11 @@ threshold) is still reported, with `certain: false` and the counter that would d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from hotspot.pmc.estimate import Estimate
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # Below 5% L2 hits nearly every byte comes from the fabric once: a streaming access (HARDWARE.md §6).
 STREAMING_HIT_PCT_MAX = 5.0
@@ -40,7 +41,7 @@ THRESHOLDS: dict[str, float] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     id: str
     text: str
@@ -50,7 +51,7 @@ class Verdict:
     undecided_by: list[str] = field(default_factory=list)  # counters that would settle it
 
 
-@dataclass(frozen=True)
+@record
 class KernelFacts:
     """What the rules look at, for one kernel (sums over its dispatches)."""
 

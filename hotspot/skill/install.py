@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.errors import InputError, os_fault
 from hotspot.result import Result
+from hotspot.record import record
 
 SKILL_NAME = "hotspot"
 
@@ -29,7 +29,7 @@ def skill_files() -> list[Path]:
     return sorted(files, key=lambda p: (p.name != "SKILL.md", str(p)))
 
 
-@dataclass(frozen=True)
+@record
 class InstallData:
     dest: str
     written: list[str]
@@ -37,7 +37,7 @@ class InstallData:
     overwritten: list[str]
 
 
-@dataclass(frozen=True)
+@record
 class PathData:
     path: str
     files: list[str]

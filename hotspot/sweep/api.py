@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, ToolMissingError, UsageError
@@ -13,6 +12,7 @@ from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, Recipes, load_recipes
 from hotspot.sweep.views import progress_data
+from hotspot.record import record
 
 SWEEPS_DIR = "hotspot-sweeps"
 EXIT_INTERRUPTED = 130
@@ -26,7 +26,7 @@ class SweepInterrupted(HotspotError):
     code = "interrupted"
 
 
-@dataclass(frozen=True)
+@record
 class SweepOptions:
     recipes: Path
     gpus: str = "all"

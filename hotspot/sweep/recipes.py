@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from hotspot.errors import InputError
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
@@ -42,7 +42,7 @@ FIELD_FIX = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     entry: str  # entry name, or "#3" when it has none, or "(file)"
     field: str
@@ -53,7 +53,7 @@ class Problem:
         return f"entry {self.entry}: {self.field}: {self.problem} (fix: {self.fix})"
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     name: str
     cmd: tuple[str, ...]
@@ -92,7 +92,7 @@ class Entry:
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-@dataclass(frozen=True)
+@record
 class Recipes:
     path: Path
     entries: tuple[Entry, ...]

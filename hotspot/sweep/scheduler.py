@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import FrameType
 from typing import Callable
@@ -32,6 +32,7 @@ from hotspot.collect import process
 from hotspot.result import JsonObject
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.job import RESULT, SPEC
+from hotspot.record import record
 
 POLL_S = 0.05
 # A signalled job may take as long as `hotspot collect` gives rocprofv3 to flush its trace.
@@ -41,7 +42,7 @@ LOCKS = "locks"
 ENTRIES = "entries"
 
 
-@dataclass
+@record(frozen=False)
 class WorkerOptions:
     gpus: tuple[int, ...]
     only: frozenset[str] = frozenset()
@@ -51,7 +52,7 @@ class WorkerOptions:
     att_library_path: str | None = None
 
 
-@dataclass
+@record(frozen=False)
 class Job:
     name: str
     gpu: int
@@ -65,7 +66,7 @@ class Job:
     killed: bool = False
 
 
-@dataclass
+@record(frozen=False)
 class WorkerOutcome:
     worker: str
     finished: list[JsonObject] = field(default_factory=list)  # entries this worker completed

@@ -8,7 +8,7 @@ small copy because it must not depend on the analysis code it is used to test.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from hotspot.record import record
 
 # Decoder instruction categories (FORMATS.md §1.2).
 CAT_SMEM, CAT_SALU, CAT_VMEM, CAT_FLAT, CAT_LDS, CAT_VALU = 1, 2, 3, 4, 5, 6
@@ -92,7 +92,7 @@ def mfma_passes(mn: str, arch: str) -> int:
     return MFMA_PASSES[mn]
 
 
-@dataclass(frozen=True)
+@record
 class OpInfo:
     """Static facts of one instruction row used by the timing model."""
 

@@ -9,16 +9,17 @@ from hotspot.arch.mfma import mfma_passes as table_passes
 from hotspot.errors import UsageError
 from hotspot.synth import isa as I
 from hotspot.synth.spec import ExplicitProgram, InstructionMix, Program, SourceSpec
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     isa: str
     source: str
     info: I.OpInfo
 
 
-@dataclass(frozen=True)
+@record
 class Code:
     """Static program: rows (index 0 = LineNumber 1), loops and forward branches (0-based rows)."""
 

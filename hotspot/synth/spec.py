@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Sequence, Union
 
 from hotspot.errors import UsageError
 from hotspot.synth.isa import ARCHES
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+@record
 class InstructionMix:
     """Static instruction counts of a generated kernel (rows of code.json, not executions).
 
@@ -55,7 +56,7 @@ class InstructionMix:
                        barriers=s(self.barriers))
 
 
-@dataclass(frozen=True)
+@record
 class Instr:
     """One row of an explicit program: instruction text and its Source column ("" = no debug info)."""
 
@@ -63,7 +64,7 @@ class Instr:
     source: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     """Rows `start..end` (0-based indexes into the instruction list, inclusive) run `trips` times;
     row `end` must be the back-edge branch (taken trips-1 times, then not taken)."""
@@ -73,7 +74,7 @@ class Loop:
     trips: int
 
 
-@dataclass(frozen=True)
+@record
 class ExplicitProgram:
     """A hand-written schedule: exact rows, so tests know every hit count and waitcnt edge."""
 
@@ -91,7 +92,7 @@ class ExplicitProgram:
 Program = Union[InstructionMix, ExplicitProgram]
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     """Where traced waves sit: shader engines, SIMDs per CU, wave slots per SIMD, the traced CU.
 
@@ -106,7 +107,7 @@ class Layout:
     other_cus: tuple[int, ...] = (0, 2)
 
 
-@dataclass(frozen=True)
+@record
 class SourceSpec:
     """Source files behind the rows. `debug_info=False` leaves the Source column empty."""
 
@@ -116,7 +117,7 @@ class SourceSpec:
     snapshots: bool = False       # write snapshots.json + source_<i>_<basename>
 
 
-@dataclass(frozen=True)
+@record
 class LatencyModel:
     """Cycle ranges (inclusive, rounded to the 4-cycle issue grid) the timing model draws from.
 
@@ -144,7 +145,7 @@ class LatencyModel:
     se_stagger: int = 752
 
 
-@dataclass(frozen=True)
+@record
 class DispatchSpec:
     kernel: str = "synth_kernel_0"
     arch: str = "gfx950"

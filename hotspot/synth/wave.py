@@ -19,17 +19,17 @@ Timeline: gap -> IDLE, IMMED and s_endpgm -> WAIT, other stalls -> STALL, issue 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 from hotspot.synth import isa as I
 from hotspot.synth.program import Code
 from hotspot.synth.spec import LatencyModel
+from hotspot.record import record
 
 # Safety net against a runaway program (nested loops with huge trip counts).
 MAX_RECORDS_PER_WAVE = 5_000_000
 
 
-@dataclass
+@record(frozen=False)
 class WaveRun:
     records: list[list[int]]          # [time, category, stall, duration, line_number], time from 0
     timeline: list[list[int]]         # [[state, cycles], ...]

@@ -12,7 +12,6 @@ import bisect
 import csv
 import math
 import random
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import orjson
@@ -22,6 +21,7 @@ from hotspot.synth import isa as I
 from hotspot.synth.program import Code, build
 from hotspot.synth.spec import DispatchSpec
 from hotspot.synth.wave import WaveRun, simulate
+from hotspot.record import record
 
 HEADER = "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"
 VERSION = "3.0.0"
@@ -44,7 +44,7 @@ AGENT_INFO_COLUMNS = (
 ).split(",")
 
 
-@dataclass(frozen=True)
+@record
 class _Slot:
     se: int
     simd: int

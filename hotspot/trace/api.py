@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from hotspot.capture.trace import detect
@@ -24,6 +24,7 @@ from hotspot.trace.aggregate import (
 )
 from hotspot.trace.model import KernelTable, RegionRow
 from hotspot.trace.regex import kernel_regexes
+from hotspot.record import record
 
 COMMAND = "kernels"
 COLLECTIVE = "collective"
@@ -38,7 +39,7 @@ _DISPATCH_READERS = {
 _MARKER_READERS = {detect.ROCPD: read_rocpd_markers, detect.RTL: read_rtl_markers}
 
 
-@dataclass
+@record(frozen=False)
 class _Inputs:
     kind: str
     files: list[Path]

@@ -5,7 +5,8 @@ The dataclasses also answer `row["name"]` so callers may treat them as the JSON 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from hotspot.record import record
 
 
 class _Keyed:
@@ -19,7 +20,7 @@ class _Keyed:
         return getattr(self, key, default)
 
 
-@dataclass(frozen=True)
+@record
 class KernelResources(_Keyed):
     """Per-kernel resources from per-dispatch sources; the maximum over the kernel's dispatches."""
 
@@ -32,7 +33,7 @@ class KernelResources(_Keyed):
     workgroup: tuple[int, int, int] | None
 
 
-@dataclass(frozen=True)
+@record
 class KernelRow(_Keyed):
     name: str
     family: str
@@ -46,7 +47,7 @@ class KernelRow(_Keyed):
     resources: KernelResources | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RegionRow(_Keyed):
     name: str
     count: int               # marker occurrences merged under this name
@@ -59,7 +60,7 @@ class RegionRow(_Keyed):
     run: str | None = None   # the run's kernel-level file when a folder holds several runs
 
 
-@dataclass(frozen=True)
+@record
 class GpuRow(_Keyed):
     gpu: int | None
     agent: str | None
@@ -67,7 +68,7 @@ class GpuRow(_Keyed):
     gpu_ns: int
 
 
-@dataclass
+@record(frozen=False)
 class KernelTable(_Keyed):
     source_kind: str
     sources: list[str]

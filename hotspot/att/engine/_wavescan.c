@@ -15,6 +15,9 @@
  * add, gather_add, arrivals (barrier arrival/release pairs), count_pairs (issue-to-wait
  * histograms), and fold_lines (a group's sums into the per-line dicts, as `_fold_lines`).
  *
+ * Fold (below): scan and all of the above for one wave in a single call, with the group state in
+ * C; the module-level helpers remain for the waves the Python path folds.
+ *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
  * into Python integers before enough waves add up to overflow them (groups.SPILL_WAVES).
@@ -423,44 +426,53 @@ static int parse_document(Cur *c, Wave *w) {
     return c->p == c->end && have_wave;
 }
 
-static PyObject *scan(PyObject *self, PyObject *arg) {
-    (void)self;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
-    Wave w;
-    memset(&w, 0, sizeof w);
-    Cur c = {(const char *)buf.buf, (const char *)buf.buf + buf.len};
-    int rc = parse_document(&c, &w);
-    PyBuffer_Release(&buf);
-    if (rc < 0) {
-        wave_free(&w);
-        return NULL;
-    }
-    if (rc == 0 || !w.have_begin || !w.have_end || !w.have_ins || w.cols[0].n == 0) {
-        wave_free(&w);
-        Py_RETURN_NONE;
-    }
-    PyObject *cu = (w.have_cu && !w.cu_null) ? PyLong_FromLongLong(w.cu) : Py_NewRef(Py_None);
-    PyObject *raw = w.edges_at ? PyBytes_FromStringAndSize(w.edges_at, w.edges_end - w.edges_at)
-                               : Py_NewRef(Py_None);
-    /* FNV-1a over the line and category columns: the key of the wave's executed sequence (the
-     * caller confirms a match by comparing the columns themselves) */
+/* FNV-1a over the line and category columns: the key of the wave's executed sequence (the
+ * caller confirms a match by comparing the columns themselves). */
+static uint64_t sequence_hash(const Wave *w) {
     uint64_t h = 1469598103934665603ULL;
     for (int k = 1; k < 5; k += 3) { /* cats (1), then lines (4) */
-        const int64_t *v = w.cols[k].v;
-        for (Py_ssize_t i = 0; i < w.cols[k].n; i++) {
+        const int64_t *v = w->cols[k].v;
+        for (Py_ssize_t i = 0; i < w->cols[k].n; i++) {
             h ^= (uint64_t)v[i];
             h *= 1099511628211ULL;
         }
         h ^= 0xff; /* column separator */
         h *= 1099511628211ULL;
     }
-    PyObject *out = Py_BuildValue("(LLNNNNNNNNNNnK)", (long long)w.begin, (long long)w.end, cu,
-                                  col_bytes(&w.cols[0]), col_bytes(&w.cols[1]),
-                                  col_bytes(&w.cols[2]), col_bytes(&w.cols[3]),
-                                  col_bytes(&w.cols[4]), col_bytes(&w.states),
-                                  col_bytes(&w.cycles), raw, col_bytes(&w.edges),
-                                  count_entries(&w.edges), (unsigned long long)h);
+    return h;
+}
+
+/* Parse `buf` into `w`: 1 a plain wave with instructions, 0 not (the caller falls back), -1
+ * memory error (exception set). */
+static int scan_into(const char *buf, Py_ssize_t len, Wave *w) {
+    memset(w, 0, sizeof *w);
+    Cur c = {buf, buf + len};
+    int rc = parse_document(&c, w);
+    if (rc < 0) return -1;
+    if (rc == 0 || !w->have_begin || !w->have_end || !w->have_ins || w->cols[0].n == 0) return 0;
+    return 1;
+}
+
+/* The tuple ScannedWave (hotspot/att/engine/native.py) is made of. */
+static PyObject *scanned_tuple(const Wave *w, uint64_t h) {
+    PyObject *cu = (w->have_cu && !w->cu_null) ? PyLong_FromLongLong(w->cu) : Py_NewRef(Py_None);
+    PyObject *raw = w->edges_at ? PyBytes_FromStringAndSize(w->edges_at, w->edges_end - w->edges_at)
+                                : Py_NewRef(Py_None);
+    return Py_BuildValue("(LLNNNNNNNNNNnK)", (long long)w->begin, (long long)w->end, cu,
+                         col_bytes(&w->cols[0]), col_bytes(&w->cols[1]), col_bytes(&w->cols[2]),
+                         col_bytes(&w->cols[3]), col_bytes(&w->cols[4]), col_bytes(&w->states),
+                         col_bytes(&w->cycles), raw, col_bytes(&w->edges),
+                         count_entries(&w->edges), (unsigned long long)h);
+}
+
+static PyObject *scan(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+    Wave w;
+    int rc = scan_into((const char *)buf.buf, buf.len, &w);
+    PyBuffer_Release(&buf);
+    PyObject *out = rc < 0 ? NULL : rc == 0 ? Py_NewRef(Py_None) : scanned_tuple(&w, sequence_hash(&w));
     wave_free(&w);
     return out;
 }
@@ -496,6 +508,44 @@ static int get_i64(PyObject *obj, Py_buffer *b, int write) {
     return 1;
 }
 
+/* Charge a wave's timeline to instruction windows: a[j * N_STATES + state] += cycles of the
+ * segment inside window j (groups.charge_windows). n >= 1 instructions, m timeline segments. */
+static void charge_into(int64_t *a, const int64_t *tm, const int64_t *du, Py_ssize_t n,
+                        const int64_t *st, const int64_t *cy, Py_ssize_t m, int64_t begin) {
+    Py_ssize_t last = n - 1, j = 0;
+    /* window j ends at the running max of time + duration up to j */
+    int64_t end_j = tm[0] + du[0];
+    int64_t t = begin;
+#define ADVANCE()                                                                               \
+    while (end_j <= t && j < last) {                                                            \
+        j++;                                                                                    \
+        int64_t e = tm[j] + du[j];                                                              \
+        if (e > end_j) end_j = e;                                                               \
+    }
+    ADVANCE();
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int64_t state = st[i], seg_end = t + cy[i];
+        if (state >= 0 && state < N_STATES) {
+            if (seg_end <= end_j || j == last) {
+                a[j * N_STATES + state] += cy[i];
+            } else {
+                for (;;) {
+                    a[j * N_STATES + state] += end_j - t;
+                    t = end_j;
+                    ADVANCE();
+                    if (seg_end <= end_j || j == last) {
+                        a[j * N_STATES + state] += seg_end - t;
+                        break;
+                    }
+                }
+            }
+        }
+        t = seg_end;
+        ADVANCE();
+    }
+#undef ADVANCE
+}
+
 static PyObject *charge(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *oacc, *otimes, *odur, *ostates, *ocycles;
@@ -513,42 +563,7 @@ static PyObject *charge(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "charge: column lengths disagree");
         goto e5;
     }
-    {
-        int64_t *a = acc.buf;
-        const int64_t *tm = times.buf, *du = dur.buf, *st = states.buf, *cy = cycles.buf;
-        Py_ssize_t last = n - 1, j = 0;
-        /* window j ends at the running max of time + duration up to j */
-        int64_t end_j = tm[0] + du[0];
-        int64_t t = begin;
-#define ADVANCE()                                                                               \
-        while (end_j <= t && j < last) {                                                        \
-            j++;                                                                                \
-            int64_t e = tm[j] + du[j];                                                          \
-            if (e > end_j) end_j = e;                                                           \
-        }
-        ADVANCE();
-        for (Py_ssize_t i = 0; i < m; i++) {
-            int64_t state = st[i], seg_end = t + cy[i];
-            if (state >= 0 && state < N_STATES) {
-                if (seg_end <= end_j || j == last) {
-                    a[j * N_STATES + state] += cy[i];
-                } else {
-                    for (;;) {
-                        a[j * N_STATES + state] += end_j - t;
-                        t = end_j;
-                        ADVANCE();
-                        if (seg_end <= end_j || j == last) {
-                            a[j * N_STATES + state] += seg_end - t;
-                            break;
-                        }
-                    }
-                }
-            }
-            t = seg_end;
-            ADVANCE();
-        }
-#undef ADVANCE
-    }
+    charge_into(acc.buf, times.buf, dur.buf, n, states.buf, cycles.buf, m, begin);
     PyBuffer_Release(&cycles);
     PyBuffer_Release(&states);
     PyBuffer_Release(&dur);
@@ -804,8 +819,519 @@ a1:
     return result;
 }
 
+
+/* ---------------------------------------------------------------------------------------------
+ * Fold: the whole per-wave pass in one call (hotspot/att/engine/groups.py `NativeFold` drives it).
+ *
+ * fold.wave(data, se) scans a wave file and, when its executed sequence is a registered group and
+ * its decoder edges equal that group's reconstruction (or it has none), adds everything the wave
+ * contributes in C: the group's stall/duration columns, timeline charges, wait stalls, the
+ * issue-to-wait histograms (an insertion-ordered hash table per group), the barrier arrival and
+ * release times (per (se, cu, line), insertion-ordered), and the pass totals. It returns None.
+ * Any other wave (unreadable by the scanner, a new sequence, other edges, values no decoder
+ * writes) is returned to Python as (scanned tuple or None, group index or -1) for the Python
+ * path, which keeps every error message and rare case in one place. Accumulators are int64: every
+ * per-wave value is below 2**41 in magnitude, and `take_*` hands them to Python integers before
+ * `spill` waves have added up (the call returns (None, -2) to ask for it).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t cycles, count;
+    Py_ssize_t pair;
+} PairEnt;
+
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t n;              /* positions (executed records) */
+    int64_t *lines, *cats;     /* the sequence, to confirm a hash match */
+    int64_t *expected;         /* expected edges, canonical encoding */
+    Py_ssize_t n_expected;
+    int64_t ooo;
+    int64_t *wait_pos, *pair_w, *pair_p, *bar_line, *bar_pos;
+    Py_ssize_t n_wait, n_pairs, n_bar, *bar_start; /* barrier line k: bar_pos[bar_start[k]..[k+1]) */
+    int64_t *stall, *duration, *charge, *wait;
+    int64_t waves, blame_waves;
+    PairEnt *ents;
+    Py_ssize_t n_ents, cap_ents, *slots, n_slots; /* slots: ent index + 1, 0 = empty; power of 2 */
+} Group;
+
+typedef struct {
+    int64_t se, cu, line;
+    Col v;
+} BarBuf;
+
+typedef struct {
+    PyObject_HEAD
+    Group **groups;
+    Py_ssize_t n_groups, cap_groups;
+    BarBuf *bars;
+    Py_ssize_t n_bars, cap_bars, *bar_slots, n_bar_slots;
+    int64_t waves, instructions, cycles, ooo, waves_edges, edge_entries, waves_static;
+    int64_t pending, spill;
+    uint64_t hash_mask; /* all ones; tests narrow it to force sequence-hash collisions */
+    /* ranges of the last scanned wave: time, category, stall, duration, line, state, cycles */
+    int64_t rmin[7], rmax[7];
+    int rhas[7];
+} Fold;
+
+static void group_free(Group *g) {
+    if (!g) return;
+    PyMem_Free(g->lines); PyMem_Free(g->cats); PyMem_Free(g->expected); PyMem_Free(g->wait_pos);
+    PyMem_Free(g->pair_w); PyMem_Free(g->pair_p); PyMem_Free(g->bar_line); PyMem_Free(g->bar_pos);
+    PyMem_Free(g->bar_start); PyMem_Free(g->stall); PyMem_Free(g->duration); PyMem_Free(g->charge);
+    PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots);
+    PyMem_Free(g);
+}
+
+static void fold_clear_bars(Fold *f) {
+    for (Py_ssize_t i = 0; i < f->n_bars; i++) col_free(&f->bars[i].v);
+    f->n_bars = 0;
+    if (f->bar_slots) memset(f->bar_slots, 0, (size_t)f->n_bar_slots * sizeof(Py_ssize_t));
+}
+
+static void Fold_dealloc(Fold *f) {
+    for (Py_ssize_t i = 0; i < f->n_groups; i++) group_free(f->groups[i]);
+    PyMem_Free(f->groups);
+    fold_clear_bars(f);
+    PyMem_Free(f->bars);
+    PyMem_Free(f->bar_slots);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyObject *Fold_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    (void)kw;
+    long long spill;
+    unsigned long long mask = ~0ULL;
+    if (!PyArg_ParseTuple(args, "L|K", &spill, &mask)) return NULL;
+    if (spill < 1 || spill > (1LL << 21)) {
+        PyErr_SetString(PyExc_ValueError, "Fold: spill must be in 1..2**21 waves");
+        return NULL;
+    }
+    Fold *f = (Fold *)type->tp_alloc(type, 0);
+    if (f) {
+        f->spill = spill;
+        f->hash_mask = mask;
+    }
+    return (PyObject *)f;
+}
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* An int64 copy of a buffer argument (NULL with an exception on error; *n its length). */
+static int64_t *copy_i64(PyObject *obj, Py_ssize_t *n) {
+    Py_buffer b;
+    if (!get_i64(obj, &b, 0)) return NULL;
+    *n = b.len / 8;
+    int64_t *out = PyMem_Malloc(b.len ? (size_t)b.len : 8);
+    if (out) memcpy(out, b.buf, (size_t)b.len);
+    else PyErr_NoMemory();
+    PyBuffer_Release(&b);
+    return out;
+}
+
+static int64_t *zeros(Py_ssize_t n) {
+    int64_t *v = PyMem_Calloc(n ? (size_t)n : 1, sizeof(int64_t));
+    if (!v) PyErr_NoMemory();
+    return v;
+}
+
+/* add_group(hash, lines, cats, expected_key, ooo, wait_positions, pair_waits, pair_producers,
+ *           barrier_rows) -> index.  barrier_rows: [(line, int64 positions), ...]. */
+static PyObject *Fold_add_group(Fold *f, PyObject *args) {
+    unsigned long long hash;
+    long long ooo;
+    PyObject *olines, *ocats, *oexp, *owait, *opw, *opp, *orows;
+    if (!PyArg_ParseTuple(args, "KOOOLOOOO!", &hash, &olines, &ocats, &oexp, &ooo, &owait, &opw,
+                          &opp, &PyList_Type, &orows))
+        return NULL;
+    Group *g = PyMem_Calloc(1, sizeof(Group));
+    if (!g) return PyErr_NoMemory();
+    Py_ssize_t n_cats, n_pp;
+    g->hash = hash;
+    g->ooo = ooo;
+    if (!(g->lines = copy_i64(olines, &g->n)) || !(g->cats = copy_i64(ocats, &n_cats)) ||
+        !(g->expected = copy_i64(oexp, &g->n_expected)) ||
+        !(g->wait_pos = copy_i64(owait, &g->n_wait)) || !(g->pair_w = copy_i64(opw, &g->n_pairs)) ||
+        !(g->pair_p = copy_i64(opp, &n_pp)))
+        goto fail;
+    if (n_cats != g->n || n_pp != g->n_pairs || g->n == 0) {
+        PyErr_SetString(PyExc_ValueError, "add_group: column lengths disagree");
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < g->n_wait; i++)
+        if (g->wait_pos[i] < 0 || g->wait_pos[i] >= g->n) goto badpos;
+    for (Py_ssize_t i = 0; i < g->n_pairs; i++)
+        if (g->pair_w[i] < 0 || g->pair_w[i] >= g->n || g->pair_p[i] < 0 || g->pair_p[i] >= g->n)
+            goto badpos;
+    g->n_bar = PyList_GET_SIZE(orows);
+    Py_ssize_t total = 0;
+    if (!(g->bar_line = zeros(g->n_bar)) || !(g->bar_start = PyMem_Calloc((size_t)g->n_bar + 1,
+                                                                          sizeof(Py_ssize_t))))
+        goto nomem;
+    for (Py_ssize_t k = 0; k < g->n_bar; k++) {
+        PyObject *row = PyList_GET_ITEM(orows, k);
+        long long line;
+        PyObject *opos;
+        if (!PyArg_ParseTuple(row, "LO", &line, &opos)) goto fail;
+        Py_ssize_t m;
+        int64_t *pos = copy_i64(opos, &m);
+        if (!pos) goto fail;
+        int64_t *grown = PyMem_Realloc(g->bar_pos, (size_t)(total + m + 1) * sizeof(int64_t));
+        if (!grown) {
+            PyMem_Free(pos);
+            goto nomem;
+        }
+        g->bar_pos = grown;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (pos[i] < 0 || pos[i] >= g->n) {
+                PyMem_Free(pos);
+                goto badpos;
+            }
+            g->bar_pos[total + i] = pos[i];
+        }
+        PyMem_Free(pos);
+        g->bar_line[k] = line;
+        g->bar_start[k] = total;
+        total += m;
+        g->bar_start[k + 1] = total;
+    }
+    if (!(g->stall = zeros(g->n)) || !(g->duration = zeros(g->n)) ||
+        !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)))
+        goto nomem;
+    if (f->n_groups == f->cap_groups) {
+        Py_ssize_t cap = f->cap_groups ? 2 * f->cap_groups : 16;
+        Group **grown = PyMem_Realloc(f->groups, (size_t)cap * sizeof(Group *));
+        if (!grown) goto nomem;
+        f->groups = grown;
+        f->cap_groups = cap;
+    }
+    f->groups[f->n_groups] = g;
+    return PyLong_FromSsize_t(f->n_groups++);
+badpos:
+    PyErr_SetString(PyExc_ValueError, "add_group: position out of range");
+    goto fail;
+nomem:
+    PyErr_NoMemory();
+fail:
+    group_free(g);
+    return NULL;
+}
+
+/* count[(pair, cycles)] += 1 in the group's insertion-ordered table. */
+static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
+    if (2 * (g->n_ents + 1) > g->n_slots) {
+        Py_ssize_t ns = g->n_slots ? 2 * g->n_slots : 256;
+        Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
+        if (!slots) return 0;
+        for (Py_ssize_t e = 0; e < g->n_ents; e++) {
+            uint64_t h = mix64((uint64_t)g->ents[e].cycles * 0x9E3779B97F4A7C15ULL ^ (uint64_t)g->ents[e].pair);
+            Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(ns - 1));
+            while (slots[i]) i = (i + 1) & (ns - 1);
+            slots[i] = e + 1;
+        }
+        PyMem_Free(g->slots);
+        g->slots = slots;
+        g->n_slots = ns;
+    }
+    uint64_t h = mix64((uint64_t)cycles * 0x9E3779B97F4A7C15ULL ^ (uint64_t)pair);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(g->n_slots - 1));
+    while (g->slots[i]) {
+        PairEnt *e = &g->ents[g->slots[i] - 1];
+        if (e->pair == pair && e->cycles == cycles) {
+            e->count++;
+            return 1;
+        }
+        i = (i + 1) & (g->n_slots - 1);
+    }
+    if (g->n_ents == g->cap_ents) {
+        Py_ssize_t cap = g->cap_ents ? 2 * g->cap_ents : 128;
+        PairEnt *grown = PyMem_Realloc(g->ents, (size_t)cap * sizeof(PairEnt));
+        if (!grown) return 0;
+        g->ents = grown;
+        g->cap_ents = cap;
+    }
+    g->ents[g->n_ents] = (PairEnt){cycles, 1, pair};
+    g->slots[i] = ++g->n_ents;
+    return 1;
+}
+
+/* The barrier buffer of (se, cu, line), created on first use (insertion-ordered). */
+static Col *bar_buf(Fold *f, int64_t se, int64_t cu, int64_t line) {
+    if (2 * (f->n_bars + 1) > f->n_bar_slots) {
+        Py_ssize_t ns = f->n_bar_slots ? 2 * f->n_bar_slots : 64;
+        Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
+        if (!slots) return NULL;
+        for (Py_ssize_t e = 0; e < f->n_bars; e++) {
+            BarBuf *b = &f->bars[e];
+            uint64_t h = mix64(((uint64_t)b->se * 1000003ULL + (uint64_t)b->cu) * 1000003ULL + (uint64_t)b->line);
+            Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(ns - 1));
+            while (slots[i]) i = (i + 1) & (ns - 1);
+            slots[i] = e + 1;
+        }
+        PyMem_Free(f->bar_slots);
+        f->bar_slots = slots;
+        f->n_bar_slots = ns;
+    }
+    uint64_t h = mix64(((uint64_t)se * 1000003ULL + (uint64_t)cu) * 1000003ULL + (uint64_t)line);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(f->n_bar_slots - 1));
+    while (f->bar_slots[i]) {
+        BarBuf *b = &f->bars[f->bar_slots[i] - 1];
+        if (b->se == se && b->cu == cu && b->line == line) return &b->v;
+        i = (i + 1) & (f->n_bar_slots - 1);
+    }
+    if (f->n_bars == f->cap_bars) {
+        Py_ssize_t cap = f->cap_bars ? 2 * f->cap_bars : 64;
+        BarBuf *grown = PyMem_Realloc(f->bars, (size_t)cap * sizeof(BarBuf));
+        if (!grown) return NULL;
+        f->bars = grown;
+        f->cap_bars = cap;
+    }
+    f->bars[f->n_bars] = (BarBuf){se, cu, line, {NULL, 0, 0}};
+    f->bar_slots[i] = ++f->n_bars;
+    return &f->bars[f->n_bars - 1].v;
+}
+
+static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *hi, int *has) {
+    *has = n > 0;
+    if (!n) return;
+    int64_t a = v[0], b = v[0];
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (v[i] < a) a = v[i];
+        if (v[i] > b) b = v[i];
+    }
+    *lo = a;
+    *hi = b;
+}
+
+/* Add a matched wave into group g and the fold's totals. 0 on memory error. */
+static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
+    const int64_t *tm = w->cols[0].v, *st = w->cols[2].v, *du = w->cols[3].v;
+    Py_ssize_t n = g->n;
+    int64_t cu = (w->have_cu && !w->cu_null) ? w->cu : -1;
+    /* barriers first: the only step that allocates */
+    for (Py_ssize_t k = 0; k < g->n_bar; k++) {
+        Col *b = bar_buf(f, se, cu, g->bar_line[k]);
+        if (!b) return 0;
+        for (Py_ssize_t i = g->bar_start[k]; i < g->bar_start[k + 1]; i++) {
+            int64_t p = g->bar_pos[i];
+            if (!col_push(b, tm[p]) || !col_push(b, tm[p] + st[p])) return 0;
+        }
+    }
+    for (Py_ssize_t i = 0; i < g->n_pairs; i++) {
+        int64_t wp = g->pair_w[i], pp = g->pair_p[i];
+        if (!pair_count(g, i, tm[wp] - tm[pp] - st[pp])) return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        g->stall[i] += st[i];
+        g->duration[i] += du[i];
+    }
+    charge_into(g->charge, tm, du, n, w->states.v, w->cycles.v, w->states.n, w->begin);
+    for (Py_ssize_t i = 0; i < g->n_wait; i++) g->wait[i] += st[g->wait_pos[i]];
+    g->waves++;
+    g->blame_waves++;
+    Py_ssize_t n_edges = count_entries(&w->edges);
+    f->waves++;
+    f->instructions += n;
+    f->cycles += w->end - w->begin;
+    f->ooo += g->ooo;
+    if (n_edges) {
+        f->waves_edges++;
+        f->edge_entries += n_edges;
+    } else {
+        f->waves_static++;
+    }
+    f->pending++;
+    return 1;
+}
+
+static PyObject *Fold_wave(Fold *f, PyObject *args) {
+    Py_buffer buf;
+    long long se;
+    if (!PyArg_ParseTuple(args, "y*L", &buf, &se)) return NULL;
+    Wave w;
+    int rc = scan_into((const char *)buf.buf, buf.len, &w);
+    PyBuffer_Release(&buf);
+    PyObject *out = NULL;
+    if (rc < 0) goto done;
+    if (rc == 0) {
+        out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+        goto done;
+    }
+    const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
+                              w.states.v, w.cycles.v};
+    Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
+                          w.states.n, w.cycles.n};
+    for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
+    /* values no decoder writes (the Python path checks and reports them) */
+    int plain = w.begin <= w.end && (!f->rhas[5] || f->rmax[5] < N_STATES);
+    for (int k = 0; k < 7; k++) plain = plain && (!f->rhas[k] || f->rmin[k] >= 0);
+    uint64_t h = sequence_hash(&w) & f->hash_mask;
+    Py_ssize_t gi = -1;
+    Py_ssize_t n = w.cols[0].n;
+    for (Py_ssize_t i = 0; i < f->n_groups; i++) {
+        Group *g = f->groups[i];
+        if (g && g->hash == h && g->n == n && !memcmp(g->lines, w.cols[4].v, (size_t)n * 8) &&
+            !memcmp(g->cats, w.cols[1].v, (size_t)n * 8)) {
+            gi = i;
+            break;
+        }
+    }
+    if (gi >= 0 && plain) {
+        Group *g = f->groups[gi];
+        if (w.edges.n == 0 || (w.edges.n == g->n_expected &&
+                                !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8))) {
+            if (!fold_into(f, g, &w, se)) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            if (f->pending >= f->spill)
+                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
+            else
+                out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    {
+        PyObject *t = scanned_tuple(&w, h);
+        if (t) out = Py_BuildValue("(Nn)", t, gi);
+    }
+done:
+    wave_free(&w);
+    return out;
+}
+
+/* take_group(index) -> (waves, blame_waves, stall, duration, charge, wait, [(pair, cycles,
+ * count), ...]) since the last take, zeroing them; a group with no wave since gives None. */
+static PyObject *Fold_take_group(Fold *f, PyObject *arg) {
+    Py_ssize_t gi = PyLong_AsSsize_t(arg);
+    if (gi == -1 && PyErr_Occurred()) return NULL;
+    if (gi < 0 || gi >= f->n_groups || !f->groups[gi]) {
+        PyErr_SetString(PyExc_IndexError, "take_group: no such group");
+        return NULL;
+    }
+    Group *g = f->groups[gi];
+    if (g->waves == 0) Py_RETURN_NONE;
+    PyObject *ents = PyList_New(g->n_ents);
+    if (!ents) return NULL;
+    for (Py_ssize_t e = 0; e < g->n_ents; e++) {
+        PyObject *t = Py_BuildValue("(nLL)", g->ents[e].pair, (long long)g->ents[e].cycles,
+                                    (long long)g->ents[e].count);
+        if (!t) {
+            Py_DECREF(ents);
+            return NULL;
+        }
+        PyList_SET_ITEM(ents, e, t);
+    }
+    PyObject *out = Py_BuildValue(
+        "(LLy#y#y#y#N)", (long long)g->waves, (long long)g->blame_waves,
+        (const char *)g->stall, g->n * 8, (const char *)g->duration, g->n * 8,
+        (const char *)g->charge, g->n * N_STATES * 8, (const char *)g->wait, g->n_wait * 8, ents);
+    if (!out) return NULL;
+    memset(g->stall, 0, (size_t)g->n * 8);
+    memset(g->duration, 0, (size_t)g->n * 8);
+    memset(g->charge, 0, (size_t)g->n * N_STATES * 8);
+    memset(g->wait, 0, (size_t)(g->n_wait ? g->n_wait : 0) * 8);
+    g->waves = g->blame_waves = 0;
+    g->n_ents = 0;
+    if (g->slots) memset(g->slots, 0, (size_t)g->n_slots * sizeof(Py_ssize_t));
+    return out;
+}
+
+/* drop_group(index): forget a group (its sums must have been taken). */
+static PyObject *Fold_drop_group(Fold *f, PyObject *arg) {
+    Py_ssize_t gi = PyLong_AsSsize_t(arg);
+    if (gi == -1 && PyErr_Occurred()) return NULL;
+    if (gi < 0 || gi >= f->n_groups || !f->groups[gi]) {
+        PyErr_SetString(PyExc_IndexError, "drop_group: no such group");
+        return NULL;
+    }
+    group_free(f->groups[gi]);
+    f->groups[gi] = NULL;
+    Py_RETURN_NONE;
+}
+
+/* take_barriers() -> [((se, cu, line), int64 bytes [arrival, release, ...]), ...] in first-seen
+ * order, emptying the store. */
+static PyObject *Fold_take_barriers(Fold *f, PyObject *unused) {
+    (void)unused;
+    PyObject *out = PyList_New(f->n_bars);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < f->n_bars; i++) {
+        BarBuf *b = &f->bars[i];
+        PyObject *t = Py_BuildValue("((LLL)N)", (long long)b->se, (long long)b->cu,
+                                    (long long)b->line, col_bytes(&b->v));
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    fold_clear_bars(f);
+    return out;
+}
+
+/* take_totals() -> (waves, instructions, cycles, out_of_order_waits, waves_edges, edge_entries,
+ * waves_static) since the last take, zeroing them. */
+static PyObject *Fold_take_totals(Fold *f, PyObject *unused) {
+    (void)unused;
+    PyObject *out = Py_BuildValue("(LLLLLLL)", (long long)f->waves, (long long)f->instructions,
+                                  (long long)f->cycles, (long long)f->ooo,
+                                  (long long)f->waves_edges, (long long)f->edge_entries,
+                                  (long long)f->waves_static);
+    if (out) {
+        f->waves = f->instructions = f->cycles = f->ooo = 0;
+        f->waves_edges = f->edge_entries = f->waves_static = f->pending = 0;
+    }
+    return out;
+}
+
+/* last_ranges() -> ([5 instruction column ranges], states range, cycles range) of the last
+ * scanned wave, each (min, max) or None when empty: what a check of the wave's values needs. */
+static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
+    (void)unused;
+    PyObject *r[7];
+    for (int k = 0; k < 7; k++) {
+        r[k] = f->rhas[k] ? Py_BuildValue("(LL)", (long long)f->rmin[k], (long long)f->rmax[k])
+                          : Py_NewRef(Py_None);
+        if (!r[k]) {
+            for (int j = 0; j < k; j++) Py_DECREF(r[j]);
+            return NULL;
+        }
+    }
+    return Py_BuildValue("([NNNNN]NN)", r[0], r[1], r[2], r[3], r[4], r[5], r[6]);
+}
+
+static PyMethodDef Fold_methods[] = {
+    {"wave", (PyCFunction)Fold_wave, METH_VARARGS, "Scan and fold one wave file."},
+    {"add_group", (PyCFunction)Fold_add_group, METH_VARARGS, "Register a sequence group."},
+    {"take_group", (PyCFunction)Fold_take_group, METH_O, "A group's sums since the last take."},
+    {"drop_group", (PyCFunction)Fold_drop_group, METH_O, "Forget a group."},
+    {"take_barriers", (PyCFunction)Fold_take_barriers, METH_NOARGS, "Barrier times since the last take."},
+    {"take_totals", (PyCFunction)Fold_take_totals, METH_NOARGS, "Pass totals since the last take."},
+    {"last_ranges", (PyCFunction)Fold_last_ranges, METH_NOARGS, "Column ranges of the last wave."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FoldType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "hotspot.att.engine._wavescan.Fold",
+    .tp_basicsize = sizeof(Fold),
+    .tp_dealloc = (destructor)Fold_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The fused per-wave pass: Fold(spill_waves[, hash_mask]).",
+    .tp_methods = Fold_methods,
+    .tp_new = Fold_new,
+};
+
 /* col_range(buf): (min, max) of an int64 column, None when it is empty. A separate helper for the
- * wave validation of hotspot/att/engine/validate.py (the checks themselves stay in Python, shared
+ * wave validation of hotspot/capture/wavecheck.py (the checks themselves stay in Python, shared
  * with the pure-Python path). */
 static PyObject *col_range(PyObject *self, PyObject *arg) {
     (void)self;
@@ -845,5 +1371,12 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
                                     "Native fast path of the wave pass.", -1, methods};
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
-    return PyModule_Create(&module);
+    if (PyType_Ready(&FoldType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Fold", (PyObject *)&FoldType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -9,9 +9,11 @@ accumulators into the per-line dicts once per sequence (`flush_group`). The reco
 placement and blame of a sequence are computed once; a wave's decoder edges are compared to them
 as a whole (one C-level `==`).
 
-With the native scanner (hotspot/att/engine/_wavescan.c, via hotspot/att/engine/native.py) a wave arrives as
-int64 columns and `fold_wave_scanned` does the same fold with the per-wave loops in C; groups are
-then keyed by the scanner's hash of the sequence.
+With the native extension (hotspot/att/engine/_wavescan.c) `NativeFold` folds a wave of a known
+sequence entirely in C, in one call per file; a wave it hands back arrives as int64 columns and
+`fold_wave_scanned` does the same fold with the per-wave loops in C; groups are then keyed by the
+scanner's hash of the sequence. The first wave of a sequence always goes this way, and its group
+is then registered with the C fold.
 
 The per-record path in hotspot/att/engine/wavepass.py (`fold_wave_records`) defines the results; this path
 produces the same integers. A wave takes it only when its columns are plain integers and its
@@ -66,7 +68,7 @@ class SequenceGroup:
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
-                 "pair_hists", "pair_index", "native_rows", "scanned")
+                 "pair_hists", "pair_index", "native_rows", "scanned", "native_index")
 
     def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[int, ...],
                  tables: LineTables) -> None:
@@ -112,6 +114,7 @@ class SequenceGroup:
         # native path: wait positions and barrier rows as int64 arrays, made on first use
         self.native_rows: tuple[array, list[tuple[int, array]]] | None = None
         self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
+        self.native_index: int | None = None  # its index in the partial's NativeFold, if any
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -401,6 +404,182 @@ def _fold(part: "WavePartial", key: tuple, group: SequenceGroup, add_sums: Calla
                      map(stalls.__getitem__, group.pair_producers))
         group.distances.update(zip(range(len(group.pair_waits)), cycles))
     return True
+
+
+# Waves a NativeFold adds into int64 before its sums go to Python integers: per-wave values are
+# below 2**41 in magnitude (the scanner's bound), so 2**20 waves stay far below 2**63.
+FOLD_SPILL_WAVES = 1 << 20
+# Bits of the scanner's sequence hash NativeFold keys groups by (tests narrow it to force
+# collisions: groups must then be told apart by their columns).
+FOLD_HASH_MASK = (1 << 64) - 1
+
+
+class NativeFold:
+    """The fused native pass (`Fold` in hotspot/att/engine/_wavescan.c) for one partial.
+
+    `wave(data, se)` folds a wave file entirely in C when its sequence group is registered and its
+    edges are its reconstruction's; otherwise it returns the ScannedWave (None when the scanner
+    cannot read the file) for the Python path, after handing the C sums that path could see out of
+    order (barrier times, the group's histograms) to Python. `register` makes a group known to C
+    once the Python path has built it. Sums reach the partial's Python objects in `settle_all`
+    (end of a run), `release` (a group being flushed) and on the spill signal.
+    """
+
+    def __init__(self, mod: ModuleType, part: "WavePartial", tables: LineTables) -> None:
+        self.mod = mod
+        self.fold = mod.Fold(FOLD_SPILL_WAVES, FOLD_HASH_MASK)
+        self.part = part
+        self.tables = tables
+        self.members: list[SequenceGroup | None] = []  # by C index
+
+    def wave(self, data: bytes, se: int) -> "tuple[bool, ScannedWave | None]":
+        """(done, scanned): done when C folded the wave; else the Python path takes `scanned`."""
+        res = self.fold.wave(data, se)
+        if res is None:
+            return True, None
+        found, index = res
+        if index == -2:  # folded; the int64 sums are due for Python integers
+            self.settle_all()
+            return True, None
+        if index == -1 and found is not None:
+            # A sequence C does not know: build its group once, register it, fold again in C.
+            scanned = ScannedWave(*found)
+            if self._adopt(scanned, data, se):
+                return True, None
+            self.take_barriers()
+            return False, scanned
+        self.take_barriers()
+        if index >= 0:
+            self._take(index)
+        return False, ScannedWave(*found) if found is not None else None
+
+    def _adopt(self, wave: ScannedWave, data: bytes, se: int) -> bool:
+        """Register the group of `wave` (built here when new) and fold the wave in C; False (and
+        nothing changed) when C hands it back again, for the Python path to decide as before."""
+        groups = self.part.open_groups.groups
+        key: int | tuple = wave.sequence_hash
+        group = groups.get(key)
+        if group is not None and group.scanned != (wave.lines, wave.cats):
+            key = (wave.sequence_hash, wave.lines, wave.cats)
+            group = groups.get(key)
+        new = group is None
+        if new:
+            group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
+                                  tuple(wave.column("cats")), self.tables)
+            group.scanned = (wave.lines, wave.cats)
+        elif group.native_index is not None:
+            return False
+        self._register(group, wave)
+        res = self.fold.wave(data, se)
+        if res is not None and res[1] != -2:  # other edges or odd values: not folded
+            if new:
+                self.fold.drop_group(group.native_index)
+                self.members[group.native_index] = None
+                group.native_index = None
+            return False
+        if new:  # admitted once a wave is folded into it, as the Python path does
+            admit_group(self.part, self.part.open_groups, key, group)
+        if res is not None:
+            self.settle_all()
+        return True
+
+    def last_ranges(self) -> tuple[list, tuple[int, int] | None, tuple[int, int] | None]:
+        """Ranges of the last wave's columns ([time, category, stall, duration, line], states,
+        cycles; (min, max) or None): the hook for a check of a wave's values on the Python path."""
+        return self.fold.last_ranges()
+
+    def register(self, wave: ScannedWave) -> None:
+        """Make the group the Python path just folded `wave` into known to C."""
+        group = _scanned_group(self.part.open_groups.groups, wave)
+        if group is not None and group.native_index is None:
+            self._register(group, wave)
+
+    def _register(self, group: SequenceGroup, wave: ScannedWave) -> None:
+        positions, rows = group.indexes()
+        group.native_index = self.fold.add_group(
+            wave.sequence_hash, wave.lines, wave.cats, group.expected_key(self.mod) or b"",
+            group.ooo, positions, array("q", group.pair_waits), array("q", group.pair_producers),
+            rows)
+        self.members.append(group)
+
+    def release(self, group: SequenceGroup) -> None:
+        """Hand a group's C sums to it and forget it in C (the group is being flushed)."""
+        if group.native_index is not None:
+            self._take(group.native_index)
+            self.fold.drop_group(group.native_index)
+            self.members[group.native_index] = None
+            group.native_index = None
+
+    def settle_all(self) -> None:
+        self.take_barriers()
+        waves, instructions, cycles, ooo, waves_edges, entries, waves_static = self.fold.take_totals()
+        totals, blame = self.part.totals, self.part.blame
+        totals.waves += waves
+        totals.instructions += instructions
+        totals.cycles += cycles
+        blame.out_of_order_waits += ooo
+        blame.waves_edges += waves_edges
+        blame.edge_entries += entries
+        blame.edge_entries_reconstructed += entries
+        blame.waves_static += waves_static
+        for i, group in enumerate(self.members):
+            if group is not None:
+                self._take(i)
+
+    def detach(self) -> None:
+        """Settle everything and leave the groups to Python (the partial is pickled or reused)."""
+        self.settle_all()
+        for group in self.members:
+            if group is not None:
+                group.native_index = None
+        self.members = []
+        self.part.native = None
+
+    def take_barriers(self) -> None:
+        barriers = self.part.barriers
+        for key, pairs in self.fold.take_barriers():
+            arr = barriers.get(key)
+            if arr is None:
+                barriers[key] = array("q", pairs)
+            elif isinstance(arr, array):
+                arr.frombytes(pairs)
+            else:
+                arr.extend(memoryview(pairs).cast("q"))
+
+    def _take(self, index: int) -> None:
+        taken = self.fold.take_group(index)
+        group = self.members[index]
+        if taken is None or group is None:
+            return
+        waves, blame_waves, stall, duration, charge, wait, entries = taken
+        group.settle()
+        sums = [memoryview(b).cast("q") for b in (stall, duration, charge, wait)]
+        if group.waves == 0:  # nothing in the Python lists yet: take C's sums as they are
+            group.stall, group.duration, group.charge, group.wait_stall = (m.tolist() for m in sums)
+        else:
+            group.stall = list(map(add, group.stall, sums[0]))
+            group.duration = list(map(add, group.duration, sums[1]))
+            group.charge = list(map(add, group.charge, sums[2]))
+            group.wait_stall = list(map(add, group.wait_stall, sums[3]))
+        group.waves += waves
+        group.blame_waves += blame_waves
+        if entries:
+            if group.pair_hists is None:
+                group.pair_hists = [{} for _ in group.pair_waits]
+                group.pair_index = (array("q", group.pair_waits), array("q", group.pair_producers))
+            hists = group.pair_hists
+            for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
+                h = hists[pair]
+                h[cycles] = h.get(cycles, 0) + count
+
+
+def _scanned_group(groups: dict, wave: ScannedWave) -> SequenceGroup | None:
+    """The open group of a natively scanned wave (the lookup of fold_wave_scanned)."""
+    key: int | tuple = wave.sequence_hash
+    group = groups.get(key)
+    if group is not None and group.scanned != (wave.lines, wave.cats):
+        group = groups.get((wave.sequence_hash, wave.lines, wave.cats))
+    return group
 
 
 def admit_group(part: "WavePartial", folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:

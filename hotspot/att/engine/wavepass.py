@@ -14,6 +14,7 @@ folded column-wise by hotspot/att/engine/groups.py, which gives the same sums mu
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.diagnostics import Progress
@@ -22,12 +23,13 @@ import os
 import sys
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hotspot.att.engine.groups import (
     DECODER_JUMP,
     N_STATES,
+    NativeFold,
     SequenceFolder,
     SequenceGroup,
     admit_group,
@@ -35,6 +37,7 @@ from hotspot.att.engine.groups import (
     fold_wave_columns,
     fold_wave_scanned,
 )
+from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
@@ -47,22 +50,21 @@ from hotspot.gcpause import paused_cyclic_gc
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
-# Work units per pool worker: enough to even out uneven files, few enough that the parent adds
-# few partials (each carries its open sequence groups, hotspot/att/engine/groups.py).
-CHUNKS_PER_JOB = 4
-# Below this much wave JSON a process pool costs more (worker start-up, pickling) than it saves.
-PARALLEL_MIN_BYTES = 16 * 1024 * 1024
+# Work units per pool worker. One contiguous unit each: a worker builds the static facts of each
+# sequence it meets once (~1 ms each, hotspot/att/engine/groups.py) and the parent adds one
+# partial per worker; wave files are alike in size, so units of equal file counts balance.
+CHUNKS_PER_JOB = 1
 
 WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklable
 
 
-@dataclass(frozen=True)
+@record
 class PassOptions:
     tables: LineTables
     max_bytes: int | None = None
 
 
-@dataclass
+@record(frozen=False)
 class WavePartial:
     totals: WaveTotals = field(default_factory=WaveTotals)
     # line_number -> cycles per timeline state (WAVE_STATES order) while this instruction was current
@@ -79,13 +81,18 @@ class WavePartial:
         # dicts above hold the results once `finish` folds the groups in.
         self.open_groups = SequenceFolder()
         self.records_only = False  # set after a wave with non-integer values
+        self.native: NativeFold | None = None  # the fused native pass while a run folds into this
 
     def flush_group(self, group: SequenceGroup) -> None:
+        if self.native is not None:
+            self.native.release(group)
         flush_group(group, self.totals.per_line, self.line_states, self.totals.states,
                     self.backedges, self.blame)
 
     def finish(self) -> "WavePartial":
         """Fold the open sequence groups into the per-line dicts."""
+        if self.native is not None:
+            self.native.settle_all()
         for group in self.open_groups.groups.values():
             self.flush_group(group)
         self.open_groups = SequenceFolder()
@@ -143,24 +150,38 @@ def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
 
 
 def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
-                   progress: "Progress | None" = None) -> WavePartial:
+                   progress: "Progress | None" = None, part: WavePartial | None = None
+                   ) -> WavePartial:
     """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
     them column-wise and folds each sequence into the dicts once. `progress` (parent only)
-    counts files done."""
-    part = WavePartial()
+    counts files done; `part`: an open partial to continue (default: a new one)."""
+    if part is None:
+        part = WavePartial()
     mod = native()
     tables = opts.tables
+    fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
         data = read_capped(path, opts.max_bytes)
-        scanned = scan(mod, data) if mod is not None else None
+        if fused is not None and not part.records_only:
+            # Folded in C unless the wave needs the Python path below; a wave with values no
+            # decoder writes (negative fields, begin > end, a state outside the enum) always
+            # comes back, so a check of those values runs below, on the scanned columns or on
+            # `fused.last_ranges()`, the same for both paths.
+            done, scanned = fused.wave(data, se)
+            if done:
+                continue
+        else:
+            scanned = scan(mod, data) if mod is not None else None
         try:
             if scanned is not None:
                 # values no decoder writes are refused on both paths by the same check
                 check_wave(path, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
                 cu = scanned.cu if scanned.cu is not None else -1
                 if fold_wave_scanned(part, mod, scanned, se, cu, tables):
+                    if fused is not None and not part.records_only:
+                        fused.register(scanned)
                     continue
                 wave = Wave(WaveFile(path, se, simd, slot, n), scanned.begin, scanned.end,
                             scanned.records(), scanned.timeline(), scanned.waitcnt, scanned.cu)
@@ -179,13 +200,17 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "
                            "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    if fused is not None:
+        fused.detach()
     return part
 
 
-def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
+def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None) -> WavePartial:
-    """Map-reduce over chunks: sequential, or a process pool when `jobs` > 1 and the capture is
-    large enough to pay for the workers. Partials are merged in chunk order (deterministic).
+    """Map-reduce over chunks: in this process, or a process pool where `plan_pass`
+    (hotspot/att/engine/jobs.py) says it pays; `jobs` None = auto. The first CHUNK_WAVES files
+    are always read here (their distinct sequences feed the decision); pool partials are merged
+    in chunk order after them (deterministic, and integer sums do not depend on the order).
 
     `meanwhile`, other work of the caller, runs while the pool's workers read the wave files (on
     a large capture the parent would otherwise idle), or after the sequential pass."""
@@ -193,17 +218,25 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
 
     descs = describe(files)
     progress = Progress("reading wave files", len(descs), "files")
-    if jobs > 1 and len(descs) > CHUNK_WAVES and _wave_bytes(files) >= PARALLEL_MIN_BYTES:
-        size = max(CHUNK_WAVES, -(-len(descs) // (jobs * CHUNKS_PER_JOB)))
-        with paused_cyclic_gc():
-            try:
-                return _run_pool(chunks(descs, size), opts, jobs, meanwhile, progress).finish()
-            finally:
-                progress.close()
-    # One partial for the whole sequential pass: sequence groups span chunk boundaries.
     with paused_cyclic_gc():
         try:
-            part = run_chunk_open(descs, opts, progress).finish()
+            cpus = os.cpu_count() or 1
+            if not pool_possible(jobs, cpus, len(descs), CHUNK_WAVES):
+                # One partial for the whole sequential pass: groups span chunk boundaries.
+                part = run_chunk_open(descs, opts, progress)
+            else:
+                head, rest = descs[:CHUNK_WAVES], descs[CHUNK_WAVES:]
+                part = run_chunk_open(head, opts, progress)
+                plan = plan_pass(jobs, _wave_bytes(files), len(descs), cpus,
+                                 len(part.open_groups.groups), CHUNK_WAVES)
+                if plan.workers <= 1:
+                    part = run_chunk_open(rest, opts, progress, part)
+                else:
+                    size = max(CHUNK_WAVES, -(-len(rest) // (plan.workers * CHUNKS_PER_JOB)))
+                    part = _run_pool(part, chunks(rest, size), opts, plan.workers, meanwhile,
+                                     progress)
+                    return part.finish()
+            part.finish()
         finally:
             progress.close()
     if meanwhile is not None:
@@ -211,15 +244,15 @@ def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int = 1,
     return part
 
 
-def _run_pool(work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
+def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions, jobs: int,
               meanwhile: Callable[[], None] | None, progress: "Progress | None" = None) -> WavePartial:
+    """Read the chunks in `jobs` worker processes and merge their partials into `total`."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from hotspot.capture.session import note_inputs
 
     note_inputs(d[0] for chunk in work for d in chunk)  # read by the workers, inputs all the same
-    total = WavePartial()
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods and sys.version_info >= (3, 11):  # PYTHONSAFEPATH: see below
         # Workers forked from a small server that has imported only the wave pass, not from this

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from hotspot.att.waits.counters import LineTables
 from hotspot.att.waits.replay import align_edges, blame_wave, edge_keys, reconstruct
 from hotspot.result import JsonValue
+from hotspot.record import record
 
 
-@dataclass
+@record(frozen=False)
 class BlameAccumulator:
     """Mergeable integer bookkeeping of wait blame over any set of waves.
 

@@ -5,11 +5,11 @@ of the wave pass."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att.classify import WAIT_CATEGORIES, classify, mnemonic_of
 from hotspot.capture.model import CodeRow
+from hotspot.record import record
 
 # Counter lists (bit mask of what an instruction increments).
 VM = 1
@@ -28,7 +28,7 @@ BREAKDOWN_CLASSES: tuple[str, ...] = LGKM_CLASSES + ("vmem", "none")
 LGKM_WAIT_CATEGORIES = frozenset({"wait-lgkmcnt", "wait-mixed"})
 
 
-@dataclass(frozen=True)
+@record
 class LineTables:
     """Per code row facts the wave pass needs, classified once up front (picklable).
 

@@ -4,7 +4,6 @@ breakdown and how the attribution was obtained."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 
 from hotspot.att.classify import classify
@@ -17,12 +16,13 @@ from hotspot.att.waits.counters import (
 )
 from hotspot.capture.model import CodeRow
 from hotspot.result import JsonObject
+from hotspot.record import record
 
 # ---------------------------------------------------------------------------------------------
 # reduce: typed results
 
 
-@dataclass(frozen=True)
+@record
 class Producer:
     line_number: int | None  # None: the "no producer" bucket (nothing outstanding)
     isa: str
@@ -35,7 +35,7 @@ class Producer:
     median_distance_instructions: float | None  # executed instructions strictly between them
 
 
-@dataclass(frozen=True)
+@record
 class WaitBlame:
     line_number: int
     isa: str
@@ -47,7 +47,7 @@ class WaitBlame:
     producers: list[Producer]
 
 
-@dataclass(frozen=True)
+@record
 class BlamedLine:
     label: str  # "file:line", or "#<line_number> <isa>" when the producer has no source
     file: str
@@ -60,14 +60,14 @@ class BlamedLine:
     median_distance_instructions: float | None
 
 
-@dataclass(frozen=True)
+@record
 class LgkmClass:
     producer_class: str  # one of LGKM_CLASSES
     stall: float  # blamed stall, cycles
     share: float  # of the breakdown's `stall` (all wait-lgkmcnt/wait-mixed stall), 0..1
 
 
-@dataclass(frozen=True)
+@record
 class LgkmBreakdown:
     stall: int  # Σ stall of wait-lgkmcnt and wait-mixed instructions over the waves read
     lgkm_stall: float  # blamed on lgkm producers: Σ classes
@@ -218,7 +218,7 @@ def lgkm_breakdown(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> L
                          _ratio(by_class["smem"], lgkm_stall))
 
 
-@dataclass(frozen=True)
+@record
 class Attribution:
     """How the wait blame was obtained, over which waves."""
 

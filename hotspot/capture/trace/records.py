@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hotspot.record import record
 
 
-@dataclass(frozen=True)
+
+@record
 class DispatchRecord:
     """One kernel dispatch as a trace reader saw it. None = the source does not record the field."""
 
@@ -40,7 +41,7 @@ class DispatchRecord:
         return int(digits) if digits.isdigit() else None
 
 
-@dataclass(frozen=True)
+@record
 class MarkerRecord:
     """One roctx range (push/pop or start/stop) on the host timeline, in ns."""
 
@@ -54,7 +55,7 @@ class MarkerRecord:
         return self.end_ns - self.start_ns
 
 
-@dataclass(frozen=True)
+@record
 class KernelStatRecord:
     """One row of a rocprofv3 `*_kernel_stats.csv` (already aggregated by the profiler)."""
 

@@ -1,0 +1,157 @@
+"""`record`: a dataclass that costs a third to import.
+
+`@dataclass(frozen=True)` compiles six methods with six `exec` calls when the class is created
+(~1.2 ms each on Python 3.11); hotspot defines ~140 of them and `analyze` imports ~85, which was
+~100 ms of every command. `@record` keeps what hotspot relies on, with one `exec` per class:
+
+- a real dataclass for `dataclasses.fields`/`asdict`/`replace` and for orjson, which serializes
+  dataclasses natively (instance `__dict__` in field order: `__init__` sets fields in the same
+  order as dataclasses does, so JSON output is byte-identical);
+- `__init__` with defaults, `default_factory`, `field(init=False)` and `__post_init__`;
+  `__repr__`, `__eq__` (fields with `compare=True`, same class only) as dataclasses writes them;
+- frozen (the default): `__hash__` over the compared fields and a `__setattr__`/`__delattr__`
+  raising `dataclasses.FrozenInstanceError`; `record(frozen=False)`: mutable and unhashable, as
+  `@dataclass` is.
+Not supported (raises TypeError at class creation, so nothing silently differs): `InitVar`,
+`KW_ONLY`, `ClassVar` fields, `order`, `slots`, a base that is a plain dataclass.
+Fields of a base `record` come first, as with dataclasses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from operator import attrgetter
+from reprlib import recursive_repr
+from typing import Any, TypeVar, overload
+
+T = TypeVar("T", bound=type)
+
+_MISSING = dataclasses.MISSING
+
+
+@overload
+def record(cls: T) -> T: ...
+@overload
+def record(*, frozen: bool = True) -> Callable[[T], T]: ...
+
+
+def record(cls: Any = None, *, frozen: bool = True) -> Any:
+    """`@record` / `@record(frozen=False)`: see the module doc."""
+    def wrap(c: T) -> T:
+        return _build(c, frozen)
+    return wrap if cls is None else wrap(cls)
+
+
+def _build(cls: T, frozen: bool) -> T:
+    for base in cls.__mro__[1:-1]:
+        if dataclasses.is_dataclass(base) and getattr(base, "__record_frozen__", None) is not frozen:
+            # as dataclasses: frozen and mutable do not mix in one hierarchy
+            raise TypeError(f"record {cls.__qualname__}: base {base.__qualname__} is not a "
+                            f"record(frozen={frozen})")
+    # The dataclass machinery without its generated methods: fields, __dataclass_fields__,
+    # __match_args__ and default values as class attributes. (A class without a docstring gets
+    # one from inspect.signature there, a third of its cost: give it the name first.)
+    if cls.__doc__ is None:
+        cls.__doc__ = cls.__name__
+    dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    fields = list(cls.__dataclass_fields__.values())
+    for f in fields:
+        if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]
+            raise TypeError(f"record {cls.__qualname__}.{f.name}: ClassVar/InitVar fields are not supported")
+        if f.kw_only:
+            raise TypeError(f"record {cls.__qualname__}.{f.name}: keyword-only fields are not supported")
+
+    env: dict[str, Any] = {"__MISSING": _MISSING, "__object_setattr": object.__setattr__}
+    params, body = [], []
+    defaulted = False
+    for i, f in enumerate(fields):
+        name = f.name
+        set_to = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
+            lambda v: f"self.{name} = {v}")
+        if f.default_factory is not _MISSING:
+            env[f"__factory_{i}"] = f.default_factory
+            if f.init:
+                defaulted = True
+                params.append(f"{name}=__MISSING")
+                body.append(set_to(f"__factory_{i}() if {name} is __MISSING else {name}"))
+            else:
+                body.append(set_to(f"__factory_{i}()"))
+        elif f.init:
+            if f.default is not _MISSING:
+                defaulted = True
+                env[f"__default_{i}"] = f.default
+                params.append(f"{name}=__default_{i}")
+            elif defaulted:
+                raise TypeError(f"non-default argument {name!r} follows default argument")
+            else:
+                params.append(name)
+            body.append(set_to(name))
+        # init=False with a plain default: not set, the class attribute serves (as dataclasses;
+        # orjson then leaves it out of the JSON object, so must we)
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+
+    ns: dict[str, Any] = {}
+    # the only compiled method (instance creation is hot: code rows, waves); the others are
+    # closures over the field names, created without compiling anything
+    exec("\n".join([f"def __init__(self, {', '.join(params)}):", *(f"    {line}" for line in
+                                                                 (body or ["pass"]))]), env, ns)
+    ns.update(_methods(cls, fields, frozen))
+    qual = cls.__qualname__
+    for name, fn in ns.items():
+        fn.__qualname__ = f"{qual}.{name}"
+        fn.__module__ = cls.__module__
+        if name == "__init__" or name not in cls.__dict__:
+            setattr(cls, name, fn)
+    cls.__record_frozen__ = frozen
+    if not frozen and "__hash__" not in cls.__dict__:
+        cls.__hash__ = None  # type: ignore[assignment]  # eq without frozen: unhashable, as @dataclass
+    return cls
+
+
+def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[str, Callable]:
+    """__repr__, __eq__ and (frozen) __hash__, __setattr__, __delattr__ as dataclasses writes them."""
+    shown = tuple(f.name for f in fields if f.repr)
+    compared = [f.name for f in fields if f.compare]
+    hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+
+    def getter(names: list[str]) -> Callable[[object], tuple]:
+        if not names:
+            return lambda obj: ()
+        get = attrgetter(*names)
+        return (lambda obj: (get(obj),)) if len(names) == 1 else get
+
+    key, hkey = getter(compared), getter(hashed)
+
+    @recursive_repr()
+    def __repr__(self: object) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    def __eq__(self: object, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+
+    out: dict[str, Callable] = {"__repr__": __repr__, "__eq__": __eq__}
+    if not frozen:
+        return out
+    names = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    base_setattr, base_delattr = super(cls, cls).__setattr__, super(cls, cls).__delattr__
+
+    def __hash__(self: object) -> int:
+        return hash(hkey(self))
+
+    def __setattr__(self: object, name: str, value: object) -> None:
+        if self.__class__ is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        base_setattr(self, name, value)
+
+    def __delattr__(self: object, name: str) -> None:
+        if self.__class__ is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        base_delattr(self, name)
+
+    out.update(__hash__=__hash__, __setattr__=__setattr__, __delattr__=__delattr__)
+    return out
