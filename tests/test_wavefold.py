@@ -10,7 +10,9 @@ import pytest
 from hotspot.att.engine import groups as wave_groups
 from hotspot.att.engine.native import scan
 from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
+from hotspot.att.engine.native import PURE_PYTHON_ENV
 from tests.test_wavescan import _analysis, mod  # noqa: F401  (fixture)
+from tests.conftest import run_cli
 
 
 def _dispatch(tmp_path, waves=24, variants=2, seed=4):
@@ -26,25 +28,46 @@ def _edit(path, change) -> None:
     path.write_bytes(orjson.dumps(doc))
 
 
-def test_waves_with_other_edges_or_odd_values_between_folded_ones(mod, tmp_path, monkeypatch):
+def test_waves_with_other_edges_between_folded_ones(mod, tmp_path, monkeypatch):
     d, files = _dispatch(tmp_path)
     # decoder edges that are not the reconstruction's (a wait blamed on another producer)
     def other_edges(w):
         w["waitcnt"] = [[line, [[max(1, p[0] - 1), 0] for p in prods]] for line, prods in w["waitcnt"]]
     _edit(files[0], other_edges)  # the first wave of a sequence: handed back after adoption
-    _edit(files[1], lambda w: w["instructions"][2].__setitem__(2, -1))
     _edit(files[5], other_edges)
     _edit(files[9], lambda w: w.update(waitcnt=[]))  # no edges: blamed statically
-    # values no decoder writes: a negative duration, begin after end
-    _edit(files[12], lambda w: w["instructions"][3].__setitem__(3, -4))
-    _edit(files[14], lambda w: w.update(begin=w["end"] + 1))
-    for f in (files[5], files[12], files[14]):
-        assert scan(mod, f.read_bytes()) is not None  # read by the scanner, not folded in C
+    assert scan(mod, files[5].read_bytes()) is not None  # read by the scanner, not folded in C
     pure = _analysis(d, True, monkeypatch)
     assert _analysis(d, False, monkeypatch) == pure
     monkeypatch.setattr(wave_groups, "FOLD_SPILL_WAVES", 2)
     monkeypatch.setattr(wave_groups, "FOLD_HASH_MASK", 0)
     assert _analysis(d, False, monkeypatch) == pure
+
+
+@pytest.mark.parametrize("index,change,field", [
+    (1, lambda w: w["instructions"][2].__setitem__(2, -1), "negative stall (-1)"),
+    (12, lambda w: w["instructions"][3].__setitem__(3, -4), "negative duration (-4)"),
+    (14, lambda w: w.update(begin=w["end"] + 1), "'wave.begin'"),
+])
+def test_values_no_decoder_writes_between_folded_ones_refused_alike(mod, tmp_path, monkeypatch,
+                                                                     index, change, field):
+    """A wave with a value no decoder writes, among waves folded in C: both paths refuse the
+    capture with the same message naming the file and the field (exit 3), nothing folded."""
+    d, files = _dispatch(tmp_path)
+    _edit(files[index], change)
+    assert scan(mod, files[index].read_bytes()) is not None  # read by the scanner, not folded
+    outs = []
+    for pure in (True, False):
+        if pure:
+            monkeypatch.setenv(PURE_PYTHON_ENV, "1")
+        else:
+            monkeypatch.delenv(PURE_PYTHON_ENV, raising=False)
+        res = run_cli("analyze", "--dir", str(d), "--format", "json")
+        assert res.exit_code == 3, res.stderr
+        assert files[index].name in res.stderr and field in res.stderr
+        assert orjson.loads(res.stdout)["error"]["code"] == "bad-value"
+        outs.append((res.stdout, res.stderr))
+    assert outs[0] == outs[1]
 
 
 def test_fold_routes_waves_and_reports_ranges(mod, tmp_path):
