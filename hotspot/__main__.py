@@ -1,5 +1,5 @@
 import sys
 
-from hotspot.cli import main
+from hotspot.launch import main
 
 sys.exit(main())

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
-            "export", "skill", "sweep")
+            "export", "skill", "sweep", "cache")
 
 
 def _version(value: bool) -> None:
@@ -29,7 +29,10 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
           pretty: bool = typer.Option(False, "--pretty",
                                       help="Indent JSON output (any command; compact by default)."),
           quiet: bool = typer.Option(False, "--quiet",
-                                     help="No progress lines on stderr (any command).")
+                                     help="No progress lines on stderr (any command)."),
+          no_cache: bool = typer.Option(False, "--no-cache",
+                                        help="Neither reuse nor store cached results (any "
+                                        "command; also HOTSPOT_CACHE=off).")
           ) -> None:
     """hotspot: ATT stall analysis for AMD CDNA GPUs."""
 
@@ -78,6 +81,15 @@ def _take_quiet(args: list[str]) -> list[str]:
     end = args.index("--") if "--" in args else len(args)
     QUIET["on"] = "--quiet" in args[:end]
     return [a for a in args[:end] if a != "--quiet"] + args[end:] if QUIET["on"] else args
+
+
+def _take_no_cache(args: list[str]) -> list[str]:
+    """`--no-cache` (any command, anywhere before `--`): neither reuse nor store cached results."""
+    from hotspot.cache.store import DISABLED
+
+    end = args.index("--") if "--" in args else len(args)
+    DISABLED["on"] = "--no-cache" in args[:end]
+    return [a for a in args[:end] if a != "--no-cache"] + args[end:] if DISABLED["on"] else args
 
 
 def _json_requested(args: Sequence[str]) -> bool:
@@ -144,6 +156,7 @@ def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
 def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored click or click
     args = _take_pretty(args)
     args = _take_quiet(args)
+    args = _take_no_cache(args)
     app = build_app(args[0] if args else None)
     try:
         command = typer.main.get_command(app)

@@ -70,13 +70,24 @@ def warn(message: str) -> None:
 
 # `--quiet` (any command): no progress lines; warnings and errors still print.
 QUIET = {"on": False}
+# True while a progress line is being written: the output cache (hotspot/cache/output.py) keeps
+# warnings and errors from stderr to replay them, but not progress.
+PROGRESS = {"writing": False}
+
+
+def _progress_write(text: str) -> None:
+    PROGRESS["writing"] = True
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    finally:
+        PROGRESS["writing"] = False
 
 
 def progress(message: str) -> None:
     if QUIET["on"]:
         return
-    sys.stderr.write(f"{message}\n")
-    sys.stderr.flush()
+    _progress_write(f"{message}\n")
 
 
 class Progress:
@@ -111,16 +122,14 @@ class Progress:
         elapsed = now - self._start + self.FIRST_S
         text = f"{self.label}: {self.done:,}/{self.total:,}{' ' + self.unit if self.unit else ''}{pct}, {elapsed:.0f} s"
         if self._tty:
-            sys.stderr.write("\r" + text[: terminal_width() - 1] + "\x1b[K")
+            _progress_write("\r" + text[: terminal_width() - 1] + "\x1b[K")
         else:
-            sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+            _progress_write(text + "\n")
         self._shown = True
 
     def close(self) -> None:
         if self._shown and self._tty and not QUIET["on"]:
-            sys.stderr.write("\r\x1b[K")  # the live line goes away; the result follows
-            sys.stderr.flush()
+            _progress_write("\r\x1b[K")  # the live line goes away; the result follows
 
 
 def _stderr_is_tty() -> bool:

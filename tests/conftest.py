@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -10,6 +11,11 @@ from pathlib import Path
 
 import orjson
 import pytest
+
+# The result cache (docs/cache.md) is off in tests, in this process and in the CLIs tests start:
+# a test monkeypatches code or plants files and must see the analysis run. tests/test_cache.py
+# turns it on with a cache folder of its own.
+os.environ["HOTSPOT_CACHE"] = "off"
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()

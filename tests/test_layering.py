@@ -26,6 +26,9 @@ MAY_OPEN = {
     "hotspot.synth": "writes synthetic captures",
     "hotspot.examples": "locates the bundled example",
     "hotspot.commands._run": "points a closed stdout at /dev/null",
+    "hotspot.cache.store": "the result cache's own entries in the user cache dir",
+    "hotspot.cache.deps": "lists searched folders to record what a cached result depends on",
+    "hotspot.launch": "points a closed stdout at /dev/null after replaying a cached output",
 }
 OPEN_CALLS = re.compile(r"(\bopen|\bos\.open|\bsqlite3\.connect|\.read_bytes|\.read_text|\.write_bytes|"
                         r"\.write_text|\bos\.scandir|\bos\.listdir|\.iterdir|\.rglob|\.glob)\(")

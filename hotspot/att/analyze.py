@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hotspot.arch.arch import Arch
@@ -26,7 +27,6 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.wave_results import analyze_waves
 from hotspot.capture.codejson import EMPTY_TRACE_HINT
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
-from hotspot.capture.model import CodeRow
 from hotspot.capture.open import Capture, open_capture
 from hotspot.capture.select import (
     OK,
@@ -102,11 +102,40 @@ def _max_bytes(opts: AnalyzeOptions) -> int | None:
 
 
 def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+    """The analysis of one dispatch dir. Its core (everything but the --detail snippets and the
+    echoed options) is kept in the result cache (hotspot/cache/derived.py) while no file it read
+    has changed, so analyze, plan, report, diff and export share one wave pass per capture."""
+    from hotspot.cache.derived import cached
+
+    a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
+               _max_bytes(opts))
+    if opts.detail and a.mode == "cycles":
+        a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
+                           opts)
+    a.options = options_out(a.mode, opts)
+    return a
+
+
+def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
+    """Everything besides the files read that the core analysis depends on (marshal-able)."""
+    return (str(d), os.path.abspath(d), opts.kernel, opts.arch, opts.max_waves,
+            tuple(os.path.abspath(m) for m in opts.meta))
+
+
+def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     cap = open_capture(d, opts.kernel, _max_bytes(opts), opts.meta_paths)
     warnings.extend(cap.warnings)
     if cap.pc_sampling:
         return _analyze_pc_sampling(cap, opts, warnings)
     return analyze_capture(cap, opts, warnings)
+
+
+def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
+    """The options echoed in the result's `options` field."""
+    if mode != "cycles":
+        return {"topk": opts.topk, "mode": opts.mode}
+    return {"topk": opts.topk, "mode": opts.mode, "detail": opts.detail, "context": opts.context,
+            "kernel": opts.kernel, "max_waves": opts.max_waves}
 
 
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
@@ -147,8 +176,6 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
     if gap is not None:
         findings.append(gap)
-    # Snapshots only feed the --detail snippets; do not read them otherwise.
-    detail = _detail(lines, rows, totals.stall, load_source_map(d, warnings, opts.source_map), opts) if opts.detail else None
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), pct(mapped, len(executed)), len(table.kernels))
@@ -162,10 +189,8 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         waits=wr.waits, blamed_lines=wr.blamed_lines,
         lgkm_breakdown=wr.lgkm_breakdown, loops=wr.loops,
         barriers=wr.barriers, attribution=wr.attribution,
-        detail=detail,
         occupancy=occupancy,
-        options={"topk": opts.topk, "mode": opts.mode, "detail": opts.detail,
-                 "context": opts.context, "kernel": opts.kernel, "max_waves": opts.max_waves},
+        options=options_out("cycles", opts),
     )
 
 
@@ -182,14 +207,16 @@ def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> Waitcn
     return rules
 
 
-def _detail(lines: list[agg.SourceLineStat], rows: tuple[CodeRow, ...], total_stall: int,
+def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionStat],
             smap: SourceMap, opts: AnalyzeOptions) -> list[DetailLine]:
-    by_line = {r.line_number: r for r in rows}
+    """Source snippet and worst instructions of each hot line (snapshots or --source-map files
+    are read only here). `instructions` is every executed instruction in worst-first order, so a
+    line's worst ones are its members in that order."""
     out = []
     texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines
     for s in limit(lines, opts.topk):
-        members = [by_line[n] for n in s.instructions if n in by_line]
-        worst = agg.instruction_stats(members, total_stall)[:DETAIL_INSTRUCTIONS]
+        members = set(s.instructions)
+        worst = [i for i in instructions if i.line_number in members][:DETAIL_INSTRUCTIONS]
         snippet: list[JsonObject] = []
         local, found = smap.find(s.file)
         if local and local not in texts:

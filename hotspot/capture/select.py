@@ -9,6 +9,7 @@ kernel's executed coverage (executed instructions), traced waves, wave-level ins
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -101,7 +102,16 @@ def occupancy_kernel_name(d: Path) -> str | None:
 
 
 def survey(d: Path, kernel_regex: str | None = None, max_bytes: int | None = None) -> DispatchCandidate:
-    """What ranking needs of one dispatch dir (reads code.json and the wave listing)."""
+    """What ranking needs of one dispatch dir (reads code.json and the wave listing; kept in the
+    result cache while they are unchanged)."""
+    from hotspot.cache.derived import cached
+
+    # the cap is part of the key: a survey records a file over it as unreadable, not as an error
+    key = (str(d), os.path.abspath(d), kernel_regex, max_bytes)
+    return cached("survey", key, lambda _: _survey(d, kernel_regex, max_bytes), [])
+
+
+def _survey(d: Path, kernel_regex: str | None, max_bytes: int | None) -> DispatchCandidate:
     _, dispatch_id = parse_dir_name(d.name)
     kernel = ""
     waves = executed = hits = rows_n = 0

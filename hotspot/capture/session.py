@@ -8,20 +8,18 @@ lives exactly as long as the command: nothing is process-wide, nothing outlives 
 Outside a session (library use, tests) every call reads afresh.
 
 The session also remembers which files the command read (every open for reading in this process,
-seen through a Python audit hook, plus the wave files handed to worker processes), so that a
-writer can refuse to replace an input: `report -o <the capture's code.json> --force` must not
+seen through the audit hook of hotspot/cache/deps.py, plus the wave files handed to worker
+processes), so that a writer can refuse to replace an input: `report -o <the capture's code.json> --force` must not
 destroy the capture (`input_clash`).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
-from urllib.parse import unquote
 
 T = TypeVar("T")
 
@@ -31,7 +29,8 @@ class CaptureSession:
         self.memo: dict[tuple[str, str], object] = {}
         self.keep: set[str] = set()
         self.kept: dict[str, bytes] = {}
-        self.inputs: set[str | bytes] = set()  # paths opened for reading, as given
+        # absolute paths read or listed, and side-file listings (hotspot/cache/deps.py)
+        self.inputs: set[object] = set()
 
 
 _current: ContextVar[CaptureSession | None] = ContextVar("hotspot_capture_session", default=None)
@@ -44,11 +43,13 @@ def capture_session() -> Iterator[CaptureSession]:
     if outer is not None:
         yield outer
         return
-    _watch_opens()
+    from hotspot.cache.deps import recording
+
     session = CaptureSession()
     token = _current.set(session)
     try:
-        yield session
+        with recording() as session.inputs:
+            yield session
     finally:
         _current.reset(token)
 
@@ -58,10 +59,17 @@ def memoized(kind: str, key: str, build: Callable[[], T]) -> T:
     session = _current.get()
     if session is None:
         return build()
+    from hotspot.cache.deps import note, recording
+
     slot = (kind, key)
     if slot not in session.memo:
-        session.memo[slot] = build()
-    return session.memo[slot]  # type: ignore[return-value]
+        with recording() as read:
+            value = build()
+        session.memo[slot] = (value, read)
+        return value
+    value, read = session.memo[slot]  # type: ignore[misc]
+    note(read)  # a later step that records what it depends on read these too
+    return value  # type: ignore[return-value]
 
 
 def keep_bytes(paths: Iterable[str]) -> None:
@@ -83,52 +91,11 @@ def kept_bytes(path: str) -> bytes | None:
     return session.kept.pop(path, None) if session is not None else None
 
 
-_WATCHING = {"on": False}
-
-
-def _watch_opens() -> None:
-    """Install (once per process: audit hooks cannot be removed) the hook that records reads."""
-    if not _WATCHING["on"]:
-        _WATCHING["on"] = True
-        sys.addaudithook(_on_audit)
-
-
-def _on_audit(event: str, args: tuple) -> None:
-    if event != "open" and event != "sqlite3.connect":
-        return
-    session = _current.get()
-    if session is None or not args:
-        return
-    try:
-        path = _read_path(event, args)
-        if path is not None:
-            session.inputs.add(path)
-    except Exception:  # noqa: BLE001 - an audit hook that raises would make the open itself fail
-        pass
-
-
-def _read_path(event: str, args: tuple) -> str | bytes | None:
-    """The path an open for reading names (None for writes and descriptors)."""
-    path = args[0]
-    if event == "open":
-        if isinstance(path, int):
-            return None  # an fd: its path was recorded when it was opened
-        mode, flags = (args[1], args[2]) if len(args) >= 3 else (None, 0)
-        if mode is None:
-            if (flags or 0) & os.O_ACCMODE == os.O_WRONLY:
-                return None
-        elif not ("r" in mode or "+" in mode):
-            return None
-    elif isinstance(path, str) and path.startswith("file:"):  # a read-only URI of ours
-        path = unquote(path[5:].split("?", 1)[0])
-    return os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else None
-
-
 def note_inputs(paths: Iterable[str]) -> None:
     """Record files read on this command's behalf by another process (the wave pass's workers)."""
-    session = _current.get()
-    if session is not None:
-        session.inputs.update(paths)
+    from hotspot.cache.deps import note
+
+    note(paths)
 
 
 def input_clash(target: str | os.PathLike) -> str | None:
@@ -143,6 +110,8 @@ def input_clash(target: str | os.PathLike) -> str | None:
         return None
     ident = (st.st_dev, st.st_ino)
     for path in list(session.inputs):
+        if not isinstance(path, str):  # a listing of a searched folder, not a file read
+            continue
         try:
             other = os.stat(path)
         except OSError:

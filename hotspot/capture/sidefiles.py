@@ -15,11 +15,11 @@ Adding a layout is one entry in LAYOUTS (and a reader, if the file type is new).
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hotspot.capture.layout import DISPATCH_DIR_RE, WAVE_FILE_RE, is_dispatch_dir
+from hotspot.cache.deps import DIRS, DIRS_FOLLOWED, FILES, listed, note
+from hotspot.capture.layout import DISPATCH_DIR_RE, is_dispatch_dir
 from hotspot.capture.session import memoized
 
 # How far up from the dispatch dir side files are looked for, and what each level is.
@@ -31,6 +31,18 @@ LAYOUTS: tuple[tuple[int, str], ...] = (
 )
 # Direct subfolders listed per ancestor: a capture under a huge folder must not scan all of it.
 MAX_SUBFOLDERS = 256
+# Every side file any reader looks for (case-insensitive globs). A search lists only names that
+# match one of these, and the result cache depends on those names only (hotspot/cache/deps.py), so
+# unrelated files coming and going in a searched folder ($HOME, /tmp) change nothing.
+SIDE_FILE_PATTERNS: tuple[str, ...] = (
+    "*agent_info.csv", "*agent-info.csv",   # GPU architecture (rocprofv3 --sys-info)
+    "*results.db",                          # rocpd database
+    "*results.json",                        # rocprofv3 JSON output
+    "*kernel_trace.csv",                    # kernel trace (resources, launch)
+    "*counter_collection.csv",              # counter collection (resources)
+    "*_code_object_id_*.out",               # code objects (arch from the name)
+)
+_SIDE_FILE_RE = "(?is)" + "|".join(f"(?:{fnmatch.translate(p)})" for p in SIDE_FILE_PATTERNS)
 
 
 def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:
@@ -43,21 +55,15 @@ def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:
 def _subfolders(folder: Path, skip: set[Path], other_captures: bool) -> list[Path]:
     """Direct subfolders of `folder`; with other_captures=False, folders that hold dispatch dirs of
     their own (another capture's run folder, whose side files describe another run) are left out."""
-    try:
-        with os.scandir(folder) as it:
-            subs = sorted(Path(e.path) for e in it if e.is_dir(follow_symlinks=False))
-    except OSError:
-        return []
-    return [p for p in subs[:MAX_SUBFOLDERS] if p not in skip and not is_dispatch_dir(p)
+    subs = [folder / name for name in listed(str(folder), ".*", DIRS)]
+    candidates = [p for p in subs[:MAX_SUBFOLDERS] if p not in skip]
+    note(str(p / "code.json") for p in candidates)  # is_dispatch_dir probes it by name
+    return [p for p in candidates if not is_dispatch_dir(p)
             and (other_captures or not _holds_dispatch_dirs(p))]
 
 
 def _holds_dispatch_dirs(folder: Path) -> bool:
-    try:
-        with os.scandir(folder) as it:
-            return any(e.is_dir() and DISPATCH_DIR_RE.match(e.name) for e in it)
-    except OSError:
-        return False
+    return bool(listed(str(folder), DISPATCH_DIR_RE.pattern, DIRS_FOLLOWED))
 
 
 def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
@@ -81,21 +87,17 @@ def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
 
 
 def _file_names(folder: str) -> tuple[str, ...]:
-    """Sorted plain-file names of a folder, wave files left out (one listing per session). No lookup
-    asks for a wave file, and a dispatch dir holds tens of thousands."""
-    def listing() -> tuple[str, ...]:
-        try:
-            with os.scandir(folder) as it:
-                return tuple(sorted(e.name for e in it
-                                    if not WAVE_FILE_RE.match(e.name) and e.is_file()))
-        except OSError:
-            return ()
-    return memoized("listing", folder, listing)
+    """Sorted names of the side files in a folder (names matching SIDE_FILE_PATTERNS; one listing
+    per session)."""
+    return memoized("listing", folder, lambda: tuple(listed(folder, _SIDE_FILE_RE, FILES)))
 
 
 def nearby_files(dispatch_dir: Path, *patterns: str, meta: Sequence[Path] = ()) -> list[Path]:
     """Files matching any glob pattern (case-insensitive): --meta files first, then nearest folder
     first."""
+    unknown = [pat for pat in patterns if pat not in SIDE_FILE_PATTERNS]
+    if unknown:  # a programming error: the listing would not hold such names
+        raise ValueError(f"side-file patterns {unknown} are not in SIDE_FILE_PATTERNS")
     lowered = [pat.lower() for pat in patterns]
 
     def matches(name: str) -> bool:

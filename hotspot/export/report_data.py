@@ -9,6 +9,7 @@ A saved `hotspot analyze --format json` document renders too (without those two 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hotspot.errors import bad_file
@@ -55,9 +56,15 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     data = result.plain_data()
     warnings = list(result.warnings)
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
+        from hotspot.cache.derived import cached
+
         ddir = Path(data["dispatch"]["path"])
-        data["listing"] = listing(ddir, data["dispatch"].get("symbol") or "", max_bytes)
-        data["wave_timelines"] = wave_timelines(ddir, max_bytes)
+        symbol = data["dispatch"].get("symbol") or ""
+        # kept in the result cache with the analysis: a repeated report reads no capture file
+        data["listing"], data["wave_timelines"] = cached(
+            "report-views", (str(ddir), os.path.abspath(ddir), symbol),
+            lambda _: (listing(ddir, symbol, max_bytes), wave_timelines(ddir, max_bytes)), warnings,
+            max_bytes)
     return Result("report", data, warnings)
 
 

@@ -40,6 +40,10 @@ RENDERERS: dict[str, dict[str, tuple[str, str]]] = {
                    "markdown": ("hotspot.render.skill", "render_path")},
     "brief": {"text": ("hotspot.render.plan", "render_brief"),
               "markdown": ("hotspot.render.plan", "render_brief")},
+    "cache info": {"text": ("hotspot.render.cache", "render_info"),
+                   "markdown": ("hotspot.render.cache", "render_info")},
+    "cache clear": {"text": ("hotspot.render.cache", "render_clear"),
+                    "markdown": ("hotspot.render.cache", "render_clear")},
     "export": {"text": ("hotspot.render.written", "render_export_written"),
                "markdown": ("hotspot.render.written", "render_export_written")},
 }

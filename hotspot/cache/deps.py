@@ -1,0 +1,245 @@
+"""What a computation read, and whether any of it changed since.
+
+`recording()` collects, through one Python audit hook, every file opened for reading, every folder
+listed (os.listdir/os.scandir, which pathlib and glob use) and every sqlite database connected to,
+in any thread of this process; reads done for it by other processes, or memoized earlier in the
+process, are added with `note()`. Each becomes a dependency on the path's stat signature (size,
+mtime, ctime, inode, device; "absent" for a path that did not exist): a listed folder's mtime
+changes when an entry is added, removed or renamed in it.
+
+A search that looks for a few names in many folders (side files: hotspot/capture/sidefiles.py)
+lists them with `listed()` instead: the dependency is then the digest of the names that matched,
+so files coming and going in a busy folder ($HOME, /tmp) that the search would not pick up do not
+invalidate anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from _thread import get_ident
+from collections.abc import Iterable
+
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b
+
+# (size, mtime_ns, ctime_ns, inode, device), or None for a path that does not exist
+Signature = tuple[int, int, int, int, int] | None
+# A listing dependency: (folder, regex, mode, digest of the sorted matching names)
+Listing = tuple[str, str, str, bytes]
+# A file changed within this long of the computation's start may have changed while it was read
+# (or inside a coarse file-system timestamp): results from it are not stored ("racy" files, as git
+# calls them).
+RACY_NS = 2_000_000_000
+# listed() modes: which entries a listing keeps
+FILES, DIRS, DIRS_FOLLOWED = "files", "dirs", "dirs-followed"
+
+_active: list[set[object]] = []
+_hooked = {"on": False}
+_quiet: set[int] = set()  # threads inside unrecorded() (plain classes: this module loads fast)
+
+
+class recording:  # noqa: N801 - used as a function: `with recording() as read:`
+    """Within the block, what is read is added to the yielded set: absolute paths (str) and
+    Listing tuples. Nested recordings each see everything read inside them."""
+
+    def __enter__(self) -> set[object]:
+        if not _hooked["on"]:
+            _hooked["on"] = True
+            sys.addaudithook(_on_audit)
+        self.items: set[object] = set()
+        _active.append(self.items)
+        return self.items
+
+    def __exit__(self, *exc: object) -> None:
+        # by identity: two recordings with equal sets are still two recordings
+        for i in range(len(_active) - 1, -1, -1):
+            if _active[i] is self.items:
+                del _active[i]
+                break
+
+
+class unrecorded:  # noqa: N801
+    """Reads of this thread inside the block are not dependencies (the cache reading its own
+    entries, a listing recorded as a Listing)."""
+
+    def __enter__(self) -> None:
+        self.ident = get_ident()
+        self.outer = self.ident in _quiet
+        _quiet.add(self.ident)
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.outer:
+            _quiet.discard(self.ident)
+
+
+def note(items: Iterable[object]) -> None:
+    """Add paths (or Listings) read on this process's behalf: by pool workers, or memoized."""
+    if _active:
+        add = [os.path.abspath(i) if isinstance(i, str) else i for i in items]
+        for rec in _active:
+            rec.update(add)
+
+
+def _on_audit(event: str, args: tuple) -> None:
+    if not _active or not args or (_quiet and get_ident() in _quiet):
+        return
+    try:
+        path = _path_of(event, args)
+        if path is not None:
+            path = os.path.abspath(os.fsdecode(path))
+            for rec in _active:
+                rec.add(path)
+    except Exception:  # noqa: BLE001 - a hook that raises would make the open itself fail
+        pass
+
+
+def _path_of(event: str, args: tuple) -> object:
+    if event == "open":
+        path = args[0]
+        if isinstance(path, int):
+            return None
+        mode = args[1] if len(args) > 1 else None
+        flags = args[2] if len(args) > 2 else 0
+        if mode is None:
+            if (flags or 0) & os.O_ACCMODE == os.O_WRONLY:
+                return None
+        elif not ("r" in mode or "+" in mode):
+            return None
+        return path
+    if event == "os.listdir" or event == "os.scandir":
+        path = args[0]
+        if path is None:
+            return "."
+        return None if isinstance(path, int) else path
+    if event == "sqlite3.connect":
+        path = args[0]
+        if isinstance(path, str) and path.startswith("file:"):  # a read-only URI of ours
+            from urllib.parse import unquote
+
+            return unquote(path[5:].split("?", 1)[0])
+        return path if path != ":memory:" else None
+    return None
+
+
+def listed(folder: str, pattern: str, mode: str) -> list[str]:
+    """Sorted names in `folder` that fully match the regex `pattern` and are regular files (or
+    links to them: FILES), folders (DIRS) or folders or links to them (DIRS_FOLLOWED); [] when the
+    folder cannot be listed. Recorded as a Listing, not as the folder's mtime."""
+    names = _matching(folder, pattern, mode)
+    if _active:
+        dep = (os.path.abspath(folder), pattern, mode, _digest(names))
+        for rec in _active:
+            rec.add(dep)
+    return names
+
+
+def _matching(folder: str, pattern: str, mode: str) -> list[str]:
+    match = re.compile(pattern).fullmatch
+    try:
+        with unrecorded(), os.scandir(folder) as it:
+            if mode == FILES:
+                names = [e.name for e in it if match(e.name) and e.is_file()]
+            elif mode == DIRS:
+                names = [e.name for e in it if match(e.name) and e.is_dir(follow_symlinks=False)]
+            else:
+                names = [e.name for e in it if match(e.name) and e.is_dir()]
+    except OSError:
+        names = []
+    names.sort()
+    return names
+
+
+def _digest(names: list[str]) -> bytes:
+    return blake2b("\0".join(names).encode("utf-8", "surrogateescape"), digest_size=16).digest()
+
+
+def signature(path: str) -> Signature:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def split(items: Iterable[object], code: Iterable[str] = ()) -> tuple[list[str], list[Listing]]:
+    """Recorded items as (sorted paths, sorted listings), leaving out the code files (`code`,
+    checked separately) and compiled bytecode (it follows its source)."""
+    skip = set(code) | _import_dirs()
+    paths = sorted(i for i in items if isinstance(i, str) and i not in skip
+                   and f"{os.sep}__pycache__{os.sep}" not in i)
+    listings = sorted(i for i in items if isinstance(i, tuple))  # type: ignore[misc]
+    return paths, listings
+
+
+def _import_dirs() -> set[str]:
+    """Folders the import system lists to find modules (sys.path, package folders): what they
+    hold matters through the modules loaded from them, which are checked as code files."""
+    out = {os.path.abspath(p) for p in sys.path if isinstance(p, str)}
+    for mod in list(sys.modules.values()):
+        for p in getattr(mod, "__path__", None) or ():
+            if isinstance(p, str):
+                out.add(os.path.abspath(p))
+    return out
+
+
+def largest_file(paths: list[str]) -> int:
+    """Size of the largest regular file among `paths` (0 when none)."""
+    from stat import S_ISREG
+
+    best = 0
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        if S_ISREG(st.st_mode) and st.st_size > best:
+            best = st.st_size
+    return best
+
+
+def signatures(paths: list[str]) -> list[Signature]:
+    return [signature(p) for p in paths]
+
+
+def unchanged(paths: list[str], sigs: list[Signature]) -> bool:
+    if len(paths) != len(sigs):
+        return False
+    stat = os.stat
+    for path, sig in zip(paths, sigs):
+        try:
+            st = stat(path)
+        except OSError:
+            if sig is not None:
+                return False
+            continue
+        if sig is None or sig != (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+            return False
+    return True
+
+
+def listings_unchanged(listings: list[Listing]) -> bool:
+    return all(_digest(_matching(folder, pattern, mode)) == digest
+               for folder, pattern, mode, digest in listings)
+
+
+def settled(sigs: list[Signature], started_ns: int) -> bool:
+    """No dependency was modified after `started_ns - RACY_NS` (see RACY_NS)."""
+    limit = started_ns - RACY_NS
+    return all(s is None or (s[1] < limit and s[2] < limit) for s in sigs)
+
+
+def code_files() -> list[str]:
+    """Source files of every module loaded, outside the standard library (which the interpreter's
+    version stands for): hotspot itself, typer, orjson... An entry depends on them all, so an edit
+    of the code or an upgrade makes it stale."""
+    stdlib = os.path.dirname(os.__file__)
+    out = set()
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if isinstance(f, str) and not f.startswith(stdlib):
+            out.add(os.path.abspath(f))
+    return sorted(out)

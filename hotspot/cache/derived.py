@@ -1,0 +1,81 @@
+"""Derived data kept across processes: `cached(kind, key, compute, warnings)` returns what
+`compute` returned the last time it ran with the same key, as long as nothing it read has changed
+(every file and folder it read, and the code that computed it), else computes and stores it.
+
+The value and the warnings `compute` added are pickled; the entry's digest is checked before it is
+unpickled (hotspot/cache/store.py), and a value that fails to load is recomputed. Results whose
+inputs were modified moments before the computation are not stored (deps.RACY_NS).
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from hotspot.cache import deps, store
+
+T = TypeVar("T")
+FORMAT = 1  # bump when the body layout below changes
+
+
+def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: list[str],
+           size_cap: int | None = None) -> T:
+    """`compute(warnings_out)` memoized on disk under (kind, key); `key` (nested tuples of str,
+    int, float, bool and None) names everything besides files that the result depends on (the
+    options). `size_cap` is the --max-file-mb limit in bytes: it is not part of the key (a result
+    does not depend on it), but an entry that read a larger file is not used under it, so the
+    refusal still happens."""
+    if store.disabled_reason():
+        return compute(warnings)
+    loc = store.location(create=True)
+    if not loc.usable:
+        return compute(warnings)
+    name = store.entry_name(kind, (FORMAT, store.runtime_identity(), kind, key))
+    body = store.read_entry(loc.path, name)
+    if body is not None:
+        hit = _load(body, size_cap)
+        if hit is not None:
+            value, read, added = hit
+            deps.note(read)  # an enclosing recording (the output cache, the session) needs them
+            warnings.extend(added)
+            return value
+    started = time.time_ns()
+    added: list[str] = []
+    with deps.recording() as read:
+        value = compute(added)
+    warnings.extend(added)
+    _store(loc.path, name, value, added, read, started)
+    return value
+
+
+def _load(body: bytes, size_cap: int | None) -> tuple[object, list[object], list[str]] | None:
+    try:
+        fmt, largest, paths, sigs, listings, code, code_sigs, payload = marshal.loads(body)
+        if fmt != FORMAT or (size_cap and largest > size_cap):
+            return None
+        if not deps.unchanged(code, code_sigs) or not deps.unchanged(paths, sigs) \
+                or not deps.listings_unchanged(listings):
+            return None
+        value, added = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, never an error
+        return None
+    return value, paths + [tuple(x) for x in listings], added
+
+
+def _store(folder: str, name: str, value: object, added: list[str], read: set[object],
+           started: int) -> None:
+    code = deps.code_files()
+    paths, listings = deps.split(read, code)
+    sigs = deps.signatures(paths)
+    if not deps.settled(sigs, started):
+        return
+    try:
+        payload = pickle.dumps((value, added), protocol=pickle.HIGHEST_PROTOCOL)
+        body = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
+                              deps.signatures(code), payload))
+    except Exception:  # noqa: BLE001 - a value that does not pickle is simply not cached
+        return
+    store.write_entry(folder, name, body)

@@ -1,0 +1,190 @@
+"""The output cache: a read-only command's stdout, stderr and exit code, replayed byte for byte
+when the same command line runs again in the same place and nothing it read has changed.
+
+Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy` and any `--help`,
+that exited 0. Commands that write files, start processes or read the machine's state (collect,
+sweep, report, export, doctor, skill, cache) never do. The key is the command line, the working
+directory, the environment variables that change output (HOTSPOT_*, COLUMNS, locale...), whether
+stdout/stderr are terminals and their sizes, and the interpreter; the entry holds the stat
+signature of every file and folder the run read, side-file listings, and every module it loaded
+outside the standard library. Progress lines are not recorded (a replay is instant).
+
+This module runs before typer and the rest of hotspot are imported (hotspot/launch.py): standard
+library and hotspot.cache only.
+"""
+
+from __future__ import annotations
+
+import io
+import marshal
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from hotspot.cache import deps, store
+
+FORMAT = 1  # bump when the body layout below changes
+CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy")
+GLOBAL_FLAGS = ("--pretty", "--quiet", "--no-cache")  # taken by hotspot/cli.py from any position
+NO_CACHE_FLAG = "--no-cache"
+HELP_FLAGS = ("--help", "-h")
+# Environment variables that change what a command prints, besides every HOTSPOT_* one.
+ENV_KEYS = ("COLUMNS", "LINES", "TERM", "NO_COLOR", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
+            "PYTHONIOENCODING", "PYTHONUTF8")
+COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell completion protocol: never cached
+OUTPUT_LIMIT = 64 << 20  # bytes of stdout + stderr kept per run; a larger output is not cached
+
+
+class Plan:
+    """Where a command line's output is cached: the folder and the entry's file name."""
+
+    __slots__ = ("folder", "name")
+
+    def __init__(self, folder: str, name: str) -> None:
+        self.folder, self.name = folder, name
+
+
+def plan(argv: Sequence[str]) -> Plan | None:
+    """Where this command line's output would be cached, or None when it is not cacheable."""
+    end = list(argv).index("--") if "--" in argv else len(argv)
+    head = list(argv[:end])
+    if NO_CACHE_FLAG in head or store.disabled_reason():
+        return None
+    if any(k.startswith(COMPLETION_ENV) for k in os.environ):
+        return None
+    words = [a for a in head if not a.startswith("-")]
+    helping = any(a in HELP_FLAGS for a in head)
+    if not helping and (not words or words[0] not in CACHEABLE or "-" in head):
+        return None
+    loc = store.location(create=True)
+    if not loc.usable:
+        return None
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("HOTSPOT_") or k in ENV_KEYS)
+    key = (FORMAT, store.runtime_identity(), _version(), os.getcwd(), list(argv), env,
+           _terminal(1), _terminal(2))
+    return Plan(loc.path, store.entry_name("out", key))
+
+
+def _version() -> str:
+    from hotspot import __version__
+
+    return __version__
+
+
+def _terminal(fd: int) -> tuple[bool, int, int]:
+    try:
+        if os.isatty(fd):
+            size = os.get_terminal_size(fd)
+            return True, size.columns, size.lines
+    except OSError:
+        pass
+    return False, 0, 0
+
+
+def replay(p: Plan) -> int | None:
+    """Write the cached output and return its exit code; None on a miss (nothing written)."""
+    body = store.read_entry(p.folder, p.name)
+    if body is None:
+        return None
+    try:
+        fmt, paths, sigs, listings, code, code_sigs, exit_code, out, err = marshal.loads(body)
+        if fmt != FORMAT or not deps.unchanged(code, code_sigs) or not deps.unchanged(paths, sigs) \
+                or not deps.listings_unchanged(listings):
+            return None
+    except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss
+        return None
+    _emit(sys.stderr, err)
+    _emit(sys.stdout, out)
+    return exit_code
+
+
+def _emit(stream, data: bytes) -> None:  # noqa: ANN001 - a text stream with a .buffer
+    if data:
+        stream.flush()
+        stream.buffer.write(data)
+        stream.buffer.flush()
+
+
+class _Tee(io.BufferedIOBase):
+    """A binary stream that writes through to `raw` and keeps a copy (up to OUTPUT_LIMIT)."""
+
+    def __init__(self, raw, skip: Callable[[], bool]) -> None:  # noqa: ANN001
+        super().__init__()
+        self.raw_stream = raw
+        self.skip = skip
+        self.kept: list[bytes] = []
+        self.size = 0
+        self.overflow = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:  # noqa: ANN001
+        n = self.raw_stream.write(data)
+        if not self.skip() and not self.overflow:
+            self.size += len(data)
+            if self.size > OUTPUT_LIMIT:
+                self.overflow, self.kept = True, []
+            else:
+                self.kept.append(bytes(data))
+        return len(data) if n is None else n
+
+    def flush(self) -> None:
+        self.raw_stream.flush()
+
+    def fileno(self) -> int:
+        return self.raw_stream.fileno()
+
+    def isatty(self) -> bool:
+        return self.raw_stream.isatty()
+
+    def close(self) -> None:  # the wrapped stream is not ours to close
+        self.flush()
+
+
+def _teed(stream, skip: Callable[[], bool]) -> tuple[io.TextIOWrapper, _Tee]:  # noqa: ANN001
+    stream.flush()
+    tee = _Tee(stream.buffer, skip)
+    wrapper = io.TextIOWrapper(tee, encoding=stream.encoding, errors=stream.errors,
+                               line_buffering=stream.line_buffering, write_through=True)
+    return wrapper, tee
+
+
+def run_and_store(p: Plan, run: Callable[[list[str]], int], argv: list[str]) -> int:
+    """Run the command with its output recorded; keep it when it succeeded and nothing it read
+    was being modified while it ran."""
+    from hotspot.diagnostics import PROGRESS
+
+    started = time.time_ns()
+    out, err = sys.stdout, sys.stderr
+    if not (hasattr(out, "buffer") and hasattr(err, "buffer")):
+        return run(argv)
+    sys.stdout, tee_out = _teed(out, lambda: False)
+    sys.stderr, tee_err = _teed(err, lambda: PROGRESS["writing"])
+    try:
+        with deps.recording() as read:
+            code = run(argv)
+    finally:
+        for wrapper in (sys.stdout, sys.stderr):
+            try:
+                wrapper.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdout, sys.stderr = out, err
+    if code == 0 and not (tee_out.overflow or tee_err.overflow):
+        try:
+            _store(p, read, started, b"".join(tee_out.kept), b"".join(tee_err.kept))
+        except Exception:  # noqa: BLE001 - caching is never worth failing a command
+            pass
+    return code
+
+
+def _store(p: Plan, read: set[object], started: int, out: bytes, err: bytes) -> None:
+    code = deps.code_files()
+    paths, listings = deps.split(read, code)
+    sigs = deps.signatures(paths)
+    if not deps.settled(sigs, started):
+        return
+    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.signatures(code), 0, out, err))
+    store.write_entry(p.folder, p.name, body)

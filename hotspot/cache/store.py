@@ -1,0 +1,227 @@
+"""Cache entries on disk: one file per entry in `$XDG_CACHE_HOME/hotspot` (else ~/.cache/hotspot).
+
+An entry is `MAGIC | blake2b(body) | body`; a file whose digest does not match (truncated, bit rot,
+a foreign file) is ignored and rebuilt, never trusted. Writes go to a temporary file in the same
+folder and are renamed into place, so concurrent processes only ever see whole entries; the last
+writer of a key wins, which is harmless since equal keys hold equal results. The folder is kept
+under a size bound by evicting the least recently used entries (a hit refreshes the entry's mtime).
+The cache is off with `HOTSPOT_CACHE=off` (or `--no-cache` on any command), and refused when the
+folder is not a private directory of the current user (entries are unpickled).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+
+try:  # the C module alone: hashlib would load OpenSSL (~4 ms) on the launcher's hit path
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
+
+CACHE_ENV = "HOTSPOT_CACHE"        # "off", "0", "no" or "false" turn the cache off
+MAX_MB_ENV = "HOTSPOT_CACHE_MAX_MB"  # size bound in MiB (default below)
+OFF_VALUES = ("off", "0", "no", "false")
+DEFAULT_MAX_BYTES = 512 << 20     # a 32 MB capture's derived data is ~0.1 MB, its output 0.1-1 MB
+LOW_WATER = 0.8                    # eviction frees down to this fraction of the bound (fewer scans)
+STALE_TMP_S = 3600                 # a temporary file older than this is from a crashed writer
+MAGIC = b"HSPCACHE\x01"            # bump the last byte when the body layout changes
+DIGEST_SIZE = 32
+ENTRY_SUFFIX = ".entry"
+TMP_SUFFIX = ".tmp"
+
+# --no-cache (any command) sets this for the process; the launcher reads argv itself
+DISABLED = {"on": False}
+
+
+class Location:
+    """The cache folder, whether it may be used, and why not ("" when usable)."""
+
+    __slots__ = ("path", "usable", "reason")
+
+    def __init__(self, path: str, usable: bool, reason: str) -> None:
+        self.path, self.usable, self.reason = path, usable, reason
+
+
+def cache_root() -> str:
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if not base or not os.path.isabs(base):  # the XDG spec: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "hotspot")
+
+
+def disabled_reason() -> str:
+    """Why the cache is off for this process ("" when it is on)."""
+    if DISABLED["on"]:
+        return "--no-cache"
+    if os.environ.get(CACHE_ENV, "").strip().lower() in OFF_VALUES:
+        return f"{CACHE_ENV}={os.environ[CACHE_ENV]}"
+    return ""
+
+
+def max_bytes() -> int:
+    raw = os.environ.get(MAX_MB_ENV, "").strip()
+    try:
+        mb = float(raw) if raw else None
+    except ValueError:
+        mb = None
+    if mb is None or not mb >= 0 or mb == float("inf"):
+        return DEFAULT_MAX_BYTES
+    return int(mb * (1 << 20))
+
+
+def location(create: bool = False) -> Location:
+    """The cache folder and whether it may be used: it must be a directory owned by this user and
+    writable by nobody else (a folder another user can write could hand us entries to unpickle)."""
+    path = cache_root()
+    try:
+        if create:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return Location(path, False, "not created yet")
+    except OSError as exc:
+        return Location(path, False, f"cannot create or read it ({exc.strerror or exc})")
+    if not stat.S_ISDIR(st.st_mode):
+        return Location(path, False, "not a directory (a symlink or a file)")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return Location(path, False, "owned by another user")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return Location(path, False, "writable by other users (chmod 700 it)")
+    return Location(path, True, "")
+
+
+def entry_name(kind: str, key_material: object) -> str:
+    """The file name of the entry for `key_material`: nested tuples/lists of str, int, float,
+    bool, None. Hashed through repr(), which is deterministic for those (marshal is not: its
+    bytes depend on string interning and reference counts)."""
+    text = repr(key_material).encode("utf-8", "backslashreplace")
+    return f"{kind}-{blake2b(text, digest_size=20).hexdigest()}{ENTRY_SUFFIX}"
+
+
+def read_entry(folder: str, name: str) -> bytes | None:
+    """The body of an entry, or None when absent or damaged. A hit refreshes its LRU time."""
+    from hotspot.cache.deps import unrecorded
+
+    path = os.path.join(folder, name)
+    try:
+        with unrecorded(), open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    head = len(MAGIC) + DIGEST_SIZE
+    if len(data) < head or not data.startswith(MAGIC):
+        return None
+    body = memoryview(data)[head:]
+    if blake2b(body, digest_size=DIGEST_SIZE).digest() != data[len(MAGIC):head]:
+        return None
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+    return bytes(body)
+
+
+def write_entry(folder: str, name: str, body: bytes) -> bool:
+    """Write an entry atomically, then keep the folder under its bound. False when it could not
+    be written (full disk, read-only home): the cache is an optimization, never an error."""
+    limit = max_bytes()
+    size = len(MAGIC) + DIGEST_SIZE + len(body)
+    if size > limit * LOW_WATER:
+        return False
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}{TMP_SUFFIX}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(MAGIC)
+                fh.write(blake2b(body, digest_size=DIGEST_SIZE).digest())
+                fh.write(body)
+        except BaseException:
+            _unlink(tmp)
+            raise
+        os.replace(tmp, os.path.join(folder, name))
+    except OSError:
+        _unlink(tmp)
+        return False
+    evict(folder, limit)
+    return True
+
+
+class Entry:
+    __slots__ = ("name", "size", "mtime")
+
+    def __init__(self, name: str, size: int, mtime: float) -> None:
+        self.name, self.size, self.mtime = name, size, mtime
+
+
+def entries(folder: str) -> tuple[list[Entry], list[Entry]]:
+    """(entries, temporary files) in the folder; anything else there is not ours and left alone."""
+    from hotspot.cache.deps import unrecorded
+
+    found: list[Entry] = []
+    temps: list[Entry] = []
+    try:
+        with unrecorded(), os.scandir(folder) as it:
+            for e in it:
+                if not (e.name.endswith(ENTRY_SUFFIX) or e.name.endswith(TMP_SUFFIX)):
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                item = Entry(e.name, st.st_size, st.st_mtime)
+                (found if e.name.endswith(ENTRY_SUFFIX) else temps).append(item)
+    except OSError:
+        pass
+    return found, temps
+
+
+def evict(folder: str, limit: int) -> int:
+    """Remove least recently used entries until the folder holds at most LOW_WATER x `limit`
+    (only once it exceeds `limit`), and temporary files a crashed writer left. Returns how many
+    files were removed. Safe beside other processes: a file already gone is skipped."""
+    found, temps = entries(folder)
+    removed = 0
+    now = time.time()
+    for t in temps:
+        if now - t.mtime > STALE_TMP_S and _unlink(os.path.join(folder, t.name)):
+            removed += 1
+    total = sum(e.size for e in found)
+    if total <= limit:
+        return removed
+    for e in sorted(found, key=lambda e: (e.mtime, e.name)):
+        if total <= limit * LOW_WATER:
+            break
+        if _unlink(os.path.join(folder, e.name)):
+            removed += 1
+        total -= e.size
+    return removed
+
+
+def clear(folder: str) -> tuple[int, int]:
+    """Remove every entry and temporary file; (files removed, bytes freed)."""
+    found, temps = entries(folder)
+    n = freed = 0
+    for e in found + temps:
+        if _unlink(os.path.join(folder, e.name)):
+            n += 1
+            freed += e.size
+    return n, freed
+
+
+def _unlink(path: str) -> bool:
+    try:
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+
+
+def runtime_identity() -> tuple[str, str]:
+    """The interpreter an entry was made by: pickles and outputs are not shared across them."""
+    return sys.version, sys.executable

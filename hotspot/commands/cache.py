@@ -1,0 +1,33 @@
+"""`hotspot cache info|clear`: the result cache in the user cache dir (thin adapter)."""
+
+from __future__ import annotations
+
+import typer
+
+from hotspot.commands._run import run
+from hotspot.commands.options import Format, FormatOpt
+
+
+def register(app: typer.Typer) -> None:
+    cache_app = typer.Typer(help="The result cache ($XDG_CACHE_HOME/hotspot): what it holds, "
+                            "and clearing it.", no_args_is_help=True)
+
+    @cache_app.command("info", help="Where the cache is, whether it is on, and what it holds.")
+    def info(fmt: FormatOpt = Format.text) -> None:
+        def produce():
+            from hotspot.cache.manage import cache_info
+
+            return cache_info()
+
+        raise typer.Exit(run("cache info", fmt, produce))
+
+    @cache_app.command("clear", help="Remove every cached result (captures are never touched).")
+    def clear(fmt: FormatOpt = Format.text) -> None:
+        def produce():
+            from hotspot.cache.manage import cache_clear
+
+            return cache_clear()
+
+        raise typer.Exit(run("cache clear", fmt, produce))
+
+    app.add_typer(cache_app, name="cache")

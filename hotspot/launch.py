@@ -1,0 +1,39 @@
+"""The `hotspot` console script and `python -m hotspot`: replay a cached output when the command
+line qualifies and nothing it read has changed (hotspot/cache/output.py), before typer or the
+analysis is imported; otherwise run the CLI, recording the output for next time."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    plan = None
+    try:
+        from hotspot.cache import output
+
+        plan = output.plan(argv)
+        if plan is not None:
+            code = output.replay(plan)
+            if code is not None:
+                return code
+    except BrokenPipeError:  # the reader went away during a replay (`| head`): not an error
+        _quiet_stdout()
+        return 0
+    except Exception:  # noqa: BLE001 - the cache never stands between the user and the command
+        plan = None
+    from hotspot.cli import main as cli_main
+
+    if plan is None:
+        return cli_main(argv)
+    return output.run_and_store(plan, cli_main, argv)
+
+
+def _quiet_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
