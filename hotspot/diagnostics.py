@@ -92,8 +92,9 @@ def progress(message: str) -> None:
 
 class Progress:
     """Progress of work that may take more than a second, on stderr only: nothing for the first
-    second, then a live line on a terminal (rewritten in place) or a plain line every few seconds
-    in a log. Silent under --quiet. Call advance() as units finish and close() at the end."""
+    second, then rich's live progress bar on a terminal (cleared when the work ends) or a plain
+    line every few seconds in a log. Silent under --quiet. Call advance() as units finish and
+    close() at the end."""
 
     FIRST_S = 1.0     # quiet below this: short work prints nothing
     TTY_EVERY_S = 0.1
@@ -108,6 +109,7 @@ class Progress:
         self._start = self._next = self._clock() + self.FIRST_S
         self._tty = _stderr_is_tty()
         self._shown = False
+        self._live: object = None  # (rich Progress, task id) once shown on a terminal
 
     def advance(self, n: int = 1) -> None:
         self.done += n
@@ -118,17 +120,53 @@ class Progress:
         self._show(now)
 
     def _show(self, now: float) -> None:
+        if self._tty and self._show_live():
+            self._shown = True
+            return
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         elapsed = now - self._start + self.FIRST_S
         text = f"{self.label}: {self.done:,}/{self.total:,}{' ' + self.unit if self.unit else ''}{pct}, {elapsed:.0f} s"
-        if self._tty:
+        if self._tty:  # rich is not installed: one line rewritten in place
             _progress_write("\r" + text[: terminal_width() - 1] + "\x1b[K")
         else:
             _progress_write(text + "\n")
         self._shown = True
 
+    def _show_live(self) -> bool:
+        """Draw rich's progress bar (imported on first use: only work over a second pays for
+        it); False when rich is not available. Refreshed by us, not by a thread of rich's, so
+        every write to stderr goes through _progress_write."""
+        PROGRESS["writing"] = True
+        try:
+            if self._live is None:
+                try:
+                    from rich.console import Console
+                    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar,
+                                               TextColumn, TimeElapsedColumn)
+                except ImportError:
+                    return False
+                console = Console(file=sys.stderr, force_terminal=True, width=terminal_width())
+                bar = Bar(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
+                          TextColumn(self.unit), TimeElapsedColumn(), console=console,
+                          transient=True, auto_refresh=False)
+                bar.start()
+                self._live = (bar, bar.add_task(self.label, total=self.total or None))
+            bar, task = self._live  # type: ignore[misc]
+            bar.update(task, completed=self.done)
+            bar.refresh()
+            return True
+        finally:
+            PROGRESS["writing"] = False
+
     def close(self) -> None:
-        if self._shown and self._tty and not QUIET["on"]:
+        if self._live is not None:
+            PROGRESS["writing"] = True
+            try:
+                self._live[0].stop()  # type: ignore[index]  # transient: the bar goes away
+            finally:
+                PROGRESS["writing"] = False
+            self._live = None
+        elif self._shown and self._tty and not QUIET["on"]:
             _progress_write("\r\x1b[K")  # the live line goes away; the result follows
 
 

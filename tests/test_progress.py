@@ -50,7 +50,31 @@ def test_log_gets_periodic_plain_lines(monkeypatch, capsys) -> None:
     assert "\r" not in err
 
 
-def test_terminal_gets_one_live_line(monkeypatch, capsys) -> None:
+def test_terminal_gets_rich_live_bar_cleared_at_the_end(monkeypatch, capsys) -> None:
+    p, clock = _progress(monkeypatch, tty=True)
+    for _ in range(10):
+        clock.t += 2.0
+        p.advance()
+    assert p._live is not None  # rich's progress display
+    p.close()
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "reading wave files" in err and "10/10" in err and "files" in err
+    assert "\x1b[?25l" in err and "\x1b[?25h" in err  # cursor hidden, then restored
+    assert err.endswith("\x1b[2K")  # transient: the bar's line is erased when the work ends
+
+
+def test_terminal_without_rich_gets_one_live_line(monkeypatch, capsys) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_rich(name, *args, **kwargs):
+        if name.startswith("rich"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_rich)
     p, clock = _progress(monkeypatch, tty=True)
     for _ in range(10):
         clock.t += 2.0

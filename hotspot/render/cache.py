@@ -19,7 +19,8 @@ def render_info(result: Result) -> str:
              f"state      {state}" + (f"; folder not usable: {d.problem}" if d.problem else ""),
              f"entries    {d.entries:,} ({_mib(d.bytes)} of {_mib(d.limit_bytes)}; least recently "
              "used evicted beyond that)"]
-    lines += [f"  {k.kind:<9}{k.entries:>6,}  {_mib(k.bytes):>11}  {k.what}" for k in d.kinds]
+    width = max((len(k.kind) for k in d.kinds), default=0)
+    lines += [f"  {k.kind:<{width}}  {k.entries:>6,}  {_mib(k.bytes):>11}  {k.what}" for k in d.kinds]
     return "\n".join(lines)
 
 
