@@ -1,3 +1,5 @@
 """hotspot: which instruction is waiting, for what, and what to change (AMD CDNA ATT analysis)."""
 
-__version__ = "0.1.0"
+from hotspot._version import __version__
+
+__all__ = ["__version__"]

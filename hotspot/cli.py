@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from hotspot import __version__
+from hotspot._version import __version__
 
 if TYPE_CHECKING:
     from typer._click import ClickException

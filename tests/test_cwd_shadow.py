@@ -58,3 +58,31 @@ def test_pool_workers_import_the_installed_package_from_a_shadowing_cwd(tmp_path
         runs[jobs] = json.loads(done.stdout)
     assert runs["2"]["ok"] is True
     assert runs["2"]["data"] == runs["1"]["data"]  # the pool changes nothing but the speed
+
+
+def test_python_m_hotspot_from_a_shadowing_cwd(tmp_path: Path) -> None:
+    """`python -m hotspot` puts the cwd first on sys.path: a `hotspot/` folder there becomes the
+    package namespace (the editable install's finder comes later). Everything still imports."""
+    cwd = tmp_path / "work"
+    (cwd / "hotspot").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    version = subprocess.run([sys.executable, "-m", "hotspot", "--version"], cwd=cwd, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0, version.stderr
+    from hotspot import __version__
+
+    assert version.stdout.strip() == f"hotspot {__version__}"
+    run = subprocess.run([sys.executable, "-m", "hotspot", "analyze", "--example", "--format", "json"],
+                         cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["ok"] is True
+
+
+def test_version_is_the_project_version() -> None:
+    import re
+
+    from hotspot import __version__
+
+    # tomllib is 3.11+; the [project] table's version line is enough
+    found = re.search(r'^version = "([^"]+)"$', (PROJECT_ROOT / "pyproject.toml").read_text(), re.M)
+    assert found and found.group(1) == __version__

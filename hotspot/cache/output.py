@@ -67,7 +67,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
 
 
 def _version() -> str:
-    from hotspot import __version__
+    from hotspot._version import __version__
 
     return __version__
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import orjson
 
-from hotspot import __version__
+from hotspot._version import __version__
 from hotspot.diagnostics import Progress
 from hotspot.errors import EmptyTraceError, InputError, bad_file
 from hotspot.result import JsonObject, Result

@@ -16,7 +16,7 @@ import html
 
 import orjson
 
-from hotspot import __version__
+from hotspot._version import __version__
 from hotspot.render.html_assets import SCRIPT, STYLE
 from hotspot.render.tables import num, pct, shorten_left, shorten_middle
 from hotspot.result import JsonValue, Result
