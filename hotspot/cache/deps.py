@@ -205,18 +205,39 @@ def signatures(paths: list[str]) -> list[Signature]:
     return [signature(p) for p in paths]
 
 
+# Signatures already confirmed within one command (`one_command()`, opened by the capture session):
+# entries of one command (a report's analysis, its survey, its views) share most paths, and a
+# command runs for seconds, not for the time it takes someone to edit a capture. Outside a
+# command every check stats afresh.
+_confirmed: list[dict[str, Signature]] = []
+
+
+class one_command:  # noqa: N801 - used as a function
+    def __enter__(self) -> None:
+        _confirmed.append({})
+
+    def __exit__(self, *exc: object) -> None:
+        _confirmed.pop()
+
+
 def unchanged(paths: list[str], sigs: list[Signature]) -> bool:
     if len(paths) != len(sigs):
         return False
     stat = os.stat
+    confirmed = _confirmed[-1] if _confirmed else {}
     for path, sig in zip(paths, sigs):
+        if path in confirmed and confirmed[path] == sig:
+            continue
         try:
             st = stat(path)
         except OSError:
             if sig is not None:
                 return False
+            confirmed[path] = None
             continue
-        if sig is None or sig != (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+        now = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+        confirmed[path] = now
+        if sig != now:
             return False
     return True
 

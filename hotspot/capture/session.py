@@ -43,12 +43,12 @@ def capture_session() -> Iterator[CaptureSession]:
     if outer is not None:
         yield outer
         return
-    from hotspot.cache.deps import recording
+    from hotspot.cache.deps import one_command, recording
 
     session = CaptureSession()
     token = _current.set(session)
     try:
-        with recording() as session.inputs:
+        with recording() as session.inputs, one_command():
             yield session
     finally:
         _current.reset(token)

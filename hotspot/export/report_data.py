@@ -46,8 +46,12 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     cap = REPORT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
     max_bytes = int(cap * MB) if cap else None
     # The wave timelines need a few wave files the wave pass reads anyway: keep their bytes then,
-    # so the report reads every capture file once.
-    _keep_representative_waves(path, opts.kernel, max_bytes)
+    # so the report reads every capture file once. With the result cache on, the pass and the
+    # timelines are usually answered from it and listing the waves here would be wasted.
+    from hotspot.cache.store import disabled_reason
+
+    if disabled_reason():
+        _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
     # detail: the source text around every line (snapshot or --source-map checkout) for its panel
     result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
