@@ -79,7 +79,9 @@ class unrecorded:  # noqa: N801
 def note(items: Iterable[object]) -> None:
     """Add paths (or Listings) read on this process's behalf: by pool workers, or memoized."""
     if _active:
-        add = [os.path.abspath(i) if isinstance(i, str) else i for i in items]
+        sep = os.sep
+        add = [os.path.abspath(i) if isinstance(i, str) and not i.startswith(sep) else i
+               for i in items]  # entries hold absolute, normalized paths already
         for rec in _active:
             rec.update(add)
 
