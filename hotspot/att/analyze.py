@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
 from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
@@ -24,10 +25,8 @@ from hotspot.att.model import (
     trimmed_data,
 )
 from hotspot.att.occupancy import DispatchOccupancy
-from hotspot.att.wave_results import analyze_waves
 from hotspot.capture.codejson import EMPTY_TRACE_HINT
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
-from hotspot.capture.open import Capture, open_capture
 from hotspot.capture.select import (
     OK,
     DispatchCandidate,
@@ -36,11 +35,16 @@ from hotspot.capture.select import (
     rank_dispatches,
     selection_reason,
 )
-from hotspot.capture.snapshots import SourceMap, load_source_map, read_source_lines
-from hotspot.capture.target import detect_arch
 from hotspot.errors import EmptyTraceError, UsageError
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import JsonObject, Result
+
+if TYPE_CHECKING:
+    from hotspot.capture.open import Capture
+    from hotspot.capture.snapshots import SourceMap
+
+# The readers and the wave pass (hotspot.capture.open/target/snapshots, hotspot.att.wave_results)
+# are imported where they run: an analysis answered by the result cache never needs them.
 
 # ----------------------------------------------------------------------------------------------
 
@@ -110,6 +114,8 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
                _max_bytes(opts))
     if opts.detail and a.mode == "cycles":
+        from hotspot.capture.snapshots import load_source_map
+
         a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
                            opts)
     a.options = options_out(a.mode, opts)
@@ -123,6 +129,8 @@ def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
 
 
 def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+    from hotspot.capture.open import open_capture
+
     cap = open_capture(d, opts.kernel, _max_bytes(opts), opts.meta_paths)
     warnings.extend(cap.warnings)
     if cap.pc_sampling:
@@ -140,6 +148,9 @@ def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
 
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     """Every analysis of one cycle-mode capture (pure over the Capture and its readers)."""
+    from hotspot.att.wave_results import analyze_waves
+    from hotspot.capture.target import detect_arch
+
     d, disp, table, kernel, rows = cap.path, cap.dispatch, cap.table, cap.kernel, cap.rows
     executed = cap.executed
     mapped = sum(1 for r in executed if r.source)
@@ -212,6 +223,8 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
     """Source snippet and worst instructions of each hot line (snapshots or --source-map files
     are read only here). `instructions` is every executed instruction in worst-first order, so a
     line's worst ones are its members in that order."""
+    from hotspot.capture.snapshots import read_source_lines
+
     out = []
     texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines
     for s in limit(lines, opts.topk):
