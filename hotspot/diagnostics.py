@@ -33,7 +33,9 @@ def terminal_width() -> int:
         return max(MIN_WIDTH, int(env))
     try:
         if sys.stdout.isatty():
-            return max(MIN_WIDTH, os.get_terminal_size(sys.stdout.fileno()).columns)
+            columns = os.get_terminal_size(sys.stdout.fileno()).columns
+            if columns > 0:  # 0: a pseudo-terminal nobody gave a size (script, some CI runners)
+                return max(MIN_WIDTH, columns)
     except (OSError, ValueError, AttributeError):
         pass
     return DEFAULT_WIDTH
@@ -51,9 +53,12 @@ def fit_diagnostic(text: str, indent: int = 2) -> str:
         width = max(MIN_WIDTH, int(env))
     else:
         try:
-            width = max(MIN_WIDTH, os.get_terminal_size(sys.stderr.fileno()).columns)
+            columns = os.get_terminal_size(sys.stderr.fileno()).columns
         except (OSError, ValueError, AttributeError):
             return text
+        if columns <= 0:  # a pseudo-terminal without a size: one line, as in a log
+            return text
+        width = max(MIN_WIDTH, columns)
     if len(text) <= width:
         return text
     room = width - indent

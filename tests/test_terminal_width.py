@@ -156,3 +156,27 @@ def test_a_table_too_wide_folds_long_headers_onto_two_lines() -> None:
     assert "TCC_EA0_" in lines[0] and "RDREQ_sum" in lines[1]  # counter names fold at an underscore
     for cell in rows[0]:
         assert cell in lines[3]  # values are never cut
+
+
+def test_a_terminal_without_a_size_is_not_forty_columns(monkeypatch) -> None:
+    """A pseudo-terminal nobody sized (`script`, some CI runners) reports 0 columns: text falls
+    back to the default width and diagnostics stay on one line, as in a log."""
+    import os
+    import sys
+
+    from hotspot import diagnostics
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            return 1
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(sys, "stdout", Tty())
+    monkeypatch.setattr(sys, "stderr", Tty())
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=0: os.terminal_size((0, 0)))
+    assert diagnostics.terminal_width() == diagnostics.DEFAULT_WIDTH
+    line = "warning: " + "word " * 40
+    assert diagnostics.fit_diagnostic(line) == line
