@@ -37,10 +37,60 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """hotspot: ATT stall analysis for AMD CDNA GPUs."""
 
 
-def build_app(only: str | None = None) -> typer.Typer:
+# What `hotspot --help` lists, in typer's order (commands, then command groups), so that the
+# top-level help does not import and build every command (~60 ms): (name, help, is a group).
+# tests/test_cli_surface.py checks that this is exactly what the real commands register.
+LISTING: tuple[tuple[str, str, bool], ...] = (
+    ("analyze",
+     "Where the cycles of one ATT dispatch go: stall by category, hot instructions and source "
+     "lines, findings.", False),
+    ("occupancy",
+     "Waves per SIMD for a register/LDS/workgroup configuration, what limits it, and how far "
+     "each limit must move to gain a wave.", False),
+    ("pmc",
+     "L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters (rocprofv3 "
+     "counter_collection CSVs, rocprof-compute workloads, rocpd dbs).", False),
+    ("kernels",
+     "Rank kernels by GPU time from a rocprofv3 kernel stats/trace CSV, a rocpd results.db or "
+     "a rocm-trace-lite trace.db (or the folder holding them), optionally split by roctx "
+     "marker regions; each row has a ready --kernel regex.", False),
+    ("collect",
+     "Profile a command with rocprofv3: find its hottest kernel, trace it (ATT), optionally "
+     "collect counters, and analyze the best dispatch. Put the command after --: hotspot "
+     "collect [OPTIONS] -- ./app ARGS", False),
+    ("doctor",
+     "Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
+     "Exit 5 when a required tool is missing.", False),
+    ("diff",
+     "Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): totals, categories, "
+     "source lines and blamed loads, with a noise floor.", False),
+    ("plan",
+     "What to change next: rules over the analysis, each item with location, evidence, fix and"
+     " estimated gain, in priority order.", False),
+    ("report",
+     "Write a self-contained HTML report of one ATT dispatch (summary, stall chart, source and"
+     " ISA views, wave timelines); opens offline in any browser.", False),
+    ("sweep",
+     "Profile a whole kernel library: every entry of a recipes file traced (ATT) and analyzed "
+     "on a GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
+     "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report "
+     "DIR [--html OUT]`, `sweep --worker DIR`.", False),
+    ("export",
+     "Export a dispatch for other viewers (Perfetto).", True),
+    ("skill",
+     "The hotspot agent skill (SKILL.md for coding assistants).", True),
+    ("cache",
+     "The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it.", True),
+)
+COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell-completion protocol (argv is empty then)
+
+
+def build_app(only: str | None = None, listing_only: bool = False) -> typer.Typer:
     """The typer app with every command, or with just `only`: typer builds the click command of
     every mounted command on each call (~80 ms for all of them), so a call that names its
-    command mounts that one alone. Help and errors for it read the same either way."""
+    command mounts that one alone. Help and errors for it read the same either way. With
+    `listing_only` (no command named: top-level help, --version, an unknown command) the commands
+    are mounted as empty stubs carrying their help from LISTING."""
     import importlib
 
     app = typer.Typer(
@@ -54,9 +104,20 @@ def build_app(only: str | None = None) -> typer.Typer:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback()(_root)
+    if listing_only and only not in COMMANDS:
+        for name, text, group in LISTING:
+            if group:
+                app.add_typer(typer.Typer(), name=name, help=text)
+            else:
+                app.command(name, help=text)(_stub)
+        return app
     for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"hotspot.commands.{name}").register(app)
     return app
+
+
+def _stub() -> None:  # pragma: no cover - never invoked: a named command mounts the real one
+    raise typer.Exit(2)
 
 
 def _take_pretty(args: list[str]) -> list[str]:
@@ -64,9 +125,10 @@ def _take_pretty(args: list[str]) -> list[str]:
     here and sets the JSON writer's mode, so no command has to thread it through."""
     end = args.index("--") if "--" in args else len(args)
     if "--pretty" not in args[:end]:
-        from hotspot.result import PRETTY
-
-        PRETTY["on"] = False
+        # reset a previous in-process call's --pretty; not loaded yet means off (help stays light)
+        result = sys.modules.get("hotspot.result")
+        if result is not None:
+            result.PRETTY["on"] = False
         return args
     from hotspot.result import PRETTY
 
@@ -129,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import click  # type: ignore[no-redef]
 
     args = list(argv) if argv is not None else sys.argv[1:]
-    from hotspot.commands._run import signals_as_interrupts
+    from hotspot.signals import signals_as_interrupts
 
     with signals_as_interrupts():
         try:
@@ -157,7 +219,10 @@ def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored cli
     args = _take_pretty(args)
     args = _take_quiet(args)
     args = _take_no_cache(args)
-    app = build_app(args[0] if args else None)
+    import os
+
+    completing = any(k.startswith(COMPLETION_ENV) for k in os.environ)
+    app = build_app(args[0] if args else None, listing_only=not completing)
     try:
         command = typer.main.get_command(app)
         code = command.main(args=args, prog_name="hotspot", standalone_mode=False)

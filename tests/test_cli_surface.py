@@ -77,3 +77,35 @@ def test_shell_completion_is_on(monkeypatch, capsys) -> None:
     monkeypatch.setenv("COMP_CWORD", "2")
     assert main([]) == 0
     assert capsys.readouterr().out.split() == ["--format"]
+
+
+def test_top_level_listing_is_what_the_commands_register():
+    """`hotspot --help` lists the commands from cli.LISTING without importing them: the table must
+    be exactly what each command module registers (name, help, command or group, order)."""
+    from hotspot.cli import LISTING, build_app
+
+    app = build_app(None, listing_only=False)
+    real = [(c.name, c.help, False) for c in app.registered_commands]
+    for g in app.registered_groups:
+        text = g.help if isinstance(g.help, str) else g.typer_instance.info.help
+        real.append((g.name or g.typer_instance.info.name, text, True))
+    assert real == list(LISTING)
+
+
+@pytest.mark.parametrize("args", [["--help"], [], ["--version"], ["nosuchcommand"]])
+def test_top_level_help_reads_the_same_without_importing_the_commands(args, monkeypatch):
+    import sys
+
+    from hotspot import cli
+    from tests.conftest import run_cli
+
+    for name in [m for m in sys.modules if m.startswith("hotspot.commands.")
+                 and m != "hotspot.commands._run"]:
+        monkeypatch.delitem(sys.modules, name)
+    stubbed = run_cli(*args)
+    assert not [m for m in sys.modules if m.startswith("hotspot.commands.analyze")]
+    real_build = cli.build_app
+    monkeypatch.setattr(cli, "build_app", lambda only=None, listing_only=False: real_build(only))
+    real = run_cli(*args)
+    assert (stubbed.exit_code, stubbed.stdout, stubbed.stderr) == (real.exit_code, real.stdout,
+                                                                   real.stderr)

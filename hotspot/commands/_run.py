@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
@@ -20,6 +16,7 @@ from hotspot.commands.options import Format, FormatWithHtml  # noqa: F401  (re-u
 from hotspot.diagnostics import progress, warn  # noqa: F401
 from hotspot.render.registry import Renderer
 from hotspot.render.registry import lazy as lazy
+from hotspot.signals import signals_as_interrupts
 
 
 def _write_stdout(text: str | bytes) -> None:
@@ -37,33 +34,6 @@ def _write_stdout(text: str | bytes) -> None:
     if not text.endswith("\n"):
         out.write("\n")
     out.flush()
-
-
-# SIGTERM (kill, timeout, schedulers) and SIGHUP (a closed terminal) stop a command the way Ctrl-C
-# does: as an exception, so children are stopped and records say "interrupted" before we exit.
-TERMINATING = (signal.SIGTERM, signal.SIGHUP)
-
-
-def _raise_terminated(signum: int, _frame: object) -> None:
-    from hotspot.errors import Terminated
-
-    raise Terminated(signum)
-
-
-@contextmanager
-def signals_as_interrupts() -> Iterator[None]:
-    """Within the block, SIGTERM/SIGHUP raise `Terminated` (a KeyboardInterrupt). A signal someone
-    chose to ignore (nohup) or handle stays theirs; outside the main thread nothing changes."""
-    previous: dict[int, object] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in TERMINATING:
-            if signal.getsignal(sig) == signal.SIG_DFL:
-                previous[sig] = signal.signal(sig, _raise_terminated)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
 
 
 def _report(command: str, fmt: str, err: "HotspotError") -> int:

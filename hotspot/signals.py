@@ -1,0 +1,35 @@
+"""SIGTERM and SIGHUP stop a command the way Ctrl-C does (layer 0: the CLI installs this before
+it imports any command)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# SIGTERM (kill, timeout, schedulers) and SIGHUP (a closed terminal) stop a command the way Ctrl-C
+# does: as an exception, so children are stopped and records say "interrupted" before we exit.
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    from hotspot.errors import Terminated
+
+    raise Terminated(signum)
+
+
+@contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM/SIGHUP raise `Terminated` (a KeyboardInterrupt). A signal someone
+    chose to ignore (nohup) or handle stays theirs; outside the main thread nothing changes."""
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in TERMINATING:
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                previous[sig] = signal.signal(sig, _raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
