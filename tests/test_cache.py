@@ -398,6 +398,10 @@ def test_only_read_only_commands_are_replayed(cache_on, tmp_path):
     assert _entries(cache_on, "dispatch")  # the report still shared the analysis
     r = _launch(["analyze", str(d), "--bogus"], cache_on, tmp_path)
     assert r.returncode == 2 and not _entries(cache_on, "out")
+    # the page on stdout is a read-only run: replayed
+    page = [_launch(["report", str(d), "-o", "-"], cache_on, tmp_path) for _ in range(2)]
+    assert page[0].returncode == 0 and page[0].stdout.startswith(b"<!DOCTYPE html>")
+    assert len(_entries(cache_on, "out")) == 1 and page[1].stdout == page[0].stdout
 
 
 def test_help_is_replayed_and_follows_the_code(cache_on, tmp_path):

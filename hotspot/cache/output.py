@@ -1,8 +1,8 @@
 """The output cache: a read-only command's stdout, stderr and exit code, replayed byte for byte
 when the same command line runs again in the same place and nothing it read has changed.
 
-Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy` and any `--help`,
-that exited 0. Commands that write files, start processes or read the machine's state (collect,
+Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy`, `report -o -` and
+`export ... -o -` (page or trace on stdout), and any `--help`, that exited 0. Commands that write files, start processes or read the machine's state (collect,
 sweep, report, export, doctor, skill, cache) never do. The key is the command line, the working
 directory, the environment variables that change output (HOTSPOT_*, COLUMNS, locale...), whether
 stdout/stderr are terminals and their sizes, and the interpreter; the entry holds the stat
@@ -26,6 +26,7 @@ from hotspot.cache import deps, store
 
 FORMAT = 1  # bump when the body layout below changes
 CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy")
+TO_STDOUT = ("report", "export")  # cacheable when their page/trace goes to stdout (`-o -`)
 GLOBAL_FLAGS = ("--pretty", "--quiet", "--no-cache")  # taken by hotspot/cli.py from any position
 NO_CACHE_FLAG = "--no-cache"
 HELP_FLAGS = ("--help", "-h")
@@ -55,7 +56,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
         return None
     words = [a for a in head if not a.startswith("-")]
     helping = any(a in HELP_FLAGS for a in head)
-    if not helping and (not words or words[0] not in CACHEABLE or "-" in head):
+    if not helping and not (words and (words[0] in CACHEABLE or _to_stdout(words[0], head))):
         return None
     loc = store.location(create=True)
     if not loc.usable:
@@ -64,6 +65,18 @@ def plan(argv: Sequence[str]) -> Plan | None:
     key = (FORMAT, store.runtime_identity(), _version(), os.getcwd(), list(argv), env,
            _terminal(1), _terminal(2))
     return Plan(loc.path, store.entry_name("out", key))
+
+
+def _to_stdout(command: str, head: list[str]) -> bool:
+    """`report`/`export` writing to stdout (`-o -`) are read-only commands too."""
+    if command not in TO_STDOUT:
+        return False
+    for i, a in enumerate(head):
+        if a in ("-o", "--output") and i + 1 < len(head) and head[i + 1] == "-":
+            return True
+        if a == "--output=-":
+            return True
+    return False
 
 
 def _version() -> str:
