@@ -19,8 +19,10 @@ import orjson
 
 from benchkit.inputs import (TARGET_WAVE_BYTES, bench_program, cached_dispatch, dir_stats, spec_for_mb,
                                   spec_for_waves, stale_partials)
+from benchkit import targets18
 from benchkit.measure import Run, Spread, run_once, summarize
 from benchkit.report import Report, to_json, to_text
+from benchkit.sequence import CACHE_OFF, measure_chain, measure_help
 from benchkit.targets import WAVE_CASE_WAVES, Case, evaluate
 from hotspot.errors import HotspotError
 from hotspot.synth import DispatchSpec
@@ -44,6 +46,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--jobs", type=int, help="pass --jobs N to hotspot analyze (when it has the option)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"generated dirs live here [{DEFAULT_CACHE}]")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of the tables")
+    ap.add_argument("--no-sequence", action="store_true",
+                    help="skip issue 18's measurements (code.json-only baseline, analyze -> plan -> report -> diff, "
+                         "repeats with the result cache) on the given dirs and the wave case")
     ap.add_argument("--hostile-rss", type=float, metavar="MB",
                     help="only measure peak RSS of analyze, analyze --plan, report and export on one MB-sized "
                          "code.json and one MB-sized wave file, and on files just under the default "
@@ -104,12 +109,13 @@ def _load() -> float | None:
 
 def _measure(label: str, hotspot_argv: list[str], baseline_argv: list[str] | None, other_argv: list[str] | None,
              runs: int) -> tuple[Spread, Spread | None, Spread | None]:
-    """Interleave the commands run by run so machine noise hits them alike."""
+    """Interleave the commands run by run so machine noise hits them alike. hotspot runs with its
+    result cache off: these are fresh analyses (the cached ones are measured by benchkit/sequence.py)."""
     h: list[Run] = []
     b: list[Run] = []
     o: list[Run] = []
     for i in range(runs):
-        h.append(run_once(hotspot_argv))
+        h.append(run_once(hotspot_argv, env=CACHE_OFF))
         if baseline_argv:
             b.append(run_once(baseline_argv))
         if other_argv:
@@ -198,8 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     load_start = _load()
-    help_spread = summarize([run_once([PY, "-m", "hotspot", "--help"]) for _ in range(max(MIN_HELP_RUNS, a.runs))])
-    _progress(f"hotspot --help: {help_spread.median_wall_ns / 1e9:.3f} s median")
+    help_runs = measure_help(max(MIN_HELP_RUNS, a.runs))
+    help_spread = help_runs["--help (cold)"]  # issue 9's target: no cache
+    _progress("; ".join(f"hotspot {k}: {v.median_wall_ns / 1e9:.3f} s" for k, v in help_runs.items()))
 
     names = [d.resolve().name for d in a.dirs]
     inputs: list[tuple[str, str, float | None, Path]] = [
@@ -217,18 +224,27 @@ def main(argv: list[str] | None = None) -> int:
         cases.append(Case(label=label, kind=kind, path=d, size_mb=mb, waves=st.waves, files=st.files,
                           wave_bytes=st.wave_bytes, jobs=jobs, hotspot=h, baseline=b, other=o))
 
+    chains = []
+    if not a.no_sequence:
+        for c in cases:
+            if c.kind in ("dir", "waves") and c.ok:
+                chains.append((c, measure_chain(c.label, c.path, a.runs, _progress)))
+    sized_cases = [c for c in cases if c.kind == "size"]
+    targets = evaluate(cases, help_spread) + targets18.evaluate(chains, sized_cases, help_runs)
+
     machine = {"cpus": os.cpu_count(), "load_start": load_start, "load_end": _load(),
                "python": platform.python_version(), "platform": platform.platform(), "commit": _commit()}
     settings = {"runs": a.runs, "jobs": a.jobs, "jobs_supported": supported, "jobs_note": jobs_note,
                 "cache": str(a.cache), "vs": a.vs, "target_wave_bytes": TARGET_WAVE_BYTES,
                 "wave_bytes_estimate": per_wave, "loop_trips": mix.loop_trips,
                 "program": f"default mix, {mix.loop_trips} loop trips, ~{per_wave:,} bytes per wave file"}
-    rep = Report(machine, settings, help_spread, cases, evaluate(cases, help_spread))
+    rep = Report(machine, settings, help_spread, cases, targets, [ch for _, ch in chains], help_runs)
     if a.json:
         sys.stdout.buffer.write(orjson.dumps(to_json(rep), option=orjson.OPT_INDENT_2) + b"\n")
     else:
         sys.stdout.write(to_text(rep))
     failed = help_spread.failed or any(s is not None and s.failed for c in cases for s in (c.hotspot, c.baseline, c.other))
+    failed = failed or any(s.failed for _, ch in chains for s in (ch.fresh, ch.baseline, ch.sequence))
     return 1 if failed else 0
 
 

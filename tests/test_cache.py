@@ -387,18 +387,47 @@ def test_launcher_output_follows_the_inputs_and_the_environment(cache_on, tmp_pa
     assert changed.stdout == off.stdout != narrow.stdout
 
 
-def test_only_read_only_commands_are_replayed(cache_on, tmp_path):
+def test_report_to_a_file_is_replayed_where_the_command_would_write(cache_on, tmp_path):
     d = _dispatch(tmp_path)
     _settle()
     out = tmp_path / "r.html"
-    for _ in range(2):
-        r = _launch(["report", str(d), "-o", str(out), "--force"], cache_on, tmp_path)
-        assert r.returncode == 0, r.stderr
-    assert not _entries(cache_on, "out") and out.is_file()
-    assert _entries(cache_on, "dispatch")  # the report still shared the analysis
-    r = _launch(["analyze", str(d), "--bogus"], cache_on, tmp_path)
-    assert r.returncode == 2 and not _entries(cache_on, "out")
-    # the page on stdout is a read-only run: replayed
+    args = ["report", str(d), "-o", str(out), "--force"]
+    first = _launch(args, cache_on, tmp_path)
+    assert first.returncode == 0, first.stderr
+    page = out.read_bytes()
+    [entry] = _entries(cache_on, "out")
+    assert _entries(cache_on, "dispatch")  # the report shared the analysis too
+    out.unlink()
+    again = _launch(args, cache_on, tmp_path)  # replayed: the file is written again
+    assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, first.stderr)
+    assert out.read_bytes() == page
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    # without --force an existing file is the command's to refuse: no replay, exit 3
+    plain = _launch(["report", str(d), "-o", str(out)], cache_on, tmp_path)
+    assert plain.returncode == 3 and b"already exists" in plain.stderr and out.read_bytes() == page
+    # a symlink at the target is never written through by a replay
+    out.unlink()
+    (tmp_path / "elsewhere.html").write_text("mine")
+    out.symlink_to(tmp_path / "elsewhere.html")
+    _launch(args, cache_on, tmp_path)
+    assert (tmp_path / "elsewhere.html").read_text() == "mine"
+    assert entry.exists()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_commands_with_other_effects_are_never_replayed(cache_on, tmp_path):
+    d = _dispatch(tmp_path)
+    _settle()
+    for args in (["skill", "path"], ["cache", "info"], ["analyze", str(d), "--bogus"],
+                 ["skill", "install", "--dest", str(tmp_path / "sk")]):
+        for _ in range(2):
+            _launch(args, cache_on, tmp_path)
+    assert not _entries(cache_on, "out")
     page = [_launch(["report", str(d), "-o", "-"], cache_on, tmp_path) for _ in range(2)]
     assert page[0].returncode == 0 and page[0].stdout.startswith(b"<!DOCTYPE html>")
     assert len(_entries(cache_on, "out")) == 1 and page[1].stdout == page[0].stdout

@@ -38,6 +38,7 @@ RACY_NS = 2_000_000_000
 FILES, DIRS, DIRS_FOLLOWED = "files", "dirs", "dirs-followed"
 
 _active: list[set[object]] = []
+_written: list[list[str]] = []  # active writes_recorded() lists: files renamed into place
 _hooked = {"on": False}
 _quiet: set[int] = set()  # threads inside unrecorded() (plain classes: this module loads fast)
 
@@ -59,6 +60,25 @@ class recording:  # noqa: N801 - used as a function: `with recording() as read:`
         for i in range(len(_active) - 1, -1, -1):
             if _active[i] is self.items:
                 del _active[i]
+                break
+
+
+class writes_recorded:  # noqa: N801 - used as a function
+    """Within the block, the destination of every os.rename/os.replace (how hotspot writes a
+    report or a trace: a temporary file renamed into place) is added to the yielded list."""
+
+    def __enter__(self) -> list[str]:
+        if not _hooked["on"]:
+            _hooked["on"] = True
+            sys.addaudithook(_on_audit)
+        self.items: list[str] = []
+        _written.append(self.items)
+        return self.items
+
+    def __exit__(self, *exc: object) -> None:
+        for i in range(len(_written) - 1, -1, -1):
+            if _written[i] is self.items:
+                del _written[i]
                 break
 
 
@@ -87,6 +107,9 @@ def note(items: Iterable[object]) -> None:
 
 
 def _on_audit(event: str, args: tuple) -> None:
+    if _written and event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes)):
+        for out in _written:
+            out.append(os.path.abspath(os.fsdecode(args[1])))
     if not _active or not args or (_quiet and get_ident() in _quiet):
         return
     try:
@@ -109,6 +132,8 @@ def _path_of(event: str, args: tuple) -> object:
         if mode is None:
             if (flags or 0) & os.O_ACCMODE == os.O_WRONLY:
                 return None
+            if (flags or 0) & (os.O_CREAT | os.O_EXCL) == os.O_CREAT | os.O_EXCL:
+                return None  # a file being created (a temporary output), not an input
         elif not ("r" in mode or "+" in mode):
             return None
         return path

@@ -1,9 +1,12 @@
 """The output cache: a read-only command's stdout, stderr and exit code, replayed byte for byte
 when the same command line runs again in the same place and nothing it read has changed.
 
-Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy`, `report -o -` and
-`export ... -o -` (page or trace on stdout), and any `--help`, that exited 0. Commands that write files, start processes or read the machine's state (collect,
-sweep, report, export, doctor, skill, cache) never do. The key is the command line, the working
+Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy`, `report` and
+`export`, and any `--help`, that exited 0. A report or trace written to a file is kept with the
+output and written again on a replay (atomically, as the command does), but only where the command
+would write it: the target absent, or present with `--force`, and never a symlink. Commands that
+start processes, install files or read the machine's state (collect, sweep, doctor, skill, cache)
+never qualify. The key is the command line, the working
 directory, the environment variables that change output (HOTSPOT_*, COLUMNS, locale...), whether
 stdout/stderr are terminals and their sizes, and the interpreter; the entry holds the stat
 signature of every file and folder the run read, side-file listings, and every module it loaded
@@ -24,9 +27,9 @@ from collections.abc import Callable, Sequence
 
 from hotspot.cache import deps, store
 
-FORMAT = 1  # bump when the body layout below changes
-CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy")
-TO_STDOUT = ("report", "export")  # cacheable when their page/trace goes to stdout (`-o -`)
+FORMAT = 2  # bump when the body layout below changes
+CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy", "report", "export")
+FORCE_FLAG = "--force"
 GLOBAL_FLAGS = ("--pretty", "--quiet", "--no-cache")  # taken by hotspot/cli.py from any position
 NO_CACHE_FLAG = "--no-cache"
 HELP_FLAGS = ("--help", "-h")
@@ -40,10 +43,10 @@ OUTPUT_LIMIT = 64 << 20  # bytes of stdout + stderr kept per run; a larger outpu
 class Plan:
     """Where a command line's output is cached: the folder and the entry's file name."""
 
-    __slots__ = ("folder", "name")
+    __slots__ = ("folder", "name", "force")
 
-    def __init__(self, folder: str, name: str) -> None:
-        self.folder, self.name = folder, name
+    def __init__(self, folder: str, name: str, force: bool) -> None:
+        self.folder, self.name, self.force = folder, name, force
 
 
 def plan(argv: Sequence[str]) -> Plan | None:
@@ -56,7 +59,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
         return None
     words = [a for a in head if not a.startswith("-")]
     helping = any(a in HELP_FLAGS for a in head)
-    if not helping and not (words and (words[0] in CACHEABLE or _to_stdout(words[0], head))):
+    if not helping and not (words and words[0] in CACHEABLE):
         return None
     loc = store.location(create=True)
     if not loc.usable:
@@ -64,19 +67,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith("HOTSPOT_") or k in ENV_KEYS)
     key = (FORMAT, store.runtime_identity(), _version(), os.getcwd(), list(argv), env,
            _terminal(1), _terminal(2))
-    return Plan(loc.path, store.entry_name("out", key))
-
-
-def _to_stdout(command: str, head: list[str]) -> bool:
-    """`report`/`export` writing to stdout (`-o -`) are read-only commands too."""
-    if command not in TO_STDOUT:
-        return False
-    for i, a in enumerate(head):
-        if a in ("-o", "--output") and i + 1 < len(head) and head[i + 1] == "-":
-            return True
-        if a == "--output=-":
-            return True
-    return False
+    return Plan(loc.path, store.entry_name("out", key), FORCE_FLAG in head)
 
 
 def _version() -> str:
@@ -101,15 +92,54 @@ def replay(p: Plan) -> int | None:
     if body is None:
         return None
     try:
-        fmt, paths, sigs, listings, code, code_sigs, exit_code, out, err = marshal.loads(body)
+        fmt, paths, sigs, listings, code, code_sigs, exit_code, out, err, files = marshal.loads(body)
         if fmt != FORMAT or not deps.unchanged(code, code_sigs) or not deps.unchanged(paths, sigs) \
                 or not deps.listings_unchanged(listings):
             return None
     except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss
         return None
+    for path, data in files:
+        if not _rewrite(path, data, p.force):
+            return None  # the command itself decides (and says) what to do with this target
     _emit(sys.stderr, err)
     _emit(sys.stdout, out)
     return exit_code
+
+
+def _rewrite(path: str, data: bytes, force: bool) -> bool:
+    """Write a recorded output file again as the command would (hotspot/export/output.py): through
+    a temporary file renamed into place, with the usual permissions; only where the command would
+    write without complaint (absent, or a regular file and --force). False when it did not."""
+    import stat
+    import tempfile
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        return False
+    if st is not None and (not force or not stat.S_ISREG(st.st_mode)):
+        return False
+    folder = os.path.dirname(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
 
 
 def _emit(stream, data: bytes) -> None:  # noqa: ANN001 - a text stream with a .buffer
@@ -176,7 +206,7 @@ def run_and_store(p: Plan, run: Callable[[list[str]], int], argv: list[str]) -> 
     sys.stdout, tee_out = _teed(out, lambda: False)
     sys.stderr, tee_err = _teed(err, lambda: PROGRESS["writing"])
     try:
-        with deps.recording() as read:
+        with deps.recording() as read, deps.writes_recorded() as written:
             code = run(argv)
     finally:
         for wrapper in (sys.stdout, sys.stderr):
@@ -187,17 +217,28 @@ def run_and_store(p: Plan, run: Callable[[list[str]], int], argv: list[str]) -> 
         sys.stdout, sys.stderr = out, err
     if code == 0 and not (tee_out.overflow or tee_err.overflow):
         try:
-            _store(p, read, started, b"".join(tee_out.kept), b"".join(tee_err.kept))
+            _store(p, read, written, started, b"".join(tee_out.kept), b"".join(tee_err.kept))
         except Exception:  # noqa: BLE001 - caching is never worth failing a command
             pass
     return code
 
 
-def _store(p: Plan, read: set[object], started: int, out: bytes, err: bytes) -> None:
+def _store(p: Plan, read: set[object], written: list[str], started: int, out: bytes,
+           err: bytes) -> None:
+    files = []
+    for path in dict.fromkeys(written):
+        with deps.unrecorded(), open(path, "rb") as fh:
+            data = fh.read(OUTPUT_LIMIT + 1)
+        if len(data) > OUTPUT_LIMIT:
+            return
+        files.append((path, data))
     code = deps.code_files()
     paths, listings = deps.split(read, code)
+    outputs = {path for path, _ in files}
+    paths = [q for q in paths if q not in outputs]  # a file this run wrote is not an input of it
     sigs = deps.signatures(paths)
     if not deps.settled(sigs, started):
         return
-    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.signatures(code), 0, out, err))
+    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.signatures(code), 0, out, err,
+                          files))
     store.write_entry(p.folder, p.name, body)

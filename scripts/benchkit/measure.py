@@ -73,11 +73,14 @@ def summarize(runs: Sequence[Run]) -> Spread:
                   failed=None if bad is None else f"exit {bad.exit_code}: {bad.stderr_tail.strip()}")
 
 
-def run_once(argv: Sequence[str], sample_tree: bool = True) -> Run:
-    """Run `argv` (no shell) with stdout discarded; stderr is kept only for error messages."""
+def run_once(argv: Sequence[str], sample_tree: bool = True, env: dict[str, str] | None = None) -> Run:
+    """Run `argv` (no shell) with stdout discarded; stderr is kept only for error messages. `env`:
+    variables set for this run on top of the benchmark's environment."""
+    full_env = {**os.environ, **env} if env else None
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter_ns()
-        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                env=full_env)
         sampler = _TreeSampler(proc.pid) if sample_tree and os.path.isdir("/proc") else None
         if sampler:
             sampler.start()

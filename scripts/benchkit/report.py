@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from benchkit.measure import Spread
+from benchkit.sequence import Chain
 from benchkit.targets import Case, Target, per_mb_reference, relative_cost
 from hotspot.render.tables import table
 
@@ -19,6 +20,8 @@ class Report:
     help_run: Spread | None
     cases: list[Case]
     targets: list[Target]
+    chains: list[Chain] = ()             # issue 18: baseline, sequence and repeats per input
+    help_runs: dict[str, Spread] | None = None  # --help and analyze --help, cold and warm
 
 
 REPORT_WIDTH = 160  # the benchmark's case table: wider than a terminal, one line per case
@@ -39,8 +42,18 @@ def to_json(rep: Report) -> dict[str, Any]:
             "other": _spread(c.other) if c.other else None,
             "ratio_vs_other": _ratio(c.hotspot, c.other),
         })
+    chains = [{"label": ch.label, "fresh": _spread(ch.fresh), "baseline": _spread(ch.baseline),
+               "sequence": _spread(ch.sequence),
+               "steps": {k: _spread(v) for k, v in ch.steps.items()},
+               "repeats": {k: _spread(v) for k, v in ch.repeats.items()},
+               "fresh_vs_baseline": _ratio(ch.fresh, ch.baseline),
+               "sequence_vs_fresh": _ratio(ch.sequence, ch.fresh),
+               "repeat_vs_baseline": {k: _ratio(v, ch.baseline) for k, v in ch.repeats.items()}}
+              for ch in rep.chains]
     return {"schema_version": 1, "machine": rep.machine, "settings": rep.settings,
-            "help": _spread(rep.help_run) if rep.help_run else None, "cases": cases,
+            "help": _spread(rep.help_run) if rep.help_run else None,
+            "help_runs": {k: _spread(v) for k, v in (rep.help_runs or {}).items()},
+            "chains": chains, "cases": cases,
             "targets": [asdict(t) for t in rep.targets],
             "failures": [{"case": c.label, "error": s.failed} for c in rep.cases
                          for s in (c.hotspot, c.baseline, c.other) if s is not None and s.failed]}
@@ -93,8 +106,25 @@ def to_text(rep: Report) -> str:
         lines += [table(rows, ["case", "hotspot s", "other s", "other RSS MiB", "hotspot/other"],
                         colalign=["left", "right", "right", "right", "right"]), ""]
 
+    if rep.help_runs:
+        lines.append("help: " + "; ".join(f"hotspot {k} {_s(v.median_wall_ns)} s" for k, v in rep.help_runs.items()))
+        lines.append("")
+    for ch in rep.chains:
+        lines.append(f"{ch.label}: baseline {PREDECESSOR_CMD}, sequence analyze -> plan -> report -> diff "
+                     "from an empty result cache, repeats with a warm one")
+        rows = [["fresh analyze (cache off)", _s(ch.fresh.median_wall_ns), _ratio_text(ch.fresh, ch.baseline), ""],
+                ["baseline", _s(ch.baseline.median_wall_ns), "1.00x", ""],
+                ["sequence", _s(ch.sequence.median_wall_ns), _ratio_text(ch.sequence, ch.baseline),
+                 _ratio_text(ch.sequence, ch.fresh)]]
+        rows += [[f"  step {k}", _s(v.median_wall_ns), _ratio_text(v, ch.baseline), ""] for k, v in ch.steps.items()]
+        rows += [[f"repeat {k}", _s(v.median_wall_ns), _ratio_text(v, ch.baseline), ""] for k, v in ch.repeats.items()]
+        lines += [table(rows, ["command", "median s", "vs baseline", "vs fresh"],
+                        colalign=["left", "right", "right", "right"]), ""]
+    n9 = sum(1 for t in rep.targets if not _is18(t))
     lines.append("targets (issue 9, point 4):")
-    for t in rep.targets:
+    for i, t in enumerate(rep.targets):
+        if i == n9:
+            lines.append("targets (issue 18):")
         lines.append(f"{t.verdict:<4}  {t.goal}: {t.measured}")
     fails = [(c.label, s.failed) for c in rep.cases for s in (c.hotspot, c.baseline, c.other)
              if s is not None and s.failed]
@@ -103,6 +133,15 @@ def to_text(rep: Report) -> str:
     if fails:
         lines += ["", "command failures:"] + [f"  {label}: {err}" for label, err in fails]
     return "\n".join(lines) + "\n"
+
+
+PREDECESSOR_CMD = "python scripts/benchkit/predecessor.py DIR (a code.json-only pass)"
+_ISSUE18 = ("fresh_vs_baseline", "repeat_vs_baseline", "sequence_vs_fresh", "big_bytes_per_cpu_s",
+            "big_wall_2_cores", "big_rss_18", "help_18", "analyze_help")
+
+
+def _is18(t: Target) -> bool:
+    return t.name.split(":")[0] in _ISSUE18
 
 
 def _jobs(jobs: int | None) -> str:
