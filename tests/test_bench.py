@@ -211,6 +211,27 @@ def test_script_runs_and_reports_sane_numbers(tmp_path: Path) -> None:
     assert 0.85e6 < by["1 MB"]["wave_bytes"] < 1.2e6
     verdicts = {t["name"]: t["verdict"] for t in doc["targets"]}
     assert verdicts[f"small_dir_ratio:{given.name}"] in ("PASS", "FAIL")
+    # issue 18: the given dir's chain (the generated size cases have none)
+    [chain] = doc["chains"]
+    assert chain["label"] == given.name
+    assert set(chain["steps"]) == {"analyze", "analyze --plan", "report", "diff"}
+    assert set(chain["repeats"]) == {"analyze", "analyze --plan", "report", "diff", "plan", "report -o -"}
+    for spread in [chain["fresh"], chain["baseline"], chain["sequence"], *chain["repeats"].values()]:
+        assert spread["failed"] is None and spread["median_wall_ns"] > 0
+    steps_total = sum(v["median_wall_ns"] for v in chain["steps"].values())
+    assert chain["sequence"]["median_wall_ns"] == steps_total  # one run: the sum of its steps
+    assert chain["sequence_vs_fresh"] == pytest.approx(
+        chain["sequence"]["median_wall_ns"] / chain["fresh"]["median_wall_ns"])
+    assert chain["repeat_vs_baseline"]["analyze"] == pytest.approx(
+        chain["repeats"]["analyze"]["median_wall_ns"] / chain["baseline"]["median_wall_ns"])
+    # a repeat is answered by the cache: well under a fresh analysis of the same dir
+    assert chain["repeats"]["analyze"]["median_wall_ns"] < chain["fresh"]["median_wall_ns"]
+    for name in (f"fresh_vs_baseline:{given.name}", f"repeat_vs_baseline:{given.name}",
+                 f"sequence_vs_fresh:{given.name}", "help_18", "analyze_help"):
+        assert verdicts[name] in ("PASS", "FAIL")
+    assert verdicts["big_wall_2_cores"] == "SKIP"
+    assert set(doc["help_runs"]) == {"--help", "--help (cold)", "analyze --help", "analyze --help (cold)"}
+    assert not list((Path.home() / ".cache" / "hotspot").glob("out-*bench*"))
     assert verdicts["throughput_per_core"] in ("PASS", "FAIL") and verdicts["big_time"] == "SKIP"
     assert "generated" in p.stderr
 
@@ -220,7 +241,8 @@ def test_script_runs_and_reports_sane_numbers(tmp_path: Path) -> None:
     assert "cached" in p2.stderr and "generated" not in p2.stderr
     out = p2.stdout
     for header in ("case", "waves", "files", "MB", "median s", "spread s", "MB/s", "peak RSS MiB",
-                   "cost/MB vs 1 MB", "json.load s", "hotspot/other", "targets (issue 9, point 4):"):
+                   "cost/MB vs 1 MB", "json.load s", "hotspot/other", "targets (issue 9, point 4):",
+                   "targets (issue 18):", "repeat analyze", "sequence"):
         assert header in out
     cells = next(line for line in out.splitlines() if line.startswith("1 MB ")).split()
     # "1 MB" takes two cells: waves, files, MB, median s, spread s, MB/s, CPU s, peak RSS MiB follow
@@ -236,3 +258,48 @@ def test_script_rejects_bad_arguments(tmp_path: Path) -> None:
     p = _bench("--vs", "echo hi", "--sizes", "1", "--cache", str(tmp_path))
     assert p.returncode == 2 and "{dir}" in p.stderr
     assert list(tmp_path.iterdir()) == []     # nothing generated before the arguments are checked
+
+
+def test_predecessor_stand_in_reads_code_json_only(tmp_path: Path) -> None:
+    """The baseline sums code.json's Stall column like the predecessor (checked against the file)."""
+    d = make_dispatch(tmp_path / "p", DispatchSpec(waves=4), seed=5)
+    rows = orjson.loads((d / "code.json").read_bytes())["code"]
+    total = sum(r[8] for r in rows)
+    p = subprocess.run([PY, str(ROOT / "scripts" / "benchkit" / "predecessor.py"), str(d), "--topk", "3"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert f"total stall: {total}" in p.stdout and "top 3 source lines:" in p.stdout
+    assert subprocess.run([PY, str(ROOT / "scripts" / "benchkit" / "predecessor.py")],
+                          capture_output=True, timeout=60).returncode == 2
+
+
+def test_issue18_targets_from_hand_made_numbers() -> None:
+    from benchkit import targets18
+    from benchkit.sequence import Chain
+
+    def sp(ms: float) -> Spread:
+        ns = int(ms * 1e6)
+        return Spread(1, ns, ns, ns, ns, 1, 1, (ns,), None)
+
+    def case(label: str, kind: str, wave_bytes: int) -> Case:
+        return Case(label, kind, Path("/x"), None, 10, 12, wave_bytes, None, sp(100), None, None)
+
+    small = case("vec_add", "dir", 400_000)
+    waves = case("2,000 waves", "waves", 33_000_000)
+    ch_small = Chain("vec_add", fresh=sp(110), baseline=sp(60), sequence=sp(170),
+                     steps={"analyze": sp(110)}, repeats={"analyze": sp(29), "report": sp(31)})
+    ch_waves = Chain("2,000 waves", fresh=sp(300), baseline=sp(100), sequence=sp(500),
+                     steps={"analyze": sp(300)}, repeats={"analyze": sp(40)})
+    helps = {"--help": sp(90), "--help (cold)": sp(120), "analyze --help": sp(85),
+             "analyze --help (cold)": sp(140)}
+    got = {t.name: t for t in targets18.evaluate([(small, ch_small), (waves, ch_waves)], [], helps)}
+    assert got["fresh_vs_baseline:vec_add"].verdict == "PASS"          # 1.83x <= 2.0
+    assert got["fresh_vs_baseline:2,000 waves"].verdict == "FAIL"      # 3.0x > 2.5
+    assert got["repeat_vs_baseline:vec_add"].verdict == "FAIL"         # slowest repeat 31/60 > 0.5
+    assert "report" in got["repeat_vs_baseline:vec_add"].measured
+    assert got["repeat_vs_baseline:2,000 waves"].verdict == "PASS"     # 0.4x
+    assert got["sequence_vs_fresh:vec_add"].verdict == "PASS"          # 1.55x
+    assert got["sequence_vs_fresh:2,000 waves"].verdict == "FAIL"      # 1.67x
+    assert got["help_18"].verdict == "PASS" and "0.120 s" in got["help_18"].measured
+    assert got["analyze_help"].verdict == "FAIL"
+    assert got["big_wall_2_cores"].verdict == "SKIP"

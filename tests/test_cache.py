@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hotspot.cache import deps, store
 from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
@@ -477,7 +479,7 @@ def test_listed_records_only_matching_names(tmp_path):
     (tmp_path / "x_agent_info.csv").write_text("")
     (tmp_path / "other.txt").write_text("")
     with deps.recording() as read:
-        names = deps.listed(str(tmp_path), r".*agent_info\.csv", deps.FILES)
+        names = deps.listed(str(tmp_path), ("*agent_INFO.csv",), deps.FILES)
     assert names == ["x_agent_info.csv"]
     [(folder, pattern, mode, digest)] = [i for i in read if isinstance(i, tuple)]
     assert str(tmp_path) not in read  # the folder's mtime is not a dependency
@@ -491,3 +493,24 @@ def test_entry_names_do_not_depend_on_string_identity():
     a = ["analyze", "".join(["/tmp/", "x"]), "--format"]
     b = ["analyze", "/tmp/x", "--format"]
     assert store.entry_name("out", (1, a)) == store.entry_name("out", (1, b))
+
+
+@pytest.mark.parametrize("name,glob", [
+    ("x_agent_info.csv", "*agent_info.csv"), ("agent_info.csv", "*agent_info.csv"),
+    ("run_code_object_id_3.out", "*_code_object_id_*.out"), ("a_code_object_id_.out", "*_code_object_id_*.out"),
+    ("ui_output_agent_1_dispatch_2", "ui_output_agent_*_dispatch_*"), ("abc", "*"), ("", "*"),
+    ("results.db", "results.db"), ("aXbXc", "*x*x*"), ("ab", "a*b*"), ("abab", "*ab*ab"),
+    ("aba", "ab*ba"), ("agent_info.csv.bak", "*agent_info.csv"), ("x.out", "*_code_object_id_*.out"),
+])
+def test_glob_match_is_fnmatch_for_star_globs(name, glob):
+    import fnmatch
+
+    assert deps.glob_match(name, glob) == fnmatch.fnmatchcase(name, glob)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab*_.", max_size=8), st.text("ab_.", max_size=10))
+def test_glob_match_equals_fnmatch_on_generated_globs(glob, name):
+    import fnmatch
+
+    assert deps.glob_match(name, glob) == fnmatch.fnmatchcase(name, glob)

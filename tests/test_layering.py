@@ -28,6 +28,7 @@ MAY_OPEN = {
     "hotspot.commands._run": "points a closed stdout at /dev/null",
     "hotspot.cache.store": "the result cache's own entries in the user cache dir",
     "hotspot.cache.deps": "lists searched folders to record what a cached result depends on",
+    "hotspot.cache.output": "reads back the page or trace a command wrote, to replay it",
     "hotspot.launch": "points a closed stdout at /dev/null after replaying a cached output",
 }
 OPEN_CALLS = re.compile(r"(\bopen|\bos\.open|\bsqlite3\.connect|\.read_bytes|\.read_text|\.write_bytes|"

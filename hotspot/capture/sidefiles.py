@@ -42,7 +42,8 @@ SIDE_FILE_PATTERNS: tuple[str, ...] = (
     "*counter_collection.csv",              # counter collection (resources)
     "*_code_object_id_*.out",               # code objects (arch from the name)
 )
-_SIDE_FILE_RE = "(?is)" + "|".join(f"(?:{fnmatch.translate(p)})" for p in SIDE_FILE_PATTERNS)
+# A folder holds dispatch dirs when it has subfolders with these names (checked by the regex after)
+DISPATCH_DIR_GLOB = ("ui_output_agent_*_dispatch_*",)
 
 
 def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:
@@ -55,7 +56,7 @@ def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:
 def _subfolders(folder: Path, skip: set[Path], other_captures: bool) -> list[Path]:
     """Direct subfolders of `folder`; with other_captures=False, folders that hold dispatch dirs of
     their own (another capture's run folder, whose side files describe another run) are left out."""
-    subs = [folder / name for name in listed(str(folder), ".*", DIRS)]
+    subs = [folder / name for name in listed(str(folder), ("*",), DIRS)]
     candidates = [p for p in subs[:MAX_SUBFOLDERS] if p not in skip]
     note(str(p / "code.json") for p in candidates)  # is_dispatch_dir probes it by name
     return [p for p in candidates if not is_dispatch_dir(p)
@@ -63,7 +64,7 @@ def _subfolders(folder: Path, skip: set[Path], other_captures: bool) -> list[Pat
 
 
 def _holds_dispatch_dirs(folder: Path) -> bool:
-    return bool(listed(str(folder), DISPATCH_DIR_RE.pattern, DIRS_FOLLOWED))
+    return any(DISPATCH_DIR_RE.match(n) for n in listed(str(folder), DISPATCH_DIR_GLOB, DIRS_FOLLOWED))
 
 
 def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
@@ -89,7 +90,7 @@ def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
 def _file_names(folder: str) -> tuple[str, ...]:
     """Sorted names of the side files in a folder (names matching SIDE_FILE_PATTERNS; one listing
     per session)."""
-    return memoized("listing", folder, lambda: tuple(listed(folder, _SIDE_FILE_RE, FILES)))
+    return memoized("listing", folder, lambda: tuple(listed(folder, SIDE_FILE_PATTERNS, FILES)))
 
 
 def nearby_files(dispatch_dir: Path, *patterns: str, meta: Sequence[Path] = ()) -> list[Path]:
