@@ -44,43 +44,40 @@ _hooked = {"on": False}
 _quiet: set[int] = set()  # threads inside unrecorded() (plain classes: this module loads fast)
 
 
-class recording:  # noqa: N801 - used as a function: `with recording() as read:`
+class _Collecting:
+    """A collector pushed on `stack` for the duration of a `with` block (by identity: two
+    collectors holding equal items are still two)."""
+
+    stack: list
+    make: type
+
+    def __enter__(self):  # noqa: ANN204 - the subclass's collection
+        if not _hooked["on"]:
+            _hooked["on"] = True
+            sys.addaudithook(_on_audit)
+        self.items = self.make()
+        self.stack.append(self.items)
+        return self.items
+
+    def __exit__(self, *exc: object) -> None:
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i] is self.items:
+                del self.stack[i]
+                break
+
+
+class recording(_Collecting):  # noqa: N801 - used as a function: `with recording() as read:`
     """Within the block, what is read is added to the yielded set: absolute paths (str) and
     Listing tuples. Nested recordings each see everything read inside them."""
 
-    def __enter__(self) -> set[object]:
-        if not _hooked["on"]:
-            _hooked["on"] = True
-            sys.addaudithook(_on_audit)
-        self.items: set[object] = set()
-        _active.append(self.items)
-        return self.items
-
-    def __exit__(self, *exc: object) -> None:
-        # by identity: two recordings with equal sets are still two recordings
-        for i in range(len(_active) - 1, -1, -1):
-            if _active[i] is self.items:
-                del _active[i]
-                break
+    stack, make = _active, set
 
 
-class writes_recorded:  # noqa: N801 - used as a function
+class writes_recorded(_Collecting):  # noqa: N801
     """Within the block, the destination of every os.rename/os.replace (how hotspot writes a
     report or a trace: a temporary file renamed into place) is added to the yielded list."""
 
-    def __enter__(self) -> list[str]:
-        if not _hooked["on"]:
-            _hooked["on"] = True
-            sys.addaudithook(_on_audit)
-        self.items: list[str] = []
-        _written.append(self.items)
-        return self.items
-
-    def __exit__(self, *exc: object) -> None:
-        for i in range(len(_written) - 1, -1, -1):
-            if _written[i] is self.items:
-                del _written[i]
-                break
+    stack, make = _written, list
 
 
 class unrecorded:  # noqa: N801
