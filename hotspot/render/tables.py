@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from tabulate import tabulate
 
 from hotspot.diagnostics import printable, terminal_width
 
@@ -128,6 +127,8 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
     if markdown:
         # a `|` or a newline from a kernel name or source line would end the cell or the row
         cells = [[_md_cell(c) for c in r] for r in rows]
+        from tabulate import tabulate
+
         return tabulate(cells, headers=[_md_cell(h) for h in headers], tablefmt="github",
                         colalign=colalign, disable_numparse=True)
     cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
@@ -161,7 +162,7 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
     saved = tabulate_module.MIN_PADDING
     tabulate_module.MIN_PADDING = header_pad
     try:
-        return tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
+        return tabulate_module.tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
                         disable_numparse=True,
                         maxcolwidths=wraps if any(x is not None for x in wraps) else None)
     finally:
