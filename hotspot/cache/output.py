@@ -113,7 +113,6 @@ def _rewrite(path: str, data: bytes, force: bool) -> bool:
     a temporary file renamed into place, with the usual permissions; only where the command would
     write without complaint (absent, or a regular file and --force). False when it did not."""
     import stat
-    import tempfile
 
     try:
         st = os.lstat(path)
@@ -123,9 +122,11 @@ def _rewrite(path: str, data: bytes, force: bool) -> bool:
         return False
     if st is not None and (not force or not stat.S_ISREG(st.st_mode)):
         return False
-    folder = os.path.dirname(path)
+    # a fresh name of our own (tempfile would cost the replay more than all the rest of it)
+    tmp = os.path.join(os.path.dirname(path),
+                       f".{os.path.basename(path)}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError:
         return False
     try:
