@@ -113,7 +113,9 @@ def _on_audit(event: str, args: tuple) -> None:
     try:
         path = _path_of(event, args)
         if path is not None:
-            path = os.path.abspath(os.fsdecode(path))
+            path = os.fsdecode(path)
+            if not path.startswith(os.sep):  # the wave pass opens ~50,000 absolute paths
+                path = os.path.abspath(path)
             for rec in _active:
                 rec.add(path)
     except Exception:  # noqa: BLE001 - a hook that raises would make the open itself fail
