@@ -171,7 +171,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         fnd.idle_slice(len(rows), len(executed)),
         None if wr.sampled else fnd.wave_mismatch(
             totals, wr.totals,
-            {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
+            ((r.line_number, (r.hit, r.latency, r.stall)) for r in rows if r.hit or r.latency)),
     ) if f is not None] + wr.findings
 
     if gap is not None:
