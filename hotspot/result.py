@@ -55,7 +55,7 @@ class Result:
 
     def plain_data(self) -> JsonValue:
         """`data` as plain dicts/lists (dataclasses converted), e.g. for diffing."""
-        return orjson.loads(dumps(self.data))
+        return plain(self.data)
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
@@ -70,6 +70,62 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
         "error": err,
         "warnings": list(warnings or []),
     }
+
+
+# `plain` converts a list of more than PLAIN_LONG items (a dispatch's instructions, source lines,
+# listing) PLAIN_BATCH items at a time: orjson holds ~13 bytes of parse state per byte of JSON, so
+# the 400,000 instructions of a 30 MB code.json round-tripped whole took ~1 GB for a moment.
+# Shorter lists (real kernels: a few thousand instructions) take one round trip, which is faster.
+PLAIN_LONG = 4096
+PLAIN_BATCH = 512
+# Lists of at most this many items are looked into for long lists (the dispatches of `analyze
+# --all`); the items of longer ones (rows of a table) are small.
+PLAIN_FEW = 16
+# How deep `plain` looks for such a list before round-tripping a value whole (a dispatch's
+# tables sit at depth 1, those of `analyze --all` at depth 3).
+PLAIN_DEPTH = 4
+
+
+def plain(obj: object) -> JsonValue:
+    """`orjson.loads(dumps(obj))`, the plain JSON value of `obj`, without its whole JSON text and
+    parse state at once: a value holding a long list is converted entry by entry, the long list
+    PLAIN_BATCH items at a time (JSON is compositional, so the value is the same); anything else
+    in one round trip. orjson writes a dataclass as its instance attributes in order, leaving out
+    `_`-prefixed ones."""
+    if not _holds_long_list(obj, PLAIN_DEPTH):
+        return orjson.loads(dumps(obj, pretty=False))
+    if isinstance(obj, (list, tuple)):
+        if len(obj) <= PLAIN_LONG:
+            return [plain(x) for x in obj]
+        out: list[JsonValue] = []
+        for i in range(0, len(obj), PLAIN_BATCH):
+            out.extend(orjson.loads(dumps(obj[i:i + PLAIN_BATCH], pretty=False)))
+        return out
+    items = obj.items() if type(obj) is dict else vars(obj).items()
+    return {k: plain(v) for k, v in items if not k.startswith("_") or type(obj) is dict}
+
+
+def _holds_long_list(obj: object, depth: int) -> bool:
+    """`obj` is or holds (within `depth` levels of lists, string-keyed dicts and dataclasses) a
+    list longer than PLAIN_LONG."""
+    if isinstance(obj, (list, tuple)):
+        if len(obj) > PLAIN_LONG:
+            return True
+        # the items of a list of rows are small; a few large ones (`analyze --all`) are looked in
+        return depth > 0 and len(obj) <= PLAIN_FEW and any(
+            _holds_long_list(x, depth - 1) for x in obj if not isinstance(x, (str, int, float)))
+    if depth <= 0:
+        return False
+    if type(obj) is dict:
+        if not all(type(k) is str for k in obj):
+            return False  # round-tripped whole: keys written by orjson's OPT_NON_STR_KEYS
+        values = obj.values()
+    elif hasattr(type(obj), "__dataclass_fields__") and hasattr(obj, "__dict__"):
+        values = (v for k, v in vars(obj).items() if not k.startswith("_"))
+    else:
+        return False
+    return any(_holds_long_list(v, depth - 1) for v in values
+               if not isinstance(v, (str, int, float)) and v is not None)
 
 
 def dumps(obj: object, *, pretty: bool | None = None) -> bytes:

@@ -21,7 +21,7 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
-from hotspot.result import JsonObject, Result, dumps
+from hotspot.result import JsonObject, Result, plain
 from hotspot.record import record
 
 
@@ -54,9 +54,7 @@ class PlanData:
 
 
 def _plain(obj: object) -> JsonObject:
-    import orjson
-
-    return orjson.loads(dumps(obj))
+    return plain(obj)
 
 
 def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
