@@ -23,6 +23,14 @@ class Row:
     tags: tuple[str, ...] = ()
 
 
+@record
+class Flat:
+    n: int
+    name: str | None
+    share: float
+    hot: bool
+
+
 @record(frozen=False)
 class Table:
     rows: list[Row]
@@ -48,8 +56,20 @@ def test_plain_is_the_round_trip(monkeypatch, long):
               {"inner": Table(rows[:5], {}), "many": rows, "set": {3, 1, 2}, "t": (1, (2, 3))})
     object.__setattr__(t, "_private", [1] * 100)  # orjson leaves `_` attributes out
     t.extra = "kept"  # a non-field attribute orjson writes
-    for obj in (t, [t, t], (t,), {"a": t, "b": [rows]}, {1: rows}, rows, [], {}, None, 1.5, "s"):
+    flat = [Flat(i, None if i % 4 else f"f{i}", (float("nan"), float("-inf"), -0.0, i / 7)[i % 4],
+                 i % 3 == 0) for i in range(long)]
+    for obj in (t, [t, t], (t,), {"a": t, "b": [rows]}, {1: rows}, rows, [], {}, None, 1.5, "s",
+                flat, {"flat": flat, "mixed": flat + rows}):
         _same(obj)
+
+
+def test_plain_refuses_what_orjson_refuses(monkeypatch):
+    monkeypatch.setattr(result_mod, "PLAIN_LONG", 2)
+    for bad in ([Flat(1 << 70, "", 0.0, False)] * 5, [Flat(1, "\ud800", 0.0, False)] * 5):
+        with pytest.raises(orjson.JSONEncodeError):
+            orjson.loads(dumps(bad, pretty=False))
+        with pytest.raises(orjson.JSONEncodeError):
+            plain(bad)
 
 
 @pytest.mark.parametrize("path", [corpus_path("att", "gfx950", "vec_add"),

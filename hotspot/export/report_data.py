@@ -55,6 +55,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
                                                     source_map=opts.source_map))
     data = result.plain_data()
     warnings = list(result.warnings)
+    del result  # the typed analysis: the page is rendered from `data`
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
         from hotspot.cache.derived import cached
 
