@@ -135,7 +135,8 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
 def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
     """Wave-state timelines of the longest, median and shortest traced wave."""
     from hotspot.capture.layout import open_dispatch
-    from hotspot.capture.waves import WAVE_STATES, read_wave
+    from hotspot.att.engine.native import read_wave
+    from hotspot.capture.waves import WAVE_STATES
     from hotspot.export.timeline import downsample, pick_representative, segments
 
     disp = open_dispatch(ddir)
