@@ -6,6 +6,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import field
 from typing import Union
 
@@ -72,49 +73,90 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
     }
 
 
-# `plain` converts a list of more than PLAIN_LONG items (a dispatch's instructions, source lines,
-# listing) PLAIN_BATCH items at a time: orjson holds ~13 bytes of parse state per byte of JSON, so
-# the 400,000 instructions of a 30 MB code.json round-tripped whole took ~1 GB for a moment.
-# Shorter lists (real kernels: a few thousand instructions) take one round trip, which is faster.
-PLAIN_LONG = 4096
+# `plain` round-trips at most this much JSON text at once: orjson holds ~13 bytes of parse state
+# per byte it reads, so the instructions of a 30 MB code.json (~85 MB of JSON) round-tripped whole
+# took ~1 GB for a moment. Larger values are converted part by part, lists PLAIN_BATCH items at a
+# time. A real kernel's analysis (a few thousand instructions) is one round trip, as before.
+PLAIN_BYTES = 1 << 20
 PLAIN_BATCH = 512
-# Lists of at most this many items are looked into for long lists (the dispatches of `analyze
-# --all`); the items of longer ones (rows of a table) are small.
-PLAIN_FEW = 16
-# How deep `plain` looks for such a list before round-tripping a value whole (a dispatch's
-# tables sit at depth 1, those of `analyze --all` at depth 3).
-PLAIN_DEPTH = 4
 
 
 def plain(obj: object) -> JsonValue:
-    """`orjson.loads(dumps(obj))`, the plain JSON value of `obj`, without its whole JSON text and
-    parse state at once: a value holding a long list is converted entry by entry, the long list
-    PLAIN_BATCH items at a time (JSON is compositional, so the value is the same); anything else
-    in one round trip. orjson writes a dataclass as its instance attributes in order, leaving out
-    `_`-prefixed ones."""
-    if not _holds_long_list(obj, PLAIN_DEPTH):
-        return orjson.loads(dumps(obj, pretty=False))
+    """`orjson.loads(dumps(obj))`, the plain JSON value of `obj`, without holding the parse state
+    of all of its JSON at once: a value whose JSON is longer than PLAIN_BYTES is converted entry
+    by entry (JSON is compositional, so the value is the same). orjson writes a dataclass as its
+    instance attributes in order, leaving out `_`-prefixed ones."""
+    text = dumps(obj, pretty=False)  # raises for what orjson cannot write, as the round trip does
+    if len(text) <= PLAIN_BYTES or not _divisible(obj):
+        return orjson.loads(text)
+    del text
     if isinstance(obj, (list, tuple)):
-        if len(obj) <= PLAIN_LONG:
+        if len(obj) <= PLAIN_BATCH:
             return [plain(x) for x in obj]
         out: list[JsonValue] = []
         for i in range(0, len(obj), PLAIN_BATCH):
-            out.extend(_plain_batch(obj[i:i + PLAIN_BATCH]))
+            batch = obj[i:i + PLAIN_BATCH]
+            rows = _scalar_records(batch)
+            out.extend(rows if rows is not None else plain(batch))
         return out
-    items = obj.items() if type(obj) is dict else vars(obj).items()
-    return {k: plain(v) for k, v in items if not k.startswith("_") or type(obj) is dict}
+    if type(obj) is dict:
+        return {k: plain(v) for k, v in obj.items()}
+    return {k: plain(v) for k, v in vars(obj).items() if not k.startswith("_")}
 
 
-def _plain_batch(items: list | tuple) -> list[JsonValue]:
-    """The round trip of some rows of a long list. Rows that are records of JSON scalars (the
-    instructions of a dispatch) become dicts holding the very same values, which the round trip
-    would give as equal copies: a plain instruction is then ~450 bytes instead of ~1 KB."""
-    text = dumps(items, pretty=False)  # refuses what orjson cannot write, as the round trip does
+class PlainView(Mapping):
+    """`plain(obj)` of a dataclass instance, each attribute converted when it is first read: a
+    reader of a few sections of a large analysis (the plan) converts only those."""
+
+    __slots__ = ("_obj", "_done")
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+        self._done: dict[str, JsonValue] = {}
+
+    def __getitem__(self, key: str) -> JsonValue:
+        if key in self._done:
+            return self._done[key]
+        attrs = vars(self._obj)
+        if not isinstance(key, str) or key.startswith("_") or key not in attrs:
+            raise KeyError(key)
+        value = self._done[key] = plain(attrs[key])
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and not key.startswith("_") and key in vars(self._obj)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in list(vars(self._obj)) if not k.startswith("_"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _divisible(obj: object) -> bool:
+    """A value `plain` converts part by part: a list, a dict with string keys (other keys are
+    written by orjson's OPT_NON_STR_KEYS rules) or a dataclass written from its attributes."""
+    if isinstance(obj, (list, tuple)):
+        return len(obj) > 0
+    if type(obj) is dict:
+        return all(type(k) is str for k in obj)
+    return _writes_attributes(obj)
+
+
+def _writes_attributes(obj: object) -> bool:
+    return hasattr(type(obj), "__dataclass_fields__") and hasattr(obj, "__dict__") \
+        and not isinstance(obj, type)
+
+
+def _scalar_records(items: list | tuple) -> list[JsonObject] | None:
+    """Rows that are all records of JSON scalars (the instructions of a dispatch) as dicts holding
+    the very same values, which the round trip would give as equal copies: ~450 bytes per
+    instruction instead of ~1 KB. None when one is not. (Only for values orjson has written.)"""
     rows = []
     for x in items:
         row = _scalar_record(x)
         if row is None:
-            return orjson.loads(text)
+            return None
         rows.append(row)
     return rows
 
@@ -122,7 +164,7 @@ def _plain_batch(items: list | tuple) -> list[JsonValue]:
 def _scalar_record(obj: object) -> JsonObject | None:
     """`obj` as orjson writes and reads it back when it is a dataclass whose attributes are str,
     int, bool, None or float (a NaN or an infinity reads back as None); else None."""
-    if not hasattr(type(obj), "__dataclass_fields__") or not hasattr(obj, "__dict__"):
+    if not _writes_attributes(obj):
         return None
     out: JsonObject = {}
     for k, v in vars(obj).items():
@@ -136,29 +178,6 @@ def _scalar_record(obj: object) -> JsonObject | None:
             return None
         out[k] = v
     return out
-
-
-def _holds_long_list(obj: object, depth: int) -> bool:
-    """`obj` is or holds (within `depth` levels of lists, string-keyed dicts and dataclasses) a
-    list longer than PLAIN_LONG."""
-    if isinstance(obj, (list, tuple)):
-        if len(obj) > PLAIN_LONG:
-            return True
-        # the items of a list of rows are small; a few large ones (`analyze --all`) are looked in
-        return depth > 0 and len(obj) <= PLAIN_FEW and any(
-            _holds_long_list(x, depth - 1) for x in obj if not isinstance(x, (str, int, float)))
-    if depth <= 0:
-        return False
-    if type(obj) is dict:
-        if not all(type(k) is str for k in obj):
-            return False  # round-tripped whole: keys written by orjson's OPT_NON_STR_KEYS
-        values = obj.values()
-    elif hasattr(type(obj), "__dataclass_fields__") and hasattr(obj, "__dict__"):
-        values = (v for k, v in vars(obj).items() if not k.startswith("_"))
-    else:
-        return False
-    return any(_holds_long_list(v, depth - 1) for v in values
-               if not isinstance(v, (str, int, float)) and v is not None)
 
 
 def dumps(obj: object, *, pretty: bool | None = None) -> bytes:

@@ -48,7 +48,7 @@ def _same(obj: object) -> None:
 
 @pytest.mark.parametrize("long", [3, 17, 600])
 def test_plain_is_the_round_trip(monkeypatch, long):
-    monkeypatch.setattr(result_mod, "PLAIN_LONG", 20)
+    monkeypatch.setattr(result_mod, "PLAIN_BYTES", 300)
     monkeypatch.setattr(result_mod, "PLAIN_BATCH", 7)
     rows = [Row(i, f"r{i}", i / 3, ("a",) * (i % 3)) for i in range(long)]
     rows[1] = Row(1, "nan", float("nan"))
@@ -64,7 +64,7 @@ def test_plain_is_the_round_trip(monkeypatch, long):
 
 
 def test_plain_refuses_what_orjson_refuses(monkeypatch):
-    monkeypatch.setattr(result_mod, "PLAIN_LONG", 2)
+    monkeypatch.setattr(result_mod, "PLAIN_BYTES", 10)
     for bad in ([Flat(1 << 70, "", 0.0, False)] * 5, [Flat(1, "\ud800", 0.0, False)] * 5):
         with pytest.raises(orjson.JSONEncodeError):
             orjson.loads(dumps(bad, pretty=False))
@@ -78,7 +78,24 @@ def test_plain_of_analyses(corpus, path, monkeypatch):
     from hotspot.att.model import AnalyzeOptions
     from hotspot.plan.api import analyze_with_plan
 
-    monkeypatch.setattr(result_mod, "PLAIN_LONG", 8)
+    monkeypatch.setattr(result_mod, "PLAIN_BYTES", 200)
     monkeypatch.setattr(result_mod, "PLAIN_BATCH", 5)
     res = analyze_with_plan(path, AnalyzeOptions(topk=0, detail=True, all_dispatches=True))
     _same(res.data)
+
+
+def test_plain_view_converts_what_is_read(monkeypatch):
+    import hotspot.result as r
+
+    rows = [Row(i, f"r{i}", i / 3) for i in range(40)]
+    t = Table(rows, {1: [2]}, {"a": 1})
+    t.extra = "kept"
+    object.__setattr__(t, "_private", 1)
+    view = r.PlainView(t)
+    seen = []
+    real = r.plain
+    monkeypatch.setattr(r, "plain", lambda x: seen.append(x) or real(x))
+    assert "rows" in view and "_private" not in view and "nope" not in view and seen == []
+    assert view.get("nested") == real(t)["nested"] and len(seen) == 1
+    assert view.get("nope", 7) == 7 and view["nested"] is view["nested"] and len(seen) == 1
+    assert dict(view) == real(t) and list(view) == list(real(t)) and len(view) == len(real(t))

@@ -437,8 +437,9 @@ def test_page_in_pieces_is_the_same_page(corpus, rel, monkeypatch, tmp_path, cli
 
     result = report_data(corpus / rel)
     whole = html_mod.render_html(Result("report", result.data, result.warnings))
-    for rows in (1, 3, 1000):
+    for rows, chars in ((1, 1), (3, 5000), (1000, 1 << 30)):
         monkeypatch.setattr(html_mod, "CHUNK_ROWS", rows)
+        monkeypatch.setattr(html_mod, "CHUNK_CHARS", chars)
         assert "".join(html_mod.page_chunks(result.data, list(result.warnings))) == whole
     monkeypatch.setattr(html_mod, "CHUNK_ROWS", 7)
     out = tmp_path / "r.html"

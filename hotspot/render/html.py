@@ -47,7 +47,10 @@ TIMELINE_LEFT = 0
 TIMELINE_TICKS = 8  # about this many axis ticks
 TOP_PRODUCERS = 25  # rows in the "top blamed loads" table when built from `waits`
 TOP_WAITS = 25
-CHUNK_ROWS = 2048  # source-table and data-blob rows rendered per piece of the page (page_chunks)
+# The page is rendered in pieces (page_chunks): data-blob rows per piece, and characters of the
+# source table after which a piece ends (a source line's panel lists all its instructions).
+CHUNK_ROWS = 2048
+CHUNK_CHARS = 1 << 20
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:")
 
@@ -455,7 +458,8 @@ def _source(a: dict, prefix: str, unit: str) -> Iterator[str]:
            f'<th class="num">stall ({unit})</th><th class="num">share</th>'
            '<th class="num">stall rate</th><th>dominant</th><th class="num">instrs</th></tr></thead>'
            "<tbody>")
-    rows = []
+    rows: list[str] = []
+    size = 0
     for k, s in enumerate(lines):
         loc = _loc(s.get("file"), s.get("line"))
         color = _color(s.get("dominant_category"))
@@ -473,9 +477,10 @@ def _source(a: dict, prefix: str, unit: str) -> Iterator[str]:
         detail = details.get((s.get("file"), s.get("line")))
         rows.append(f'<tr class="src-detail" hidden><td colspan="7">'
                     f'{_source_detail(s, by_line, prefix, detail)}</td></tr>')
-        if len(rows) >= CHUNK_ROWS:
+        size += len(rows[-2]) + len(rows[-1])
+        if size >= CHUNK_CHARS:
             yield "".join(rows)
-            rows = []
+            rows, size = [], 0
     yield "".join(rows) + "</tbody></table>" + tail
 
 
