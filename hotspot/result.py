@@ -6,6 +6,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import field
 from typing import Union
 
@@ -55,7 +56,7 @@ class Result:
 
     def plain_data(self) -> JsonValue:
         """`data` as plain dicts/lists (dataclasses converted), e.g. for diffing."""
-        return orjson.loads(dumps(self.data))
+        return plain(self.data)
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
@@ -70,6 +71,113 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
         "error": err,
         "warnings": list(warnings or []),
     }
+
+
+# `plain` round-trips at most this much JSON text at once: orjson holds ~13 bytes of parse state
+# per byte it reads, so the instructions of a 30 MB code.json (~85 MB of JSON) round-tripped whole
+# took ~1 GB for a moment. Larger values are converted part by part, lists PLAIN_BATCH items at a
+# time. A real kernel's analysis (a few thousand instructions) is one round trip, as before.
+PLAIN_BYTES = 1 << 20
+PLAIN_BATCH = 512
+
+
+def plain(obj: object) -> JsonValue:
+    """`orjson.loads(dumps(obj))`, the plain JSON value of `obj`, without holding the parse state
+    of all of its JSON at once: a value whose JSON is longer than PLAIN_BYTES is converted entry
+    by entry (JSON is compositional, so the value is the same). orjson writes a dataclass as its
+    instance attributes in order, leaving out `_`-prefixed ones."""
+    text = dumps(obj, pretty=False)  # raises for what orjson cannot write, as the round trip does
+    if len(text) <= PLAIN_BYTES or not _divisible(obj):
+        return orjson.loads(text)
+    del text
+    if isinstance(obj, (list, tuple)):
+        if len(obj) <= PLAIN_BATCH:
+            return [plain(x) for x in obj]
+        out: list[JsonValue] = []
+        for i in range(0, len(obj), PLAIN_BATCH):
+            batch = obj[i:i + PLAIN_BATCH]
+            rows = _scalar_records(batch)
+            out.extend(rows if rows is not None else plain(batch))
+        return out
+    if type(obj) is dict:
+        return {k: plain(v) for k, v in obj.items()}
+    return {k: plain(v) for k, v in vars(obj).items() if not k.startswith("_")}
+
+
+class PlainView(Mapping):
+    """`plain(obj)` of a dataclass instance, each attribute converted when it is first read: a
+    reader of a few sections of a large analysis (the plan) converts only those."""
+
+    __slots__ = ("_obj", "_done")
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+        self._done: dict[str, JsonValue] = {}
+
+    def __getitem__(self, key: str) -> JsonValue:
+        if key in self._done:
+            return self._done[key]
+        attrs = vars(self._obj)
+        if not isinstance(key, str) or key.startswith("_") or key not in attrs:
+            raise KeyError(key)
+        value = self._done[key] = plain(attrs[key])
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and not key.startswith("_") and key in vars(self._obj)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in list(vars(self._obj)) if not k.startswith("_"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _divisible(obj: object) -> bool:
+    """A value `plain` converts part by part: a list, a dict with string keys (other keys are
+    written by orjson's OPT_NON_STR_KEYS rules) or a dataclass written from its attributes."""
+    if isinstance(obj, (list, tuple)):
+        return len(obj) > 0
+    if type(obj) is dict:
+        return all(type(k) is str for k in obj)
+    return _writes_attributes(obj)
+
+
+def _writes_attributes(obj: object) -> bool:
+    return hasattr(type(obj), "__dataclass_fields__") and hasattr(obj, "__dict__") \
+        and not isinstance(obj, type)
+
+
+def _scalar_records(items: list | tuple) -> list[JsonObject] | None:
+    """Rows that are all records of JSON scalars (the instructions of a dispatch) as dicts holding
+    the very same values, which the round trip would give as equal copies: ~450 bytes per
+    instruction instead of ~1 KB. None when one is not. (Only for values orjson has written.)"""
+    rows = []
+    for x in items:
+        row = _scalar_record(x)
+        if row is None:
+            return None
+        rows.append(row)
+    return rows
+
+
+def _scalar_record(obj: object) -> JsonObject | None:
+    """`obj` as orjson writes and reads it back when it is a dataclass whose attributes are str,
+    int, bool, None or float (a NaN or an infinity reads back as None); else None."""
+    if not _writes_attributes(obj):
+        return None
+    out: JsonObject = {}
+    for k, v in vars(obj).items():
+        if k.startswith("_"):
+            continue
+        kind = type(v)
+        if kind is float:
+            if v - v != 0.0:  # nan or +-inf: orjson writes null
+                v = None
+        elif not (kind is str or kind is int or kind is bool or v is None):
+            return None
+        out[k] = v
+    return out
 
 
 def dumps(obj: object, *, pretty: bool | None = None) -> bytes:

@@ -426,3 +426,22 @@ def test_more_analysis_sections_are_tables_with_named_columns():
     mix = data["instruction_mix"]
     total = sum(m["dynamic"] for m in mix)
     assert f"{100 * mix[0]['dynamic'] / total:.1f}%" in txt
+
+
+@pytest.mark.parametrize("rel", ["att/gfx950/mla_decode", "att/gfx942/ck_bmm/ui_output_agent_5600_dispatch_2"])
+def test_page_in_pieces_is_the_same_page(corpus, rel, monkeypatch, tmp_path, cli):
+    """report writes page_chunks as they come (issue 19): any piece size gives the same page, and
+    the file is the page render_html gives."""
+    import hotspot.render.html as html_mod
+    from hotspot.result import Result
+
+    result = report_data(corpus / rel)
+    whole = html_mod.render_html(Result("report", result.data, result.warnings))
+    for rows, chars in ((1, 1), (3, 5000), (1000, 1 << 30)):
+        monkeypatch.setattr(html_mod, "CHUNK_ROWS", rows)
+        monkeypatch.setattr(html_mod, "CHUNK_CHARS", chars)
+        assert "".join(html_mod.page_chunks(result.data, list(result.warnings))) == whole
+    monkeypatch.setattr(html_mod, "CHUNK_ROWS", 7)
+    out = tmp_path / "r.html"
+    assert cli("report", str(corpus / rel), "-o", str(out)).exit_code == 0
+    assert out.read_text(encoding="utf-8") == whole

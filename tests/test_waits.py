@@ -159,7 +159,7 @@ def _rows(isas: list[str]):
 def _recon(isas: list[str], order: list[int]) -> list[tuple[int, tuple[int, ...]]]:
     tables = build_tables(_rows(isas))
     ins = [[4 * i, 0, 0, 4, line] for i, line in enumerate(order)]
-    entries, _positions, _ooo = reconstruct(ins, tables)
+    entries, _positions, _ooo = reconstruct([r[4] for r in ins], tables)
     return entry_keys(ins, entries)
 
 
@@ -219,7 +219,7 @@ def test_corpus_reconstruction_agrees_with_decoder_edges(corpus):
                 continue
             waves += 1
             ekeys = edge_keys(w["waitcnt"])
-            entries, _pos, _ooo = reconstruct(w["instructions"], tables)
+            entries, _pos, _ooo = reconstruct([r[4] for r in w["instructions"]], tables)
             skeys = entry_keys(w["instructions"], entries)
             sm = difflib.SequenceMatcher(None, ekeys, skeys, autojunk=False)
             agreed += sum(b.size for b in sm.get_matching_blocks())

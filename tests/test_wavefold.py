@@ -138,3 +138,17 @@ def test_values_no_decoder_writes_are_handed_back_with_their_ranges(mod, tmp_pat
     states, cycles = zip(*w["timeline"])
     assert fused.last_ranges() == ([(min(c), max(c)) for c in cols], (min(states), max(states)),
                                    (min(cycles), max(cycles)))
+
+
+@pytest.mark.parametrize("limit", [0, 40])
+def test_long_sequences_fold_on_the_column_path_alike(mod, tmp_path, monkeypatch, limit):
+    """Sequences longer than NATIVE_GROUP_MAX_POSITIONS are not registered with the C fold (issue
+    19: no C copy of the group, no second scan): their waves take the column path, with sums kept
+    as int64 arrays, and the analysis is the pure-Python one, whatever the mix."""
+    d, files = _dispatch(tmp_path, waves=30, variants=3)
+    every_row = ("--topk", "0", "--plan")
+    pure = _analysis(d, True, monkeypatch, *every_row)
+    monkeypatch.setattr(wave_groups, "NATIVE_GROUP_MAX_POSITIONS", limit)
+    assert _analysis(d, False, monkeypatch, *every_row) == pure
+    monkeypatch.setattr(wave_groups, "FOLD_SPILL_WAVES", 2)
+    assert _analysis(d, False, monkeypatch, *every_row) == pure

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import field
+from operator import attrgetter
 
 from hotspot.att.classify import CATEGORIES, classify
 from hotspot.capture.model import CodeRow
@@ -120,7 +121,11 @@ def instruction_stats(rows: Sequence[CodeRow], total_stall: int) -> list[Instruc
                                    r.idle, r.issue, _ratio(r.stall, total_stall),
                                    _ratio(r.stall, r.hit), r.source.label if r.source else "",
                                    c.direct_to_lds))
-    out.sort(key=lambda i: (-i.stall, -i.latency, i.line_number))
+    # Order (-stall, -latency, line_number) by three stable sorts, least significant first: a key
+    # tuple per instruction would cost ~100 bytes each for the length of the sort.
+    out.sort(key=attrgetter("line_number"))
+    out.sort(key=attrgetter("latency"), reverse=True)
+    out.sort(key=attrgetter("stall"), reverse=True)
     return out
 
 

@@ -182,7 +182,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         fnd.idle_slice(len(rows), len(executed)),
         None if wr.sampled else fnd.wave_mismatch(
             totals, wr.totals,
-            {r.line_number: (r.hit, r.latency, r.stall) for r in rows if r.hit or r.latency}),
+            ((r.line_number, (r.hit, r.latency, r.stall)) for r in rows if r.hit or r.latency)),
     ) if f is not None] + wr.findings
 
     if gap is not None:
@@ -227,9 +227,17 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
 
     out = []
     texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines
-    for s in limit(lines, opts.topk):
-        members = set(s.instructions)
-        worst = [i for i in instructions if i.line_number in members][:DETAIL_INSTRUCTIONS]
+    shown = limit(lines, opts.topk)
+    # each line's worst instructions, in one pass over `instructions` (a code row belongs to one
+    # source line)
+    line_of = {n: k for k, s in enumerate(shown) for n in s.instructions}
+    worst_of: list[list[agg.InstructionStat]] = [[] for _ in shown]
+    for i in instructions:
+        k = line_of.get(i.line_number)
+        if k is not None and len(worst_of[k]) < DETAIL_INSTRUCTIONS:
+            worst_of[k].append(i)
+    del line_of
+    for s, worst in zip(shown, worst_of):
         snippet: list[JsonObject] = []
         local, found = smap.find(s.file)
         if local and local not in texts:

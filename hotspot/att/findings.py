@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
@@ -89,8 +89,10 @@ def idle_slice(code_rows: int, executed: int) -> Finding | None:
         "kernel_iteration_range so the traced CU runs full waves")
 
 
-def wave_mismatch(totals: Totals, waves: WaveTotals, code_lines: dict[int, tuple[int, int, int]]
-                  ) -> Finding | None:
+def wave_mismatch(totals: Totals, waves: WaveTotals,
+                  code_lines: Iterable[tuple[int, tuple[int, int, int]]]) -> Finding | None:
+    """`code_lines`: (line, (hit, latency, stall)) of each code row with hits or latency (read
+    only when the totals disagree)."""
     w_hit = sum(v[0] for v in waves.per_line.values())
     w_lat = sum(v[1] for v in waves.per_line.values())
     w_stall = sum(v[2] for v in waves.per_line.values())
@@ -99,10 +101,10 @@ def wave_mismatch(totals: Totals, waves: WaveTotals, code_lines: dict[int, tuple
                                  ("stall", totals.stall, w_stall)):
         if abs(code_v - wave_v) > WAVE_MISMATCH_TOLERANCE * max(code_v, wave_v, 1):
             diffs[name] = {"code_json": code_v, "wave_files": wave_v}
-    rows_off = sorted(line for line, (h, lat, st) in code_lines.items()
-                      if tuple(waves.per_line.get(line, (0, 0, 0))) != (h, lat, st))
     if not diffs:
         return None
+    rows_off = sorted(line for line, (h, lat, st) in code_lines
+                      if tuple(waves.per_line.get(line, (0, 0, 0))) != (h, lat, st))
     return Finding(
         "wave-mismatch", "medium",
         "code.json totals disagree with the sum over the wave files ("

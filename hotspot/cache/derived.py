@@ -13,12 +13,16 @@ import marshal
 import pickle
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from hotspot.cache import deps, store
 
 T = TypeVar("T")
-FORMAT = 1  # bump when the body layout below changes
+FORMAT = 2  # bump when the body layout below changes
+# An entry's body: the length of its head (HEAD_LENGTH bytes, little-endian), the head (marshal:
+# format, largest file read, what it depends on) and the pickled value, written straight to the
+# file (a large analysis is never held as bytes twice) and not read when the head turns it down.
+HEAD_LENGTH = 8
 
 
 def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: list[str],
@@ -34,7 +38,7 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     if not loc.usable:
         return compute(warnings)
     name = store.entry_name(kind, (FORMAT, store.runtime_identity(), kind, key))
-    body = store.read_entry(loc.path, name)
+    body = store.read_entry(loc.path, name, lambda fh: _head_ok(fh, size_cap))
     if body is not None:
         hit = _load(body, size_cap)
         if hit is not None:
@@ -51,15 +55,27 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     return value
 
 
-def _load(body: bytes, size_cap: int | None) -> tuple[object, list[object], list[str]] | None:
+def _head_ok(fh: BinaryIO, size_cap: int | None) -> bool:
+    """The entry's head, read before the rest: of this format, and from files under the cap."""
     try:
-        fmt, largest, paths, sigs, listings, code, code_sigs, payload = marshal.loads(body)
+        size = int.from_bytes(fh.read(HEAD_LENGTH), "little")
+        fmt, largest = marshal.loads(fh.read(size))[:2]
+    except Exception:  # noqa: BLE001 - damaged: read on, the digest decides
+        return True
+    return fmt == FORMAT and not (size_cap and largest > size_cap)
+
+
+def _load(body: memoryview, size_cap: int | None) -> tuple[object, list[object], list[str]] | None:
+    try:
+        size = int.from_bytes(body[:HEAD_LENGTH], "little")
+        fmt, largest, paths, sigs, listings, code, code_sigs = marshal.loads(
+            body[HEAD_LENGTH:HEAD_LENGTH + size])
         if fmt != FORMAT or (size_cap and largest > size_cap):
             return None
         if not deps.unchanged(code, code_sigs) or not deps.unchanged(paths, sigs) \
                 or not deps.listings_unchanged(listings):
             return None
-        value, added = pickle.loads(payload)
+        value, added = pickle.loads(body[HEAD_LENGTH + size:])
     except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, never an error
         return None
     return value, paths + [tuple(x) for x in listings], added
@@ -73,9 +89,10 @@ def _store(folder: str, name: str, value: object, added: list[str], read: set[ob
     if not deps.settled(sigs, started):
         return
     try:
-        payload = pickle.dumps((value, added), protocol=pickle.HIGHEST_PROTOCOL)
-        body = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
-                              deps.signatures(code), payload))
+        head = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
+                              deps.signatures(code)))
+        store.write_entry(folder, name, len(head).to_bytes(HEAD_LENGTH, "little") + head,
+                          lambda fh: pickle.dump((value, added), fh,
+                                                 protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001 - a value that does not pickle is simply not cached
         return
-    store.write_entry(folder, name, body)

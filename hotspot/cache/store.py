@@ -15,6 +15,8 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Callable
+from typing import BinaryIO
 
 try:  # the C module alone: hashlib would load OpenSSL (~4 ms) on the launcher's hit path
     from _blake2 import blake2b
@@ -101,17 +103,26 @@ def entry_name(kind: str, key_material: object) -> str:
     return f"{kind}-{blake2b(text, digest_size=20).hexdigest()}{ENTRY_SUFFIX}"
 
 
-def read_entry(folder: str, name: str) -> bytes | None:
-    """The body of an entry, or None when absent or damaged. A hit refreshes its LRU time."""
+def read_entry(folder: str, name: str, accept: Callable[[BinaryIO], bool] | None = None
+               ) -> memoryview | None:
+    """The body of an entry, or None when absent or damaged. A hit refreshes its LRU time.
+    `accept` reads the start of the body first, unverified (so it may only turn the entry down,
+    which costs a miss), and returns False to stop before the rest is read: a large entry that
+    will not be used is not read."""
     from hotspot.cache.deps import unrecorded
 
     path = os.path.join(folder, name)
+    head = len(MAGIC) + DIGEST_SIZE
     try:
         with unrecorded(), open(path, "rb") as fh:
+            if accept is not None:
+                fh.seek(head)
+                if not accept(fh):
+                    return None
+                fh.seek(0)
             data = fh.read()
     except OSError:
         return None
-    head = len(MAGIC) + DIGEST_SIZE
     if len(data) < head or not data.startswith(MAGIC):
         return None
     body = memoryview(data)[head:]
@@ -121,15 +132,31 @@ def read_entry(folder: str, name: str) -> bytes | None:
         os.utime(path)
     except OSError:
         pass
-    return bytes(body)
+    return body
 
 
-def write_entry(folder: str, name: str, body: bytes) -> bool:
+class _Hashed:
+    """A write-only file that hashes what goes through it (an entry's body as it is written)."""
+
+    __slots__ = ("fh", "hash", "size")
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh, self.hash, self.size = fh, blake2b(digest_size=DIGEST_SIZE), 0
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        self.size += len(data)
+        return self.fh.write(data)
+
+
+def write_entry(folder: str, name: str, body: bytes,
+                stream: Callable[[BinaryIO], object] | None = None) -> bool:
     """Write an entry atomically, then keep the folder under its bound. False when it could not
-    be written (full disk, read-only home): the cache is an optimization, never an error."""
+    be written (full disk, read-only home): the cache is an optimization, never an error.
+    `stream`, when given, writes the rest of the body after `body` into the file, so a large
+    value is never held as bytes (an exception it raises propagates, nothing written)."""
     limit = max_bytes()
-    size = len(MAGIC) + DIGEST_SIZE + len(body)
-    if size > limit * LOW_WATER:
+    if len(MAGIC) + DIGEST_SIZE + len(body) > limit * LOW_WATER:
         return False
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}{TMP_SUFFIX}")
     try:
@@ -137,8 +164,16 @@ def write_entry(folder: str, name: str, body: bytes) -> bool:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(MAGIC)
-                fh.write(blake2b(body, digest_size=DIGEST_SIZE).digest())
-                fh.write(body)
+                fh.write(bytes(DIGEST_SIZE))  # the digest, once the body is written
+                out = _Hashed(fh)
+                out.write(body)
+                if stream is not None:
+                    stream(out)
+                fh.seek(len(MAGIC))
+                fh.write(out.hash.digest())
+            if len(MAGIC) + DIGEST_SIZE + out.size > limit * LOW_WATER:
+                _unlink(tmp)
+                return False
         except BaseException:
             _unlink(tmp)
             raise

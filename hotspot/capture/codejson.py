@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 
-from hotspot.capture.files import load_json
-from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
+import orjson
+
+from hotspot.capture.files import parse_json, read_capped
+from hotspot.capture.model import NO_EXTRA, CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.session import memoized
-from hotspot.capture.source import parse_source
-from hotspot.errors import EmptyTraceError, InputError, bad_file
+from hotspot.capture.source import SourceLoc, parse_source
+from hotspot.errors import EmptyTraceError, HotspotError, InputError, bad_file
 from hotspot.result import JsonValue
 
 # The ten base columns, by the names the decoder writes in `header`.
@@ -81,10 +86,28 @@ def read_code_json(path: Path, max_bytes: int | None = None) -> CodeTable:
 
 
 def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
-    doc = load_json(path, max_bytes)
+    data = read_capped(path, max_bytes)
+    if len(data) >= PIECEWISE_MIN_BYTES:
+        try:
+            return _read_piecewise(path, data)
+        except (_NotPiecewise, HotspotError):
+            # Anything unusual (another layout, a row no decoder writes, malformed JSON) is left
+            # to the whole-document path below, so its errors and their order are unchanged.
+            pass
+    doc = parse_json(path, data)
+    del data
+    version, names, code = _check_doc(path, doc)
+    return _table(path, version, names, code)
+
+
+def _check_doc(path: Path, doc: JsonValue, first: list | None = None
+               ) -> tuple[str, tuple[str, ...], list]:
+    """The version, header and code list of a parsed document, checked in the order errors are
+    reported (`first`: a list of the first row, when the document's code list holds others)."""
     if not isinstance(doc, dict):
         raise bad_file(path, "top level is not a JSON object")
-    if is_legacy(doc):
+    code = doc.get("code") if first is None else first
+    if is_legacy(doc if first is None else {**doc, "code": first}):
         raise InputError(f"{path}: unsupported legacy ATT layout (decoder older than format 3.0.0)",
                          "re-decode the .att files with a current rocprofv3 / rocprof-trace-decoder",
                          code="legacy-layout")
@@ -92,12 +115,15 @@ def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
     if not isinstance(version, str):
         raise bad_file(path, "field 'version' is missing or not a string")
     names = parse_header(path, doc.get("header"))
-    code = doc.get("code")
     if code is None:
         raise EmptyTraceError(f"{path}: empty trace (\"code\": null): no wave reached the traced CU",
                               EMPTY_TRACE_HINT)
     if not isinstance(code, list):
         raise bad_file(path, "field 'code' is not a list")
+    return version, names, code
+
+
+def _table(path: Path, version: str, names: tuple[str, ...], code: Iterable[JsonValue]) -> CodeTable:
     table = _build_table(path, version, names, code)
     warning = version_warning(path, version, "; ".join(TRUSTED_CODE_FIELDS))
     if warning is None:
@@ -107,7 +133,101 @@ def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
     return replace(table, warnings=(warning,))
 
 
-def _build_table(path: Path, version: str, names: tuple[str, ...], code: list) -> CodeTable:
+# --- Reading a large code.json a piece at a time ------------------------------------------------
+#
+# orjson holds ~13 bytes of transient state per input byte while it parses, and the parsed rows
+# (~4 bytes per byte) would sit beside the CodeRows built from them: parsing a 30 MB code.json
+# whole peaked at ~17x its size. Decoder output starts with the code list ({"code":[[row],...],
+# "header":...}), so a large file is parsed as its skeleton (the document with the code list cut
+# down to its last row) and then the rows, about PIECE_BYTES at a time, each piece's rows turned
+# into CodeRows before the next is parsed. Every piece boundary is proven, not guessed: a piece
+# is cut only before a `],["` whose preceding bytes parse as whole rows (a cut inside a string or a
+# nested array leaves them unparseable, and the piece is extended to the next candidate), and the
+# pieces must end exactly where the skeleton's rows begin. The result is the whole-document
+# parse's; a file that does not fit this shape goes the whole-document way.
+
+# Files from this size on are parsed piecewise (real code.json: ~1 MB per 5,000 rows).
+PIECEWISE_MIN_BYTES = 1 << 20
+# Bytes of rows parsed at once: orjson's transient state for one piece is ~13x this.
+PIECE_BYTES = 1 << 18
+# The document starts with its code list, and a row boundary is `],` then `[` and the next row's
+# ISA string (group 1: where the next row starts); nested arrays in extra columns hold numbers.
+_CODE_START = re.compile(rb'\s*\{\s*"code"\s*:\s*\[')
+_ROW_GAP = re.compile(rb'\]\s*,\s*(\[)\s*"')
+# Stands in the skeleton's code list for the rows parsed piecewise.
+_CUT = "hotspot: rows parsed piecewise"
+# Bytes searched backwards from the end for the last row boundary, doubled until one is found.
+_TAIL_WINDOW = 1 << 16
+
+
+class _NotPiecewise(Exception):
+    """The file does not have the shape the piecewise parse proves: read it whole."""
+
+
+def _read_piecewise(path: Path, data: bytes) -> CodeTable:
+    start = _CODE_START.match(data)
+    if start is None:
+        raise _NotPiecewise
+    rows_start = start.end()
+    last = _last_row_gap(data, rows_start)
+    tail = last.start(1)
+    if data.find(b'"code"', tail) >= 0:  # a second "code" key could be the one that counts
+        raise _NotPiecewise
+    try:
+        doc = orjson.loads(b"".join((data[:rows_start], orjson.dumps(_CUT), b",", data[tail:])))
+    except orjson.JSONDecodeError:
+        raise _NotPiecewise from None
+    code = doc.get("code") if isinstance(doc, dict) else None
+    if not isinstance(code, list) or len(code) < 2 or code[0] != _CUT:
+        raise _NotPiecewise
+    pieces = _pieces(data, rows_start, last)
+    first = next(pieces)
+    version, names, _ = _check_doc(path, doc, [first[0]])
+    return _table(path, version, names, chain(chain.from_iterable(chain((first,), pieces)),
+                                              code[1:]))
+
+
+def _last_row_gap(data: bytes, rows_start: int) -> re.Match[bytes]:
+    """The last row boundary of the file (before the row the skeleton keeps)."""
+    window = _TAIL_WINDOW
+    while True:
+        lo = max(rows_start, len(data) - window)
+        last = None
+        for last in _ROW_GAP.finditer(data, lo):
+            pass
+        if last is not None:
+            return last
+        if lo == rows_start:
+            raise _NotPiecewise
+        window *= 2
+
+
+def _pieces(data: bytes, begin: int, last: re.Match[bytes]) -> Iterator[list]:
+    """The rows from `begin` (where the code list's rows start) to the boundary `last`, parsed
+    about PIECE_BYTES at a time; _NotPiecewise unless every cut proves to be between rows."""
+    end = last.start(1)
+    at = begin
+    while at < end:
+        cut = _ROW_GAP.search(data, at + PIECE_BYTES) if at + PIECE_BYTES < last.start() else last
+        while True:
+            if cut is None or cut.start(1) > end:
+                raise _NotPiecewise
+            try:
+                # at the depth the rows have in the document: {"code":[rows]}
+                rows = orjson.loads(b"".join((b'{"":[', data[at:cut.start() + 1], b"]}")))[""]
+            except orjson.JSONDecodeError:
+                if cut is last:
+                    raise _NotPiecewise from None
+                cut = _ROW_GAP.search(data, cut.end())  # inside a string or a nested array
+                continue
+            break
+        at = cut.start(1)
+        yield rows
+        del rows
+
+
+def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterable[JsonValue]
+                 ) -> CodeTable:
     index = {name: i for i, name in enumerate(names)}
     # Base columns are kept by position (the format fixes 0..9); check the names agree.
     for pos, expected in enumerate(BASE_COLUMNS):
@@ -118,6 +238,10 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: list) -
     rows: list[CodeRow] = []
     kernels: list[KernelSymbol] = []
     seen_lines: dict[int, int] = {}  # line id -> code row that declared it
+    # Rows repeat their Source (every instruction of a line) and many ISA strings: one object
+    # each, and one parsed SourceLoc per distinct Source.
+    isas: dict[str, str] = {}
+    sources: dict[str, tuple[str, SourceLoc | None]] = {}
     for n, raw in enumerate(code):
         if not isinstance(raw, list) or len(raw) < len(BASE_COLUMNS):
             raise bad_file(path, f"code row {n} has {len(raw) if isinstance(raw, list) else 0} "
@@ -152,7 +276,11 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: list) -
             raise bad_file(path, f"code rows {first} and {n} both declare LineNumber {line_number}; "
                            "line ids are unique in decoder output", _REDECODE, code="bad-value")
         extra = {name: raw[len(BASE_COLUMNS) + i] for i, name in enumerate(extra_names)
-                 if len(BASE_COLUMNS) + i < len(raw)}
-        rows.append(CodeRow(line_number, isa, source_text, parse_source(source_text), codeobj,
-                            vaddr, hit, latency, stall, idle, extra))
+                 if len(BASE_COLUMNS) + i < len(raw)} if extra_names else NO_EXTRA
+        source = sources.get(source_text)
+        if source is None:
+            source = sources[source_text] = (source_text, parse_source(source_text))
+        isa = isas.setdefault(isa, isa)
+        rows.append(CodeRow(line_number, isa, source[0], source[1], codeobj, vaddr, hit, latency,
+                            stall, idle, extra))
     return CodeTable(path, version, names, tuple(rows), tuple(kernels), tuple(extra_names))

@@ -10,6 +10,10 @@ from hotspot.result import JsonObject
 from hotspot.record import record
 
 
+# The `extra` of every row of a code.json without extra columns: one shared empty dict (read-only).
+NO_EXTRA: JsonObject = {}
+
+
 @record
 class CodeRow:
     """One code.json instruction row (kernel pseudo rows are kept separately)."""

@@ -18,7 +18,14 @@ class SourceLoc:
 
     @property
     def label(self) -> str:
-        return f"{self.file}:{self.line if self.line is not None else '?'}"
+        # Kept once made: a code table shares one SourceLoc among the rows of a source line, and
+        # the per-row tables would otherwise hold one copy of the string per row. (orjson leaves
+        # underscore attributes out, and equality, hash and repr see the fields only.)
+        label = self.__dict__.get("_label")
+        if label is None:
+            label = f"{self.file}:{self.line if self.line is not None else '?'}"
+            object.__setattr__(self, "_label", label)
+        return label
 
 
 def parse_source(text: str) -> SourceLoc | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
-from hotspot.capture.files import load_json
+from hotspot.capture.files import parse_json, read_capped
 from hotspot.capture.layout import WaveFile
 from hotspot.capture.wavecheck import WAVE_STATES, check_wave, record_ranges
 from hotspot.errors import bad_file
@@ -30,7 +30,12 @@ class Wave:
 
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     """One wave file, its values checked as the wave pass checks them."""
-    wave = wave_from_doc(wf, load_json(wf.path, max_bytes))
+    return wave_of_bytes(wf, read_capped(wf.path, max_bytes))
+
+
+def wave_of_bytes(wf: WaveFile, data: bytes) -> Wave:
+    """The Wave of a wave file's bytes (`read_wave` once read)."""
+    wave = wave_from_doc(wf, parse_json(wf.path, data))
     check_wave(wf.where, wave.begin, wave.end,
                *record_ranges(wf.where, wave.instructions, wave.timeline))
     return wave

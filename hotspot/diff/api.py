@@ -18,8 +18,6 @@ import re
 from dataclasses import field, replace
 from pathlib import Path
 
-import orjson
-
 from hotspot.errors import InputError, UsageError
 from hotspot.result import JsonObject
 from hotspot.record import record
@@ -153,7 +151,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     from hotspot.att.analyze import analyze_dispatch_dir
     from hotspot.att.model import AnalyzeOptions
     from hotspot.capture.select import usable_ranking
-    from hotspot.result import dumps
+    from hotspot.result import plain
 
     opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
     usable, _, rank_warnings = usable_ranking(path, kernel)
@@ -163,7 +161,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     analyses = []
     for c in same:
         a = analyze_dispatch_dir(Path(c.path), opts, warnings)
-        analyses.append(orjson.loads(dumps(a)))
+        analyses.append(plain(a))
     return _Side(_info(path, "dispatch-dir", analyses), analyses)
 
 

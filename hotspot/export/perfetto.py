@@ -100,7 +100,7 @@ def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[
     output/bytes."""
     from hotspot.capture.codejson import EMPTY_TRACE_HINT
     from hotspot.capture.layout import open_dispatch
-    from hotspot.capture.waves import read_wave
+    from hotspot.att.engine.native import read_wave
 
     disp = open_dispatch(ddir)
     warnings.extend(disp.warnings)

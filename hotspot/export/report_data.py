@@ -59,6 +59,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
                                                     source_map=opts.source_map))
     data = result.plain_data()
     warnings = list(result.warnings)
+    del result  # the typed analysis: the page is rendered from `data`
     if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
         from hotspot.cache.derived import cached
 
@@ -138,7 +139,8 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
 def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
     """Wave-state timelines of the longest, median and shortest traced wave."""
     from hotspot.capture.layout import open_dispatch
-    from hotspot.capture.waves import WAVE_STATES, read_wave
+    from hotspot.att.engine.native import read_wave
+    from hotspot.capture.waves import WAVE_STATES
     from hotspot.export.timeline import downsample, pick_representative, segments
 
     disp = open_dispatch(ddir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 from hotspot.errors import UsageError
 from hotspot.export.output import resolve_output, write_atomically
@@ -30,14 +31,20 @@ class ReportWritten:
 def write_report(path: Path, output: str | None, force: bool,
                  opts: ReportOptions = ReportOptions()) -> Result:
     target = resolve_output(output, DEFAULT_REPORT, force, inputs=[Path(path)])  # fail before the analysis, not after
-    from hotspot.render.html import render_html
+    from hotspot.render.html import page_chunks
 
     data_result = report_data(path, opts)
-    page = render_html(data_result).encode("utf-8")
     if target is None:
         raise UsageError("write_report writes a file; render_html(report_data(...)) gives the page")
-    size = write_atomically(target, lambda fh: fh.write(page))
     data = data_result.data
+
+    def write(fh: BinaryIO) -> None:
+        # The page as render_html(data_result) gives it, written as it is rendered: report data is
+        # plain JSON data already, and the page (~6x a code.json) is never held whole.
+        for chunk in page_chunks(data, list(data_result.warnings)):
+            fh.write(chunk.encode("utf-8"))
+
+    size = write_atomically(target, write)
     one = data if isinstance(data, dict) and "dispatch" in data else (data.get("dispatches") or [{}])[0]
     listing = one.get("listing")
     timelines = one.get("wave_timelines") or {}

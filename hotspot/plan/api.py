@@ -21,7 +21,7 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
-from hotspot.result import JsonObject, Result, dumps
+from hotspot.result import JsonObject, PlainView, Result, plain
 from hotspot.record import record
 
 
@@ -54,9 +54,7 @@ class PlanData:
 
 
 def _plain(obj: object) -> JsonObject:
-    import orjson
-
-    return orjson.loads(dumps(obj))
+    return plain(obj)
 
 
 def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
@@ -93,7 +91,7 @@ def _dedupe(items: list[str]) -> list[str]:
 
 def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
             warnings: list[str]) -> DispatchAnalysis:
-    plain = _plain(a)
+    plain = PlainView(a)  # the plan converts the sections it reads, not the whole analysis
     pmc_info = None
     pmc_kernel = None
     if pmc_paths:

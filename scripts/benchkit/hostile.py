@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +113,12 @@ def measure(folder: Path, sizes: Sequence[float], caps: Sequence[str | None] = (
             size = os.stat(d / name).st_size / MIB
             for command in commands:
                 for cap in caps:
-                    run = run_once(_argv(command, d, folder, cap), sample_tree=False)
+                    # a cold run: the result cache (on unless HOTSPOT_CACHE says otherwise) starts
+                    # empty, so the analysis runs and its entry is written, as on a first run
+                    with tempfile.TemporaryDirectory() as cache:
+                        os.chmod(cache, 0o700)
+                        run = run_once(_argv(command, d, folder, cap), sample_tree=False,
+                                       env={**os.environ, "XDG_CACHE_HOME": cache})
                     tail = run.stderr_tail.strip()
                     note = tail.splitlines()[-1][:160] if tail else ""
                     out.append(Measurement(case, command, round(size, 1), cap or "default",

@@ -677,71 +677,134 @@ static int add_item(PyObject *lst, Py_ssize_t k, PyObject *v) {
     return 1;
 }
 
+/* A column fold_lines reads: a list or tuple of Python integers, or an int64 buffer (the sums of
+ * a sequence group the native pass filled, kept as int64 arrays). */
+typedef struct {
+    PyObject *seq; /* the list or tuple, or NULL for a buffer */
+    Py_buffer buf;
+    Py_ssize_t n;
+} ICol;
+
+static int icol_open(PyObject *o, ICol *c) {
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+        c->seq = o;
+        c->n = PySequence_Fast_GET_SIZE(o);
+        return 1;
+    }
+    c->seq = NULL;
+    if (!get_i64(o, &c->buf, 0)) return 0;
+    c->n = c->buf.len / (Py_ssize_t)sizeof(int64_t);
+    return 1;
+}
+
+static void icol_close(ICol *c) {
+    if (!c->seq) PyBuffer_Release(&c->buf);
+}
+
+/* Item i as a new reference. */
+static PyObject *icol_get(const ICol *c, Py_ssize_t i) {
+    if (c->seq) return Py_NewRef(PySequence_Fast_ITEMS(c->seq)[i]);
+    return PyLong_FromLongLong(((const int64_t *)c->buf.buf)[i]);
+}
+
+/* Item i is nonzero: 1, 0, or -1 with an exception. */
+static int icol_true(const ICol *c, Py_ssize_t i) {
+    if (c->seq) return PyObject_IsTrue(PySequence_Fast_ITEMS(c->seq)[i]);
+    return ((const int64_t *)c->buf.buf)[i] != 0;
+}
+
 /* fold_lines(per_line, line_states, lines, waves, duration, stall, charge): the per-line part of
- * groups.flush_group, in the same order (so dicts get the same insertion order). */
-static PyObject *fold_lines(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *per_line, *line_states, *lines, *waves, *duration, *stall, *charge;
-    if (!PyArg_ParseTuple(args, "O!O!O!OO!O!O!", &PyDict_Type, &per_line, &PyDict_Type,
-                          &line_states, &PyTuple_Type, &lines, &waves, &PyList_Type, &duration,
-                          &PyList_Type, &stall, &PyList_Type, &charge))
-        return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(lines);
-    if (PyList_GET_SIZE(duration) != n || PyList_GET_SIZE(stall) != n ||
-        PyList_GET_SIZE(charge) != n * N_STATES) {
-        PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
-        return NULL;
+ * groups.flush_group, in the same order (so dicts get the same insertion order). Each column is a
+ * list or tuple of integers or an int64 buffer. */
+static PyObject *fold_per_line(PyObject *per_line, PyObject *line_states, const ICol *lines,
+                               PyObject *waves, const ICol *duration, const ICol *stall,
+                               const ICol *charge) {
+    Py_ssize_t n = lines->n;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *line = icol_get(lines, j), *d = icol_get(duration, j), *st = icol_get(stall, j);
+        PyObject *acc = NULL;
+        int ok = line && d && st;
+        if (ok) {
+            PyObject *vals[3] = {waves, d, st};
+            acc = PyDict_GetItemWithError(per_line, line);
+            if (!acc) {
+                PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(3);
+                ok = fresh != NULL;
+                if (ok) {
+                    for (int k = 0; k < 3; k++) PyList_SET_ITEM(fresh, k, Py_NewRef(vals[k]));
+                    ok = PyDict_SetItem(per_line, line, fresh) == 0;
+                    Py_DECREF(fresh);
+                }
+            } else if (!PyList_Check(acc) || PyList_GET_SIZE(acc) != 3) {
+                PyErr_SetString(PyExc_TypeError, "fold_lines: per-line entry is not a 3-list");
+                ok = 0;
+            } else {
+                for (int k = 0; k < 3 && ok; k++) ok = add_item(acc, k, vals[k]);
+            }
+        }
+        Py_XDECREF(line);
+        Py_XDECREF(d);
+        Py_XDECREF(st);
+        if (!ok) return NULL;
     }
     for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *line = PyTuple_GET_ITEM(lines, j);
-        PyObject *vals[3] = {waves, PyList_GET_ITEM(duration, j), PyList_GET_ITEM(stall, j)};
-        PyObject *acc = PyDict_GetItemWithError(per_line, line);
-        if (!acc) {
-            if (PyErr_Occurred()) return NULL;
-            PyObject *fresh = PyList_New(3);
-            if (!fresh) return NULL;
-            for (int k = 0; k < 3; k++) PyList_SET_ITEM(fresh, k, Py_NewRef(vals[k]));
-            int rc = PyDict_SetItem(per_line, line, fresh);
-            Py_DECREF(fresh);
-            if (rc < 0) return NULL;
-            continue;
-        }
-        if (!PyList_Check(acc) || PyList_GET_SIZE(acc) != 3) {
-            PyErr_SetString(PyExc_TypeError, "fold_lines: per-line entry is not a 3-list");
-            return NULL;
-        }
-        for (int k = 0; k < 3; k++)
-            if (!add_item(acc, k, vals[k])) return NULL;
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject **window = PySequence_Fast_ITEMS(charge) + j * N_STATES;
         int any = 0;
         for (int k = 0; k < N_STATES && !any; k++) {
-            int t = PyObject_IsTrue(window[k]);
+            int t = icol_true(charge, j * N_STATES + k);
             if (t < 0) return NULL;
             any = t;
         }
         if (!any) continue; /* a line's entry is created on its first charge */
-        PyObject *line = PyTuple_GET_ITEM(lines, j);
+        PyObject *line = icol_get(lines, j);
+        if (!line) return NULL;
         PyObject *ls = PyDict_GetItemWithError(line_states, line);
+        int ok = 1;
         if (!ls) {
-            if (PyErr_Occurred()) return NULL;
-            PyObject *fresh = PyList_New(N_STATES);
-            if (!fresh) return NULL;
-            for (int k = 0; k < N_STATES; k++) PyList_SET_ITEM(fresh, k, Py_NewRef(window[k]));
-            int rc = PyDict_SetItem(line_states, line, fresh);
-            Py_DECREF(fresh);
-            if (rc < 0) return NULL;
-            continue;
-        }
-        if (!PyList_Check(ls) || PyList_GET_SIZE(ls) != N_STATES) {
+            PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(N_STATES);
+            ok = fresh != NULL;
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *v = icol_get(charge, j * N_STATES + k);
+                if (!v) ok = 0;
+                else PyList_SET_ITEM(fresh, k, v);
+            }
+            if (ok) ok = PyDict_SetItem(line_states, line, fresh) == 0;
+            Py_XDECREF(fresh);
+        } else if (!PyList_Check(ls) || PyList_GET_SIZE(ls) != N_STATES) {
             PyErr_SetString(PyExc_TypeError, "fold_lines: line-state entry is not a 5-list");
-            return NULL;
+            ok = 0;
+        } else {
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *v = icol_get(charge, j * N_STATES + k);
+                ok = v && add_item(ls, k, v);
+                Py_XDECREF(v);
+            }
         }
-        for (int k = 0; k < N_STATES; k++)
-            if (!add_item(ls, k, window[k])) return NULL;
+        Py_DECREF(line);
+        if (!ok) return NULL;
     }
     Py_RETURN_NONE;
+}
+
+static PyObject *fold_lines(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *per_line, *line_states, *olines, *waves, *odur, *ostall, *ocharge;
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO", &PyDict_Type, &per_line, &PyDict_Type, &line_states,
+                          &olines, &waves, &odur, &ostall, &ocharge))
+        return NULL;
+    ICol cols[4];
+    PyObject *objs[4] = {olines, odur, ostall, ocharge};
+    int opened = 0;
+    PyObject *out = NULL;
+    for (; opened < 4; opened++)
+        if (!icol_open(objs[opened], &cols[opened])) goto done;
+    if (cols[1].n != cols[0].n || cols[2].n != cols[0].n || cols[3].n != cols[0].n * N_STATES) {
+        PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
+        goto done;
+    }
+    out = fold_per_line(per_line, line_states, &cols[0], waves, &cols[1], &cols[2], &cols[3]);
+done:
+    while (opened > 0) icol_close(&cols[--opened]);
+    return out;
 }
 
 /* gather_add(acc, col, positions): acc[i] += col[positions[i]] over int64 buffers. */

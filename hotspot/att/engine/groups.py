@@ -70,18 +70,19 @@ class SequenceGroup:
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
                  "pair_hists", "pair_index", "native_rows", "scanned", "native_index")
 
-    def __init__(self, ins: list[list[int]], lines: tuple[int, ...], cats: tuple[int, ...],
-                 tables: LineTables) -> None:
-        n = len(lines)
+    def __init__(self, lines: Sequence[int], cats: Sequence[int], tables: LineTables) -> None:
+        """`lines`, `cats`: the sequence's columns, tuples (Python path) or int64 arrays (scanned)."""
         self.lines = lines
         self.waves = 0
-        self.stall = [0] * n
-        self.duration = [0] * n
+        # Column sums (lists, or int64 arrays as the native pass hands them over); None until a
+        # wave adds to them (zeros), so a long sequence costs no list of zeros per column.
+        self.stall: Sequence[int] | None = None
+        self.duration: Sequence[int] | None = None
         self.pending_stall: list[tuple[int, ...]] = []  # columns not yet added to `stall`
         self.pending_duration: list[tuple[int, ...]] = []
         # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
-        self.charge = [0] * (n * N_STATES)
-        self.entries, self.positions, self.ooo = reconstruct(ins, tables)
+        self.charge: Sequence[int] | None = None
+        self.entries, self.positions, self.ooo = reconstruct(lines, tables)
         # The decoder edges this reconstruction stands for (compared to a wave's in C).
         self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
                                for w, prods in self.entries]
@@ -98,7 +99,7 @@ class SequenceGroup:
                                                                  self.pair_producers)]
         # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
         self.blame_waves = 0
-        self.wait_stall = [0] * len(self.positions)
+        self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
         self.distances: Counter[tuple[int, int]] = Counter()  # (pair index, cycles) -> count
         # int64 sums of the natively scanned waves not yet in stall/duration/charge
         self.acc_stall: array | None = None
@@ -147,29 +148,38 @@ class SequenceGroup:
     def settle(self) -> None:
         """Add the pending columns and the int64 accumulators into `stall`, `duration`, `charge`."""
         if self.pending_stall:
-            self.stall = list(map(sum, zip(self.stall, *self.pending_stall)))
-            self.duration = list(map(sum, zip(self.duration, *self.pending_duration)))
+            self.stall = list(map(sum, zip(*self.pending_stall) if self.stall is None
+                                  else zip(self.stall, *self.pending_stall)))
+            self.duration = list(map(sum, zip(*self.pending_duration) if self.duration is None
+                                     else zip(self.duration, *self.pending_duration)))
             self.pending_stall.clear()
             self.pending_duration.clear()
         if self.acc_wait is not None:
-            self.wait_stall = list(map(add, self.wait_stall, self.acc_wait))
+            self.wait_stall = _summed(self.wait_stall, self.acc_wait)
             self.acc_wait = None
         if self.acc_stall is not None:
-            self.stall = list(map(add, self.stall, self.acc_stall))
-            self.duration = list(map(add, self.duration, self.acc_duration))
-            self.charge = list(map(add, self.charge, self.acc_charge))
+            self.stall = _summed(self.stall, self.acc_stall)
+            self.duration = _summed(self.duration, self.acc_duration)
+            self.charge = _summed(self.charge, self.acc_charge)
             self.acc_stall = self.acc_duration = self.acc_charge = None
             self.acc_waves = 0
+
+    def charge_list(self) -> list[int]:
+        """`charge` as a list the Python path adds into in place."""
+        if not isinstance(self.charge, list):
+            self.charge = [0] * (len(self.lines) * N_STATES) if self.charge is None \
+                else list(self.charge)
+        return self.charge
 
     def absorb(self, other: "SequenceGroup") -> None:
         self.settle()
         other.settle()
         self.waves += other.waves
-        self.stall = list(map(add, self.stall, other.stall))
-        self.duration = list(map(add, self.duration, other.duration))
-        self.charge = list(map(add, self.charge, other.charge))
+        self.stall = _summed(self.stall, other.stall)
+        self.duration = _summed(self.duration, other.duration)
+        self.charge = _summed(self.charge, other.charge)
         self.blame_waves += other.blame_waves
-        self.wait_stall = list(map(add, self.wait_stall, other.wait_stall))
+        self.wait_stall = _summed(self.wait_stall, other.wait_stall)
         self.distances.update(other.distances)
         if other.pair_hists is not None:
             if self.pair_hists is None:
@@ -199,7 +209,17 @@ class SequenceGroup:
         mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
 
 
-def _backedges(lines: tuple[int, ...], cats: tuple[int, ...]) -> list[tuple[tuple[int, int], int]]:
+def _summed(total: Sequence[int] | None, part: Sequence[int] | None) -> Sequence[int] | None:
+    """total + part element-wise, either None for zeros (an int64 array is taken as it is: its
+    values came from int64 accumulators)."""
+    if part is None:
+        return total
+    if total is None:
+        return part if isinstance(part, (list, array)) else list(part)
+    return list(map(add, total, part))
+
+
+def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[int, int], int]]:
     """(branch line, target line) of each backward taken branch, with how often it is taken."""
     taken: dict[tuple[int, int], int] = {}
     prev_line = -1
@@ -213,7 +233,7 @@ def _backedges(lines: tuple[int, ...], cats: tuple[int, ...]) -> list[tuple[tupl
     return list(taken.items())
 
 
-def _barrier_rows(lines: tuple[int, ...], tables: LineTables) -> list[tuple[int, list[int]]]:
+def _barrier_rows(lines: Sequence[int], tables: LineTables) -> list[tuple[int, list[int]]]:
     roles = tables.roles
     rows: dict[int, list[int]] = {}
     for idx, line in enumerate(lines):
@@ -293,11 +313,11 @@ def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[
     key = (lines, cats)
     group = part.open_groups.groups.get(key)
     if group is None:
-        group = SequenceGroup(ins, lines, cats, tables)
+        group = SequenceGroup(lines, cats, tables)
 
     def add_sums(g: SequenceGroup) -> None:
         g.add_columns(stalls, durations)
-        charge_windows(ends, states, cycles, begin, g.charge)
+        charge_windows(ends, states, cycles, begin, g.charge_list())
 
     matches = not edges or edges == group.expected_edges
     return _fold(part, key, group, add_sums, lambda: ins, times, stalls, matches, lambda: edges,
@@ -320,8 +340,7 @@ def fold_wave_scanned(part: "WavePartial", mod: ModuleType, wave: ScannedWave, s
         key = (wave.sequence_hash, wave.lines, wave.cats)
         group = groups.get(key)
     if group is None:
-        group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
-                              tuple(wave.column("cats")), tables)
+        group = SequenceGroup(array("q", wave.lines), array("q", wave.cats), tables)
         group.scanned = (wave.lines, wave.cats)
     matches = not wave.edges_key or wave.edges_key == group.expected_key(mod)
     return _fold(part, key, group, lambda g: g.add_scanned(mod, wave), wave.records,
@@ -391,8 +410,7 @@ def _fold(part: "WavePartial", key: tuple, group: SequenceGroup, add_sums: Calla
     if mod is not None:
         group.add_wait_stalls(mod, stalls)
     else:
-        group.wait_stall = list(map(add, group.wait_stall, map(stalls.__getitem__,
-                                                               group.positions)))
+        group.wait_stall = _summed(group.wait_stall, map(stalls.__getitem__, group.positions))
     if not group.pair_waits:
         return True
     if mod is not None:
@@ -412,6 +430,12 @@ FOLD_SPILL_WAVES = 1 << 20
 # Bits of the scanner's sequence hash NativeFold keys groups by (tests narrow it to force
 # collisions: groups must then be told apart by their columns).
 FOLD_HASH_MASK = (1 << 64) - 1
+# Executed records above which a sequence is not registered with the C fold: its waves take the
+# column path (fold_wave_scanned, the per-position work in C there too), whose per-wave Python
+# overhead is nothing next to the positions, and no C copy of the group (~80 bytes per position)
+# nor second scan of its first wave is made. Real waves execute a few thousand records; a single
+# 30 MB wave file holds ~1.2 million.
+NATIVE_GROUP_MAX_POSITIONS = 1 << 16
 
 
 class NativeFold:
@@ -444,7 +468,7 @@ class NativeFold:
         if index == -1 and found is not None:
             # A sequence C does not know: build its group once, register it, fold again in C.
             scanned = ScannedWave(*found)
-            if self._adopt(scanned, data, se):
+            if registrable(scanned) and self._adopt(scanned, data, se):
                 return True, None
             self.take_barriers()
             return False, scanned
@@ -464,8 +488,7 @@ class NativeFold:
             group = groups.get(key)
         new = group is None
         if new:
-            group = SequenceGroup(wave.records(), tuple(wave.column("lines")),
-                                  tuple(wave.column("cats")), self.tables)
+            group = SequenceGroup(array("q", wave.lines), array("q", wave.cats), self.tables)
             group.scanned = (wave.lines, wave.cats)
         elif group.native_index is not None:
             return False
@@ -491,7 +514,7 @@ class NativeFold:
     def register(self, wave: ScannedWave) -> None:
         """Make the group the Python path just folded `wave` into known to C."""
         group = _scanned_group(self.part.open_groups.groups, wave)
-        if group is not None and group.native_index is None:
+        if group is not None and group.native_index is None and registrable(wave):
             self._register(group, wave)
 
     def _register(self, group: SequenceGroup, wave: ScannedWave) -> None:
@@ -553,14 +576,11 @@ class NativeFold:
             return
         waves, blame_waves, stall, duration, charge, wait, entries = taken
         group.settle()
-        sums = [memoryview(b).cast("q") for b in (stall, duration, charge, wait)]
-        if group.waves == 0:  # nothing in the Python lists yet: take C's sums as they are
-            group.stall, group.duration, group.charge, group.wait_stall = (m.tolist() for m in sums)
-        else:
-            group.stall = list(map(add, group.stall, sums[0]))
-            group.duration = list(map(add, group.duration, sums[1]))
-            group.charge = list(map(add, group.charge, sums[2]))
-            group.wait_stall = list(map(add, group.wait_stall, sums[3]))
+        # C's int64 sums as arrays when the group has none yet, else added into its integers
+        group.stall = _summed(group.stall, array("q", stall))
+        group.duration = _summed(group.duration, array("q", duration))
+        group.charge = _summed(group.charge, array("q", charge))
+        group.wait_stall = _summed(group.wait_stall, array("q", wait))
         group.waves += waves
         group.blame_waves += blame_waves
         if entries:
@@ -571,6 +591,11 @@ class NativeFold:
             for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
                 h = hists[pair]
                 h[cycles] = h.get(cycles, 0) + count
+
+
+def registrable(wave: ScannedWave) -> bool:
+    """The sequence of `wave` is short enough to be registered with the C fold."""
+    return len(wave.lines) <= NATIVE_GROUP_MAX_POSITIONS * 8  # int64 column
 
 
 def _scanned_group(groups: dict, wave: ScannedWave) -> SequenceGroup | None:
@@ -693,7 +718,7 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
     lines = group.lines
     blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
     dcyc, dins = acc.dist_cycles, acc.dist_instructions
-    for w, stall in zip(group.positions, group.wait_stall):
+    for w, stall in zip(group.positions, group.wait_stall or ()):
         wline = lines[w]
         wait_stall[wline] = wait_stall.get(wline, 0) + stall
         wait_hits[wline] = wait_hits.get(wline, 0) + bw

@@ -174,6 +174,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
                 continue
         else:
             scanned = scan(mod, data) if mod is not None else None
+        if scanned is not None:
+            data = None  # the columns hold the wave now (a long one: ~1x its file in bytes)
         try:
             if scanned is not None:
                 # values no decoder writes are refused on both paths by the same check

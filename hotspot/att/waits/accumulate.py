@@ -33,7 +33,7 @@ class BlameAccumulator:
         return cls({}, {}, {}, {}, {})
 
     def add_wave(self, ins: list[list[int]], edges: list[JsonValue], tables: LineTables) -> None:
-        entries, positions, ooo = reconstruct(ins, tables)
+        entries, positions, ooo = reconstruct([rec[4] for rec in ins], tables)
         self.add_reconstructed(ins, edge_keys(edges) if edges else None, entries, positions, ooo)
 
     def add_reconstructed(self, ins: list[list[int]],

@@ -3,6 +3,7 @@ the decoder's own edges, and charge each wait instance's stall to its producers 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,9 +19,9 @@ from hotspot.att.waits.counters import (
 from hotspot.result import JsonValue
 
 
-def reconstruct(ins: list[list[int]], tables: LineTables
+def reconstruct(lines: Sequence[int], tables: LineTables
                 ) -> tuple[list[tuple[int, list[int]]], list[int], int]:
-    """Replay vm/lgkm over one wave's executed order.
+    """Replay vm/lgkm over one wave's executed order (`lines`: the line of each record).
 
     Returns (entries, wait_positions, out_of_order_waits): one entry (wait index, producer indices)
     per non-empty pop, lgkm before vm within one wait, in execution order; the index of every wait
@@ -33,8 +34,7 @@ def reconstruct(ins: list[list[int]], tables: LineTables
     entries: list[tuple[int, list[int]]] = []
     positions: list[int] = []
     ooo = 0
-    for idx, rec in enumerate(ins):
-        line = rec[4]
+    for idx, line in enumerate(lines):
         role = roles.get(line)
         if role is None:
             continue
