@@ -323,3 +323,36 @@ def test_fresh_runs_have_the_cache_off_and_an_empty_folder_of_their_own(tmp_path
     (folder / "hotspot").mkdir(parents=True)
     (folder / "hotspot" / "x.entry").write_bytes(b"")
     assert written(folder) == [str(folder / "hotspot" / "x.entry")]
+
+
+def test_every_round_of_a_chain_starts_with_a_fresh_analysis(tmp_path: Path, monkeypatch) -> None:
+    """Round after round, the fresh analyze runs with the fresh environment (cache off, its own
+    empty folder) and each sequence from an empty cache folder of its own."""
+    import os
+
+    from benchkit import sequence
+
+    calls: list[tuple[list[str], dict[str, str]]] = []
+
+    def fake_run(argv, sample_tree=True, env=None) -> Run:  # noqa: ANN001
+        calls.append((list(argv), dict(env or {})))
+        return Run(1, 1, 1, 1, 0, "")
+
+    monkeypatch.setattr(sequence, "run_once", fake_run)
+    d = tmp_path / "d"
+    d.mkdir()
+    os.utime(d, (0, 0))  # settled: no wait for the racy window
+    fresh_env = sequence.cold_env(tmp_path / "cold")
+    sequence.measure_chain("x", d, 3, lambda _: None, fresh_env)
+    warmup = len(sequence.repeat_commands(d, tmp_path / "r.html"))
+    per_round = 2 + len(sequence.sequence_commands(d, tmp_path / "r.html")) + warmup
+    rounds = [calls[warmup + i * per_round:warmup + (i + 1) * per_round] for i in range(3)]
+    seq_folders = set()
+    for r in rounds:
+        (fresh_argv, fresh), (base_argv, base) = r[0], r[1]
+        assert fresh_argv[-4:] == ["analyze", str(d), "--format", "json"] and fresh == fresh_env
+        assert base_argv[1] == sequence.PREDECESSOR and base == {}
+        steps = r[2:2 + len(sequence.sequence_commands(d, tmp_path / "r.html"))]
+        assert len({env["XDG_CACHE_HOME"] for _, env in steps}) == 1
+        seq_folders.add(steps[0][1]["XDG_CACHE_HOME"])
+    assert len(seq_folders) == 3  # a new empty folder per sequence

@@ -73,9 +73,10 @@ class Chain:
         return a.median_wall_ns / b.median_wall_ns
 
 
-def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None], cold: dict[str, str]) -> Chain:
+def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None], fresh_env: dict[str, str]
+                  ) -> Chain:
     """Interleaved round by round (fresh, baseline, one sequence, the repeats), so machine noise
-    hits them alike. `cold`: the environment of the fresh runs (`cold_env`)."""
+    hits them alike. `fresh_env`: the environment of the fresh runs (`cold_env`)."""
     settle(d)
     with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
         root = Path(tmp)
@@ -89,12 +90,12 @@ def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None], co
         steps: dict[str, list[Run]] = {}
         repeats: dict[str, list[Run]] = {}
         for i in range(runs):
-            fresh.append(run_once(hotspot("analyze", str(d), "--format", "json"), env=cold))
+            fresh.append(run_once(hotspot("analyze", str(d), "--format", "json"), env=fresh_env))
             base.append(run_once([PY, PREDECESSOR, str(d)]))
-            cold = {"XDG_CACHE_HOME": str(root / f"seq{i}"), "HOTSPOT_CACHE": "on"}
+            empty = {"XDG_CACHE_HOME": str(root / f"seq{i}"), "HOTSPOT_CACHE": "on"}
             done = []
             for name, argv in sequence_commands(d, html):
-                r = run_once(argv, env=cold)
+                r = run_once(argv, env=empty)
                 steps.setdefault(name, []).append(r)
                 done.append(r)
             seq.append(_total(done))
@@ -125,8 +126,8 @@ def _total(runs: list[Run]) -> Run:
                exit_code=bad.exit_code if bad else 0, stderr_tail=bad.stderr_tail if bad else "")
 
 
-def measure_help(runs: int, cold: dict[str, str]) -> dict[str, Spread]:
-    """`hotspot --help` and `hotspot analyze --help`, cold (`cold`: cache off, a first call) and
+def measure_help(runs: int, fresh_env: dict[str, str]) -> dict[str, Spread]:
+    """`hotspot --help` and `hotspot analyze --help`, cold (`fresh_env`: cache off, a first call) and
     repeated (warm cache: what a help replayed from the result cache would cost)."""
     out: dict[str, Spread] = {}
     with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
@@ -135,7 +136,7 @@ def measure_help(runs: int, cold: dict[str, str]) -> dict[str, Spread]:
             run_once(argv, sample_tree=False, env=warm)
             cold_runs, warm_runs = [], []
             for _ in range(runs):
-                cold_runs.append(run_once(argv, sample_tree=False, env=cold))
+                cold_runs.append(run_once(argv, sample_tree=False, env=fresh_env))
                 warm_runs.append(run_once(argv, sample_tree=False, env=warm))
             out[f"{name} (cold)"] = summarize(cold_runs)
             out[name] = summarize(warm_runs)
