@@ -1,6 +1,7 @@
-"""The `hotspot` console script and `python -m hotspot`: replay a cached output when the command
-line qualifies and nothing it read has changed (hotspot/cache/output.py), before typer or the
-analysis is imported; otherwise run the CLI, recording the output for next time."""
+"""The `hotspot` console script and `python -m hotspot`: print a help page from its snapshot
+(hotspot/clihelp), or replay a cached output when the command line qualifies and nothing it read
+has changed (hotspot/cache/output.py), before typer or the analysis is imported; otherwise run the
+CLI, recording the output for next time."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ import sys
 
 def main() -> int:
     argv = sys.argv[1:]
+    from hotspot.clihelp import serve
+
+    code = serve(argv)  # before the cache: printing a page costs less than replaying it
+    if code is not None:
+        return code
     plan = None
     try:
         from hotspot.cache import output

@@ -2,7 +2,8 @@
 
 `@dataclass(frozen=True)` compiles six methods with six `exec` calls when the class is created
 (~1.2 ms each on Python 3.11); hotspot defines ~140 of them and `analyze` imports ~85, which was
-~100 ms of every command. `@record` keeps what hotspot relies on, with one `exec` per class:
+~100 ms of every command. `@record` keeps what hotspot relies on, with at most one `exec` per
+class (one per distinct `__init__` shape: classes of one shape share its compiled code, renamed):
 
 - a real dataclass for `dataclasses.fields`/`asdict`/`replace` and for orjson, which serializes
   dataclasses natively (instance `__dict__` in field order: `__init__` sets fields in the same
@@ -13,7 +14,8 @@
   raising `dataclasses.FrozenInstanceError`; `record(frozen=False)`: mutable and unhashable, as
   `@dataclass` is.
 Not supported (raises TypeError at class creation, so nothing silently differs): `InitVar`,
-`KW_ONLY`, `ClassVar` fields, `order`, `slots`, a base that is a plain dataclass.
+`KW_ONLY`, `ClassVar` fields, `order`, `slots`, a base that is a plain dataclass, a field named
+`self`.
 Fields of a base `record` come first, as with dataclasses.
 """
 
@@ -23,6 +25,7 @@ import dataclasses
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
+from types import CodeType, FunctionType
 from typing import Any, TypeVar, overload
 
 T = TypeVar("T", bound=type)
@@ -63,40 +66,29 @@ def _build(cls: T, frozen: bool) -> T:
             raise TypeError(f"record {cls.__qualname__}.{f.name}: keyword-only fields are not supported")
 
     env: dict[str, Any] = {"__MISSING": _MISSING, "__object_setattr": object.__setattr__}
-    params, body = [], []
-    defaulted = False
+    kinds, names, defaults = [], [], []
     for i, f in enumerate(fields):
-        name = f.name
-        set_to = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
-            lambda v: f"self.{name} = {v}")
         if f.default_factory is not _MISSING:
             env[f"__factory_{i}"] = f.default_factory
+            kinds.append(_FACTORY_ARG if f.init else _FACTORY)
             if f.init:
-                defaulted = True
-                params.append(f"{name}=__MISSING")
-                body.append(set_to(f"__factory_{i}() if {name} is __MISSING else {name}"))
-            else:
-                body.append(set_to(f"__factory_{i}()"))
+                defaults.append(_MISSING)
         elif f.init:
+            kinds.append(_ARG)
             if f.default is not _MISSING:
-                defaulted = True
-                env[f"__default_{i}"] = f.default
-                params.append(f"{name}=__default_{i}")
-            elif defaulted:
-                raise TypeError(f"non-default argument {name!r} follows default argument")
-            else:
-                params.append(name)
-            body.append(set_to(name))
-        # init=False with a plain default: not set, the class attribute serves (as dataclasses;
-        # orjson then leaves it out of the JSON object, so must we)
-    if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
+                defaults.append(f.default)
+            elif defaults:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        else:
+            # init=False with a plain default: not set, the class attribute serves (as
+            # dataclasses; orjson then leaves it out of the JSON object, so must we)
+            kinds.append(_SKIP)
+        names.append(f.name)
 
-    ns: dict[str, Any] = {}
     # the only compiled method (instance creation is hot: code rows, waves); the others are
     # closures over the field names, created without compiling anything
-    exec("\n".join([f"def __init__(self, {', '.join(params)}):", *(f"    {line}" for line in
-                                                                 (body or ["pass"]))]), env, ns)
+    init = _init_code(tuple(kinds), frozen, hasattr(cls, "__post_init__"), tuple(names))
+    ns: dict[str, Any] = {"__init__": FunctionType(init, env, "__init__", tuple(defaults) or None)}
     ns.update(_methods(cls, fields, frozen))
     qual = cls.__qualname__
     for name, fn in ns.items():
@@ -108,6 +100,55 @@ def _build(cls: T, frozen: bool) -> T:
     if not frozen and "__hash__" not in cls.__dict__:
         cls.__hash__ = None  # type: ignore[assignment]  # eq without frozen: unhashable, as @dataclass
     return cls
+
+
+# What a field's line in __init__ does: set the argument, set the argument or a new default from
+# the factory, set a new default from the factory (init=False), nothing (init=False, plain default).
+_ARG, _FACTORY_ARG, _FACTORY, _SKIP = range(4)
+# Compiled __init__ per shape (the field kinds, frozen, __post_init__), with placeholder names that
+# are renamed per class: records share a few dozen shapes, and renaming a code object costs
+# microseconds where compiling one costs ~0.3 ms.
+_SHAPES: dict[tuple, CodeType] = {}
+
+
+def _placeholder(i: int) -> str:
+    return f"__record_field_{i}__"
+
+
+def _init_code(kinds: tuple[int, ...], frozen: bool, post_init: bool, names: tuple[str, ...]) -> CodeType:
+    key = (kinds, frozen, post_init)
+    code = _SHAPES.get(key)
+    if code is None:
+        code = _SHAPES[key] = _compile_init(kinds, frozen, post_init)
+    bad = [n for n in names if n == "self" or n.startswith("__record_field_")]
+    if bad:  # `self` would be a duplicate argument, as compiling it says
+        raise TypeError(f"record field names not supported: {bad}")
+    rename = {_placeholder(i): name for i, name in enumerate(names)}
+    return code.replace(co_varnames=tuple(rename.get(n, n) for n in code.co_varnames),
+                        co_names=tuple(rename.get(n, n) for n in code.co_names),
+                        co_consts=tuple(rename.get(c, c) if type(c) is str else c for c in code.co_consts))
+
+
+def _compile_init(kinds: tuple[int, ...], frozen: bool, post_init: bool) -> CodeType:
+    params, body = [], []
+    for i, kind in enumerate(kinds):
+        name = _placeholder(i)
+        set_to = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
+            lambda v: f"self.{name} = {v}")
+        if kind == _FACTORY_ARG:
+            params.append(name)
+            body.append(set_to(f"__factory_{i}() if {name} is __MISSING else {name}"))
+        elif kind == _FACTORY:
+            body.append(set_to(f"__factory_{i}()"))
+        elif kind == _ARG:
+            params.append(name)
+            body.append(set_to(name))
+    if post_init:
+        body.append("self.__post_init__()")
+    ns: dict[str, Any] = {}
+    exec("\n".join([f"def __init__(self, {', '.join(params)}):", *(f"    {line}" for line in
+                                                                 (body or ["pass"]))]), {}, ns)
+    return ns["__init__"].__code__
 
 
 def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[str, Callable]:

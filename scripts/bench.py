@@ -13,6 +13,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -22,7 +23,7 @@ from benchkit.inputs import (TARGET_WAVE_BYTES, bench_program, cached_dispatch, 
 from benchkit import targets18
 from benchkit.measure import Run, Spread, run_once, summarize
 from benchkit.report import Report, to_json, to_text
-from benchkit.sequence import CACHE_OFF, measure_chain, measure_help
+from benchkit.sequence import cold_env, measure_chain, measure_help, written
 from benchkit.targets import WAVE_CASE_WAVES, Case, evaluate
 from hotspot.errors import HotspotError
 from hotspot.synth import DispatchSpec
@@ -86,8 +87,9 @@ def _progress(msg: str) -> None:
     print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
-def _jobs_supported() -> bool:
-    out = subprocess.run([PY, "-m", "hotspot", "analyze", "--help"], capture_output=True, text=True)
+def _jobs_supported(cold: dict[str, str]) -> bool:
+    out = subprocess.run([PY, "-m", "hotspot", "analyze", "--help"], capture_output=True, text=True,
+                         env={**os.environ, **cold})
     return "--jobs" in out.stdout
 
 
@@ -108,14 +110,15 @@ def _load() -> float | None:
 
 
 def _measure(label: str, hotspot_argv: list[str], baseline_argv: list[str] | None, other_argv: list[str] | None,
-             runs: int) -> tuple[Spread, Spread | None, Spread | None]:
+             runs: int, cold: dict[str, str]) -> tuple[Spread, Spread | None, Spread | None]:
     """Interleave the commands run by run so machine noise hits them alike. hotspot runs with its
-    result cache off: these are fresh analyses (the cached ones are measured by benchkit/sequence.py)."""
+    result cache off (`cold`): these are fresh analyses (the cached ones are measured by
+    benchkit/sequence.py)."""
     h: list[Run] = []
     b: list[Run] = []
     o: list[Run] = []
     for i in range(runs):
-        h.append(run_once(hotspot_argv, env=CACHE_OFF))
+        h.append(run_once(hotspot_argv, env=cold))
         if baseline_argv:
             b.append(run_once(baseline_argv))
         if other_argv:
@@ -153,6 +156,8 @@ def _hostile(a: argparse.Namespace) -> int:
     # default cap: the largest inputs accepted, whose peak RSS must stay within the budget
     sizes = [a.hostile_rss] + [mb * 0.9 for mb in (DEFAULT_MAX_FILE_MB, REPORT_MAX_FILE_MB)
                                if mb and mb < a.hostile_rss]
+    # each run is a first run: the result cache on (as users have it) in a folder that starts
+    # empty, so the analysis runs and its entry is written (never a replay)
     rows = measure(a.cache / "hostile", sizes)
     if a.json:
         sys.stdout.buffer.write(orjson.dumps([asdict(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
@@ -170,9 +175,19 @@ def main(argv: list[str] | None = None) -> int:
     except _Usage as e:
         print(f"bench: {e}", file=sys.stderr)
         return 2
+    with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
+        cold_folder = Path(tmp) / "cold"
+        code = _bench(a, sizes, vs, cold_env(cold_folder))
+        leaked = written(cold_folder)
+    if leaked:  # a fresh run that wrote a cache entry was not a fresh run
+        _progress(f"error: runs with HOTSPOT_CACHE=off wrote to their cache folder: {', '.join(leaked[:5])}")
+        return 1
+    return code
 
+
+def _bench(a: argparse.Namespace, sizes: list[float], vs: list[str] | None, cold: dict[str, str]) -> int:
     _compile_bytecode()
-    supported = _jobs_supported()
+    supported = _jobs_supported(cold)
     if a.jobs is None:
         jobs_note = ("--jobs not given: hotspot analyze uses its default" if supported
                      else "hotspot analyze has no --jobs option")
@@ -204,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     load_start = _load()
-    help_runs = measure_help(max(MIN_HELP_RUNS, a.runs))
+    help_runs = measure_help(max(MIN_HELP_RUNS, a.runs), cold)
     help_spread = help_runs["--help (cold)"]  # issue 9's target: no cache
     _progress("; ".join(f"hotspot {k}: {v.median_wall_ns / 1e9:.3f} s" for k, v in help_runs.items()))
 
@@ -220,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         base = ([PY, "-c", "import json, sys; json.load(open(sys.argv[1]))", str(st.code_json)]
                 if kind == "dir" and st.code_json else None)
         other = [tok.replace("{dir}", str(d)) for tok in vs] if vs else None
-        h, b, o = _measure(label, argv, base, other, a.runs)
+        h, b, o = _measure(label, argv, base, other, a.runs, cold)
         cases.append(Case(label=label, kind=kind, path=d, size_mb=mb, waves=st.waves, files=st.files,
                           wave_bytes=st.wave_bytes, jobs=jobs, hotspot=h, baseline=b, other=o))
 
@@ -228,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if not a.no_sequence:
         for c in cases:
             if c.kind in ("dir", "waves") and c.ok:
-                chains.append((c, measure_chain(c.label, c.path, a.runs, _progress)))
+                chains.append((c, measure_chain(c.label, c.path, a.runs, _progress, cold)))
     sized_cases = [c for c in cases if c.kind == "size"]
     targets = evaluate(cases, help_spread) + targets18.evaluate(chains, sized_cases, help_runs)
 

@@ -435,11 +435,20 @@ def test_commands_with_other_effects_are_never_replayed(cache_on, tmp_path):
     assert len(_entries(cache_on, "out")) == 1 and page[1].stdout == page[0].stdout
 
 
+def test_help_pages_from_the_snapshot_bypass_the_cache(cache_on, tmp_path):
+    for args in (["--help"], ["analyze", "-h"], []):  # hotspot/clihelp prints them: nothing stored
+        for _ in range(2):
+            run = _launch(args, cache_on, tmp_path)
+            assert b"Usage: hotspot" in run.stdout + run.stderr
+    assert not _entries(cache_on, "out")
+
+
 def test_help_is_replayed_and_follows_the_code(cache_on, tmp_path):
-    first = _launch(["--help"], cache_on, tmp_path)
-    assert first.returncode == 0 and b"analyze" in first.stdout
+    args = ["analyze", "--topk", "3", "--help"]  # a help typer prints (options before it)
+    first = _launch(args, cache_on, tmp_path)
+    assert first.returncode == 0 and b"--detail" in first.stdout
     assert _entries(cache_on, "out")
-    assert _launch(["--help"], cache_on, tmp_path).stdout == first.stdout
+    assert _launch(args, cache_on, tmp_path).stdout == first.stdout
     body = store.read_entry(str(cache_on), _entries(cache_on, "out")[0].name)
     import marshal
 

@@ -30,6 +30,7 @@ MAY_OPEN = {
     "hotspot.cache.deps": "lists searched folders to record what a cached result depends on",
     "hotspot.cache.output": "reads back the page or trace a command wrote, to replay it",
     "hotspot.launch": "points a closed stdout at /dev/null after replaying a cached output",
+    "hotspot.clihelp": "points a closed stdout at /dev/null after a help page met a broken pipe",
 }
 OPEN_CALLS = re.compile(r"(\bopen|\bos\.open|\bsqlite3\.connect|\.read_bytes|\.read_text|\.write_bytes|"
                         r"\.write_text|\bos\.scandir|\bos\.listdir|\.iterdir|\.rglob|\.glob)\(")

@@ -123,3 +123,36 @@ def test_every_record_in_hotspot_is_a_dataclass_with_generated_methods():
                 assert "__init__" in obj.__dict__ and "__eq__" in obj.__dict__
                 assert (obj.__hash__ is None) != obj.__record_frozen__
     assert seen > 100
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_records_of_one_shape_share_one_compiled_init_renamed_per_class(frozen):
+    deco = record if frozen else record(frozen=False)
+
+    @deco
+    class A:
+        x: int
+        y: list[int] = field(default_factory=list)
+        z: str = "a"
+
+    @deco
+    class B:
+        p: int
+        q: list[int] = field(default_factory=list)
+        r: str = "b"
+
+    assert A.__init__.__code__.co_code == B.__init__.__code__.co_code   # one template
+    assert B.__init__.__code__.co_varnames[:4] == ("self", "p", "q", "r")
+    assert repr(B(r="z", p=1)) == "test_records_of_one_shape_share_one_compiled_init_renamed_per_class." \
+        "<locals>.B(p=1, q=[], r='z')"
+    assert orjson.dumps(B(2, [3])) == b'{"p":2,"q":[3],"r":"b"}'
+    assert orjson.dumps(A(1)) == b'{"x":1,"y":[],"z":"a"}'
+    assert B(1).q is not B(1).q
+    with pytest.raises(TypeError, match="'p'"):
+        B()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'p'"):
+        A(p=1)  # B's names are B's alone
+    with pytest.raises(TypeError):
+        @deco
+        class Self:
+            self: int

@@ -109,21 +109,32 @@ def _candidate(rec: DispatchRecord, kind: str, path: Path) -> res.ResourceCandid
     return res.ResourceCandidate(rec.vgpr, rec.accum_vgpr, rec.sgpr, rec.lds_bytes, wg, kind, str(path))
 
 
+# The readers are imported when such a file is found: most captures have neither beside them, and
+# the rocpd reader loads sqlite3 and tempfile (~5 ms of every analysis).
+def _read_rocpd(path: Path) -> list[DispatchRecord]:
+    from hotspot.capture.trace.rocpd import read_rocpd_dispatches
+
+    return read_rocpd_dispatches(path)
+
+
+def _read_kernel_trace(path: Path) -> list[DispatchRecord]:
+    from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
+
+    return read_kernel_trace_csv(path)
+
+
 def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
                       warnings: list[str], meta: Sequence[Path] = (),
                       records: list[tuple[DispatchRecord, Path]] | None = None) -> list[res.ResourceCandidate]:
     """Resources from the nearest file of each kind that knows the kernel (most trusted first);
     the matched rows are appended to `records` when given (the launch comes from them)."""
-    from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
-    from hotspot.capture.trace.rocpd import read_rocpd_dispatches
-
     names = _names(kernel)
     if not names:
         return []
     out: list[res.ResourceCandidate] = []
-    sources = ((res.ROCPD, ("*results.db",), read_rocpd_dispatches),
-               (res.KERNEL_TRACE, ("*kernel_trace.csv",), read_kernel_trace_csv),
-               (res.COUNTER_COLLECTION, ("*counter_collection.csv",), read_kernel_trace_csv))
+    sources = ((res.ROCPD, ("*results.db",), _read_rocpd),
+               (res.KERNEL_TRACE, ("*kernel_trace.csv",), _read_kernel_trace),
+               (res.COUNTER_COLLECTION, ("*counter_collection.csv",), _read_kernel_trace))
     for kind, patterns, reader in sources:
         for path in nearby_files(d, *patterns, meta=meta):
             try:

@@ -10,7 +10,6 @@ inputs were modified moments before the computation are not stored (deps.RACY_NS
 from __future__ import annotations
 
 import marshal
-import pickle
 import time
 from collections.abc import Callable
 from typing import BinaryIO, TypeVar
@@ -75,6 +74,8 @@ def _load(body: memoryview, size_cap: int | None) -> tuple[object, list[object],
         if not deps.unchanged(code, code_sigs) or not deps.unchanged(paths, sigs) \
                 or not deps.listings_unchanged(listings):
             return None
+        import pickle  # here, not at import: with the cache off nothing is pickled
+
         value, added = pickle.loads(body[HEAD_LENGTH + size:])
     except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, never an error
         return None
@@ -89,6 +90,8 @@ def _store(folder: str, name: str, value: object, added: list[str], read: set[ob
     if not deps.settled(sigs, started):
         return
     try:
+        import pickle
+
         head = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
                               deps.signatures(code)))
         store.write_entry(folder, name, len(head).to_bytes(HEAD_LENGTH, "little") + head,

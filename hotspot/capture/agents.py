@@ -4,7 +4,6 @@ not what its name says, so that another source can decide."""
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 
@@ -20,6 +19,8 @@ RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 
 def read_agents_csv(path: Path) -> list[tuple[str, str]]:
+    import csv  # only when an agent_info CSV is beside the capture
+
     try:
         with open_text(path, confine=False) as fh:  # FIFOs and devices refused, not read
             csv.field_size_limit(CSV_FIELD_LIMIT)

@@ -101,9 +101,11 @@ def _argv(command: str, d: Path, out: Path, cap: str | None) -> list[str]:
 
 
 def measure(folder: Path, sizes: Sequence[float], caps: Sequence[str | None] = (None,),
-            commands: Sequence[str] = ("analyze", "plan", "report", "export")) -> list[Measurement]:
+            commands: Sequence[str] = ("analyze", "plan", "report", "export"),
+            env: dict[str, str] | None = None) -> list[Measurement]:
     """Peak RSS of each command on a huge code.json and a huge wave file of each size (MB), with
-    the default cap (None) or the --max-file-mb values in `caps`."""
+    the default cap (None) or the --max-file-mb values in `caps`; `env` is added to each run's
+    environment (bench.py: the result cache off, or a rerun would be a replay)."""
     out: list[Measurement] = []
     folder.mkdir(parents=True, exist_ok=True)
     for mb in sizes:
@@ -118,7 +120,7 @@ def measure(folder: Path, sizes: Sequence[float], caps: Sequence[str | None] = (
                     with tempfile.TemporaryDirectory() as cache:
                         os.chmod(cache, 0o700)
                         run = run_once(_argv(command, d, folder, cap), sample_tree=False,
-                                       env={**os.environ, "XDG_CACHE_HOME": cache})
+                                       env={**(env or {}), "XDG_CACHE_HOME": cache})
                     tail = run.stderr_tail.strip()
                     note = tail.splitlines()[-1][:160] if tail else ""
                     out.append(Measurement(case, command, round(size, 1), cap or "default",

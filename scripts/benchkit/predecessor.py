@@ -5,8 +5,10 @@ description, so hotspot can be timed against it with the same interpreter.
 
 It parses the predecessor's command line (argparse), reads only code.json with the standard
 library's json, classifies each row by substring (first match wins, as the predecessor does),
-scans the ISA for the highest VGPR and the arch (three gfx950-only MFMA names), sums stall per
-type, per source line and per instruction, and prints the top 15 of each. Its numbers are not
+scans the ISA for the highest VGPR and the arch (three gfx950-only MFMA names), counts the static
+instruction mix, sums stall per type, per source line (with its dominant type) and per
+instruction, and prints its report: header, occupancy block, mix, stall by type with bars, and
+the top 15 lines and instructions. Its numbers are not
 hotspot's (the predecessor's classification and occupancy are wrong on purpose); only its cost
 matters.
 
@@ -59,7 +61,9 @@ def main(argv: list[str]) -> int:
         doc = json.load(fh)
     rows = doc.get("code") or []
     by_type: dict[str, int] = {}
+    mix: dict[str, int] = {}
     by_line: dict[str, list[int]] = {}
+    line_types: dict[str, dict[str, int]] = {}
     instructions = []
     total_lat = total_stall = 0
     vgpr = 0
@@ -77,19 +81,26 @@ def main(argv: list[str]) -> int:
             arch = "gfx950"
         kind = classify(isa)
         by_type[kind] = by_type.get(kind, 0) + stall
+        mix[kind] = mix.get(kind, 0) + 1
         line = by_line.setdefault(source, [0, 0])
         line[0] += stall
         line[1] += hit
+        types = line_types.setdefault(source, {})
+        types[kind] = types.get(kind, 0) + stall
         instructions.append((stall, lat, hit, isa, source))
     pct = (lambda v: 100.0 * v / total_stall) if total_stall else (lambda v: 0.0)
     waves = min(8, 512 // max(8, -(-vgpr // 8) * 8)) if vgpr else 8
+    more = f"{waves + 1} waves requires <= {512 // (waves + 1) // 8 * 8} VGPRs" if waves < 8 else "at the maximum"
     out = [f"instructions: {len(rows)}  total latency: {total_lat}  total stall: {total_stall}",
-           f"occupancy: {arch}, {vgpr} VGPRs, {waves} waves/SIMD", "", "stall by type:"]
+           f"occupancy: {arch}, {vgpr} VGPRs, {waves} waves/SIMD, limiter VGPR; {more}", "",
+           "instruction mix: " + ", ".join(f"{k} {n}" for k, n in sorted(mix.items(), key=lambda kv: -kv[1])),
+           "", "stall by type:"]
     for kind, v in sorted(by_type.items(), key=lambda kv: -kv[1]):
         out.append(f"  {kind:<14} {v:>12} {pct(v):6.1f}% {'#' * int(pct(v) / 2)}")
     out += ["", f"top {a.topk} source lines:"]
     for src, (v, hit) in sorted(by_line.items(), key=lambda kv: -kv[1][0])[:a.topk]:
-        out.append(f"  {v:>12} {pct(v):6.1f}% {v / hit if hit else 0:8.1f}/hit  {src}")
+        top = max(line_types[src].items(), key=lambda kv: kv[1])[0]
+        out.append(f"  {v:>12} {pct(v):6.1f}% {v / hit if hit else 0:8.1f}/hit  {top:<14} {src}")
     out += ["", f"top {a.topk} instructions:"]
     for stall, lat, hit, isa, src in sorted(instructions, key=lambda r: -r[0])[:a.topk]:
         out.append(f"  {stall:>12} {pct(stall):6.1f}% {lat:>10} {hit:>8}  {isa[:60]}  {src}")

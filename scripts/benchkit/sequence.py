@@ -3,8 +3,9 @@ the command sequence analyze -> plan -> report -> diff with the result cache, an
 command repeated on the unchanged capture (docs/benchmark.md).
 
 Every hotspot run here uses a cache folder of the benchmark's own (XDG_CACHE_HOME under a temp
-dir), never the user's: "fresh" runs have the cache off, a sequence starts from an empty folder,
-repeats run against a folder warmed by one run of each command.
+dir), never the user's: "fresh" runs have the cache off and an empty folder of their own (`cold_env`;
+bench.py checks it stays empty), a sequence starts from an empty folder, repeats run against a
+folder warmed by one run of each command.
 """
 
 from __future__ import annotations
@@ -21,7 +22,17 @@ from benchkit.measure import Run, Spread, run_once, summarize
 
 PY = sys.executable
 PREDECESSOR = str(Path(__file__).resolve().parent / "predecessor.py")
-CACHE_OFF = {"HOTSPOT_CACHE": "off"}
+
+def cold_env(folder: Path) -> dict[str, str]:
+    """The environment of a fresh run: the result cache off and, should anything still look for
+    it, a cache folder that starts empty (never the user's)."""
+    return {"HOTSPOT_CACHE": "off", "XDG_CACHE_HOME": str(folder)}
+
+
+def written(folder: Path) -> list[str]:
+    """Files that appeared in a fresh runs' cache folder (none, when off means off)."""
+    return sorted(str(p) for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+
 RACY_S = 2.1  # hotspot.cache.deps.RACY_NS, and a margin
 
 
@@ -62,9 +73,10 @@ class Chain:
         return a.median_wall_ns / b.median_wall_ns
 
 
-def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None]) -> Chain:
+def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None], fresh_env: dict[str, str]
+                  ) -> Chain:
     """Interleaved round by round (fresh, baseline, one sequence, the repeats), so machine noise
-    hits them alike."""
+    hits them alike. `fresh_env`: the environment of the fresh runs (`cold_env`)."""
     settle(d)
     with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
         root = Path(tmp)
@@ -78,12 +90,12 @@ def measure_chain(label: str, d: Path, runs: int, say: Callable[[str], None]) ->
         steps: dict[str, list[Run]] = {}
         repeats: dict[str, list[Run]] = {}
         for i in range(runs):
-            fresh.append(run_once(hotspot("analyze", str(d), "--format", "json"), env=CACHE_OFF))
+            fresh.append(run_once(hotspot("analyze", str(d), "--format", "json"), env=fresh_env))
             base.append(run_once([PY, PREDECESSOR, str(d)]))
-            cold = {"XDG_CACHE_HOME": str(root / f"seq{i}"), "HOTSPOT_CACHE": "on"}
+            empty = {"XDG_CACHE_HOME": str(root / f"seq{i}"), "HOTSPOT_CACHE": "on"}
             done = []
             for name, argv in sequence_commands(d, html):
-                r = run_once(argv, env=cold)
+                r = run_once(argv, env=empty)
                 steps.setdefault(name, []).append(r)
                 done.append(r)
             seq.append(_total(done))
@@ -114,8 +126,9 @@ def _total(runs: list[Run]) -> Run:
                exit_code=bad.exit_code if bad else 0, stderr_tail=bad.stderr_tail if bad else "")
 
 
-def measure_help(runs: int) -> dict[str, Spread]:
-    """`hotspot --help` and `hotspot analyze --help`, cold (cache off) and repeated (warm cache)."""
+def measure_help(runs: int, fresh_env: dict[str, str]) -> dict[str, Spread]:
+    """`hotspot --help` and `hotspot analyze --help`, cold (`fresh_env`: cache off, a first call) and
+    repeated (warm cache: what a help replayed from the result cache would cost)."""
     out: dict[str, Spread] = {}
     with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
         warm = {"XDG_CACHE_HOME": tmp, "HOTSPOT_CACHE": "on"}
@@ -123,7 +136,7 @@ def measure_help(runs: int) -> dict[str, Spread]:
             run_once(argv, sample_tree=False, env=warm)
             cold_runs, warm_runs = [], []
             for _ in range(runs):
-                cold_runs.append(run_once(argv, sample_tree=False, env=CACHE_OFF))
+                cold_runs.append(run_once(argv, sample_tree=False, env=fresh_env))
                 warm_runs.append(run_once(argv, sample_tree=False, env=warm))
             out[f"{name} (cold)"] = summarize(cold_runs)
             out[name] = summarize(warm_runs)

@@ -63,14 +63,15 @@ def evaluate(chains: list[tuple[Case, Chain]], sized: list[Case], help_runs: dic
 
     for name, key, limit in (("help_18", "--help", HELP_MAX_NS),
                              ("analyze_help", "analyze --help", ANALYZE_HELP_MAX_NS)):
-        goal = f"hotspot {key} <= {_s(limit)}"
-        warm, cold = help_runs.get(key), help_runs.get(f"{key} (cold)")
-        if warm is None or warm.failed:
-            out.append(_skip(name, goal, limit, "ns", None, warm.failed if warm else "not run"))
+        # judged on the first call (cache off): a help that is fast only when replayed is not fast
+        goal = f"hotspot {key} <= {_s(limit)} (cache off)"
+        cold, warm = help_runs.get(f"{key} (cold)"), help_runs.get(key)
+        if cold is None or cold.failed:
+            out.append(_skip(name, goal, limit, "ns", None, cold.failed if cold else "not run"))
             continue
-        v = warm.median_wall_ns
-        first = f"; first run (no cache) {_s(cold.median_wall_ns)}" if cold and not cold.failed else ""
-        out.append(Target(name, goal, _verdict(v <= limit), f"{_s(v)} median of {warm.runs}{first}", v,
+        v = cold.median_wall_ns
+        again = f"; with a warm cache {_s(warm.median_wall_ns)}" if warm and not warm.failed else ""
+        out.append(Target(name, goal, _verdict(v <= limit), f"{_s(v)} median of {cold.runs}{again}", v,
                           limit, "ns"))
     return out
 
