@@ -105,7 +105,7 @@ def measure(folder: Path, sizes: Sequence[float], caps: Sequence[str | None] = (
             env: dict[str, str] | None = None) -> list[Measurement]:
     """Peak RSS of each command on a huge code.json and a huge wave file of each size (MB), with
     the default cap (None) or the --max-file-mb values in `caps`; `env` is added to each run's
-    environment (bench.py: the result cache off, or a rerun would be a replay)."""
+    environment. Each run gets an empty cache folder of its own: a first run, never a replay."""
     out: list[Measurement] = []
     folder.mkdir(parents=True, exist_ok=True)
     for mb in sizes:
