@@ -303,3 +303,18 @@ def test_two_sequences_under_one_hash_stay_apart(mod, tmp_path, monkeypatch) -> 
     monkeypatch.setattr(wavepass, "scan", colliding)
     monkeypatch.setattr(wave_groups, "FOLD_HASH_MASK", 0)  # the fused pass: one hash for all
     assert _analysis(d, False, monkeypatch) == pure
+
+
+def test_built_extension_matches_the_abi_the_package_calls(mod) -> None:
+    """The build in use declares the ABI native.py was written for; a build from older source
+    (no ABI, or another one) is not used, so an editable install not rebuilt after an update falls
+    back to pure Python instead of failing mid-run (as a stale fold_lines did)."""
+    from types import SimpleNamespace
+
+    from hotspot.att.engine.native import NATIVE_ABI, is_current
+
+    assert mod.ABI == NATIVE_ABI and is_current(mod)
+    assert not is_current(SimpleNamespace())
+    assert not is_current(SimpleNamespace(ABI=NATIVE_ABI - 1))
+    src = Path(__file__).resolve().parents[1] / "hotspot/att/engine/_wavescan.c"
+    assert f"#define WAVESCAN_ABI {NATIVE_ABI}\n" in src.read_text()

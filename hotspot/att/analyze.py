@@ -25,7 +25,6 @@ from hotspot.att.model import (
     trimmed_data,
 )
 from hotspot.att.occupancy import DispatchOccupancy
-from hotspot.capture.codejson import EMPTY_TRACE_HINT
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
 from hotspot.capture.select import (
     OK,
@@ -35,7 +34,7 @@ from hotspot.capture.select import (
     rank_dispatches,
     selection_reason,
 )
-from hotspot.errors import EmptyTraceError, UsageError
+from hotspot.errors import UsageError
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import JsonObject, Result
 

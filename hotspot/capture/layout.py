@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from hotspot.capture.files import is_regular_file, load_json
+from hotspot.capture.files import load_json
 from hotspot.capture.session import memoized
 from hotspot.errors import InputError, bad_file
 from hotspot.result import JsonObject

@@ -63,10 +63,12 @@ def _native_scanner() -> Check:
     status = native_status()
     if status == "enabled":
         return Check("native wave scanner", "pass", False, "hotspot/att/engine/_wavescan.c is built and in use")
+    fix = ("rebuild it: pip install -e . (an editable install) or pip install --force-reinstall ."
+           if status.startswith("out of date") else
+           "reinstall hotspot with a C compiler and the Python headers present "
+           "(e.g. apt install gcc python3-dev; pip install --force-reinstall .)")
     return Check("native wave scanner", "warn", False,
-                 f"{status}; wave files are parsed in pure Python (same results, several times slower)",
-                 "reinstall hotspot with a C compiler and the Python headers present "
-                 "(e.g. apt install gcc python3-dev; pip install --force-reinstall .)")
+                 f"{status}; wave files are parsed in pure Python (same results, several times slower)", fix)
 
 
 def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None) -> Result:

@@ -12,10 +12,8 @@ if TYPE_CHECKING:
     from hotspot.result import Result
 
 
-from hotspot.commands.options import Format, FormatWithHtml  # noqa: F401  (re-used by commands)
-from hotspot.diagnostics import progress, warn  # noqa: F401
+from hotspot.diagnostics import warn
 from hotspot.render.registry import Renderer
-from hotspot.render.registry import lazy as lazy
 from hotspot.signals import signals_as_interrupts
 
 

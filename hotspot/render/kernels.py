@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.render.tables import heading, num, pct, shorten, shorten_left, table
+from hotspot.render.tables import heading, num, pct, shorten_left, table
 from hotspot.result import Result
 from hotspot.trace.model import KernelRow, KernelTable
 

@@ -1433,11 +1433,16 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
                                     "Native fast path of the wave pass.", -1, methods};
 
+/* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
+   build only when its ABI matches (a stale build left by an editable install falls back). */
+#define WAVESCAN_ABI 2
+
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddObjectRef(m, "Fold", (PyObject *)&FoldType) < 0) {
+    if (PyModule_AddIntConstant(m, "ABI", WAVESCAN_ABI) < 0
+            || PyModule_AddObjectRef(m, "Fold", (PyObject *)&FoldType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -24,22 +24,37 @@ from hotspot.capture.wavecheck import check_wave, scanned_ranges
 from hotspot.capture.waves import Wave
 from hotspot.result import JsonValue
 
+# WAVESCAN_ABI in _wavescan.c: the calls this module makes. A build from older source (an editable
+# install not rebuilt after an update) has another value and is not used: it would fail mid-run.
+NATIVE_ABI = 2
+
 try:
-    from hotspot.att.engine import _wavescan as _native
+    from hotspot.att.engine import _wavescan as _built
 except ImportError:  # no compiler at install time: the Python path does the same work
-    _native = None
+    _built = None
+
+
+def is_current(module: ModuleType) -> bool:
+    """True when `module` was built from the _wavescan.c this package calls."""
+    return getattr(module, "ABI", None) == NATIVE_ABI
+
+
+_stale = _built is not None and not is_current(_built)
+_native = None if _stale else _built
 
 PURE_PYTHON_ENV = "HOTSPOT_PURE_PYTHON"
 
 
 def native() -> ModuleType | None:
-    """The extension module, or None when absent or disabled by HOTSPOT_PURE_PYTHON."""
+    """The extension module, or None when absent, out of date or disabled by HOTSPOT_PURE_PYTHON."""
     if _native is None or os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
         return None
     return _native
 
 
 def native_status() -> str:
+    if _stale:
+        return "out of date (built from an older _wavescan.c; rebuild: pip install -e . or pip install .)"
     if _native is None:
         return "absent (built by pip install when a C compiler is present)"
     if native() is None:
