@@ -154,7 +154,7 @@ def _hostile(a: argparse.Namespace) -> int:
 
     # the asked size (refused by the default caps when above them), then files just under each
     # default cap: the largest inputs accepted, whose peak RSS must stay within the budget
-    sizes = [a.hostile_rss] + [mb * 0.9 for mb in (DEFAULT_MAX_FILE_MB, REPORT_MAX_FILE_MB)
+    sizes = [a.hostile_rss] + [mb * 0.9 for mb in sorted({DEFAULT_MAX_FILE_MB, REPORT_MAX_FILE_MB})
                                if mb and mb < a.hostile_rss]
     # each run is a first run: the result cache on (as users have it) in a folder that starts
     # empty, so the analysis runs and its entry is written (never a replay)

@@ -116,7 +116,7 @@ PAGES = {'': (('--help', '-h'),
                 ('--all', 'Analyze every dispatch dir found under PATH.'),
                 ('--max-file-mb <float>',
                  'Refuse a code.json or wave file larger than this many MB before reading it (0 = '
-                 'no cap; default 32, report 16: peak memory is ~15-60x the largest file).'),
+                 'no cap; default 32: peak memory is ~7-16x the largest file).'),
                 ('--max-waves <int>',
                  'Read at most N wave files, sampled evenly across SEs/SIMDs (for very large '
                  'captures).'),
@@ -441,7 +441,7 @@ PAGES = {'': (('--help', '-h'),
                 'folder of them, used before the ones found near the capture; repeatable.'),
                ('--max-file-mb <float>',
                 'Refuse a code.json or wave file larger than this many MB before reading it (0 = '
-                'no cap; default 32, report 16: peak memory is ~15-60x the largest file).'),
+                'no cap; default 32: peak memory is ~7-16x the largest file).'),
                ('--source-map <str>',
                 'OLD=NEW: read sources recorded under OLD from the local checkout NEW when the '
                 'capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, pairs '
@@ -571,8 +571,7 @@ PAGES = {'': (('--help', '-h'),
                         ('--force', 'Replace an existing output file.'),
                         ('--max-file-mb <float>',
                          'Refuse a code.json or wave file larger than this many MB before reading '
-                         'it (0 = no cap; default 32, report 16: peak memory is ~15-60x the '
-                         'largest file).'),
+                         'it (0 = no cap; default 32: peak memory is ~7-16x the largest file).'),
                         ('--format <text|json|markdown>',
                          'text, json or markdown.  [default: text]'),
                         ('-h, --help', 'Show this message and exit.')),

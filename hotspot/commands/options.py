@@ -41,8 +41,8 @@ def _check_max_file_mb(value: Optional[float]) -> Optional[float]:
 
 MaxFileMbOpt = Annotated[Optional[float], typer.Option(
     "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MB "
-                          "before reading it (0 = no cap; default 32, report 16: peak memory is "
-                          "~15-60x the largest file).")]
+                          "before reading it (0 = no cap; default 32: peak memory is ~7-16x the "
+                          "largest file).")]
 MaxWavesOpt = Annotated[Optional[int], typer.Option(
     "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for very "
                         "large captures).")]
