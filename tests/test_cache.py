@@ -365,6 +365,29 @@ def test_launcher_replays_stdout_stderr_and_exit_code(cache_on, tmp_path):
     assert (off.stdout, off.stderr) == (first.stdout, first.stderr)
 
 
+def test_a_replay_imports_only_the_cache(cache_on, tmp_path):
+    """A replay is answered before the command line is built: none of typer, orjson, typing or
+    hotspot's analysis is imported (each costs more than the replay itself; docs/benchmark.md)."""
+    d = _dispatch(tmp_path)
+    _settle()
+    args = ["analyze", str(d), "--format", "json"]
+    assert _launch(args, cache_on, tmp_path).returncode == 0
+    assert _entries(cache_on, "out")
+    probe = ("import runpy, sys; sys.argv = ['hotspot', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('hotspot', run_name='__main__')\n"
+             "except SystemExit as e:\n    code = e.code\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('typer', 'click', 'orjson', 'typing', 'hotspot')), file=sys.stderr)\n")
+    full = {**os.environ, "XDG_CACHE_HOME": str(cache_on.parent), store.CACHE_ENV: "on"}
+    run = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, env=full,
+                         cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
+    loaded = run.stderr.decode().strip().splitlines()[-1]
+    assert "'hotspot.cache.output'" in loaded  # the probe saw the launcher run
+    for heavy in ("'typer", "'click", "'orjson", "'typing'", "'hotspot.att", "'hotspot.cli'"):
+        assert heavy not in loaded, loaded
+
+
 def test_launcher_replays_warnings_on_stderr(corpus, cache_on, tmp_path):
     d = corpus_path("att", "gfx950", "vec_add")
     args = ["analyze", str(d), "--format", "text"]

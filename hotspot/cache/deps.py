@@ -105,7 +105,8 @@ def note(items: Iterable[object]) -> None:
 
 
 def _on_audit(event: str, args: tuple) -> None:
-    if _written and event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes)):
+    if _written and event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes)) \
+            and not (_quiet and get_ident() in _quiet):  # the cache's own entries are not outputs
         for out in _written:
             out.append(os.path.abspath(os.fsdecode(args[1])))
     if not _active or not args or (_quiet and get_ident() in _quiet):

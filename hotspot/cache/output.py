@@ -229,7 +229,8 @@ def run_and_store(p: Plan, run: Callable[[list[str]], int], argv: list[str]) -> 
 def _store(p: Plan, read: set[object], written: list[str], started: int, out: bytes,
            err: bytes) -> None:
     files = []
-    for path in dict.fromkeys(written):
+    inside = os.path.join(p.folder, "")
+    for path in dict.fromkeys(q for q in written if not q.startswith(inside)):
         with deps.unrecorded(), open(path, "rb") as fh:
             data = fh.read(OUTPUT_LIMIT + 1)
         if len(data) > OUTPUT_LIMIT:
