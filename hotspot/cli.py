@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from hotspot._version import __version__
+from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, take
+from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
     from typer._click import ClickException
@@ -26,11 +28,11 @@ def _version(value: bool) -> None:
 
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit."),
-          pretty: bool = typer.Option(False, "--pretty",
+          pretty: bool = typer.Option(False, PRETTY,
                                       help="Indent JSON output (any command; compact by default)."),
-          quiet: bool = typer.Option(False, "--quiet",
+          quiet: bool = typer.Option(False, QUIET_FLAG,
                                      help="No progress lines on stderr (any command)."),
-          no_cache: bool = typer.Option(False, "--no-cache",
+          no_cache: bool = typer.Option(False, NO_CACHE,
                                         help="Neither reuse nor store cached results (any "
                                         "command; also HOTSPOT_CACHE=off).")
           ) -> None:
@@ -82,7 +84,6 @@ LISTING: tuple[tuple[str, str, bool], ...] = (
     ("cache",
      "The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it.", True),
 )
-COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell-completion protocol (argv is empty then)
 
 
 def build_app(only: str | None = None, listing_only: bool = False) -> typer.Typer:
@@ -120,38 +121,26 @@ def _stub() -> None:  # pragma: no cover - never invoked: a named command mounts
     raise typer.Exit(2)
 
 
-def _take_pretty(args: list[str]) -> list[str]:
-    """`--pretty` (indent JSON) is accepted by every command, anywhere before `--`: it is taken out
-    here and sets the JSON writer's mode, so no command has to thread it through."""
-    end = args.index("--") if "--" in args else len(args)
-    if "--pretty" not in args[:end]:
-        # reset a previous in-process call's --pretty; not loaded yet means off (help stays light)
+def _take_global_flags(args: list[str]) -> list[str]:
+    """`--pretty` (indent JSON), `--quiet` (no progress on stderr) and `--no-cache` are accepted by
+    every command, anywhere before `--`: they are taken out here and set their process-wide mode,
+    so no command has to thread them through. Each call sets all three (an in-process caller may
+    run several command lines)."""
+    from hotspot.cache.store import DISABLED
+    from hotspot.diagnostics import QUIET
+
+    pretty, args = take(PRETTY, args)
+    QUIET["on"], args = take(QUIET_FLAG, args)
+    DISABLED["on"], args = take(NO_CACHE, args)
+    if pretty:
+        from hotspot.result import PRETTY as PRETTY_MODE
+
+        PRETTY_MODE["on"] = True
+    else:  # reset an earlier call's --pretty; not loaded yet means off (help stays light)
         result = sys.modules.get("hotspot.result")
         if result is not None:
             result.PRETTY["on"] = False
-        return args
-    from hotspot.result import PRETTY
-
-    PRETTY["on"] = True
-    return [a for a in args[:end] if a != "--pretty"] + args[end:]
-
-
-def _take_quiet(args: list[str]) -> list[str]:
-    """`--quiet` (any command, anywhere before `--`): no progress on stderr."""
-    from hotspot.diagnostics import QUIET
-
-    end = args.index("--") if "--" in args else len(args)
-    QUIET["on"] = "--quiet" in args[:end]
-    return [a for a in args[:end] if a != "--quiet"] + args[end:] if QUIET["on"] else args
-
-
-def _take_no_cache(args: list[str]) -> list[str]:
-    """`--no-cache` (any command, anywhere before `--`): neither reuse nor store cached results."""
-    from hotspot.cache.store import DISABLED
-
-    end = args.index("--") if "--" in args else len(args)
-    DISABLED["on"] = "--no-cache" in args[:end]
-    return [a for a in args[:end] if a != "--no-cache"] + args[end:] if DISABLED["on"] else args
+    return args
 
 
 def _json_requested(args: Sequence[str]) -> bool:
@@ -216,9 +205,7 @@ def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
 
 
 def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored click or click
-    args = _take_pretty(args)
-    args = _take_quiet(args)
-    args = _take_no_cache(args)
+    args = _take_global_flags(args)
     import os
 
     completing = any(k.startswith(COMPLETION_ENV) for k in os.environ)

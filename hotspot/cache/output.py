@@ -28,17 +28,15 @@ if TYPE_CHECKING:  # annotations only: this module is the launcher's hit path
     from collections.abc import Callable, Sequence
 
 from hotspot.cache import deps, store
+from hotspot.globalflags import COMPLETION_ENV, NO_CACHE  # completion: never cached
 
 FORMAT = 2  # bump when the body layout below changes
 CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy", "report", "export")
 FORCE_FLAG = "--force"
-GLOBAL_FLAGS = ("--pretty", "--quiet", "--no-cache")  # taken by hotspot/cli.py from any position
-NO_CACHE_FLAG = "--no-cache"
 HELP_FLAGS = ("--help", "-h")
 # Environment variables that change what a command prints, besides every HOTSPOT_* one.
 ENV_KEYS = ("COLUMNS", "LINES", "TERM", "NO_COLOR", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
             "PYTHONIOENCODING", "PYTHONUTF8")
-COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell completion protocol: never cached
 OUTPUT_LIMIT = 64 << 20  # bytes of stdout + stderr kept per run; a larger output is not cached
 
 
@@ -55,7 +53,7 @@ def plan(argv: Sequence[str]) -> Plan | None:
     """Where this command line's output would be cached, or None when it is not cacheable."""
     end = list(argv).index("--") if "--" in argv else len(argv)
     head = list(argv[:end])
-    if NO_CACHE_FLAG in head or store.disabled_reason():
+    if NO_CACHE in head or store.disabled_reason():
         return None
     if any(k.startswith(COMPLETION_ENV) for k in os.environ):
         return None
@@ -229,8 +227,7 @@ def run_and_store(p: Plan, run: Callable[[list[str]], int], argv: list[str]) -> 
 def _store(p: Plan, read: set[object], written: list[str], started: int, out: bytes,
            err: bytes) -> None:
     files = []
-    inside = os.path.join(p.folder, "")
-    for path in dict.fromkeys(q for q in written if not q.startswith(inside)):
+    for path in dict.fromkeys(written):
         with deps.unrecorded(), open(path, "rb") as fh:
             data = fh.read(OUTPUT_LIMIT + 1)
         if len(data) > OUTPUT_LIMIT:

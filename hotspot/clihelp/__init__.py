@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import sys
 
+from hotspot.globalflags import COMPLETION_ENV, GLOBAL_FLAGS  # completion: typer answers
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-GLOBAL_FLAGS = ("--pretty", "--quiet", "--no-cache")  # taken out by hotspot/cli.py wherever they are
-COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell-completion protocol: typer answers
 MAX_DEPTH = 2  # `hotspot GROUP COMMAND --help`
 EXIT_USAGE = 2  # hotspot.errors.EXIT_USAGE (not imported: it would load the exception module)
 # click's HelpFormatter: the width is the terminal's, at most 80, minus 2, at least 50
