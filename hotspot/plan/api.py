@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
-from hotspot.result import JsonObject, PlainView, Result, plain
+from hotspot.result import JsonObject, JsonValue, PlainView, Result, plain
 from hotspot.record import record
 
 
@@ -51,10 +52,6 @@ class PlanData:
     plan_skipped: list[Skipped]
     pmc: JsonObject | None
     selection: Selection | None
-
-
-def _plain(obj: object) -> JsonObject:
-    return plain(obj)
 
 
 def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
@@ -91,12 +88,12 @@ def _dedupe(items: list[str]) -> list[str]:
 
 def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | None,
             warnings: list[str]) -> DispatchAnalysis:
-    plain = PlainView(a)  # the plan converts the sections it reads, not the whole analysis
+    view = PlainView(a)  # the plan converts the sections it reads, not the whole analysis
     pmc_info = None
     pmc_kernel = None
     if pmc_paths:
-        pmc_info, pmc_kernel = _pmc_for(plain, pmc_paths, warnings)
-    outcome: PlanOutcome = run_plan(plain, pmc_kernel)
+        pmc_info, pmc_kernel = _pmc_for(view, pmc_paths, warnings)
+    outcome: PlanOutcome = run_plan(view, pmc_kernel)
     values = {f.name: getattr(a, f.name) for f in fields(a)}
     values["options"] = {**(a.options or {}), "topk": opts.topk, "plan": True}
     return PlannedAnalysis(**values | {"plan": outcome.items}, plan_skipped=outcome.skipped,
@@ -105,18 +102,18 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
                            plan_summary=outcome.summary, plan_pmc=pmc_info)
 
 
-def _pmc_for(plain: JsonObject, pmc_paths: list[Path], warnings: list[str]
+def _pmc_for(analysis: Mapping[str, JsonValue], pmc_paths: list[Path], warnings: list[str]
              ) -> tuple[JsonObject, JsonObject | None]:
     """Run `hotspot pmc` on the files (with the dispatch's arch) and pick this kernel's report."""
     from hotspot.pmc.api import analyze_pmc
 
-    arch = plain.get("arch") or {}
+    arch = analysis.get("arch") or {}
     gfx = arch.get("gfx") if arch.get("known") else None
     res = analyze_pmc([Path(p) for p in pmc_paths], arch=gfx)
     warnings.extend(f"pmc: {w}" for w in res.warnings)
-    pmc = _plain(res.data)
+    pmc = plain(res.data)
     kernels = [k for k in pmc.get("kernels") or [] if isinstance(k, dict)]
-    dispatch = plain.get("dispatch") or {}
+    dispatch = analysis.get("dispatch") or {}
     names = [n for n in (dispatch.get("kernel"), dispatch.get("symbol")) if n]
     chosen, how = match_kernel(kernels, names)
     info = {"files": [str(p) for p in pmc_paths], "kernel": chosen.get("kernel") if chosen else None,

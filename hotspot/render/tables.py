@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-
 from hotspot.diagnostics import printable, terminal_width
 
 BAR_WIDTH = 24

@@ -22,6 +22,8 @@ from benchkit.measure import Run, Spread, run_once, summarize
 
 PY = sys.executable
 PREDECESSOR = str(Path(__file__).resolve().parent / "predecessor.py")
+RACY_S = 2.1  # hotspot.cache.deps.RACY_NS, and a margin
+
 
 def cold_env(folder: Path) -> dict[str, str]:
     """The environment of a fresh run: the result cache off and, should anything still look for
@@ -32,8 +34,6 @@ def cold_env(folder: Path) -> dict[str, str]:
 def written(folder: Path) -> list[str]:
     """Files that appeared in a fresh runs' cache folder (none, when off means off)."""
     return sorted(str(p) for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-
-RACY_S = 2.1  # hotspot.cache.deps.RACY_NS, and a margin
 
 
 def hotspot(*args: str) -> list[str]:
