@@ -421,7 +421,7 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObj
         earlier = doc.get("slurm")
         doc["slurm"] = {"job_id": job_id, "script": slurm.SCRIPT, "nodes": opts.nodes, "submitted_at":
                         mf.utc_iso() if job_id else None, "dry_run": opts.dry_run, "cpus_per_task": cpus,
-                        "earlier": ((earlier or {}).get("earlier") or []) + ([earlier] if earlier else [])}
+                        "partition": opts.partition, "earlier": ((earlier or {}).get("earlier") or []) + ([earlier] if earlier else [])}
         data = progress_data(sweep_dir, doc)
     data.update(slurm={"job_id": job_id, "script": str(script), "nodes": opts.nodes, "dry_run": opts.dry_run,
                        "cpus_per_task": cpus, "submit": None if job_id else f"sbatch {script}"},

@@ -120,7 +120,7 @@ ACTIVE = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED", "REQUEU
           "RESIZING", "SIGNALING", "STAGE_OUT", "SUSPENDED", "STOPPED", "RESV_DEL_HOLD", "SPECIAL_EXIT")
 LOST = ("NODE_FAIL", "BOOT_FAIL")
 # Pending reasons that no amount of waiting fixes (squeue %R / sacct Reason).
-NEVER_RUNS = ("ReqNodeNotAvail", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
+NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
               "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
               "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held")
 # The worker's own exit codes that mean it ran and some entries failed (6) or were empty (4).
@@ -192,6 +192,30 @@ def squeue(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
                            "node": parts[3] or None, "reason": None if parts[4] in ("", "None") or
                            parts[4] == parts[3] else parts[4], "source": "squeue"}
     return tasks, "squeue" if tasks else "the job has left the queue"
+
+
+# sinfo's short node states that take no job (down, drained, draining, failing, not responding...).
+UNUSABLE_NODE = re.compile(r"^(down|drain|drng|drained|draining|fail|failg|maint|boot|powered_down|"
+                           r"power_down|pow_dn|inval|futr|future|unk|unknown)")
+
+
+def node_health(partition: str | None) -> tuple[int, list[JsonObject]] | None:
+    """(nodes that can take a job, [{node, state, reason}] that cannot) in the partition (all
+    partitions when None), from sinfo; None when sinfo cannot answer."""
+    out, _ = _query(["sinfo", "-h", "-N", "-o", "%N|%t|%E", *(["-p", partition] if partition else [])])
+    if out is None:
+        return None
+    usable, down = set(), {}
+    for line in out.splitlines():
+        parts = line.strip().split("|", 2)
+        if len(parts) != 3:
+            continue
+        node, state, reason = parts
+        if UNUSABLE_NODE.match(state.rstrip("*~#!%$@^-")):
+            down[node] = {"node": node, "state": state, "reason": None if reason in ("", "none") else reason}
+        else:
+            usable.add(node)
+    return len(usable - set(down)), list(down.values())
 
 
 def read_task_log(path: Path) -> JsonObject | None:

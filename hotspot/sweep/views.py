@@ -82,6 +82,8 @@ def task_problems(tasks: list[JsonObject], doc: JsonObject, sweep_dir: Path) -> 
     c = mf.counts(doc)
     left = c["pending"] + c["interrupted"] + c["running"]
     rerun = f"hotspot sweep {doc['recipes'].get('path')} -o {sweep_dir} --slurm"
+    info = doc.get("slurm") or {}
+    health = slurm.node_health(info.get("partition")) if any(t["state"] == "PENDING" for t in tasks) else None
     out = []
     for t in tasks:
         state, code, log = t["state"], t.get("exit_code"), t.get("log") or "(no log)"
@@ -90,14 +92,19 @@ def task_problems(tasks: list[JsonObject], doc: JsonObject, sweep_dir: Path) -> 
             out.append({"task": t["task"], "kind": "node-lost",
                         "message": f"task {t['job_id']}: {state}{where}: the node was lost with its entries",
                         "fix": f"its entries are re-queued by a rerun: {rerun}"})
-        elif state == "PENDING" and any(str(t.get("reason") or "").startswith(r) for r in slurm.NEVER_RUNS):
-            nodes = re.search(r"UnavailableNodes:(\S+)", str(t.get("reason")))
-            fix = (f"an admin resumes the node (scontrol update nodename={nodes.group(1)} state=resume), or cancel "
-                   f"it (hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition"
+        elif state == "PENDING" and (any(str(t.get("reason") or "").startswith(r) for r in slurm.NEVER_RUNS)
+                                     or (health is not None and health[0] == 0 and health[1])):
+            named = re.search(r"UnavailableNodes:(\S+)", str(t.get("reason")))
+            nodes = named.group(1) if named else ",".join(n["node"] for n in (health or (0, []))[1])
+            why = "; ".join(f"{n['node']} {n['state']}" + (f" ({n['reason']})" if n.get("reason") else "")
+                            for n in (health or (0, []))[1])
+            fix = (f"an admin resumes the node (scontrol update nodename={nodes} state=resume), or cancel it "
+                   f"(hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition"
                    if nodes else f"cancel it (hotspot sweep cancel {sweep_dir}) and resubmit with other "
                    "--partition/--account/--time/--sbatch-arg values")
             out.append({"task": t["task"], "kind": "never-runs",
-                        "message": f"task {t['job_id']}: pending and can never run ({t['reason']})", "fix": fix})
+                        "message": f"task {t['job_id']}: pending and can never run as things are "
+                                   f"({t.get('reason')}{'; nodes: ' + why if why else ''})", "fix": fix})
         elif state not in slurm.ACTIVE and code is not None and code not in slurm.ENTRY_OUTCOME_CODES:
             why = ("stopped by SIGTERM (scancel or the time limit)" if code == 143 or t.get("sigterm")
                    else f"died ({_describe_exit(code)})")

@@ -19,9 +19,9 @@ done
 [ "$(id -u)" = 0 ] || { echo "start_slurm: needs root (SlurmUser=root)" >&2; exit 3; }
 
 host="$(hostname -s)"
-# At least 4 CPUs so a few array tasks run at once even on a small VM (config_overrides lets the
+# At least 16 CPUs so two array tasks of 2 GPUs x 4 CPUs run at once even on a small VM (config_overrides lets the
 # node claim more than it has instead of being drained for "Low CPUs").
-cpus="$(nproc)"; [ "$cpus" -ge 8 ] || cpus=8
+cpus="$(nproc)"; [ "$cpus" -ge 16 ] || cpus=16
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ctld_port="$(free_port)"
 d_port="$(free_port)"
@@ -67,7 +67,7 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/logs/slurmctld.log
 SlurmdLogFile=$dir/logs/slurmd.log
-ReturnToService=2
+ReturnToService=1
 SlurmdParameters=config_overrides
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
