@@ -149,14 +149,52 @@ def _state_word(state: str) -> str:
 
 
 def _exit_code(text: str) -> int | None:
-    code, _, _sig = text.strip().partition(":")
+    """Slurm's 'code:signal' -> the shell's view: the code, or 128 + the signal that ended it."""
+    code, _, sig = text.strip().partition(":")
+    if sig.isdigit() and int(sig) > 0:
+        return 128 + int(sig)
     return int(code) if code.isdigit() else None
 
 
-def _task_id(job_field: str) -> str | None:
-    """'12_3' -> '3'; the not yet split pending range '12_[2-5]' and anything else -> None."""
+MAX_TASK_IDS = 100_000  # a pending range is expanded at most this far
+
+
+def task_ids(job_field: str) -> list[str]:
+    """'12_3' -> ['3']; a pending range not yet split, '12_[2-4,7%2]' -> ['2', '3', '4', '7'];
+    a job step or anything else -> []."""
     _, sep, task = job_field.strip().partition("_")
-    return task if sep and task.isdigit() else None
+    if not sep:
+        return []
+    if task.isdigit():
+        return [task]
+    m = re.fullmatch(r"\[([\d,\-]+)(?:%\d+)?\]", task)
+    if not m:
+        return []
+    out: list[str] = []
+    for part in m.group(1).split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or len(lo) > 9 or len(hi) > 9:
+            return []
+        out += [str(i) for i in range(int(lo), min(int(hi or lo), int(lo) + MAX_TASK_IDS) + 1)]
+        if len(out) > MAX_TASK_IDS:
+            break
+    return out[:MAX_TASK_IDS]
+
+
+def parse_sacct(text: str) -> dict[str, JsonObject]:
+    """`sacct -n -P -X --format=JobID,State,ExitCode,NodeList,Reason` lines -> per array task id."""
+    tasks: dict[str, JsonObject] = {}
+    for line in text.splitlines():
+        parts = line.split("|")
+        if len(parts) != 5:
+            continue
+        for task in task_ids(parts[0]):
+            state = _state_word(parts[1])
+            tasks[task] = {"job_id": f"{parts[0].split('_')[0]}_{task}", "state": state,
+                           "exit_code": None if state in ACTIVE else _exit_code(parts[2]),
+                           "node": None if parts[3] in ("", "None assigned") else parts[3],
+                           "reason": None if parts[4] in ("", "None") else parts[4], "source": "sacct"}
+    return tasks
 
 
 def sacct(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
@@ -166,15 +204,24 @@ def sacct(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
                         "--format=JobID,State,ExitCode,NodeList,Reason"])
     if out is None:
         return None, note
+    return parse_sacct(out), "sacct"
+
+
+def parse_squeue(text: str) -> dict[str, JsonObject]:
+    """`squeue -h -r -t all -o %i|%K|%T|%N|%R` lines -> per array task id."""
     tasks: dict[str, JsonObject] = {}
-    for line in out.splitlines():
-        parts = line.split("|")
-        if len(parts) != 5 or (task := _task_id(parts[0])) is None:
+    for line in text.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) != 5 or not parts[1].isdigit():
             continue
-        tasks[task] = {"job_id": parts[0], "state": _state_word(parts[1]), "exit_code": _exit_code(parts[2]),
-                       "node": None if parts[3] in ("", "None assigned") else parts[3],
-                       "reason": None if parts[4] in ("", "None") else parts[4], "source": "sacct"}
-    return tasks, "sacct"
+        reason = parts[4].strip()
+        if reason.startswith("(") and reason.endswith(")"):
+            reason = reason[1:-1]
+        tasks[parts[1]] = {"job_id": parts[0], "state": _state_word(parts[2]), "exit_code": None,
+                           "node": parts[3] or None,
+                           "reason": None if reason in ("", "None") or reason == parts[3] else reason,
+                           "source": "squeue"}
+    return tasks
 
 
 def squeue(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
@@ -183,14 +230,7 @@ def squeue(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
     out, note = _query(["squeue", "-h", "-r", "-t", "all", "-j", str(job_id), "-o", "%i|%K|%T|%N|%R"])
     if out is None:
         return ({}, "the job has left the queue") if "Invalid job id" in note else (None, note)
-    tasks: dict[str, JsonObject] = {}
-    for line in out.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) != 5 or not parts[1].isdigit():
-            continue
-        tasks[parts[1]] = {"job_id": parts[0], "state": _state_word(parts[2]), "exit_code": None,
-                           "node": parts[3] or None, "reason": None if parts[4] in ("", "None") or
-                           parts[4] == parts[3] else parts[4], "source": "squeue"}
+    tasks = parse_squeue(out)
     return tasks, "squeue" if tasks else "the job has left the queue"
 
 

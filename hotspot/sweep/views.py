@@ -105,7 +105,8 @@ def task_problems(tasks: list[JsonObject], doc: JsonObject, sweep_dir: Path) -> 
             out.append({"task": t["task"], "kind": "never-runs",
                         "message": f"task {t['job_id']}: pending and can never run as things are "
                                    f"({t.get('reason')}{'; nodes: ' + why if why else ''})", "fix": fix})
-        elif state not in slurm.ACTIVE and code is not None and code not in slurm.ENTRY_OUTCOME_CODES:
+        elif state not in slurm.ACTIVE and code is not None and code not in slurm.ENTRY_OUTCOME_CODES \
+                and (left or code <= 128):  # a task stopped by a signal after the work was done is fine
             why = ("stopped by SIGTERM (scancel or the time limit)" if code == 143 or t.get("sigterm")
                    else f"died ({_describe_exit(code)})")
             fix = f"read {log}, fix the cause" + (f", then run the {left} entries left: {rerun}" if left else "")
