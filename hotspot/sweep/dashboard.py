@@ -15,21 +15,22 @@ from hotspot.result import JsonObject
 
 COLUMNS = (  # (key, header, numeric)
     ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
-    ("duration_ns", "avg duration (ns)", True), ("occ", "occupancy (theor. / achieved waves/SIMD)", True),
+    ("duration_ns", "avg ns", True), ("occ", "waves/SIMD (theor. / achieved)", True),
     ("limiter", "limiter", False), ("stall", "top stall", True), ("line", "hottest line", False),
-    ("collapse", "source collapse", False), ("plan", "top plan item", False),
-    ("headroom", "est. headroom", True), ("slurm", "Slurm task / node", False))
+    ("collapse", "collapse", False), ("plan", "top plan item", False),
+    ("headroom", "headroom", True), ("slurm", "Slurm task", False))
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
 h1 { font-size: 1.4em; } .counts span { margin-right: 1em; }
 table { border-collapse: collapse; width: 100%; table-layout: fixed; }
 th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top;
-         overflow-wrap: anywhere; word-break: break-word; }
-col.w-name { width: 9%; } col.w-state { width: 13%; } col.w-kernel { width: 12%; } col.w-arch { width: 5%; }
+         overflow-wrap: break-word; }
+td .reason, td.kernel { overflow-wrap: anywhere; }
+col.w-name { width: 8%; } col.w-state { width: 16%; } col.w-kernel { width: 11%; } col.w-arch { width: 5%; }
 col.w-num { width: 6%; } col.w-limiter { width: 6%; } col.w-line { width: 9%; } col.w-collapse { width: 5%; }
-col.w-plan { width: 10%; } col.w-slurm { width: 7%; }
-th { cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
+col.w-plan { width: 10%; } col.w-slurm { width: 5%; }
+th { font-size: 13px; cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.state-failed td, tr.state-timed-out td { background: #fff0f0; } tr.state-empty td { background: #fffbe6; }
@@ -106,7 +107,12 @@ def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
     log = row.get("log")
     log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(log, base)).as_posix(), quote=True)}">job.log</a>'
                 if log else "")
-    state = escape(row["state"]) + log_link + (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
+    where = ""
+    if row.get("host") and row["state"] != "pending":
+        dev = f" = device {row['device']}" if row.get("device") not in (None, str(row.get("gpu"))) else ""
+        where = f'<div class="muted">{escape(str(row["host"]))} GPU {escape(str(row.get("gpu")))}{escape(dev)}</div>'
+    state = escape(row["state"]) + log_link + where + \
+        (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
     task = row.get("slurm") or {}
     slurm_txt = f"{task.get('job_id')} {task.get('state')}" + (f" on {task['node']}" if task.get("node") else "") \
         if task else ""
