@@ -199,7 +199,7 @@ def worker_gone(doc: JsonObject, wid: str | None, now: float | None = None) -> b
 
 
 def reclaim_stale(doc: JsonObject) -> list[str]:
-    """Entries `running` under a worker that is gone become `interrupted` (rerun them with
+    """Entries `running` under a worker that is gone become `interrupted` (a rerun re-queues them;
     --retry interrupted). Returns their names."""
     names = []
     now = time.time()
