@@ -199,8 +199,8 @@ def worker_gone(doc: JsonObject, wid: str | None, now: float | None = None) -> b
 
 
 def reclaim_stale(doc: JsonObject) -> list[str]:
-    """Entries `running` under a worker that is gone become `interrupted` (a rerun re-queues them;
-    --retry interrupted). Returns their names."""
+    """Entries `running` under a worker that is gone become `interrupted` (a rerun or a Slurm
+    requeue re-queues them). Returns their names."""
     names = []
     now = time.time()
     for e in doc["entries"]:
