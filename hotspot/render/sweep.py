@@ -6,10 +6,16 @@ from hotspot.render.tables import shorten, table
 from hotspot.result import JsonObject, Result
 
 
-def _counts(c: dict[str, int]) -> str:
-    from hotspot.sweep.manifest import describe_counts
+COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
 
-    return describe_counts(c)
+
+def describe_counts(c: dict[str, int]) -> str:
+    """The one wording of a sweep's counts (progress line, summary, errors, --wait): every non-zero
+    state under its own name, e.g. `3 done, 1 failed, 1 timed-out, 2 pending`."""
+    return ", ".join(f"{c[k]} {k}" for k in COUNT_ORDER if c.get(k)) or "no entries"
+
+
+_counts = describe_counts
 
 
 def _pct(v: float | None) -> str:

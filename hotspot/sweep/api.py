@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 
-from hotspot.errors import HotspotError, InputError, ToolMissingError, UsageError
+from hotspot.errors import HotspotError, InputError, UsageError
 from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes
+from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
+from hotspot.render.sweep import describe_counts
+from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
+from hotspot.sweep.outcome import SweepResult, exit_code
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 
 SWEEPS_DIR = "hotspot-sweeps"
-# Upper bounds of --gpus: no node has this many GPUs (MI300X/MI355X nodes have 8; partitioned into
-# CPX mode 64), and a list longer than this many characters is not a typed GPU list.
-MAX_GPUS = 1024
-MAX_GPU_SPEC = 4096
 EXIT_INTERRUPTED = 130
 DEFAULT_ATT_RETRIES = 2
 MAX_ATT_RETRIES = 64  # job.att_variants has this many distinct (CU, mask) placements at most
@@ -26,19 +24,6 @@ MAX_ARRAY_TASKS = 100_000  # above Slurm's default MaxArraySize (1001) and any s
 MAX_CPUS_PER_TASK = 4096
 RETRY_WORDS = {"failed": ("failed",), "empty": ("empty",), "timed-out": ("timed-out",), "timeout": ("timed-out",),
                "interrupted": ("interrupted",), "all": mf.RETRYABLE}
-
-
-class SweepResult(Result):
-    """A sweep's Result: the envelope's `ok` is true only when the command exits 0 (an exit 6 with
-    failed entries is not ok), and it carries `exit_code`."""
-
-    exit_code: int = 0
-
-    def envelope(self) -> JsonObject:
-        env = super().envelope()
-        env["ok"] = self.exit_code == 0
-        env["exit_code"] = self.exit_code
-        return env
 
 
 class SweepInterrupted(HotspotError):
@@ -69,42 +54,7 @@ class SweepOptions:
     cpus_per_task: int | None = None
 
 
-# ---------------------------------------------------------------------------- GPUs
-def parse_gpus(spec: str, rocprofv3: str | None = None) -> tuple[int, ...]:
-    """all | 0-7 | 0,2,5 | 0-3,6 -> GPU indices (HIP ordinals). `all` = what `hotspot doctor` lists.
-
-    Bounded before anything is built: the text is at most MAX_GPU_SPEC characters and every index
-    below MAX_GPUS, so a typo such as 0-99999999 is refused at once instead of listing 10^8 GPUs."""
-    if len(spec) > MAX_GPU_SPEC:
-        raise UsageError(f"--gpus: {len(spec)} characters is not a GPU list", "use all, a range 0-7, or a list 0,2,5")
-    text = spec.strip().lower()
-    inherited = os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or ""
-    if text == "all" and inherited.strip():
-        # Already restricted (Slurm --gres): all = every listed device, whatever the tools enumerate.
-        return tuple(range(len([d for d in inherited.split(",") if d.strip()][:MAX_GPUS])))
-    if text == "all":
-        from hotspot.collect import tools
-
-        found = tools.find_rocprofv3(rocprofv3)
-        gpus, how = tools.list_gpus(found.path if found else None)
-        if not gpus:
-            raise ToolMissingError(f"--gpus all: no GPU found ({how})",
-                                   "run on a GPU node (`hotspot doctor` lists what it sees), or name them: --gpus 0-7")
-        return tuple(g.index for g in gpus)
-    out: dict[int, None] = {}  # ordered, and membership in O(1)
-    for part in text.split(","):
-        m = re.fullmatch(r"\s*(\d{1,12})\s*(?:-\s*(\d{1,12})\s*)?", part)
-        lo = int(m.group(1)) if m else 0
-        hi = int(m.group(2) or lo) if m else 0
-        if not m or hi < lo:
-            raise UsageError(f"--gpus {spec!r} is not a GPU list", "use all, a range 0-7, or a list 0,2,5")
-        if hi >= MAX_GPUS:
-            raise UsageError(f"--gpus {spec!r}: GPU {hi} is beyond any node ({MAX_GPUS} at most)",
-                             "count a node's GPUs from 0 (`hotspot doctor` lists them)")
-        out.update(dict.fromkeys(range(lo, hi + 1)))
-    return tuple(out)
-
-
+# ---------------------------------------------------------------------------- options
 def parse_retry(values: tuple[str, ...]) -> tuple[str, ...]:
     states: list[str] = []
     for v in values:
@@ -291,12 +241,6 @@ def _discard(sweep_dir: Path) -> None:
     shutil.rmtree(sweep_dir, ignore_errors=True)
 
 
-def _exit_code(states: set[str]) -> int:
-    if states & {"failed", "timed-out", "interrupted"}:
-        return 6
-    return 4 if "empty" in states else 0
-
-
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str,
           scope: str) -> Result:
     """Run a worker; `scope` "sweep" judges the exit code on every entry (of --only), "worker" on
@@ -323,7 +267,7 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
     if outcome.interrupted:
         c = data["counts"]
         err = SweepInterrupted(
-            f"interrupted: {mf.describe_counts(c)} in {sweep_dir}",
+            f"interrupted: {describe_counts(c)} in {sweep_dir}",
             f"finish it with the same command (interrupted entries are re-queued): {_resume_hint(doc, sweep_dir)}",
             details={"sweep_dir": str(sweep_dir), "counts": c})
         err.exit_code = 128 + (outcome.signum or 2)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
@@ -331,9 +275,9 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
         raise err
     result = SweepResult(command, data, [])
     if scope == "worker":
-        result.exit_code = _exit_code({r["state"] for r in outcome.finished})
+        result.exit_code = exit_code({r["state"] for r in outcome.finished})
     else:
-        result.exit_code = _exit_code({e["state"] for e in doc["entries"] if not only or e["name"] in only})
+        result.exit_code = exit_code({e["state"] for e in doc["entries"] if not only or e["name"] in only})
     data["exit_code"] = result.exit_code
     return result
 
@@ -400,7 +344,7 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObj
             data = progress_data(sweep_dir, doc)
         data.update(slurm=None, nothing_to_do=True, **prep)
         result = SweepResult("sweep", data, [])
-        result.exit_code = _exit_code({e["state"] for e in doc["entries"]})
+        result.exit_code = exit_code({e["state"] for e in doc["entries"]})
         data["exit_code"] = result.exit_code
         return result
     warnings = []

@@ -220,9 +220,3 @@ def counts(doc: JsonObject) -> dict[str, int]:
         out[e["state"]] = out.get(e["state"], 0) + 1
     return out
 
-
-def describe_counts(c: dict[str, int]) -> str:
-    """The one wording of a sweep's counts (progress line, summary, errors): every non-zero state,
-    in STATES order, each under its own name."""
-    order = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
-    return ", ".join(f"{c[k]} {k}" for k in order if c.get(k)) or "no entries"

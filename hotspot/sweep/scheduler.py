@@ -34,6 +34,7 @@ from hotspot.diagnostics import QUIET
 from hotspot.collect import process
 from hotspot.result import JsonObject
 from hotspot.sweep import manifest as mf
+from hotspot.render.sweep import describe_counts
 from hotspot.sweep.job import RESULT, SPEC
 from hotspot.record import record
 
@@ -169,7 +170,7 @@ class Worker:
         if self.elapsed and left:
             per = sum(self.elapsed) / len(self.elapsed)
             eta = f", ETA {_fmt_s(per * left / max(1, len(self.opts.gpus)))}"
-        line = f"[sweep] {mf.describe_counts(c)} (running: {running}){eta}"
+        line = f"[sweep] {describe_counts(c)} (running: {running}){eta}"
         if self.tty:
             try:
                 width = (os.get_terminal_size(2).columns or 200) - 1  # 0 columns: a pty without a size

@@ -44,7 +44,7 @@ def gpus_per_task(gpus: str, sbatch_args: list[str]) -> int | None:
             return int(m.group(1))
     if gpus.strip().lower() == "all":
         return None
-    from hotspot.sweep.api import parse_gpus
+    from hotspot.sweep.gpus import parse_gpus
 
     return len(parse_gpus(gpus))
 

@@ -124,7 +124,7 @@ def task_problems(tasks: list[JsonObject], doc: JsonObject, sweep_dir: Path) -> 
 
 
 def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
-    from hotspot.sweep.api import SweepResult
+    from hotspot.sweep.outcome import SweepResult
 
     sweep_dir = sweep_dir.resolve()
     doc = mf.read(sweep_dir)
@@ -179,14 +179,15 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
     import time
 
     from hotspot.diagnostics import progress
-    from hotspot.sweep.api import _exit_code
+    from hotspot.render.sweep import describe_counts
+    from hotspot.sweep.outcome import exit_code
 
     last = ""
     while True:
         result = sweep_status(sweep_dir)
         data = result.data
         tasks = (data.get("slurm") or {}).get("tasks") or []
-        line = f"[sweep] {mf.describe_counts(data['counts'])}" + (
+        line = f"[sweep] {describe_counts(data['counts'])}" + (
             "; tasks: " + ", ".join(f"{t['task']} {t['state'].lower()}" for t in tasks) if tasks else "")
         if line != last:
             progress(line)
@@ -195,7 +196,7 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
             break
         time.sleep(poll_s)
     states = {e["state"] for e in data["entries"]}
-    code = _exit_code(states)
+    code = exit_code(states)
     if states & {"pending", "running"}:
         code = 6  # the array ended (or can never run) with work left
     result.exit_code = max(code, result.exit_code)
@@ -206,7 +207,7 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
 def cancel(sweep_dir: Path) -> Result:
     from hotspot.errors import InputError
     from hotspot.sweep import slurm
-    from hotspot.sweep.api import SweepResult
+    from hotspot.sweep.outcome import SweepResult
 
     sweep_dir = sweep_dir.resolve()
     doc = mf.read(sweep_dir)
@@ -245,7 +246,7 @@ def _slurm_by_entry(sweep_dir: Path, doc: JsonObject, rows: list[JsonObject]) ->
 
 
 def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) -> Result:
-    from hotspot.sweep.api import SweepResult
+    from hotspot.sweep.outcome import SweepResult
 
     sweep_dir = sweep_dir.resolve()
     doc = mf.read(sweep_dir)
