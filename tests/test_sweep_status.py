@@ -237,3 +237,21 @@ def test_subcommands_print_their_own_help(sub, words):
     assert proc.returncode == 0
     assert proc.stdout.startswith(f"Usage: hotspot sweep {sub} [OPTIONS] {{DIR}}") and words in proc.stdout
     assert "--gpus" not in proc.stdout and "--slurm" not in proc.stdout
+
+
+def test_failed_submission_into_o_dir_removes_only_what_it_wrote(fake, tmp_path, monkeypatch):
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry("a", 0.0, rec)])
+    no_slurm_path(monkeypatch, tmp_path)
+    empty = fake.root / "empty"
+    empty.mkdir()
+    code, _ = run_json("sweep", str(recipes), "--slurm", "-o", str(empty))
+    assert code == 5 and empty.is_dir() and list(empty.iterdir()) == []  # the user's empty dir stays
+    code, _ = run_json("sweep", str(recipes), "--slurm", "-o", str(fake.root / "new"))
+    assert code == 5 and not (fake.root / "new").exists()
+    full = fake.root / "full"
+    full.mkdir()
+    (full / "mine.txt").write_text("keep")
+    code, doc = run_json("sweep", str(recipes), "--slurm", "-o", str(full))
+    assert code == 3 and "is not empty" in doc["error"]["message"]
+    assert sorted(p.name for p in full.iterdir()) == ["mine.txt"] and (full / "mine.txt").read_text() == "keep"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -217,19 +218,24 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
         previous = None if opts.new else _find_previous(cwd, recipes)
         sweep_dir = previous or _fresh_dir(cwd, recipes)
         created = previous is None
+    existed = sweep_dir.exists() and not created
+    # This command starts the sweep only in a new or empty directory: then all inside is its own.
+    ours = created or not sweep_dir.exists() or (sweep_dir.is_dir() and not any(sweep_dir.iterdir()))
     try:
         prep = _prepare(sweep_dir, recipes, opts, retry, created)
         if opts.slurm:
             return _submit(sweep_dir, recipes, opts, prep)
     except BaseException:
-        if created:
-            _discard(sweep_dir)  # a refused or failed submission leaves no directory a rerun would resume
+        if ours:
+            _discard(sweep_dir, keep_dir=existed)  # a refused or failed submission leaves nothing to resume
         raise
     return _work(sweep_dir, gpus, opts.only, prep, "sweep", scope="sweep")
 
 
-def _discard(sweep_dir: Path) -> None:
-    """Remove a directory this command created, holding only what it wrote (never a started entry)."""
+def _discard(sweep_dir: Path, keep_dir: bool) -> None:
+    """Remove what this command wrote into a sweep directory it started (`_new_manifest` only
+    starts one in an empty or new directory, so everything inside is its own), and the directory
+    when it made it; never once an entry has run."""
     import shutil
 
     try:
@@ -238,7 +244,14 @@ def _discard(sweep_dir: Path) -> None:
             return
     except InputError:
         pass
-    shutil.rmtree(sweep_dir, ignore_errors=True)
+    if not keep_dir:
+        shutil.rmtree(sweep_dir, ignore_errors=True)
+        return
+    for child in sweep_dir.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str,
@@ -393,6 +406,13 @@ def write_example(path: Path) -> Result:
         except FileExistsError:
             raise InputError(f"{path}: already exists; not overwritten",
                              "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            if os.path.lexists(path):  # a file system without hard links: check, then rename
+                raise InputError(f"{path}: already exists; not overwritten",
+                                 "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
+            os.replace(tmp, path)
     except OSError as exc:
         from hotspot.errors import os_fault
 
