@@ -147,8 +147,10 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
                 warnings.append(f"Slurm state unavailable ({note}); read from the task logs")
     else:
         data["slurm"] = None
+    c = data["counts"]
+    left = c["pending"] + c["interrupted"] + c["running"]
     for w in workers:  # a lost node outside Slurm's view: its worker's heartbeat stopped
-        if w.get("state") == "gone" and not any(p["kind"] == "node-lost" for p in problems):
+        if w.get("state") == "gone" and left and not any(p["kind"] == "node-lost" for p in problems):
             problems.append({"task": (w.get("slurm") or {}).get("slurm_array_task_id"), "kind": "worker-gone",
                              "message": f"worker {w['id']} stopped without finishing (killed, or its node lost)",
                              "fix": f"its entries are re-queued by a rerun: hotspot sweep "
