@@ -15,7 +15,7 @@ from hotspot.result import JsonObject
 
 COLUMNS = (  # (key, header, numeric)
     ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
-    ("duration_ns", "avg ns", True), ("occ", "waves/SIMD (theor. / achieved)", True),
+    ("duration_ns", "avg ns", True), ("occ", "occupancy", True),
     ("limiter", "limiter", False), ("stall", "top stall", True), ("line", "hottest line", False),
     ("collapse", "collapse", False), ("plan", "top plan item", False),
     ("headroom", "headroom", True), ("slurm", "Slurm task", False))
@@ -27,9 +27,9 @@ table { border-collapse: collapse; width: 100%; table-layout: fixed; }
 th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top;
          overflow-wrap: break-word; }
 td .reason, td.kernel { overflow-wrap: anywhere; }
-col.w-name { width: 8%; } col.w-state { width: 16%; } col.w-kernel { width: 11%; } col.w-arch { width: 5%; }
-col.w-num { width: 6%; } col.w-limiter { width: 6%; } col.w-line { width: 9%; } col.w-collapse { width: 5%; }
-col.w-plan { width: 10%; } col.w-slurm { width: 5%; }
+col.w-name { width: 8%; } col.w-state { width: 13%; } col.w-kernel { width: 11%; } col.w-arch { width: 5%; }
+col.w-num { width: 6%; } col.w-limiter { width: 6%; } col.w-line { width: 9%; } col.w-collapse { width: 6%; }
+col.w-plan { width: 10%; } col.w-head { width: 7%; } col.w-slurm { width: 6%; }
 th { font-size: 13px; cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -69,7 +69,7 @@ SCRIPT = """
 # widening the table past the window.
 COLGROUP = "<colgroup>" + "".join(
     f'<col class="w-{w}">' for w in ("name", "state", "kernel", "arch", "num", "num", "limiter", "num", "line",
-                                     "collapse", "plan", "num", "slurm")) + "</colgroup>"
+                                     "collapse", "plan", "head", "slurm")) + "</colgroup>"
 
 
 def _pct(v: float | None) -> str:
@@ -152,6 +152,6 @@ def render_dashboard(data: JsonObject, base: Path) -> str:
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{escape(title)}</h1><p class=\"counts\">{counts}</p>"
             f"<p class=\"muted\">{escape(data['sweep_dir'])} · sorted by estimated headroom (the top plan "
-            f"item's upper estimate); click a header to sort (ascending first), an entry to open its report, job.log for its log.</p>"
+            f"item's upper estimate); occupancy is theoretical / achieved waves per SIMD; click a header to sort (ascending first), an entry to open its report, job.log for its log.</p>"
             f'<table id="entries">{COLGROUP}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"<script>{SCRIPT}</script></body></html>\n")
