@@ -76,7 +76,7 @@ LISTING: tuple[tuple[str, str, bool], ...] = (
      "Profile a whole kernel library: every entry of a recipes file traced (ATT) and analyzed "
      "on a GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
      "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report "
-     "DIR [--html OUT]`, `sweep --worker DIR`.", False),
+     "DIR [-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.", False),
     ("export",
      "Export a dispatch for other viewers (Perfetto).", True),
     ("skill",

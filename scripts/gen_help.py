@@ -96,8 +96,9 @@ def _pages() -> dict[str, tuple]:
     root = typer.main.get_command(build_app(None, listing_only=False))
     out: dict[str, tuple] = {}
 
-    def visit(cmd: Any, words: list[str], parent: Any) -> None:
-        ctx = cmd.make_context(words[-1] if words else "hotspot", [], parent=parent, resilient_parsing=True)
+    def visit(cmd: Any, words: list[str], parent: Any, name: str | None = None) -> None:
+        info_name = name or (words[-1] if words else "hotspot")
+        ctx = cmd.make_context(info_name, [], parent=parent, resilient_parsing=True)
         if getattr(cmd, "deprecated", False):
             raise SystemExit(f"{' '.join(words)}: deprecated commands are not supported by the snapshot")
         group = cmd if hasattr(cmd, "list_commands") else None  # typer's TyperGroup or a click Group
@@ -109,8 +110,11 @@ def _pages() -> dict[str, tuple]:
         out[" ".join(words)] = (tuple(sorted(cmd.get_help_option_names(ctx))), bool(cmd.no_args_is_help),
                                 tuple(rec.ops))
         if group is not None:
-            for name, sub in _visible_commands(group).items():
-                visit(sub, words + [name], ctx)
+            for word, sub in _visible_commands(group).items():
+                visit(sub, words + [word], ctx)
+        # a command whose first word picks a command of its own (`sweep status DIR`): their pages too
+        for word, sub in getattr(cmd, "subcommands", {}).items():
+            visit(sub, words + [word], parent, f"{words[-1]} {word}")
 
     visit(root, [], None)
     return out

@@ -167,9 +167,11 @@ def test_bad_recipes_report_every_problem_and_run_nothing(fake, tmp_path):
         "  - {name: ok, cmd: [y], att: {target_cu: nope, cu: 1}}\n")
     code, doc = run_json("sweep", str(fake.root / "bad.yaml"), "--gpus", "0")
     assert code == 3 and not doc["ok"]
-    problems = {(p["entry"], p["field"]) for p in doc["error"]["details"]["problems"]}
-    assert problems >= {("#1 (a b)", "name"), ("#1 (a b)", "cmd"), ("#2 (ok)", "iterations"),
-                        ("#2 (ok)", "timeout_s"), ("#3 (ok)", "att.target_cu"), ("#3 (ok)", "att.cu")}
+    problems = [(p["entry"], p["field"]) for p in doc["error"]["details"]["problems"]]
+    # the defaults' problem once (not once per entry), the duplicate name although #3 has other problems
+    assert problems == [("(defaults)", "timeout_s"), ("#1 (a b)", "name"), ("#1 (a b)", "cmd"),
+                        ("#2 (ok)", "iterations"), ("#3 (ok)", "name"), ("#3 (ok)", "att.target_cu"),
+                        ("#3 (ok)", "att.cu")]
     assert all(p["fix"] for p in doc["error"]["details"]["problems"])
     assert not (fake.root / "hotspot-sweeps").exists() and fake.calls() == []
 

@@ -1,9 +1,23 @@
-"""A real single-node Slurm cluster (tests/slurm/start_slurm.sh) runs a 2-task array sweep end to
-end through sbatch, with the fake rocprofv3 and fake GPUs (--gpus 0,1 on the node).
+"""A real single-node Slurm cluster (tests/slurm/start_slurm.sh: slurmctld + slurmd + munge, four
+gres GPUs on fake device nodes) runs array sweeps through sbatch, with the fake rocprofv3:
+
+- two array tasks on one node, each given two GPUs by --gres, run on all four devices at once
+  (GPU locks by physical device, not by the worker's GPU index); --cpus-per-task from the GPUs;
+- a task that dies at start is said by `sweep status` (state, exit code, node, log) with the fix;
+- the node marked down mid-run: the pending requeued task is said to be unable to run, with the
+  `scontrol ... state=resume` that fixes it; after the resume Slurm's requeue finishes the sweep
+  (interrupted entries re-run) and the task log holds both runs;
+- `--wait` follows the array to its end and exits with the sweep's outcome;
+- `sweep cancel` stops the array; a plain rerun finishes the interrupted entries.
+
+Accounting: no slurmdbd here (it needs a MariaDB server: too heavy for a test), so `sacct` answers
+"accounting storage is disabled" and the state comes from squeue (finished tasks stay listed for
+MinJobAge) and the exit codes from the task logs: the fallback order a site without accounting
+gets. The sacct parser is checked on sacct's own output format in tests/test_sweep_status.py.
 
 Skipped with the reason when slurm-wlm/munge are not installed or we are not root; when they are
-and the cluster does not come up, the test fails under CI (CI=true) and skips with the logs
-elsewhere. The daemons it started are stopped by pid at the end.
+and the cluster does not come up, the tests fail under CI (CI=true) and skip with the logs
+elsewhere. The daemons the module started are stopped by pid at the end.
 """
 
 from __future__ import annotations
@@ -22,9 +36,12 @@ from tests.sweep_support import (
     entry,
     finished,
     hotspot,
+    manifest,
     no_inherited_devices,  # noqa: F401  (autouse fixture)
     no_overlap_per_gpu,
     records,
+    start_hotspot,
+    states,
     wait_until,
     write_recipes,
 )
@@ -33,72 +50,241 @@ HERE = Path(__file__).resolve().parent / "slurm"
 BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
 
 
-@pytest.fixture
-def slurm(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def cluster():
     missing = [b for b in BINARIES if shutil.which(b) is None and not Path("/usr/sbin", b).exists()]
     if missing:
         pytest.skip(f"Slurm not installed ({', '.join(missing)} missing; Debian: apt-get install slurm-wlm munge)")
     if os.geteuid() != 0:
         pytest.skip("the test cluster runs its daemons as root (SlurmUser=root); not root here")
     # its own short dir: munge's Unix socket path must stay under 108 bytes
-    cluster = Path(tempfile.mkdtemp(prefix="hs-slurm-"))
+    where = Path(tempfile.mkdtemp(prefix="hs-slurm-"))
     env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin:/usr/bin"}
-    start = subprocess.run(["bash", str(HERE / "start_slurm.sh"), str(cluster)], capture_output=True, text=True,
+    start = subprocess.run(["bash", str(HERE / "start_slurm.sh"), str(where)], capture_output=True, text=True,
                            timeout=120, env=env)
     try:
         if start.returncode != 0:
-            logs = "; ".join(f"{p.name}: {p.read_text()[-400:]}" for p in sorted((cluster / "logs").glob("*.log")))
+            logs = "; ".join(f"{p.name}: {p.read_text()[-400:]}" for p in sorted((where / "logs").glob("*.log")))
             msg = f"single-node Slurm did not start (exit {start.returncode}): {start.stderr.strip()[-400:]} {logs}"
             if os.environ.get("CI"):
                 pytest.fail(msg)
             pytest.skip(msg)
-        monkeypatch.setenv("SLURM_CONF", str(cluster / "slurm.conf"))
-        yield cluster
+        yield where
     finally:
-        subprocess.run(["bash", str(HERE / "stop_slurm.sh"), str(cluster)], timeout=60)
-        shutil.rmtree(cluster, ignore_errors=True)
+        subprocess.run(["bash", str(HERE / "stop_slurm.sh"), str(where)], timeout=60)
+        shutil.rmtree(where, ignore_errors=True)
 
 
-def test_two_task_array_sweep_through_sbatch(fake, slurm, tmp_path):
+@pytest.fixture
+def slurm(cluster, monkeypatch):
+    monkeypatch.setenv("SLURM_CONF", str(cluster / "slurm.conf"))
+    node = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
+    yield node
+    # leave the node usable for the next test whatever happened
+    subprocess.run(["scontrol", "update", f"nodename={node}", "state=resume"], capture_output=True, timeout=30)
+
+
+def status(sw: Path) -> dict:
+    return json.loads(hotspot("sweep", "status", str(sw), "--format", "json").stdout)["data"]
+
+
+def submit(recipes: Path, sw: Path, *args: str) -> str:
+    proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), *args, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["data"]["slurm"]["job_id"]
+
+
+def scancel(job: str) -> None:
+    subprocess.run(["scancel", str(job)], capture_output=True, timeout=30)
+
+
+def two_running_of_three(fake, tmp_path: Path, names: list[str]) -> tuple[Path, Path, Path, Path, str]:
+    """A one-task array on GPUs 0,1 of three gated entries, returned once two of them run."""
     rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
-    names = [f"k{i}" for i in range(4)]
+    recipes = write_recipes(fake.root / "lib.yaml", [entry(n, f"@{gate}", rec) for n in names])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--gpus", "0,1", "--cpus-per-task", "2")
+    try:
+        wait_until(lambda: len([r for r in records(rec) if "started" in r]) == 2, timeout=90, step=0.2)
+    except AssertionError:
+        scancel(job)
+        raise
+    return rec, gate, recipes, sw, job
+
+
+def test_two_tasks_share_a_node_by_device_with_cpus_per_gpu(fake, slurm, tmp_path):
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    names = [f"k{i}" for i in range(6)]
     recipes = write_recipes(fake.root / "lib.yaml", [entry(n, f"@{gate}", rec) for n in names],
                             slurm={"prelude": f"echo prelude-ran > {tmp_path}/prelude.txt"})
     sw = fake.root / "sw"
-    proc = hotspot("sweep", str(recipes), "--slurm", "--nodes", "2", "--gpus", "0,1", "-o", str(sw),
-                   "--sbatch-arg=--cpus-per-task=1", "--format", "json")
-    assert proc.returncode == 0, proc.stderr
-    job_id = json.loads(proc.stdout)["data"]["slurm"]["job_id"]
+    job = submit(recipes, sw, "--nodes", "2", "--sbatch-arg=--gres=gpu:2")
     script = (sw / "sweep.sbatch").read_text()
-    assert "#SBATCH --array=0-1" in script and "#SBATCH --cpus-per-task=1" in script
-    assert f"--worker {sw} --gpus 0,1" in script
+    assert "#SBATCH --array=0-1" in script and "#SBATCH --gres=gpu:2" in script
+    assert "#SBATCH --cpus-per-task=8" in script  # 4 per GPU x 2 GPUs
+    assert "#SBATCH --open-mode=append" in script and f"--worker {sw} --gpus all" in script
     try:
-        def array_running() -> bool:
-            st = json.loads(hotspot("sweep", "status", str(sw), "--format", "json").stdout)["data"]["slurm"]
-            tasks = st["squeue"] or []
-            return (sorted(t["job_id"] for t in tasks) == [f"{job_id}_0", f"{job_id}_1"]
-                    and all(t["state"] == "RUNNING" for t in tasks) and st["tasks_seen_in_manifest"] == ["0", "1"])
-
-        wait_until(array_running, timeout=60, step=0.3)
-        # both tasks work at once, sharing the node's two GPUs through the per-host GPU locks
-        wait_until(lambda: len([r for r in records(rec) if "started" in r]) == 2, timeout=60)
-        text = hotspot("sweep", "status", str(sw)).stdout
-        assert f"{job_id}_0" in text and f"{job_id}_1" in text
+        # both tasks on the one node, 2 GPUs each: four entries run at once, one per device
+        wait_until(lambda: len([r for r in records(rec) if "started" in r]) == 4, timeout=90, step=0.2)
+        st = status(sw)
+        assert sorted(t["state"] for t in st["slurm"]["tasks"]) == ["RUNNING", "RUNNING"]
+        assert {t["node"] for t in st["slurm"]["tasks"]} == {slurm} and st["problems"] == []
+        running = [e for e in manifest(sw)["entries"] if e["state"] == "running"]
+        assert sorted(e["device"] for e in running) == ["0", "1", "2", "3"]
+        assert {e["gpu"] for e in running} == {0, 1}  # each worker's own indices: the locks must not use them
+        assert sorted(p.name for p in (sw / "locks").iterdir()) == [f"{slurm}.dev{d}.lock" for d in "0123"]
         gate.write_text("")
-
-        def all_done() -> bool:
-            st = json.loads(hotspot("sweep", "status", str(sw), "--format", "json").stdout)["data"]
-            return st["counts"]["done"] == len(names) and not st["slurm"]["squeue"]
-
-        wait_until(all_done, timeout=90, step=0.3)
+        wait_until(lambda: status(sw)["counts"]["done"] == len(names)
+                   and all(t["state"] == "COMPLETED" for t in status(sw)["slurm"]["tasks"]), timeout=120, step=0.5)
     finally:
-        subprocess.run(["scancel", str(job_id)], capture_output=True, timeout=30)
+        scancel(job)
     runs = finished(rec)
     assert sorted(r["name"] for r in runs) == names
     no_overlap_per_gpu(runs)
-    doc = json.loads((sw / "sweep.json").read_text())
-    tasks = sorted((w["slurm"] or {}).get("slurm_array_task_id") for w in doc["workers"].values())
-    assert tasks == ["0", "1"]
-    assert {w["slurm"]["slurm_array_job_id"] for w in doc["workers"].values()} == {str(job_id)}
+    assert {r["gpu"] for r in runs} == {"0", "1", "2", "3"}
+    st = status(sw)
+    assert [(t["task"], t["exit_code"], t["starts"]) for t in st["slurm"]["tasks"]] == [("0", 0, 1), ("1", 0, 1)]
+    assert st["slurm"]["source"].startswith("sacct exited")  # no accounting here: squeue + the logs answer
+    doc = manifest(sw)
+    assert sorted(w["slurm"]["slurm_array_task_id"] for w in doc["workers"].values()) == ["0", "1"]
+    assert {w["state"] for w in doc["workers"].values()} == {"finished"}
     assert (tmp_path / "prelude.txt").read_text().strip() == "prelude-ran"
-    assert sorted(p.name for p in (sw / "slurm").iterdir()) == [f"{job_id}_0.out", f"{job_id}_1.out"]
+    assert sorted(p.name for p in (sw / "slurm").iterdir()) == [f"{job}_0.out", f"{job}_1.out"]
+    # the dashboard shows each entry's task and node
+    out = fake.root / "dash.html"
+    assert hotspot("sweep", "report", str(sw), "-o", str(out)).returncode == 0
+    assert f"{job}_0 COMPLETED on {slurm}" in out.read_text() or f"{job}_1 COMPLETED on {slurm}" in out.read_text()
+
+
+def test_a_task_that_dies_at_start_is_said_with_its_log(fake, slurm, tmp_path):
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry(n, 0.0, rec) for n in ("a", "b")])
+    sw = fake.root / "sw"
+    # the task gets one GPU from --gres but is told to use GPU 3 of it: the worker refuses (exit 2)
+    job = submit(recipes, sw, "--gpus", "3", "--sbatch-arg=--gres=gpu:1")
+    try:
+        wait_until(lambda: (status(sw)["slurm"]["tasks"][0]["exit_code"] is not None), timeout=90, step=0.3)
+    finally:
+        scancel(job)
+    proc = hotspot("sweep", "status", str(sw), "--format", "json")
+    assert proc.returncode == 6  # status says something needs fixing
+    st = json.loads(proc.stdout)["data"]
+    (task,) = st["slurm"]["tasks"]
+    log = sw / "slurm" / f"{job}_0.out"
+    assert (task["state"], task["exit_code"], task["node"], task["log"]) == ("FAILED", 2, slurm, str(log))
+    assert "not among the 1 visible devices" in log.read_text()
+    (problem,) = st["problems"]
+    assert problem["kind"] == "task-died" and "exit 2" in problem["message"] and slurm in problem["message"]
+    assert str(log) in problem["fix"] and f"hotspot sweep {recipes} -o {sw} --slurm" in problem["fix"]
+    text = hotspot("sweep", "status", str(sw)).stdout
+    assert f"problem: task {job}_0 died (exit 2) on {slurm}" in text
+    assert states(sw) == {"a": "pending", "b": "pending"} and finished(rec) == []
+
+
+def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
+    names = ["a", "b", "c"]
+    rec, gate, recipes, sw, job = two_running_of_three(fake, tmp_path, names)
+    try:
+        subprocess.run(["scontrol", "update", f"nodename={slurm}", "state=down", "reason=hotspot-test"],
+                       check=True, capture_output=True, timeout=30)
+
+        def stuck() -> bool:
+            st = status(sw)
+            return any(p["kind"] == "never-runs" for p in st["problems"])
+
+        wait_until(stuck, timeout=90, step=0.5)
+        st = status(sw)
+        (p,) = [p for p in st["problems"] if p["kind"] == "never-runs"]
+        assert f"scontrol update nodename={slurm} state=resume" in p["fix"]
+        assert st["slurm"]["tasks"][0]["state"] == "PENDING"
+        # the killed run's entries are interrupted (its worker got SIGTERM), nothing is lost
+        wait_until(lambda: sorted(states(sw).values()) == ["interrupted", "interrupted", "pending"], timeout=60)
+        assert "down (hotspot-test)" in p["message"]
+        gate.write_text("")
+        subprocess.run(["scontrol", "update", f"nodename={slurm}", "state=resume"], check=True,
+                       capture_output=True, timeout=30)
+        # Slurm holds a requeued batch job for ~2 minutes (Reason=BeginTime): release it now
+        subprocess.run(["scontrol", "update", f"jobid={job}_0", "starttime=now"], check=True,
+                       capture_output=True, timeout=30)
+        wait_until(lambda: set(states(sw).values()) == {"done"}, timeout=150, step=0.5)
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["state"] == "COMPLETED", timeout=60, step=0.5)
+    finally:
+        scancel(job)
+    log = (sw / "slurm" / f"{job}_0.out").read_text()
+    assert log.count("=== hotspot sweep task begin") == 2 and "restart 1" in log  # appended, not replaced
+    assert "=== hotspot sweep task end: exit 143" in log and log.rstrip().splitlines()[-1].startswith(
+        "=== hotspot sweep task end: exit 0")
+    m = manifest(sw)
+    requeued = [e for e in m["entries"] if e["history"]]
+    assert len(requeued) == 2 and all("Slurm requeue" in e["history"][-1]["requeued"] for e in requeued)
+    assert sorted(r["name"] for r in finished(rec)) == names
+    st = status(sw)
+    assert st["problems"] == [] and st["slurm"]["tasks"][0]["starts"] == 2
+
+
+def test_wait_follows_the_array_and_exits_with_the_outcome(fake, slurm, tmp_path):
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("good", f"@{gate}", rec), entry("bad", 0.0, rec, code=3)])
+    sw = fake.root / "sw"
+    p = start_hotspot("sweep", str(recipes), "--slurm", "--wait", "-o", str(sw), "--gpus", "0,1",
+                      "--cpus-per-task", "2", "--format", "json")
+    try:
+        wait_until(lambda: len([r for r in records(rec) if "started" in r]) == 2, timeout=90, step=0.2)
+        assert p.poll() is None  # still following
+        gate.write_text("")
+        out, err = p.communicate(timeout=150)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        job = manifest(sw)["slurm"]["job_id"]
+        scancel(job)
+    assert p.returncode == 6, err  # an entry failed: the sweep's outcome, not the submission's
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["data"]["counts"]["done"] == 1 and doc["data"]["counts"]["failed"] == 1
+    (task,) = doc["data"]["slurm"]["tasks"]
+    # the task ran an entry that failed: its own exit 6 (Slurm: FAILED), which is not a dead task
+    assert (task["state"], task["exit_code"]) == ("FAILED", 6) and doc["data"]["problems"] == []
+    assert "[sweep] 1 done, 1 failed" in err
+
+
+def test_cancel_stops_the_array_and_a_plain_rerun_finishes(fake, slurm, tmp_path):
+    names = ["a", "b", "c"]
+    rec, gate, recipes, sw, job = two_running_of_three(fake, tmp_path, names)
+    try:
+        proc = hotspot("sweep", "cancel", str(sw), "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["data"]["job_id"] == job
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["state"] == "CANCELLED", timeout=60, step=0.3)
+        wait_until(lambda: sorted(states(sw).values()) == ["interrupted", "interrupted", "pending"], timeout=60)
+    finally:
+        scancel(job)
+    doc = manifest(sw)
+    assert {w["state"] for w in doc["workers"].values()} == {"interrupted"}  # SIGTERM is not "finished"
+    log = (sw / "slurm" / f"{job}_0.out").read_text()
+    assert "=== hotspot sweep task end: exit 143" in log
+    gate.write_text("")
+    proc = hotspot("sweep", str(recipes), "-o", str(sw), "--gpus", "0,1")  # plain rerun, here
+    assert proc.returncode == 0, proc.stderr
+    assert set(states(sw).values()) == {"done"}
+    assert sorted(r["name"] for r in finished(rec)) == names
+
+
+def test_state_from_sacct_when_accounting_answers(fake, slurm, tmp_path):
+    """The first source `sweep status` asks. The test cluster has no slurmdbd (it needs a MariaDB
+    server), so this skips with sacct's own answer; the other tests cover the squeue and log
+    fallbacks, and tests/test_sweep_status.py parses sacct's output format."""
+    probe = subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"no accounting on the test cluster (no slurmdbd/MariaDB): sacct says "
+                    f"{probe.stderr.strip()[-120:]!r}")
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec)])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--gpus", "0", "--cpus-per-task", "1")
+    try:
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["exit_code"] is not None, timeout=90, step=0.5)
+    finally:
+        scancel(job)
+    (task,) = status(sw)["slurm"]["tasks"]
+    assert (task["source"], task["state"], task["exit_code"], task["node"]) == ("sacct", "COMPLETED", 0, slurm)

@@ -2,18 +2,24 @@
 
     hotspot sweep --init [FILE]               write a commented example recipes file
     hotspot sweep RECIPES.yaml [--gpus ...]   run (or resume) the sweep on this node
-    hotspot sweep RECIPES.yaml --slurm ...    write DIR/sweep.sbatch and submit it
+    hotspot sweep RECIPES.yaml --slurm ...    write DIR/sweep.sbatch and submit it (--wait follows it)
     hotspot sweep --worker DIR --gpus all     one node's worker (what the Slurm script runs)
-    hotspot sweep status DIR                  progress, workers and the Slurm array's state
-    hotspot sweep report DIR [--html OUT]     the cross-kernel table and dashboard
+    hotspot sweep status DIR [--wait]         progress, workers and the Slurm array's tasks
+    hotspot sweep report DIR [-o OUT.html]    the cross-kernel table and dashboard
+    hotspot sweep cancel DIR                  scancel the sweep's Slurm array
+
+`status`, `report` and `cancel` are commands of their own (own options, own --help) reached through
+SweepCommand: the first word picks them, anything else is the sweep itself.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from hotspot.commands._run import run
 from hotspot.commands.options import Format, FormatOpt
@@ -21,18 +27,106 @@ from hotspot.render.registry import lazy
 
 _RUN = "Run"
 _SLURM = "Slurm"
-_REPORT = "report"
 HELP = ("Profile a whole kernel library: every entry of a recipes file traced (ATT) and analyzed on a "
         "GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
         "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report DIR "
-        "[--html OUT]`, `sweep --worker DIR`.")
+        "[-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.")
+_R = "hotspot.render.sweep"
+DirArg = Annotated[Path, typer.Argument(help="The sweep directory (holds sweep.json).", show_default=False,
+                                        metavar="DIR")]
+
+
+def _problems_to_stderr(err: Exception) -> None:
+    """A bad recipes file: every problem on its own line (entry, field, fix) before the summary line."""
+    problems = (getattr(err, "details", None) or {}).get("problems") or []
+    if problems:
+        from hotspot.diagnostics import printable
+
+        for p in problems:
+            sys.stderr.write(printable(f"  entry {p['entry']}: {p['field']}: {p['problem']} (fix: {p['fix']})",
+                                       newlines=False) + "\n")
+        sys.stderr.flush()
+
+
+def _status_cmd(sweep_dir: DirArg,
+                wait: Annotated[bool, typer.Option("--wait", help="Follow the sweep until no entry is pending or "
+                                                   "running and its Slurm array has ended; exit with its outcome.")
+                                ] = False,
+                fmt: FormatOpt = Format.text) -> None:
+    """Progress of a sweep: entries, workers, and each Slurm array task's state, exit code, node and log
+    (from sacct, else squeue, else the task logs), with the fix for dead, lost or stuck tasks."""
+
+    def produce():
+        from hotspot.sweep import views
+
+        return views.follow(sweep_dir) if wait else views.sweep_status(sweep_dir)
+
+    raise typer.Exit(run("sweep status", fmt, produce,
+                         {"text": lazy(_R, "render_status"), "markdown": lazy(_R, "render_status_markdown")}))
+
+
+def _report_cmd(sweep_dir: DirArg,
+                output: Annotated[Optional[str], typer.Option(
+                    "--output", "-o", "--html", help="Also write the dashboard page (self-contained HTML) here.")
+                ] = None,
+                force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
+                fmt: FormatOpt = Format.text) -> None:
+    """The cross-kernel table of a sweep (sorted by estimated headroom) and, with -o, its dashboard."""
+
+    def produce():
+        from hotspot.sweep import views
+
+        return views.sweep_report(sweep_dir, output, force)
+
+    raise typer.Exit(run("sweep report", fmt, produce,
+                         {"text": lazy(_R, "render_report"), "markdown": lazy(_R, "render_report_markdown")}))
+
+
+def _cancel_cmd(sweep_dir: DirArg, fmt: FormatOpt = Format.text) -> None:
+    """Stop a sweep's Slurm array (scancel): its workers mark running entries interrupted; a rerun
+    of the sweep finishes them."""
+
+    def produce():
+        from hotspot.sweep import views
+
+        return views.cancel(sweep_dir)
+
+    raise typer.Exit(run("sweep cancel", fmt, produce,
+                         {"text": lazy(_R, "render_cancel"), "markdown": lazy(_R, "render_cancel")}))
+
+
+def _subcommands() -> dict:
+    subs = {}
+    for name, fn in (("status", _status_cmd), ("report", _report_cmd), ("cancel", _cancel_cmd)):
+        app = typer.Typer(rich_markup_mode=None, add_completion=False,
+                          context_settings={"help_option_names": ["-h", "--help"]})
+        app.command(name, no_args_is_help=True)(fn)
+        subs[name] = typer.main.get_command(app)
+    return subs
+
+
+class SweepCommand(TyperCommand):
+    """`sweep`, whose first word may name a command of its own (status, report, cancel)."""
+
+    subcommands: dict = {}
+
+    def parse_args(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+        if args and args[0] in self.subcommands:
+            sub = self.subcommands[args[0]]
+            # its own page and usage line (`hotspot sweep report ...`), as a command of the root
+            with sub.make_context(f"{ctx.info_name} {args[0]}", list(args[1:]), parent=ctx.parent) as sub_ctx:
+                sub.invoke(sub_ctx)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("sweep", help=HELP, no_args_is_help=True)
+    SweepCommand.subcommands = _subcommands()
+
+    @app.command("sweep", help=HELP, no_args_is_help=True, cls=SweepCommand)
     def sweep(
         args: Annotated[Optional[list[str]], typer.Argument(
-            help="RECIPES.yaml; or `status DIR`; or `report DIR`; or the file --init writes.",
+            help="RECIPES.yaml; or the file --init writes. (`status`, `report`, `cancel` DIR: see their --help.)",
             show_default=False)] = None,
         init: Annotated[bool, typer.Option("--init", help="Write a commented example recipes file "
                                            "(default recipes.yaml; never overwrites).")] = False,
@@ -45,8 +139,9 @@ def register(app: typer.Typer) -> None:
         new: Annotated[bool, typer.Option("--new", help="Start a new sweep directory instead of resuming.",
                                           rich_help_panel=_RUN)] = False,
         retry: Annotated[Optional[list[str]], typer.Option(
-            "--retry", help="Re-queue entries in these states: failed, empty, timed-out, interrupted, all "
-            "(comma-separated or repeated). Done entries are always skipped.", rich_help_panel=_RUN)] = None,
+            "--retry", help="Re-queue entries in these states: failed, empty, timed-out, all "
+            "(comma-separated or repeated). Interrupted entries are always re-queued; done ones skipped.",
+            rich_help_panel=_RUN)] = None,
         only: Annotated[Optional[list[str]], typer.Option(
             "--only", help="Run just this entry (repeatable), re-queued whatever its state.",
             rich_help_panel=_RUN)] = None,
@@ -76,44 +171,35 @@ def register(app: typer.Typer) -> None:
                                                           rich_help_panel=_SLURM)] = None,
         account: Annotated[Optional[str], typer.Option("--account", help="sbatch --account.",
                                                        rich_help_panel=_SLURM)] = None,
+        cpus_per_task: Annotated[Optional[int], typer.Option(
+            "--cpus-per-task", help="sbatch --cpus-per-task. Default: 4 per GPU a task drives (from "
+            "--gres=gpu:N or the --gpus list).", rich_help_panel=_SLURM)] = None,
         sbatch_arg: Annotated[Optional[list[str]], typer.Option(
             "--sbatch-arg", help="Extra #SBATCH line, e.g. --sbatch-arg=--exclusive or "
             "--sbatch-arg=--gres=gpu:8 (repeatable).", rich_help_panel=_SLURM)] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="With --slurm: write the script, do not submit.",
                                               rich_help_panel=_SLURM)] = False,
-        html: Annotated[Optional[str], typer.Option("--html", help="sweep report: write the dashboard page here.",
-                                                    rich_help_panel=_REPORT)] = None,
-        force: Annotated[bool, typer.Option("--force", help="sweep report: replace an existing --html file.",
-                                            rich_help_panel=_REPORT)] = False,
+        wait: Annotated[bool, typer.Option("--wait", help="With --slurm: follow the array to its end (live "
+                                           "status line) and exit with the sweep's outcome.",
+                                           rich_help_panel=_SLURM)] = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
         words = list(args or [])
-        mode = words[0] if words and words[0] in ("status", "report") else None
-        command = f"sweep {mode}" if mode else ("sweep init" if init else "sweep")
-        r = "hotspot.render.sweep"
-        renderers = {"status": {"text": lazy(r, "render_status"), "markdown": lazy(r, "render_status_markdown")},
-                     "report": {"text": lazy(r, "render_report"), "markdown": lazy(r, "render_report_markdown")},
-                     "init": {"text": lazy(r, "render_init"), "markdown": lazy(r, "render_init")},
-                     None: {"text": lazy(r, "render_sweep"), "markdown": lazy(r, "render_sweep_markdown")}}
+        command = "sweep init" if init else "sweep"
+        renderers = ({"text": lazy(_R, "render_init"), "markdown": lazy(_R, "render_init")} if init else
+                     {"text": lazy(_R, "render_sweep"), "markdown": lazy(_R, "render_sweep_markdown")})
 
         def produce():
             from hotspot.errors import UsageError
-            from hotspot.sweep import api, views
+            from hotspot.sweep import api
 
-            if mode is not None:
-                if len(words) != 2:
-                    raise UsageError(f"sweep {mode} takes one sweep directory", f"hotspot sweep {mode} DIR")
-                if mode == "status":
-                    return views.sweep_status(Path(words[1]))
-                return views.sweep_report(Path(words[1]), html, force)
-            if html is not None or force:
-                raise UsageError("--html/--force belong to `hotspot sweep report DIR`")
             if init:
                 if len(words) > 1:
                     raise UsageError("--init takes at most one file name")
                 return api.write_example(Path(words[0] if words else "recipes.yaml"))
-            if timeout is not None and timeout <= 0:
-                raise UsageError("--timeout must be positive", "e.g. --timeout 900")
+            if timeout is not None and not (0 < timeout <= api.MAX_TIMEOUT_S):  # nan fails both
+                raise UsageError(f"--timeout must be a positive number of seconds (at most {api.MAX_TIMEOUT_S:g})",
+                                 "e.g. --timeout 900")
             if worker is not None:
                 if words:
                     raise UsageError("--worker DIR takes no recipes file (the manifest holds the recipes)")
@@ -122,12 +208,24 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("give one recipes file", "hotspot sweep recipes.yaml (hotspot sweep --init writes one)")
             if dry_run and not slurm:
                 raise UsageError("--dry-run goes with --slurm (it writes the job script without submitting)")
+            if wait and (not slurm or dry_run):
+                raise UsageError("--wait goes with --slurm (a local sweep always runs to its end)",
+                                 "hotspot sweep recipes.yaml --slurm --wait")
             opts = api.SweepOptions(
                 recipes=Path(words[0]), gpus=gpus, output=output, new=new, retry=tuple(retry or ()),
                 only=tuple(only or ()), force_recipes=force_recipes, att_retries=att_retries, timeout_s=timeout,
                 rocprofv3=rocprofv3, att_library_path=att_library_path, slurm=slurm, nodes=nodes,
                 partition=partition, time_limit=time_limit, account=account, sbatch_args=tuple(sbatch_arg or ()),
-                dry_run=dry_run)
-            return api.run_sweep(opts)
+                dry_run=dry_run, cpus_per_task=cpus_per_task)
+            try:
+                result = api.run_sweep(opts)
+            except Exception as err:
+                _problems_to_stderr(err)
+                raise
+            if wait and result.data.get("slurm"):
+                from hotspot.sweep import views
 
-        raise typer.Exit(run(command, fmt, produce, renderers["init" if init and not mode else mode]))
+                return views.follow(Path(result.data["sweep_dir"]))
+            return result
+
+        raise typer.Exit(run(command, fmt, produce, renderers))

@@ -6,8 +6,16 @@ from hotspot.render.tables import shorten, table
 from hotspot.result import JsonObject, Result
 
 
-def _counts(c: dict[str, int]) -> str:
-    return ", ".join(f"{v} {k}" for k, v in c.items() if v) or "no entries"
+COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
+
+
+def describe_counts(c: dict[str, int]) -> str:
+    """The one wording of a sweep's counts (progress line, summary, errors, --wait): every non-zero
+    state under its own name, e.g. `3 done, 1 failed, 1 timed-out, 2 pending`."""
+    return ", ".join(f"{c[k]} {k}" for k in COUNT_ORDER if c.get(k)) or "no entries"
+
+
+_counts = describe_counts
 
 
 def _pct(v: float | None) -> str:
@@ -52,12 +60,30 @@ def _failures(entries: list[JsonObject]) -> str:
     return ("\nnot done:\n" + "\n".join(lines)) if lines else ""
 
 
+# Dropped in this order (least needed first) while the report is wider than the terminal.
+REPORT_OPTIONAL = ("collapse", "arch", "occ t/a", "avg ns", "hottest line", "top stall")
+
+
+def _fit_report(rows: list[list[object]], headers: list[str]) -> tuple[str, list[str]]:
+    from hotspot.diagnostics import terminal_width
+
+    width = terminal_width()
+    hidden: list[str] = []
+    while True:
+        keep = [i for i, h in enumerate(headers) if h not in hidden]
+        body = table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
+        if max(map(len, body.split("\n"))) <= width or len(hidden) == len(REPORT_OPTIONAL):
+            return body, hidden
+        hidden.append(REPORT_OPTIONAL[len(hidden)])
+
+
 def render_report(result: Result) -> str:
     d = result.data
-    body = table(_report_rows(d["entries"], 40), REPORT_HEADERS)
+    body, hidden = _fit_report(_report_rows(d["entries"], 40), REPORT_HEADERS)
+    note = f"\n(not shown at this width: {', '.join(hidden)}; --format json has every field)" if hidden else ""
     html = f"\ndashboard: {d['html']}" if d.get("html") else ""
     return (f"sweep {d['sweep_dir']}: {_counts(d['counts'])} of {d['total']} (sorted by estimated headroom)\n"
-            f"{body}{_failures(d['entries'])}{html}")
+            f"{body}{note}{_failures(d['entries'])}{html}")
 
 
 def render_report_markdown(result: Result) -> str:
@@ -78,16 +104,28 @@ def _progress_table(entries: list[JsonObject]) -> str:
     return table(rows, ["entry", "state", "host", "GPU", "elapsed s", "attempts"])
 
 
+def _next(d: JsonObject) -> str:
+    c = d["counts"]
+    if c["pending"] or c["interrupted"]:
+        return f"next: finish it with the same command (hotspot sweep {d['recipes'].get('path')} -o {d['sweep_dir']})"
+    return f"next: hotspot sweep report {d['sweep_dir']} -o dashboard.html"
+
+
 def render_sweep(result: Result) -> str:
     d = result.data
+    if d.get("nothing_to_do"):
+        return (f"nothing to do: every entry of {d['sweep_dir']} has run ({_counts(d['counts'])}); nothing "
+                f"submitted\n(--retry failed / --only NAME re-queue entries)\n"
+                f"next: hotspot sweep report {d['sweep_dir']} -o dashboard.html")
     if d.get("slurm"):
         s = d["slurm"]
-        head = (f"submitted Slurm job {s['job_id']} ({s['nodes']} array task(s)); script {s['script']}"
-                if s.get("job_id") else f"wrote {s['script']} (not submitted); submit it with: {s['submit']}")
-        return f"{head}\nsweep dir: {d['sweep_dir']}\nfollow it with: hotspot sweep status {d['sweep_dir']}"
+        head = (f"submitted Slurm job {s['job_id']} ({s['nodes']} array task(s), {s.get('cpus_per_task')} CPUs "
+                f"each); script {s['script']}" if s.get("job_id") else
+                f"wrote {s['script']} (not submitted); submit it with: {s['submit']}")
+        return (f"{head}\nsweep dir: {d['sweep_dir']}\nfollow it with: hotspot sweep status {d['sweep_dir']} "
+                f"--wait")
     return (f"{_progress_table(d['entries'])}\n{_failures(d['entries']).lstrip()}\n"
-            f"sweep {d['sweep_dir']}: {_counts(d['counts'])}\n"
-            f"next: hotspot sweep report {d['sweep_dir']} --html dashboard.html").replace("\n\n", "\n")
+            f"sweep {d['sweep_dir']}: {_counts(d['counts'])}\n{_next(d)}").replace("\n\n", "\n")
 
 
 def render_sweep_markdown(result: Result) -> str:
@@ -105,17 +143,27 @@ def render_status(result: Result) -> str:
                          ["worker", "state", "GPUs", "last heartbeat", "array task"]))
     s = d.get("slurm")
     if s:
-        if s.get("squeue"):
-            out.append(f"Slurm job {s['job_id']}:")
-            out.append(table([[t["job_id"], t["state"], t["node"], t["elapsed"], t["reason"]] for t in s["squeue"]],
-                             ["task", "state", "node", "elapsed", "reason"]))
+        if s.get("tasks"):
+            out.append(f"Slurm job {s['job_id']} (from {s.get('source')}):")
+            out.append(table([[t["job_id"], t["state"], "" if t.get("exit_code") is None else t["exit_code"],
+                               t.get("node") or "", t.get("starts") or "", t.get("log") or "",
+                               t.get("reason") or ""] for t in s["tasks"]],
+                             ["task", "state", "exit", "node", "starts", "log", "reason"]))
         else:
-            out.append(f"Slurm job {s.get('job_id')}: {s.get('squeue_note')}")
+            out.append(f"Slurm job {s.get('job_id')}: {s.get('source')}")
+    for p in d.get("problems") or []:
+        out.append(f"problem: {p['message']}\n  fix: {p['fix']}")
     return "\n".join(out)
 
 
 def render_status_markdown(result: Result) -> str:
     return "```\n" + render_status(result) + "\n```"
+
+
+def render_cancel(result: Result) -> str:
+    d = result.data
+    return (f"cancelled Slurm job {d['job_id']} of {d['sweep_dir']}: its workers mark running entries "
+            f"interrupted\nnext: {d['next']}")
 
 
 def render_init(result: Result) -> str:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import os
-import re
 import tempfile
 from pathlib import Path
 
-from hotspot.errors import HotspotError, InputError, ToolMissingError, UsageError
+from hotspot.errors import HotspotError, InputError, UsageError
 from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.recipes import EXAMPLE, Recipes, load_recipes
+from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
+from hotspot.render.sweep import describe_counts
+from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
+from hotspot.sweep.outcome import SweepResult, exit_code
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 
 SWEEPS_DIR = "hotspot-sweeps"
 EXIT_INTERRUPTED = 130
 DEFAULT_ATT_RETRIES = 2
+MAX_ATT_RETRIES = 64  # job.att_variants has this many distinct (CU, mask) placements at most
+MAX_ARRAY_TASKS = 100_000  # above Slurm's default MaxArraySize (1001) and any site's
+MAX_CPUS_PER_TASK = 4096
 RETRY_WORDS = {"failed": ("failed",), "empty": ("empty",), "timed-out": ("timed-out",), "timeout": ("timed-out",),
                "interrupted": ("interrupted",), "all": mf.RETRYABLE}
 
@@ -46,35 +52,10 @@ class SweepOptions:
     account: str | None = None
     sbatch_args: tuple[str, ...] = ()
     dry_run: bool = False
+    cpus_per_task: int | None = None
 
 
-# ---------------------------------------------------------------------------- GPUs
-def parse_gpus(spec: str, rocprofv3: str | None = None) -> tuple[int, ...]:
-    """all | 0-7 | 0,2,5 | 0-3,6 -> GPU indices (HIP ordinals). `all` = what `hotspot doctor` lists."""
-    text = spec.strip().lower()
-    inherited = os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or ""
-    if text == "all" and inherited.strip():
-        # Already restricted (Slurm --gres): all = every listed device, whatever the tools enumerate.
-        return tuple(range(len([d for d in inherited.split(",") if d.strip()])))
-    if text == "all":
-        from hotspot.collect import tools
-
-        found = tools.find_rocprofv3(rocprofv3)
-        gpus, how = tools.list_gpus(found.path if found else None)
-        if not gpus:
-            raise ToolMissingError(f"--gpus all: no GPU found ({how})",
-                                   "run on a GPU node (`hotspot doctor` lists what it sees), or name them: --gpus 0-7")
-        return tuple(g.index for g in gpus)
-    out: list[int] = []
-    for part in text.split(","):
-        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
-        if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
-            raise UsageError(f"--gpus {spec!r} is not a GPU list", "use all, a range 0-7, or a list 0,2,5")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        out += [g for g in range(lo, hi + 1) if g not in out]
-    return tuple(out)
-
-
+# ---------------------------------------------------------------------------- options
 def parse_retry(values: tuple[str, ...]) -> tuple[str, ...]:
     states: list[str] = []
     for v in values:
@@ -102,6 +83,24 @@ def _find_previous(cwd: Path, recipes: Recipes) -> Path | None:
     return max(hits)[1] if hits else None
 
 
+def _fresh_dir(cwd: Path, recipes: Recipes) -> Path:
+    """A directory no other sweep has: <UTC time>-<stem>, else <UTC time>-<n>-<stem>, created here
+    (mkdir is atomic: two commands in the same second get two directories)."""
+    from hotspot.collect.rundir import utc_stamp
+
+    base = cwd / SWEEPS_DIR
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = utc_stamp()
+    for n in range(1, 1000):
+        d = base / (f"{stamp}-{recipes.path.stem}" if n == 1 else f"{stamp}-{n}-{recipes.path.stem}")
+        try:
+            d.mkdir()
+            return d
+        except FileExistsError:
+            continue
+    raise InputError(f"{base}: 999 sweeps started this second", "give --output DIR")
+
+
 def _new_manifest(sweep_dir: Path, recipes: Recipes, opts: SweepOptions) -> None:
     if sweep_dir.exists() and any(sweep_dir.iterdir()):
         raise InputError(f"{sweep_dir}: exists, is not empty and holds no sweep.json",
@@ -119,8 +118,15 @@ def _options(opts: SweepOptions) -> JsonObject:
             "att_library_path": opts.att_library_path, "only": list(opts.only)}
 
 
-def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool) -> dict[str, list[str]]:
+def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool, sweep_dir: Path) -> dict[str, list[str]]:
     """Compare the manifest with the recipes file; with `force`, re-queue changed entries only."""
+    mine = doc["recipes"].get("path")
+    if mine and mine != str(recipes.path):
+        # --force-recipes would replace the other sweep's entries: never suggest it here.
+        raise InputError(f"{sweep_dir}: is the sweep of {mine}, not of {recipes.path}",
+                         f"give another --output directory (or drop -o / use --new for a fresh one); to resume "
+                         f"that sweep: hotspot sweep {mine} -o {sweep_dir}", code="other-recipes",
+                         details={"sweep_recipes": mine, "given": str(recipes.path)})
     now = recipes.by_name()
     have = {e["name"]: e for e in doc["entries"]}
     changed = [n for n, e in now.items() if n in have and have[n]["recipe_sha256"] != e.sha256()]
@@ -151,20 +157,32 @@ def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool) -> dict[str, l
     return diff
 
 
-def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple[str, ...]) -> JsonObject:
+def resume_interrupted(doc: JsonObject, why: str, only: tuple[str, ...] = ()) -> list[str]:
+    """`interrupted` entries were never finished: back to pending (a rerun or a Slurm requeue
+    finishes them without being asked)."""
+    names = []
+    for e in doc["entries"]:
+        if e["state"] == "interrupted" and (not only or e["name"] in only):
+            mf.requeue(e, why)
+            names.append(e["name"])
+    return names
+
+
+def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple[str, ...],
+             created: bool) -> JsonObject:
     """Bring an existing or new sweep dir in line with this command (done once, before workers)."""
-    created = not (sweep_dir / mf.MANIFEST).exists()
-    if created:
+    if not (sweep_dir / mf.MANIFEST).exists():
         _new_manifest(sweep_dir, recipes, opts)
+        created = True
     with mf.locked(sweep_dir) as doc:
-        diff = _sync_recipes(doc, recipes, opts.force_recipes)
+        diff = _sync_recipes(doc, recipes, opts.force_recipes, sweep_dir)
         stale = mf.reclaim_stale(doc)
         names = {e["name"] for e in doc["entries"]}
         unknown = [n for n in opts.only if n not in names]
         if unknown:
             raise UsageError(f"--only {', '.join(unknown)}: no such entry in {recipes.path}",
                              f"entries are: {', '.join(sorted(names))}")
-        requeued = []
+        requeued = resume_interrupted(doc, "resumed: interrupted before it finished", opts.only)
         for e in doc["entries"]:
             if e["state"] in retry and (not opts.only or e["name"] in opts.only):
                 mf.requeue(e, f"--retry {e['state']}")
@@ -173,7 +191,9 @@ def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple
                 mf.requeue(e, "--only")
                 requeued.append(e["name"])
         doc["options"] = _options(opts)
-        return {"created": created, "recipes_diff": diff, "reclaimed": stale, "requeued": requeued}
+        return {"created": created, "recipes_diff": diff, "reclaimed": stale, "requeued": requeued,
+                "to_do": sum(1 for e in doc["entries"] if e["state"] in ("pending", "running")
+                             and (not opts.only or e["name"] in opts.only))}
 
 
 # ---------------------------------------------------------------------------- run
@@ -181,28 +201,63 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
     cwd = cwd or Path.cwd()
     recipes = load_recipes(opts.recipes)  # every problem at once, exit 3, nothing run
     retry = parse_retry(opts.retry)
-    if opts.att_retries < 0:
-        raise UsageError("--att-retries must be 0 or more", "e.g. --att-retries 2")
-    if opts.nodes < 1:
-        raise UsageError("--nodes must be at least 1", "e.g. --nodes 4")
+    if opts.att_retries < 0 or opts.att_retries > MAX_ATT_RETRIES:
+        raise UsageError(f"--att-retries must be 0 to {MAX_ATT_RETRIES}", "e.g. --att-retries 2")
+    if opts.nodes < 1 or opts.nodes > MAX_ARRAY_TASKS:
+        raise UsageError(f"--nodes must be 1 to {MAX_ARRAY_TASKS}", "e.g. --nodes 4")
+    if opts.cpus_per_task is not None and not 1 <= opts.cpus_per_task <= MAX_CPUS_PER_TASK:
+        raise UsageError(f"--cpus-per-task must be 1 to {MAX_CPUS_PER_TASK}", "e.g. --cpus-per-task 16")
     gpus_spec = opts.gpus
     gpus = parse_gpus(gpus_spec, opts.rocprofv3) if not opts.slurm else ()
     if opts.slurm and gpus_spec != "all":
         parse_gpus(gpus_spec)  # a bad list fails here, not on the nodes
+    created = False
     if opts.output is not None:
         sweep_dir = opts.output.resolve()
     else:
         previous = None if opts.new else _find_previous(cwd, recipes)
-        from hotspot.collect.rundir import utc_stamp
+        sweep_dir = previous or _fresh_dir(cwd, recipes)
+        created = previous is None
+    existed = sweep_dir.exists() and not created
+    # This command starts the sweep only in a new or empty directory: then all inside is its own.
+    ours = created or not sweep_dir.exists() or (sweep_dir.is_dir() and not any(sweep_dir.iterdir()))
+    try:
+        prep = _prepare(sweep_dir, recipes, opts, retry, created)
+        if opts.slurm:
+            return _submit(sweep_dir, recipes, opts, prep)
+    except BaseException:
+        if ours:
+            _discard(sweep_dir, keep_dir=existed)  # a refused or failed submission leaves nothing to resume
+        raise
+    return _work(sweep_dir, gpus, opts.only, prep, "sweep", scope="sweep")
 
-        sweep_dir = previous or (cwd / SWEEPS_DIR / f"{utc_stamp()}-{recipes.path.stem}")
-    prep = _prepare(sweep_dir, recipes, opts, retry)
-    if opts.slurm:
-        return _submit(sweep_dir, recipes, opts, prep)
-    return _work(sweep_dir, gpus, opts.only, prep, "sweep")
+
+def _discard(sweep_dir: Path, keep_dir: bool) -> None:
+    """Remove what this command wrote into a sweep directory it started (`_new_manifest` only
+    starts one in an empty or new directory, so everything inside is its own), and the directory
+    when it made it; never once an entry has run."""
+    import shutil
+
+    try:
+        doc = mf.read(sweep_dir)
+        if any(e["attempts"] for e in doc["entries"]):
+            return
+    except InputError:
+        pass
+    if not keep_dir:
+        shutil.rmtree(sweep_dir, ignore_errors=True)
+        return
+    for child in sweep_dir.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
-def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str) -> Result:
+def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str,
+          scope: str) -> Result:
+    """Run a worker; `scope` "sweep" judges the exit code on every entry (of --only), "worker" on
+    the entries this worker ran (an array task's code describes that task)."""
     from hotspot.diagnostics import progress
     from hotspot.sweep.scheduler import Worker, WorkerOptions, pin_env
 
@@ -222,23 +277,26 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
     doc = mf.read(sweep_dir)
     data = progress_data(sweep_dir, doc)
     data.update(worker=outcome.worker, gpus=list(gpus), ran=outcome.finished, **prep)
-    scope = [e for e in doc["entries"] if not only or e["name"] in only]
     if outcome.interrupted:
         c = data["counts"]
         err = SweepInterrupted(
-            f"interrupted: {c['done']} done, {c['interrupted']} interrupted, {c['pending']} pending "
-            f"in {sweep_dir}", "resume with the same command plus --retry interrupted",
+            f"interrupted: {describe_counts(c)} in {sweep_dir}",
+            f"finish it with the same command (interrupted entries are re-queued): {_resume_hint(doc, sweep_dir)}",
             details={"sweep_dir": str(sweep_dir), "counts": c})
         err.exit_code = 128 + (outcome.signum or 2)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
         err.details["signal"] = outcome.signum or 2
         raise err
-    result = Result(command, data, [])
-    states = {e["state"] for e in scope}
-    if states & {"failed", "timed-out", "interrupted"}:
-        result.exit_code = 6  # type: ignore[attr-defined]
-    elif "empty" in states:
-        result.exit_code = 4  # type: ignore[attr-defined]
+    result = SweepResult(command, data, [])
+    if scope == "worker":
+        result.exit_code = exit_code({r["state"] for r in outcome.finished})
+    else:
+        result.exit_code = exit_code({e["state"] for e in doc["entries"] if not only or e["name"] in only})
+    data["exit_code"] = result.exit_code
     return result
+
+
+def _resume_hint(doc: JsonObject, sweep_dir: Path) -> str:
+    return f"hotspot sweep {doc['recipes'].get('path')} -o {sweep_dir}"
 
 
 def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> Result:
@@ -257,31 +315,114 @@ def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) ->
                          "the sweep directory must be on a shared filesystem every node can write") from None
     only = tuple((mf.read(sweep_dir).get("options") or {}).get("only") or ())
     gpus = parse_gpus(gpus_spec, rocprofv3)
-    return _work(sweep_dir, gpus, only, {"created": False, "recipes_diff": None, "reclaimed": [], "requeued": []},
-                 "sweep")
+    requeued: list[str] = []
+    reclaimed: list[str] = []
+    restart = os.environ.get("SLURM_RESTART_COUNT", "0").strip()
+    if restart.isdigit() and int(restart) > 0:
+        # Slurm requeued this task (node failure, scontrol requeue): its earlier run is gone, so its
+        # running entries were never finished; they and every interrupted entry run again.
+        with mf.locked(sweep_dir) as doc:
+            reclaimed = mf.reclaim_stale(doc) + reclaim_earlier_run(doc)
+            requeued = resume_interrupted(doc, f"Slurm requeue (restart {restart})", only)
+    return _work(sweep_dir, gpus, only, {"created": False, "recipes_diff": None, "reclaimed": reclaimed,
+                                         "requeued": requeued}, "sweep", scope="worker")
+
+
+def reclaim_earlier_run(doc: JsonObject) -> list[str]:
+    """Entries still `running` under an earlier run of this same Slurm array task (same array job
+    and task id, another worker id): Slurm starts a task again only after the earlier run ended."""
+    me = {k: os.environ.get(k.upper()) for k in ("slurm_array_job_id", "slurm_array_task_id")}
+    if not all(me.values()):
+        return []
+    me_id = mf.worker_id()
+    earlier = {wid for wid, w in (doc.get("workers") or {}).items()
+               if wid != me_id and all((w.get("slurm") or {}).get(k) == v for k, v in me.items())}
+    names = []
+    for e in doc["entries"]:
+        if e["state"] == "running" and e.get("worker") in earlier:
+            mf.set_state(e, "interrupted", finished_at=mf.utc_iso(), exit_code=None,
+                         reason=f"its worker {e.get('worker')} (this array task's earlier run) ended without finishing it")
+            names.append(e["name"])
+    for wid in earlier:
+        if doc["workers"][wid].get("state") == "running":
+            doc["workers"][wid]["state"] = "gone"
+    return names
 
 
 def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObject) -> Result:
     from hotspot.sweep import slurm
 
+    if not prep["to_do"]:
+        with mf.locked(sweep_dir) as doc:
+            data = progress_data(sweep_dir, doc)
+        data.update(slurm=None, nothing_to_do=True, **prep)
+        result = SweepResult("sweep", data, [])
+        result.exit_code = exit_code({e["state"] for e in doc["entries"]})
+        data["exit_code"] = result.exit_code
+        return result
+    warnings = []
+    per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))
+    cpus = opts.cpus_per_task
+    if cpus is None:
+        cpus = slurm.CPUS_PER_GPU * (per_task or 1)
+        if per_task is None:
+            warnings.append(f"GPUs per task unknown (--gpus all without --gres): asking for {cpus} CPUs per task; "
+                            "set --cpus-per-task, or --sbatch-arg=--gres=gpu:N")
     text = slurm.script_text(sweep_dir, nodes=opts.nodes, gpus=opts.gpus, partition=opts.partition,
                              time_limit=opts.time_limit, account=opts.account, sbatch_args=list(opts.sbatch_args),
-                             prelude=recipes.slurm_prelude, job_name=f"hotspot-sweep-{recipes.path.stem}")
+                             prelude=recipes.slurm_prelude, job_name=f"hotspot-sweep-{recipes.path.stem}",
+                             cpus_per_task=cpus)
     script = slurm.write_script(sweep_dir, text)
     job_id = None if opts.dry_run else slurm.submit(script)
     with mf.locked(sweep_dir) as doc:
+        earlier = doc.get("slurm")
         doc["slurm"] = {"job_id": job_id, "script": slurm.SCRIPT, "nodes": opts.nodes, "submitted_at":
-                        mf.utc_iso() if job_id else None, "dry_run": opts.dry_run}
+                        mf.utc_iso() if job_id else None, "dry_run": opts.dry_run, "cpus_per_task": cpus,
+                        "partition": opts.partition, "earlier": ((earlier or {}).get("earlier") or []) + ([earlier] if earlier else [])}
         data = progress_data(sweep_dir, doc)
     data.update(slurm={"job_id": job_id, "script": str(script), "nodes": opts.nodes, "dry_run": opts.dry_run,
-                       "submit": None if job_id else f"sbatch {script}"}, **prep)
-    return Result("sweep", data, [])
+                       "cpus_per_task": cpus, "submit": None if job_id else f"sbatch {script}"},
+                nothing_to_do=False, **prep)
+    return SweepResult("sweep", data, warnings)
 
 
 def write_example(path: Path) -> Result:
+    """The example recipes file, written whole or not at all (a temporary file beside it, fsynced,
+    then linked to the name: a full disk leaves nothing, an existing file is never replaced)."""
     path = Path(path)
-    if path.exists():
+    if os.path.lexists(path):
         raise InputError(f"{path}: already exists; not overwritten", "give another file name: hotspot sweep --init NEW.yaml",
                          code="exists")
-    path.write_text(EXAMPLE)
+    parent = path.resolve().parent
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(EXAMPLE.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, path)  # fails if the name appeared meanwhile: nothing is replaced
+        except FileExistsError:
+            raise InputError(f"{path}: already exists; not overwritten",
+                             "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            if os.path.lexists(path):  # a file system without hard links: check, then rename
+                raise InputError(f"{path}: already exists; not overwritten",
+                                 "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
+            os.replace(tmp, path)
+    except OSError as exc:
+        from hotspot.errors import os_fault
+
+        fault = os_fault(exc, path, "cannot write the example recipes file")
+        if fault is None:
+            raise
+        raise fault from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
     return Result("sweep init", {"written": str(path.resolve()), "entries": 2}, [])

@@ -15,21 +15,26 @@ from hotspot.result import JsonObject
 
 COLUMNS = (  # (key, header, numeric)
     ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
-    ("duration_ns", "avg duration (ns)", True), ("occ", "occupancy (theor. / achieved waves/SIMD)", True),
+    ("duration_ns", "avg ns", True), ("occ", "occupancy", True),
     ("limiter", "limiter", False), ("stall", "top stall", True), ("line", "hottest line", False),
-    ("collapse", "source collapse", False), ("plan", "top plan item", False),
-    ("headroom", "est. headroom", True))
+    ("collapse", "collapse", False), ("plan", "top plan item", False),
+    ("headroom", "headroom", True), ("slurm", "Slurm task", False))
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
 h1 { font-size: 1.4em; } .counts span { margin-right: 1em; }
-table { border-collapse: collapse; width: 100%; }
-th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top;
+         overflow-wrap: break-word; }
+td .reason, td.kernel { overflow-wrap: anywhere; }
+col.w-name { width: 8%; } col.w-state { width: 13%; } col.w-kernel { width: 11%; } col.w-arch { width: 5%; }
+col.w-num { width: 6%; } col.w-limiter { width: 6%; } col.w-line { width: 9%; } col.w-collapse { width: 6%; }
+col.w-plan { width: 10%; } col.w-head { width: 7%; } col.w-slurm { width: 6%; }
+th { font-size: 13px; cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.state-failed td, tr.state-timed-out td { background: #fff0f0; } tr.state-empty td { background: #fffbe6; }
-.kernel { max-width: 28em; overflow-wrap: anywhere; } .muted { color: #777; }
+.muted { color: #777; } .reason { white-space: pre-wrap; font-size: 12px; }
 """
 
 SCRIPT = """
@@ -38,7 +43,7 @@ SCRIPT = """
   var heads = table.querySelectorAll('th');
   heads.forEach(function (th, col) {
     th.addEventListener('click', function () {
-      var dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
+      var dir = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
       heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
       th.setAttribute('aria-sort', dir);
       var numeric = th.dataset.numeric === '1';
@@ -58,6 +63,13 @@ SCRIPT = """
   document.body.setAttribute('data-ready', '1');
 })();
 """
+
+
+# Column widths (fixed layout): a long reason or kernel name wraps inside its cell instead of
+# widening the table past the window.
+COLGROUP = "<colgroup>" + "".join(
+    f'<col class="w-{w}">' for w in ("name", "state", "kernel", "arch", "num", "num", "limiter", "num", "line",
+                                     "collapse", "plan", "head", "slurm")) + "</colgroup>"
 
 
 def _pct(v: float | None) -> str:
@@ -92,7 +104,18 @@ def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
             est = f" ({top['estimate_low_pct']:.0f}–{top['estimate_high_pct']:.0f}%)"
         plan = f"{escape(str(top.get('priority') or ''))} {escape(str(top.get('title') or top.get('id')))}{escape(est)}"
     reason = row.get("reason") or ""
-    state = escape(row["state"]) + (f'<div class="muted">{escape(reason[:300])}</div>' if reason else "")
+    log = row.get("log")
+    log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(log, base)).as_posix(), quote=True)}">job.log</a>'
+                if log else "")
+    where = ""
+    if row.get("host") and row["state"] != "pending":
+        dev = f" = device {row['device']}" if row.get("device") not in (None, str(row.get("gpu"))) else ""
+        where = f'<div class="muted">{escape(str(row["host"]))} GPU {escape(str(row.get("gpu")))}{escape(dev)}</div>'
+    state = escape(row["state"]) + log_link + where + \
+        (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
+    task = row.get("slurm") or {}
+    slurm_txt = f"{task.get('job_id')} {task.get('state')}" + (f" on {task['node']}" if task.get("node") else "") \
+        if task else ""
     line_txt = f"{line.get('file')}:{line.get('line')} ({_pct(line.get('share'))})" if line else ""
     return [
         (row["name"], name, ""),
@@ -109,6 +132,7 @@ def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
         ("yes" if s.get("source_collapse") else "", "yes" if s.get("source_collapse") else "", ""),
         (plan, plan, ""),
         ("" if head is None else str(head), "" if head is None else f"{head:.0f}%", "num"),
+        (slurm_txt, escape(slurm_txt), ""),
     ]
 
 
@@ -128,6 +152,6 @@ def render_dashboard(data: JsonObject, base: Path) -> str:
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{escape(title)}</h1><p class=\"counts\">{counts}</p>"
             f"<p class=\"muted\">{escape(data['sweep_dir'])} · sorted by estimated headroom (the top plan "
-            f"item's upper estimate); click a header to sort, an entry to open its report.</p>"
-            f'<table id="entries"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f"item's upper estimate); occupancy is theoretical / achieved waves per SIMD; click a header to sort (ascending first), an entry to open its report, job.log for its log.</p>"
+            f'<table id="entries">{COLGROUP}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"<script>{SCRIPT}</script></body></html>\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import stat
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -37,6 +38,8 @@ RETRYABLE = ("failed", "empty", "timed-out", "interrupted")
 # A worker on another host is presumed gone when its heartbeat is this old. Workers beat every
 # HEARTBEAT_S; the margin covers a loaded node and a slow shared filesystem.
 HEARTBEAT_S = 15.0
+# A manifest holds a few KB per entry and attempt; this is far above any real library's sweep.
+MAX_MANIFEST_BYTES = 256 << 20
 STALE_S = 180.0
 
 
@@ -61,11 +64,42 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. Anything else (a FIFO, a device, a
+    socket) is refused before it is opened for reading, so no read can block or never end; the
+    open is non-blocking and re-checked in case the name was swapped in between."""
+    st = os.stat(path)  # FileNotFoundError / PermissionError: the caller's
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{path}: not a regular file ({_kind(st.st_mode)})",
+                         "give the real file; special files are never read")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file ({_kind(st.st_mode)})",
+                             "give the real file; special files are never read")
+        if st.st_size > limit:
+            raise InputError(f"{path}: {st.st_size} bytes, more than the {limit >> 20} MiB a sweep file may hold",
+                             "give the file hotspot wrote")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit + 1)[:limit + 1]
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 def read(sweep_dir: Path) -> JsonObject:
     """The manifest as it is now (no lock: the rename makes every read see a whole document)."""
     path = Path(sweep_dir) / MANIFEST
     try:
-        doc = orjson.loads(path.read_bytes())
+        doc = orjson.loads(read_regular(path, MAX_MANIFEST_BYTES))
     except FileNotFoundError:
         raise InputError(f"{path}: no sweep manifest here",
                          "give the directory `hotspot sweep` created (it holds sweep.json)") from None
@@ -165,8 +199,8 @@ def worker_gone(doc: JsonObject, wid: str | None, now: float | None = None) -> b
 
 
 def reclaim_stale(doc: JsonObject) -> list[str]:
-    """Entries `running` under a worker that is gone become `interrupted` (rerun them with
-    --retry interrupted). Returns their names."""
+    """Entries `running` under a worker that is gone become `interrupted` (a rerun or a Slurm
+    requeue re-queues them). Returns their names."""
     names = []
     now = time.time()
     for e in doc["entries"]:
@@ -185,3 +219,4 @@ def counts(doc: JsonObject) -> dict[str, int]:
     for e in doc["entries"]:
         out[e["state"]] = out.get(e["state"], 0) + 1
     return out
+

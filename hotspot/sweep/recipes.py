@@ -24,6 +24,11 @@ DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
 TOP_FIELDS = ("defaults", "entries", "slurm")
 # The sweep pins every entry to its GPU through these; a recipe must not override them.
+# A week: longer than any job's time limit; nan and inf are not a timeout.
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+# A recipes file is a few KB per entry; read at most this much, nest at most this deep.
+MAX_RECIPES_BYTES = 16 << 20
+MAX_DEPTH = 32
 PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # Shown in every problem so the fix is one look away.
@@ -103,6 +108,34 @@ class Recipes:
         return {e.name: e for e in self.entries}
 
 
+def att_limits() -> dict[str, int]:
+    """Largest value each att field can mean: a CU id below the most CUs any product has, a SIMD
+    mask over a CU's SIMDs (hotspot/arch tables); masks and sizes within the 64 bits rocprofv3's
+    options and the manifest's JSON hold."""
+    from hotspot.arch.products import PRODUCTS
+    from hotspot.arch.targets import TARGETS
+
+    simds = max(int(t.simds_per_cu) for t in TARGETS.values())
+    return {"target_cu": max(p.cus for p in PRODUCTS.values()) - 1, "simd_select": (1 << simds) - 1,
+            "shader_engine_mask": (1 << 64) - 1, "buffer_size": (1 << 63) - 1}
+
+
+def valid_timeout(value: object) -> bool:
+    """A finite, positive number of seconds no larger than MAX_TIMEOUT_S (nan and inf are not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return 0 < float(value) <= MAX_TIMEOUT_S  # nan compares false; huge ints overflow float
+    except OverflowError:
+        return False
+
+
+def _short(value: object) -> str:
+    """A value for a message: its repr, cut so a 10,000-digit number stays one readable line."""
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 4000 else f"a {value.bit_length()}-bit number"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _int(value: object, *, size: bool = False) -> int:
     from hotspot.collect.api import parse_int, parse_size
 
@@ -116,7 +149,7 @@ def _int(value: object, *, size: bool = False) -> int:
     try:
         return parse_size(text, "x") if size else parse_int(text, "x")
     except Exception as exc:  # UsageError: re-worded by the caller
-        raise ValueError(f"{value!r} is not {'a size' if size else 'an integer'}") from exc
+        raise ValueError(f"{_short(value)} is not {'a size' if size else 'an integer'}") from exc
 
 
 class _Checker:
@@ -127,7 +160,8 @@ class _Checker:
         self.problems.append(Problem(entry, field, problem, fix or FIELD_FIX.get(field.split(".")[0], "")))
 
 
-def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker) -> Entry | None:
+def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker,
+           required: bool = True) -> Entry | None:
     merged = {**defaults, **raw}
     if isinstance(defaults.get("env"), dict) and isinstance(raw.get("env"), dict):
         merged["env"] = {**defaults["env"], **raw["env"]}
@@ -144,8 +178,8 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         if key not in ENTRY_FIELDS:
             bad(str(key), "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
     name = merged.get("name")
-    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        bad("name", "missing" if name is None else f"{name!r} is not file-name safe")
+    if required and (not isinstance(name, str) or not NAME_RE.fullmatch(name)):
+        bad("name", "missing" if name is None else f"{_short(name)} is not file-name safe")
     cmd_raw = merged.get("cmd")
     cmd: tuple[str, ...] = ()
     if isinstance(cmd_raw, str):
@@ -158,7 +192,8 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         cmd = tuple(str(a) for a in cmd_raw)
     elif cmd_raw is not None:
         bad("cmd", f"is a {type(cmd_raw).__name__}")
-    if not cmd and (cmd_raw is None or cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())):
+    if not cmd and (cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())
+                    or (cmd_raw is None and required)):
         bad("cmd", "missing or empty")
     cwd_raw = merged.get("cwd", ".")
     cwd = base
@@ -209,6 +244,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         pmc = tuple(pmc_raw)
     else:
         bad("pmc", f"is a {type(pmc_raw).__name__} of mixed items")
+    limits = att_limits()
     att_raw = merged.get("att", {})
     att = {"target_cu": 1, "shader_engine_mask": 0x1, "simd_select": 0xF, "buffer_size": 0x10000000}
     if not isinstance(att_raw, dict):
@@ -225,9 +261,12 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 continue
             if k in ("shader_engine_mask", "buffer_size", "simd_select") and att[k] == 0:
                 bad(f"att.{k}", "must not be 0", "e.g. 0x1 for shader_engine_mask, 0xF for simd_select")
+            elif att[k] > limits[k]:
+                bad(f"att.{k}", f"{_short(v)} is above {limits[k]:#x}" if k != "target_cu" else
+                    f"{_short(v)} is not a CU id (0 to {limits[k]})")
     timeout = merged.get("timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        bad("timeout_s", f"{timeout!r} is not a positive number")
+    if timeout is not None and not valid_timeout(timeout):
+        bad("timeout_s", f"{_short(timeout)} is not a positive number of seconds (at most {MAX_TIMEOUT_S:g})")
     tags_raw = merged.get("tags", [])
     if not isinstance(tags_raw, list) or not all(isinstance(t, (str, int)) for t in tags_raw):
         bad("tags", "must be a list of strings")
@@ -245,9 +284,11 @@ def load_recipes(path: Path) -> Recipes:
     """Parse and validate; raise InputError (exit 3) listing every problem in the file."""
     import yaml
 
+    from hotspot.sweep.manifest import read_regular
+
     path = Path(path)
     try:
-        raw_bytes = path.read_bytes()
+        raw_bytes = read_regular(path, MAX_RECIPES_BYTES)  # a FIFO or device is refused, unread
     except OSError as exc:
         raise InputError(f"{path}: cannot read the recipes file: {exc.strerror or exc}",
                          "check the path; `hotspot sweep --init recipes.yaml` writes an example") from None
@@ -258,6 +299,17 @@ def load_recipes(path: Path) -> Recipes:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise InputError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}",
                          "fix the YAML syntax (indentation, quotes, ':' after keys)") from None
+    except RecursionError:
+        doc = None
+        depth = MAX_DEPTH + 1
+    except (ValueError, OverflowError) as exc:  # e.g. an integer of more digits than Python converts
+        raise InputError(f"{path}: a value cannot be read: {_short(str(exc))}",
+                         "numbers in a recipes file are small integers or seconds") from None
+    else:
+        depth = _depth(doc)
+    if depth > MAX_DEPTH:
+        raise InputError(f"{path}: nested more than {MAX_DEPTH} levels deep",
+                         "a recipes file is a list of flat entries (`hotspot sweep --init` writes an example)")
     chk = _Checker()
     defaults: JsonObject = {}
     prelude = ""
@@ -289,6 +341,12 @@ def load_recipes(path: Path) -> Recipes:
         chk.add("(file)", "entries", "no entries", "a YAML list of entries, or a map with an 'entries' list; "
                 "`hotspot sweep --init` writes an example")
         items = []
+    if defaults:
+        # Checked once, as "(defaults)"; a field with a problem there is left out of every entry.
+        before = len(chk.problems)
+        _entry({}, defaults, "(defaults)", path.resolve().parent, chk, required=False)
+        broken = {p.field.split(".")[0] for p in chk.problems[before:]}
+        defaults = {k: v for k, v in defaults.items() if k not in broken}
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(items, start=1):
@@ -298,21 +356,34 @@ def load_recipes(path: Path) -> Recipes:
         if not isinstance(raw, dict):
             chk.add(label, "(entry)", f"is a {type(raw).__name__}, not a map", "each entry is a map with name and cmd")
             continue
-        entry = _entry(raw, defaults, label, path.resolve().parent, chk)
-        if entry is None:
-            continue
-        if entry.name in seen:
-            chk.add(label, "name", f"{entry.name!r} is already used by entry #{seen[entry.name]}",
+        name = raw.get("name")
+        if isinstance(name, str) and name in seen:  # every duplicate, whatever else is wrong with it
+            chk.add(label, "name", f"{name!r} is already used by entry #{seen[name]}",
                     "give every entry a unique name")
-            continue
-        seen[entry.name] = i
-        entries.append(entry)
+        elif isinstance(name, str):
+            seen[name] = i
+        entry = _entry(raw, defaults, label, path.resolve().parent, chk)
+        if entry is not None:
+            entries.append(entry)
     if chk.problems:
         n = len(chk.problems)
-        raise InputError(f"{path}: {n} problem{'s' if n > 1 else ''}: " + "; ".join(p.line() for p in chk.problems),
-                         "fix them and rerun; nothing was run",
-                         details={"problems": [p.__dict__ for p in chk.problems]})
+        raise InputError(f"{path}: {n} problem{'s' if n > 1 else ''} in the recipes file, nothing was run; "
+                         f"first: {chk.problems[0].line()}", "fix every problem listed (one per line above) and rerun",
+                         code="bad-recipes", details={"problems": [p.__dict__ for p in chk.problems]})
     return Recipes(path.resolve(), tuple(entries), prelude, hashlib.sha256(raw_bytes).hexdigest())
+
+
+def _depth(doc: object) -> int:
+    """How deeply lists and maps nest (iterative: a deep document cannot exhaust the stack)."""
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, (list, dict)):
+            deepest = max(deepest, d)
+            if d > MAX_DEPTH:
+                return d
+            stack += [(v, d + 1) for v in (node.values() if isinstance(node, dict) else node)]
+    return deepest
 
 
 EXAMPLE = """\

@@ -2,8 +2,10 @@
 
 Invariants (tests/test_sweep_scheduling.py checks them on recorded runs):
 - at most one job per GPU at any moment: a GPU is taken from this worker's pool AND a per-host lock
-  file (`locks/<host>.gpu<N>.lock`, so two workers on one node never share a GPU) before its job
-  starts, and returned only when the job's whole process group has exited;
+  on its physical device (`locks/<host>.dev<ID>.lock`, ID being the device the job is pinned to, as
+  Slurm or the inherited ROCR_VISIBLE_DEVICES list names it: two workers on one node share a device
+  only one job at a time, and workers given different devices never wait on each other) before its
+  job starts, and returned only when the job's whole process group has exited;
 - every entry is claimed exactly once per queueing: claims happen under the manifest lock;
 - a timed-out entry's process group gets SIGINT (rocprofv3 flushes what it has), then SIGKILL.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,6 +34,7 @@ from hotspot.diagnostics import QUIET
 from hotspot.collect import process
 from hotspot.result import JsonObject
 from hotspot.sweep import manifest as mf
+from hotspot.render.sweep import describe_counts
 from hotspot.sweep.job import RESULT, SPEC
 from hotspot.record import record
 
@@ -75,9 +79,18 @@ class WorkerOutcome:
     signum: int | None = None  # the first signal (SIGINT, SIGTERM, SIGHUP): exit 128 + it
 
 
-def _gpu_lock(sweep_dir: Path, gpu: int) -> int | None:
-    """Non-blocking per-host GPU lock; the fd (held while the job runs), or None if busy."""
-    path = sweep_dir / LOCKS / f"{mf.hostname()}.gpu{gpu}.lock"
+def device_lock_name(device: str) -> str:
+    """The lock file of a physical device on this host. `device` is what the entry is pinned to
+    (ROCR_VISIBLE_DEVICES): the id Slurm or the inherited list gives, the same in every worker on
+    the node, so two array tasks handed different devices never wait on each other and two handed
+    the same device never share it."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", device) or "_"
+    return f"{mf.hostname()}.dev{safe}.lock"
+
+
+def _device_lock(sweep_dir: Path, device: str) -> int | None:
+    """Non-blocking per-host device lock; the fd (held while the job runs), or None if busy."""
+    path = sweep_dir / LOCKS / device_lock_name(device)
     path.parent.mkdir(exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -140,6 +153,7 @@ class Worker:
         self.elapsed: list[float] = []
         self.last_beat = 0.0
         self.next_try = 0.0  # when to look for a free GPU again after finding all locked
+        self.devices = {g: pin_env(dict(os.environ), g)["ROCR_VISIBLE_DEVICES"] for g in opts.gpus}
 
     # ------------------------------------------------------------------ progress
     def _stderr(self, line: str) -> None:
@@ -156,9 +170,7 @@ class Worker:
         if self.elapsed and left:
             per = sum(self.elapsed) / len(self.elapsed)
             eta = f", ETA {_fmt_s(per * left / max(1, len(self.opts.gpus)))}"
-        line = (f"[sweep] {c['done']} done, {c['failed'] + c['timed-out']} failed, {c['empty']} empty, "
-                + (f"{c['interrupted']} interrupted, " if c["interrupted"] else "") +
-                f"{c['running']} running ({running}), {c['pending']} pending{eta}")
+        line = f"[sweep] {describe_counts(c)} (running: {running}){eta}"
         if self.tty:
             try:
                 width = (os.get_terminal_size(2).columns or 200) - 1  # 0 columns: a pty without a size
@@ -233,7 +245,8 @@ class Worker:
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
                      log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, plan_json=None,
                      kernel=None, summary=None, att_attempts=[], warnings=[])
-        self._say(f"[sweep] start {entry['name']} on GPU {gpu} (pid {proc.pid}, attempt {entry['attempts']})")
+        dev = "" if env["ROCR_VISIBLE_DEVICES"] == str(gpu) else f" = device {env['ROCR_VISIBLE_DEVICES']}"
+        self._say(f"[sweep] start {entry['name']} on GPU {gpu}{dev} (pid {proc.pid}, attempt {entry['attempts']})")
         return Job(entry["name"], gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
 
     def _finish(self, doc: JsonObject, job: Job) -> None:
@@ -252,7 +265,7 @@ class Worker:
         elif result.get("state") == "done":  # finished before the interrupt reached it
             state, reason = "done", None
         elif self.interrupts and (job.signalled_at is not None or job.killed):
-            state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); rerun with --retry interrupted"
+            state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it"
         elif result:
             state, reason = result["state"], result.get("reason")
         else:
@@ -332,7 +345,7 @@ class Worker:
                     if not self.interrupts and not exhausted:
                         mf.reclaim_stale(doc)
                         for gpu in sorted(free):
-                            fd = _gpu_lock(self.dir, gpu)
+                            fd = _device_lock(self.dir, self.devices[gpu])
                             if fd is None:  # another worker on this host runs a job on it
                                 self.next_try = time.monotonic() + BUSY_RETRY_S
                                 continue
@@ -344,10 +357,13 @@ class Worker:
                                 break
                             self.jobs[gpu] = job
                             changed = True
-                    self._beat(doc, "running" if self.jobs or not (exhausted or self.interrupts) else "finished")
+                    self._beat(doc, "running" if self.jobs or not (exhausted or self.interrupts)
+                               else "interrupted" if self.interrupts else "finished")
                     if changed:
                         self._status(doc)
             if not self.jobs and (exhausted or self.interrupts):
+                with mf.locked(self.dir) as doc:  # the worker's last word: finished, or interrupted
+                    self._beat(doc, "interrupted" if self.interrupts else "finished")
                 return
             time.sleep(POLL_S)
 

@@ -7,6 +7,7 @@ on the shared filesystem.
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,12 +20,38 @@ from hotspot.result import JsonObject
 SCRIPT = "sweep.sbatch"
 LOG_DIR = "slurm"
 SUBMIT_TIMEOUT_S = 60.0
+MAX_LOG_BYTES = 64 << 20  # a task log is read whole for its begin/end lines
+# CPUs asked per GPU the task drives: each entry runs the application's host thread, rocprofv3's
+# tool thread and then the trace decoding and analysis (one core each at least); without a
+# request Slurm gives one CPU per task and, under task/affinity, every entry shares core 0.
+# Sites override it with --cpus-per-task.
+CPUS_PER_GPU = 4
+# The lines a task writes to its log around the worker (appended: a requeued task adds its own).
+TASK_BEGIN = "=== hotspot sweep task begin"
+TASK_END = "=== hotspot sweep task end"
 FIX_SLURM = ("run on a Slurm login node (sbatch on PATH, e.g. `module load slurm`), or use "
              "--dry-run to write the script and submit it yourself")
 
 
+def gpus_per_task(gpus: str, sbatch_args: list[str]) -> int | None:
+    """How many GPUs one array task drives: from --gres=gpu[:type]:N / --gpus-per-task / --gpus-per-node
+    / --gpus in the extra sbatch lines, else the length of an explicit --gpus list; None when unknown
+    (--gpus all on whatever node Slurm gives)."""
+    for arg in sbatch_args:
+        m = re.fullmatch(r"--gres=(?:.*,)?gpu(?::[^:,]+)?:(\d+)(?:,.*)?", arg.strip()) or \
+            re.fullmatch(r"--gpus(?:-per-task|-per-node)?=(?:[^:,]+:)?(\d+)", arg.strip())
+        if m:
+            return int(m.group(1))
+    if gpus.strip().lower() == "all":
+        return None
+    from hotspot.sweep.gpus import parse_gpus
+
+    return len(parse_gpus(gpus))
+
+
 def script_text(sweep_dir: Path, *, nodes: int, gpus: str, partition: str | None, time_limit: str | None,
-                account: str | None, sbatch_args: list[str], prelude: str, job_name: str) -> str:
+                account: str | None, sbatch_args: list[str], prelude: str, job_name: str,
+                cpus_per_task: int | None) -> str:
     d = str(sweep_dir)
     lines = ["#!/bin/bash",
              "# Written by `hotspot sweep --slurm`: one array task per node, each pulling entries from",
@@ -33,17 +60,29 @@ def script_text(sweep_dir: Path, *, nodes: int, gpus: str, partition: str | None
              f"#SBATCH --array=0-{nodes - 1}",
              "#SBATCH --nodes=1",
              "#SBATCH --ntasks=1",
-             f"#SBATCH --output={d}/{LOG_DIR}/%A_%a.out"]
+             f"#SBATCH --output={d}/{LOG_DIR}/%A_%a.out",
+             "#SBATCH --open-mode=append",  # a requeued task appends: the node-failure lines stay
+             "#SBATCH --requeue"]
+    if cpus_per_task is not None and not any(a.strip().startswith("--cpus-per-task") for a in sbatch_args):
+        lines.append(f"#SBATCH --cpus-per-task={cpus_per_task}")
     for flag, value in (("--partition", partition), ("--time", time_limit), ("--account", account)):
         if value:
             lines.append(f"#SBATCH {flag}={value}")
     lines += [f"#SBATCH {arg}" for arg in sbatch_args]
-    lines += ["set -eo pipefail"]
+    lines += ["set -eo pipefail",
+              f'echo "{TASK_BEGIN}: task ${{SLURM_ARRAY_TASK_ID:-?}} of job ${{SLURM_ARRAY_JOB_ID:-?}} restart '
+              f'${{SLURM_RESTART_COUNT:-0}} on $(hostname -s) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"']
     if prelude.strip():
         lines += ["# slurm.prelude from the recipes file", prelude.rstrip("\n")]
+    # Not exec: the end line records the worker's exit code for `sweep status` when sacct cannot.
+    # The TERM trap (scancel, time limit) lets bash outlive the signal until the worker has stopped.
     lines += [f"cd {shlex.quote(d)}",
-              f"exec {shlex.quote(sys.executable)} -m hotspot sweep --worker {shlex.quote(d)} "
-              f"--gpus {shlex.quote(gpus)}", ""]
+              "trap 'echo \"=== hotspot sweep: SIGTERM\"' TERM",
+              "rc=0",
+              f"{shlex.quote(sys.executable)} -m hotspot sweep --worker {shlex.quote(d)} "
+              f"--gpus {shlex.quote(gpus)} || rc=$?",
+              f'echo "{TASK_END}: exit $rc at $(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+              "exit $rc", ""]
     return "\n".join(lines)
 
 
@@ -75,27 +114,187 @@ def submit(script: Path) -> str:
     return done.stdout.strip().split(";")[0]
 
 
-def squeue(job_id: str) -> tuple[list[JsonObject] | None, str]:
-    """The array's tasks as squeue lists them now ([] once they left the queue), or None when
-    squeue is missing or fails; plus a note saying which."""
-    tool = shutil.which("squeue")
+QUERY_TIMEOUT_S = 20.0
+# Slurm job states (squeue/sacct long names) by what they mean for a sweep's array task.
+ACTIVE = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD",
+          "RESIZING", "SIGNALING", "STAGE_OUT", "SUSPENDED", "STOPPED", "RESV_DEL_HOLD", "SPECIAL_EXIT")
+LOST = ("NODE_FAIL", "BOOT_FAIL")
+# Pending reasons that no amount of waiting fixes (squeue %R / sacct Reason).
+NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
+              "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
+              "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held")
+# The worker's own exit codes that mean it ran and some entries failed (6) or were empty (4).
+ENTRY_OUTCOME_CODES = (0, 4, 6)
+
+
+def _query(argv: list[str]) -> tuple[str | None, str]:
+    """stdout of a Slurm client, or None and why not (missing, failed, timed out)."""
+    tool = shutil.which(argv[0])
     if tool is None:
-        return None, "squeue not found"
+        return None, f"{argv[0]} not found"
     try:
-        done = subprocess.run([tool, "-h", "-r", "-j", str(job_id), "-o", "%i|%K|%T|%N|%M|%R"],
-                              capture_output=True, text=True, timeout=SUBMIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        done = subprocess.run([tool, *argv[1:]], capture_output=True, text=True, timeout=QUERY_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"squeue failed: {exc}"
+        return None, f"{argv[0]} failed: {exc}"
     if done.returncode != 0:
-        text = done.stderr.strip()
-        if "Invalid job id" in text:
-            return [], "the job has left the queue"
-        return None, f"squeue exited {done.returncode}: {text[-200:]}"
-    tasks = []
-    for line in done.stdout.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) != 6:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1][-200:]
+        return None, f"{argv[0]} exited {done.returncode}: {last}"
+    return done.stdout, argv[0]
+
+
+def _state_word(state: str) -> str:
+    """'CANCELLED by 0' -> 'CANCELLED'."""
+    return state.strip().split(" ")[0].rstrip("+")
+
+
+def _exit_code(text: str) -> int | None:
+    """Slurm's 'code:signal' -> the shell's view: the code, or 128 + the signal that ended it."""
+    code, _, sig = text.strip().partition(":")
+    if sig.isdigit() and int(sig) > 0:
+        return 128 + int(sig)
+    return int(code) if code.isdigit() else None
+
+
+MAX_TASK_IDS = 100_000  # a pending range is expanded at most this far
+
+
+def task_ids(job_field: str) -> list[str]:
+    """'12_3' -> ['3']; a pending range not yet split, '12_[2-4,7%2]' -> ['2', '3', '4', '7'];
+    a job step or anything else -> []."""
+    _, sep, task = job_field.strip().partition("_")
+    if not sep:
+        return []
+    if task.isdigit():
+        return [task]
+    m = re.fullmatch(r"\[([\d,\-]+)(?:%\d+)?\]", task)
+    if not m:
+        return []
+    out: list[str] = []
+    for part in m.group(1).split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or len(lo) > 9 or len(hi) > 9:
+            return []
+        out += [str(i) for i in range(int(lo), min(int(hi or lo), int(lo) + MAX_TASK_IDS) + 1)]
+        if len(out) > MAX_TASK_IDS:
+            break
+    return out[:MAX_TASK_IDS]
+
+
+def parse_sacct(text: str) -> dict[str, JsonObject]:
+    """`sacct -n -P -X --format=JobID,State,ExitCode,NodeList,Reason` lines -> per array task id."""
+    tasks: dict[str, JsonObject] = {}
+    for line in text.splitlines():
+        parts = line.split("|")
+        if len(parts) != 5:
             continue
-        tasks.append({"job_id": parts[0], "array_task_id": parts[1], "state": parts[2], "node": parts[3],
-                      "elapsed": parts[4], "reason": parts[5]})
+        for task in task_ids(parts[0]):
+            state = _state_word(parts[1])
+            tasks[task] = {"job_id": f"{parts[0].split('_')[0]}_{task}", "state": state,
+                           "exit_code": None if state in ACTIVE else _exit_code(parts[2]),
+                           "node": None if parts[3] in ("", "None assigned") else parts[3],
+                           "reason": None if parts[4] in ("", "None") else parts[4], "source": "sacct"}
+    return tasks
+
+
+def sacct(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
+    """Per array task (by task id): state, exit code, node and reason from accounting; None when
+    sacct cannot answer (not installed, accounting disabled)."""
+    out, note = _query(["sacct", "-n", "-P", "-X", "-j", str(job_id),
+                        "--format=JobID,State,ExitCode,NodeList,Reason"])
+    if out is None:
+        return None, note
+    return parse_sacct(out), "sacct"
+
+
+def parse_squeue(text: str) -> dict[str, JsonObject]:
+    """`squeue -h -r -t all -o %i|%K|%T|%N|%R` lines -> per array task id."""
+    tasks: dict[str, JsonObject] = {}
+    for line in text.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) != 5 or not parts[1].isdigit():
+            continue
+        reason = parts[4].strip()
+        if reason.startswith("(") and reason.endswith(")"):
+            reason = reason[1:-1]
+        tasks[parts[1]] = {"job_id": parts[0], "state": _state_word(parts[2]), "exit_code": None,
+                           "node": parts[3] or None,
+                           "reason": None if reason in ("", "None") or reason == parts[3] else reason,
+                           "source": "squeue"}
+    return tasks
+
+
+def squeue(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
+    """Per array task: state, node and reason as the controller holds them now (finished tasks
+    stay listed for MinJobAge); {} once the job left the controller; None when squeue fails."""
+    out, note = _query(["squeue", "-h", "-r", "-t", "all", "-j", str(job_id), "-o", "%i|%K|%T|%N|%R"])
+    if out is None:
+        return ({}, "the job has left the queue") if "Invalid job id" in note else (None, note)
+    tasks = parse_squeue(out)
     return tasks, "squeue" if tasks else "the job has left the queue"
+
+
+# sinfo's short node states that take no job (down, drained, draining, failing, not responding...).
+UNUSABLE_NODE = re.compile(r"^(down|drain|drng|drained|draining|fail|failg|maint|boot|powered_down|"
+                           r"power_down|pow_dn|inval|futr|future|unk|unknown)")
+
+
+def node_health(partition: str | None) -> tuple[int, list[JsonObject]] | None:
+    """(nodes that can take a job, [{node, state, reason}] that cannot) in the partition (all
+    partitions when None), from sinfo; None when sinfo cannot answer."""
+    out, _ = _query(["sinfo", "-h", "-N", "-o", "%N|%t|%E", *(["-p", partition] if partition else [])])
+    if out is None:
+        return None
+    usable, down = set(), {}
+    for line in out.splitlines():
+        parts = line.strip().split("|", 2)
+        if len(parts) != 3:
+            continue
+        node, state, reason = parts
+        if UNUSABLE_NODE.match(state.rstrip("*~#!%$@^-")):
+            down[node] = {"node": node, "state": state, "reason": None if reason in ("", "none") else reason}
+        else:
+            usable.add(node)
+    return len(usable - set(down)), list(down.values())
+
+
+def read_task_log(path: Path) -> JsonObject | None:
+    """What the script's begin/end lines say: starts (1 + requeues), the last exit code (None while
+    the last start has not ended), whether SIGTERM reached it; None when there is no log."""
+    from hotspot.sweep.manifest import read_regular
+
+    try:
+        text = read_regular(path, MAX_LOG_BYTES).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    except Exception:  # noqa: BLE001 - InputError (a special file): no log to read
+        return None
+    starts, code, term, node = 0, None, False, None
+    for line in text.splitlines():
+        if line.startswith(TASK_BEGIN):
+            starts += 1
+            code, term = None, False
+            m = re.search(r" on (\S+) at ", line)
+            node = m.group(1) if m else node
+        elif line.startswith(TASK_END):
+            m = re.search(r"exit (\d+)", line)
+            code = int(m.group(1)) if m else None
+        elif "=== hotspot sweep: SIGTERM" in line:
+            term = True
+    ended = code is not None
+    return {"starts": starts, "exit_code": code, "ended": ended, "sigterm": term, "node": node}
+
+
+def scancel(job_id: str) -> None:
+    tool = shutil.which("scancel")
+    if tool is None:
+        raise ToolMissingError("scancel not found: Slurm is not installed or not on PATH here", FIX_SLURM)
+    try:
+        done = subprocess.run([tool, str(job_id)], capture_output=True, text=True, timeout=QUERY_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CommandFailedError(f"scancel {job_id} could not run: {exc}", FIX_SLURM, code="scancel-failed") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        raise CommandFailedError(f"scancel {job_id} failed (exit {done.returncode}): {last}",
+                                 "check the job id with squeue -j JOB", code="scancel-failed")

@@ -19,13 +19,23 @@ done
 [ "$(id -u)" = 0 ] || { echo "start_slurm: needs root (SlurmUser=root)" >&2; exit 3; }
 
 host="$(hostname -s)"
-# At least 4 CPUs so a few array tasks run at once even on a small VM (config_overrides lets the
+# At least 16 CPUs so two array tasks of 2 GPUs x 4 CPUs run at once even on a small VM (config_overrides lets the
 # node claim more than it has instead of being drained for "Low CPUs").
-cpus="$(nproc)"; [ "$cpus" -ge 4 ] || cpus=4
+cpus="$(nproc)"; [ "$cpus" -ge 16 ] || cpus=16
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ctld_port="$(free_port)"
 d_port="$(free_port)"
 : > "$dir/pids"
+
+# Four fake GPUs for gres/gpu: character device nodes under DIR/dev with numbers of the "local /
+# experimental use" range (major 240; nothing opens them: there is no cgroup device constraint here).
+# slurmd requires a character or block device; it then hands each task its devices' indices in the
+# *_VISIBLE_DEVICES variables exactly as on a real node.
+mkdir -p "$dir/dev"
+for i in 0 1 2 3; do [ -c "$dir/dev/gpu$i" ] || mknod "$dir/dev/gpu$i" c 240 "$i"; done
+cat > "$dir/gres.conf" <<GRES
+NodeName=$host Name=gpu File=$dir/dev/gpu[0-3]
+GRES
 
 # munge with its own key and socket in DIR
 dd if=/dev/urandom of="$dir/munge.key" bs=1024 count=1 status=none
@@ -57,13 +67,14 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/logs/slurmctld.log
 SlurmdLogFile=$dir/logs/slurmd.log
-ReturnToService=2
+ReturnToService=1
 SlurmdParameters=config_overrides
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 MinJobAge=300
-NodeName=$host CPUs=$cpus State=UNKNOWN
+GresTypes=gpu
+NodeName=$host CPUs=$cpus Gres=gpu:4 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"
