@@ -1,35 +1,49 @@
-"""Use case: compare two analyses (BEFORE vs AFTER) of the same kernel, with a noise floor.
+"""Use case: compare two analyses (BEFORE vs AFTER) of the same kernel: same code or not, then
+every row with an interval and a test against capture-to-capture noise.
 
 Each side is a dispatch dir (or a folder holding several) or a saved `hotspot analyze --format json`
 output. Rows: totals, stall per category, stall per source line, blamed stall per load (from the
-wait attribution). Source lines are matched by file:line; lines present on one side only are then
-matched by the ISA mnemonic sequence of their instructions (same kernel), which survives edits that
-move code up or down a file.
+wait attribution). First the two instruction sequences are compared (hotspot/diff/code.py): when
+the code is the same, source lines and loads are grouped by the after side's source locations on
+both sides (a recompile that only moved debug info compares like for like); else source lines are
+matched by file:line, then by the ISA mnemonics of their instructions.
 
-Significance. When a side holds two dispatches of the same kernel (rocprofv3 traced two iterations),
-the difference between them is the run-to-run noise: a row must move by more than that row's noise,
-and by more than the run's relative noise on total stall. Otherwise the default relative threshold
-applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never significant.
+Significance (hotspot/diff/stats.py, hotspot/diff/noise.py): each row is compared as cycles per
+execution of its instructions (a row in a loop: per iteration; totals per executed instruction when
+the code is the same, per wave when it is not), so waves that ran more or fewer loop trips are not
+a change. The traced waves of a dispatch dir are resampled (bootstrap, seeded) with a
+capture-to-capture factor on top (the calibrated floor, or the side's replicate dispatches when they
+show more); q-values control the false discovery rate over the tested rows.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from hotspot.diff.code import CodeComparison, compare_code
+from hotspot.diff.noise import (
+    CAPTURE_NOISE_SD,
+    DEFAULT_SEED,
+    LEVEL,
+    MIN_SHARE_OF_TOTAL,
+    REPLICATES,
+    WIDE_INTERVAL,
+)
 from hotspot.errors import InputError, UsageError
-from hotspot.result import JsonObject
 from hotspot.record import record
+from hotspot.result import JsonObject
 
-# ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
-# other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
-DEFAULT_RELATIVE_THRESHOLD = 0.05
-# A change under 0.5% of the total stall is noise-sized whatever the row's relative change.
-MIN_SHARE_OF_TOTAL = 0.005
+if TYPE_CHECKING:
+    from hotspot.att.wave_samples import DispatchSamples, WaveSamples
 
 KINDS = ("total", "category", "line", "load")
 TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
+# What each total row sums per code line (idle has no per-wave value: never tested).
+MEASURE_OF_TOTAL = {"stall": "stall", "latency": "latency", "issue": "issue", "idle": "idle"}
 
 
 @record
@@ -37,12 +51,21 @@ class DiffRow:
     key: str
     kind: str  # total | category | line | load
     label: str  # human label ("k.py:40", "k.py:40 -> k.py:42" when matched by mnemonics)
-    before: float  # cycles
-    after: float  # cycles
-    delta: float  # after - before, cycles
+    before: float  # cycles (cycles per wave when normalization is per-wave)
+    after: float
+    delta: float  # after - before
     delta_pct: float | None  # 100 * delta / before; null when before is 0
-    significant: bool
-    threshold: float  # |delta| must exceed this many cycles
+    # the test: cycles per execution of the row's instructions (per wave for totals of changed code)
+    rate_unit: str  # "per execution", "per executed instruction" or "per wave"
+    rate_before: float | None
+    rate_after: float | None
+    change_pct: float | None  # 100 * (rate_after / rate_before - 1)
+    ci_pct: list[float] | None  # [low, high] interval of change_pct at test.level
+    p: float | None  # bootstrap p-value of "no change"; null when not tested
+    q: float | None  # Benjamini-Hochberg q-value over the tested rows
+    tested: bool
+    not_tested: str  # why not ("" when tested)
+    significant: bool  # tested and q <= 1 - level
     matched_by: str  # "key", "mnemonics", "before-only", "after-only"
 
 
@@ -54,12 +77,20 @@ class SideInfo:
     dispatches: list[str]  # the analyses averaged on this side (2 = a replicate pair)
     waves: int
     total_stall: float
+    samples: int  # waves resampled on this side (0: a saved analysis, no per-wave values)
 
 
 @record
 class NoiseInfo:
-    method: str  # "replicate-dispatches" or "default-threshold"
-    relative_threshold: float  # run noise (replicates) or the default / --threshold
+    method: str  # "waves+floor", "waves+replicates", "floor-only"
+    test: str  # the resampling test, in words
+    replicates: int
+    seed: int
+    level: float
+    capture_sd_before: float  # σ of each side's capture factor (log scale)
+    capture_sd_after: float
+    floor_sd: float  # the calibrated floor (CAPTURE_NOISE_SD)
+    replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
 
@@ -67,21 +98,27 @@ class NoiseInfo:
 @record
 class DiffSummary:
     rows: int
+    tested: int
     significant: int
-    improved: int  # significant rows whose cycles went down
+    improved: int  # significant rows whose cycles per execution went down
     regressed: int
     total_stall_before: float
     total_stall_after: float
     total_stall_delta: float
     total_stall_delta_pct: float | None
+    total_stall_change_pct: float | None  # per executed instruction (per wave if the code changed)
+    total_stall_ci_pct: list[float] | None
     total_stall_significant: bool
+    noise_pct: float | None  # half-width of the total's interval: the noise on this kernel
     verdict: str
+    advice: str  # "" or what to capture to decide
 
 
 @record(frozen=False)
 class DiffResult:
     before: SideInfo
     after: SideInfo
+    code: CodeComparison
     noise: NoiseInfo
     summary: DiffSummary
     rows: list[DiffRow] = field(default_factory=list)
@@ -96,6 +133,7 @@ class DiffResult:
 class _Side:
     info: SideInfo
     analyses: list[JsonObject]  # 1 or 2 (replicates) analyze `data` dicts
+    samples: list["DispatchSamples"] = field(default_factory=list)  # per analysis (dispatch dirs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,7 +172,7 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     try:
         chosen = _pick(analyses, kernel, path)
         for a in chosen:  # every value diff reads, read once here so a bad one is named now
-            metrics(a)
+            _check_values(path, a)
         info = _info(path, "analyze-json", chosen)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{path}: field 'data' does not have the shape hotspot analyze writes "
@@ -159,10 +197,29 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     best = usable[0]
     same = [c for c in usable if c.kernel == best.kernel][:2]  # a replicate pair gives the noise
     analyses = []
+    samples = []
     for c in same:
         a = analyze_dispatch_dir(Path(c.path), opts, warnings)
         analyses.append(plain(a))
-    return _Side(_info(path, "dispatch-dir", analyses), analyses)
+        samples.append(_samples_of(Path(c.path), opts))
+    info = _info(path, "dispatch-dir", analyses)
+    info = replace(info, samples=sum(len(s.samples.waves) for s in samples))
+    return _Side(info, analyses, samples)
+
+
+def _samples_of(d: Path, opts) -> "DispatchSamples":
+    """Per-wave samples of one dispatch dir, kept in the result cache like its analysis."""
+    import os
+
+    from hotspot.att.wave_samples import dispatch_samples
+    from hotspot.cache.derived import cached
+
+    max_bytes = int(opts.max_file_mb * 1024 * 1024) if opts.max_file_mb else None
+    key = (str(d), os.path.abspath(d), opts.kernel, opts.max_waves)
+    ignored: list[str] = []  # the capture's warnings were the analysis' to give
+    return cached("wave-samples", key,
+                  lambda _added: dispatch_samples(d, opts.kernel, opts.max_waves, max_bytes),
+                  ignored, max_bytes)
 
 
 def _is_analysis(a: object) -> bool:
@@ -191,7 +248,7 @@ def _info(path: Path, kind: str, analyses: list[JsonObject]) -> SideInfo:
     return SideInfo(str(path), kind, _kernel_of(analyses[0]),
                     [str(a["dispatch"].get("path", "")) for a in analyses],
                     int(analyses[0]["dispatch"].get("waves", 0)),
-                    _mean([float(a["totals"]["stall"]) for a in analyses]))
+                    _mean([float(a["totals"]["stall"]) for a in analyses]), 0)
 
 
 def _mean(values: list[float]) -> float:
@@ -199,70 +256,155 @@ def _mean(values: list[float]) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# metrics
+# per code line values of a side
 
 
 @record(frozen=False)
-class _Metric:
+class _Table:
+    """A side's values per code line, per sample: the pooled traced waves of its dispatch dirs, or
+    one sample (the mean over its analyses) for a saved analysis."""
+
+    stall: dict[int, list[float]]
+    latency: dict[int, list[float]]
+    hits: dict[int, list[float]]
+    blame: dict[int, list[float]]  # producer line -> blamed stall
+    n: int  # samples
+    per_wave: bool  # samples are traced waves
+    analyses: int  # the side's value of a row is Σ over samples / analyses
+
+
+def _table(side: _Side) -> _Table:
+    if side.samples:
+        return _pooled([s.samples for s in side.samples])
+    acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
+    k = len(side.analyses)
+    for a in side.analyses:
+        for i in a.get("instructions") or []:
+            n = int(i["line_number"])
+            for name, fld in (("stall", "stall"), ("latency", "latency"), ("hits", "hit")):
+                acc[name][n] = acc[name].get(n, 0.0) + float(i[fld]) / k
+        for w in a.get("waits") or []:
+            for p in w.get("producers") or []:
+                if p.get("line_number") is not None:
+                    n = int(p["line_number"])
+                    acc["blame"][n] = acc["blame"].get(n, 0.0) + float(p["blamed_stall"]) / k
+    return _Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)
+
+
+def _pooled(parts: list["WaveSamples"]) -> _Table:
+    total = sum(len(p.waves) for p in parts)
+    out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
+    offset = 0
+    for p in parts:
+        n = len(p.waves)
+        for dest, src in zip(out, (p.stall, p.latency, p.hits, p.blame)):
+            for line, values in src.items():
+                col = dest.get(line)
+                if col is None:
+                    col = dest[line] = [0] * total
+                col[offset:offset + n] = values
+        offset += n
+    return _Table(*out, total, True, len(parts))
+
+
+# ---------------------------------------------------------------------------------------------
+# rows: what each compares
+
+
+@record(frozen=False)
+class _Group:
     kind: str
     label: str
-    value: float
-    signature: tuple[str, ...] = ()  # ISA mnemonics of the row's instructions (for moved lines)
+    members: list[int]  # code line numbers (producers for a load)
+    measure: str  # stall | latency | issue | idle | blame
+    signature: tuple[str, ...] = ()  # ISA mnemonics of the members (to match moved lines)
 
 
-def metrics(a: JsonObject) -> dict[str, _Metric]:
-    isa_of = {i["line_number"]: i["isa"] for i in a.get("instructions") or []}
+def _groups(a: JsonObject) -> dict[str, _Group]:
+    instructions = a.get("instructions") or []
+    isa_of = {int(i["line_number"]): str(i["isa"]) for i in instructions}
 
     def sig(numbers: list[int]) -> tuple[str, ...]:
         return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
 
-    out: dict[str, _Metric] = {}
-    t = a["totals"]
+    executed = sorted(isa_of)
+    out: dict[str, _Group] = {}
     for name in TOTAL_FIELDS:
-        out[f"total:{name}"] = _Metric("total", name, float(t.get(name, 0)))
+        out[f"total:{name}"] = _Group("total", name, executed, MEASURE_OF_TOTAL[name])
+    cats: dict[str, list[int]] = {}
+    for i in instructions:
+        cats.setdefault(str(i["category"]), []).append(int(i["line_number"]))
     for c in a.get("stall_by_category") or []:
-        out[f"category:{c['category']}"] = _Metric("category", c["category"], float(c["stall"]))
+        out[f"category:{c['category']}"] = _Group("category", c["category"],
+                                                  cats.get(c["category"], []), "stall")
     for s in a.get("source_lines") or []:
         label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
-        out[f"line:{label}"] = _Metric("line", label, float(s["stall"]),
-                                       sig(s.get("instructions") or []))
+        members = [int(n) for n in s.get("instructions") or []]
+        out[f"line:{label}"] = _Group("line", label, members, "stall", sig(members))
     for b in a.get("blamed_lines") or []:
-        out[f"load:{b['label']}"] = _Metric("load", b["label"], float(b["blamed_stall"]),
-                                            sig(b.get("instructions") or []))
+        members = [int(n) for n in b.get("instructions") or []]
+        out[f"load:{b['label']}"] = _Group("load", b["label"], members, "blame", sig(members))
     return out
 
 
-def _side_values(side: _Side) -> tuple[dict[str, _Metric], dict[str, float]]:
-    """Mean metric per key over the side's analyses, and per-key replicate noise |a - b|."""
-    per = [metrics(a) for a in side.analyses]
-    keys = set().union(*per)
-    values: dict[str, _Metric] = {}
-    noise: dict[str, float] = {}
-    for k in keys:
-        present = [m[k] for m in per if k in m]
-        vals = [m[k].value if k in m else 0.0 for m in per]
-        values[k] = _Metric(present[0].kind, present[0].label, _mean(vals), present[0].signature)
-        if len(per) == 2:
-            noise[k] = abs(vals[0] - vals[1])
-    return values, noise
+def _check_values(path: Path, a: JsonObject) -> None:
+    """Refuse cycle counts no analysis writes (negative totals or rows): diff would print them as
+    a change."""
+    for name in TOTAL_FIELDS[:2] + TOTAL_FIELDS[3:]:
+        v = float(a["totals"].get(name, 0))
+        if not math.isfinite(v) or v < 0:
+            raise InputError(f"{path}: field 'totals.{name}' is {v}: a cycle count is never "
+                             "negative or infinite",
+                             "pass an unedited hotspot analyze --format json output")
+    for i in a.get("instructions") or []:
+        for fld in ("hit", "latency", "stall"):
+            v = float(i[fld])
+            if not math.isfinite(v) or v < 0:
+                raise InputError(f"{path}: field 'instructions[].{fld}' of line {i['line_number']} "
+                                 f"is {v}: a cycle count is never negative or infinite",
+                                 "pass an unedited hotspot analyze --format json output")
+    _groups(a)
 
 
-def _match(before: dict[str, _Metric], after: dict[str, _Metric], same_kernel: bool
+def _series(t: _Table, g: _Group) -> tuple[list[float], list[float]]:
+    """Per sample: the group's cycles and its executions (producers' executions for a load)."""
+    n = t.n
+    num = [0.0] * n
+    den = [0.0] * n
+    src = {"stall": (t.stall,), "latency": (t.latency,), "issue": (t.latency, t.stall),
+           "blame": (t.blame,)}.get(g.measure, ())
+    for m in g.members:
+        if len(src) == 1:
+            col = src[0].get(m)
+            if col is not None:
+                num = [x + y for x, y in zip(num, col)]
+        elif len(src) == 2:
+            lat, st = src[0].get(m), src[1].get(m)
+            if lat is not None and st is not None:
+                num = [x + y - z for x, y, z in zip(num, lat, st)]
+        h = t.hits.get(m)
+        if h is not None:
+            den = [x + y for x, y in zip(den, h)]
+    return num, den
+
+
+def _match(before: dict[str, _Group], after: dict[str, _Group], same_kernel: bool
            ) -> list[tuple[str | None, str | None, str]]:
-    """Pairs (before key, after key, matched_by)."""
+    """Pairs (before key, after key, matched_by): by key, then lines and loads present on one
+    side only by the ISA mnemonics of their instructions (same kernel)."""
     pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
     only_b = [k for k in before if k not in after]
     only_a = [k for k in after if k not in before]
     if same_kernel:
         pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for k in sorted(only_a):
-            m = after[k]
-            if m.kind in ("line", "load") and m.signature:
-                pool.setdefault((m.kind, m.signature), []).append(k)
+            g = after[k]
+            if g.kind in ("line", "load") and g.signature:
+                pool.setdefault((g.kind, g.signature), []).append(k)
         still_b = []
         for k in sorted(only_b):
-            m = before[k]
-            cands = pool.get((m.kind, m.signature)) if m.signature else None
+            g = before[k]
+            cands = pool.get((g.kind, g.signature)) if g.signature else None
             if cands:
                 a = cands.pop(0)
                 pairs.append((k, a, "mnemonics"))
@@ -279,96 +421,242 @@ def _match(before: dict[str, _Metric], after: dict[str, _Metric], same_kernel: b
 # use case
 
 
-def diff_paths(before: Path, after: Path, kernel: str | None = None,
-               threshold_pct: float | None = None, max_waves: int | None = None):
+def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: int | None = None,
+               seed: int = DEFAULT_SEED):
     from hotspot.result import Result
 
-    if threshold_pct is not None and not 0 < threshold_pct < 100:
-        raise UsageError("--threshold is a percentage between 0 and 100 (exclusive)")
+    if seed < 0 or seed >= 2 ** 63:
+        raise UsageError("--seed is a whole number from 0 to 2**63 - 1")
     warnings: list[str] = []
     b = load_side(before, kernel, max_waves, warnings)
     a = load_side(after, kernel, max_waves, warnings)
-    return Result("diff", compare(b, a, threshold_pct, warnings), warnings)
+    result = compare(b, a, warnings, seed)
+    # one line per distinct warning: both sides (and their replicates) report the same conditions
+    return Result("diff", result, list(dict.fromkeys(warnings)))
 
 
-def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]) -> DiffResult:
+def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:
+    if side.samples:
+        return side.samples[0].code, "code"
+    ins = sorted(side.analyses[0].get("instructions") or [], key=lambda i: int(i["line_number"]))
+    return [(int(i["line_number"]), str(i["isa"]), str(i.get("source") or "")) for i in ins], \
+        "executed"
+
+
+def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
+            floor_sd: float = CAPTURE_NOISE_SD) -> DiffResult:
+    from hotspot.diff.stats import SideSamples, bh_qvalues, bootstrap
+
     same_kernel = b.info.kernel == a.info.kernel
     if not same_kernel:
         warnings.append(f"kernels differ (before: {b.info.kernel[:80]}; after: {a.info.kernel[:80]}): "
                         "rows are matched by file:line only")
-    bv, bn = _side_values(b)
-    av, an = _side_values(a)
+    (code_b, basis_b), (code_a, basis_a) = _code_listing(b), _code_listing(a)
+    if basis_b != basis_a:  # a saved analysis holds executed instructions only: compare those
+        code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
+    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
+    tb, ta = _table(b), _table(a)
+    ga = _groups(a.analyses[0])
+    if line_map is not None:  # same code: group both sides by the after side's locations
+        inverse = {after_n: before_n for before_n, after_n in line_map.items()}
+        gb = {k: _Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
+                        g.measure, g.signature) for k, g in ga.items()}
+        pairs = [(k, k, "key") for k in ga]
+    else:
+        gb = _groups(b.analyses[0])
+        pairs = _match(gb, ga, same_kernel)
+
     per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
-    if per_wave:  # compare per traced wave: stall grows with the number of waves, not the change
-        bv, bn = _scaled(bv, bn, 1 / b.info.waves)
-        av, an = _scaled(av, an, 1 / a.info.waves)
+    if per_wave:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): rows are cycles per wave")
-    replicate = bool(bn or an)
-    run_noise = max([_rel_noise(s) for s in (b, a) if len(s.analyses) == 2] or [0.0])
-    if replicate:
-        rel = run_noise
-        noise = NoiseInfo("replicate-dispatches", rel, MIN_SHARE_OF_TOTAL,
-                          "two dispatches of the same kernel on a side: a row must move by more "
-                          "than its own difference between them and by more than their relative "
-                          "difference in total stall")
-    else:
-        rel = threshold_pct / 100 if threshold_pct is not None else DEFAULT_RELATIVE_THRESHOLD
-        noise = NoiseInfo("default-threshold", rel, MIN_SHARE_OF_TOTAL,
-                          f"no replicate dispatch: a row must move by more than {rel:.0%} of its "
-                          "value" + (" (--threshold)" if threshold_pct is not None else ""))
-    totals = (bv.get("total:stall"), av.get("total:stall"))
-    floor = MIN_SHARE_OF_TOTAL * max(m.value if m else 0.0 for m in totals)
-    rows = []
-    for kb, ka, how in _match(bv, av, same_kernel):
-        mb = bv.get(kb) if kb else None
-        ma = av.get(ka) if ka else None
-        ref = mb or ma
+    replicate_sd = _replicate_sd([s for s in (b, a) if len(s.analyses) == 2], line_map)
+    sd_b = max(floor_sd, replicate_sd or 0.0) if len(b.analyses) == 2 else floor_sd
+    sd_a = max(floor_sd, replicate_sd or 0.0) if len(a.analyses) == 2 else floor_sd
+
+    total_before = _value(tb, gb["total:stall"], b.info.waves if per_wave else 0)
+    total_after = _value(ta, ga["total:stall"], a.info.waves if per_wave else 0)
+    share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
+    built = []
+    nums_b: list[list[float]] = []
+    dens_b: list[list[float]] = []
+    nums_a: list[list[float]] = []
+    dens_a: list[list[float]] = []
+    for kb, ka, how in pairs:
+        g_b = gb.get(kb) if kb else None
+        g_a = ga.get(ka) if ka else None
+        ref = g_b or g_a
         assert ref is not None
-        before_v = mb.value if mb else 0.0
-        after_v = ma.value if ma else 0.0
-        delta = after_v - before_v
-        thr = max(floor, rel * max(abs(before_v), abs(after_v)),
-                  bn.get(kb, 0.0) if kb else 0.0, an.get(ka, 0.0) if ka else 0.0)
-        label = ref.label if how != "mnemonics" else f"{mb.label} -> {ma.label}"  # type: ignore[union-attr]
-        key = f"{ref.kind}:{label}"
-        # two different kernels: the numbers are shown, but no change between them is "significant"
-        rows.append(DiffRow(key, ref.kind, label, before_v, after_v, delta,
-                            100 * delta / before_v if before_v else None,
-                            same_kernel and abs(delta) > thr, thr, how))
-    rows.sort(key=lambda r: (KINDS.index(r.kind), -abs(r.delta), -max(r.before, r.after), r.key))
-    summary = _summary(rows, per_wave)
-    if not same_kernel:
-        summary = replace(summary, verdict=("different kernels: not comparable, no change is called significant "
-                           "(diff two captures of one kernel)"))
-    return DiffResult(b.info, a.info, noise, summary, rows,
+        vb = _value(tb, g_b, b.info.waves if per_wave else 0) if g_b else 0.0
+        va = _value(ta, g_a, a.info.waves if per_wave else 0) if g_a else 0.0
+        if g_b is not None and g_b.measure == "idle":
+            vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
+            va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
+            vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
+        per_wave_rate = ref.kind == "total" and line_map is None
+        unit = ("per wave" if per_wave_rate else
+                "per executed instruction" if ref.kind == "total" else "per execution")
+        why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor)
+        series = None
+        if not why:
+            sb, sa = _series(tb, g_b), _series(ta, g_a)  # type: ignore[arg-type]
+            if per_wave_rate:
+                sb = (sb[0], _waves_den(tb, b.info.waves))
+                sa = (sa[0], _waves_den(ta, a.info.waves))
+            if any(x < 0 for x in sb[0] + sa[0]):
+                why = "negative per-wave values (latency under stall)"
+            elif not sum(sb[1]) or not sum(sa[1]) or not sum(sb[0]) or not sum(sa[0]):
+                why = "not executed, or no cycles, on one side"
+            else:
+                series = (sb, sa)
+        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        built.append((ref, label, how, vb, va, unit, why, series))
+        if series is not None:
+            (nb, db), (na, da) = series
+            nums_b.append(nb)
+            dens_b.append([round(x) for x in db])
+            nums_a.append(na)
+            dens_a.append([round(x) for x in da])
+
+    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b), SideSamples(nums_a, dens_a, sd_a),
+                      REPLICATES, seed, LEVEL) if nums_b else []
+    tested_p = [t.p for t in tests if t is not None]
+    qs = iter(bh_qvalues(tested_p))
+    test_iter = iter(tests)
+    rows = []
+    for ref, label, how, vb, va, unit, why, series in built:
+        t = next(test_iter) if series is not None else None
+        if series is not None and t is None:
+            why = "no execution in the resampled waves"
+        q = next(qs) if t is not None else None
+        rate_b = rate_a = None
+        if series is not None:
+            (nb, db), (na, da) = series
+            rate_b, rate_a = sum(nb) / sum(db), sum(na) / sum(da)
+        delta = va - vb
+        rows.append(DiffRow(
+            f"{ref.kind}:{label}", ref.kind, label, vb, va, delta, 100 * delta / vb if vb else None,
+            unit, rate_b, rate_a, 100 * t.change if t else None,
+            [100 * t.ci[0], 100 * t.ci[1]] if t else None, t.p if t else None, q,
+            t is not None, "" if t is not None else why,
+            t is not None and q is not None and q <= 1 - LEVEL, how))
+    rows.sort(key=lambda r: (KINDS.index(r.kind), not r.significant, -abs(r.delta),
+                             -max(r.before, r.after), r.key))
+    method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
+              "waves+replicates" if replicate_sd is not None else "waves+floor")
+    noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
+                      replicate_sd, MIN_SHARE_OF_TOTAL, _noise_note(method, sd_b, sd_a, floor_sd,
+                                                                    replicate_sd))
+    summary = _summary(rows, code, same_kernel, method)
+    return DiffResult(b.info, a.info, code, noise, summary, rows,
                       "per-wave" if per_wave else "none",
                       "cycles per wave" if per_wave else "cycles", same_kernel)
 
 
-def _scaled(values: dict[str, _Metric], noise: dict[str, float], factor: float
-            ) -> tuple[dict[str, _Metric], dict[str, float]]:
-    return ({k: _Metric(m.kind, m.label, m.value * factor, m.signature) for k, m in values.items()},
-            {k: v * factor for k, v in noise.items()})
+def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    executed = {int(i["line_number"]) for i in side.analyses[0].get("instructions") or []}
+    return [r for r in code if r[0] in executed]
 
 
-def _rel_noise(side: _Side) -> float:
-    s = [float(x["totals"]["stall"]) for x in side.analyses]
-    m = _mean(s)
-    return abs(s[0] - s[1]) / m if m else 0.0
+def _waves_den(t: _Table, waves: int) -> list[float]:
+    """One per traced wave (a saved analysis: its wave count, as one sample)."""
+    return [1.0] * t.n if t.per_wave else [float(waves or 1)]
 
 
-def _summary(rows: list[DiffRow], per_wave: bool = False) -> DiffSummary:
+def _value(t: _Table, g: _Group, per_wave_of: int) -> float:
+    """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
+    num, _ = _series(t, g)
+    v = sum(num) / t.analyses
+    return v / per_wave_of if per_wave_of else v
+
+
+def _untestable(ref: _Group, g_b: _Group | None, g_a: _Group | None, same_kernel: bool,
+                vb: float, va: float, share_floor: float) -> str:
+    if not same_kernel:
+        return "different kernels"
+    if g_b is None or g_a is None:
+        return "on one side only"
+    if ref.measure == "idle":
+        return "no per-wave value (idle is read from code.json only)"
+    if ref.kind != "total" and max(abs(vb), abs(va)) < share_floor:
+        return f"under {MIN_SHARE_OF_TOTAL:.1%} of the total stall on both sides"
+    return ""
+
+
+def _replicate_sd(sides: list[_Side], line_map: dict[int, int] | None) -> float | None:
+    """σ (log scale) of total stall per executed instruction between replicate dispatches: each
+    pair's |log(r1 / r2)| / √2, pooled over the sides that hold one."""
+    if not sides:
+        return None
+    squares = []
+    for side in sides:
+        rates = [float(x["totals"]["stall"]) / max(1.0, float(x["totals"].get("hit", 0)))
+                 for x in side.analyses]
+        if min(rates) <= 0:
+            continue
+        squares.append(math.log(rates[0] / rates[1]) ** 2 / 2)
+    return math.sqrt(sum(squares) / len(squares)) if squares else None
+
+
+def _test_words(method: str) -> str:
+    base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
+            f"{LEVEL:.0%} interval, centred two-sided p), Benjamini-Hochberg q over the tested rows")
+    if method == "floor-only":
+        return base + "; a saved analysis holds no per-wave values: the capture factor alone"
+    return "traced waves resampled with replacement, times a capture factor; " + base
+
+
+def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
+                replicate_sd: float | None) -> str:
+    parts = [f"capture-to-capture floor ±{floor_sd:.1%} (1 sd, calibrated on replicate captures)"]
+    if replicate_sd is not None:
+        parts.append(f"replicate dispatches measured ±{replicate_sd:.1%}; the larger is used")
+    if method == "floor-only":
+        parts.append("a saved analysis has no per-wave values: diff dispatch dirs for the "
+                     "wave-to-wave spread")
+    else:
+        parts.append("wave-to-wave spread from the traced waves")
+    return "; ".join(parts)
+
+
+def _fmt_ci(ci: list[float] | None) -> str:
+    if ci is None:
+        return ""
+    return f"[{ci[0]:+.0f}, {ci[1]:+.0f}]".replace("-", "\u2212")
+
+
+def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
+             method: str) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     total = next(r for r in rows if r.key == "total:stall")
-    if total.significant:
-        unit = "cycles per wave" if per_wave else "cycles"
-        verdict = (f"total stall{' per wave' if per_wave else ''} {'down' if total.delta < 0 else 'up'} "
-                   f"{abs(total.delta_pct or 0):.1f}% ({total.delta:+,.0f} {unit}): significant")
+    noise_pct = max(abs(total.ci_pct[0]), abs(total.ci_pct[1])) if total.ci_pct else None
+    if total.ci_pct and total.change_pct is not None:
+        # the noise on this kernel: how far the interval reaches from the observed change
+        noise_pct = max(total.change_pct - total.ci_pct[0], total.ci_pct[1] - total.change_pct)
+    lead = "" if code.same else f"{code.summary}; "
+    advice = ""
+    if not same_kernel:
+        verdict = ("different kernels: not comparable, no change is called significant "
+                   "(diff two captures of one kernel)")
+    elif total.significant:
+        verdict = (f"{lead}total stall {total.rate_unit} {'down' if total.change_pct < 0 else 'up'} "
+                   f"{total.change_pct:+.1f}% {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
+                   f"noise; {len(sig)} row(s) moved")
     elif sig:
-        verdict = (f"total stall within noise; {len(sig)} row(s) moved significantly")
+        verdict = (f"{lead}total stall within capture-to-capture noise (±{noise_pct:.0f}% on this "
+                   f"kernel); {len(sig)} row(s) moved beyond it")
+    elif noise_pct is not None:
+        verdict = f"{lead}no change beyond capture-to-capture noise (±{noise_pct:.0f}% on this kernel)"
     else:
-        verdict = "no significant change"
-    return DiffSummary(len(rows), len(sig), sum(1 for r in sig if r.delta < 0),
-                       sum(1 for r in sig if r.delta > 0), total.before, total.after, total.delta,
-                       total.delta_pct, total.significant, verdict)
+        verdict = f"{lead}no row could be tested"
+    if same_kernel and not total.significant and (noise_pct is None or noise_pct > 100 * WIDE_INTERVAL):
+        advice = ("the interval is too wide to decide a change under "
+                  f"±{noise_pct:.0f}%: " if noise_pct is not None else "") + \
+            ("capture replicate dispatches (hotspot collect --iterations with two or more) "
+             "of both versions and diff again" if method != "floor-only" else
+             "diff the dispatch dirs (per-wave values) rather than saved analyses")
+    return DiffSummary(len(rows), sum(1 for r in rows if r.tested), len(sig),
+                       sum(1 for r in sig if (r.change_pct or 0) < 0),
+                       sum(1 for r in sig if (r.change_pct or 0) > 0), total.before, total.after,
+                       total.delta, total.delta_pct, total.change_pct, total.ci_pct,
+                       total.significant, noise_pct, verdict, advice)

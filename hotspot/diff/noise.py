@@ -1,0 +1,31 @@
+"""The capture-to-capture noise floor of `hotspot diff` and the test's settings.
+
+Two captures of one kernel binary differ by more than their traced waves' spread shows: the clock,
+contention from the rest of the GPU and which CTAs were traced move every row of a capture
+together. diff models that as one multiplicative factor per capture, exp(σ·z), z ~ N(0, 1), shared
+by all its rows (hotspot/diff/stats.py); σ is CAPTURE_NOISE_SD unless the side's own replicate
+dispatches show more.
+"""
+
+from __future__ import annotations
+
+# σ of the capture factor (log scale, ≈ relative). Source: the replicate fixture
+# ../shared/corpus/att/gfx950/flash_attn_replicates (3 captures of the big configuration, 2 of the
+# small one, identical ISA within each): over every within-configuration pair (4 pairs) and every
+# tested row, the method-of-moments estimate σ² = mean((L² − v) / 2), L the observed log ratio of
+# the row's cycles per execution and v its bootstrap variance from the wave spread alone, clipped at
+# 0. `python scripts/calibrate_diff_floor.py` recomputes it (docs/cli/diff.md, "The floor").
+CAPTURE_NOISE_SD = 0.0
+
+# Bootstrap replicates per diff; the seed is fixed (and printed in the JSON) so a diff is
+# reproducible, and can be changed with --seed.
+REPLICATES = 4000
+DEFAULT_SEED = 29
+# Confidence level of the intervals; rows with a q-value at or under 1 - level are significant.
+LEVEL = 0.95
+# A row under this fraction of the total stall on both sides is not tested: it cannot move the
+# kernel, and testing it would only widen the false-discovery correction.
+MIN_SHARE_OF_TOTAL = 0.005
+# When the total's interval reaches beyond ±this (fraction), the diff cannot decide changes of the
+# size a kernel edit usually makes: the advice is to capture replicates.
+WIDE_INTERVAL = 0.10
