@@ -28,7 +28,9 @@ from hotspot.diff.code import CodeComparison, compare_code
 from hotspot.diff.noise import (
     CAPTURE_NOISE_SD,
     DEFAULT_SEED,
+    FLOOR_DF,
     LEVEL,
+    MAX_REPLICATES,
     MIN_SHARE_OF_TOTAL,
     REPLICATES,
     WIDE_INTERVAL,
@@ -195,7 +197,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     usable, _, rank_warnings = usable_ranking(path, kernel)
     warnings.extend(rank_warnings)
     best = usable[0]
-    same = [c for c in usable if c.kernel == best.kernel][:2]  # a replicate pair gives the noise
+    same = [c for c in usable if c.kernel == best.kernel][:MAX_REPLICATES]  # replicates: the noise
     analyses = []
     samples = []
     for c in same:
@@ -241,7 +243,7 @@ def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[Js
             raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")
     best = max(analyses, key=lambda a: (a["dispatch"].get("waves", 0),
                                         a["dispatch"].get("executed_instructions", 0)))
-    return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:2]
+    return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:MAX_REPLICATES]
 
 
 def _info(path: Path, kind: str, analyses: list[JsonObject]) -> SideInfo:
@@ -470,9 +472,14 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if per_wave:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): rows are cycles per wave")
-    replicate_sd = _replicate_sd([s for s in (b, a) if len(s.analyses) == 2], line_map)
-    sd_b = max(floor_sd, replicate_sd or 0.0) if len(b.analyses) == 2 else floor_sd
-    sd_a = max(floor_sd, replicate_sd or 0.0) if len(a.analyses) == 2 else floor_sd
+    replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
+    # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
+    # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
+    # captures' factors, so its sd is σ / √k
+    sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
+                      / (FLOOR_DF + replicate_df))
+    sd_b = sigma / math.sqrt(len(b.analyses))
+    sd_a = sigma / math.sqrt(len(a.analyses))
 
     total_before = _value(tb, gb["total:stall"], b.info.waves if per_wave else 0)
     total_after = _value(ta, ga["total:stall"], a.info.waves if per_wave else 0)
@@ -583,19 +590,24 @@ def _untestable(ref: _Group, g_b: _Group | None, g_a: _Group | None, same_kernel
     return ""
 
 
-def _replicate_sd(sides: list[_Side], line_map: dict[int, int] | None) -> float | None:
-    """σ (log scale) of total stall per executed instruction between replicate dispatches: each
-    pair's |log(r1 / r2)| / √2, pooled over the sides that hold one."""
-    if not sides:
-        return None
-    squares = []
+def _replicate_sd(sides: list[_Side]) -> tuple[float | None, int]:
+    """σ (log scale) of total stall per executed instruction between a side's replicate
+    dispatches (sample sd of the log rates), pooled over the sides that hold them; and its
+    degrees of freedom."""
+    squares = 0.0
+    df = 0
     for side in sides:
-        rates = [float(x["totals"]["stall"]) / max(1.0, float(x["totals"].get("hit", 0)))
-                 for x in side.analyses]
-        if min(rates) <= 0:
-            continue
-        squares.append(math.log(rates[0] / rates[1]) ** 2 / 2)
-    return math.sqrt(sum(squares) / len(squares)) if squares else None
+        logs = []
+        for x in side.analyses:
+            hits = float(x["totals"].get("hit", 0))
+            stall = float(x["totals"]["stall"])
+            if hits > 0 and stall > 0:
+                logs.append(math.log(stall / hits))
+        if len(logs) > 1:
+            m = sum(logs) / len(logs)
+            squares += sum((v - m) ** 2 for v in logs)
+            df += len(logs) - 1
+    return (math.sqrt(squares / df), df) if df else (None, 0)
 
 
 def _test_words(method: str) -> str:
@@ -610,7 +622,9 @@ def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
                 replicate_sd: float | None) -> str:
     parts = [f"capture-to-capture floor ±{floor_sd:.1%} (1 sd, calibrated on replicate captures)"]
     if replicate_sd is not None:
-        parts.append(f"replicate dispatches measured ±{replicate_sd:.1%}; the larger is used")
+        parts.append(f"replicate dispatches measured ±{replicate_sd:.1%} (pooled with the floor; "
+                     f"capture factor ±{sd_b:.1%} before, ±{sd_a:.1%} after, the mean of the "
+                     "side's dispatches)")
     if method == "floor-only":
         parts.append("a saved analysis has no per-wave values: diff dispatch dirs for the "
                      "wave-to-wave spread")

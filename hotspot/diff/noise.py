@@ -4,7 +4,7 @@ Two captures of one kernel binary differ by more than their traced waves' spread
 contention from the rest of the GPU and which CTAs were traced move every row of a capture
 together. diff models that as one multiplicative factor per capture, exp(σ·z), z ~ N(0, 1), shared
 by all its rows (hotspot/diff/stats.py); σ is CAPTURE_NOISE_SD unless the side's own replicate
-dispatches show more.
+dispatches measure otherwise (pooled with it, hotspot/diff/api.py).
 """
 
 from __future__ import annotations
@@ -18,6 +18,13 @@ from __future__ import annotations
 # spread alone covers 80.7%). `python scripts/calibrate_diff_floor.py` recomputes it
 # (docs/cli/diff.md, "The floor").
 CAPTURE_NOISE_SD = 0.040
+
+# Weight of the floor when replicate dispatches measure σ too, in degrees of freedom: the fixture's
+# within-configuration pairs it was calibrated on.
+FLOOR_DF = 4
+# Dispatches of the chosen kernel read per side (rocprofv3 --iterations): their waves are pooled
+# and their spread updates the floor.
+MAX_REPLICATES = 4
 
 # Bootstrap replicates per diff; the seed is fixed (and printed in the JSON) so a diff is
 # reproducible, and can be changed with --seed.
