@@ -71,12 +71,18 @@ def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[i
         if tag == "equal":
             continue
         kind = {"insert": "added", "delete": "removed", "replace": "changed"}[tag]
-        counts[kind] += max(b1 - b0, a1 - a0) if kind == "changed" else (b1 - b0) + (a1 - a0)
+        if kind == "changed":  # k instructions replaced by m: min(k, m) changed, the rest added/removed
+            counts["changed"] += min(b1 - b0, a1 - a0)
+            counts["removed"] += max(0, (b1 - b0) - (a1 - a0))
+            counts["added"] += max(0, (a1 - a0) - (b1 - b0))
+        else:
+            counts[kind] += (b1 - b0) + (a1 - a0)
         side = b[b0:b1] if kind == "removed" else a[a0:a1]
         sources = list(dict.fromkeys(r[2] for r in side if r[2]))
         if len(changes) < MAX_CHANGES:
             changes.append(CodeChange(kind, b1 - b0, a1 - a0, sources[:5],
-                                      [r[1] for r in b[b0:b0 + 3]], [r[1] for r in a[a0:a0 + 3]]))
+                                      [r[1] for r in b[b0:min(b1, b0 + 3)]],
+                                      [r[1] for r in a[a0:min(a1, a0 + 3)]]))
     parts = [f"{v:,} {k}" for k, v in counts.items() if v]
     summary = (f"code changed: {', '.join(parts)} instruction(s) "
                f"({len(b):,} before, {len(a):,} after{'' if basis == 'code' else ', executed only'})")
