@@ -31,9 +31,11 @@ def _records(begin: int, wait5: int) -> list[list[int]]:
             .op(8, MESSAGE).records)
 
 
+WAVES = 4  # a side needs 4 traced waves for its rows to be tested (hotspot/diff/noise.py MIN_WAVES)
+
+
 def _dispatch(d: Path, wait5: int, program=PROGRAM) -> Path:
-    return build_dispatch(d, program, [W(_records(0, wait5), 0, simd=0),
-                                       W(_records(0, wait5), 0, simd=1)])
+    return build_dispatch(d, program, [W(_records(0, wait5), 0, simd=i) for i in range(WAVES)])
 
 
 def _rows(run) -> dict[str, dict]:
@@ -74,14 +76,14 @@ def test_fixed_variant_moves_cycles_on_the_right_rows(cli, tmp_path):
     after = _dispatch(tmp_path / "after" / "ui_output_agent_1_dispatch_9", 40)
     run = cli("diff", before, after, "--format", "json")
     rows = _rows(run)
-    moved = -2 * 360  # two waves, wait 5 from 400 to 40 cycles
+    moved = -WAVES * 360  # wait 5 from 400 to 40 cycles in every wave
     for key in ("total:stall", "category:wait-vmcnt", "line:/src/k.py:23", "load:/src/k.py:20"):
         assert rows[key]["delta"] == moved and rows[key]["significant"], key
     line = rows["line:/src/k.py:23"]
-    assert line["before"] == 2 * (400 + 50)
-    assert line["delta_pct"] == pytest.approx(100 * moved / 900)
-    # per execution: rows 5 and 6 run once per wave, 2 waves -> 4 executions
-    assert line["rate_before"] == 900 / 4 and line["rate_after"] == 180 / 4
+    assert line["before"] == WAVES * (400 + 50)
+    assert line["delta_pct"] == pytest.approx(100 * moved / (WAVES * 450))
+    # per execution: rows 5 and 6 run once per wave -> 2 executions per wave
+    assert line["rate_before"] == 450 / 2 and line["rate_after"] == 90 / 2
     assert line["change_pct"] == pytest.approx(-80)
     assert line["ci_pct"][0] < -80 < line["ci_pct"][1] < 0
     assert line["p"] < 0.001 and line["q"] <= 0.05
@@ -106,7 +108,7 @@ def test_same_code_with_moved_locations_compares_like_for_like(cli, tmp_path):
     assert data["code"]["same"]
     lines = {r["label"]: r for r in data["rows"] if r["kind"] == "line"}
     row = lines["/src/k.py:123"]
-    assert row["matched_by"] == "key" and row["before"] == 900 and row["after"] == 180
+    assert row["matched_by"] == "key" and row["before"] == WAVES * 450 and row["after"] == WAVES * 90
     assert row["significant"]
     assert not any(r["matched_by"] in ("before-only", "after-only") for r in data["rows"])
 
@@ -125,7 +127,7 @@ def test_changed_code_is_listed_and_moved_lines_match_by_mnemonic_sequence(cli, 
     assert data["summary"]["verdict"].startswith("code changed: 1 changed instruction(s)")
     lines = {r["label"]: r for r in data["rows"] if r["kind"] == "line"}
     row = lines["/src/k.py:23 -> /src/k.py:123"]
-    assert row["matched_by"] == "mnemonics" and row["delta"] == -720 and row["significant"]
+    assert row["matched_by"] == "mnemonics" and row["delta"] == -WAVES * 360 and row["significant"]
     assert lines["/src/k.py:20 -> /src/k.py:120"]["matched_by"] == "mnemonics"
     assert lines["/src/k.py:22"]["matched_by"] == "before-only"
     assert not lines["/src/k.py:22"]["tested"]
@@ -176,13 +178,25 @@ def test_negative_totals_in_a_saved_analysis_are_refused(cli, tmp_path):
     assert run.stderr.count("\n") <= 2 and "Traceback" not in run.stderr
 
 
+def test_too_few_traced_waves_are_not_tested(cli, tmp_path):
+    two = [W(_records(0, 400), 0, simd=i) for i in range(2)]
+    before = build_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", PROGRAM, two)
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 40)
+    data = cli("diff", before, after, "--format", "json").json()["data"]
+    assert not any(r["tested"] or r["significant"] for r in data["rows"])
+    total = {r["key"]: r for r in data["rows"]}["total:stall"]
+    assert total["not_tested"].startswith("2 traced wave(s) on a side: too few")
+    assert data["summary"]["verdict"].startswith("not decided: 2 traced wave(s)")
+    assert "capture more traced waves" in data["summary"]["advice"]
+
+
 def test_a_warning_both_sides_give_is_printed_once(cli, tmp_path):
     d = tmp_path / "x"
     _dispatch(d / "ui_output_agent_1_dispatch_1", 400)
-    run = cli("diff", d, d, "--max-waves", "1", "--format", "json")
+    run = cli("diff", d, d, "--max-waves", "2", "--format", "json")
     assert run.exit_code == 0
     warnings = run.json()["warnings"]
-    assert any("--max-waves 1" in w for w in warnings)
+    assert sum("--max-waves 2" in w for w in warnings) == 1
     assert len(warnings) == len(set(warnings))
 
 
@@ -194,17 +208,17 @@ def test_replicate_dispatches_pool_with_the_floor(cli, tmp_path):
     data = cli("diff", before, after, "--format", "json").json()["data"]
     noise = data["noise"]
     assert noise["method"] == "waves+replicates"
-    assert len(data["before"]["dispatches"]) == 2 and data["before"]["samples"] == 4
-    # stall per executed instruction of each replicate: (4 + wait5 + 50 + 10) * 2 waves / 16
-    r1, r2 = 2 * 464 / 16, 2 * 504 / 16
+    assert len(data["before"]["dispatches"]) == 2 and data["before"]["samples"] == 2 * WAVES
+    # stall per executed instruction of each replicate: (4 + wait5 + 50 + 10) per 8 instructions
+    r1, r2 = 464 / 8, 504 / 8
     measured = abs(math.log(r1 / r2)) / math.sqrt(2)
     assert noise["replicate_sd"] == pytest.approx(measured)
     sigma = math.sqrt((FLOOR_DF * CAPTURE_NOISE_SD ** 2 + measured ** 2) / (FLOOR_DF + 1))
     assert noise["capture_sd_before"] == pytest.approx(sigma / math.sqrt(2))
     assert noise["capture_sd_after"] == pytest.approx(sigma)
     row = {r["key"]: r for r in data["rows"]}["line:/src/k.py:23"]
-    # before mean (900 + 980) / 2 = 940, after 1000: +6.4%, inside the replicates' spread
-    assert row["before"] == 940 and row["after"] == 1000 and not row["significant"]
+    # before mean (450 + 490) / 2 = 470 per wave, after 500: +6.4%, inside the replicates' spread
+    assert row["before"] == WAVES * 470 and row["after"] == WAVES * 500 and not row["significant"]
     assert row["ci_pct"][0] < 0 < row["ci_pct"][1]
 
 

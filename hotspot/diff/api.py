@@ -32,6 +32,7 @@ from hotspot.diff.noise import (
     LEVEL,
     MAX_REPLICATES,
     MIN_SHARE_OF_TOTAL,
+    MIN_WAVES,
     REPLICATES,
     WIDE_INTERVAL,
 )
@@ -484,6 +485,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     total_before = _value(tb, gb["total:stall"], b.info.waves if per_wave else 0)
     total_after = _value(ta, ga["total:stall"], a.info.waves if per_wave else 0)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
+    fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
+    few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
+                 f"{MIN_WAVES})") if fewest < MIN_WAVES else ""
     built = []
     nums_b: list[list[float]] = []
     dens_b: list[list[float]] = []
@@ -503,7 +507,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         per_wave_rate = ref.kind == "total" and line_map is None
         unit = ("per wave" if per_wave_rate else
                 "per executed instruction" if ref.kind == "total" else "per execution")
-        why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor)
+        why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         series = None
         if not why:
             sb, sa = _series(tb, g_b), _series(ta, g_a)  # type: ignore[arg-type]
@@ -563,6 +567,11 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
 def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     executed = {int(i["line_number"]) for i in side.analyses[0].get("instructions") or []}
     return [r for r in code if r[0] in executed]
+
+
+def _waves_traced(side: _Side, t: _Table) -> int:
+    """Waves behind a side's values: its samples, or the waves its saved analyses read."""
+    return t.n if t.per_wave else sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
 
 
 def _waves_den(t: _Table, waves: int) -> list[float]:
@@ -662,13 +671,16 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
     elif noise_pct is not None:
         verdict = f"{lead}no change beyond capture-to-capture noise (±{noise_pct:.0f}% on this kernel)"
     else:
-        verdict = f"{lead}no row could be tested"
-    if same_kernel and not total.significant and (noise_pct is None or noise_pct > 100 * WIDE_INTERVAL):
-        advice = ("the interval is too wide to decide a change under "
-                  f"±{noise_pct:.0f}%: " if noise_pct is not None else "") + \
-            ("capture replicate dispatches (hotspot collect --iterations with two or more) "
-             "of both versions and diff again" if method != "floor-only" else
-             "diff the dispatch dirs (per-wave values) rather than saved analyses")
+        verdict = f"{lead}not decided: {total.not_tested or 'no row could be tested'}"
+    if same_kernel and not total.significant:
+        if noise_pct is None:
+            advice = ("capture more traced waves, or replicate dispatches (hotspot collect "
+                      "--iterations with two or more), of both versions and diff again")
+        elif noise_pct > 100 * WIDE_INTERVAL:
+            advice = (f"the interval is too wide to decide a change under ±{noise_pct:.0f}%: " +
+                      ("capture replicate dispatches (hotspot collect --iterations with two or "
+                       "more) of both versions and diff again" if method != "floor-only" else
+                       "diff the dispatch dirs (per-wave values) rather than saved analyses"))
     return DiffSummary(len(rows), sum(1 for r in rows if r.tested), len(sig),
                        sum(1 for r in sig if (r.change_pct or 0) < 0),
                        sum(1 for r in sig if (r.change_pct or 0) > 0), total.before, total.after,

@@ -14,10 +14,10 @@ from __future__ import annotations
 # small one, identical ISA within each): over every within-configuration pair (4 pairs) and every
 # tested row (145), the smallest σ for which 95% of the rows fall inside their 95% interval,
 # |L| <= 1.96·sqrt(s² + 2σ²), L the observed log ratio of the row's cycles per execution and s its
-# bootstrap sd from the wave spread alone: 0.0398 (the method-of-moments estimate is 0.020; wave
-# spread alone covers 80.7%). `python scripts/calibrate_diff_floor.py` recomputes it
+# bootstrap sd from the wave spread alone: 0.0337 (wave spread alone covers 82.1%; the
+# method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a few move far). `python scripts/calibrate_diff_floor.py` recomputes it
 # (docs/cli/diff.md, "The floor").
-CAPTURE_NOISE_SD = 0.040
+CAPTURE_NOISE_SD = 0.034
 
 # Weight of the floor when replicate dispatches measure σ too, in degrees of freedom: the fixture's
 # within-configuration pairs it was calibrated on.
@@ -35,6 +35,10 @@ LEVEL = 0.95
 # A row under this fraction of the total stall on both sides is not tested: it cannot move the
 # kernel, and testing it would only widen the false-discovery correction.
 MIN_SHARE_OF_TOTAL = 0.005
+# Traced waves a side needs for its rows to be tested: fewer cannot show their own spread (two
+# waves may be two of a kind: split in halves, the 4 waves of the corpus ck_bmm GEMM give halves whose
+# waves agree within each half and differ by 50% between them).
+MIN_WAVES = 4
 # When the total's interval reaches beyond ±this (fraction), the diff cannot decide changes of the
 # size a kernel edit usually makes: the advice is to capture replicates.
 WIDE_INTERVAL = 0.10

@@ -22,6 +22,7 @@ import math
 import random
 from array import array
 from collections.abc import Sequence
+from statistics import NormalDist
 
 from hotspot.record import record
 
@@ -67,8 +68,10 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
         if not rb or not ra:
             out.append(None)
             continue
-        lb = _log_ratios(sums_b[2 * r::width], sums_b[2 * r + 1::width], rb, before.waves, f_b)
-        la = _log_ratios(sums_a[2 * r::width], sums_a[2 * r + 1::width], ra, after.waves, f_a)
+        lb = _log_ratios(sums_b[2 * r::width], sums_b[2 * r + 1::width], rb, before.waves, f_b,
+                         level)
+        la = _log_ratios(sums_a[2 * r::width], sums_a[2 * r + 1::width], ra, after.waves, f_a,
+                         level)
         logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
         observed = math.log(ra / rb)
         if not logs:
@@ -116,11 +119,37 @@ def _pack(side: SideSamples) -> list[int]:
     return out
 
 
+def small_sample_inflation(waves: int, level: float) -> float:
+    """How much a side's bootstrap spread is widened: √(n/(n−1)) (the bootstrap's variance of a
+    mean is (n−1)/n of the unbiased one) times t(n−1)/z at the interval's level (few waves say
+    little about their own spread, as Student's t says: at 95%, 2 waves are widened 9.2 times, 4
+    waves 1.9, 32 waves 1.06)."""
+    if waves < 2:
+        return 1.0
+    q = (1 + level) / 2
+    return math.sqrt(waves / (waves - 1)) * t_quantile(q, waves - 1) / NormalDist().inv_cdf(q)
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile: exact for 1 and 2 degrees of freedom, else the Cornish-Fisher
+    expansion in 1/df (Abramowitz & Stegun 26.7.5; within 0.2% of the exact value at df = 3)."""
+    if df == 1:
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:
+        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
+    z = NormalDist().inv_cdf(p)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
 def _log_ratios(nums: Sequence[int], dens: Sequence[int], observed: float, waves: int,
-                factors: Sequence[float]) -> list[float | None]:
-    """log(ratio) per replicate, its spread around the observed ratio widened by √(n/(n−1)) (the
-    bootstrap's variance of a mean is (n−1)/n of the unbiased one), times the capture factor."""
-    inflate = math.sqrt(waves / (waves - 1)) if waves > 1 else 1.0
+                factors: Sequence[float], level: float) -> list[float | None]:
+    """log(ratio) per replicate, its spread around the observed ratio widened for a small
+    sample (small_sample_inflation), times the capture factor."""
+    inflate = small_sample_inflation(waves, level)
     out: list[float | None] = []
     for s, d, f in zip(nums, dens, factors):
         if not d:
