@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from operator import sub
 from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -371,24 +372,23 @@ def _check_values(path: Path, a: JsonObject) -> None:
 
 def _series(t: _Table, g: _Group) -> tuple[list[float], list[float]]:
     """Per sample: the group's cycles and its executions (producers' executions for a load)."""
-    n = t.n
-    num = [0.0] * n
-    den = [0.0] * n
-    src = {"stall": (t.stall,), "latency": (t.latency,), "issue": (t.latency, t.stall),
-           "blame": (t.blame,)}.get(g.measure, ())
-    for m in g.members:
-        if len(src) == 1:
-            col = src[0].get(m)
-            if col is not None:
-                num = [x + y for x, y in zip(num, col)]
-        elif len(src) == 2:
-            lat, st = src[0].get(m), src[1].get(m)
-            if lat is not None and st is not None:
-                num = [x + y - z for x, y, z in zip(num, lat, st)]
-        h = t.hits.get(m)
-        if h is not None:
-            den = [x + y for x, y in zip(den, h)]
-    return num, den
+    zeros = [0.0] * t.n
+    if g.measure == "issue":  # latency - stall
+        lat = _column_sum(t.latency, g.members, zeros)
+        num = list(map(sub, lat, _column_sum(t.stall, g.members, zeros)))
+    elif g.measure in ("stall", "latency", "blame"):
+        num = _column_sum(getattr(t, g.measure), g.members, zeros)
+    else:
+        num = zeros
+    return num, _column_sum(t.hits, g.members, zeros)
+
+
+def _column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float]
+                ) -> list[float]:
+    cols = [c for c in map(table.get, members) if c is not None]
+    if not cols:
+        return zeros
+    return list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
 
 
 def _match(before: dict[str, _Group], after: dict[str, _Group], same_kernel: bool
@@ -482,8 +482,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     sd_b = sigma / math.sqrt(len(b.analyses))
     sd_a = sigma / math.sqrt(len(a.analyses))
 
-    total_before = _value(tb, gb["total:stall"], b.info.waves if per_wave else 0)
-    total_after = _value(ta, ga["total:stall"], a.info.waves if per_wave else 0)
+    total_before = _value(tb, _series(tb, gb["total:stall"]), b.info.waves if per_wave else 0)
+    total_after = _value(ta, _series(ta, ga["total:stall"]), a.info.waves if per_wave else 0)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
@@ -498,8 +498,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         g_a = ga.get(ka) if ka else None
         ref = g_b or g_a
         assert ref is not None
-        vb = _value(tb, g_b, b.info.waves if per_wave else 0) if g_b else 0.0
-        va = _value(ta, g_a, a.info.waves if per_wave else 0) if g_a else 0.0
+        sb = _series(tb, g_b) if g_b else None
+        sa = _series(ta, g_a) if g_a else None
+        vb = _value(tb, sb, b.info.waves if per_wave else 0) if sb else 0.0
+        va = _value(ta, sa, a.info.waves if per_wave else 0) if sa else 0.0
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
             va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
@@ -509,8 +511,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 "per executed instruction" if ref.kind == "total" else "per execution")
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         series = None
-        if not why:
-            sb, sa = _series(tb, g_b), _series(ta, g_a)  # type: ignore[arg-type]
+        if not why and sb is not None and sa is not None:
             if per_wave_rate:
                 sb = (sb[0], _waves_den(tb, b.info.waves))
                 sa = (sa[0], _waves_den(ta, a.info.waves))
@@ -579,10 +580,9 @@ def _waves_den(t: _Table, waves: int) -> list[float]:
     return [1.0] * t.n if t.per_wave else [float(waves or 1)]
 
 
-def _value(t: _Table, g: _Group, per_wave_of: int) -> float:
+def _value(t: _Table, series: tuple[list[float], list[float]], per_wave_of: int) -> float:
     """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
-    num, _ = _series(t, g)
-    v = sum(num) / t.analyses
+    v = sum(series[0]) / t.analyses
     return v / per_wave_of if per_wave_of else v
 
 

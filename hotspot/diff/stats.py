@@ -21,6 +21,9 @@ from __future__ import annotations
 import math
 import random
 from array import array
+from bisect import bisect_left, bisect_right
+from itertools import repeat
+from operator import add, mul, sub, truediv
 from collections.abc import Sequence
 from statistics import NormalDist
 
@@ -58,8 +61,9 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
     rng = random.Random(seed)
     sums_b = _replicate_sums(before, replicates, rng)
     sums_a = _replicate_sums(after, replicates, rng)
-    f_b = [math.exp(before.capture_sd * rng.gauss(0.0, 1.0)) for _ in range(replicates)]
-    f_a = [math.exp(after.capture_sd * rng.gauss(0.0, 1.0)) for _ in range(replicates)]
+    # log capture factors: σ·z per side and replicate
+    f_b = [before.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
+    f_a = [after.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     out: list[RowTest | None] = []
     width = 2 * rows
     for r in range(rows):
@@ -72,12 +76,17 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
                          level)
         la = _log_ratios(sums_a[2 * r::width], sums_a[2 * r + 1::width], ra, after.waves, f_a,
                          level)
-        logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
+        if None in la or None in lb:
+            logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
+        else:
+            logs = sorted(map(sub, la, lb))
         observed = math.log(ra / rb)
         if not logs:
             out.append(None)
             continue
-        extreme = sum(1 for x in logs if abs(x - observed) >= abs(observed))
+        # replicates at least as far from the observed change as the change is from 0
+        extreme = (bisect_right(logs, observed - abs(observed))
+                   + len(logs) - bisect_left(logs, observed + abs(observed)))
         p = (1 + extreme) / (1 + len(logs))
         lo, hi = _quantile(logs, (1 - level) / 2), _quantile(logs, (1 + level) / 2)
         out.append(RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1), min(1.0, p)))
@@ -146,17 +155,20 @@ def t_quantile(p: float, df: int) -> float:
 
 
 def _log_ratios(nums: Sequence[int], dens: Sequence[int], observed: float, waves: int,
-                factors: Sequence[float], level: float) -> list[float | None]:
+                log_factors: Sequence[float], level: float) -> list[float | None]:
     """log(ratio) per replicate, its spread around the observed ratio widened for a small
-    sample (small_sample_inflation), times the capture factor."""
+    sample (small_sample_inflation), plus the log capture factor (C-level maps: ~10^5 values)."""
     inflate = small_sample_inflation(waves, level)
-    out: list[float | None] = []
-    for s, d, f in zip(nums, dens, factors):
-        if not d:
-            out.append(None)
-            continue
-        r = observed + (s / (d * SCALE) - observed) * inflate
-        out.append(math.log(r * f) if r > 0 else None)
+    obs = repeat(observed)
+    if 0 not in dens:
+        raw = map(truediv, nums, map(mul, dens, repeat(SCALE)))
+        ratios = list(map(add, map(mul, map(sub, raw, obs), repeat(inflate)), obs))
+        if min(ratios) > 0:
+            return list(map(add, map(math.log, ratios), log_factors))
+    out: list[float | None] = []  # a replicate that drew no execution of the row, or widened to <= 0
+    for s, d, lf in zip(nums, dens, log_factors):
+        r = observed + (s / (d * SCALE) - observed) * inflate if d else 0.0
+        out.append(math.log(r) + lf if r > 0 else None)
     return out
 
 
