@@ -1,4 +1,4 @@
-"""`hotspot diff`: did the fix work? Compare two analyses with a noise floor (thin adapter)."""
+"""`hotspot diff`: did the fix work? Same code or not, then each row tested against noise (thin adapter)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hotspot.commands.options import Format, FormatOpt, KernelOpt, MaxWavesOpt
 
 def register(app: typer.Typer) -> None:
     @app.command("diff", help="Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): "
-                 "same code or not, then totals, categories, source lines and blamed loads, each with an "
-                 "interval and a test against capture-to-capture noise.",
+                 "same code or not, then totals, categories, source lines and blamed loads, each "
+                 "tested against capture noise.",
                  no_args_is_help=True)
     def diff(
         before: Annotated[str, typer.Argument(help="Dispatch dir (or folder of them) or a saved "
