@@ -170,16 +170,17 @@ def test_bh_qvalues_by_hand():
     assert stats.bh_qvalues([]) == []
 
 
-def test_packed_replicate_sums_equal_direct_sums():
-    side = stats.SideSamples([[1.5, 2.0, 7.25], [0.0, 3.0, 1.0]], [[1, 2, 3], [4, 0, 2]], 0.0)
+@pytest.mark.parametrize("big", [0, 2 ** 70], ids=["one-word", "wide"])
+def test_packed_replicate_sums_equal_direct_sums(big):
+    side = stats.SideSamples([[1.5, 2.0, 7.25 + big], [0.0, 3.0, 1.0]], [[1, 2, 3], [4, 0, 2]], 0.0)
     rng = random.Random(11)
     sums = stats._replicate_sums(side, 5, rng)
     rng = random.Random(11)
     for b in range(5):
         drawn = rng.choices(range(3), k=3)
         for r in range(2):
-            assert sums[b * 4 + 2 * r] == sum(round(side.numerators[r][w] * stats.SCALE) for w in drawn)
-            assert sums[b * 4 + 2 * r + 1] == sum(side.denominators[r][w] for w in drawn)
+            assert sums[2 * r][b] == sum(round(side.numerators[r][w] * stats.SCALE) for w in drawn)
+            assert sums[2 * r + 1][b] == sum(side.denominators[r][w] for w in drawn)
 
 
 def test_bootstrap_interval_matches_the_normal_theory_of_a_large_sample():

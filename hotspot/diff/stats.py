@@ -31,7 +31,6 @@ from hotspot.record import record
 
 # Fixed-point scale of the numerators (blamed stall is a sum of fractions of a cycle).
 SCALE = 64
-FIELD_BITS = 64  # one unsigned 64-bit field per packed value (array 'Q')
 
 
 @record
@@ -65,16 +64,15 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
     f_b = [before.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     f_a = [after.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     out: list[RowTest | None] = []
-    width = 2 * rows
     for r in range(rows):
         rb = _ratio(sum(before.numerators[r]), sum(before.denominators[r]))
         ra = _ratio(sum(after.numerators[r]), sum(after.denominators[r]))
         if not rb or not ra:
             out.append(None)
             continue
-        lb = _log_ratios(sums_b[2 * r::width], sums_b[2 * r + 1::width], rb, before.waves, f_b,
+        lb = _log_ratios(sums_b[2 * r], sums_b[2 * r + 1], rb, before.waves, f_b,
                          level)
-        la = _log_ratios(sums_a[2 * r::width], sums_a[2 * r + 1::width], ra, after.waves, f_a,
+        la = _log_ratios(sums_a[2 * r], sums_a[2 * r + 1], ra, after.waves, f_a,
                          level)
         if None in la or None in lb:
             logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
@@ -97,35 +95,50 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
-def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> array:
-    """Σ over each replicate's drawn waves of every row's numerator (× SCALE) and denominator,
-    flat: replicate b's row r at [b·2R + 2r] (numerator) and [b·2R + 2r + 1]."""
+def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> list[Sequence[int]]:
+    """Per field (row r's numerator × SCALE at 2r, its denominator at 2r + 1): its sum over the
+    drawn waves of each replicate."""
     n = side.waves
     fields = 2 * len(side.numerators)
-    packed = _pack(side)
-    size = fields * FIELD_BITS // 8
+    packed, words = _pack(side)
+    size = fields * words * 8
     buf = bytearray()
     pick = packed.__getitem__
     population = range(n)
     for _ in range(replicates):
         buf += sum(map(pick, rng.choices(population, k=n))).to_bytes(size, "little")
-    return array("Q", bytes(buf))
+    flat = array("Q", bytes(buf))
+    stride = fields * words
+    if words == 1:
+        return [flat[j::stride] for j in range(fields)]
+    # wide fields (sums past 2**64): each is `words` little-endian 64-bit words
+    out: list[Sequence[int]] = []
+    for j in range(fields):
+        parts = [flat[j * words + k::stride] for k in range(words)]
+        out.append([sum(w << (64 * k) for k, w in enumerate(ws)) for ws in zip(*parts)])
+    return out
 
 
-def _pack(side: SideSamples) -> list[int]:
-    """Each wave's fields as one integer (field j at bit j·FIELD_BITS)."""
+def _pack(side: SideSamples) -> tuple[list[int], int]:
+    """Each wave's fields as one integer, and the 64-bit words per field: wide enough that the sum
+    of n draws of the largest value fits (one word for any real capture)."""
     n = side.waves
-    limit = (1 << FIELD_BITS) // max(1, n)  # n draws of a value must fit the field
+    rows = [[round(num[w] * SCALE), den[w]] for w in range(n)
+            for num, den in zip(side.numerators, side.denominators)]
+    values = [v for pair in rows for v in pair]
+    if values and min(values) < 0:
+        raise ValueError("a per-wave value is negative")
+    largest = max(values, default=0) * max(1, n)
+    words = max(1, -(-largest.bit_length() // 64))
+    per_wave = len(side.numerators) * 2
     out = []
     for w in range(n):
-        values = []
-        for num, den in zip(side.numerators, side.denominators):
-            values.append(round(num[w] * SCALE))
-            values.append(den[w])
-        if any(v < 0 or v >= limit for v in values):
-            raise ValueError("per-wave value out of the resampling range")
-        out.append(int.from_bytes(array("Q", values).tobytes(), "little"))
-    return out
+        chunk = values[w * per_wave:(w + 1) * per_wave]
+        if words == 1:
+            out.append(int.from_bytes(array("Q", chunk).tobytes(), "little"))
+        else:
+            out.append(sum(v << (64 * words * j) for j, v in enumerate(chunk)))
+    return out, words
 
 
 def small_sample_inflation(waves: int, level: float) -> float:
