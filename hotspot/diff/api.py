@@ -621,7 +621,8 @@ def _replicate_sd(sides: list[_Side]) -> tuple[float | None, int]:
 
 def _test_words(method: str) -> str:
     base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
-            f"{LEVEL:.0%} interval, centred two-sided p), Benjamini-Hochberg q over the tested rows")
+            f"{LEVEL:.0%} interval, centred two-sided p, its far tail from the replicates' sd), "
+            "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
         return base + "; a saved analysis holds no per-wave values: the capture factor alone"
     return "traced waves resampled with replacement, times a capture factor; " + base

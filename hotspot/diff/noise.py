@@ -14,10 +14,11 @@ from __future__ import annotations
 # small one, identical ISA within each): over every within-configuration pair (4 pairs) and every
 # tested row (145), the smallest σ for which 95% of the rows fall inside their 95% interval,
 # |L| <= 1.96·sqrt(s² + 2σ²), L the observed log ratio of the row's cycles per execution and s its
-# bootstrap sd from the wave spread alone: 0.0337 (wave spread alone covers 82.1%; the
-# method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a few move far). `python scripts/calibrate_diff_floor.py` recomputes it
-# (docs/cli/diff.md, "The floor").
-CAPTURE_NOISE_SD = 0.034
+# bootstrap sd from the wave spread alone: 0.0325 (2,000 replicates, seed 29; the wave spread
+# alone covers 82.1%; the method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a
+# few move far). `python scripts/calibrate_diff_floor.py` recomputes it (docs/cli/diff.md,
+# "The floor").
+CAPTURE_NOISE_SD = 0.033
 
 # Weight of the floor when replicate dispatches measure σ too, in degrees of freedom: the fixture's
 # within-configuration pairs it was calibrated on.
@@ -28,7 +29,7 @@ MAX_REPLICATES = 4
 
 # Bootstrap replicates per diff; the seed is fixed (and printed in the JSON) so a diff is
 # reproducible, and can be changed with --seed.
-REPLICATES = 4000
+REPLICATES = 2000
 DEFAULT_SEED = 29
 # Confidence level of the intervals; rows with a q-value at or under 1 - level are significant.
 LEVEL = 0.95
