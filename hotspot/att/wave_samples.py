@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from fractions import Fraction
 from itertools import accumulate
-from operator import sub
+from operator import itemgetter, sub
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att.engine.native import Rows, read_wave
@@ -95,6 +95,9 @@ class _Sequence:
             self.ends.append(len(lines))
         self.starts = [0, *self.ends[:-1]]
         self.hits = list(map(sub, self.ends, self.starts))
+        self.gather = itemgetter(*self.order)
+        self.at_ends = itemgetter(*self.ends)
+        self.at_starts = itemgetter(*self.starts)
         self.replay = reconstruct(lines, tables)
         entries, _, _ = self.replay
         self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
@@ -105,9 +108,13 @@ class _Sequence:
         self.producers = list(producers.items())
 
     def sums(self, column: Sequence[int]) -> list[int]:
-        """Per code line sum of `column` (one value per record), in self.lines order (C loops)."""
-        prefix = list(accumulate(map(column.__getitem__, self.order), initial=0))
-        return list(map(sub, map(prefix.__getitem__, self.ends), map(prefix.__getitem__, self.starts)))
+        """Per code line sum of `column` (one value per record), in self.lines order (C loops:
+        gather in line order, prefix sums, differences at the line boundaries)."""
+        if len(self.order) < 2 or len(self.ends) < 2:  # itemgetter of one index is not a tuple
+            prefix = list(accumulate(map(column.__getitem__, self.order), initial=0))
+            return [prefix[e] - prefix[b] for b, e in zip(self.starts, self.ends)]
+        prefix = list(accumulate(self.gather(column), initial=0))
+        return list(map(sub, self.at_ends(prefix), self.at_starts(prefix)))
 
     def blame(self, wave: Wave, stalls: Sequence[int]) -> dict[int, float]:
         """Producer line -> wait stall blamed on it in this wave, as the wait attribution splits it
