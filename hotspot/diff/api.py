@@ -360,6 +360,19 @@ def _check_values(path: Path, a: JsonObject) -> None:
             raise InputError(f"{path}: field 'totals.{name}' is {v}: a cycle count is never "
                              "negative or infinite",
                              "pass an unedited hotspot analyze --format json output")
+    rows = [("instructions[]", i, ("hit", "latency", "stall")) for i in a.get("instructions") or []]
+    rows += [("stall_by_category[]", c, ("stall",)) for c in a.get("stall_by_category") or []]
+    rows += [("source_lines[]", r, ("stall",)) for r in a.get("source_lines") or []]
+    rows += [("blamed_lines[]", b, ("blamed_stall",)) for b in a.get("blamed_lines") or []]
+    rows += [("waits[].producers[]", p, ("blamed_stall",)) for w in a.get("waits") or []
+             for p in w.get("producers") or []]
+    for where, row, fields in rows:  # a wrong type raises here and is named by the caller
+        for fld in fields:
+            v = float(row[fld])
+            if not math.isfinite(v) or v < 0:
+                raise InputError(f"{path}: field '{where}.{fld}' is {v}: a cycle count is never "
+                                 "negative or infinite",
+                                 "pass an unedited hotspot analyze --format json output")
     for i in a.get("instructions") or []:
         for fld in ("hit", "latency", "stall"):
             v = float(i[fld])
