@@ -47,6 +47,9 @@ def _q(r: Any) -> str:
 
 
 def _code_section(code: Any, markdown: bool) -> str:
+    if markdown:
+        return "\n".join([f"code: {code.summary}", *(f"- {line.strip()}" for line in
+                                                     _code_section(code, False).splitlines()[1:])])
     lines = [f"code: {code.summary}"]
     for c in code.changes[:CODE_CHANGES_SHOWN]:
         where = ", ".join(shorten_left(s.rsplit("/", 1)[-1], 40) for s in c.sources[:3]) or "no source"
@@ -81,7 +84,7 @@ def _render(d: Any, markdown: bool) -> str:
     if d.normalization == "per-wave":
         head.append("before/after: cycles per traced wave (the sides traced different numbers of "
                     "waves)")
-    out.append("\n".join(head) if markdown else fit_text("\n".join(head)))
+    out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
