@@ -281,3 +281,15 @@ def test_cross_kernel_diff_is_never_significant(cli, tmp_path):
     assert not any(r["significant"] for r in data["rows"])
     assert any(r["delta"] != 0 for r in data["rows"])  # the numbers are still shown
     assert data["summary"]["verdict"].startswith("different kernels: not comparable")
+
+
+def test_many_waves_resample_a_spread_subset_and_rows_show_all(cli, tmp_path, monkeypatch):
+    from hotspot.att import wave_samples
+
+    monkeypatch.setattr(wave_samples, "MAX_SAMPLE_WAVES", 5)
+    twelve = _waves_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400, 12)
+    data = cli("diff", twelve, twelve, "--format", "json").json()["data"]
+    assert data["before"]["samples"] == 5 and data["before"]["waves"] == 12
+    assert "before: 5 of 12 traced waves resampled" in data["noise"]["note"]
+    total = {r["key"]: r for r in data["rows"]}["total:stall"]
+    assert total["before"] == 12 * (4 + 400 + 50 + 10) and total["tested"]

@@ -31,6 +31,12 @@ from hotspot.capture.waves import Wave
 from hotspot.record import record
 
 
+# Waves read per dispatch at most (spread over SE/SIMD groups like --max-waves): the resampling's
+# cost grows with them, and a few hundred waves pin a mean down as well as thousands; the per-line
+# lists cost ~8 bytes a wave a code line (a 30,000-wave capture would hold gigabytes).
+MAX_SAMPLE_WAVES = 256
+
+
 @record
 class WaveSamples:
     """One dispatch's per-wave values, wave k at index k of every list."""
@@ -44,8 +50,10 @@ class WaveSamples:
 
 def wave_samples(files: Sequence[WaveFile], all_rows: Sequence[CodeRow], max_waves: int | None,
                  max_bytes: int | None, rules: WaitcntRules = GFX9) -> WaveSamples:
-    """Per-wave samples of the wave files analyze reads (the same `--max-waves` choice)."""
-    chosen = sample_wave_files(files, max_waves)
+    """Per-wave samples of the wave files analyze reads (the same `--max-waves` choice), at most
+    MAX_SAMPLE_WAVES of them."""
+    cap = MAX_SAMPLE_WAVES if max_waves is None else min(max_waves, MAX_SAMPLE_WAVES)
+    chosen = sample_wave_files(files, cap)
     tables = build_tables(all_rows, rules)
     n = len(chosen)
     stall: dict[int, list[int]] = {}

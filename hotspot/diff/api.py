@@ -215,11 +215,12 @@ def _samples_of(d: Path, opts) -> "DispatchSamples":
     """Per-wave samples of one dispatch dir, kept in the result cache like its analysis."""
     import os
 
+    from hotspot.att import wave_samples
     from hotspot.att.wave_samples import dispatch_samples
     from hotspot.cache.derived import cached
 
     max_bytes = int(opts.max_file_mb * 1024 * 1024) if opts.max_file_mb else None
-    key = (str(d), os.path.abspath(d), opts.kernel, opts.max_waves)
+    key = (str(d), os.path.abspath(d), opts.kernel, opts.max_waves, wave_samples.MAX_SAMPLE_WAVES)
     ignored: list[str] = []  # the capture's warnings were the analysis' to give
     return cached("wave-samples", key,
                   lambda _added: dispatch_samples(d, opts.kernel, opts.max_waves, max_bytes),
@@ -278,8 +279,15 @@ class _Table:
 
 
 def _table(side: _Side) -> _Table:
+    """The side's values for the test: its traced waves' samples, else `_totals_table`."""
     if side.samples:
         return _pooled([s.samples for s in side.samples])
+    return _totals_table(side)
+
+
+def _totals_table(side: _Side) -> _Table:
+    """One sample per code line: the mean over the side's analyses of what analyze reports (all
+    waves read, also when the test resamples a spread subset of them)."""
     acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
     k = len(side.analyses)
     for a in side.analyses:
@@ -471,7 +479,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if basis_b != basis_a:  # a saved analysis holds executed instructions only: compare those
         code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
     code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
-    tb, ta = _table(b), _table(a)
+    tb, ta = _table(b), _table(a)  # what is resampled
+    vtb, vta = _totals_table(b), _totals_table(a)  # what the rows show
     ga = _groups(a.analyses[0])
     if line_map is not None:  # same code: group both sides by the after side's locations
         inverse = {after_n: before_n for before_n, after_n in line_map.items()}
@@ -495,8 +504,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     sd_b = sigma / math.sqrt(len(b.analyses))
     sd_a = sigma / math.sqrt(len(a.analyses))
 
-    total_before = _value(tb, _series(tb, gb["total:stall"]), b.info.waves if per_wave else 0)
-    total_after = _value(ta, _series(ta, ga["total:stall"]), a.info.waves if per_wave else 0)
+    total_before = _value(vtb, _series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
+    total_after = _value(vta, _series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
@@ -511,10 +520,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         g_a = ga.get(ka) if ka else None
         ref = g_b or g_a
         assert ref is not None
+        vb = _value(vtb, _series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
+        va = _value(vta, _series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
         sb = _series(tb, g_b) if g_b else None
         sa = _series(ta, g_a) if g_a else None
-        vb = _value(tb, sb, b.info.waves if per_wave else 0) if sb else 0.0
-        va = _value(ta, sa, a.info.waves if per_wave else 0) if sa else 0.0
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
             va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
@@ -570,8 +579,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
               "waves+replicates" if replicate_sd is not None else "waves+floor")
     noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
-                      replicate_sd, MIN_SHARE_OF_TOTAL, _noise_note(method, sd_b, sd_a, floor_sd,
-                                                                    replicate_sd))
+                      replicate_sd, MIN_SHARE_OF_TOTAL,
+                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a))
     summary = _summary(rows, code, same_kernel, method)
     return DiffResult(b.info, a.info, code, noise, summary, rows,
                       "per-wave" if per_wave else "none",
@@ -654,6 +663,17 @@ def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
     else:
         parts.append("wave-to-wave spread from the traced waves")
     return "; ".join(parts)
+
+
+def _subset_note(*sides: _Side) -> str:
+    """Say so when the test resampled a spread subset of a side's traced waves."""
+    parts = []
+    for name, side in zip(("before", "after"), sides):
+        read = sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+        if side.samples and 0 < side.info.samples < read:
+            parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
+                         "(spread over SE/SIMD groups; the rows show all)")
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _fmt_ci(ci: list[float] | None) -> str:
