@@ -91,6 +91,13 @@ def test_fixed_variant_moves_cycles_on_the_right_rows(cli, tmp_path):
     assert significant == {"total:stall", "total:latency", "category:wait-vmcnt",
                            "line:/src/k.py:23", "load:/src/k.py:20"}
     assert rows["line:/src/k.py:24"]["delta"] == 0 and not rows["line:/src/k.py:24"]["significant"]
+    summary = run.json()["data"]["summary"]
+    total = rows["total:stall"]
+    # stall per executed instruction: (4 + 400 + 50 + 10) -> (4 + 40 + 50 + 10) per 8 instructions
+    assert total["change_pct"] == pytest.approx(100 * (104 / 464 - 1))
+    assert summary["verdict"].startswith("total stall per executed instruction down \u221277.6% [\u2212")
+    assert summary["verdict"].endswith("beyond capture-to-capture noise; 5 row(s) moved")
+    assert summary["improved"] == 5 and summary["regressed"] == 0 and not summary["advice"]
     text = cli("diff", before, after).stdout
     assert "−80.0% [−" in text and "moved" in text
 

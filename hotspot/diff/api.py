@@ -696,8 +696,9 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
         verdict = ("different kernels: not comparable, no change is called significant "
                    "(diff two captures of one kernel)")
     elif total.significant:
+        change = f"{total.change_pct:+.1f}%".replace("-", "\u2212")
         verdict = (f"{lead}total stall {total.rate_unit} {'down' if total.change_pct < 0 else 'up'} "
-                   f"{total.change_pct:+.1f}% {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
+                   f"{change} {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
                    f"noise; {len(sig)} row(s) moved")
     elif sig:
         verdict = (f"{lead}total stall within capture-to-capture noise (±{noise_pct:.0f}% on this "
