@@ -300,3 +300,20 @@ def test_many_waves_resample_a_spread_subset_and_rows_show_all(cli, tmp_path, mo
     assert "before: 5 of 12 traced waves resampled" in data["noise"]["note"]
     total = {r["key"]: r for r in data["rows"]}["total:stall"]
     assert total["before"] == 12 * (4 + 400 + 50 + 10) and total["tested"]
+
+
+def test_waves_of_disjoint_work_are_warned_about(cli, tmp_path):
+    def more_work(begin: int) -> list[list[int]]:  # wait 5 runs twice: 9 records a wave
+        return (Schedule(begin).op(1, SMEM).op(2, VMEM).op(3, VMEM, stall=4).op(4, VALU)
+                .op(5, IMMED, stall=400).op(5, IMMED, stall=4).op(6, IMMED, stall=50)
+                .op(7, IMMED, stall=10).op(8, MESSAGE).records)
+
+    before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    after = build_dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", PROGRAM,
+                           [W(more_work(0), 0, simd=i) for i in range(WAVES)])
+    run = cli("diff", before, after, "--format", "json")
+    assert run.json()["data"]["code"]["same"]
+    assert any("executed instructions per wave: 8-8 before, 9-9 after" in w
+               for w in run.json()["warnings"])
+    same = cli("diff", before, before, "--format", "json").json()["warnings"]
+    assert not any("different work" in w for w in same)

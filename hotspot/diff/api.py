@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from operator import sub
+from operator import add, sub
 from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -495,6 +495,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if per_wave:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): rows are cycles per wave")
+    if line_map is not None and tb.per_wave and ta.per_wave:
+        _warn_different_work(tb, ta, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
     # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
@@ -585,6 +587,24 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     return DiffResult(b.info, a.info, code, noise, summary, rows,
                       "per-wave" if per_wave else "none",
                       "cycles per wave" if per_wave else "cycles", same_kernel)
+
+
+def _warn_different_work(tb: _Table, ta: _Table, warnings: list[str]) -> None:
+    """Same code, but the sides' traced waves ran disjoint amounts of work (executed instructions
+    per wave): they are different CTAs (in a causal kernel, other positions of the mask), and a
+    row whose cost per execution depends on the position can differ without any change."""
+    work = []
+    for t in (tb, ta):
+        per_wave = [0.0] * t.n
+        for col in t.hits.values():
+            per_wave = list(map(add, per_wave, col))
+        work.append((min(per_wave), max(per_wave)))
+    (lo_b, hi_b), (lo_a, hi_a) = work
+    if hi_b < lo_a or hi_a < lo_b:
+        warnings.append(f"the sides traced waves of different work (executed instructions per wave: "
+                        f"{lo_b:,.0f}-{hi_b:,.0f} before, {lo_a:,.0f}-{hi_a:,.0f} after): other CTAs "
+                        "were traced; a row whose cost depends on the wave's position can move "
+                        "without a change. Capture replicates, or trace the same CTAs")
 
 
 def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
