@@ -317,3 +317,23 @@ def test_waves_of_disjoint_work_are_warned_about(cli, tmp_path):
                for w in run.json()["warnings"])
     same = cli("diff", before, before, "--format", "json").json()["warnings"]
     assert not any("different work" in w for w in same)
+
+
+def test_loops_are_compared_per_iteration(cli, tmp_path):
+    from hotspot.synth import DispatchSpec, InstructionMix, make_dispatch
+
+    d = make_dispatch(tmp_path, DispatchSpec(waves=8, program=InstructionMix(loop_trips=5)), seed=7)
+    analysis = cli("analyze", d, "--format", "json", "--topk", "0").json()["data"]
+    spans = [(lp["first_line_number"], lp["last_line_number"]) for lp in analysis["loops"]]
+    inner = [lp for lp in analysis["loops"] if not any(
+        lp["first_line_number"] <= f and l <= lp["last_line_number"]
+        and (f, l) != (lp["first_line_number"], lp["last_line_number"]) for f, l in spans)]
+    loop = inner[0]
+    data = cli("diff", d, d, "--format", "json").json()["data"]
+    rows = [r for r in data["rows"] if r["kind"] == "loop"]
+    assert len(rows) == len(inner) >= 1
+    row = next(r for r in rows if r["label"].startswith(
+        f"#{loop['first_line_number']}-#{loop['last_line_number']}"))
+    assert row["before"] == loop["stall"] and row["rate_unit"] == "per iteration"
+    assert row["rate_before"] == pytest.approx(loop["stall"] / loop["iterations"])
+    assert row["tested"] and row["change_pct"] == 0 and not row["significant"]

@@ -44,7 +44,7 @@ from hotspot.result import JsonObject
 if TYPE_CHECKING:
     from hotspot.att.wave_samples import DispatchSamples, WaveSamples
 
-KINDS = ("total", "category", "line", "load")
+KINDS = ("total", "category", "loop", "line", "load")
 TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
 # What each total row sums per code line (idle has no per-wave value: never tested).
 MEASURE_OF_TOTAL = {"stall": "stall", "latency": "latency", "issue": "issue", "idle": "idle"}
@@ -60,7 +60,7 @@ class DiffRow:
     delta: float  # after - before
     delta_pct: float | None  # 100 * delta / before; null when before is 0
     # the test: cycles per execution of the row's instructions (per wave for totals of changed code)
-    rate_unit: str  # "per execution", "per executed instruction" or "per wave"
+    rate_unit: str  # "per execution", "per iteration" (loops), "per executed instruction", "per wave"
     rate_before: float | None
     rate_after: float | None
     change_pct: float | None  # 100 * (rate_after / rate_before - 1)
@@ -330,6 +330,7 @@ class _Group:
     members: list[int]  # code line numbers (producers for a load)
     measure: str  # stall | latency | issue | idle | blame
     signature: tuple[str, ...] = ()  # ISA mnemonics of the members (to match moved lines)
+    per: list[int] | None = None  # lines whose executions divide (a loop: its header), else members
 
 
 def _groups(a: JsonObject) -> dict[str, _Group]:
@@ -349,6 +350,16 @@ def _groups(a: JsonObject) -> dict[str, _Group]:
     for c in a.get("stall_by_category") or []:
         out[f"category:{c['category']}"] = _Group("category", c["category"],
                                                   cats.get(c["category"], []), "stall")
+    spans = [(int(lp["first_line_number"]), int(lp["last_line_number"])) for lp in a.get("loops") or []]
+    for lp in a.get("loops") or []:
+        first, last = int(lp["first_line_number"]), int(lp["last_line_number"])
+        if any(first <= f and l <= last and (f, l) != (first, last) for f, l in spans):
+            # an outer loop: its iterations run inner loops whose trips differ from wave to wave
+            # (other CTAs, other positions of a mask), so per iteration is not the same work
+            continue
+        members = [n for n in executed if first <= n <= last]
+        label = f"#{first}-#{last}" + (f" {lp['source_range']}" if lp.get("source_range") else "")
+        out[f"loop:{label}"] = _Group("loop", label, members, "stall", sig(members), [first])
     for s in a.get("source_lines") or []:
         label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
         members = [int(n) for n in s.get("instructions") or []]
@@ -401,7 +412,7 @@ def _series(t: _Table, g: _Group) -> tuple[list[float], list[float]]:
         num = _column_sum(getattr(t, g.measure), g.members, zeros)
     else:
         num = zeros
-    return num, _column_sum(t.hits, g.members, zeros)
+    return num, _column_sum(t.hits, g.members if g.per is None else g.per, zeros)
 
 
 def _column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float]
@@ -414,8 +425,8 @@ def _column_sum(table: dict[int, list[float]], members: list[int], zeros: list[f
 
 def _match(before: dict[str, _Group], after: dict[str, _Group], same_kernel: bool
            ) -> list[tuple[str | None, str | None, str]]:
-    """Pairs (before key, after key, matched_by): by key, then lines and loads present on one
-    side only by the ISA mnemonics of their instructions (same kernel)."""
+    """Pairs (before key, after key, matched_by): by key, then loops, lines and loads present on
+    one side only by the ISA mnemonics of their instructions (same kernel)."""
     pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
     only_b = [k for k in before if k not in after]
     only_a = [k for k in after if k not in before]
@@ -423,7 +434,7 @@ def _match(before: dict[str, _Group], after: dict[str, _Group], same_kernel: boo
         pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         for k in sorted(only_a):
             g = after[k]
-            if g.kind in ("line", "load") and g.signature:
+            if g.kind in ("loop", "line", "load") and g.signature:
                 pool.setdefault((g.kind, g.signature), []).append(k)
         still_b = []
         for k in sorted(only_b):
@@ -485,7 +496,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if line_map is not None:  # same code: group both sides by the after side's locations
         inverse = {after_n: before_n for before_n, after_n in line_map.items()}
         gb = {k: _Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
-                        g.measure, g.signature) for k, g in ga.items()}
+                        g.measure, g.signature,
+                        None if g.per is None else [inverse[m] for m in g.per if m in inverse])
+              for k, g in ga.items()}
         pairs = [(k, k, "key") for k in ga]
     else:
         gb = _groups(b.analyses[0])
@@ -532,7 +545,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
         per_wave_rate = ref.kind == "total" and line_map is None
         unit = ("per wave" if per_wave_rate else
-                "per executed instruction" if ref.kind == "total" else "per execution")
+                "per executed instruction" if ref.kind == "total" else
+                "per iteration" if ref.kind == "loop" else "per execution")
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         series = None
         if not why and sb is not None and sa is not None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 # σ of the capture factor (log scale, ≈ relative). Source: the replicate fixture
 # ../shared/corpus/att/gfx950/flash_attn_replicates (3 captures of the big configuration, 2 of the
 # small one, identical ISA within each): over every within-configuration pair (4 pairs) and every
-# tested row (145), the smallest σ for which 95% of the rows fall inside their 95% interval,
+# tested row (149), the smallest σ for which 95% of the rows fall inside their 95% interval,
 # |L| <= 1.96·sqrt(s² + 2σ²), L the observed log ratio of the row's cycles per execution and s its
 # bootstrap sd from the wave spread alone: 0.0325 (2,000 replicates, seed 29; the wave spread
-# alone covers 82.1%; the method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a
+# alone covers 82.6%; the method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a
 # few move far). `python scripts/calibrate_diff_floor.py` recomputes it (docs/cli/diff.md,
 # "The floor").
 CAPTURE_NOISE_SD = 0.033

@@ -10,7 +10,8 @@ from hotspot.result import Result
 LABEL_WIDTH = 64
 ROWS_PER_KIND = 15  # text view; JSON has every row
 CODE_CHANGES_SHOWN = 10
-KIND_TITLES = {"total": "Totals", "category": "Stall by category", "line": "Stall by source line",
+KIND_TITLES = {"total": "Totals", "category": "Stall by category",
+               "loop": "Stall by loop (change per iteration)", "line": "Stall by source line",
                "load": "Blamed stall by load (what the waits wait for)"}
 MINUS = "\u2212"
 
@@ -92,8 +93,13 @@ def _render(d: Any, markdown: bool) -> str:
         shown = rows if kind in ("total", "category") else rows[:ROWS_PER_KIND]
         body = []
         for r in shown:
-            label = (shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH) if kind in ("line", "load")
-                     else shorten(r.label, LABEL_WIDTH))
+            if kind == "loop":  # "#471-#1910 /long/path/k.py:650-960" -> "#471-#1910 k.py:650-960"
+                rows_range, _, where = r.label.partition(" ")
+                label = shorten(f"{rows_range} {where.rsplit('/', 1)[-1]}".strip(), LABEL_WIDTH)
+            elif kind in ("line", "load"):
+                label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
+            else:
+                label = shorten(r.label, LABEL_WIDTH)
             if r.matched_by == "mnemonics":
                 label += " (moved)"
             body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
