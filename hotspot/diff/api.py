@@ -20,12 +20,22 @@ from __future__ import annotations
 
 import math
 import re
-from operator import add, sub
 from dataclasses import field, replace
+from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.diff.code import CodeComparison, compare_code
+from hotspot.diff.rows import (
+    TOTAL_FIELDS,
+    Group,
+    Table,
+    groups,
+    match,
+    pooled,
+    series,
+    totals_table,
+)
 from hotspot.diff.noise import (
     CAPTURE_NOISE_SD,
     DEFAULT_SEED,
@@ -42,12 +52,9 @@ from hotspot.record import record
 from hotspot.result import JsonObject
 
 if TYPE_CHECKING:
-    from hotspot.att.wave_samples import DispatchSamples, WaveSamples
+    from hotspot.att.wave_samples import DispatchSamples
 
 KINDS = ("total", "category", "loop", "line", "load")
-TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
-# What each total row sums per code line (idle has no per-wave value: never tested).
-MEASURE_OF_TOTAL = {"stall": "stall", "latency": "latency", "issue": "issue", "idle": "idle"}
 
 
 @record
@@ -260,114 +267,11 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-# ---------------------------------------------------------------------------------------------
-# per code line values of a side
-
-
-@record(frozen=False)
-class _Table:
-    """A side's values per code line, per sample: the pooled traced waves of its dispatch dirs, or
-    one sample (the mean over its analyses) for a saved analysis."""
-
-    stall: dict[int, list[float]]
-    latency: dict[int, list[float]]
-    hits: dict[int, list[float]]
-    blame: dict[int, list[float]]  # producer line -> blamed stall
-    n: int  # samples
-    per_wave: bool  # samples are traced waves
-    analyses: int  # the side's value of a row is Σ over samples / analyses
-
-
-def _table(side: _Side) -> _Table:
+def _table(side: _Side) -> Table:
     """The side's values for the test: its traced waves' samples, else `_totals_table`."""
     if side.samples:
-        return _pooled([s.samples for s in side.samples])
-    return _totals_table(side)
-
-
-def _totals_table(side: _Side) -> _Table:
-    """One sample per code line: the mean over the side's analyses of what analyze reports (all
-    waves read, also when the test resamples a spread subset of them)."""
-    acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
-    k = len(side.analyses)
-    for a in side.analyses:
-        for i in a.get("instructions") or []:
-            n = int(i["line_number"])
-            for name, fld in (("stall", "stall"), ("latency", "latency"), ("hits", "hit")):
-                acc[name][n] = acc[name].get(n, 0.0) + float(i[fld]) / k
-        for w in a.get("waits") or []:
-            for p in w.get("producers") or []:
-                if p.get("line_number") is not None:
-                    n = int(p["line_number"])
-                    acc["blame"][n] = acc["blame"].get(n, 0.0) + float(p["blamed_stall"]) / k
-    return _Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)
-
-
-def _pooled(parts: list["WaveSamples"]) -> _Table:
-    total = sum(len(p.waves) for p in parts)
-    out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
-    offset = 0
-    for p in parts:
-        n = len(p.waves)
-        for dest, src in zip(out, (p.stall, p.latency, p.hits, p.blame)):
-            for line, values in src.items():
-                col = dest.get(line)
-                if col is None:
-                    col = dest[line] = [0] * total
-                col[offset:offset + n] = values
-        offset += n
-    return _Table(*out, total, True, len(parts))
-
-
-# ---------------------------------------------------------------------------------------------
-# rows: what each compares
-
-
-@record(frozen=False)
-class _Group:
-    kind: str
-    label: str
-    members: list[int]  # code line numbers (producers for a load)
-    measure: str  # stall | latency | issue | idle | blame
-    signature: tuple[str, ...] = ()  # ISA mnemonics of the members (to match moved lines)
-    per: list[int] | None = None  # lines whose executions divide (a loop: its header), else members
-
-
-def _groups(a: JsonObject) -> dict[str, _Group]:
-    instructions = a.get("instructions") or []
-    isa_of = {int(i["line_number"]): str(i["isa"]) for i in instructions}
-
-    def sig(numbers: list[int]) -> tuple[str, ...]:
-        return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
-
-    executed = sorted(isa_of)
-    out: dict[str, _Group] = {}
-    for name in TOTAL_FIELDS:
-        out[f"total:{name}"] = _Group("total", name, executed, MEASURE_OF_TOTAL[name])
-    cats: dict[str, list[int]] = {}
-    for i in instructions:
-        cats.setdefault(str(i["category"]), []).append(int(i["line_number"]))
-    for c in a.get("stall_by_category") or []:
-        out[f"category:{c['category']}"] = _Group("category", c["category"],
-                                                  cats.get(c["category"], []), "stall")
-    spans = [(int(lp["first_line_number"]), int(lp["last_line_number"])) for lp in a.get("loops") or []]
-    for lp in a.get("loops") or []:
-        first, last = int(lp["first_line_number"]), int(lp["last_line_number"])
-        if any(first <= f and l <= last and (f, l) != (first, last) for f, l in spans):
-            # an outer loop: its iterations run inner loops whose trips differ from wave to wave
-            # (other CTAs, other positions of a mask), so per iteration is not the same work
-            continue
-        members = [n for n in executed if first <= n <= last]
-        label = f"#{first}-#{last}" + (f" {lp['source_range']}" if lp.get("source_range") else "")
-        out[f"loop:{label}"] = _Group("loop", label, members, "stall", sig(members), [first])
-    for s in a.get("source_lines") or []:
-        label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
-        members = [int(n) for n in s.get("instructions") or []]
-        out[f"line:{label}"] = _Group("line", label, members, "stall", sig(members))
-    for b in a.get("blamed_lines") or []:
-        members = [int(n) for n in b.get("instructions") or []]
-        out[f"load:{b['label']}"] = _Group("load", b["label"], members, "blame", sig(members))
-    return out
+        return pooled([s.samples for s in side.samples])
+    return totals_table(side.analyses)
 
 
 def _check_values(path: Path, a: JsonObject) -> None:
@@ -399,57 +303,7 @@ def _check_values(path: Path, a: JsonObject) -> None:
                 raise InputError(f"{path}: field 'instructions[].{fld}' of line {i['line_number']} "
                                  f"is {v}: a cycle count is never negative or infinite",
                                  "pass an unedited hotspot analyze --format json output")
-    _groups(a)
-
-
-def _series(t: _Table, g: _Group) -> tuple[list[float], list[float]]:
-    """Per sample: the group's cycles and its executions (producers' executions for a load)."""
-    zeros = [0.0] * t.n
-    if g.measure == "issue":  # latency - stall
-        lat = _column_sum(t.latency, g.members, zeros)
-        num = list(map(sub, lat, _column_sum(t.stall, g.members, zeros)))
-    elif g.measure in ("stall", "latency", "blame"):
-        num = _column_sum(getattr(t, g.measure), g.members, zeros)
-    else:
-        num = zeros
-    return num, _column_sum(t.hits, g.members if g.per is None else g.per, zeros)
-
-
-def _column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float]
-                ) -> list[float]:
-    cols = [c for c in map(table.get, members) if c is not None]
-    if not cols:
-        return zeros
-    return list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
-
-
-def _match(before: dict[str, _Group], after: dict[str, _Group], same_kernel: bool
-           ) -> list[tuple[str | None, str | None, str]]:
-    """Pairs (before key, after key, matched_by): by key, then loops, lines and loads present on
-    one side only by the ISA mnemonics of their instructions (same kernel)."""
-    pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
-    only_b = [k for k in before if k not in after]
-    only_a = [k for k in after if k not in before]
-    if same_kernel:
-        pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-        for k in sorted(only_a):
-            g = after[k]
-            if g.kind in ("loop", "line", "load") and g.signature:
-                pool.setdefault((g.kind, g.signature), []).append(k)
-        still_b = []
-        for k in sorted(only_b):
-            g = before[k]
-            cands = pool.get((g.kind, g.signature)) if g.signature else None
-            if cands:
-                a = cands.pop(0)
-                pairs.append((k, a, "mnemonics"))
-                only_a.remove(a)
-            else:
-                still_b.append(k)
-        only_b = still_b
-    pairs += [(k, None, "before-only") for k in only_b]
-    pairs += [(None, k, "after-only") for k in only_a]
-    return pairs
+    groups(a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,18 +345,18 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
     code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
     tb, ta = _table(b), _table(a)  # what is resampled
-    vtb, vta = _totals_table(b), _totals_table(a)  # what the rows show
-    ga = _groups(a.analyses[0])
+    vtb, vta = totals_table(b.analyses), totals_table(a.analyses)  # what the rows show
+    ga = groups(a.analyses[0])
     if line_map is not None:  # same code: group both sides by the after side's locations
         inverse = {after_n: before_n for before_n, after_n in line_map.items()}
-        gb = {k: _Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
+        gb = {k: Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
                         g.measure, g.signature,
                         None if g.per is None else [inverse[m] for m in g.per if m in inverse])
               for k, g in ga.items()}
         pairs = [(k, k, "key") for k in ga]
     else:
-        gb = _groups(b.analyses[0])
-        pairs = _match(gb, ga, same_kernel)
+        gb = groups(b.analyses[0])
+        pairs = match(gb, ga, same_kernel)
 
     per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
     if per_wave:
@@ -519,8 +373,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     sd_b = sigma / math.sqrt(len(b.analyses))
     sd_a = sigma / math.sqrt(len(a.analyses))
 
-    total_before = _value(vtb, _series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
-    total_after = _value(vta, _series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
+    total_before = _value(vtb, series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
+    total_after = _value(vta, series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
@@ -535,10 +389,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         g_a = ga.get(ka) if ka else None
         ref = g_b or g_a
         assert ref is not None
-        vb = _value(vtb, _series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
-        va = _value(vta, _series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
-        sb = _series(tb, g_b) if g_b else None
-        sa = _series(ta, g_a) if g_a else None
+        vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
+        va = _value(vta, series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
+        sb = series(tb, g_b) if g_b else None
+        sa = series(ta, g_a) if g_a else None
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
             va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
@@ -548,7 +402,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 "per executed instruction" if ref.kind == "total" else
                 "per iteration" if ref.kind == "loop" else "per execution")
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
-        series = None
+        pair = None
         if not why and sb is not None and sa is not None:
             if per_wave_rate:
                 sb = (sb[0], _waves_den(tb, b.info.waves))
@@ -558,11 +412,11 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             elif not sum(sb[1]) or not sum(sa[1]) or not sum(sb[0]) or not sum(sa[0]):
                 why = "not executed, or no cycles, on one side"
             else:
-                series = (sb, sa)
+                pair = (sb, sa)
         label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
-        built.append((ref, label, how, vb, va, unit, why, series))
-        if series is not None:
-            (nb, db), (na, da) = series
+        built.append((ref, label, how, vb, va, unit, why, pair))
+        if pair is not None:
+            (nb, db), (na, da) = pair
             nums_b.append(nb)
             dens_b.append([round(x) for x in db])
             nums_a.append(na)
@@ -574,14 +428,14 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
     rows = []
-    for ref, label, how, vb, va, unit, why, series in built:
-        t = next(test_iter) if series is not None else None
-        if series is not None and t is None:
+    for ref, label, how, vb, va, unit, why, pair in built:
+        t = next(test_iter) if pair is not None else None
+        if pair is not None and t is None:
             why = "no execution in the resampled waves"
         q = next(qs) if t is not None else None
         rate_b = rate_a = None
-        if series is not None:
-            (nb, db), (na, da) = series
+        if pair is not None:
+            (nb, db), (na, da) = pair
             rate_b, rate_a = sum(nb) / sum(db), sum(na) / sum(da)
         delta = va - vb
         rows.append(DiffRow(
@@ -603,7 +457,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                       "cycles per wave" if per_wave else "cycles", same_kernel)
 
 
-def _warn_different_work(tb: _Table, ta: _Table, warnings: list[str]) -> None:
+def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
     """Same code, but the sides' traced waves ran disjoint amounts of work (executed instructions
     per wave): they are different CTAs (in a causal kernel, other positions of the mask), and a
     row whose cost per execution depends on the position can differ without any change."""
@@ -626,23 +480,23 @@ def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, 
     return [r for r in code if r[0] in executed]
 
 
-def _waves_traced(side: _Side, t: _Table) -> int:
+def _waves_traced(side: _Side, t: Table) -> int:
     """Waves behind a side's values: its samples, or the waves its saved analyses read."""
     return t.n if t.per_wave else sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
 
 
-def _waves_den(t: _Table, waves: int) -> list[float]:
+def _waves_den(t: Table, waves: int) -> list[float]:
     """One per traced wave (a saved analysis: its wave count, as one sample)."""
     return [1.0] * t.n if t.per_wave else [float(waves or 1)]
 
 
-def _value(t: _Table, series: tuple[list[float], list[float]], per_wave_of: int) -> float:
+def _value(t: Table, sums: tuple[list[float], list[float]], per_wave_of: int) -> float:
     """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
-    v = sum(series[0]) / t.analyses
+    v = sum(sums[0]) / t.analyses
     return v / per_wave_of if per_wave_of else v
 
 
-def _untestable(ref: _Group, g_b: _Group | None, g_a: _Group | None, same_kernel: bool,
+def _untestable(ref: Group, g_b: Group | None, g_a: Group | None, same_kernel: bool,
                 vb: float, va: float, share_floor: float) -> str:
     if not same_kernel:
         return "different kernels"
@@ -675,6 +529,19 @@ def _replicate_sd(sides: list[_Side]) -> tuple[float | None, int]:
     return (math.sqrt(squares / df), df) if df else (None, 0)
 
 
+def _subset_note(*sides: _Side) -> str:
+    """Say so when the test resampled a spread subset of a side's traced waves."""
+    parts = []
+    for name, side in zip(("before", "after"), sides):
+        read = sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+        if side.samples and 0 < side.info.samples < read:
+            parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
+                         "(spread over SE/SIMD groups; the rows show all)")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+
+
 def _test_words(method: str) -> str:
     base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
             f"{LEVEL:.0%} interval, centred two-sided p, its far tail from the replicates' sd), "
@@ -697,17 +564,6 @@ def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
     else:
         parts.append("wave-to-wave spread from the traced waves")
     return "; ".join(parts)
-
-
-def _subset_note(*sides: _Side) -> str:
-    """Say so when the test resampled a spread subset of a side's traced waves."""
-    parts = []
-    for name, side in zip(("before", "after"), sides):
-        read = sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
-        if side.samples and 0 < side.info.samples < read:
-            parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
-                         "(spread over SE/SIMD groups; the rows show all)")
-    return "; " + "; ".join(parts) if parts else ""
 
 
 def _fmt_ci(ci: list[float] | None) -> str:
