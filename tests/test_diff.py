@@ -337,3 +337,13 @@ def test_loops_are_compared_per_iteration(cli, tmp_path):
     assert row["before"] == loop["stall"] and row["rate_unit"] == "per iteration"
     assert row["rate_before"] == pytest.approx(loop["stall"] / loop["iterations"])
     assert row["tested"] and row["change_pct"] == 0 and not row["significant"]
+
+
+def test_pc_sampling_captures_are_shown_not_tested(corpus, cli):
+    d = corpus / "att/other/pcsampling_code_json"
+    run = cli("diff", d, d, "--format", "json")
+    assert run.exit_code == 0, run.stderr
+    data = run.json()["data"]
+    assert not any(r["tested"] for r in data["rows"])
+    assert data["summary"]["verdict"] == ("not decided: a PC-sampling capture: sample counts, no "
+                                          "traced waves to measure noise on")

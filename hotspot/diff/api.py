@@ -212,9 +212,12 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     for c in same:
         a = analyze_dispatch_dir(Path(c.path), opts, warnings)
         analyses.append(plain(a))
-        samples.append(_samples_of(Path(c.path), opts))
+        if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
+            samples.append(_samples_of(Path(c.path), opts))
+    if len(samples) != len(analyses):
+        samples = []
     info = _info(path, "dispatch-dir", analyses)
-    info = replace(info, samples=sum(len(s.samples.waves) for s in samples))
+    info = replace(info, samples=sum(len(s.samples.waves) for s in samples))  # 0: none
     return _Side(info, analyses, samples)
 
 
@@ -362,7 +365,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if per_wave:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): rows are cycles per wave")
-    if line_map is not None and tb.per_wave and ta.per_wave:
+    if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
         _warn_different_work(tb, ta, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
@@ -379,6 +382,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
                  f"{MIN_WAVES})") if fewest < MIN_WAVES else ""
+    if any(x.get("mode") not in (None, "cycles") for x in b.analyses + a.analyses):
+        few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
     built = []
     nums_b: list[list[float]] = []
     dens_b: list[list[float]] = []
