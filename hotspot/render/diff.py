@@ -38,13 +38,24 @@ def change_text(r: Any) -> str:
 def _verdict_cell(r: Any) -> str:
     if not r.tested:
         return "not tested"
-    return "moved" if r.significant else "within noise"
+    return "beyond noise" if r.significant else "within noise"
 
 
 def _q(r: Any) -> str:
     if r.q is None:
         return ""
     return "<0.001" if r.q < 0.001 else f"{r.q:.3f}"
+
+
+def _label(r: Any, kind: str) -> str:
+    if kind == "loop":  # "#471-#1910 /long/path/k.py:650-960" -> "#471-#1910 k.py:650-960"
+        rows_range, _, where = r.label.partition(" ")
+        label = shorten(f"{rows_range} {where.rsplit('/', 1)[-1]}".strip(), LABEL_WIDTH)
+    elif kind in ("line", "load"):
+        label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
+    else:
+        label = shorten(r.label, LABEL_WIDTH)
+    return label + (" (moved)" if r.matched_by == "mnemonics" else "")
 
 
 def _code_section(code: Any, markdown: bool) -> str:
@@ -86,6 +97,13 @@ def _render(d: Any, markdown: bool) -> str:
         head.append("before/after: cycles per traced wave (the sides traced different numbers of "
                     "waves)")
     out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
+    moved = [r for r in d.rows if r.significant]
+    if moved:
+        body = [[_label(r, r.kind), r.kind, change_text(r), _q(r)] for r in moved[:ROWS_PER_KIND]]
+        more = (f"\n(+{len(moved) - len(body)} more in --format json)" if len(body) < len(moved)
+                else "")
+        out.append(heading("Beyond capture-to-capture noise", markdown) + "\n"
+                   + table(body, ["", "row", "change [95% CI]", "q"], markdown) + more)
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -93,15 +111,7 @@ def _render(d: Any, markdown: bool) -> str:
         shown = rows if kind in ("total", "category") else rows[:ROWS_PER_KIND]
         body = []
         for r in shown:
-            if kind == "loop":  # "#471-#1910 /long/path/k.py:650-960" -> "#471-#1910 k.py:650-960"
-                rows_range, _, where = r.label.partition(" ")
-                label = shorten(f"{rows_range} {where.rsplit('/', 1)[-1]}".strip(), LABEL_WIDTH)
-            elif kind in ("line", "load"):
-                label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
-            else:
-                label = shorten(r.label, LABEL_WIDTH)
-            if r.matched_by == "mnemonics":
-                label += " (moved)"
+            label = _label(r, kind)
             body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
                          _q(r), _verdict_cell(r)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
