@@ -549,7 +549,7 @@ def _subset_note(*sides: _Side) -> str:
 
 def _test_words(method: str) -> str:
     base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
-            f"{LEVEL:.0%} interval, centred two-sided p, its far tail from the replicates' sd), "
+            f"{LEVEL:.0%} interval, the two-sided p that inverts it), "
             "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
         return base + "; a saved analysis holds no per-wave values: the capture factor alone"

@@ -6,9 +6,9 @@ replacement (the wave is the unit: its records share its placement and memory tr
 multiplies each side's ratio by a capture factor exp(σ·z), z ~ N(0, 1), one per side and replicate
 and shared by every row: the clock and contention of one capture, which its wave spread does not
 show (σ is the calibrated floor, hotspot/diff/noise.py). Per row: the log ratio after/before of
-the replicates gives the percentile interval on the change and the p-value of the centred
-bootstrap test (how often |L* − L| reaches |L|; past the last MIN_TAIL replicates, the normal tail
-at their sd); q-values control the false discovery rate over the
+the replicates gives the percentile interval on the change and the p-value that inverts it (twice
+the share of replicates on the far side of 0; under MIN_TAIL of them, the normal tail at their mean
+and sd), so an interval excludes 0 exactly when p < 1 − level; q-values control the false discovery rate over the
 tested rows of one diff (Benjamini–Hochberg).
 
 Speed: every row's numerator and denominator of one wave are packed into one Python integer (a
@@ -83,18 +83,18 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
             logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
         else:
             logs = sorted(map(sub, la, lb))
-        observed = math.log(ra / rb)
         if not logs:
             out.append(None)
             continue
-        # replicates at least as far from the observed change as the change is from 0
-        extreme = (bisect_right(logs, observed - abs(observed))
-                   + len(logs) - bisect_left(logs, observed + abs(observed)))
-        if extreme >= MIN_TAIL:
-            p = (1 + extreme) / (1 + len(logs))
-        else:  # too few replicates out there to count: the normal tail at the bootstrap sd
+        # the p-value that inverts the percentile interval (0 outside the level-interval <=>
+        # p < 1 - level): how much of the replicates lies across 0 from their bulk
+        across = min(bisect_right(logs, 0.0), len(logs) - bisect_left(logs, 0.0))
+        if across >= MIN_TAIL:
+            p = 2 * (1 + across) / (1 + len(logs))
+        else:  # too few replicates out there to count: the normal tail at their mean and sd
             sd = _sd(logs)
-            p = 2 * NormalDist().cdf(-abs(observed) / sd) if sd > 0 else 0.0
+            mean = sum(logs) / len(logs)
+            p = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
         lo, hi = _quantile(logs, (1 - level) / 2), _quantile(logs, (1 + level) / 2)
         out.append(RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1), min(1.0, p)))
     return out

@@ -35,10 +35,13 @@ def change_text(r: Any) -> str:
     return (f"{_signed(r.change_pct, 1)}% [{_signed(r.ci_pct[0], 0)}, {_signed(r.ci_pct[1], 0)}]")
 
 
-def _verdict_cell(r: Any) -> str:
+def _verdict_cell(r: Any, level: float) -> str:
     if not r.tested:
         return "not tested"
-    return "beyond noise" if r.significant else "within noise"
+    if r.significant:
+        return "beyond noise"
+    # the interval excludes 0, but not after the false-discovery correction over every tested row
+    return "within noise (q)" if r.p is not None and r.p < 1 - level else "within noise"
 
 
 def _q(r: Any) -> str:
@@ -113,7 +116,7 @@ def _render(d: Any, markdown: bool) -> str:
         for r in shown:
             label = _label(r, kind)
             body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
-                         _q(r), _verdict_cell(r)])
+                         _q(r), _verdict_cell(r, d.noise.level)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
                    + table(body, ["", "before", "after", "change [95% CI]", "q", ""], markdown)
