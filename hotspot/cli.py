@@ -64,8 +64,8 @@ LISTING: tuple[tuple[str, str, bool], ...] = (
      "Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
      "Exit 5 when a required tool is missing.", False),
     ("diff",
-     "Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): totals, categories, "
-     "source lines and blamed loads, with a noise floor.", False),
+     "Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, then "
+     "totals, categories, source lines and blamed loads, each tested against capture noise.", False),
     ("plan",
      "What to change next: rules over the analysis, each item with location, evidence, fix and"
      " estimated gain, in priority order.", False),

@@ -14,6 +14,14 @@ import orjson
 from hotspot.record import record
 
 SCHEMA_VERSION = 1
+# Commands whose `data` changed meaning since SCHEMA_VERSION (docs/json-schema.md): their envelopes
+# carry their own version. diff 2: rows are tested on cycles per execution with an interval and a
+# q-value (rows[].threshold and noise.relative_threshold removed), `code` added.
+COMMAND_SCHEMA_VERSIONS = {"diff": 2}
+
+
+def schema_version_of(command: str) -> int:
+    return COMMAND_SCHEMA_VERSIONS.get(command, SCHEMA_VERSION)
 
 # JSON as Python holds it: what orjson reads and what plain-data sections (saved results, rocprofv3
 # documents, evidence maps) are made of.
@@ -44,7 +52,7 @@ class Result:
 
     def envelope(self) -> JsonObject:
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": schema_version_of(self.command),
             "command": self.command,
             "ok": True,
             "data": self.data,
@@ -65,7 +73,7 @@ def error_envelope(command: str, code: str, exit_code: int, message: str, hint: 
     if details:
         err["details"] = details
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schema_version_of(command),
         "command": command,
         "ok": False,
         "error": err,

@@ -1,12 +1,17 @@
-"""hotspot diff: self-diff is quiet, a fixed variant moves the right rows, moved lines match by
-mnemonics, saved JSON inputs work, replicate dispatches set the noise floor."""
+"""hotspot diff: same code first, then each row's change of cycles per execution with a bootstrap
+interval and a q-value; self-diff is quiet, a fixed variant moves the right rows, moved lines match
+by mnemonics when the code changed, saved JSON inputs work, replicate dispatches pool with the
+floor. Calibration on real replicate captures and planted changes: tests/test_diff_calibration.py."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pytest
 
+from hotspot.diff.noise import CAPTURE_NOISE_SD, FLOOR_DF
 from tests.test_waits import PROGRAM
 from tests.test_wavepass_builder import (
     IMMED,
@@ -26,14 +31,22 @@ def _records(begin: int, wait5: int) -> list[list[int]]:
             .op(8, MESSAGE).records)
 
 
+WAVES = 4  # a side needs 4 traced waves for its rows to be tested (hotspot/diff/noise.py MIN_WAVES)
+
+
 def _dispatch(d: Path, wait5: int, program=PROGRAM) -> Path:
-    return build_dispatch(d, program, [W(_records(0, wait5), 0, simd=0),
-                                       W(_records(0, wait5), 0, simd=1)])
+    return build_dispatch(d, program, [W(_records(0, wait5), 0, simd=i) for i in range(WAVES)])
 
 
 def _rows(run) -> dict[str, dict]:
     assert run.exit_code == 0, run.stderr
     return {r["key"]: r for r in run.json()["data"]["rows"]}
+
+
+def _floor_only_half_width() -> float:
+    """Percent reach of the 95% interval of a change when the waves have no spread: two capture
+    factors exp(σz), so log change ~ N(0, 2σ²)."""
+    return 100 * (math.exp(1.96 * math.sqrt(2) * CAPTURE_NOISE_SD) - 1)
 
 
 def test_self_diff_has_no_significant_change(cli, tmp_path):
@@ -43,39 +56,103 @@ def test_self_diff_has_no_significant_change(cli, tmp_path):
     assert rows and not any(r["significant"] for r in rows.values())
     assert all(r["delta"] == 0 for r in rows.values())
     data = run.json()["data"]
-    assert data["summary"]["verdict"] == "no significant change"
-    assert data["noise"]["method"] == "default-threshold"
+    assert data["code"]["same"] and data["code"]["instructions_before"] == len(PROGRAM)
+    assert data["summary"]["verdict"].startswith("no change beyond capture-to-capture noise (±")
+    # identical waves: the interval is the capture factor's alone (Monte Carlo error ~0.5 points)
+    assert data["summary"]["noise_pct"] == pytest.approx(_floor_only_half_width(), abs=1.0)
+    assert data["noise"]["method"] == "waves+floor" and data["noise"]["seed"] == 29
+    assert data["noise"]["replicates"] > 0 and data["noise"]["floor_sd"] == CAPTURE_NOISE_SD
     assert {r["kind"] for r in rows.values()} == {"total", "category", "line", "load"}
+    total = rows["total:stall"]
+    assert total["change_pct"] == 0 and total["ci_pct"][0] < 0 < total["ci_pct"][1]
+    assert total["p"] > 0.5 and total["q"] >= total["p"]
     text = cli("diff", d, d)
     assert text.exit_code == 0 and "within noise" in text.stdout
+    assert "code: same code (8 instructions" in text.stdout
 
 
 def test_fixed_variant_moves_cycles_on_the_right_rows(cli, tmp_path):
     before = _dispatch(tmp_path / "before" / "ui_output_agent_1_dispatch_1", 400)
     after = _dispatch(tmp_path / "after" / "ui_output_agent_1_dispatch_9", 40)
-    rows = _rows(cli("diff", before, after, "--format", "json"))
-    moved = -2 * 360  # two waves, wait 5 from 400 to 40 cycles
+    run = cli("diff", before, after, "--format", "json")
+    rows = _rows(run)
+    moved = -WAVES * 360  # wait 5 from 400 to 40 cycles in every wave
     for key in ("total:stall", "category:wait-vmcnt", "line:/src/k.py:23", "load:/src/k.py:20"):
         assert rows[key]["delta"] == moved and rows[key]["significant"], key
-    assert rows["line:/src/k.py:23"]["before"] == 2 * (400 + 50)
-    assert rows["line:/src/k.py:23"]["delta_pct"] == pytest.approx(100 * moved / 900)
+    line = rows["line:/src/k.py:23"]
+    assert line["before"] == WAVES * (400 + 50)
+    assert line["delta_pct"] == pytest.approx(100 * moved / (WAVES * 450))
+    # per execution: rows 5 and 6 run once per wave -> 2 executions per wave
+    assert line["rate_before"] == 450 / 2 and line["rate_after"] == 90 / 2
+    assert line["change_pct"] == pytest.approx(-80)
+    assert line["ci_pct"][0] < -80 < line["ci_pct"][1] < 0
+    assert line["p"] < 0.001 and line["q"] <= 0.05
     significant = {k for k, r in rows.items() if r["significant"]}
     assert significant == {"total:stall", "total:latency", "category:wait-vmcnt",
                            "line:/src/k.py:23", "load:/src/k.py:20"}
-    assert rows["line:/src/k.py:24"]["delta"] == 0
+    assert rows["line:/src/k.py:24"]["delta"] == 0 and not rows["line:/src/k.py:24"]["significant"]
+    summary = run.json()["data"]["summary"]
+    total = rows["total:stall"]
+    # stall per executed instruction: (4 + 400 + 50 + 10) -> (4 + 40 + 50 + 10) per 8 instructions
+    assert total["change_pct"] == pytest.approx(100 * (104 / 464 - 1))
+    assert summary["verdict"].startswith("total stall per executed instruction down \u221277.6% [\u2212")
+    assert summary["verdict"].endswith("beyond capture-to-capture noise; 5 row(s) moved")
+    assert summary["improved"] == 5 and summary["regressed"] == 0 and not summary["advice"]
+    text = cli("diff", before, after).stdout
+    assert "−80.0% [−" in text and "beyond noise" in text
+    assert "Beyond capture-to-capture noise" in text
 
 
-def test_moved_lines_match_by_mnemonic_sequence(cli, tmp_path):
-    shifted = [(isa, src.replace(f":{src.rsplit(':', 1)[1]}", f":{int(src.rsplit(':', 1)[1]) + 100}"))
-               for isa, src in PROGRAM]
+def _shifted(program, by: int = 100):
+    return [(isa, src.replace(f":{src.rsplit(':', 1)[1]}", f":{int(src.rsplit(':', 1)[1]) + by}"))
+            for isa, src in program]
+
+
+def test_same_code_with_moved_locations_compares_like_for_like(cli, tmp_path):
+    # a recompile that only moved debug info: same instructions, every row keyed by the after side
     before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
-    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 40, shifted)
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 40, _shifted(PROGRAM))
     data = cli("diff", before, after, "--format", "json").json()["data"]
+    assert data["code"]["same"]
+    lines = {r["label"]: r for r in data["rows"] if r["kind"] == "line"}
+    row = lines["/src/k.py:123"]
+    assert row["matched_by"] == "key" and row["before"] == WAVES * 450 and row["after"] == WAVES * 90
+    assert row["significant"]
+    assert not any(r["matched_by"] in ("before-only", "after-only") for r in data["rows"])
+
+
+def test_changed_code_is_listed_and_moved_lines_match_by_mnemonic_sequence(cli, tmp_path):
+    changed = _shifted(PROGRAM)
+    changed[3] = ("v_mul_f32_e32 v0, v1, v2", changed[3][1])  # line 22 -> 122: another VALU op
+    before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 40, changed)
+    run = cli("diff", before, after, "--format", "json")
+    data = run.json()["data"]
+    code = data["code"]
+    assert not code["same"] and code["changed"] == 1 and code["added"] == code["removed"] == 0
+    assert code["changes"][0]["sources"] == ["/src/k.py:122"]
+    assert code["changes"][0]["before_isa"] == ["v_add_f32_e32 v0, v1, v2"]
+    assert data["summary"]["verdict"].startswith("code changed: 1 changed instruction(s)")
     lines = {r["label"]: r for r in data["rows"] if r["kind"] == "line"}
     row = lines["/src/k.py:23 -> /src/k.py:123"]
-    assert row["matched_by"] == "mnemonics" and row["delta"] == -720 and row["significant"]
+    assert row["matched_by"] == "mnemonics" and row["delta"] == -WAVES * 360 and row["significant"]
     assert lines["/src/k.py:20 -> /src/k.py:120"]["matched_by"] == "mnemonics"
-    assert not any(r["matched_by"] in ("before-only", "after-only") for r in data["rows"])
+    assert lines["/src/k.py:22"]["matched_by"] == "before-only"
+    assert not lines["/src/k.py:22"]["tested"]
+    # changed code: totals are compared per wave (the instruction count may be the change)
+    assert {r["key"]: r for r in data["rows"]}["total:stall"]["rate_unit"] == "per wave"
+    assert "changed 1 instruction(s) at k.py:122" in cli("diff", before, after).stdout
+
+
+def test_branch_targets_are_addresses_not_code():
+    from hotspot.diff.code import compare_code
+
+    before = [(1, "s_cbranch_scc0 2626", "a.py:1"), (2, "s_nop 0", "a.py:2")]
+    after = [(7, "s_cbranch_scc0 2630", "a.py:1"), (8, "s_nop 0", "a.py:2")]
+    code, line_map = compare_code(before, after, "code")
+    assert code.same and line_map == {1: 7, 2: 8}
+    code, line_map = compare_code(before, [(7, "s_cbranch_scc1 2630", "a.py:1")], "code")
+    assert not code.same and line_map is None and code.changed == 1 and code.removed == 1
 
 
 def test_saved_analyze_json_is_an_input(cli, tmp_path):
@@ -83,36 +160,88 @@ def test_saved_analyze_json_is_an_input(cli, tmp_path):
     after = _dispatch(tmp_path / "after" / "ui_output_agent_1_dispatch_1", 40)
     saved = tmp_path / "before.json"
     saved.write_text(cli("analyze", before, "--format", "json", "--topk", "0").stdout)
-    from_json = _rows(cli("diff", saved, after, "--format", "json"))
+    run = cli("diff", saved, after, "--format", "json")
+    from_json = _rows(run)
     from_dir = _rows(cli("diff", before, after, "--format", "json"))
-    assert {k: (r["delta"], r["significant"]) for k, r in from_json.items()} == \
-        {k: (r["delta"], r["significant"]) for k, r in from_dir.items()}
+    assert {k: (r["delta"], r["change_pct"], r["significant"]) for k, r in from_json.items()} == \
+        {k: (r["delta"], r["change_pct"], r["significant"]) for k, r in from_dir.items()}
+    data = run.json()["data"]
+    assert data["noise"]["method"] == "floor-only" and data["before"]["samples"] == 0
+    assert data["code"]["basis"] == "executed" and data["code"]["same"]
     bad = tmp_path / "bad.json"
     bad.write_text('{"command": "pmc", "ok": true, "data": {}}')
     run = cli("diff", bad, after)
     assert run.exit_code == 3 and "bad.json" in run.stderr
 
 
-def test_replicate_dispatches_set_the_noise_floor(cli, tmp_path):
+def test_negative_totals_in_a_saved_analysis_are_refused(cli, tmp_path):
+    d = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    doc = cli("analyze", d, "--format", "json", "--topk", "0").json()
+    doc["data"]["totals"]["stall"] = -5
+    saved = tmp_path / "neg.json"
+    saved.write_text(json.dumps(doc))
+    run = cli("diff", saved, d)
+    assert run.exit_code == 3
+    assert "neg.json" in run.stderr and "totals.stall" in run.stderr and "negative" in run.stderr
+    assert run.stderr.count("\n") <= 2 and "Traceback" not in run.stderr
+
+
+def test_too_few_traced_waves_are_not_tested(cli, tmp_path):
+    two = [W(_records(0, 400), 0, simd=i) for i in range(2)]
+    before = build_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", PROGRAM, two)
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 40)
+    data = cli("diff", before, after, "--format", "json").json()["data"]
+    assert not any(r["tested"] or r["significant"] for r in data["rows"])
+    total = {r["key"]: r for r in data["rows"]}["total:stall"]
+    assert total["not_tested"].startswith("2 traced wave(s) on a side: too few")
+    assert data["summary"]["verdict"].startswith("not decided: 2 traced wave(s)")
+    assert "capture more traced waves" in data["summary"]["advice"]
+
+
+def test_a_warning_both_sides_give_is_printed_once(cli, tmp_path):
+    d = tmp_path / "x"
+    _dispatch(d / "ui_output_agent_1_dispatch_1", 400)
+    run = cli("diff", d, d, "--max-waves", "2", "--format", "json")
+    assert run.exit_code == 0
+    warnings = run.json()["warnings"]
+    assert sum("--max-waves 2" in w for w in warnings) == 1
+    assert len(warnings) == len(set(warnings))
+
+
+def test_replicate_dispatches_pool_with_the_floor(cli, tmp_path):
     before = tmp_path / "before"
     _dispatch(before / "ui_output_agent_1_dispatch_1", 400)
     _dispatch(before / "ui_output_agent_1_dispatch_2", 440)
     after = _dispatch(tmp_path / "after" / "ui_output_agent_1_dispatch_5", 450)
-    run = cli("diff", before, after, "--format", "json")
-    data = run.json()["data"]
-    assert data["noise"]["method"] == "replicate-dispatches"
-    assert len(data["before"]["dispatches"]) == 2
+    data = cli("diff", before, after, "--format", "json").json()["data"]
+    noise = data["noise"]
+    assert noise["method"] == "waves+replicates"
+    assert len(data["before"]["dispatches"]) == 2 and data["before"]["samples"] == 2 * WAVES
+    # stall per executed instruction of each replicate: (4 + wait5 + 50 + 10) per 8 instructions
+    r1, r2 = 464 / 8, 504 / 8
+    measured = abs(math.log(r1 / r2)) / math.sqrt(2)
+    assert noise["replicate_sd"] == pytest.approx(measured)
+    sigma = math.sqrt((FLOOR_DF * CAPTURE_NOISE_SD ** 2 + measured ** 2) / (FLOOR_DF + 1))
+    assert noise["capture_sd_before"] == pytest.approx(sigma / math.sqrt(2))
+    assert noise["capture_sd_after"] == pytest.approx(sigma)
     row = {r["key"]: r for r in data["rows"]}["line:/src/k.py:23"]
-    # before mean (900 + 980) / 2 = 940, after 1000: +60 is under the replicates' 80-cycle spread
-    assert row["before"] == 940 and row["after"] == 1000 and not row["significant"]
-    assert row["threshold"] >= 80
-    # without the replicate, the default 5% threshold calls the same +100 significant
-    single = {r["key"]: r for r in _rows_of(cli, before / "ui_output_agent_1_dispatch_1", after)}
-    assert single["line:/src/k.py:23"]["significant"]
+    # before mean (450 + 490) / 2 = 470 per wave, after 500: +6.4%, inside the replicates' spread
+    assert row["before"] == WAVES * 470 and row["after"] == WAVES * 500 and not row["significant"]
+    assert row["ci_pct"][0] < 0 < row["ci_pct"][1]
 
 
-def _rows_of(cli, b, a):
-    return cli("diff", b, a, "--format", "json").json()["data"]["rows"]
+def test_same_seed_same_intervals_other_seed_other_draws(cli, tmp_path):
+    before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 420)
+
+    def cis(*extra):
+        data = cli("diff", before, after, "--format", "json", *extra).json()["data"]
+        return data["noise"]["seed"], [r["ci_pct"] for r in data["rows"]]
+
+    assert cis() == cis()
+    seed, other = cis("--seed", "7")
+    assert seed == 7 and other != cis()[1]
+    assert cli("diff", before, after, "--seed", "-1").exit_code == 2
 
 
 def test_corpus_self_diff(corpus, cli):
@@ -120,8 +249,8 @@ def test_corpus_self_diff(corpus, cli):
     run = cli("diff", d, d, "--format", "json")
     assert run.exit_code == 0
     data = run.json()["data"]
-    assert data["summary"]["significant"] == 0
-    assert any(r["kind"] == "load" for r in data["rows"])
+    assert data["summary"]["significant"] == 0 and data["code"]["same"]
+    assert any(r["kind"] == "load" and r["tested"] for r in data["rows"])
 
 
 def _waves_dispatch(d: Path, wait5: int, n: int) -> Path:
@@ -140,7 +269,7 @@ def test_different_wave_counts_compare_per_wave(cli, tmp_path):
     per_wave_stall = rows["total:stall"]["before"]
     assert per_wave_stall == rows["total:stall"]["after"] > 0
     assert not any(r["significant"] for r in rows.values())
-    assert data["summary"]["verdict"] == "no significant change"
+    assert data["summary"]["verdict"].startswith("no change beyond capture-to-capture noise")
     # a real per-wave change still shows: wait 5 from 400 to 40 cycles per wave
     fixed = _waves_dispatch(tmp_path / "f" / "ui_output_agent_1_dispatch_1", 40, 4)
     rows = _rows(cli("diff", twelve, fixed, "--format", "json"))
@@ -153,8 +282,6 @@ def test_cross_kernel_diff_is_never_significant(cli, tmp_path):
     saved = tmp_path / "other.json"
     doc = cli("analyze", after, "--format", "json", "--topk", "0").json()
     doc["data"]["dispatch"]["kernel"] = "another_kernel"
-    import json
-
     saved.write_text(json.dumps(doc))
     run = cli("diff", before, saved, "--format", "json")
     data = run.json()["data"]
@@ -162,3 +289,62 @@ def test_cross_kernel_diff_is_never_significant(cli, tmp_path):
     assert not any(r["significant"] for r in data["rows"])
     assert any(r["delta"] != 0 for r in data["rows"])  # the numbers are still shown
     assert data["summary"]["verdict"].startswith("different kernels: not comparable")
+
+
+def test_many_waves_resample_a_spread_subset_and_rows_show_all(cli, tmp_path, monkeypatch):
+    from hotspot.att import wave_samples
+
+    monkeypatch.setattr(wave_samples, "MAX_SAMPLE_WAVES", 5)
+    twelve = _waves_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400, 12)
+    data = cli("diff", twelve, twelve, "--format", "json").json()["data"]
+    assert data["before"]["samples"] == 5 and data["before"]["waves"] == 12
+    assert "before: 5 of 12 traced waves resampled" in data["noise"]["note"]
+    total = {r["key"]: r for r in data["rows"]}["total:stall"]
+    assert total["before"] == 12 * (4 + 400 + 50 + 10) and total["tested"]
+
+
+def test_waves_of_disjoint_work_are_warned_about(cli, tmp_path):
+    def more_work(begin: int) -> list[list[int]]:  # wait 5 runs twice: 9 records a wave
+        return (Schedule(begin).op(1, SMEM).op(2, VMEM).op(3, VMEM, stall=4).op(4, VALU)
+                .op(5, IMMED, stall=400).op(5, IMMED, stall=4).op(6, IMMED, stall=50)
+                .op(7, IMMED, stall=10).op(8, MESSAGE).records)
+
+    before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    after = build_dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", PROGRAM,
+                           [W(more_work(0), 0, simd=i) for i in range(WAVES)])
+    run = cli("diff", before, after, "--format", "json")
+    assert run.json()["data"]["code"]["same"]
+    assert any("executed instructions per wave: 8-8 before, 9-9 after" in w
+               for w in run.json()["warnings"])
+    same = cli("diff", before, before, "--format", "json").json()["warnings"]
+    assert not any("different work" in w for w in same)
+
+
+def test_loops_are_compared_per_iteration(cli, tmp_path):
+    from hotspot.synth import DispatchSpec, InstructionMix, make_dispatch
+
+    d = make_dispatch(tmp_path, DispatchSpec(waves=8, program=InstructionMix(loop_trips=5)), seed=7)
+    analysis = cli("analyze", d, "--format", "json", "--topk", "0").json()["data"]
+    spans = [(lp["first_line_number"], lp["last_line_number"]) for lp in analysis["loops"]]
+    inner = [lp for lp in analysis["loops"] if not any(
+        lp["first_line_number"] <= f and l <= lp["last_line_number"]
+        and (f, l) != (lp["first_line_number"], lp["last_line_number"]) for f, l in spans)]
+    loop = inner[0]
+    data = cli("diff", d, d, "--format", "json").json()["data"]
+    rows = [r for r in data["rows"] if r["kind"] == "loop"]
+    assert len(rows) == len(inner) >= 1
+    row = next(r for r in rows if r["label"].startswith(
+        f"#{loop['first_line_number']}-#{loop['last_line_number']}"))
+    assert row["before"] == loop["stall"] and row["rate_unit"] == "per iteration"
+    assert row["rate_before"] == pytest.approx(loop["stall"] / loop["iterations"])
+    assert row["tested"] and row["change_pct"] == 0 and not row["significant"]
+
+
+def test_pc_sampling_captures_are_shown_not_tested(corpus, cli):
+    d = corpus / "att/other/pcsampling_code_json"
+    run = cli("diff", d, d, "--format", "json")
+    assert run.exit_code == 0, run.stderr
+    data = run.json()["data"]
+    assert not any(r["tested"] for r in data["rows"])
+    assert data["summary"]["verdict"] == ("not decided: a PC-sampling capture: sample counts, no "
+                                          "traced waves to measure noise on")

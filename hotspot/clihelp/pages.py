@@ -57,8 +57,8 @@ PAGES = {'': (('--help', '-h'),
           'Exit 5 when a required tool is missing.',
           True),
          ('diff',
-          'Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): totals, categories, '
-          'source lines and blamed loads, with a noise floor.',
+          'Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, then '
+          'totals, categories, source lines and blamed loads, each tested against capture noise.',
           True),
          ('plan',
           'What to change next: rules over the analysis, each item with location, evidence, fix '
@@ -333,8 +333,9 @@ PAGES = {'': (('--help', '-h'),
            ('paragraph',),
            ('indent',),
            ('text',
-            'Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): totals, categories, '
-            'source lines and blamed loads, with a noise floor.'),
+            'Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, '
+            'then totals, categories, source lines and blamed loads, each tested against capture '
+            'noise.'),
            ('dedent',),
            ('paragraph',),
            ('heading', 'Arguments'),
@@ -352,12 +353,11 @@ PAGES = {'': (('--help', '-h'),
            ('indent',),
            ('dl',
             (('--kernel <str>', 'Regex selecting a kernel when the input holds several.'),
-             ('--threshold <float>',
-              'Relative change (percent) a row must exceed when no replicate dispatch gives the '
-              'noise floor (default 5).'),
              ('--max-waves <int>',
               'Read at most N wave files, sampled evenly across SEs/SIMDs (for very large '
               'captures).'),
+             ('--seed <int>',
+              'Seed of the bootstrap (the same seed gives the same intervals).  [default: 29]'),
              ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
              ('-h, --help', 'Show this message and exit.')),
             30,

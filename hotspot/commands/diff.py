@@ -1,8 +1,8 @@
-"""`hotspot diff`: did the fix work? Compare two analyses with a noise floor (thin adapter)."""
+"""`hotspot diff`: did the fix work? Same code or not, then each row tested against noise (thin adapter)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,17 +12,17 @@ from hotspot.commands.options import Format, FormatOpt, KernelOpt, MaxWavesOpt
 
 def register(app: typer.Typer) -> None:
     @app.command("diff", help="Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): "
-                 "totals, categories, source lines and blamed loads, with a noise floor.",
+                 "same code or not, then totals, categories, source lines and blamed loads, each "
+                 "tested against capture noise.",
                  no_args_is_help=True)
     def diff(
         before: Annotated[str, typer.Argument(help="Dispatch dir (or folder of them) or a saved "
                                               "`hotspot analyze --format json` file.")],
         after: Annotated[str, typer.Argument(help="Same, for the changed kernel.")],
         kernel: KernelOpt = None,
-        threshold: Annotated[Optional[float], typer.Option(
-            "--threshold", help="Relative change (percent) a row must exceed when no replicate "
-            "dispatch gives the noise floor (default 5).")] = None,
         max_waves: MaxWavesOpt = None,
+        seed: Annotated[int, typer.Option(
+            "--seed", help="Seed of the bootstrap (the same seed gives the same intervals).")] = 29,
         fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
@@ -30,6 +30,6 @@ def register(app: typer.Typer) -> None:
 
             from hotspot.diff.api import diff_paths
 
-            return diff_paths(Path(before), Path(after), kernel, threshold, max_waves)
+            return diff_paths(Path(before), Path(after), kernel, max_waves, seed)
 
         raise typer.Exit(run("diff", fmt, produce))

@@ -1,1 +1,1 @@
-"""`hotspot diff`: compare two analyses of a kernel with a noise floor."""
+"""`hotspot diff`: same code or not, then each row's change tested against capture-to-capture noise."""

@@ -1,35 +1,60 @@
-"""Use case: compare two analyses (BEFORE vs AFTER) of the same kernel, with a noise floor.
+"""Use case: compare two analyses (BEFORE vs AFTER) of the same kernel: same code or not, then
+every row with an interval and a test against capture-to-capture noise.
 
 Each side is a dispatch dir (or a folder holding several) or a saved `hotspot analyze --format json`
 output. Rows: totals, stall per category, stall per source line, blamed stall per load (from the
-wait attribution). Source lines are matched by file:line; lines present on one side only are then
-matched by the ISA mnemonic sequence of their instructions (same kernel), which survives edits that
-move code up or down a file.
+wait attribution). First the two instruction sequences are compared (hotspot/diff/code.py): when
+the code is the same, source lines and loads are grouped by the after side's source locations on
+both sides (a recompile that only moved debug info compares like for like); else source lines are
+matched by file:line, then by the ISA mnemonics of their instructions.
 
-Significance. When a side holds two dispatches of the same kernel (rocprofv3 traced two iterations),
-the difference between them is the run-to-run noise: a row must move by more than that row's noise,
-and by more than the run's relative noise on total stall. Otherwise the default relative threshold
-applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never significant.
+Significance (hotspot/diff/stats.py, hotspot/diff/noise.py): each row is compared as cycles per
+execution of its instructions (a row in a loop: per iteration; totals per executed instruction when
+the code is the same, per wave when it is not), so waves that ran more or fewer loop trips are not
+a change. The traced waves of a dispatch dir are resampled (bootstrap, seeded) with a
+capture-to-capture factor on top (the calibrated floor, or the side's replicate dispatches when they
+show more); q-values control the false discovery rate over the tested rows.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import field, replace
+from operator import add
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from hotspot.diff.code import CodeComparison, compare_code
+from hotspot.diff.rows import (
+    TOTAL_FIELDS,
+    Group,
+    Table,
+    groups,
+    match,
+    pooled,
+    series,
+    totals_table,
+)
+from hotspot.diff.noise import (
+    CAPTURE_NOISE_SD,
+    DEFAULT_SEED,
+    FLOOR_DF,
+    LEVEL,
+    MAX_REPLICATES,
+    MIN_SHARE_OF_TOTAL,
+    MIN_WAVES,
+    REPLICATES,
+    WIDE_INTERVAL,
+)
 from hotspot.errors import InputError, UsageError
-from hotspot.result import JsonObject
 from hotspot.record import record
+from hotspot.result import JsonObject
 
-# ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
-# other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
-DEFAULT_RELATIVE_THRESHOLD = 0.05
-# A change under 0.5% of the total stall is noise-sized whatever the row's relative change.
-MIN_SHARE_OF_TOTAL = 0.005
+if TYPE_CHECKING:
+    from hotspot.att.wave_samples import DispatchSamples
 
-KINDS = ("total", "category", "line", "load")
-TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
+KINDS = ("total", "category", "loop", "line", "load")
 
 
 @record
@@ -37,12 +62,21 @@ class DiffRow:
     key: str
     kind: str  # total | category | line | load
     label: str  # human label ("k.py:40", "k.py:40 -> k.py:42" when matched by mnemonics)
-    before: float  # cycles
-    after: float  # cycles
-    delta: float  # after - before, cycles
+    before: float  # cycles (cycles per wave when normalization is per-wave)
+    after: float
+    delta: float  # after - before
     delta_pct: float | None  # 100 * delta / before; null when before is 0
-    significant: bool
-    threshold: float  # |delta| must exceed this many cycles
+    # the test: cycles per execution of the row's instructions (per wave for totals of changed code)
+    rate_unit: str  # "per execution", "per iteration" (loops), "per executed instruction", "per wave"
+    rate_before: float | None
+    rate_after: float | None
+    change_pct: float | None  # 100 * (rate_after / rate_before - 1)
+    ci_pct: list[float] | None  # [low, high] interval of change_pct at test.level
+    p: float | None  # bootstrap p-value of "no change"; null when not tested
+    q: float | None  # Benjamini-Hochberg q-value over the tested rows
+    tested: bool
+    not_tested: str  # why not ("" when tested)
+    significant: bool  # tested and q <= 1 - level
     matched_by: str  # "key", "mnemonics", "before-only", "after-only"
 
 
@@ -54,12 +88,20 @@ class SideInfo:
     dispatches: list[str]  # the analyses averaged on this side (2 = a replicate pair)
     waves: int
     total_stall: float
+    samples: int  # waves resampled on this side (0: a saved analysis, no per-wave values)
 
 
 @record
 class NoiseInfo:
-    method: str  # "replicate-dispatches" or "default-threshold"
-    relative_threshold: float  # run noise (replicates) or the default / --threshold
+    method: str  # "waves+floor", "waves+replicates", "floor-only"
+    test: str  # the resampling test, in words
+    replicates: int
+    seed: int
+    level: float
+    capture_sd_before: float  # σ of each side's capture factor (log scale)
+    capture_sd_after: float
+    floor_sd: float  # the calibrated floor (CAPTURE_NOISE_SD)
+    replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
 
@@ -67,21 +109,27 @@ class NoiseInfo:
 @record
 class DiffSummary:
     rows: int
+    tested: int
     significant: int
-    improved: int  # significant rows whose cycles went down
+    improved: int  # significant rows whose cycles per execution went down
     regressed: int
     total_stall_before: float
     total_stall_after: float
     total_stall_delta: float
     total_stall_delta_pct: float | None
+    total_stall_change_pct: float | None  # per executed instruction (per wave if the code changed)
+    total_stall_ci_pct: list[float] | None
     total_stall_significant: bool
+    noise_pct: float | None  # half-width of the total's interval: the noise on this kernel
     verdict: str
+    advice: str  # "" or what to capture to decide
 
 
 @record(frozen=False)
 class DiffResult:
     before: SideInfo
     after: SideInfo
+    code: CodeComparison
     noise: NoiseInfo
     summary: DiffSummary
     rows: list[DiffRow] = field(default_factory=list)
@@ -96,6 +144,7 @@ class DiffResult:
 class _Side:
     info: SideInfo
     analyses: list[JsonObject]  # 1 or 2 (replicates) analyze `data` dicts
+    samples: list["DispatchSamples"] = field(default_factory=list)  # per analysis (dispatch dirs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,7 +183,7 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     try:
         chosen = _pick(analyses, kernel, path)
         for a in chosen:  # every value diff reads, read once here so a bad one is named now
-            metrics(a)
+            _check_values(path, a)
         info = _info(path, "analyze-json", chosen)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{path}: field 'data' does not have the shape hotspot analyze writes "
@@ -157,12 +206,35 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     usable, _, rank_warnings = usable_ranking(path, kernel)
     warnings.extend(rank_warnings)
     best = usable[0]
-    same = [c for c in usable if c.kernel == best.kernel][:2]  # a replicate pair gives the noise
+    same = [c for c in usable if c.kernel == best.kernel][:MAX_REPLICATES]  # replicates: the noise
     analyses = []
+    samples = []
     for c in same:
         a = analyze_dispatch_dir(Path(c.path), opts, warnings)
         analyses.append(plain(a))
-    return _Side(_info(path, "dispatch-dir", analyses), analyses)
+        if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
+            samples.append(_samples_of(Path(c.path), opts))
+    if len(samples) != len(analyses):
+        samples = []
+    info = _info(path, "dispatch-dir", analyses)
+    info = replace(info, samples=sum(len(s.samples.waves) for s in samples))  # 0: none
+    return _Side(info, analyses, samples)
+
+
+def _samples_of(d: Path, opts) -> "DispatchSamples":
+    """Per-wave samples of one dispatch dir, kept in the result cache like its analysis."""
+    import os
+
+    from hotspot.att import wave_samples
+    from hotspot.att.wave_samples import dispatch_samples
+    from hotspot.cache.derived import cached
+
+    max_bytes = int(opts.max_file_mb * 1024 * 1024) if opts.max_file_mb else None
+    key = (str(d), os.path.abspath(d), opts.kernel, opts.max_waves, wave_samples.MAX_SAMPLE_WAVES)
+    ignored: list[str] = []  # the capture's warnings were the analysis' to give
+    return cached("wave-samples", key,
+                  lambda _added: dispatch_samples(d, opts.kernel, opts.max_waves, max_bytes),
+                  ignored, max_bytes)
 
 
 def _is_analysis(a: object) -> bool:
@@ -184,191 +256,363 @@ def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[Js
             raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")
     best = max(analyses, key=lambda a: (a["dispatch"].get("waves", 0),
                                         a["dispatch"].get("executed_instructions", 0)))
-    return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:2]
+    return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:MAX_REPLICATES]
 
 
 def _info(path: Path, kind: str, analyses: list[JsonObject]) -> SideInfo:
     return SideInfo(str(path), kind, _kernel_of(analyses[0]),
                     [str(a["dispatch"].get("path", "")) for a in analyses],
                     int(analyses[0]["dispatch"].get("waves", 0)),
-                    _mean([float(a["totals"]["stall"]) for a in analyses]))
+                    _mean([float(a["totals"]["stall"]) for a in analyses]), 0)
 
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-# ---------------------------------------------------------------------------------------------
-# metrics
+def _table(side: _Side) -> Table:
+    """The side's values for the test: its traced waves' samples, else `_totals_table`."""
+    if side.samples:
+        return pooled([s.samples for s in side.samples])
+    return totals_table(side.analyses)
 
 
-@record(frozen=False)
-class _Metric:
-    kind: str
-    label: str
-    value: float
-    signature: tuple[str, ...] = ()  # ISA mnemonics of the row's instructions (for moved lines)
-
-
-def metrics(a: JsonObject) -> dict[str, _Metric]:
-    isa_of = {i["line_number"]: i["isa"] for i in a.get("instructions") or []}
-
-    def sig(numbers: list[int]) -> tuple[str, ...]:
-        return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
-
-    out: dict[str, _Metric] = {}
-    t = a["totals"]
-    for name in TOTAL_FIELDS:
-        out[f"total:{name}"] = _Metric("total", name, float(t.get(name, 0)))
-    for c in a.get("stall_by_category") or []:
-        out[f"category:{c['category']}"] = _Metric("category", c["category"], float(c["stall"]))
-    for s in a.get("source_lines") or []:
-        label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
-        out[f"line:{label}"] = _Metric("line", label, float(s["stall"]),
-                                       sig(s.get("instructions") or []))
-    for b in a.get("blamed_lines") or []:
-        out[f"load:{b['label']}"] = _Metric("load", b["label"], float(b["blamed_stall"]),
-                                            sig(b.get("instructions") or []))
-    return out
-
-
-def _side_values(side: _Side) -> tuple[dict[str, _Metric], dict[str, float]]:
-    """Mean metric per key over the side's analyses, and per-key replicate noise |a - b|."""
-    per = [metrics(a) for a in side.analyses]
-    keys = set().union(*per)
-    values: dict[str, _Metric] = {}
-    noise: dict[str, float] = {}
-    for k in keys:
-        present = [m[k] for m in per if k in m]
-        vals = [m[k].value if k in m else 0.0 for m in per]
-        values[k] = _Metric(present[0].kind, present[0].label, _mean(vals), present[0].signature)
-        if len(per) == 2:
-            noise[k] = abs(vals[0] - vals[1])
-    return values, noise
-
-
-def _match(before: dict[str, _Metric], after: dict[str, _Metric], same_kernel: bool
-           ) -> list[tuple[str | None, str | None, str]]:
-    """Pairs (before key, after key, matched_by)."""
-    pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
-    only_b = [k for k in before if k not in after]
-    only_a = [k for k in after if k not in before]
-    if same_kernel:
-        pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-        for k in sorted(only_a):
-            m = after[k]
-            if m.kind in ("line", "load") and m.signature:
-                pool.setdefault((m.kind, m.signature), []).append(k)
-        still_b = []
-        for k in sorted(only_b):
-            m = before[k]
-            cands = pool.get((m.kind, m.signature)) if m.signature else None
-            if cands:
-                a = cands.pop(0)
-                pairs.append((k, a, "mnemonics"))
-                only_a.remove(a)
-            else:
-                still_b.append(k)
-        only_b = still_b
-    pairs += [(k, None, "before-only") for k in only_b]
-    pairs += [(None, k, "after-only") for k in only_a]
-    return pairs
+def _check_values(path: Path, a: JsonObject) -> None:
+    """Refuse cycle counts no analysis writes (negative totals or rows): diff would print them as
+    a change."""
+    for name in TOTAL_FIELDS[:2] + TOTAL_FIELDS[3:]:
+        v = float(a["totals"].get(name, 0))
+        if not math.isfinite(v) or v < 0:
+            raise InputError(f"{path}: field 'totals.{name}' is {v}: a cycle count is never "
+                             "negative or infinite",
+                             "pass an unedited hotspot analyze --format json output")
+    rows = [("instructions[]", i, ("hit", "latency", "stall")) for i in a.get("instructions") or []]
+    rows += [("stall_by_category[]", c, ("stall",)) for c in a.get("stall_by_category") or []]
+    rows += [("source_lines[]", r, ("stall",)) for r in a.get("source_lines") or []]
+    rows += [("blamed_lines[]", b, ("blamed_stall",)) for b in a.get("blamed_lines") or []]
+    rows += [("waits[].producers[]", p, ("blamed_stall",)) for w in a.get("waits") or []
+             for p in w.get("producers") or []]
+    for where, row, fields in rows:  # a wrong type raises here and is named by the caller
+        for fld in fields:
+            v = float(row[fld])
+            if not math.isfinite(v) or v < 0:
+                raise InputError(f"{path}: field '{where}.{fld}' is {v}: a cycle count is never "
+                                 "negative or infinite",
+                                 "pass an unedited hotspot analyze --format json output")
+    for i in a.get("instructions") or []:
+        for fld in ("hit", "latency", "stall"):
+            v = float(i[fld])
+            if not math.isfinite(v) or v < 0:
+                raise InputError(f"{path}: field 'instructions[].{fld}' of line {i['line_number']} "
+                                 f"is {v}: a cycle count is never negative or infinite",
+                                 "pass an unedited hotspot analyze --format json output")
+    groups(a)
 
 
 # ---------------------------------------------------------------------------------------------
 # use case
 
 
-def diff_paths(before: Path, after: Path, kernel: str | None = None,
-               threshold_pct: float | None = None, max_waves: int | None = None):
+def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: int | None = None,
+               seed: int = DEFAULT_SEED):
     from hotspot.result import Result
 
-    if threshold_pct is not None and not 0 < threshold_pct < 100:
-        raise UsageError("--threshold is a percentage between 0 and 100 (exclusive)")
+    if seed < 0 or seed >= 2 ** 63:
+        raise UsageError("--seed is a whole number from 0 to 2**63 - 1")
     warnings: list[str] = []
     b = load_side(before, kernel, max_waves, warnings)
     a = load_side(after, kernel, max_waves, warnings)
-    return Result("diff", compare(b, a, threshold_pct, warnings), warnings)
+    result = compare(b, a, warnings, seed)
+    # one line per distinct warning: both sides (and their replicates) report the same conditions
+    return Result("diff", result, list(dict.fromkeys(warnings)))
 
 
-def compare(b: _Side, a: _Side, threshold_pct: float | None, warnings: list[str]) -> DiffResult:
+def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:
+    if side.samples:
+        return side.samples[0].code, "code"
+    ins = sorted(side.analyses[0].get("instructions") or [], key=lambda i: int(i["line_number"]))
+    return [(int(i["line_number"]), str(i["isa"]), str(i.get("source") or "")) for i in ins], \
+        "executed"
+
+
+def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
+            floor_sd: float = CAPTURE_NOISE_SD) -> DiffResult:
+    from hotspot.diff.stats import SideSamples, bh_qvalues, bootstrap
+
     same_kernel = b.info.kernel == a.info.kernel
     if not same_kernel:
         warnings.append(f"kernels differ (before: {b.info.kernel[:80]}; after: {a.info.kernel[:80]}): "
                         "rows are matched by file:line only")
-    bv, bn = _side_values(b)
-    av, an = _side_values(a)
+    (code_b, basis_b), (code_a, basis_a) = _code_listing(b), _code_listing(a)
+    if basis_b != basis_a:  # a saved analysis holds executed instructions only: compare those
+        code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
+    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
+    tb, ta = _table(b), _table(a)  # what is resampled
+    vtb, vta = totals_table(b.analyses), totals_table(a.analyses)  # what the rows show
+    ga = groups(a.analyses[0])
+    if line_map is not None:  # same code: group both sides by the after side's locations
+        inverse = {after_n: before_n for before_n, after_n in line_map.items()}
+        gb = {k: Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
+                        g.measure, g.signature,
+                        None if g.per is None else [inverse[m] for m in g.per if m in inverse])
+              for k, g in ga.items()}
+        pairs = [(k, k, "key") for k in ga]
+    else:
+        gb = groups(b.analyses[0])
+        pairs = match(gb, ga, same_kernel)
+
     per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
-    if per_wave:  # compare per traced wave: stall grows with the number of waves, not the change
-        bv, bn = _scaled(bv, bn, 1 / b.info.waves)
-        av, an = _scaled(av, an, 1 / a.info.waves)
+    if per_wave:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): rows are cycles per wave")
-    replicate = bool(bn or an)
-    run_noise = max([_rel_noise(s) for s in (b, a) if len(s.analyses) == 2] or [0.0])
-    if replicate:
-        rel = run_noise
-        noise = NoiseInfo("replicate-dispatches", rel, MIN_SHARE_OF_TOTAL,
-                          "two dispatches of the same kernel on a side: a row must move by more "
-                          "than its own difference between them and by more than their relative "
-                          "difference in total stall")
-    else:
-        rel = threshold_pct / 100 if threshold_pct is not None else DEFAULT_RELATIVE_THRESHOLD
-        noise = NoiseInfo("default-threshold", rel, MIN_SHARE_OF_TOTAL,
-                          f"no replicate dispatch: a row must move by more than {rel:.0%} of its "
-                          "value" + (" (--threshold)" if threshold_pct is not None else ""))
-    totals = (bv.get("total:stall"), av.get("total:stall"))
-    floor = MIN_SHARE_OF_TOTAL * max(m.value if m else 0.0 for m in totals)
-    rows = []
-    for kb, ka, how in _match(bv, av, same_kernel):
-        mb = bv.get(kb) if kb else None
-        ma = av.get(ka) if ka else None
-        ref = mb or ma
+    if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
+        _warn_different_work(tb, ta, warnings)
+    replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
+    # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
+    # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
+    # captures' factors, so its sd is σ / √k
+    sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
+                      / (FLOOR_DF + replicate_df))
+    sd_b = sigma / math.sqrt(len(b.analyses))
+    sd_a = sigma / math.sqrt(len(a.analyses))
+
+    total_before = _value(vtb, series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
+    total_after = _value(vta, series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
+    share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
+    fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
+    few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
+                 f"{MIN_WAVES})") if fewest < MIN_WAVES else ""
+    if any(x.get("mode") not in (None, "cycles") for x in b.analyses + a.analyses):
+        few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
+    built = []
+    nums_b: list[list[float]] = []
+    dens_b: list[list[float]] = []
+    nums_a: list[list[float]] = []
+    dens_a: list[list[float]] = []
+    for kb, ka, how in pairs:
+        g_b = gb.get(kb) if kb else None
+        g_a = ga.get(ka) if ka else None
+        ref = g_b or g_a
         assert ref is not None
-        before_v = mb.value if mb else 0.0
-        after_v = ma.value if ma else 0.0
-        delta = after_v - before_v
-        thr = max(floor, rel * max(abs(before_v), abs(after_v)),
-                  bn.get(kb, 0.0) if kb else 0.0, an.get(ka, 0.0) if ka else 0.0)
-        label = ref.label if how != "mnemonics" else f"{mb.label} -> {ma.label}"  # type: ignore[union-attr]
-        key = f"{ref.kind}:{label}"
-        # two different kernels: the numbers are shown, but no change between them is "significant"
-        rows.append(DiffRow(key, ref.kind, label, before_v, after_v, delta,
-                            100 * delta / before_v if before_v else None,
-                            same_kernel and abs(delta) > thr, thr, how))
-    rows.sort(key=lambda r: (KINDS.index(r.kind), -abs(r.delta), -max(r.before, r.after), r.key))
-    summary = _summary(rows, per_wave)
-    if not same_kernel:
-        summary = replace(summary, verdict=("different kernels: not comparable, no change is called significant "
-                           "(diff two captures of one kernel)"))
-    return DiffResult(b.info, a.info, noise, summary, rows,
+        vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
+        va = _value(vta, series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
+        sb = series(tb, g_b) if g_b else None
+        sa = series(ta, g_a) if g_a else None
+        if g_b is not None and g_b.measure == "idle":
+            vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
+            va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
+            vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
+        per_wave_rate = ref.kind == "total" and line_map is None
+        unit = ("per wave" if per_wave_rate else
+                "per executed instruction" if ref.kind == "total" else
+                "per iteration" if ref.kind == "loop" else "per execution")
+        why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
+        pair = None
+        if not why and sb is not None and sa is not None:
+            if per_wave_rate:
+                sb = (sb[0], _waves_den(tb, b.info.waves))
+                sa = (sa[0], _waves_den(ta, a.info.waves))
+            if any(x < 0 for x in sb[0] + sa[0]):
+                why = "negative per-wave values (latency under stall)"
+            elif not sum(sb[1]) or not sum(sa[1]) or not sum(sb[0]) or not sum(sa[0]):
+                why = "not executed, or no cycles, on one side"
+            else:
+                pair = (sb, sa)
+        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        built.append((ref, label, how, vb, va, unit, why, pair))
+        if pair is not None:
+            (nb, db), (na, da) = pair
+            nums_b.append(nb)
+            dens_b.append([round(x) for x in db])
+            nums_a.append(na)
+            dens_a.append([round(x) for x in da])
+
+    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b), SideSamples(nums_a, dens_a, sd_a),
+                      REPLICATES, seed, LEVEL) if nums_b else []
+    tested_p = [t.p for t in tests if t is not None]
+    qs = iter(bh_qvalues(tested_p))
+    test_iter = iter(tests)
+    rows = []
+    for ref, label, how, vb, va, unit, why, pair in built:
+        t = next(test_iter) if pair is not None else None
+        if pair is not None and t is None:
+            why = "no execution in the resampled waves"
+        q = next(qs) if t is not None else None
+        rate_b = rate_a = None
+        if pair is not None:
+            (nb, db), (na, da) = pair
+            rate_b, rate_a = sum(nb) / sum(db), sum(na) / sum(da)
+        delta = va - vb
+        rows.append(DiffRow(
+            f"{ref.kind}:{label}", ref.kind, label, vb, va, delta, 100 * delta / vb if vb else None,
+            unit, rate_b, rate_a, 100 * t.change if t else None,
+            [100 * t.ci[0], 100 * t.ci[1]] if t else None, t.p if t else None, q,
+            t is not None, "" if t is not None else why,
+            t is not None and q is not None and q <= 1 - LEVEL, how))
+    rows.sort(key=lambda r: (KINDS.index(r.kind), not r.significant, -abs(r.delta),
+                             -max(r.before, r.after), r.key))
+    method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
+              "waves+replicates" if replicate_sd is not None else "waves+floor")
+    noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
+                      replicate_sd, MIN_SHARE_OF_TOTAL,
+                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a))
+    summary = _summary(rows, code, same_kernel, method)
+    return DiffResult(b.info, a.info, code, noise, summary, rows,
                       "per-wave" if per_wave else "none",
                       "cycles per wave" if per_wave else "cycles", same_kernel)
 
 
-def _scaled(values: dict[str, _Metric], noise: dict[str, float], factor: float
-            ) -> tuple[dict[str, _Metric], dict[str, float]]:
-    return ({k: _Metric(m.kind, m.label, m.value * factor, m.signature) for k, m in values.items()},
-            {k: v * factor for k, v in noise.items()})
+def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
+    """Same code, but the sides' traced waves ran disjoint amounts of work (executed instructions
+    per wave): they are different CTAs (in a causal kernel, other positions of the mask), and a
+    row whose cost per execution depends on the position can differ without any change."""
+    work = []
+    for t in (tb, ta):
+        per_wave = [0.0] * t.n
+        for col in t.hits.values():
+            per_wave = list(map(add, per_wave, col))
+        work.append((min(per_wave), max(per_wave)))
+    (lo_b, hi_b), (lo_a, hi_a) = work
+    if hi_b < lo_a or hi_a < lo_b:
+        warnings.append(f"the sides traced waves of different work (executed instructions per wave: "
+                        f"{lo_b:,.0f}-{hi_b:,.0f} before, {lo_a:,.0f}-{hi_a:,.0f} after): other CTAs "
+                        "were traced; a row whose cost depends on the wave's position can move "
+                        "without a change. Capture replicates, or trace the same CTAs")
 
 
-def _rel_noise(side: _Side) -> float:
-    s = [float(x["totals"]["stall"]) for x in side.analyses]
-    m = _mean(s)
-    return abs(s[0] - s[1]) / m if m else 0.0
+def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    executed = {int(i["line_number"]) for i in side.analyses[0].get("instructions") or []}
+    return [r for r in code if r[0] in executed]
 
 
-def _summary(rows: list[DiffRow], per_wave: bool = False) -> DiffSummary:
+def _waves_traced(side: _Side, t: Table) -> int:
+    """Waves behind a side's values: its samples, or the waves its saved analyses read."""
+    return t.n if t.per_wave else sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+
+
+def _waves_den(t: Table, waves: int) -> list[float]:
+    """One per traced wave (a saved analysis: its wave count, as one sample)."""
+    return [1.0] * t.n if t.per_wave else [float(waves or 1)]
+
+
+def _value(t: Table, sums: tuple[list[float], list[float]], per_wave_of: int) -> float:
+    """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
+    v = sum(sums[0]) / t.analyses
+    return v / per_wave_of if per_wave_of else v
+
+
+def _untestable(ref: Group, g_b: Group | None, g_a: Group | None, same_kernel: bool,
+                vb: float, va: float, share_floor: float) -> str:
+    if not same_kernel:
+        return "different kernels"
+    if g_b is None or g_a is None:
+        return "on one side only"
+    if ref.measure == "idle":
+        return "no per-wave value (idle is read from code.json only)"
+    if ref.kind != "total" and max(abs(vb), abs(va)) < share_floor:
+        return f"under {MIN_SHARE_OF_TOTAL:.1%} of the total stall on both sides"
+    return ""
+
+
+def _replicate_sd(sides: list[_Side]) -> tuple[float | None, int]:
+    """σ (log scale) of total stall per executed instruction between a side's replicate
+    dispatches (sample sd of the log rates), pooled over the sides that hold them; and its
+    degrees of freedom."""
+    squares = 0.0
+    df = 0
+    for side in sides:
+        logs = []
+        for x in side.analyses:
+            hits = float(x["totals"].get("hit", 0))
+            stall = float(x["totals"]["stall"])
+            if hits > 0 and stall > 0:
+                logs.append(math.log(stall / hits))
+        if len(logs) > 1:
+            m = sum(logs) / len(logs)
+            squares += sum((v - m) ** 2 for v in logs)
+            df += len(logs) - 1
+    return (math.sqrt(squares / df), df) if df else (None, 0)
+
+
+def _subset_note(*sides: _Side) -> str:
+    """Say so when the test resampled a spread subset of a side's traced waves."""
+    parts = []
+    for name, side in zip(("before", "after"), sides):
+        read = sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+        if side.samples and 0 < side.info.samples < read:
+            parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
+                         "(spread over SE/SIMD groups; the rows show all)")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+
+
+def _test_words(method: str) -> str:
+    base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
+            f"{LEVEL:.0%} interval, the two-sided p that inverts it), "
+            "Benjamini-Hochberg q over the tested rows")
+    if method == "floor-only":
+        return base + "; a saved analysis holds no per-wave values: the capture factor alone"
+    return "traced waves resampled with replacement, times a capture factor; " + base
+
+
+def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
+                replicate_sd: float | None) -> str:
+    parts = [f"capture-to-capture floor ±{floor_sd:.1%} (1 sd, calibrated on replicate captures)"]
+    if replicate_sd is not None:
+        parts.append(f"replicate dispatches measured ±{replicate_sd:.1%} (pooled with the floor; "
+                     f"capture factor ±{sd_b:.1%} before, ±{sd_a:.1%} after, the mean of the "
+                     "side's dispatches)")
+    if method == "floor-only":
+        parts.append("a saved analysis has no per-wave values: diff dispatch dirs for the "
+                     "wave-to-wave spread")
+    else:
+        parts.append("wave-to-wave spread from the traced waves")
+    return "; ".join(parts)
+
+
+def _fmt_ci(ci: list[float] | None) -> str:
+    if ci is None:
+        return ""
+    return f"[{ci[0]:+.0f}, {ci[1]:+.0f}]".replace("-", "\u2212")
+
+
+def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
+             method: str) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     total = next(r for r in rows if r.key == "total:stall")
-    if total.significant:
-        unit = "cycles per wave" if per_wave else "cycles"
-        verdict = (f"total stall{' per wave' if per_wave else ''} {'down' if total.delta < 0 else 'up'} "
-                   f"{abs(total.delta_pct or 0):.1f}% ({total.delta:+,.0f} {unit}): significant")
+    noise_pct = max(abs(total.ci_pct[0]), abs(total.ci_pct[1])) if total.ci_pct else None
+    if total.ci_pct and total.change_pct is not None:
+        # the noise on this kernel: how far the interval reaches from the observed change
+        noise_pct = max(total.change_pct - total.ci_pct[0], total.ci_pct[1] - total.change_pct)
+    lead = "" if code.same else f"{code.summary}; "
+    advice = ""
+    if not same_kernel:
+        verdict = ("different kernels: not comparable, no change is called significant "
+                   "(diff two captures of one kernel)")
+    elif total.significant:
+        change = f"{total.change_pct:+.1f}%".replace("-", "\u2212")
+        verdict = (f"{lead}total stall {total.rate_unit} {'down' if total.change_pct < 0 else 'up'} "
+                   f"{change} {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
+                   f"noise; {len(sig)} row(s) moved")
     elif sig:
-        verdict = (f"total stall within noise; {len(sig)} row(s) moved significantly")
+        verdict = (f"{lead}total stall within capture-to-capture noise (±{noise_pct:.0f}% on this "
+                   f"kernel); {len(sig)} row(s) moved beyond it")
+    elif noise_pct is not None:
+        verdict = f"{lead}no change beyond capture-to-capture noise (±{noise_pct:.0f}% on this kernel)"
     else:
-        verdict = "no significant change"
-    return DiffSummary(len(rows), len(sig), sum(1 for r in sig if r.delta < 0),
-                       sum(1 for r in sig if r.delta > 0), total.before, total.after, total.delta,
-                       total.delta_pct, total.significant, verdict)
+        verdict = f"{lead}not decided: {total.not_tested or 'no row could be tested'}"
+    if same_kernel and not total.significant:
+        if noise_pct is None:
+            advice = ("capture more traced waves, or replicate dispatches (hotspot collect "
+                      "--iterations with two or more), of both versions and diff again")
+        elif noise_pct > 100 * WIDE_INTERVAL:
+            advice = (f"the interval is too wide to decide a change under ±{noise_pct:.0f}%: " +
+                      ("capture replicate dispatches (hotspot collect --iterations with two or "
+                       "more) of both versions and diff again" if method != "floor-only" else
+                       "diff the dispatch dirs (per-wave values) rather than saved analyses"))
+    return DiffSummary(len(rows), sum(1 for r in rows if r.tested), len(sig),
+                       sum(1 for r in sig if (r.change_pct or 0) < 0),
+                       sum(1 for r in sig if (r.change_pct or 0) > 0), total.before, total.after,
+                       total.delta, total.delta_pct, total.change_pct, total.ci_pct,
+                       total.significant, noise_pct, verdict, advice)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from hotspot.render.tables import heading, num, shorten, shorten_left, table
+from hotspot.render.tables import fit_text, heading, num, shorten, shorten_left, table
 from hotspot.result import Result
 
 LABEL_WIDTH = 64
 ROWS_PER_KIND = 15  # text view; JSON has every row
-KIND_TITLES = {"total": "Totals", "category": "Stall by category", "line": "Stall by source line",
+CODE_CHANGES_SHOWN = 10
+KIND_TITLES = {"total": "Totals", "category": "Stall by category",
+               "loop": "Stall by loop (change per iteration)", "line": "Stall by source line",
                "load": "Blamed stall by load (what the waits wait for)"}
+MINUS = "\u2212"
 
 
 def render_text(result: Result) -> str:
@@ -21,11 +24,56 @@ def render_markdown(result: Result) -> str:
     return _render(result.data, markdown=True)
 
 
-def _delta(r: Any) -> tuple[str, str]:
-    if not r.significant:
-        return "within noise", ""
-    pct = f"{r.delta_pct:+.1f}%" if r.delta_pct is not None else "new"
-    return f"{r.delta:+,.0f}", pct
+def _signed(value: float, digits: int) -> str:
+    return f"{value:+.{digits}f}".replace("-", MINUS)
+
+
+def change_text(r: Any) -> str:
+    """`-9.6% [−14, −5]`: the change of cycles per execution and its interval."""
+    if r.change_pct is None or r.ci_pct is None:
+        return ""
+    return (f"{_signed(r.change_pct, 1)}% [{_signed(r.ci_pct[0], 0)}, {_signed(r.ci_pct[1], 0)}]")
+
+
+def _verdict_cell(r: Any, level: float) -> str:
+    if not r.tested:
+        return "not tested"
+    if r.significant:
+        return "beyond noise"
+    # the interval excludes 0, but not after the false-discovery correction over every tested row
+    return "within noise (q)" if r.p is not None and r.p < 1 - level else "within noise"
+
+
+def _q(r: Any) -> str:
+    if r.q is None:
+        return ""
+    return "<0.001" if r.q < 0.001 else f"{r.q:.3f}"
+
+
+def _label(r: Any, kind: str) -> str:
+    if kind == "loop":  # "#471-#1910 /long/path/k.py:650-960" -> "#471-#1910 k.py:650-960"
+        rows_range, _, where = r.label.partition(" ")
+        label = shorten(f"{rows_range} {where.rsplit('/', 1)[-1]}".strip(), LABEL_WIDTH)
+    elif kind in ("line", "load"):
+        label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
+    else:
+        label = shorten(r.label, LABEL_WIDTH)
+    return label + (" (moved)" if r.matched_by == "mnemonics" else "")
+
+
+def _code_section(code: Any, markdown: bool) -> str:
+    if markdown:
+        return "\n".join([f"code: {code.summary}", *(f"- {line.strip()}" for line in
+                                                     _code_section(code, False).splitlines()[1:])])
+    lines = [f"code: {code.summary}"]
+    for c in code.changes[:CODE_CHANGES_SHOWN]:
+        where = ", ".join(shorten_left(s.rsplit("/", 1)[-1], 40) for s in c.sources[:3]) or "no source"
+        isa = (c.after_isa or c.before_isa)[:1]
+        lines.append(f"  {c.kind} {max(c.before, c.after)} instruction(s) at {where}"
+                     + (f": {shorten(isa[0], 60)}" if isa else ""))
+    if len(code.changes) > CODE_CHANGES_SHOWN:
+        lines.append(f"  (+{len(code.changes) - CODE_CHANGES_SHOWN} more regions in --format json)")
+    return "\n".join(lines)
 
 
 def _render(d: Any, markdown: bool) -> str:
@@ -36,14 +84,29 @@ def _render(d: Any, markdown: bool) -> str:
     if d.before.kernel != d.after.kernel:
         title += f" vs {short_kernel_name(d.after.kernel)}"
     out.append(f"# {title}" if markdown else title)
-    info = [["before", d.before.path, f"{len(d.before.dispatches)} dispatch(es)", num(d.before.waves),
-             num(round(d.before.total_stall))],
-            ["after", d.after.path, f"{len(d.after.dispatches)} dispatch(es)", num(d.after.waves),
-             num(round(d.after.total_stall))]]
+    info = [[side, s.path, f"{len(s.dispatches)} dispatch(es)", num(s.waves),
+             num(round(s.total_stall))] for side, s in (("before", d.before), ("after", d.after))]
     out.append(table(info, ["", "input", "", "waves", "total stall"], markdown))
-    scale = ("\nrows: cycles per traced wave (the sides traced different numbers of waves)"
-             if d.normalization == "per-wave" else "")
-    out.append(f"verdict: {d.summary.verdict}\nnoise: {d.noise.note}{scale}")
+    out.append(_code_section(d.code, markdown))
+    head = [f"verdict: {d.summary.verdict}"]
+    if d.summary.advice:
+        head.append(f"advice: {d.summary.advice}")
+    head.append(f"noise: {d.noise.note}")
+    head.append(f"test: {d.noise.test}; seed {d.noise.seed}")
+    head.append("change: cycles per execution of the row's instructions (a row in a loop: per "
+                "iteration), after vs before, with its {:.0%} interval; q: false discovery rate"
+                .format(d.noise.level))
+    if d.normalization == "per-wave":
+        head.append("before/after: cycles per traced wave (the sides traced different numbers of "
+                    "waves)")
+    out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
+    moved = [r for r in d.rows if r.significant]
+    if moved:
+        body = [[_label(r, r.kind), r.kind, change_text(r), _q(r)] for r in moved[:ROWS_PER_KIND]]
+        more = (f"\n(+{len(moved) - len(body)} more in --format json)" if len(body) < len(moved)
+                else "")
+        out.append(heading("Beyond capture-to-capture noise", markdown) + "\n"
+                   + table(body, ["", "row", "change [95% CI]", "q"], markdown) + more)
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -51,14 +114,11 @@ def _render(d: Any, markdown: bool) -> str:
         shown = rows if kind in ("total", "category") else rows[:ROWS_PER_KIND]
         body = []
         for r in shown:
-            delta, pct = _delta(r)
-            label = (shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH) if kind in ("line", "load")
-                     else shorten(r.label, LABEL_WIDTH))
-            if r.matched_by == "mnemonics":
-                label += " (moved)"
-            body.append([label, num(round(r.before)), num(round(r.after)), delta, pct])
+            label = _label(r, kind)
+            body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
+                         _q(r), _verdict_cell(r, d.noise.level)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
-                   + table(body, ["", "before", "after", f"delta ({d.unit})", "delta %"], markdown)
+                   + table(body, ["", "before", "after", "change [95% CI]", "q", ""], markdown)
                    + more)
     return "\n\n".join(out)

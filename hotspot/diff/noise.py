@@ -1,0 +1,45 @@
+"""The capture-to-capture noise floor of `hotspot diff` and the test's settings.
+
+Two captures of one kernel binary differ by more than their traced waves' spread shows: the clock,
+contention from the rest of the GPU and which CTAs were traced move every row of a capture
+together. diff models that as one multiplicative factor per capture, exp(σ·z), z ~ N(0, 1), shared
+by all its rows (hotspot/diff/stats.py); σ is CAPTURE_NOISE_SD unless the side's own replicate
+dispatches measure otherwise (pooled with it, hotspot/diff/api.py).
+"""
+
+from __future__ import annotations
+
+# σ of the capture factor (log scale, ≈ relative). Source: the replicate fixture
+# ../shared/corpus/att/gfx950/flash_attn_replicates (3 captures of the big configuration, 2 of the
+# small one, identical ISA within each): over every within-configuration pair (4 pairs) and every
+# tested row (149), the smallest σ for which 95% of the rows fall inside their 95% interval,
+# |L| <= 1.96·sqrt(s² + 2σ²), L the observed log ratio of the row's cycles per execution and s its
+# bootstrap sd from the wave spread alone: 0.0325 (2,000 replicates, seed 29; the wave spread
+# alone covers 82.6%; the method-of-moments estimate mean((L² − s²) / 2) is 0: most rows agree, a
+# few move far). `python scripts/calibrate_diff_floor.py` recomputes it (docs/cli/diff.md,
+# "The floor").
+CAPTURE_NOISE_SD = 0.033
+
+# Weight of the floor when replicate dispatches measure σ too, in degrees of freedom: the fixture's
+# within-configuration pairs it was calibrated on.
+FLOOR_DF = 4
+# Dispatches of the chosen kernel read per side (rocprofv3 --iterations): their waves are pooled
+# and their spread updates the floor.
+MAX_REPLICATES = 4
+
+# Bootstrap replicates per diff; the seed is fixed (and printed in the JSON) so a diff is
+# reproducible, and can be changed with --seed.
+REPLICATES = 2000
+DEFAULT_SEED = 29
+# Confidence level of the intervals; rows with a q-value at or under 1 - level are significant.
+LEVEL = 0.95
+# A row under this fraction of the total stall on both sides is not tested: it cannot move the
+# kernel, and testing it would only widen the false-discovery correction.
+MIN_SHARE_OF_TOTAL = 0.005
+# Traced waves a side needs for its rows to be tested: fewer cannot show their own spread (two
+# waves may be two of a kind: split in halves, the 4 waves of the corpus ck_bmm GEMM give halves whose
+# waves agree within each half and differ by 50% between them).
+MIN_WAVES = 4
+# When the total's interval reaches beyond ±this (fraction), the diff cannot decide changes of the
+# size a kernel edit usually makes: the advice is to capture replicates.
+WIDE_INTERVAL = 0.10

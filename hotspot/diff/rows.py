@@ -1,0 +1,162 @@
+"""What `hotspot diff` compares: each side's values per code line (per traced wave, or the analysis'
+totals), and the rows (groups of code lines) both sides are summed over."""
+
+from __future__ import annotations
+
+from operator import sub
+from typing import TYPE_CHECKING
+
+from hotspot.record import record
+from hotspot.result import JsonObject
+
+if TYPE_CHECKING:
+    from hotspot.att.wave_samples import WaveSamples
+
+TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
+# What each total row sums per code line (idle has no per-wave value: never tested).
+MEASURE_OF_TOTAL = {"stall": "stall", "latency": "latency", "issue": "issue", "idle": "idle"}
+
+
+@record(frozen=False)
+class Table:
+    """A side's values per code line, per sample: the pooled traced waves of its dispatch dirs, or
+    one sample (the mean over its analyses) for a saved analysis."""
+
+    stall: dict[int, list[float]]
+    latency: dict[int, list[float]]
+    hits: dict[int, list[float]]
+    blame: dict[int, list[float]]  # producer line -> blamed stall
+    n: int  # samples
+    per_wave: bool  # samples are traced waves
+    analyses: int  # the side's value of a row is Σ over samples / analyses
+
+
+def pooled(parts: list["WaveSamples"]) -> Table:
+    total = sum(len(p.waves) for p in parts)
+    out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
+    offset = 0
+    for p in parts:
+        n = len(p.waves)
+        for dest, src in zip(out, (p.stall, p.latency, p.hits, p.blame)):
+            for line, values in src.items():
+                col = dest.get(line)
+                if col is None:
+                    col = dest[line] = [0] * total
+                col[offset:offset + n] = values
+        offset += n
+    return Table(*out, total, True, len(parts))
+
+
+@record(frozen=False)
+class Group:
+    kind: str
+    label: str
+    members: list[int]  # code line numbers (producers for a load)
+    measure: str  # stall | latency | issue | idle | blame
+    signature: tuple[str, ...] = ()  # ISA mnemonics of the members (to match moved lines)
+    per: list[int] | None = None  # lines whose executions divide (a loop: its header), else members
+
+
+def groups(a: JsonObject) -> dict[str, Group]:
+    instructions = a.get("instructions") or []
+    isa_of = {int(i["line_number"]): str(i["isa"]) for i in instructions}
+
+    def sig(numbers: list[int]) -> tuple[str, ...]:
+        return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
+
+    executed = sorted(isa_of)
+    out: dict[str, Group] = {}
+    for name in TOTAL_FIELDS:
+        out[f"total:{name}"] = Group("total", name, executed, MEASURE_OF_TOTAL[name])
+    cats: dict[str, list[int]] = {}
+    for i in instructions:
+        cats.setdefault(str(i["category"]), []).append(int(i["line_number"]))
+    for c in a.get("stall_by_category") or []:
+        out[f"category:{c['category']}"] = Group("category", c["category"],
+                                                  cats.get(c["category"], []), "stall")
+    spans = [(int(lp["first_line_number"]), int(lp["last_line_number"])) for lp in a.get("loops") or []]
+    for lp in a.get("loops") or []:
+        first, last = int(lp["first_line_number"]), int(lp["last_line_number"])
+        if any(first <= f and l <= last and (f, l) != (first, last) for f, l in spans):
+            # an outer loop: its iterations run inner loops whose trips differ from wave to wave
+            # (other CTAs, other positions of a mask), so per iteration is not the same work
+            continue
+        members = [n for n in executed if first <= n <= last]
+        label = f"#{first}-#{last}" + (f" {lp['source_range']}" if lp.get("source_range") else "")
+        out[f"loop:{label}"] = Group("loop", label, members, "stall", sig(members), [first])
+    for s in a.get("source_lines") or []:
+        label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
+        members = [int(n) for n in s.get("instructions") or []]
+        out[f"line:{label}"] = Group("line", label, members, "stall", sig(members))
+    for b in a.get("blamed_lines") or []:
+        members = [int(n) for n in b.get("instructions") or []]
+        out[f"load:{b['label']}"] = Group("load", b["label"], members, "blame", sig(members))
+    return out
+
+
+def series(t: Table, g: Group) -> tuple[list[float], list[float]]:
+    """Per sample: the group's cycles and its executions (producers' executions for a load)."""
+    zeros = [0.0] * t.n
+    if g.measure == "issue":  # latency - stall
+        lat = column_sum(t.latency, g.members, zeros)
+        num = list(map(sub, lat, column_sum(t.stall, g.members, zeros)))
+    elif g.measure in ("stall", "latency", "blame"):
+        num = column_sum(getattr(t, g.measure), g.members, zeros)
+    else:
+        num = zeros
+    return num, column_sum(t.hits, g.members if g.per is None else g.per, zeros)
+
+
+def column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float]
+                ) -> list[float]:
+    cols = [c for c in map(table.get, members) if c is not None]
+    if not cols:
+        return zeros
+    return list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
+
+
+def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
+           ) -> list[tuple[str | None, str | None, str]]:
+    """Pairs (before key, after key, matched_by): by key, then loops, lines and loads present on
+    one side only by the ISA mnemonics of their instructions (same kernel)."""
+    pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in before if k in after]
+    only_b = [k for k in before if k not in after]
+    only_a = [k for k in after if k not in before]
+    if same_kernel:
+        pool: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for k in sorted(only_a):
+            g = after[k]
+            if g.kind in ("loop", "line", "load") and g.signature:
+                pool.setdefault((g.kind, g.signature), []).append(k)
+        still_b = []
+        for k in sorted(only_b):
+            g = before[k]
+            cands = pool.get((g.kind, g.signature)) if g.signature else None
+            if cands:
+                a = cands.pop(0)
+                pairs.append((k, a, "mnemonics"))
+                only_a.remove(a)
+            else:
+                still_b.append(k)
+        only_b = still_b
+    pairs += [(k, None, "before-only") for k in only_b]
+    pairs += [(None, k, "after-only") for k in only_a]
+    return pairs
+
+
+def totals_table(analyses: list[JsonObject]) -> Table:
+    """One sample per code line: the mean over the side's analyses of what analyze reports (all
+    waves read, also when the test resamples a spread subset of them)."""
+    acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
+    k = len(analyses)
+    for a in analyses:
+        for i in a.get("instructions") or []:
+            n = int(i["line_number"])
+            for name, fld in (("stall", "stall"), ("latency", "latency"), ("hits", "hit")):
+                acc[name][n] = acc[name].get(n, 0.0) + float(i[fld]) / k
+        for w in a.get("waits") or []:
+            for p in w.get("producers") or []:
+                if p.get("line_number") is not None:
+                    n = int(p["line_number"])
+                    acc["blame"][n] = acc["blame"].get(n, 0.0) + float(p["blamed_stall"]) / k
+    return Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)
