@@ -3,8 +3,28 @@ CUs sit idle for the whole kernel and no per-instruction change matters: it is i
 
 from __future__ import annotations
 
+from hotspot.att.launch import MATCHED
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+
+
+def launch_not_matched(launch: dict) -> str | None:
+    """Why no grid-based item may use this launch (hotspot/att/launch.py status), or None."""
+    status = launch.get("status", MATCHED)
+    if status == MATCHED:
+        return None
+    return f"the launch is {status}: {launch.get('reason') or 'no row matches the traced dispatch'}"
+
+
+def _launch_source(launch: dict) -> str:
+    """`file row N (dispatch D), matched by <how>` for evidence."""
+    rows = launch.get("rows") or []
+    where = ", ".join(f"row {r.get('row')}" + (f" (dispatch {r['dispatch_id']})"
+                                               if r.get("dispatch_id") is not None else "")
+                      for r in rows[:3] if isinstance(r, dict))
+    more = (launch.get("row_count") or len(rows)) - min(3, len(rows))
+    return (f"{launch.get('source')} {where}{f' +{more} more' if more > 0 else ''}, matched by "
+            f"{launch.get('match')}")
 
 
 def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -12,6 +32,9 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     launch = occ.get("launch")
     if not isinstance(launch, dict):
         return "no launch (grid, workgroup size) for this kernel: needs a kernel trace or rocpd row"
+    unmatched = launch_not_matched(launch)
+    if unmatched:
+        return unmatched
     groups, cus = launch.get("workgroups"), launch.get("cus")
     if not isinstance(groups, int) or not isinstance(cus, int) or cus <= 0:
         return "the product's compute-unit count is unknown (arch product not identified)"
@@ -21,9 +44,10 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     ev = [Evidence("workgroups", groups, cus, "<"), Evidence("compute_units", cus),
           Evidence("idle_compute_units", idle), Evidence("grid", "x".join(str(g) for g in launch["grid"])),
           Evidence("workgroup", "x".join(str(w) for w in launch["workgroup"])),
-          Evidence("launch_source", launch.get("source"))]
+          Evidence("launch_source", _launch_source(launch))]
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
+        ev.append(Evidence("duration_source", launch.get("duration_source")))
     return [Candidate(
         ctx.kernel_location(), ev, ctx.total_stall,
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
@@ -67,6 +91,9 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
     target = find_target(ctx.gfx)
     if not isinstance(launch, dict) or target is None:
         return "no launch (grid, duration) or arch for a bandwidth bound"
+    unmatched = launch_not_matched(launch)
+    if unmatched:
+        return unmatched
     duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
     if not isinstance(duration, int) or duration <= 0 or not peak:
         return "kernel duration or the product's peak bandwidth is unknown"
