@@ -20,6 +20,7 @@ from hotspot.arch.occupancy import (
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
 from hotspot.att.launch import LaunchOut, match_launch
+from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture.layout import DispatchDir
 from hotspot.capture.model import CodeRow, KernelSymbol
 from hotspot.capture.occupancy import read_occupancy_json
@@ -181,12 +182,17 @@ def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: 
                  candidates: list[res.ResourceCandidate]) -> tuple[DispatchOccupancy, Finding | None]:
     isa = res.scan_isa_registers(r.isa for r in rows)
     target = arch.target
-    resolved = res.resolve_resources(candidates, isa, target)
+    bound = lds_lower_bound(rows)
+    resolved = with_isa_lds(res.resolve_resources(candidates, isa, target), bound)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
     resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
                  "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
                  "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
                  "source": dict(resolved.source)}
+    if bound is not None:
+        resources["lds_isa"] = {"bytes": bound.bytes, "line_number": bound.line_number,
+                                "isa": bound.isa, "offset": bound.offset, "width": bound.width,
+                                "basis": bound.basis, "lower_bound": True}
     achieved = _achieved(d, kernel, warnings)
     label = arch.label
     if resolved.vgpr is None:
@@ -223,6 +229,23 @@ def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: 
                                  achieved=achieved), None
     occ = _from_model(o, label, resources, achieved, None)
     return occ, occupancy_gap(occ)
+
+
+def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resources:
+    """The LDS figure raised to the ISA's floor when the profiler's is missing or smaller (the
+    kernel trace's LDS is static only: a kernel allocating LDS dynamically shows 0 there)."""
+    if bound is None or (resolved.lds_bytes is not None and resolved.lds_bytes >= bound.bytes):
+        return resolved
+    was = (f"{resolved.lds_bytes} bytes from {resolved.source.get('lds_bytes')}"
+           if resolved.lds_bytes is not None else "no LDS figure from a profiler file")
+    note = (f"LDS: {was}, but the ISA reaches {bound.bytes} bytes (code row #{bound.line_number} "
+            f"`{bound.isa[:60]}`: {bound.basis}, offset {bound.offset} + width {bound.width}); "
+            f"using {bound.bytes} bytes as a lower bound from the ISA (dynamic LDS is not in the "
+            "kernel trace)")
+    source = dict(resolved.source)
+    source["lds_bytes"] = f"{res.ISA} (lower bound: row #{bound.line_number})"
+    return replace(resolved, lds_bytes=bound.bytes, source=source,
+                   warnings=(*resolved.warnings, note))
 
 
 def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
