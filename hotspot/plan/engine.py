@@ -131,7 +131,8 @@ def _cap_at_bandwidth(items: list[PlanItem]) -> list[PlanItem]:
     if bound is None:
         return items
     fraction = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None)
-    if not isinstance(fraction, (int, float)):
+    # above the peak the bytes are not all DRAM bytes (cache-served): no cap from an unknown share
+    if not isinstance(fraction, (int, float)) or fraction > 1.0:
         return items
     cap = round(max(0.0, 1.0 - fraction) * PCT, ROUND_DIGITS)
     out = []

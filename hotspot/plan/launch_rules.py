@@ -6,6 +6,7 @@ from __future__ import annotations
 from hotspot.att.launch import MATCHED
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.record import record
 
 
 def launch_not_matched(launch: dict) -> str | None:
@@ -63,29 +64,79 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
 # and store. At or above this fraction of the product's peak HBM bandwidth, the kernel is near the
 # roof: memory-latency fixes can only win the headroom that is left.
 NEAR_PEAK_FRACTION = 0.6
+# Above this fraction even the unique bytes exceed the peak: the caches serve part of them and the
+# DRAM share is unknown without counters (the bound then caps nothing).
+CACHE_SERVED_FRACTION = 1.0
 VMEM_CATEGORIES = ("vmem-load", "vmem-store", "flat")
 
 
-def isa_bytes_per_wave(ctx: PlanContext, wave_size: int) -> float | None:
-    """Bytes the traced waves' VMEM instructions request, per wave (ISA widths x lanes x hits)."""
-    from hotspot.plan.access_rules import store_bytes_per_lane, bytes_per_lane
+@record
+class IsaTraffic:
+    """VMEM bytes of the whole grid from the ISA, two ways.
+
+    `requested_bytes` (upper bound): every executed load/store's width x lanes x executions per
+    traced wave, times the grid's waves: re-reads served by the caches count every time.
+    `unique_bytes` (lower bound of what the grid needs, the estimate DRAM can serve): a row whose
+    address does not vary with the workgroup id counts for one workgroup only (every workgroup
+    reads the same bytes), and a row in a loop whose address registers the loop never writes counts
+    once per wave (the same bytes every iteration). Still an upper bound on DRAM bytes in the
+    sense that overlapping tiles between workgroups are not detected."""
+
+    requested_per_wave: float
+    requested_bytes: float
+    unique_bytes: float
+    same_for_all_workgroups: list[int]   # rows counted once for the grid
+    loop_invariant: list[int]            # rows counted once per wave
+
+
+def isa_traffic(ctx: PlanContext, wave_size: int, grid_waves: int,
+                waves_per_workgroup: int) -> IsaTraffic | None:
+    """The grid's VMEM bytes from the traced waves' ISA (None without traced waves)."""
+    from hotspot.att.address_taint import WG, loop_invariant_addresses, taint_of_addresses
+    from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 
     waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
     if not waves:
         return None
-    total = 0
+    order = [(n, str(ctx.instructions[n].get("isa") or "")) for n in ctx.order
+             if (ctx.instructions[n].get("hit") or 0) > 0]
+    taints = taint_of_addresses(order)
+    loops = [(lp["first_line_number"], lp["last_line_number"]) for lp in ctx.data.get("loops") or []
+             if isinstance(lp, dict) and isinstance(lp.get("first_line_number"), int)
+             and isinstance(lp.get("last_line_number"), int)]
+    invariant = loop_invariant_addresses(order, loops)
+    requested = unique = 0.0
+    same, once = [], []
     for cat in VMEM_CATEGORIES:
         for i in ctx.executed(cat):
             isa = str(i.get("isa") or "")
             width = bytes_per_lane(isa) or store_bytes_per_lane(isa)
-            if width:
-                total += width * wave_size * int(i.get("hit") or 0)
-    return total / waves
+            if not width:
+                continue
+            n, hits = i["line_number"], int(i.get("hit") or 0)
+            per_wave = width * wave_size * hits / waves
+            requested += per_wave
+            if n in invariant:
+                once.append(n)
+                per_wave = width * wave_size * min(hits, waves) / waves  # once per wave
+            if WG not in taints.get(n, frozenset({WG})):
+                same.append(n)
+                unique += per_wave * min(waves_per_workgroup, grid_waves)
+            else:
+                unique += per_wave * grid_waves
+    return IsaTraffic(requested, requested * grid_waves, unique, sorted(same), sorted(once))
+
+
+def _rows(rows: list[int]) -> str:
+    return " ".join(f"#{n}" for n in rows) or "none"
 
 
 def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
+    from hotspot.att.launch import waves_per_workgroup
     from hotspot.arch.targets import find_target
 
+    if ctx.pmc is not None:
+        return "counters (--pmc) measure the bandwidth: the ISA estimate is not used"
     occ = ctx.occupancy() or {}
     launch = occ.get("launch")
     target = find_target(ctx.gfx)
@@ -97,27 +148,47 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
     duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
     if not isinstance(duration, int) or duration <= 0 or not peak:
         return "kernel duration or the product's peak bandwidth is unknown"
-    per_wave = isa_bytes_per_wave(ctx, target.wave_size)
-    if not per_wave:
+    per_wg = waves_per_workgroup(launch["workgroup"], target.wave_size)
+    waves = launch["workgroups"] * per_wg
+    traffic = isa_traffic(ctx, target.wave_size, waves, per_wg)
+    if traffic is None or not traffic.requested_per_wave:
         return "no VMEM traffic in the traced waves"
-    wg_threads = 1
-    for w in launch["workgroup"]:
-        wg_threads *= w
-    waves = launch["workgroups"] * -(-wg_threads // target.wave_size)
-    gbps = per_wave * waves / duration  # bytes per ns = GB/s
+    gbps = traffic.unique_bytes / duration  # bytes per ns = GB/s
+    requested_gbps = traffic.requested_bytes / duration
     fraction = gbps / peak
     if fraction < NEAR_PEAK_FRACTION:
-        return f"ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak (< {NEAR_PEAK_FRACTION:.0%})"
-    ev = [Evidence("isa_bytes_per_wave", round(per_wave)), Evidence("waves_in_grid", waves),
-          Evidence("kernel_duration_ns", duration), Evidence("achieved_gbps", round(gbps)),
-          Evidence("peak_hbm_gbps", peak), Evidence("fraction_of_peak", round(fraction, 3),
-                                                    NEAR_PEAK_FRACTION, ">=")]
+        return (f"unique ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak "
+                f"(< {NEAR_PEAK_FRACTION:.0%}; {requested_gbps:,.0f} GB/s requested counting re-reads)")
+    cache_served = fraction > CACHE_SERVED_FRACTION
+    ev = [Evidence("isa_bytes_per_wave", round(traffic.requested_per_wave)), Evidence("waves_in_grid", waves),
+          Evidence("requested_bytes", round(traffic.requested_bytes)),
+          Evidence("unique_bytes", round(traffic.unique_bytes)),
+          Evidence("rows_same_for_all_workgroups", _rows(traffic.same_for_all_workgroups)),
+          Evidence("rows_loop_invariant", _rows(traffic.loop_invariant)),
+          Evidence("kernel_duration_ns", duration), Evidence("duration_source", launch.get("duration_source")),
+          Evidence("launch_source", _launch_source(launch)),
+          Evidence("achieved_gbps", round(gbps)), Evidence("requested_gbps", round(requested_gbps)),
+          Evidence("peak_hbm_gbps", peak),
+          Evidence("fraction_of_peak", round(fraction, 3), NEAR_PEAK_FRACTION, ">="),
+          Evidence("dram_share_known", not cache_served)]
     memory_stall = ctx.category_stall("wait-vmcnt", "wait-mixed", *VMEM_CATEGORIES)
+    if cache_served:
+        return [Candidate(
+            ctx.kernel_location(), ev, memory_stall,
+            f"even counted once per tensor the traced waves' memory instructions request "
+            f"{gbps:,.0f} GB/s over the grid and the kernel's duration, {fraction:.0%} of the "
+            f"product's {peak:,.0f} GB/s: more than DRAM can deliver, so caches serve part of it "
+            "(cache-served; DRAM share unknown without counters: `--pmc` measures it)",
+            title=f"memory traffic above the bandwidth peak: cache-served ({fraction:.0%} of "
+                  f"{peak:,.0f} GB/s, no counters)",
+            removable=(0.0, 0.0),
+            basis="informational: the DRAM share is unknown, so no memory estimate is capped")]
     return [Candidate(
         ctx.kernel_location(), ev, memory_stall,
         f"the traced waves' memory instructions, over the whole grid and the kernel's duration, "
-        f"request {gbps:,.0f} GB/s, {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is "
-        "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
+        f"need {gbps:,.0f} GB/s of unique bytes ({requested_gbps:,.0f} GB/s requested counting "
+        f"re-reads), {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is near the "
+        "bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
         title=f"memory traffic near the bandwidth peak ({fraction:.0%} of {peak:,.0f} GB/s, no counters)",
         removable=(0.0, 0.0),
         basis=f"informational: every memory-latency estimate is capped at the {max(0.0, 1 - fraction):.0%} "
