@@ -206,3 +206,21 @@ def test_corpus_blit_kernel_and_small_samples(corpus) -> None:
     assert bs["representativeness"]["workgroups_estimated"] == 1
     va = analyze_with_plan(corpus_path("att", "gfx950", "vec_add"), AnalyzeOptions(topk=0)).plain_data()
     assert va["representativeness"]["level"] == "ok" and va["plan_trust"]["level"] == "ok"
+
+
+def test_a_runtime_kernel_is_never_the_dispatch_chosen(tmp_path: Path) -> None:
+    """A folder holding a rocclr fill (more rows, more waves) and the user's kernel: every command
+    analyzes the user's."""
+    from hotspot.capture.select import rank_dispatches
+
+    user = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(PROLOGUE[:2] + ["s_endpgm"])], ())
+    fill = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(PROLOGUE + BODY + ["s_endpgm"])], ())
+    lay = Layout(ses=(0,), simds=2, slots=1, other_cus=())
+    make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=fill, waves=32, layout=lay, variants=2,
+                                         kernel="__amd_rocclr_fillBufferAligned", dispatch_id=1), seed=1)
+    mine = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=user, waves=4, layout=lay, variants=2,
+                                                kernel="my_kernel", dispatch_id=2), seed=1)
+    ranking, _ = rank_dispatches(sorted(tmp_path.glob("ui_output_*")))
+    assert ranking[0].path == str(mine) and ranking[1].executed_instructions > ranking[0].executed_instructions
+    data = analyze_with_plan(tmp_path, AnalyzeOptions(topk=0)).plain_data()
+    assert data["dispatch"]["kernel"] == "my_kernel"
