@@ -106,6 +106,7 @@ class WaveTotals:
         self.waves += 1
         self.instructions += len(wave.instructions)
         self.cycles += wave.end - wave.begin
+        self.add_records(wave.instructions)
         per_line = self.per_line
         for rec in wave.instructions:
             acc = per_line.get(rec[4])
@@ -119,6 +120,14 @@ class WaveTotals:
         for state, cycles in wave.timeline:
             if 0 <= state < len(states):
                 states[state] += cycles
+
+    def add_records(self, ins: list[list[int]]) -> None:
+        """`add_sequence` for one wave's instruction records ([time, category, stall, duration,
+        line])."""
+        if len(ins) > SHORT_WAVE_MAX_RECORDS:
+            self.lengths[len(ins)] = self.lengths.get(len(ins), 0) + 1
+            return
+        self.add_sequence([rec[4] for rec in ins], [rec[3] for rec in ins], [rec[2] for rec in ins], 1)
 
     def merge(self, other: "WaveTotals") -> None:
         self.waves += other.waves

@@ -333,7 +333,7 @@ def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[li
         if 0 <= state < N_STATES:
             states[state] += cycles
 
-    totals.add_sequence([rec[4] for rec in ins], [rec[3] for rec in ins], [rec[2] for rec in ins], 1)
+    totals.add_records(ins)
     per_line = totals.per_line
     roles = tables.roles
     barriers = part.barriers
