@@ -224,3 +224,13 @@ def test_a_runtime_kernel_is_never_the_dispatch_chosen(tmp_path: Path) -> None:
     assert ranking[0].path == str(mine) and ranking[1].executed_instructions > ranking[0].executed_instructions
     data = analyze_with_plan(tmp_path, AnalyzeOptions(topk=0)).plain_data()
     assert data["dispatch"]["kernel"] == "my_kernel"
+
+
+def test_text_says_which_waves_the_shares_cover_and_what_to_re_capture(tmp_path: Path, cli) -> None:
+    d = _dispatch(tmp_path)
+    _plant_early_exits(d, 12, wait_stall=50_000)
+    run = cli("--no-cache", "analyze", d)
+    assert run.exit_code == 0, run.stderr
+    assert "16 (12 early-exit; shares over the 4 working waves)" in " ".join(run.stdout.split())
+    assert "Does the capture represent the kernel? limited" in run.stdout
+    assert "[limited] small-sample" in run.stdout and "next: re-capture tracing more" in run.stdout
