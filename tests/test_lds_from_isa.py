@@ -68,3 +68,7 @@ def test_corpus_lds_is_at_least_the_isa_reach(corpus, name: str, trace_lds: int)
         assert raised and f"#{res['lds_isa']['line_number']}" in raised[0]
     else:
         assert not raised and res["source"]["lds_bytes"].startswith("kernel_trace")
+
+
+def test_gds_accesses_are_not_lds() -> None:
+    assert lds_lower_bound(rows("ds_add_u32 v1, v2 offset:4096 gds")) is None

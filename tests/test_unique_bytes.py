@@ -160,3 +160,20 @@ def test_vec_add_bandwidth_from_unique_bytes(corpus) -> None:
     assert ev["rows_same_for_all_workgroups"] == "none"
     assert abs(ev["unique_bytes"] - per_wave * grid) <= 1 and ev["unique_bytes"] == ev["requested_bytes"]
     assert abs(ev["fraction_of_peak"] - per_wave * grid / duration / PEAK) < 0.001
+
+
+def test_address_operands_of_lds_dma_and_atomics() -> None:
+    from hotspot.att.address_taint import address_registers
+
+    # LDS-DMA: the first operand is the address (no register is written)
+    assert address_registers("buffer_load_dword v38, s[4:7], 0 offen offset:64 lds") == \
+        ["v38", "s4", "s5", "s6", "s7"]
+    assert address_registers("global_load_lds_dwordx4 v[2:3], off") == ["v2", "v3"]
+    # atomics: without a return the address comes first; with one, the destination does
+    assert address_registers("global_atomic_add_f32 v[2:3], v4, off") == ["v2", "v3"]
+    assert address_registers("global_atomic_add v1, v[2:3], v4, off sc0") == ["v2", "v3", "v4"]
+    rows = numbered("s_mul_i32 s12, s8, 64", "v_add_u32 v38, s12, v0",
+                    "buffer_load_dword v38, s[20:23], 0 offen lds", "v_mov_b32 v1, v38",
+                    "global_load_dword v2, v[1:2], off")
+    t = taint_of_addresses(rows)
+    assert WG in t[3]  # the workgroup-dependent offset register is the DMA's address

@@ -53,12 +53,26 @@ def _operands(isa: str) -> tuple[str, list[str]]:
     return parts[0], [p.strip() for p in parts[1].split(",")]
 
 
+def _lds_dma(mn: str, ops: list[str]) -> bool:
+    """A load writing LDS directly (`buffer_load_dword vaddr, s[..], soff offen lds`,
+    `global_load_lds_dword v[..], off`): no register destination, every operand is address."""
+    return mn.startswith(("buffer_load", "global_load", "flat_load", "scratch_load")) and (
+        "_lds_" in mn or any(re.search(r"\blds\b", op) for op in ops[1:]))
+
+
+def _flat_atomic_no_return(mn: str, ops: list[str]) -> bool:
+    # global_atomic_add vaddr, vdata, saddr|off (3 operands); with a return the dest comes first
+    return bool(re.match(r"^(global|flat|scratch)_atomic", mn)) and len(ops) == 3
+
+
 def address_registers(isa: str) -> list[str] | None:
     """The registers a VMEM instruction's address is built from; None for other instructions."""
     mn, ops = _operands(isa)
     if not mn.startswith(("buffer_", "global_", "flat_", "scratch_", "tbuffer_")):
         return None
-    if _FLAT_LIKE_STORE.match(mn):
+    if _lds_dma(mn, ops):
+        picked = ops
+    elif _FLAT_LIKE_STORE.match(mn) or _flat_atomic_no_return(mn, ops):
         # global_store vaddr, vdata, saddr|off: the data operand is not the address
         picked = [ops[0]] + ops[2:] if ops else []
     else:
@@ -67,7 +81,7 @@ def address_registers(isa: str) -> list[str] | None:
 
 
 def _dest_and_sources(mn: str, ops: list[str]) -> tuple[list[str], list[str]]:
-    if not ops or _NO_DEST.match(mn):
+    if not ops or _NO_DEST.match(mn) or _lds_dma(mn, ops) or _flat_atomic_no_return(mn, ops):
         return [], [r for op in ops for r in _regs(op)]
     return _regs(ops[0]), [r for op in ops[1:] for r in _regs(op)]
 

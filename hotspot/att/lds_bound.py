@@ -53,8 +53,8 @@ def _width(mnemonic: str) -> int | None:
 def _ds_reach(isa: str) -> tuple[int, int] | None:
     """(offset, reach) of one ds_* access: reach = the highest byte it touches + 1 at vaddr 0."""
     mnemonic = isa.split(None, 1)[0]
-    if _NO_LDS_ACCESS.match(mnemonic):
-        return None
+    if _NO_LDS_ACCESS.match(mnemonic) or re.search(r"\bgds\b", isa):
+        return None  # GDS accesses are not LDS
     width = _width(mnemonic)
     if width is None:
         return None
