@@ -37,7 +37,7 @@ def test_kernel_argument_addresses_do_not_vary_with_the_workgroup() -> None:
                     "buffer_load_dword v8, v[4:5], s[20:23], 0 offen",  # address loaded from a varying one
                     "s_endpgm")
     t = taint_of_addresses(rows)
-    assert t[5] == frozenset({TID}) and WG in t[9] and WG in t[10]
+    assert t[5] == frozenset({TID}) and WG + "s8" in t[9] and WG + "s8" in t[10]
 
 
 def test_loop_invariant_address_and_loop_carried_taint() -> None:
@@ -53,7 +53,7 @@ def test_loop_invariant_address_and_loop_carried_taint() -> None:
     assert loop_invariant_addresses(rows, [(5, 8)]) == {5}
     t = taint_of_addresses(rows)
     # s30 is carried around the loop from a constant: uniform; s31 is never written: workgroup id
-    assert t[5] == frozenset() and t[6] == frozenset() and t[9] == frozenset({WG})
+    assert t[5] == frozenset() and t[6] == frozenset() and t[9] == frozenset({WG + "s31"})
 
 
 def _dispatch(tmp_path: Path) -> tuple[Path, dict]:
@@ -176,4 +176,45 @@ def test_address_operands_of_lds_dma_and_atomics() -> None:
                     "buffer_load_dword v38, s[20:23], 0 offen lds", "v_mov_b32 v1, v38",
                     "global_load_dword v2, v[1:2], off")
     t = taint_of_addresses(rows)
-    assert WG in t[3]  # the workgroup-dependent offset register is the DMA's address
+    assert WG + "s8" in t[3]  # the workgroup-dependent offset register is the DMA's address
+
+
+def test_gemm_tiles_count_once_per_row_or_column_of_workgroups() -> None:
+    """A reads follow the y workgroup id (s3) only, B reads the x id (s2) only, C stores both: over a
+    4 x 8 grid of workgroups, A's bytes count 8 times, B's 4 times, C's 32 times."""
+    from hotspot.att.address_taint import workgroup_dims, workgroup_registers
+    from hotspot.plan.context import PlanContext
+    from hotspot.plan.launch_rules import isa_traffic
+
+    isa = ["s_load_dwordx4 s[8:11], s[0:1], 0x0",
+           "s_lshl_b32 s12, s3, 12", "v_add_u32 v10, s12, v0",          # A row offset: y
+           "s_lshl_b32 s13, s2, 12", "v_add_u32 v11, s13, v0",          # B column offset: x
+           "v_add_u32 v12, v10, v11",                                    # C: both
+           "buffer_load_dwordx4 v[0:3], v10, s[8:11], 0 offen",
+           "buffer_load_dwordx4 v[4:7], v11, s[8:11], 0 offen",
+           "buffer_store_dwordx4 v[0:3], v12, s[8:11], 0 offen", "s_endpgm"]
+    rows = numbered(*isa)
+    assert workgroup_dims(rows) == {"s2": 0, "s3": 1}
+    assert workgroup_registers(taint_of_addresses(rows)[7]) == {"s3"}
+    waves = 8  # traced waves; every row executed once per wave
+    data = {"dispatch": {"waves": waves}, "loops": [],
+            "instructions": [{"line_number": n, "isa": text, "hit": waves,
+                              "category": "vmem-store" if "store" in text else "vmem-load" if "buffer" in text else "valu"}
+                             for n, text in rows]}
+    got = isa_traffic(PlanContext(data), 64, [4, 8, 1], 4)
+    per = 16 * 64  # bytes per wave of one dwordx4 row
+    assert got.requested_bytes == 3 * per * 4 * 32
+    assert got.unique_bytes == per * 4 * (8 + 4 + 32)
+    assert got.shared == ["#7 (y)", "#8 (x)"] and got.same_for_all_workgroups == []
+
+
+def test_taint_carried_around_a_loop_back_edge() -> None:
+    rows = numbered("s_mov_b32 s30, 0",
+                    "buffer_load_dword v2, off, s[4:7], s30",      # 2: reads s30 before the add below
+                    "s_add_u32 s30, s30, s9",                      # s9: a system SGPR
+                    "s_cbranch_scc1 -3",
+                    "s_endpgm")
+    desc = "s_load_dwordx4 s[4:7], s[0:1], 0x0"
+    rows = [(0, desc)] + rows
+    assert taint_of_addresses(rows)[2] == frozenset()          # straight line: s30 is 0 there
+    assert taint_of_addresses(rows, [(2, 4)])[2] == frozenset({WG + "s9"})  # the loop carries s9

@@ -7,9 +7,10 @@ never writes re-reads the same bytes every iteration, so it counts once per wave
 
 Method: a forward taint pass over the executed instructions in code order, repeated until nothing
 changes (loop back edges carry taint to earlier rows). A register read before any instruction writes
-it holds a value the hardware put there at launch: a VGPR is a work-item id (`tid`), an SGPR the
-workgroup id or another system value (`wg`) unless it is the base of a scalar load (the kernel
-argument pointer, uniform). An instruction's results carry the union of its sources' taints; loads
+it holds a value the hardware put there at launch: a VGPR is a work-item id (`tid`), an SGPR a
+workgroup id or another system value (`wg:sN`, one label per register, so an address can be told
+to follow the x id but not the y id) unless it is the base of a scalar load (the kernel argument
+pointer, uniform). An instruction's results carry the union of its sources' taints; loads
 carry their address's taint. Conservative in the direction that matters: anything the pass cannot
 follow counts as varying, so unique bytes are never undercounted.
 """
@@ -19,8 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-WG = "wg"    # varies with the workgroup id (or another system SGPR)
+WG = "wg:"   # prefix: varies with the system SGPR named after it ("wg:s2"), a workgroup id
 TID = "tid"  # varies with the work-item id
+# System SGPRs follow the user SGPRs in the order the hardware writes the enabled workgroup ids:
+# x, y, z (then workgroup info and the scratch offset). More than this many distinct system SGPRs
+# read as values: the dimension of each is not known.
+MAX_WORKGROUP_DIMS = 3
 _REG = re.compile(r"(?<![\w.$])(?P<cls>[vsa])(?:(?P<one>\d+)|\[(?P<lo>\d+):(?P<hi>\d+)\])(?!\w)")
 # Mnemonics that write no register operand (their operands are all sources).
 _NO_DEST = re.compile(r"^(s_waitcnt|s_branch|s_cbranch|s_barrier|s_endpgm|s_nop|s_setprio|s_sendmsg|"
@@ -86,52 +91,55 @@ def _dest_and_sources(mn: str, ops: list[str]) -> tuple[list[str], list[str]]:
     return _regs(ops[0]), [r for op in ops[1:] for r in _regs(op)]
 
 
-def taint_of_addresses(rows: Sequence[tuple[int, str]]) -> dict[int, frozenset[str]]:
-    """Per VMEM row (line_number -> taints of its address registers), over `rows` in code order."""
+def taint_of_addresses(rows: Sequence[tuple[int, str]],
+                       loops: Iterable[tuple[int, int]] = ()) -> dict[int, frozenset[str]]:
+    """Per VMEM row (line_number -> taints of its address registers), over `rows` in code order.
+    A read sees the last write before it in code order (else the launch value) and, inside a loop
+    [first, last] (code.json line numbers), whatever the loop body writes to the register (carried
+    around the back edge; passes repeat until that settles)."""
     parsed = [(n, *_operands(isa)) for n, isa in rows]
-    # first row (position) writing each register: a read at or before it sees the launch value
-    first_write: dict[str, int] = {}
-    for p, (_, mn, ops) in enumerate(parsed):
-        for r in _dest_and_sources(mn, ops)[0]:
-            first_write.setdefault(r, p)
-    taint: dict[str, frozenset[str]] = {}
+    spans = []
+    for first, last in loops:
+        inside = [p for p, (n, _, _) in enumerate(parsed) if first <= n <= last]
+        if inside:
+            spans.append((inside[0], inside[-1]))
+    carried: dict[tuple[int, str], frozenset[str]] = {}
     out: dict[int, frozenset[str]] = {}
-
-    def read(r: str, p: int, uniform_base: bool) -> frozenset[str]:
-        got = taint.get(r, frozenset())
-        if first_write.get(r, len(parsed)) >= p and not uniform_base:
-            got = got | {TID if r[0] in "va" else WG}  # the value the hardware put there at launch
-        return got
-
     for _ in range(MAX_PASSES):
-        changed = False
+        state: dict[str, frozenset[str]] = {}
+        written: dict[tuple[int, str], frozenset[str]] = {}
         for p, (n, mn, ops) in enumerate(parsed):
+            around = [k for k, (lo, hi) in enumerate(spans) if lo <= p <= hi]
+
+            def read(r: str, uniform_base: bool) -> frozenset[str]:
+                got = state.get(r)
+                if got is None:  # the value the hardware put there at launch
+                    got = frozenset() if uniform_base else frozenset({TID if r[0] in "va" else WG + r})
+                for k in around:
+                    got = got | carried.get((k, r), frozenset())
+                return got
+
             dest, srcs = _dest_and_sources(mn, ops)
             smem_base = set(_regs(ops[1])) if _SMEM_LOAD.match(mn) and len(ops) > 1 else set()
-            acc: set[str] = set()
+            acc: frozenset[str] = frozenset()
             for r in srcs:
-                acc |= read(r, p, r in smem_base)
+                acc |= read(r, r in smem_base)
             addr = address_registers(f"{mn} {', '.join(ops)}")
             if addr is not None:
-                a: set[str] = set()
+                a: frozenset[str] = frozenset()
                 for r in addr:
-                    a |= read(r, p, False)
-                new = frozenset(a)
-                if out.get(n) != new:
-                    out[n] = new
-                    changed = True
+                    a |= read(r, False)
+                out[n] = a
                 if _STORE.match(mn):
                     continue
-                acc = set(a)
-            result = frozenset(acc)
+                acc = a
             for r in dest:
-                old = taint.get(r)
-                merged = result if old is None else old | result
-                if merged != old:
-                    taint[r] = merged
-                    changed = True
-        if not changed:
+                state[r] = acc
+                for k in around:
+                    written[(k, r)] = written.get((k, r), frozenset()) | acc
+        if written == carried:
             break
+        carried = written
     return out
 
 
@@ -156,3 +164,28 @@ def loop_invariant_addresses(rows: Sequence[tuple[int, str]],
             if first <= n <= last and not (set(addr) & writes):
                 out.add(n)
     return out
+
+
+def workgroup_registers(taints: Iterable[str]) -> set[str]:
+    return {t[len(WG):] for t in taints if t.startswith(WG)}
+
+
+def workgroup_dims(rows: Sequence[tuple[int, str]]) -> dict[str, int] | None:
+    """System SGPR -> workgroup dimension (0 x, 1 y, 2 z): the registers read at launch that are
+    no scalar load's base, in register order (the hardware writes the enabled ids x, y, z in that
+    order after the user SGPRs). None when more than MAX_WORKGROUP_DIMS are read: which is which is
+    then not known."""
+    first_write: dict[str, int] = {}
+    parsed = [_operands(isa) for _, isa in rows]
+    for p, (mn, ops) in enumerate(parsed):
+        for r in _dest_and_sources(mn, ops)[0]:
+            first_write.setdefault(r, p)
+    system: set[str] = set()
+    for p, (mn, ops) in enumerate(parsed):
+        base = set(_regs(ops[1])) if _SMEM_LOAD.match(mn) and len(ops) > 1 else set()
+        for r in _dest_and_sources(mn, ops)[1] + (address_registers(f"{mn} {', '.join(ops)}") or []):
+            if r[0] == "s" and r not in base and first_write.get(r, len(parsed)) >= p:
+                system.add(r)
+    if len(system) > MAX_WORKGROUP_DIMS:
+        return None
+    return {r: k for k, r in enumerate(sorted(system, key=lambda r: int(r[1:])))}

@@ -74,39 +74,53 @@ VMEM_CATEGORIES = ("vmem-load", "vmem-store", "flat")
 class IsaTraffic:
     """VMEM bytes of the whole grid from the ISA, two ways.
 
-    `requested_bytes` (upper bound): every executed load/store's width x lanes x executions per
-    traced wave, times the grid's waves: re-reads served by the caches count every time.
-    `unique_bytes` (lower bound of what the grid needs, the estimate DRAM can serve): a row whose
-    address does not vary with the workgroup id counts for one workgroup only (every workgroup
-    reads the same bytes), and a row in a loop whose address registers the loop never writes counts
-    once per wave (the same bytes every iteration). Still an upper bound on DRAM bytes in the
-    sense that overlapping tiles between workgroups are not detected."""
+    `requested_bytes` (an upper bound on DRAM bytes): every executed load/store's width x lanes x
+    executions per traced wave, times the grid's waves: re-reads the caches serve count every time.
+    `unique_bytes` (a lower bound: the bytes the grid needs once, perfect cache reuse): a row whose
+    address follows only some workgroup dimensions (hotspot/att/address_taint.py) counts once per
+    distinct value of those dimensions (a GEMM's A tile once per row of workgroups; a tensor every
+    workgroup reads, once), and a row in a loop whose address registers the loop never writes
+    counts once per wave (the same bytes every iteration). Tiles that overlap between workgroups
+    some other way (halos, strided windows) are not detected."""
 
     requested_per_wave: float
     requested_bytes: float
     unique_bytes: float
     same_for_all_workgroups: list[int]   # rows counted once for the grid
     loop_invariant: list[int]            # rows counted once per wave
+    shared: list[str]                    # "#row (dims it follows)" for rows following some dims only
 
 
-def isa_traffic(ctx: PlanContext, wave_size: int, grid_waves: int,
+AXES = "xyz"
+
+
+def isa_traffic(ctx: PlanContext, wave_size: int, groups_per_dim: list[int],
                 waves_per_workgroup: int) -> IsaTraffic | None:
     """The grid's VMEM bytes from the traced waves' ISA (None without traced waves)."""
-    from hotspot.att.address_taint import WG, loop_invariant_addresses, taint_of_addresses
+    from hotspot.att.address_taint import (
+        loop_invariant_addresses,
+        taint_of_addresses,
+        workgroup_dims,
+        workgroup_registers,
+    )
     from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 
     waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
     if not waves:
         return None
+    grid_groups = 1
+    for g in groups_per_dim:
+        grid_groups *= g
     order = [(n, str(ctx.instructions[n].get("isa") or "")) for n in ctx.order
              if (ctx.instructions[n].get("hit") or 0) > 0]
-    taints = taint_of_addresses(order)
     loops = [(lp["first_line_number"], lp["last_line_number"]) for lp in ctx.data.get("loops") or []
              if isinstance(lp, dict) and isinstance(lp.get("first_line_number"), int)
              and isinstance(lp.get("last_line_number"), int)]
+    taints = taint_of_addresses(order, loops)
+    dims = workgroup_dims(order)
     invariant = loop_invariant_addresses(order, loops)
     requested = unique = 0.0
-    same, once = [], []
+    same, once, shared = [], [], []
     for cat in VMEM_CATEGORIES:
         for i in ctx.executed(cat):
             isa = str(i.get("isa") or "")
@@ -119,12 +133,21 @@ def isa_traffic(ctx: PlanContext, wave_size: int, grid_waves: int,
             if n in invariant:
                 once.append(n)
                 per_wave = width * wave_size * min(hits, waves) / waves  # once per wave
-            if WG not in taints.get(n, frozenset({WG})):
+            regs = workgroup_registers(taints.get(n, frozenset()))
+            followed = {dims[r] for r in regs} if dims is not None and n in taints and regs <= set(dims) else None
+            if followed is None or len(followed) >= len(groups_per_dim):
+                unique += per_wave * waves_per_workgroup * grid_groups  # every workgroup its own bytes
+                continue
+            distinct = 1
+            for d in followed:
+                distinct *= groups_per_dim[d]
+            unique += per_wave * waves_per_workgroup * min(distinct, grid_groups)
+            if not followed:
                 same.append(n)
-                unique += per_wave * min(waves_per_workgroup, grid_waves)
-            else:
-                unique += per_wave * grid_waves
-    return IsaTraffic(requested, requested * grid_waves, unique, sorted(same), sorted(once))
+            elif distinct < grid_groups:
+                shared.append(f"#{n} ({''.join(AXES[d] for d in sorted(followed))})")
+    return IsaTraffic(requested, requested * waves_per_workgroup * grid_groups, unique, sorted(same),
+                      sorted(once), shared)
 
 
 def _rows(rows: list[int]) -> str:
@@ -150,7 +173,8 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
         return "kernel duration or the product's peak bandwidth is unknown"
     per_wg = waves_per_workgroup(launch["workgroup"], target.wave_size)
     waves = launch["workgroups"] * per_wg
-    traffic = isa_traffic(ctx, target.wave_size, waves, per_wg)
+    groups = [-(-g // w) for g, w in zip(launch["grid"], launch["workgroup"])]
+    traffic = isa_traffic(ctx, target.wave_size, groups, per_wg)
     if traffic is None or not traffic.requested_per_wave:
         return "no VMEM traffic in the traced waves"
     gbps = traffic.unique_bytes / duration  # bytes per ns = GB/s
@@ -165,6 +189,7 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("unique_bytes", round(traffic.unique_bytes)),
           Evidence("rows_same_for_all_workgroups", _rows(traffic.same_for_all_workgroups)),
           Evidence("rows_loop_invariant", _rows(traffic.loop_invariant)),
+          Evidence("rows_shared_along_workgroup_dims", " ".join(traffic.shared) or "none"),
           Evidence("kernel_duration_ns", duration), Evidence("duration_source", launch.get("duration_source")),
           Evidence("launch_source", _launch_source(launch)),
           Evidence("achieved_gbps", round(gbps)), Evidence("requested_gbps", round(requested_gbps)),
