@@ -113,6 +113,11 @@ def test_early_exit_waves_are_taken_out_of_the_shares(tmp_path: Path) -> None:
     top = max(by_cat, key=by_cat.get)
     assert data["stall_by_category"][0]["category"] == top != "wait-lgkmcnt"
     assert any("working waves" in w for w in result.warnings)
+    # the prologue's wait: its stall in `waits` is the working waves' too, its producers' blame sums to it
+    wait = next(w for w in data["waits"] if w["line_number"] == 2)
+    assert wait["stall"] == per_line[2] and wait["hits"] == len(working)
+    assert abs(sum(p["blamed_stall"] for p in wait["producers"]) - per_line[2]) < 1e-6
+    assert abs(wait["share"] - per_line[2] / data["totals"]["stall"]) < 1e-9
 
 
 def test_a_few_early_exits_leave_the_shares_over_all_waves(tmp_path: Path) -> None:

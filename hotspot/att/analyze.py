@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ from hotspot.att.model import (
     trimmed_data,
 )
 from hotspot.att.occupancy import DispatchOccupancy
-from hotspot.att.representativeness import assess
+from hotspot.att.representativeness import assess, working_waits
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
 from hotspot.capture.select import (
     OK,
@@ -202,6 +203,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         totals = agg.totals_of(working)
         lines = agg.source_line_stats(working, totals.stall)
         instructions = agg.instruction_stats(working, totals.stall)
+        wr = replace(wr, waits=working_waits(wr.waits, rows, working, totals.stall))
     share_rows = working if working is not None else rows
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),

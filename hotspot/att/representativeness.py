@@ -13,9 +13,9 @@ trust) and what to re-capture and how. Source lines collapsing onto one line lim
 claims only: a note, never a trust level.
 
 When early-exit waves are a material share, the shares the analysis reports (totals, stall by
-category, instructions, source lines) are computed over the working waves: their per-line sums are
-code.json's minus those of the early-exit waves (kept apart by the wave pass,
-hotspot/capture/waves.py). Pure: no file is read here.
+category, instructions, source lines, and each wait's stall in `waits`) are computed over the
+working waves: their per-line sums are code.json's minus those of the early-exit waves (kept apart
+by the wave pass, hotspot/capture/waves.py). Pure: no file is read here.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import field, replace
 
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
+from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture.model import CodeRow
 from hotspot.capture.runtime_kernels import is_runtime_kernel
 from hotspot.capture.waves import SHORT_WAVE_MAX_RECORDS, WaveTotals
@@ -125,6 +126,27 @@ def working_rows(rows: Sequence[CodeRow], waves: WaveTotals, early: set[int]) ->
         if hit < 0 or lat < 0 or st < 0:
             return None
         out.append(replace(r, hit=hit, latency=lat, stall=st))
+    return out
+
+
+def working_waits(waits: Sequence[WaitBlame], rows: Sequence[CodeRow], working: Sequence[CodeRow],
+                  total_stall: int) -> list[WaitBlame]:
+    """The wait blame with each wait's stall taken down to the working waves' (its code row's stall
+    after the early-exit waves are left out), its producers' blame scaled alike: early-exit waves
+    run only the prologue, whose waits wait on the same producers in every wave."""
+    before = {r.line_number: r for r in rows}
+    after = {r.line_number: r for r in working}
+    out = []
+    for w in waits:
+        old, new = before.get(w.line_number), after.get(w.line_number)
+        if old is None or new is None or (old.stall, old.hit) == (new.stall, new.hit):
+            out.append(replace(w, share=w.stall / total_stall if total_stall else 0.0))
+            continue
+        f = new.stall / old.stall if old.stall else 0.0
+        producers = [replace(p, blamed_stall=p.blamed_stall * f) for p in w.producers]
+        out.append(replace(w, stall=new.stall, hits=new.hit, producers=producers,
+                           share=new.stall / total_stall if total_stall else 0.0))
+    out.sort(key=lambda w: (-w.stall, w.line_number))
     return out
 
 
