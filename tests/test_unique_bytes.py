@@ -218,3 +218,9 @@ def test_taint_carried_around_a_loop_back_edge() -> None:
     rows = [(0, desc)] + rows
     assert taint_of_addresses(rows)[2] == frozenset()          # straight line: s30 is 0 there
     assert taint_of_addresses(rows, [(2, 4)])[2] == frozenset({WG + "s9"})  # the loop carries s9
+
+
+def test_a_hostile_register_range_is_not_expanded() -> None:
+    from hotspot.att.address_taint import address_registers
+
+    assert address_registers("global_load_dword v1, v[0:4294967295], off") == []

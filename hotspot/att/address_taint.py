@@ -26,6 +26,9 @@ TID = "tid"  # varies with the work-item id
 # x, y, z (then workgroup info and the scratch offset). More than this many distinct system SGPRs
 # read as values: the dimension of each is not known.
 MAX_WORKGROUP_DIMS = 3
+# A register range wider than a wave's register file (512 VGPRs, HARDWARE.md §1) names no real
+# operand: it is left out rather than expanded (hostile listings).
+MAX_REGISTER_SPAN = 512
 _REG = re.compile(r"(?<![\w.$])(?P<cls>[vsa])(?:(?P<one>\d+)|\[(?P<lo>\d+):(?P<hi>\d+)\])(?!\w)")
 # Mnemonics that write no register operand (their operands are all sources).
 _NO_DEST = re.compile(r"^(s_waitcnt|s_branch|s_cbranch|s_barrier|s_endpgm|s_nop|s_setprio|s_sendmsg|"
@@ -46,7 +49,9 @@ def _regs(text: str) -> list[str]:
         if m["one"] is not None:
             out.append(f"{cls}{m['one']}")
         else:
-            out.extend(f"{cls}{i}" for i in range(int(m["lo"]), int(m["hi"]) + 1))
+            lo, hi = int(m["lo"]), int(m["hi"])
+            if 0 <= hi - lo < MAX_REGISTER_SPAN:  # a wider "range" is no real operand
+                out.extend(f"{cls}{i}" for i in range(lo, hi + 1))
     return out
 
 
