@@ -27,6 +27,8 @@ _M0_LITERAL = re.compile(r"^s_mov_b32\s+m0\s*,\s*(-?\d+|0x[0-9a-fA-F]+)\s*$")
 BITS_PER_BYTE = 8
 # LDS-DMA writes one dword per lane (buffer_load_dword ... lds).
 LDS_DMA_BYTES_PER_LANE = 4
+# ds_read2st64/ds_write2st64: offset0/offset1 count units of 64 elements.
+ST64_ELEMENTS = 64
 
 
 @record
@@ -61,7 +63,7 @@ def _ds_reach(isa: str) -> tuple[int, int] | None:
     pair = _OFFSET01.findall(isa)
     if mnemonic.startswith(("ds_read2", "ds_write2", "ds_load_2", "ds_store_2", "ds_wrxchg2")):
         # two accesses at offset0/offset1 in units of the element (x64 for the st64 forms)
-        unit = width * (64 if "st64" in mnemonic else 1)
+        unit = width * (ST64_ELEMENTS if "st64" in mnemonic else 1)
         offsets = [_int(v) * unit for _, v in pair] or [0]
         top = max(offsets)
         return top, top + width
