@@ -242,8 +242,10 @@ def test_grid_underfill_is_item_one(tmp_path: Path) -> None:
 
 def test_bandwidth_bound_caps_memory_estimates(tmp_path: Path) -> None:
     """ISA bytes over the grid and the kernel's duration near the product's peak: the bound fires
-    and every memory-latency estimate is capped at the headroom left (computed here by hand)."""
-    rows = [f"global_load_dwordx4 v[{4 * k}:{4 * k + 3}], v[40:41], off offset:{16 * k}" for k in range(4)]
+    and every memory-latency estimate is capped at the headroom left (computed here by hand). The
+    address comes from a system SGPR (the workgroup id), so every workgroup reads its own bytes."""
+    rows = ["v_mov_b32 v40, s8", "v_mov_b32 v41, s9"]
+    rows += [f"global_load_dwordx4 v[{4 * k}:{4 * k + 3}], v[40:41], off offset:{16 * k}" for k in range(4)]
     rows += ["s_waitcnt vmcnt(0)", "v_add_f32 v50, v0, v4", "s_endpgm"]
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,

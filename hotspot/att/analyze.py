@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from hotspot.att.model import (
     trimmed_data,
 )
 from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.representativeness import assess, working_waits
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
 from hotspot.capture.select import (
     OK,
@@ -186,12 +188,29 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
     if gap is not None:
         findings.append(gap)
+    mismatch = next((f for f in findings if f.id == "wave-mismatch"), None)
+    if mismatch is not None:
+        warnings.append(f"wave-mismatch: {mismatch.message}")
+    names = [kernel_name(kernel, d)] + ([kernel.symbol] if kernel else [])
+    rep, working = assess(rows, wr.totals, names, findings, wr.loops,
+                          occupancy.resources.get("wg") if occupancy.resources else None,
+                          arch.target.wave_size if arch.target else None)
+    if working is not None:
+        # the shares the plan reads are the working waves': early-exit waves left out
+        warnings.append(f"{rep.waves_early_exit} of {rep.waves_traced} traced waves retired after at "
+                        f"most {rep.early_exit_max_records} instructions: totals and shares are over "
+                        f"the {rep.waves_working} working waves")
+        totals = agg.totals_of(working)
+        lines = agg.source_line_stats(working, totals.stall)
+        instructions = agg.instruction_stats(working, totals.stall)
+        wr = replace(wr, waits=working_waits(wr.waits, rows, working, totals.stall))
+    share_rows = working if working is not None else rows
     info = DispatchInfo(str(d), disp.agent_handle, disp.dispatch_id, kernel_name(kernel, d),
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
         dispatch=info, arch=arch_out(arch), mode="cycles", totals=totals,
-        stall_by_category=agg.stall_by_category(rows, totals.stall),
+        stall_by_category=agg.stall_by_category(share_rows, totals.stall),
         instructions=instructions, source_lines=lines,
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
         findings=findings,
@@ -200,6 +219,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         lgkm_breakdown=wr.lgkm_breakdown, loops=wr.loops,
         barriers=wr.barriers, attribution=wr.attribution,
         occupancy=occupancy,
+        representativeness=rep,
         options=options_out("cycles", opts),
     )
 

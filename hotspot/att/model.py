@@ -13,6 +13,7 @@ from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat
 from hotspot.att.loops import Loop
 from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.representativeness import Representativeness
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
 from hotspot.record import record
@@ -120,6 +121,8 @@ class DispatchAnalysis:
     loops: list[Loop] | None = None
     barriers: list[BarrierStat] | None = None
     attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
+    # does the capture represent the kernel (hotspot/att/representativeness.py); null for PC sampling
+    representativeness: Representativeness | None = None
     # PlanItems (hotspot/plan/model.py), attached by the plan layer above this one; null without --plan
     plan: list[object] | None = None
     samples: JsonObject | None = None

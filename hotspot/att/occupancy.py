@@ -19,6 +19,8 @@ from hotspot.arch.occupancy import (
 )
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
+from hotspot.att.launch import LaunchOut, match_launch
+from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture.layout import DispatchDir
 from hotspot.capture.model import CodeRow, KernelSymbol
 from hotspot.capture.occupancy import read_occupancy_json
@@ -32,20 +34,6 @@ from hotspot.record import record
 OCCUPANCY_GAP_RATIO = 0.5
 # Trace names may be truncated by the profiler; a shared prefix this long counts as the same kernel.
 MIN_TRUNCATED_MATCH = 24
-
-
-@record
-class LaunchOut:
-    """The kernel's launch as the kernel trace / rocpd row gives it (grid and workgroup in
-    work-items), the workgroups it makes, and the CUs of the product it ran on."""
-
-    grid: list[int]
-    workgroup: list[int]
-    workgroups: int
-    duration_ns: int | None
-    cus: int | None          # compute units of the product (arch product table), when known
-    source: str              # the file the row came from
-    peak_hbm_gbps: float | None = None  # the product's peak HBM bandwidth (arch product table)
 
 
 @record
@@ -93,10 +81,11 @@ def _same_kernel(trace_name: str, names: Sequence[str]) -> bool:
     return False
 
 
-def _pick(records: list[DispatchRecord], dispatch_id: int | None, names: list[str]) -> DispatchRecord | None:
-    """The row of the traced kernel: by name; among several, the same dispatch id (callers pass an
-    id only when the file comes from the same run), else the first."""
-    named = [r for r in records if _same_kernel(r.kernel_name, names)]
+def _pick(named: list[DispatchRecord], dispatch_id: int | None) -> DispatchRecord | None:
+    """The row whose resources stand for the traced kernel: among the rows of its name, the same
+    dispatch id (callers pass an id only when the file comes from the same run), else the first
+    (a kernel's registers do not change between its dispatches; its launch is matched apart,
+    hotspot/att/launch.py)."""
     if dispatch_id is not None:
         for r in named:
             if r.dispatch_id == dispatch_id:
@@ -123,11 +112,17 @@ def _read_kernel_trace(path: Path) -> list[DispatchRecord]:
     return read_kernel_trace_csv(path)
 
 
+# (rows of the traced kernel's name in file order, the file, the dispatch id when the file is from
+# the capture's run): what the launch is matched from
+NamedRows = tuple[list[DispatchRecord], Path, int | None]
+
+
 def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
                       warnings: list[str], meta: Sequence[Path] = (),
-                      records: list[tuple[DispatchRecord, Path]] | None = None) -> list[res.ResourceCandidate]:
+                      records: list[NamedRows] | None = None) -> list[res.ResourceCandidate]:
     """Resources from the nearest file of each kind that knows the kernel (most trusted first);
-    the matched rows are appended to `records` when given (the launch comes from them)."""
+    the rows of the kernel's name are appended to `records` when given (the launch is matched
+    from them)."""
     names = _names(kernel)
     if not names:
         return []
@@ -137,15 +132,17 @@ def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | N
                (res.COUNTER_COLLECTION, ("*counter_collection.csv",), _read_kernel_trace))
     for kind, patterns, reader in sources:
         for path in nearby_files(d, *patterns, meta=meta):
+            run_id = dispatch_id if same_run(d, path) else None
             try:
-                rec = _pick(reader(path), dispatch_id if same_run(d, path) else None, names)
+                named = [r for r in reader(path) if _same_kernel(r.kernel_name, names)]
             except HotspotError as err:
                 warnings.append(f"resources: {err.message}; file skipped")
                 continue
+            rec = _pick(named, run_id)
             if rec is not None:
                 out.append(_candidate(rec, kind, path))
                 if records is not None:
-                    records.append((rec, path))
+                    records.append((named, path, run_id))
                 break  # nearest file of this kind that knows the kernel
     return out
 
@@ -171,10 +168,13 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
 def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
                        rows: Sequence[CodeRow], arch: Arch, warnings: list[str],
                        meta: Sequence[Path] = ()) -> tuple[DispatchOccupancy, Finding | None]:
-    records: list[tuple[DispatchRecord, Path]] = []
+    records: list[NamedRows] = []
     candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta, records)
     occ, gap = _theoretical(d, disp, kernel, rows, arch, warnings, meta, candidates)
-    return replace(occ, launch=launch_of(records, arch)), gap
+    launch = launch_of(records, arch, len(disp.wave_files))
+    if launch is not None and launch.reason:
+        warnings.append(f"launch: {launch.reason}")
+    return replace(occ, launch=launch), gap
 
 
 def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: Sequence[CodeRow],
@@ -182,12 +182,17 @@ def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: 
                  candidates: list[res.ResourceCandidate]) -> tuple[DispatchOccupancy, Finding | None]:
     isa = res.scan_isa_registers(r.isa for r in rows)
     target = arch.target
-    resolved = res.resolve_resources(candidates, isa, target)
+    bound = lds_lower_bound(rows)
+    resolved = with_isa_lds(res.resolve_resources(candidates, isa, target), bound)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
     resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
                  "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
                  "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
                  "source": dict(resolved.source)}
+    if bound is not None:
+        resources["lds_isa"] = {"bytes": bound.bytes, "line_number": bound.line_number,
+                                "isa": bound.isa, "offset": bound.offset, "width": bound.width,
+                                "basis": bound.basis, "lower_bound": True}
     achieved = _achieved(d, kernel, warnings)
     label = arch.label
     if resolved.vgpr is None:
@@ -226,6 +231,23 @@ def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: 
     return occ, occupancy_gap(occ)
 
 
+def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resources:
+    """The LDS figure raised to the ISA's floor when the profiler's is missing or smaller (the
+    kernel trace's LDS is static only: a kernel allocating LDS dynamically shows 0 there)."""
+    if bound is None or (resolved.lds_bytes is not None and resolved.lds_bytes >= bound.bytes):
+        return resolved
+    was = (f"{resolved.lds_bytes} bytes from {resolved.source.get('lds_bytes')}"
+           if resolved.lds_bytes is not None else "no LDS figure from a profiler file")
+    note = (f"LDS: {was}, but the ISA reaches {bound.bytes} bytes (code row #{bound.line_number} "
+            f"`{bound.isa[:60]}`: {bound.basis}, offset {bound.offset} + width {bound.width}); "
+            f"using {bound.bytes} bytes as a lower bound from the ISA (dynamic LDS is not in the "
+            "kernel trace)")
+    source = dict(resolved.source)
+    source["lds_bytes"] = f"{res.ISA} (lower bound: row #{bound.line_number})"
+    return replace(resolved, lds_bytes=bound.bytes, source=source,
+                   warnings=(*resolved.warnings, note))
+
+
 def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
                 candidates: JsonObject | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
@@ -234,21 +256,19 @@ def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: Achie
                              resources, achieved, candidates, unknown_limits=unknown)
 
 
-def launch_of(records: list[tuple[DispatchRecord, Path]], arch: Arch) -> LaunchOut | None:
-    """The launch from the most trusted matched row that has a grid and a workgroup size."""
+def launch_of(records: Sequence[NamedRows], arch: Arch, traced_waves: int | None = None) -> LaunchOut | None:
+    """The launch from the most trusted file whose rows of the kernel's name have a grid and a
+    workgroup size, matched to the traced dispatch (hotspot/att/launch.py)."""
     from hotspot.arch.products import find_product
 
-    for rec, path in records:
-        if not rec.grid or not rec.workgroup or any(w <= 0 for w in rec.workgroup):
-            continue
-        groups = 1
-        for g, w in zip(rec.grid, rec.workgroup):
-            groups *= -(-g // w)  # ceil: a partial workgroup still occupies a slot
-        product = find_product(arch.product) if arch.product else None
-        same = product is not None and product.gfx == arch.gfx
-        return LaunchOut(list(rec.grid), list(rec.workgroup), groups, rec.duration_ns,
-                         product.cus if same else None, str(path),
-                         product.peak_hbm_gbps if same else None)
+    product = find_product(arch.product) if arch.product else None
+    same = product is not None and product.gfx == arch.gfx
+    wave_size = arch.target.wave_size if arch.target is not None else None
+    for named, path, run_id in records:
+        out = match_launch(named, str(path), run_id, traced_waves, wave_size,
+                           product.cus if same else None, product.peak_hbm_gbps if same else None)
+        if out is not None:
+            return out
     return None
 
 

@@ -17,6 +17,7 @@ from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
 from hotspot.capture.layout import open_dispatch, parse_dir_name, require_dispatch_dirs
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.occupancy import read_occupancy_json
+from hotspot.capture.runtime_kernels import is_runtime_kernel
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 from hotspot.record import record
 
@@ -40,7 +41,9 @@ class DispatchCandidate:
     dispatch_id: int | None
 
     def rank_key(self) -> tuple:
-        return (self.status != OK, self.idle_slice, -self.executed_instructions, -self.waves,
+        # a HIP runtime kernel (rocclr copy/fill) is never the dispatch the user means
+        return (self.status != OK, self.idle_slice, is_runtime_kernel(self.kernel),
+                -self.executed_instructions, -self.waves,
                 -self.instructions_hit, -self.source_mapped_pct,
                 self.dispatch_id if self.dispatch_id is not None else -1, self.path)
 
@@ -73,10 +76,12 @@ def select_kernel(table: CodeTable, regex: str | None, warnings: list[str]
         kernels = matched
     if len(kernels) == 1:
         return kernels[0], table.kernel_rows(kernels[0])
-    scored = sorted(kernels, key=lambda k: (-sum(r.hit for r in table.kernel_rows(k)), k.row_index))
+    scored = sorted(kernels, key=lambda k: (is_runtime_kernel(k.demangled or k.symbol),
+                                            -sum(r.hit for r in table.kernel_rows(k)), k.row_index))
     chosen = scored[0]
     warnings.append(f"{table.path}: {len(kernels)} kernels in code.json; analyzing "
-                    f"{chosen.demangled or chosen.symbol} (most executed); select another with "
+                    f"{chosen.demangled or chosen.symbol} (most executed, runtime kernels last); "
+                    "select another with "
                     "--kernel REGEX")
     return chosen, table.kernel_rows(chosen)
 
@@ -192,4 +197,4 @@ def choose_dispatch(path: Path, kernel_regex: str | None = None, max_bytes: int 
 def selection_reason(best: DispatchCandidate, total: int) -> str:
     return (f"most executed instructions ({best.executed_instructions}), then most waves "
             f"({best.waves}), then most instruction executions ({best.instructions_hit}) among "
-            f"{total} dispatch dirs, idle slices last; use --all to analyze each")
+            f"{total} dispatch dirs, idle slices and runtime kernels last; use --all to analyze each")

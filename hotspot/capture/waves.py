@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import field
 
 from hotspot.capture.files import parse_json, read_capped
@@ -64,6 +65,12 @@ def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
     return Wave(wf, begin, end, insts, timeline, waitcnt, cu)
 
 
+# Waves executing at most this many instruction records keep their per-line sums apart (by record
+# count), so a wave that retired early can be taken out of the shares afterwards
+# (hotspot/att/representativeness.py); bounded: at most this many lines per distinct count.
+SHORT_WAVE_MAX_RECORDS = 64
+
+
 @record(frozen=False)
 class WaveTotals:
     """Sums over the wave files, to cross-check code.json and to report wave states."""
@@ -73,11 +80,33 @@ class WaveTotals:
     per_line: dict[int, list[int]] = field(default_factory=dict)  # line -> [hit, latency, stall]
     states: list[int] = field(default_factory=lambda: [0] * len(WAVE_STATES))
     cycles: int = 0  # Σ (end - begin)
+    lengths: dict[int, int] = field(default_factory=dict)  # records executed by a wave -> waves
+    # records executed (<= SHORT_WAVE_MAX_RECORDS) -> line -> [hit, latency, stall] of those waves
+    short_lines: dict[int, dict[int, list[int]]] = field(default_factory=dict)
+
+    def add_sequence(self, lines: Sequence[int], durations: Sequence[int], stalls: Sequence[int],
+                     waves: int) -> None:
+        """Count `waves` waves that executed the records `lines` (column sums `durations`,
+        `stalls` over those waves) in the length histogram and, when short, the short sums."""
+        n = len(lines)
+        self.lengths[n] = self.lengths.get(n, 0) + waves
+        if n > SHORT_WAVE_MAX_RECORDS:
+            return
+        acc = self.short_lines.setdefault(n, {})
+        for line, d, st in zip(lines, durations, stalls):
+            got = acc.get(line)
+            if got is None:
+                acc[line] = [waves, d, st]
+            else:
+                got[0] += waves
+                got[1] += d
+                got[2] += st
 
     def add(self, wave: Wave) -> None:
         self.waves += 1
         self.instructions += len(wave.instructions)
         self.cycles += wave.end - wave.begin
+        self.add_records(wave.instructions)
         per_line = self.per_line
         for rec in wave.instructions:
             acc = per_line.get(rec[4])
@@ -92,6 +121,14 @@ class WaveTotals:
             if 0 <= state < len(states):
                 states[state] += cycles
 
+    def add_records(self, ins: list[list[int]]) -> None:
+        """`add_sequence` for one wave's instruction records ([time, category, stall, duration,
+        line])."""
+        if len(ins) > SHORT_WAVE_MAX_RECORDS:
+            self.lengths[len(ins)] = self.lengths.get(len(ins), 0) + 1
+            return
+        self.add_sequence([rec[4] for rec in ins], [rec[3] for rec in ins], [rec[2] for rec in ins], 1)
+
     def merge(self, other: "WaveTotals") -> None:
         self.waves += other.waves
         self.instructions += other.instructions
@@ -103,3 +140,12 @@ class WaveTotals:
             acc[2] += st
         for i, v in enumerate(other.states):
             self.states[i] += v
+        for n, w in other.lengths.items():
+            self.lengths[n] = self.lengths.get(n, 0) + w
+        for n, lines in other.short_lines.items():
+            acc = self.short_lines.setdefault(n, {})
+            for line, (h, lat, st) in lines.items():
+                got = acc.setdefault(line, [0, 0, 0])
+                got[0] += h
+                got[1] += lat
+                got[2] += st

@@ -86,22 +86,41 @@ class PlanOutcome:
     trust: Trust = Trust(OK, [])
 
 
-# Findings that decide trust (hotspot/att/findings.py ids): a capture that saw a sliver of the kernel
-# cannot rank anything; the others weaken what the plan can claim.
+# Findings that decide trust when the analysis has no `representativeness` section (a saved result
+# of an older hotspot): a capture that saw a sliver of the kernel cannot rank anything.
 UNREPRESENTATIVE_FINDINGS = ("idle-slice",)
-LIMITING_FINDINGS = ("wave-mismatch", "source-collapse")
+LIMITING_FINDINGS = ("wave-mismatch",)
 # Capture items take the priority of the finding they come from (same word in findings and plan).
 SEVERITY_PRIORITY = {"high": "HIGH", "medium": "MED", "low": "LOW"}
 
 
+def _capture_reasons(ctx: PlanContext) -> tuple[list[str], list[str]]:
+    """(unrepresentative, limiting) reasons about the capture: the analysis's representativeness
+    model (hotspot/att/representativeness.py), each with what to re-capture; notes (source
+    collapse, corrected early exits) never change trust."""
+    rep = ctx.data.get("representativeness")
+    if isinstance(rep, dict):
+        unrep, limiting = [], []
+        for r in rep.get("reasons") or []:
+            if not isinstance(r, dict):
+                continue
+            text = f"{r.get('id')}: {r.get('message')}" + (f" — {r['recapture']}" if r.get("recapture") else "")
+            if r.get("level") == UNREPRESENTATIVE:
+                unrep.append(text)
+            elif r.get("level") == LIMITED:
+                limiting.append(text)
+        return unrep, limiting
+    findings = [f for f in ctx.data.get("findings") or [] if isinstance(f, dict)]
+    return ([f"{f.get('id')}: {f.get('message')}" for f in findings if f.get("id") in UNREPRESENTATIVE_FINDINGS],
+            [f"{f.get('id')}: {f.get('message')}" for f in findings if f.get("id") in LIMITING_FINDINGS])
+
+
 def trust_of(ctx: PlanContext) -> Trust:
-    """The capture's trust level and the reasons, from its findings and what the analysis lacks."""
-    unrep = [f"{f.get('id')}: {f.get('message')}" for f in ctx.data.get("findings") or []
-             if isinstance(f, dict) and f.get("id") in UNREPRESENTATIVE_FINDINGS]
+    """The capture's trust level and the reasons: the representativeness model, then what the
+    analysis lacks (arch, occupancy inputs, a --max-waves sample)."""
+    unrep, reasons = _capture_reasons(ctx)
     if unrep:
-        return Trust(UNREPRESENTATIVE, unrep)
-    reasons = [f"{f.get('id')}: {f.get('message')}" for f in ctx.data.get("findings") or []
-               if isinstance(f, dict) and f.get("id") in LIMITING_FINDINGS]
+        return Trust(UNREPRESENTATIVE, unrep + reasons)
     arch = ctx.data.get("arch") or {}
     if not arch.get("known"):
         reasons.append(f"arch {arch.get('gfx')} not known to hotspot's tables: arch-specific rules "
@@ -131,7 +150,8 @@ def _cap_at_bandwidth(items: list[PlanItem]) -> list[PlanItem]:
     if bound is None:
         return items
     fraction = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None)
-    if not isinstance(fraction, (int, float)):
+    # above the peak the bytes are not all DRAM bytes (cache-served): no cap from an unknown share
+    if not isinstance(fraction, (int, float)) or fraction > 1.0:
         return items
     cap = round(max(0.0, 1.0 - fraction) * PCT, ROUND_DIGITS)
     out = []

@@ -3,8 +3,29 @@ CUs sit idle for the whole kernel and no per-instruction change matters: it is i
 
 from __future__ import annotations
 
+from hotspot.att.launch import MATCHED
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.record import record
+
+
+def launch_not_matched(launch: dict) -> str | None:
+    """Why no grid-based item may use this launch (hotspot/att/launch.py status), or None."""
+    status = launch.get("status", MATCHED)
+    if status == MATCHED:
+        return None
+    return f"the launch is {status}: {launch.get('reason') or 'no row matches the traced dispatch'}"
+
+
+def _launch_source(launch: dict) -> str:
+    """`file row N (dispatch D), matched by <how>` for evidence."""
+    rows = launch.get("rows") or []
+    where = ", ".join(f"row {r.get('row')}" + (f" (dispatch {r['dispatch_id']})"
+                                               if r.get("dispatch_id") is not None else "")
+                      for r in rows[:3] if isinstance(r, dict))
+    more = (launch.get("row_count") or len(rows)) - min(3, len(rows))
+    return (f"{launch.get('source')} {where}{f' +{more} more' if more > 0 else ''}, matched by "
+            f"{launch.get('match')}")
 
 
 def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -12,6 +33,9 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     launch = occ.get("launch")
     if not isinstance(launch, dict):
         return "no launch (grid, workgroup size) for this kernel: needs a kernel trace or rocpd row"
+    unmatched = launch_not_matched(launch)
+    if unmatched:
+        return unmatched
     groups, cus = launch.get("workgroups"), launch.get("cus")
     if not isinstance(groups, int) or not isinstance(cus, int) or cus <= 0:
         return "the product's compute-unit count is unknown (arch product not identified)"
@@ -21,9 +45,10 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     ev = [Evidence("workgroups", groups, cus, "<"), Evidence("compute_units", cus),
           Evidence("idle_compute_units", idle), Evidence("grid", "x".join(str(g) for g in launch["grid"])),
           Evidence("workgroup", "x".join(str(w) for w in launch["workgroup"])),
-          Evidence("launch_source", launch.get("source"))]
+          Evidence("launch_source", _launch_source(launch))]
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
+        ev.append(Evidence("duration_source", launch.get("duration_source")))
     return [Candidate(
         ctx.kernel_location(), ev, ctx.total_stall,
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
@@ -39,58 +64,156 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
 # and store. At or above this fraction of the product's peak HBM bandwidth, the kernel is near the
 # roof: memory-latency fixes can only win the headroom that is left.
 NEAR_PEAK_FRACTION = 0.6
+# Above this fraction even the unique bytes exceed the peak: the caches serve part of them and the
+# DRAM share is unknown without counters (the bound then caps nothing).
+CACHE_SERVED_FRACTION = 1.0
 VMEM_CATEGORIES = ("vmem-load", "vmem-store", "flat")
 
 
-def isa_bytes_per_wave(ctx: PlanContext, wave_size: int) -> float | None:
-    """Bytes the traced waves' VMEM instructions request, per wave (ISA widths x lanes x hits)."""
-    from hotspot.plan.access_rules import store_bytes_per_lane, bytes_per_lane
+@record
+class IsaTraffic:
+    """VMEM bytes of the whole grid from the ISA, two ways.
+
+    `requested_bytes` (an upper bound on DRAM bytes): every executed load/store's width x lanes x
+    executions per traced wave, times the grid's waves: re-reads the caches serve count every time.
+    `unique_bytes` (a lower bound: the bytes the grid needs once, perfect cache reuse): a row whose
+    address follows only some workgroup dimensions (hotspot/att/address_taint.py) counts once per
+    distinct value of those dimensions (a GEMM's A tile once per row of workgroups; a tensor every
+    workgroup reads, once), and a row in a loop whose address registers the loop never writes
+    counts once per wave (the same bytes every iteration). Tiles that overlap between workgroups
+    some other way (halos, strided windows) are not detected."""
+
+    requested_per_wave: float
+    requested_bytes: float
+    unique_bytes: float
+    same_for_all_workgroups: list[int]   # rows counted once for the grid
+    loop_invariant: list[int]            # rows counted once per wave
+    shared: list[str]                    # "#row (dims it follows)" for rows following some dims only
+
+
+AXES = "xyz"
+
+
+def isa_traffic(ctx: PlanContext, wave_size: int, groups_per_dim: list[int],
+                waves_per_workgroup: int) -> IsaTraffic | None:
+    """The grid's VMEM bytes from the traced waves' ISA (None without traced waves)."""
+    from hotspot.att.address_taint import (
+        loop_invariant_addresses,
+        taint_of_addresses,
+        workgroup_dims,
+        workgroup_registers,
+    )
+    from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 
     waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
     if not waves:
         return None
-    total = 0
+    grid_groups = 1
+    for g in groups_per_dim:
+        grid_groups *= g
+    order = [(n, str(ctx.instructions[n].get("isa") or "")) for n in ctx.order
+             if (ctx.instructions[n].get("hit") or 0) > 0]
+    loops = [(lp["first_line_number"], lp["last_line_number"]) for lp in ctx.data.get("loops") or []
+             if isinstance(lp, dict) and isinstance(lp.get("first_line_number"), int)
+             and isinstance(lp.get("last_line_number"), int)]
+    taints = taint_of_addresses(order, loops)
+    dims = workgroup_dims(order)
+    invariant = loop_invariant_addresses(order, loops)
+    requested = unique = 0.0
+    same, once, shared = [], [], []
     for cat in VMEM_CATEGORIES:
         for i in ctx.executed(cat):
             isa = str(i.get("isa") or "")
             width = bytes_per_lane(isa) or store_bytes_per_lane(isa)
-            if width:
-                total += width * wave_size * int(i.get("hit") or 0)
-    return total / waves
+            if not width:
+                continue
+            n, hits = i["line_number"], int(i.get("hit") or 0)
+            per_wave = width * wave_size * hits / waves
+            requested += per_wave
+            if n in invariant:
+                once.append(n)
+                per_wave = width * wave_size * min(hits, waves) / waves  # once per wave
+            regs = workgroup_registers(taints.get(n, frozenset()))
+            followed = {dims[r] for r in regs} if dims is not None and n in taints and regs <= set(dims) else None
+            if followed is None or len(followed) >= len(groups_per_dim):
+                unique += per_wave * waves_per_workgroup * grid_groups  # every workgroup its own bytes
+                continue
+            distinct = 1
+            for d in followed:
+                distinct *= groups_per_dim[d]
+            unique += per_wave * waves_per_workgroup * min(distinct, grid_groups)
+            if not followed:
+                same.append(n)
+            elif distinct < grid_groups:
+                shared.append(f"#{n} ({''.join(AXES[d] for d in sorted(followed))})")
+    return IsaTraffic(requested, requested * waves_per_workgroup * grid_groups, unique, sorted(same),
+                      sorted(once), shared)
+
+
+def _rows(rows: list[int]) -> str:
+    return " ".join(f"#{n}" for n in rows) or "none"
 
 
 def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
+    from hotspot.att.launch import waves_per_workgroup
     from hotspot.arch.targets import find_target
 
+    if ctx.pmc is not None:
+        return "counters (--pmc) measure the bandwidth: the ISA estimate is not used"
     occ = ctx.occupancy() or {}
     launch = occ.get("launch")
     target = find_target(ctx.gfx)
     if not isinstance(launch, dict) or target is None:
         return "no launch (grid, duration) or arch for a bandwidth bound"
+    unmatched = launch_not_matched(launch)
+    if unmatched:
+        return unmatched
     duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
     if not isinstance(duration, int) or duration <= 0 or not peak:
         return "kernel duration or the product's peak bandwidth is unknown"
-    per_wave = isa_bytes_per_wave(ctx, target.wave_size)
-    if not per_wave:
+    per_wg = waves_per_workgroup(launch["workgroup"], target.wave_size)
+    waves = launch["workgroups"] * per_wg
+    groups = [-(-g // w) for g, w in zip(launch["grid"], launch["workgroup"])]
+    traffic = isa_traffic(ctx, target.wave_size, groups, per_wg)
+    if traffic is None or not traffic.requested_per_wave:
         return "no VMEM traffic in the traced waves"
-    wg_threads = 1
-    for w in launch["workgroup"]:
-        wg_threads *= w
-    waves = launch["workgroups"] * -(-wg_threads // target.wave_size)
-    gbps = per_wave * waves / duration  # bytes per ns = GB/s
+    gbps = traffic.unique_bytes / duration  # bytes per ns = GB/s
+    requested_gbps = traffic.requested_bytes / duration
     fraction = gbps / peak
     if fraction < NEAR_PEAK_FRACTION:
-        return f"ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak (< {NEAR_PEAK_FRACTION:.0%})"
-    ev = [Evidence("isa_bytes_per_wave", round(per_wave)), Evidence("waves_in_grid", waves),
-          Evidence("kernel_duration_ns", duration), Evidence("achieved_gbps", round(gbps)),
-          Evidence("peak_hbm_gbps", peak), Evidence("fraction_of_peak", round(fraction, 3),
-                                                    NEAR_PEAK_FRACTION, ">=")]
+        return (f"unique ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak "
+                f"(< {NEAR_PEAK_FRACTION:.0%}; {requested_gbps:,.0f} GB/s requested counting re-reads)")
+    cache_served = fraction > CACHE_SERVED_FRACTION
+    ev = [Evidence("isa_bytes_per_wave", round(traffic.requested_per_wave)), Evidence("waves_in_grid", waves),
+          Evidence("requested_bytes", round(traffic.requested_bytes)),
+          Evidence("unique_bytes", round(traffic.unique_bytes)),
+          Evidence("rows_same_for_all_workgroups", _rows(traffic.same_for_all_workgroups)),
+          Evidence("rows_loop_invariant", _rows(traffic.loop_invariant)),
+          Evidence("rows_shared_along_workgroup_dims", " ".join(traffic.shared) or "none"),
+          Evidence("kernel_duration_ns", duration), Evidence("duration_source", launch.get("duration_source")),
+          Evidence("launch_source", _launch_source(launch)),
+          Evidence("achieved_gbps", round(gbps)), Evidence("requested_gbps", round(requested_gbps)),
+          Evidence("peak_hbm_gbps", peak),
+          Evidence("fraction_of_peak", round(fraction, 3), NEAR_PEAK_FRACTION, ">="),
+          Evidence("dram_share_known", not cache_served)]
     memory_stall = ctx.category_stall("wait-vmcnt", "wait-mixed", *VMEM_CATEGORIES)
+    if cache_served:
+        return [Candidate(
+            ctx.kernel_location(), ev, memory_stall,
+            f"even counted once per tensor the traced waves' memory instructions request "
+            f"{gbps:,.0f} GB/s over the grid and the kernel's duration, {fraction:.0%} of the "
+            f"product's {peak:,.0f} GB/s: more than DRAM can deliver, so caches serve part of it "
+            "(cache-served; DRAM share unknown without counters: `--pmc` measures it)",
+            title=f"memory traffic above the bandwidth peak: cache-served ({fraction:.0%} of "
+                  f"{peak:,.0f} GB/s, no counters)",
+            removable=(0.0, 0.0),
+            basis="informational: the DRAM share is unknown, so no memory estimate is capped")]
     return [Candidate(
         ctx.kernel_location(), ev, memory_stall,
         f"the traced waves' memory instructions, over the whole grid and the kernel's duration, "
-        f"request {gbps:,.0f} GB/s, {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is "
-        "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
+        f"need {gbps:,.0f} GB/s of unique bytes ({requested_gbps:,.0f} GB/s requested counting "
+        f"re-reads), {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is near the "
+        "bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
         title=f"memory traffic near the bandwidth peak ({fraction:.0%} of {peak:,.0f} GB/s, no counters)",
         removable=(0.0, 0.0),
         basis=f"informational: every memory-latency estimate is capped at the {max(0.0, 1 - fraction):.0%} "

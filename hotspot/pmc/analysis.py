@@ -5,13 +5,12 @@ Units: bytes, ns; GB/s = bytes per ns (1 B/ns = 1e9 B/s), so no scale factor is 
 
 from __future__ import annotations
 
-import re
-
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 
 from hotspot.arch.counters import ArchCounters
+from hotspot.capture.runtime_kernels import is_runtime_kernel
 from hotspot.pmc.estimate import Estimate, median, total
 from hotspot.pmc.fabric_bytes import dram_read_bytes, read_bytes_any
 from hotspot.pmc.join import JoinedDispatch
@@ -80,9 +79,8 @@ class KernelReport:
     runtime: bool = False  # a HIP runtime copy/fill kernel: shown, never given verdicts
 
 
-# HIP runtime blit kernels (rocclr copy/fill): the runtime's plumbing, not the user's code, so a
-# verdict about their cache behaviour would point at nothing the user can change.
-RUNTIME_KERNEL = re.compile(r"^(void )?__amd_rocclr_")
+# HIP runtime blit kernels (rocclr copy/fill, hotspot/capture/runtime_kernels.py): a verdict about
+# their cache behaviour would point at nothing the user can change.
 
 BYTES_LABEL = "L2→fabric read bytes (upper bound on HBM reads; Infinity Cache sits behind them)"
 
@@ -186,8 +184,8 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
         inconsistent_dispatches=sum(1 for c in calcs if c.inconsistent),
         over_fetch=over, duration_ns=duration, achieved_gbps=gbps, peak_gbps=peak,
         peak_source=peak_source, pct_of_peak=pct, median_per_dispatch=med,
-        verdicts=[] if RUNTIME_KERNEL.match(kernel) else verdicts_for(facts),
-        runtime=bool(RUNTIME_KERNEL.match(kernel)))
+        verdicts=[] if is_runtime_kernel(kernel) else verdicts_for(facts),
+        runtime=bool(is_runtime_kernel(kernel)))
 
 
 def kernel_sort_key(k: KernelReport) -> tuple:

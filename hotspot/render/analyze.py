@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
@@ -54,7 +55,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
         ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
          + f"  [from {a.arch.source}]"],
-        ["waves traced", num(d.waves)],
+        ["waves traced", num(d.waves) + _working(a)],
         ["instructions", f"{num(d.executed_instructions)} executed of {num(d.code_rows)} rows; "
                          f"{pct(d.source_mapped_pct, 0)} source-mapped"],
     ]
@@ -114,6 +115,15 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     if a.detail:
         out.append(_detail(a.detail, markdown))
 
+    rep = getattr(a, "representativeness", None)
+    if rep is not None and rep.reasons:
+        lines = [heading(f"Does the capture represent the kernel? {rep.level}", markdown)]
+        for r in rep.reasons:
+            lines.append(f"- [{r.level}] {r.id}: {r.message}")
+            if r.recapture and r.level != "note":
+                lines.append(f"    next: {r.recapture}")
+        out.append("\n".join(lines))
+
     if a.findings:
         lines = [heading("Findings", markdown)]
         for f in a.findings:
@@ -132,6 +142,25 @@ def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
     from hotspot.render.plan import items_block
 
     return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None))]
+
+
+def _working(a: DispatchAnalysis) -> str:
+    """` (N early-exit; shares over the M working waves)` when the shares leave waves out."""
+    rep = getattr(a, "representativeness", None)
+    if rep is None or rep.shares_over != "working-waves":
+        return ""
+    return f" ({num(rep.waves_early_exit)} early-exit; shares over the {num(rep.waves_working)} working waves)"
+
+
+def _launch(launch: LaunchOut) -> str:
+    if launch.status != "matched" or launch.grid is None or launch.workgroup is None:
+        return f"  launch:      {launch.status}: {launch.reason}"
+    grid = "x".join(map(str, launch.grid))
+    wg = "x".join(map(str, launch.workgroup))
+    took = (f", {launch.duration_ns / 1000:,.1f} us ({launch.duration_source})"
+            if launch.duration_ns is not None else "")
+    return (f"  launch:      grid {grid}, workgroup {wg} = {num(launch.workgroups or 0)} workgroups"
+            f"{took} [{launch.match}, {launch.row_count} row(s)]")
 
 
 def _loc(file: str, line: int | None) -> str:
@@ -162,6 +191,8 @@ def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     if a is not None and a.mean_waves_per_simd is not None:
         lines.append(f"  achieved:    mean {a.mean_waves_per_simd:.2f}, peak "
                      f"{per_simd(a.peak_waves_per_simd)} over {a.simds} SIMDs (occupancy.json)")
+    if occ.launch is not None:
+        lines.append(_launch(occ.launch))
     for name, step in (occ.next_step or {}).items():
         lines.append(f"  next step ({name}): {step.message}")
     for note in occ.notes or ():

@@ -38,7 +38,7 @@ from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
-from hotspot.capture.waves import WAVE_STATES
+from hotspot.capture.waves import WAVE_STATES, WaveTotals
 from hotspot.result import JsonValue
 
 if TYPE_CHECKING:
@@ -661,7 +661,7 @@ def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int) -> tup
     return times, cats, stalls, durations, lines, ends, states, cycles
 
 
-def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
+def flush_group(group: SequenceGroup, totals: WaveTotals,
                 line_states: dict[int, list[int]], states: list[int],
                 backedges: dict[tuple[int, int], list[int]], blame: BlameAccumulator) -> None:
     """Fold a sequence group's sums into the per-line dicts (what the per-record path builds)."""
@@ -669,6 +669,8 @@ def flush_group(group: SequenceGroup, per_line: dict[int, list[int]],
         return
     group.settle()
     waves = group.waves
+    per_line = totals.per_line
+    totals.add_sequence(group.lines, group.duration, group.stall, waves)
     lines = group.lines
     charge = group.charge
     mod = native()

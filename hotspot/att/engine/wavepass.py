@@ -86,7 +86,7 @@ class WavePartial:
     def flush_group(self, group: SequenceGroup) -> None:
         if self.native is not None:
             self.native.release(group)
-        flush_group(group, self.totals.per_line, self.line_states, self.totals.states,
+        flush_group(group, self.totals, self.line_states, self.totals.states,
                     self.backedges, self.blame)
 
     def finish(self) -> "WavePartial":
@@ -333,6 +333,7 @@ def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[li
         if 0 <= state < N_STATES:
             states[state] += cycles
 
+    totals.add_records(ins)
     per_line = totals.per_line
     roles = tables.roles
     barriers = part.barriers

@@ -87,6 +87,7 @@ def read_kernel_trace_csv(path: Path | str) -> list[DispatchRecord]:
             workgroup=_triple(rows, row, "Workgroup_Size"),
             grid=_triple(rows, row, "Grid_Size"),
             source=source,
+            row=rows.line,
         ))
     if not records and rows.columns:
         rows.require("Kernel_Name")

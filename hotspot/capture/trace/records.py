@@ -25,6 +25,9 @@ class DispatchRecord:
     workgroup: tuple[int, int, int] | None
     grid: tuple[int, int, int] | None
     source: str                # "<kind>:<path>", e.g. "kernel_trace.csv:/runs/x_kernel_trace.csv"
+    # where in the source the row is: the CSV line (header = line 1) or the rocpd `kernels` row id,
+    # so every launch-derived value can name the row it came from
+    row: int | None = None
 
     @property
     def duration_ns(self) -> int | None:

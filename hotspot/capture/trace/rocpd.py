@@ -87,6 +87,7 @@ def read_rocpd_dispatches(db_path: Path | str) -> list[DispatchRecord]:
             workgroup=triple("workgroup"),
             grid=triple("grid"),
             source=source,
+            row=num("id"),
         ))
     return out
 
