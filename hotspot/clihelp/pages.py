@@ -129,7 +129,8 @@ PAGES = {'': (('--help', '-h'),
                  'repeatable.'),
                 ('--brief',
                  'Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 '
-                 'plan items with estimate and file:line); implies --plan. JSON is unchanged.'),
+                 'plan items with estimate and file:line); implies --plan. With --format json: the '
+                 'brief detail level (verdict, trust, top items with rows and fix; under 4 KB).'),
                 ('--meta <str>',
                  'A side file (agent_info CSV, kernel trace/stats CSV, rocpd db, results.json) or '
                  'a folder of them, used before the ones found near the capture; repeatable.'),
@@ -398,7 +399,8 @@ PAGES = {'': (('--help', '-h'),
               'folder of them, used before the ones found near the capture; repeatable.'),
              ('--brief',
               'Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 '
-              'plan items with estimate and file:line); implies --plan. JSON is unchanged.'),
+              'plan items with estimate and file:line); implies --plan. With --format json: the '
+              'brief detail level (verdict, trust, top items with rows and fix; under 4 KB).'),
              ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
              ('-h, --help', 'Show this message and exit.')),
             30,
