@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
-            "export", "skill", "sweep", "cache")
+            "export", "skill", "sweep", "cache", "mcp")
 
 
 def _version(value: bool) -> None:
@@ -77,6 +77,10 @@ LISTING: tuple[tuple[str, str, bool], ...] = (
      "on a GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
      "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report "
      "DIR [--html OUT]`, `sweep --worker DIR`.", False),
+    ("mcp",
+     "Serve hotspot's commands as MCP tools over stdio (for coding assistants; needs the extra "
+     "hotspot[mcp]). Register it with your assistant, e.g. `claude mcp add hotspot -- hotspot mcp`.",
+     False),
     ("export",
      "Export a dispatch for other viewers (Perfetto).", True),
     ("skill",
