@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
             "export", "skill", "sweep", "cache", "mcp")
+# The command modules outside hotspot/commands/: the MCP server's adapter sits above the commands
+# it serves (docs/architecture.md).
+MODULES = {"mcp": "hotspot.mcp.command"}
 
 
 def _version(value: bool) -> None:
@@ -117,7 +120,7 @@ def build_app(only: str | None = None, listing_only: bool = False) -> typer.Type
                 app.command(name, help=text)(_stub)
         return app
     for name in (only,) if only in COMMANDS else COMMANDS:
-        importlib.import_module(f"hotspot.commands.{name}").register(app)
+        importlib.import_module(MODULES.get(name, f"hotspot.commands.{name}")).register(app)
     return app
 
 

@@ -30,6 +30,7 @@ from hotspot.mcp.invoke import Answer, Remembered, run_command
 from hotspot.mcp.tools import BY_NAME, SPECS, ToolSpec, description, input_schema, path_values, to_argv
 from hotspot.result import dumps, error_envelope
 
+REMEMBERED_META = "hotspot/remembered"
 INSTRUCTIONS = (
     "hotspot: which instruction of an AMD GPU kernel waits, for what, and what to change, from "
     "rocprofv3 thread traces (ATT) and counters. Start with `plan` (or `analyze`) on a "
@@ -80,8 +81,10 @@ def _tool(spec: ToolSpec) -> types.Tool:
 
 
 def _result(answer: Answer) -> types.CallToolResult:
+    # _meta says whether the in-process layer answered (no capture file was opened)
     return types.CallToolResult(content=[types.TextContent(type="text", text=answer.document.decode("utf-8"))],
-                                is_error=answer.exit_code != 0)
+                                is_error=answer.exit_code != 0,
+                                _meta={REMEMBERED_META: answer.remembered})
 
 
 def _error_result(command: str, err: HotspotError, exit_code: int) -> types.CallToolResult:

@@ -1,4 +1,4 @@
-"""`hotspot mcp`: serve the commands to coding assistants over the Model Context Protocol (stdio)."""
+"""`hotspot mcp` (thin adapter, mounted by hotspot/cli.py like the commands): serve the commands to coding assistants over the Model Context Protocol (stdio)."""
 
 from __future__ import annotations
 
