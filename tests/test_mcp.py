@@ -241,3 +241,27 @@ def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch
     r = run_cli("mcp")
     assert r.exit_code == 5
     assert "pip install 'hotspot[mcp]'" in r.stderr and r.stdout == ""
+
+
+def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
+    r = run_cli("skill", "install", "--print-mcp", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    d = r.json()["data"]
+    entry = d["mcp_servers"]["mcpServers"]["hotspot"]
+    assert entry == {"command": d["command"], "args": ["mcp"]}
+    assert d["command_lines"]["claude-code"] == f"claude mcp add hotspot -- {d['command']} mcp"
+    assert d["sdk_installed"] is True
+    assert not (Path.cwd() / ".claude" / "skills" / "hotspot" / "mcp").exists()  # nothing installed
+
+    async def main():  # noqa: ANN202 - the entry, as an assistant would start it
+        env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env,
+                                       cwd=str(tmp_path))
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (rd, wr):
+                async with ClientSession(rd, wr) as s:
+                    await s.initialize()
+                    return [t.name for t in (await s.list_tools()).tools]
+
+    assert "plan" in anyio.run(main)
+    assert run_cli("skill", "install", "--print-mcp", "--dest", str(tmp_path)).exit_code == 2

@@ -643,6 +643,10 @@ PAGES = {'': (('--help', '-h'),
                     ('dl',
                      (('--dest <str>', 'Target skill folder.'),
                       ('--force', 'Overwrite files that differ.'),
+                      ('--print-mcp',
+                       'Install nothing: print how to register the hotspot MCP server (`hotspot '
+                       'mcp`) with coding assistants: their command lines and the JSON mcpServers '
+                       'entry.'),
                       ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
                       ('-h, --help', 'Show this message and exit.')),
                      30,
