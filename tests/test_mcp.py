@@ -265,3 +265,34 @@ def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
 
     assert "plan" in anyio.run(main)
     assert run_cli("skill", "install", "--print-mcp", "--dest", str(tmp_path)).exit_code == 2
+
+
+def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> None:
+    """A capture the command line analyzed is not analyzed again by the server: its call reads the
+    CLI's derived entry (the cache folder gains no entry), and answers what the CLI printed."""
+    import subprocess
+
+    cache = tmp_path / "xdg"
+    env = {**os.environ, "HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)}
+    cli = subprocess.run([sys.executable, "-m", "hotspot", "plan", str(D2), "--format", "json"], env=env,
+                         capture_output=True, check=True, cwd=tmp_path).stdout.rstrip(b"\n")
+    folder = cache / "hotspot"
+    before = sorted(p.name for p in folder.iterdir())
+    derived = [n for n in before if not n.startswith("out")]
+    assert derived, before  # the CLI stored its analysis
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full"})
+
+    saved = {k: os.environ.get(k) for k in ("HOTSPOT_CACHE", "XDG_CACHE_HOME")}
+    os.environ.update({"HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)})
+    try:
+        res = _session(tmp_path, [corpus])(body)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert _doc(res).encode() == cli
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing computed anew, nothing stored

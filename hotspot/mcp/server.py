@@ -40,7 +40,9 @@ INSTRUCTIONS = (
     "failed call is a tool error whose error.code and error.hint say what to do.")
 
 
-class Server_:  # noqa: N801 - the state one `hotspot mcp` process serves with
+class ToolServer:
+    """The state one `hotspot mcp` process serves with: its fallback roots and remembered answers."""
+
     def __init__(self, fallback_roots: list[str]) -> None:
         self.fallback_roots = fallback_roots
         self.remembered = Remembered()
@@ -150,7 +152,7 @@ async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], No
 
 
 async def serve(fallback_roots: list[str]) -> None:
-    state = Server_(fallback_roots)
+    state = ToolServer(fallback_roots)
     server: Server[Any] = Server("hotspot", version=__version__, instructions=INSTRUCTIONS,
                                  on_list_tools=state.list_tools, on_call_tool=state.call_tool)
     async with stdio_server() as (read_stream, write_stream):
