@@ -35,7 +35,7 @@ INSTRUCTIONS = (
     "hotspot: which instruction of an AMD GPU kernel waits, for what, and what to change, from "
     "rocprofv3 thread traces (ATT) and counters. Start with `plan` (or `analyze`) on a "
     "ui_output_agent_*_dispatch_* folder: the brief answer (default) holds trust, the top plan items "
-    "with file:line, code rows and fix, and `data.more`, the call that gives everything. Every "
+    "with file:line, code rows and fix; the same call with detail_level \"full\" gives everything. Every "
     "answer is hotspot's JSON envelope {schema_version, command, ok, data | error, warnings}; a "
     "failed call is a tool error whose error.code and error.hint say what to do.")
 
