@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
 COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
-            "export", "skill", "sweep", "cache")
+            "export", "skill", "sweep", "cache", "mcp")
+# The command modules outside hotspot/commands/: the MCP server's adapter sits above the commands
+# it serves (docs/architecture.md).
+MODULES = {"mcp": "hotspot.mcp.command"}
 
 
 def _version(value: bool) -> None:
@@ -77,6 +80,10 @@ LISTING: tuple[tuple[str, str, bool], ...] = (
      "on a GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
      "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report "
      "DIR [-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.", False),
+    ("mcp",
+     "Serve hotspot's commands as MCP tools over stdio (for coding assistants; needs the extra "
+     "hotspot[mcp]). Register it with your assistant, e.g. `claude mcp add hotspot -- hotspot mcp`.",
+     False),
     ("export",
      "Export a dispatch for other viewers (Perfetto).", True),
     ("skill",
@@ -113,7 +120,7 @@ def build_app(only: str | None = None, listing_only: bool = False) -> typer.Type
                 app.command(name, help=text)(_stub)
         return app
     for name in (only,) if only in COMMANDS else COMMANDS:
-        importlib.import_module(f"hotspot.commands.{name}").register(app)
+        importlib.import_module(MODULES.get(name, f"hotspot.commands.{name}")).register(app)
     return app
 
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 import re
 import sys
+from contextvars import ContextVar
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # C0 controls but tab and newline, DEL and C1 controls: from kernel names, source lines or paths
 # they would drive the terminal (ESC sequences, carriage returns), so text shows them escaped.
@@ -89,7 +94,16 @@ def _progress_write(text: str) -> None:
         PROGRESS["writing"] = False
 
 
+# Who else hears progress lines of the running command (the MCP server turns them into progress
+# notifications); set per thread of work, so concurrent commands each have their own.
+PROGRESS_LISTENER: ContextVar[Callable[[str], None] | None] = ContextVar("hotspot_progress_listener",
+                                                                          default=None)
+
+
 def progress(message: str) -> None:
+    listener = PROGRESS_LISTENER.get()
+    if listener is not None:
+        listener(message)
     if QUIET["on"]:
         return
     _progress_write(f"{message}\n")

@@ -54,6 +54,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                     help="only measure peak RSS of analyze, analyze --plan, report and export on one MB-sized "
                          "code.json and one MB-sized wave file, and on files just under the default "
                          "--max-file-mb caps (issue 19)")
+    ap.add_argument("--mcp", action="store_true",
+                    help="only measure what an assistant waits for and reads (issue 27): plan --brief as a "
+                         "command line and as an MCP tool call, first and repeat, and the brief answer's bytes, "
+                         "on DIRs (default: every ui_output_agent_*_dispatch_* dir of ../shared/corpus)")
+    ap.add_argument("--scan-rate", action="store_true",
+                    help="only measure the wave pass per core on DIRs (issue 27): reading the files, the native "
+                         "scan, scan + fold in C (Fold.wave) and the whole pass, in MB per CPU second")
     return ap.parse_args(argv)
 
 
@@ -166,10 +173,47 @@ def _hostile(a: argparse.Namespace) -> int:
     return 0
 
 
+def _corpus_dirs() -> list[Path]:
+    corpus = ROOT.parent / "shared" / "corpus"
+    return sorted(p for p in corpus.rglob("ui_output_agent_*_dispatch_*") if p.is_dir()) if corpus.is_dir() else []
+
+
+def _mcp(a: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from benchkit.mcpbench import measure, to_text
+
+    dirs = list(a.dirs) or _corpus_dirs()
+    if not dirs:
+        print("bench: --mcp needs DIRs (no corpus at ../shared/corpus)", file=sys.stderr)
+        return 2
+    _compile_bytecode()
+    b = measure(dirs, a.runs)
+    if a.json:
+        sys.stdout.buffer.write(orjson.dumps(asdict(b), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(to_text(b))
+    return 0 if b.skipped or all(r.same_bytes for r in b.rows) else 1
+
+
+def _scan_rate(a: argparse.Namespace) -> int:
+    from benchkit import scanrate
+
+    dirs = list(a.dirs) or _corpus_dirs()
+    if not dirs:
+        print("bench: --scan-rate needs DIRs", file=sys.stderr)
+        return 2
+    return scanrate.main([*map(str, dirs), "--runs", str(a.runs), *(["--json"] if a.json else [])])
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(argv)
     if a.hostile_rss is not None:
         return _hostile(a)
+    if a.mcp:
+        return _mcp(a)
+    if a.scan_rate:
+        return _scan_rate(a)
     try:
         sizes, vs = _check(a)
     except _Usage as e:

@@ -172,8 +172,11 @@ def test_brief_fits_one_screen_and_json_carries_the_verdict(cli, corpus, monkeyp
             lines = res.stdout.rstrip("\n").splitlines()
             assert 3 <= len(lines) <= 15 and all(len(line) <= 80 for line in lines), res.stdout
             assert lines[1].startswith("trust: ")
-        js = cli("analyze", d, "--plan", "--brief", "--format", "json").json()["data"]
+        js = cli("analyze", d, "--plan", "--format", "json").json()["data"]
         v = js["verdict"]
+        brief = cli("analyze", d, "--plan", "--brief", "--format", "json").json()["data"]
+        assert brief["detail"] == "brief" and brief["trust"]["level"] == v["trust"]["level"]
+        assert [i["id"] for i in brief["items"]] == [i["id"] for i in v["top_items"]]
         assert v["trust"] == js["plan_trust"]
         assert [i["id"] for i in v["top_items"]] == [i["id"] for i in js["plan"][:3]]
         assert v["more_items"] == max(0, len(js["plan"]) - 3)

@@ -318,3 +318,34 @@ def test_built_extension_matches_the_abi_the_package_calls(mod) -> None:
     assert not is_current(SimpleNamespace(ABI=NATIVE_ABI - 1))
     src = Path(__file__).resolve().parents[1] / "hotspot/att/engine/_wavescan.c"
     assert f"#define WAVESCAN_ABI {NATIVE_ABI}\n" in src.read_text()
+
+
+# The compact row reader (whole rows at a time: `row_simd` in _wavescan.c) against orjson: numbers
+# of every length up to past the 2**40 bound, signs and leading zeros, rows near the end of the
+# text (where the reader falls back to the per-token one) and far from it.
+row_int = st.one_of(st.integers(0, 9), st.integers(10, 10**8), st.integers(0, (1 << 40) + 10**6),
+                    st.integers(-(10**6), -1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(row_int, min_size=5, max_size=5), min_size=1, max_size=40),
+       st.lists(st.lists(st.integers(0, 10**13), min_size=2, max_size=2), max_size=20),
+       st.integers(0, 64), st.sampled_from([b"", b"0", b"00", b"-", b".5", b"e1", b" "]))
+def test_compact_rows_read_exactly_as_orjson(mod, rows, timeline, pad, junk) -> None:
+    tail = b'"z":"' + b"x" * pad + b'"'
+    data = (b'{"wave":{"begin":1,"end":2,"instructions":' + orjson.dumps(rows)
+            + b',"timeline":' + orjson.dumps(timeline) + b"}," + tail + b"}")
+    sw = scan(mod, data)
+    doc = orjson.loads(data)
+    fits = all(abs(v) < (1 << 40) for r in rows for v in r) and \
+        all(v < (1 << 40) for r in timeline for v in r) and sum(r[1] for r in timeline) < (1 << 40)
+    assert (sw is not None) == fits
+    if sw is not None:
+        assert _got(sw) == _expected(doc)
+    # a damaged number inside a row (a leading zero, a sign alone, a fraction, whitespace) is
+    # never read as another value: refused, or read as orjson reads it
+    at = data.index(b"[[") + 2
+    bad = data[:at] + junk + data[at:]
+    got = scan(mod, bad)
+    if got is not None:
+        assert _got(got) == _expected(orjson.loads(bad))

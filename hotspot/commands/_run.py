@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextvars import ContextVar
 from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
@@ -17,7 +18,16 @@ from hotspot.render.registry import Renderer
 from hotspot.signals import signals_as_interrupts
 
 
+# Where a command's document goes instead of stdout: the MCP server runs commands in-process and
+# answers with the bytes the command line would print (hotspot/mcp/invoke.py).
+OUTPUT_SINK: ContextVar[Callable[[bytes], None] | None] = ContextVar("hotspot_output_sink", default=None)
+
+
 def _write_stdout(text: str | bytes) -> None:
+    sink = OUTPUT_SINK.get()
+    if sink is not None:
+        sink(text if isinstance(text, bytes) else text.encode("utf-8"))
+        return
     out = sys.stdout
     if isinstance(text, bytes):
         out.flush()

@@ -88,7 +88,13 @@ def register(app: typer.Typer) -> None:
             if plan or pmc or brief:
                 from hotspot.plan.api import analyze_with_plan
 
-                return analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
+                result = analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
+                if brief and fmt == FormatWithHtml.json:
+                    from hotspot.plan.brief import brief_result, repeated_options
+
+                    return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc,
+                                                                 meta=meta))
+                return result
             return analyze_path(Path(target), opts)
 
         raise typer.Exit(run("analyze", fmt, produce, renderers("brief") if brief else None))

@@ -54,7 +54,8 @@ PmcOpt = Annotated[Optional[list[str]], typer.Option(
                   "repeatable.")]
 BriefOpt = Annotated[bool, typer.Option(
     "--brief", help="Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 "
-                    "plan items with estimate and file:line); implies --plan. JSON is unchanged.")]
+                    "plan items with estimate and file:line); implies --plan. With --format json: the brief detail "
+                    "level (verdict, trust, top items with rows and fix; under 4 KB).")]
 SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
                          "the capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, "

@@ -39,8 +39,13 @@ def register(app: typer.Typer) -> None:
             from hotspot.att.model import AnalyzeOptions
             from hotspot.plan.api import plan_path
 
-            return plan_path(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch,
-                                                             meta=tuple(meta or ())),
-                             [Path(p) for p in pmc] if pmc else None)
+            result = plan_path(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch,
+                                                               meta=tuple(meta or ())),
+                               [Path(p) for p in pmc] if pmc else None)
+            if brief and fmt == Format.json:
+                from hotspot.plan.brief import brief_result, repeated_options
+
+                return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
+            return result
 
         raise typer.Exit(run("plan", fmt, produce, renderers("brief") if brief else None))

@@ -8,6 +8,7 @@ import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import Format, FormatOpt
+from hotspot.render.registry import renderers
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -21,16 +22,27 @@ def register(app: typer.Typer) -> None:
     def install(
         dest: Annotated[Optional[str], typer.Option("--dest", help="Target skill folder.")] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite files that differ.")] = False,
+        print_mcp: Annotated[bool, typer.Option(
+            "--print-mcp", help="Install nothing: print how to register the hotspot MCP server "
+                                "(`hotspot mcp`) with coding assistants: their command lines and the "
+                                "JSON mcpServers entry.")] = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
             from pathlib import Path
 
+            if print_mcp:
+                from hotspot.errors import UsageError
+                from hotspot.skill.mcp_entry import mcp_registration
+
+                if dest is not None or force:
+                    raise UsageError("--print-mcp installs nothing: it takes no --dest or --force")
+                return mcp_registration()
             from hotspot.skill.install import install_skill
 
             return install_skill(Path(dest or DEFAULT_DEST), force=force)
 
-        raise typer.Exit(run("skill install", fmt, produce))
+        raise typer.Exit(run("skill install", fmt, produce, renderers("skill mcp") if print_mcp else None))
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
     def path(fmt: FormatOpt = Format.text) -> None:

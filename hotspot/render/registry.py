@@ -36,6 +36,8 @@ RENDERERS: dict[str, dict[str, tuple[str, str]]] = {
                "markdown": ("hotspot.render.collect", "render_doctor_markdown")},
     "skill install": {"text": ("hotspot.render.skill", "render_install"),
                       "markdown": ("hotspot.render.skill", "render_install")},
+    "skill mcp": {"text": ("hotspot.render.skill", "render_mcp"),
+                  "markdown": ("hotspot.render.skill", "render_mcp")},
     "skill path": {"text": ("hotspot.render.skill", "render_path"),
                    "markdown": ("hotspot.render.skill", "render_path")},
     "brief": {"text": ("hotspot.render.plan", "render_brief"),

@@ -70,47 +70,156 @@ static PyObject *col_bytes(const Col *c) {
     return PyBytes_FromStringAndSize((const char *)c->v, c->n * (Py_ssize_t)sizeof(int64_t));
 }
 
+/* Every text the parser reads has a NUL just past its end (`Text` below): the hot loops stop at
+ * it as at any byte no JSON token continues with, so they need no length check. A NUL inside the
+ * text stops them the same way, and the document then fails to parse (the caller falls back). */
 HOT void skip_ws(Cur *c) {
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
-        c->p++;
+    const char *p = c->p;
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
+    c->p = p;
 }
 
 HOT int peek(Cur *c, char ch) {
     skip_ws(c);
-    return c->p < c->end && *c->p == ch;
+    return *c->p == ch;
 }
 
 HOT int expect(Cur *c, char ch) {
+    if (*c->p == ch) { /* compact JSON: no whitespace before most tokens */
+        c->p++;
+        return 1;
+    }
     if (!peek(c, ch)) return 0;
     c->p++;
     return 1;
 }
 
-HOT int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+HOT int is_digit(char ch) { return (unsigned char)(ch - '0') < 10; }
+
+/* 13 digits reach 2**40 (1.1e12 has 13 digits): shorter numbers need no range check. */
+#define SHORT_DIGITS 12
+
+/* Digits at p (a JSON integer without sign, fraction or exponent) into *out, |value| <
+ * VALUE_LIMIT; returns the end, or NULL when the number is not that. */
+HOT const char *digits(const char *p, int64_t *out) {
+    const char *start = p;
+    uint64_t v = (uint64_t)(*p - '0');
+    if (v > 9) return NULL;
+    p++;
+    if (v != 0) {
+        while (is_digit(*p)) {
+            v = v * 10 + (uint64_t)(*p - '0'); /* unsigned: a long digit run wraps, then is refused */
+            p++;
+        }
+        if (p - start > SHORT_DIGITS && (p - start > 13 || v >= (uint64_t)VALUE_LIMIT)) return NULL;
+    }
+    if (*p == '.' || *p == 'e' || *p == 'E' || is_digit(*p)) return NULL;
+    *out = (int64_t)v;
+    return p;
+}
+
+#if defined(__SSE2__) && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define ROW_SIMD 1
+#define ROW_WINDOW 32 /* bytes of a row read at once */
+#define ROW_SLACK 48  /* readable bytes a row needs after its start: the window and an 8-byte read */
+#define ONES ((uint64_t)0x0101010101010101ULL)
+
+/* The value of the len (1..8) ASCII digits at s, 8 bytes read (the ones past the digits are
+ * shifted out): three multiply steps, two digits, then four, then eight at a time. */
+HOT uint64_t eight_digits(const char *s, int len) {
+    uint64_t x;
+    memcpy(&x, s, 8);
+    uint64_t v = (x - 0x30 * ONES) << (64 - 8 * len); /* most significant digit first, at the top */
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFULL;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFULL;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFULL;
+}
+
+/* The value of the len (1..4) ASCII digits at s, 4 bytes read: two multiply steps. */
+HOT uint64_t four_digits(const char *s, int len) {
+    uint32_t x;
+    memcpy(&x, s, 4);
+    uint32_t v = (x - 0x30303030U) << (32 - 8 * len);
+    v = (v * 10 + (v >> 8)) & 0x00FF00FFU;
+    return (v * 100 + (v >> 16)) & 0xFFFFU;
+}
+
+/* A row of n non-negative integers written compactly, `[a,b,...]`, within the ROW_WINDOW bytes
+ * at p (ROW_SLACK bytes readable): the separators are found in one mask of the window's
+ * non-digit bytes, and each number is converted from its known start and length, so the numbers
+ * of a row are independent work (the per-digit loop chains every number on the one before and
+ * mispredicts its exit once per number). Returns the end of the row, or NULL for any other form
+ * (a sign, whitespace, a longer row...), which the caller then reads with compact_row. */
+HOT const char *row_simd(const char *p, int64_t *out, int n) {
+    const __m128i lo = _mm_loadu_si128((const __m128i *)p);
+    const __m128i hi = _mm_loadu_si128((const __m128i *)(p + 16));
+    const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8('9');
+    /* signed compares: bytes >= 0x80 are negative, so not digits */
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(lo, zero), _mm_cmpgt_epi8(lo, nine))) |
+                 ((uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(hi, zero), _mm_cmpgt_epi8(hi, nine)))
+                  << 16);
+    if (*p != '[') return NULL;
+    m &= m - 1; /* the '[' at 0 */
+    int prev = 0;
+    for (int k = 0; k < n; k++) {
+        if (!m) return NULL;
+        int d = __builtin_ctz(m);
+        m &= m - 1;
+        int len = d - prev - 1;
+        const char *s = p + prev + 1;
+        if (len < 1 || len > 13 || p[d] != (k == n - 1 ? ']' : ',') || (len > 1 && *s == '0')) return NULL;
+        uint64_t v = len <= 4   ? four_digits(s, len) /* most fields of a row are short */
+                     : len <= 8 ? eight_digits(s, len)
+                                : eight_digits(s, len - 8) * 100000000ULL + eight_digits(s + len - 8, 8);
+        if (len > SHORT_DIGITS && v >= (uint64_t)VALUE_LIMIT) return NULL;
+        out[k] = (int64_t)v;
+        prev = d;
+    }
+    return p + prev + 1;
+}
+#endif
 
 /* A JSON integer (no fraction, no exponent) with |value| < VALUE_LIMIT. */
 HOT int parse_int(Cur *c, int64_t *out) {
     skip_ws(c);
     const char *p = c->p;
-    int neg = 0;
-    if (p < c->end && *p == '-') {
-        neg = 1;
-        p++;
-    }
-    if (p >= c->end || !is_digit(*p)) return 0;
-    int64_t v = 0;
-    if (*p == '0') {
-        p++;
-    } else {
-        while (p < c->end && is_digit(*p)) {
-            v = v * 10 + (*p - '0');
-            if (v >= VALUE_LIMIT) return 0;
-            p++;
-        }
-    }
-    if (p < c->end && (*p == '.' || *p == 'e' || *p == 'E' || is_digit(*p))) return 0;
+    int neg = *p == '-';
+    p += neg;
+    int64_t v;
+    p = digits(p, &v);
+    if (!p) return 0;
     c->p = p;
     *out = neg ? -v : v;
+    return 1;
+}
+
+/* A row of `n` integers written compactly, `[a,b,...]`, at c->p (the shape decoders write):
+ * into out[] and past it; 0 (nothing consumed) for any other form, which the caller then reads
+ * token by token. */
+HOT int compact_row(Cur *c, int64_t *out, int n) {
+    const char *p = c->p;
+#ifdef ROW_SIMD
+    if (c->end - p >= ROW_SLACK) {
+        const char *q = row_simd(p, out, n);
+        if (q) {
+            c->p = q;
+            return 1;
+        }
+    }
+#endif
+    if (*p != '[') return 0;
+    p++;
+    for (int k = 0; k < n; k++) {
+        int neg = *p == '-';
+        p += neg;
+        int64_t v;
+        p = digits(p, &v);
+        if (!p || *p != (k == n - 1 ? ']' : ',')) return 0;
+        p++;
+        out[k] = neg ? -v : v;
+    }
+    c->p = p;
     return 1;
 }
 
@@ -315,22 +424,26 @@ static int parse_instructions(Cur *c, Wave *w) {
     if (!expect(c, '[')) return 0;
     if (expect(c, ']')) return 1;
     Col *cols = w->cols;
+    Py_ssize_t n = cols[0].n;
     do {
-        if (!rows_reserve(w)) {
-            PyErr_NoMemory();
-            return -1;
+        if (n == cols[0].cap) {
+            for (int k = 0; k < 5; k++) cols[k].n = n;
+            if (!rows_reserve(w)) {
+                PyErr_NoMemory();
+                return -1;
+            }
         }
-        Py_ssize_t n = cols[0].n;
-        int64_t v;
-        if (!expect(c, '[') || !parse_int(c, &v)) return 0;
-        cols[0].v[n] = v;
-        for (int k = 1; k < 5; k++) {
-            if (!expect(c, ',') || !parse_int(c, &v)) return 0;
-            cols[k].v[n] = v;
+        int64_t row[5];
+        if (!compact_row(c, row, 5)) {
+            if (!expect(c, '[') || !parse_int(c, &row[0])) return 0;
+            for (int k = 1; k < 5; k++)
+                if (!expect(c, ',') || !parse_int(c, &row[k])) return 0;
+            if (!expect(c, ']')) return 0;
         }
-        if (!expect(c, ']')) return 0;
-        for (int k = 0; k < 5; k++) cols[k].n = n + 1;
+        for (int k = 0; k < 5; k++) cols[k].v[n] = row[k];
+        n++;
     } while (expect(c, ','));
+    for (int k = 0; k < 5; k++) cols[k].n = n;
     return expect(c, ']');
 }
 
@@ -340,10 +453,12 @@ static int parse_timeline(Cur *c, Wave *w) {
     if (expect(c, ']')) return 1;
     int64_t total = 0;
     do {
-        int64_t state, cycles;
-        if (!expect(c, '[') || !parse_int(c, &state) || !expect(c, ',') ||
-            !parse_int(c, &cycles) || !expect(c, ']'))
+        int64_t pair[2];
+        if (!compact_row(c, pair, 2) &&
+            (!expect(c, '[') || !parse_int(c, &pair[0]) || !expect(c, ',') ||
+             !parse_int(c, &pair[1]) || !expect(c, ']')))
             return 0;
+        int64_t state = pair[0], cycles = pair[1];
         if (state < 0 || cycles < 0) return 0; /* the per-record path handles these */
         total += cycles;
         if (total >= VALUE_LIMIT) return 0;
@@ -426,26 +541,94 @@ static int parse_document(Cur *c, Wave *w) {
     return c->p == c->end && have_wave;
 }
 
-/* FNV-1a over the line and category columns: the key of the wave's executed sequence (the
- * caller confirms a match by comparing the columns themselves). */
+/* FNV-1a over the line and category columns, in four interleaved lanes (elements i, i+4, ...
+ * each), combined at the end: four independent multiply chains instead of one, so the hash no
+ * longer waits on each multiply in turn. The key of the wave's executed sequence (the caller
+ * confirms a match by comparing the columns themselves). */
 static uint64_t sequence_hash(const Wave *w) {
-    uint64_t h = 1469598103934665603ULL;
+    const uint64_t prime = 1099511628211ULL;
+    uint64_t lane[4] = {1469598103934665603ULL, 1469598103934665603ULL ^ 1, 1469598103934665603ULL ^ 2,
+                        1469598103934665603ULL ^ 3};
     for (int k = 1; k < 5; k += 3) { /* cats (1), then lines (4) */
         const int64_t *v = w->cols[k].v;
-        for (Py_ssize_t i = 0; i < w->cols[k].n; i++) {
-            h ^= (uint64_t)v[i];
-            h *= 1099511628211ULL;
-        }
-        h ^= 0xff; /* column separator */
-        h *= 1099511628211ULL;
+        Py_ssize_t n = w->cols[k].n, i = 0;
+        for (; i + 4 <= n; i += 4)
+            for (int j = 0; j < 4; j++) lane[j] = (lane[j] ^ (uint64_t)v[i + j]) * prime;
+        for (; i < n; i++) lane[i & 3] = (lane[i & 3] ^ (uint64_t)v[i]) * prime;
+        for (int j = 0; j < 4; j++) lane[j] = (lane[j] ^ (0xff + (uint64_t)n)) * prime; /* column separator */
     }
+    uint64_t h = lane[0];
+    for (int j = 1; j < 4; j++) h = (h ^ (lane[j] >> 29) ^ lane[j]) * prime;
     return h;
+}
+
+/* A buffer argument as text with a NUL just past its end (the parser's sentinel): a bytes
+ * object has it already (CPython keeps one after the data); any other buffer is copied. */
+typedef struct {
+    Py_buffer view;
+    char *copy;
+    const char *p;
+    Py_ssize_t n;
+} Text;
+
+static int text_open(PyObject *obj, Text *t) {
+    t->copy = NULL;
+    if (PyObject_GetBuffer(obj, &t->view, PyBUF_SIMPLE) < 0) return 0;
+    t->p = (const char *)t->view.buf;
+    t->n = t->view.len;
+    if (!PyBytes_CheckExact(obj)) {
+        t->copy = PyMem_Malloc((size_t)t->n + 1);
+        if (!t->copy) {
+            PyBuffer_Release(&t->view);
+            PyErr_NoMemory();
+            return 0;
+        }
+        memcpy(t->copy, t->p, (size_t)t->n);
+        t->copy[t->n] = '\0';
+        t->p = t->copy;
+    }
+    return 1;
+}
+
+static void text_close(Text *t) {
+    PyMem_Free(t->copy);
+    PyBuffer_Release(&t->view);
 }
 
 /* Parse `buf` into `w`: 1 a plain wave with instructions, 0 not (the caller falls back), -1
  * memory error (exception set). */
-static int scan_into(const char *buf, Py_ssize_t len, Wave *w) {
+/* The wave's columns, each with its buffer (a wave scanned into the same Wave reuses them: no
+ * allocation, and no fresh pages to fault in, per wave). */
+#define WAVE_COLS(w) {&(w)->cols[0], &(w)->cols[1], &(w)->cols[2], &(w)->cols[3], &(w)->cols[4], \
+                      &(w)->states, &(w)->cycles, &(w)->edges}
+/* Buffers above this many entries are not kept for the next wave (a rare, very long wave). */
+#define KEEP_ENTRIES ((Py_ssize_t)1 << 20)
+
+/* `w` emptied, its buffers kept. */
+static void wave_reset(Wave *w) {
+    Col *cols[8] = WAVE_COLS(w);
+    Col keep[8];
+    for (int k = 0; k < 8; k++) keep[k] = *cols[k];
     memset(w, 0, sizeof *w);
+    for (int k = 0; k < 8; k++) {
+        *cols[k] = keep[k];
+        cols[k]->n = 0;
+    }
+}
+
+/* After a wave: keep the buffers of `w` in `keep` for the next one, unless they grew too big. */
+static void wave_keep(Wave *keep, Wave *w) {
+    Col *cols[8] = WAVE_COLS(w);
+    for (int k = 0; k < 8; k++)
+        if (cols[k]->cap > KEEP_ENTRIES) {
+            wave_free(w);
+            break;
+        }
+    *keep = *w;
+}
+
+static int scan_into(const char *buf, Py_ssize_t len, Wave *w) {
+    wave_reset(w);
     Cur c = {buf, buf + len};
     int rc = parse_document(&c, w);
     if (rc < 0) return -1;
@@ -467,13 +650,14 @@ static PyObject *scanned_tuple(const Wave *w, uint64_t h) {
 
 static PyObject *scan(PyObject *self, PyObject *arg) {
     (void)self;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+    Text t;
+    if (!text_open(arg, &t)) return NULL;
     Wave w;
-    int rc = scan_into((const char *)buf.buf, buf.len, &w);
-    PyBuffer_Release(&buf);
+    memset(&w, 0, sizeof w);
+    int rc = scan_into(t.p, t.n, &w);
     PyObject *out = rc < 0 ? NULL : rc == 0 ? Py_NewRef(Py_None) : scanned_tuple(&w, sequence_hash(&w));
     wave_free(&w);
+    text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
     return out;
 }
 
@@ -481,13 +665,13 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
  * gives it for waitcnt; None for any other value. */
 static PyObject *edges_key(PyObject *self, PyObject *arg) {
     (void)self;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
-    Cur c = {(const char *)buf.buf, (const char *)buf.buf + buf.len};
+    Text t;
+    if (!text_open(arg, &t)) return NULL;
+    Cur c = {t.p, t.p + t.n};
     Col e = {NULL, 0, 0};
     int rc = encode_arrays(&c, &e, 0);
     skip_ws(&c);
-    PyBuffer_Release(&buf);
+    text_close(&t);
     PyObject *out = NULL;
     if (rc == 1 && c.p == c.end)
         out = col_bytes(&e);
@@ -935,6 +1119,7 @@ typedef struct {
     /* ranges of the last scanned wave: time, category, stall, duration, line, state, cycles */
     int64_t rmin[7], rmax[7];
     int rhas[7];
+    Wave scratch; /* the buffers the next wave is scanned into */
 } Fold;
 
 static void group_free(Group *g) {
@@ -953,6 +1138,7 @@ static void fold_clear_bars(Fold *f) {
 }
 
 static void Fold_dealloc(Fold *f) {
+    wave_free(&f->scratch);
     for (Py_ssize_t i = 0; i < f->n_groups; i++) group_free(f->groups[i]);
     PyMem_Free(f->groups);
     fold_clear_bars(f);
@@ -1161,16 +1347,28 @@ static Col *bar_buf(Fold *f, int64_t se, int64_t cu, int64_t line) {
     return &f->bars[f->n_bars - 1].v;
 }
 
+/* Minimum and maximum of a column, in four interleaved lanes (independent compare chains). */
 static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *hi, int *has) {
     *has = n > 0;
     if (!n) return;
-    int64_t a = v[0], b = v[0];
-    for (Py_ssize_t i = 1; i < n; i++) {
-        if (v[i] < a) a = v[i];
-        if (v[i] > b) b = v[i];
+    int64_t a[4] = {v[0], v[0], v[0], v[0]}, b[4] = {v[0], v[0], v[0], v[0]};
+    Py_ssize_t i = 1;
+    for (; i + 4 <= n; i += 4)
+        for (int j = 0; j < 4; j++) {
+            int64_t x = v[i + j];
+            a[j] = x < a[j] ? x : a[j];
+            b[j] = x > b[j] ? x : b[j];
+        }
+    for (; i < n; i++) {
+        a[0] = v[i] < a[0] ? v[i] : a[0];
+        b[0] = v[i] > b[0] ? v[i] : b[0];
     }
-    *lo = a;
-    *hi = b;
+    for (int j = 1; j < 4; j++) {
+        a[0] = a[j] < a[0] ? a[j] : a[0];
+        b[0] = b[j] > b[0] ? b[j] : b[0];
+    }
+    *lo = a[0];
+    *hi = b[0];
 }
 
 /* Add a matched wave into group g and the fold's totals. 0 on memory error. */
@@ -1215,12 +1413,14 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
 }
 
 static PyObject *Fold_wave(Fold *f, PyObject *args) {
-    Py_buffer buf;
+    PyObject *data;
     long long se;
-    if (!PyArg_ParseTuple(args, "y*L", &buf, &se)) return NULL;
-    Wave w;
-    int rc = scan_into((const char *)buf.buf, buf.len, &w);
-    PyBuffer_Release(&buf);
+    if (!PyArg_ParseTuple(args, "OL", &data, &se)) return NULL;
+    Text t;
+    if (!text_open(data, &t)) return NULL;
+    Wave w = f->scratch; /* the last wave's buffers */
+    memset(&f->scratch, 0, sizeof f->scratch);
+    int rc = scan_into(t.p, t.n, &w);
     PyObject *out = NULL;
     if (rc < 0) goto done;
     if (rc == 0) {
@@ -1262,11 +1462,12 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         }
     }
     {
-        PyObject *t = scanned_tuple(&w, h);
-        if (t) out = Py_BuildValue("(Nn)", t, gi);
+        PyObject *scanned = scanned_tuple(&w, h);
+        if (scanned) out = Py_BuildValue("(Nn)", scanned, gi);
     }
 done:
-    wave_free(&w);
+    wave_keep(&f->scratch, &w);
+    text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
     return out;
 }
 

@@ -1,0 +1,131 @@
+"""Run one command in this process and keep the JSON document it prints (no child process): the
+command's own click parsing, use case and serializer (hotspot/commands/_run.py), with the document
+sent to a sink instead of stdout.
+
+`Remembered` is the in-process layer above the result cache: the document of a call is kept with
+the stat signature of every file and folder the call read; a repeat of the call whose inputs are
+all unchanged is answered from memory, without opening a capture file (hotspot/cache/deps.py
+records the reads, as for the CLI's output cache).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from hotspot.cache import deps
+from hotspot.errors import EXIT_INTERNAL, EXIT_USAGE
+from hotspot.result import dumps, error_envelope
+
+
+@dataclass(frozen=True)
+class Answer:
+    document: bytes   # the JSON envelope, byte for byte what `hotspot ... --format json` prints
+    exit_code: int    # what the command line would exit with
+    remembered: bool = False  # answered by the in-process layer
+
+
+def run_command(argv: list[str]) -> Answer:
+    """`hotspot ARGV` (ending in `--format json`) run in-process; never raises but for an
+    interrupt (KeyboardInterrupt reaches the command itself, which reports it)."""
+    from hotspot.commands._run import OUTPUT_SINK
+    from hotspot.mcp.tools import click_command
+
+    try:
+        from typer import _click as click
+    except ImportError:  # pragma: no cover - typer releases that depend on click
+        import click  # type: ignore[no-redef]
+
+    chunks: list[bytes] = []
+    token = OUTPUT_SINK.set(chunks.append)
+    try:
+        try:
+            code = click_command(argv[0]).main(args=argv[1:], prog_name=f"hotspot {argv[0]}",
+                                               standalone_mode=False)
+        except click.exceptions.UsageError as exc:
+            return Answer(dumps(error_envelope(argv[0], "usage", EXIT_USAGE, exc.format_message(),
+                                               f"see the {argv[0]} tool's input schema"),
+                                pretty=False), EXIT_USAGE)
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        OUTPUT_SINK.reset(token)
+    document = b"".join(chunks)
+    if not document:  # every command prints one document under --format json; a bug otherwise
+        return Answer(dumps(error_envelope(argv[0], "internal-error", EXIT_INTERNAL,
+                                           "the command printed no JSON document",
+                                           "report it with the tool call's arguments"),
+                            pretty=False), EXIT_INTERNAL)
+    return Answer(document, code if isinstance(code, int) else 0)
+
+
+@dataclass
+class _Entry:
+    answer: Answer
+    paths: list[str]
+    sigs: list[deps.Signature]
+    listings: list[deps.Listing]
+
+
+class Remembered:
+    """Answers of successful calls, by command line, while nothing they read has changed."""
+
+    def __init__(self, limit_bytes: int = 64 << 20) -> None:
+        self._entries: OrderedDict[tuple[str, ...], _Entry] = OrderedDict()
+        self._bytes = 0
+        self._limit = limit_bytes
+        self._lock = threading.Lock()
+
+    def get(self, argv: list[str]) -> Answer | None:
+        key = tuple(argv)
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if not (deps.unchanged(entry.paths, entry.sigs) and deps.listings_unchanged(entry.listings)):
+            self._drop(key)
+            return None
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+        return Answer(entry.answer.document, entry.answer.exit_code, remembered=True)
+
+    def run(self, argv: list[str]) -> Answer:
+        """The remembered answer, else run the command and remember a successful answer whose
+        inputs were not being modified while it ran (deps.settled)."""
+        hit = self.get(argv)
+        if hit is not None:
+            return hit
+        started = time.time_ns()
+        with deps.recording() as read:
+            answer = run_command(argv)
+        if answer.exit_code == 0:
+            paths, listings = deps.split(read, deps.code_files())
+            sigs = deps.signatures(paths)
+            if deps.settled(sigs, started):
+                self._put(tuple(argv), _Entry(answer, paths, sigs, listings))
+        return answer
+
+    def _put(self, key: tuple[str, ...], entry: _Entry) -> None:
+        size = len(entry.answer.document)
+        if size > self._limit:
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.answer.document)
+            self._entries[key] = entry
+            self._bytes += size
+            while self._bytes > self._limit:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= len(dropped.answer.document)
+
+    def _drop(self, key: tuple[str, ...]) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.answer.document)

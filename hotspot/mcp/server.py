@@ -1,0 +1,169 @@
+"""`hotspot mcp`: the Model Context Protocol server over stdio, on the official `mcp` SDK.
+
+Each tool call runs its command in a worker thread of this process (hotspot/mcp/invoke.py): the
+event loop keeps reading requests, so calls overlap and a cancellation arrives while one runs.
+A cancelled call gets what Ctrl-C gives the command line (a KeyboardInterrupt in its thread): a
+collect stops its profiler and marks run.json `interrupted`; the server waits for that before
+it lets the call go.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import mcp.types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from hotspot._version import __version__
+from hotspot.errors import HotspotError
+from hotspot.mcp import roots as roots_mod
+from hotspot.mcp.invoke import Answer, Remembered, run_command
+from hotspot.mcp.tools import BY_NAME, SPECS, ToolSpec, description, input_schema, path_values, to_argv
+from hotspot.result import dumps, error_envelope
+
+REMEMBERED_META = "hotspot/remembered"
+INSTRUCTIONS = (
+    "hotspot: which instruction of an AMD GPU kernel waits, for what, and what to change, from "
+    "rocprofv3 thread traces (ATT) and counters. Start with `plan` (or `analyze`) on a "
+    "ui_output_agent_*_dispatch_* folder: the brief answer (default) holds trust, the top plan items "
+    "with file:line, code rows and fix; the same call with detail_level \"full\" gives everything. Every "
+    "answer is hotspot's JSON envelope {schema_version, command, ok, data | error, warnings}; a "
+    "failed call is a tool error whose error.code and error.hint say what to do.")
+
+
+class ToolServer:
+    """The state one `hotspot mcp` process serves with: its fallback roots and remembered answers."""
+
+    def __init__(self, fallback_roots: list[str]) -> None:
+        self.fallback_roots = fallback_roots
+        self.remembered = Remembered()
+
+    async def roots(self, ctx: Any) -> list[str]:
+        """The client's roots when it declares the capability, else `--root` (default cwd)."""
+        caps = getattr(ctx.session, "client_capabilities", None)
+        if caps is not None and getattr(caps, "roots", None) is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # roots are deprecated in the newest protocol only
+                result = await ctx.session.list_roots()
+            return roots_mod.root_paths(str(r.uri) for r in result.roots)
+        return self.fallback_roots
+
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(s) for s in SPECS])
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        spec = BY_NAME.get(params.name)
+        if spec is None:
+            return _error_result(params.name, HotspotError(
+                f"no tool named {params.name!r}", f"tools: {', '.join(BY_NAME)}", code="usage"), 2)
+        arguments = dict(params.arguments or {})
+        try:
+            argv = to_argv(spec, arguments)
+            roots_mod.check(path_values(spec, arguments), await self.roots(ctx))
+        except HotspotError as err:
+            return _error_result(spec.command, err, err.exit_code)
+        work = self.remembered.run if spec.remembered else run_command
+        answer = await _in_thread(lambda: work(argv), _progress_sender(ctx) if spec.long_running else None)
+        return _result(answer)
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    read_only = spec.name not in ("collect", "sweep_report")
+    return types.Tool(name=spec.name, description=description(spec), input_schema=input_schema(spec),
+                      annotations=types.ToolAnnotations(read_only_hint=read_only, open_world_hint=False))
+
+
+def _result(answer: Answer) -> types.CallToolResult:
+    # _meta says whether the in-process layer answered (no capture file was opened)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=answer.document.decode("utf-8"))],
+                                is_error=answer.exit_code != 0,
+                                _meta={REMEMBERED_META: answer.remembered})
+
+
+def _error_result(command: str, err: HotspotError, exit_code: int) -> types.CallToolResult:
+    doc = dumps(error_envelope(command, err.code, exit_code, err.message, err.hint, details=err.details),
+                pretty=False)
+    return _result(Answer(doc, exit_code))
+
+
+def _progress_sender(ctx: Any) -> Callable[[str], None]:
+    """A progress line of the command, sent as a progress notification (from its worker thread)."""
+    count = {"n": 0}
+
+    def send(message: str) -> None:
+        count["n"] += 1
+        try:
+            anyio.from_thread.run(ctx.session.report_progress, float(count["n"]), None, message)
+        except Exception:  # noqa: BLE001 - a client gone or not asking for progress never stops the work
+            pass
+
+    return send
+
+
+class _Running:
+    """The worker thread of one call, and a way to interrupt it as Ctrl-C would."""
+
+    def __init__(self) -> None:
+        self.ident: int | None = None
+        self.lock = threading.Lock()
+        self.running = False
+        self.done = threading.Event()
+
+    def interrupt(self) -> None:
+        with self.lock:
+            if self.running and self.ident is not None:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident),
+                                                           ctypes.py_object(KeyboardInterrupt))
+
+
+async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], None] | None) -> Answer:
+    from hotspot.diagnostics import PROGRESS_LISTENER
+
+    state = _Running()
+
+    def body() -> Answer:
+        with state.lock:
+            state.ident = threading.get_ident()
+            state.running = True
+        try:
+            PROGRESS_LISTENER.set(on_progress)
+            return work()
+        finally:
+            with state.lock:
+                state.running = False
+            state.done.set()
+
+    try:
+        return await anyio.to_thread.run_sync(body, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        state.interrupt()
+        with anyio.CancelScope(shield=True):  # the run directory is consistent before we return
+            await anyio.to_thread.run_sync(state.done.wait)
+        raise
+
+
+async def serve(fallback_roots: list[str]) -> None:
+    state = ToolServer(fallback_roots)
+    server: Server[Any] = Server("hotspot", version=__version__, instructions=INSTRUCTIONS,
+                                 on_list_tools=state.list_tools, on_call_tool=state.call_tool)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def main(fallback_roots: list[str]) -> int:
+    from hotspot.diagnostics import QUIET
+
+    QUIET["on"] = True  # stderr is the client's log: no progress lines, no profiled program's output
+    roots = [os.path.realpath(r) for r in fallback_roots] or [os.path.realpath(os.getcwd())]
+    anyio.run(serve, roots)
+    return 0
+

@@ -1,0 +1,220 @@
+"""The MCP tools: one per command, their input schemas read from the command's own click
+parameters (the options declared once in hotspot/commands/), and a tool call's arguments turned
+back into that command's argument list. Nothing here knows an option the CLI does not declare.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+
+from hotspot.errors import UsageError
+
+BRIEF, FULL = "brief", "full"
+DETAIL_PARAM = "detail_level"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    command: str                       # the CLI command whose parameters and code the tool uses
+    description: str
+    words: tuple[str, ...] = ()        # fixed leading words (`sweep status`)
+    only: tuple[str, ...] | None = None  # the CLI parameters exposed (None: all but the hidden ones)
+    rename: Mapping[str, str] = field(default_factory=dict)  # CLI parameter -> tool argument
+    single: frozenset[str] = frozenset()  # variadic CLI arguments taken as one value
+    paths: frozenset[str] = frozenset()   # tool arguments naming files or folders (checked against roots)
+    help: Mapping[str, str] = field(default_factory=dict)  # a tool argument's own help (renamed ones)
+    detail: bool = False               # takes `detail_level` (brief | full)
+    remembered: bool = True            # a repeat call on unchanged inputs is answered from memory
+    long_running: bool = False         # reports progress; cancellation stops its child processes
+
+
+# Parameters no tool exposes: the output format (always JSON), `--brief` (the detail level says it).
+HIDDEN = frozenset({"fmt", "brief"})
+
+SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec("analyze", "analyze",
+             "Where the cycles of one ATT dispatch go (stall by category, hot instructions and source "
+             "lines, findings), with the plan. detail_level brief (default): the verdict, trust and the "
+             "top plan items in under 4 KB; full: the whole analysis JSON (add plan=true for the plan).",
+             paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True),
+    ToolSpec("plan", "plan",
+             "What to change next in one ATT dispatch: prioritized plan items with location, evidence, "
+             "fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
+             paths=frozenset({"path", "pmc", "meta"}), detail=True),
+    ToolSpec("diff", "diff", "", paths=frozenset({"before", "after"})),
+    ToolSpec("pmc", "pmc", "", paths=frozenset({"paths"})),
+    ToolSpec("kernels", "kernels", "", paths=frozenset({"path"})),
+    ToolSpec("occupancy", "occupancy", ""),
+    ToolSpec("doctor", "doctor", "", remembered=False),
+    ToolSpec("collect", "collect",
+             "Profile a program with rocprofv3 (command: the program and its arguments as a list): "
+             "find its hottest kernel, trace it (ATT), optionally collect counters, analyze the best "
+             "dispatch. Long-running: sends progress notifications; cancelling it stops the profiler "
+             "and marks the run directory's run.json interrupted.",
+             paths=frozenset({"output"}), remembered=False, long_running=True),
+    ToolSpec("sweep_status", "sweep", "Progress of a sweep directory: each entry's state.",
+             words=("status",), only=("args",), rename={"args": "dir"}, single=frozenset({"args"}),
+             help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False),
+    ToolSpec("sweep_report", "sweep",
+             "The cross-kernel report of a sweep directory, entries sorted by headroom; html writes "
+             "the dashboard page.",
+             words=("report",), only=("args", "html", "force"), rename={"args": "dir"},
+             single=frozenset({"args"}), help={"dir": "The sweep directory."},
+             paths=frozenset({"dir", "html"}), remembered=False),
+)
+BY_NAME = {s.name: s for s in SPECS}
+
+
+_CLICK: dict[str, Any] = {}
+
+
+def click_command(command: str) -> Any:
+    """The click command the CLI runs for `command` (built once per process)."""
+    if command not in _CLICK:
+        app = typer.Typer(pretty_exceptions_enable=False, rich_markup_mode=None)
+        app.callback()(lambda: None)
+        importlib.import_module(f"hotspot.commands.{command}").register(app)
+        group = typer.main.get_command(app)
+        _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]
+    return _CLICK[command]
+
+
+def _params(spec: ToolSpec) -> list[Any]:
+    params = [p for p in click_command(spec.command).params if p.name not in HIDDEN]
+    if spec.only is not None:
+        params = [p for p in params if p.name in spec.only]
+    return params
+
+
+def arg_name(spec: ToolSpec, param: Any) -> str:
+    """The tool argument of a CLI parameter: its long option name (`--max-file-mb` ->
+    `max_file_mb`), or the argument's name."""
+    if param.name in spec.rename:
+        return spec.rename[param.name]
+    longs = [o for o in param.opts if o.startswith("--")]
+    return (longs[0][2:] if longs else param.name).replace("-", "_")
+
+
+_KINDS = {"int": "integer", "integer": "integer", "float": "number", "bool": "boolean",
+          "boolean": "boolean"}
+
+
+def _value_schema(param: Any) -> dict[str, Any]:
+    kind = param.type
+    choices = getattr(kind, "choices", None)
+    if choices is not None:
+        return {"type": "string", "enum": [str(getattr(c, "value", c)) for c in choices]}
+    return {"type": _KINDS.get(str(getattr(kind, "name", "")), "string")}
+
+
+def input_schema(spec: ToolSpec) -> dict[str, Any]:
+    """JSON Schema of the tool's arguments, from the command's click parameters."""
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for p in _params(spec):
+        name = arg_name(spec, p)
+        schema = _value_schema(p)
+        many = (p.multiple or p.nargs == -1) and p.name not in spec.single
+        if many:
+            schema = {"type": "array", "items": schema}
+        text = spec.help.get(name) or getattr(p, "help", None)
+        if text:
+            schema["description"] = text
+        default = p.default
+        if default is not None and not callable(default) and not many:
+            schema["default"] = getattr(default, "value", default)
+        props[name] = schema
+        if p.required or (p.name in spec.single):
+            required.append(name)
+    if spec.detail:
+        props[DETAIL_PARAM] = {"type": "string", "enum": [BRIEF, FULL], "default": BRIEF,
+                               "description": "brief: the verdict, trust and top plan items (under "
+                                              "4 KB, implies the plan); full: the whole JSON document."}
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        out["required"] = required
+    return out
+
+
+def description(spec: ToolSpec) -> str:
+    return spec.description or str(click_command(spec.command).help or spec.name)
+
+
+def _check(name: str, schema: Mapping[str, Any], value: Any) -> None:
+    kind = schema.get("type")
+    if kind == "array":
+        if not isinstance(value, list):
+            raise UsageError(f"argument '{name}' must be a list", "pass a JSON array")
+        for v in value:
+            _check(name, schema["items"], v)
+        return
+    ok = {"boolean": lambda v: isinstance(v, bool),
+          "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+          "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+          "string": lambda v: isinstance(v, str)}[str(kind)](value)
+    if not ok:
+        raise UsageError(f"argument '{name}' must be a {kind}, got {type(value).__name__}",
+                         "see the tool's input schema")
+    if "enum" in schema and value not in schema["enum"]:
+        raise UsageError(f"argument '{name}' is {value!r}: expected one of {', '.join(schema['enum'])}",
+                         "see the tool's input schema")
+
+
+def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
+    """The command line (without `hotspot`) that the CLI would run for these arguments, ending in
+    `--format json`. Unknown arguments and wrong types are usage errors."""
+    schema = input_schema(spec)
+    props = schema["properties"]
+    unknown = sorted(set(arguments) - set(props))
+    if unknown:
+        raise UsageError(f"unknown argument(s) for {spec.name}: {', '.join(unknown)}",
+                         f"arguments are: {', '.join(props)}")
+    for name, value in arguments.items():
+        if value is not None:
+            _check(name, props[name], value)
+    missing = [n for n in schema.get("required", []) if arguments.get(n) is None]
+    if missing:
+        raise UsageError(f"missing argument(s) for {spec.name}: {', '.join(missing)}",
+                         "see the tool's input schema")
+    words: list[str] = [spec.command, *spec.words]
+    options: list[str] = []
+    trailing: list[str] = []
+    for p in _params(spec):
+        value = arguments.get(arg_name(spec, p))
+        if value is None:
+            continue
+        if p.param_type_name == "argument":
+            values = value if isinstance(value, list) else [value]
+            if p.nargs == -1 and p.name not in spec.single and spec.command == "collect":
+                trailing = ["--", *map(str, values)]  # the profiled command, verbatim
+            else:
+                words += [str(v) for v in values]
+            continue
+        flag = next(o for o in p.opts if o.startswith("--"))
+        if getattr(p, "is_flag", False):
+            if value:
+                options.append(flag)
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            options.append(f"{flag}={v}")
+    level = arguments.get(DETAIL_PARAM) or BRIEF
+    if spec.detail and level == BRIEF:
+        options.append("--brief")
+    return [*words, *options, "--format", "json", *trailing]
+
+
+def path_values(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
+    """Every file or folder the call names (to check against the client's roots)."""
+    out: list[str] = []
+    for name in spec.paths:
+        value = arguments.get(name)
+        if value is None:
+            continue
+        out += [str(v) for v in (value if isinstance(value, list) else [value])]
+    return out

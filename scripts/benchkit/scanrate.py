@@ -1,0 +1,130 @@
+"""Where the wave pass spends its time on one capture (issue 27, point 4): the wave files read
+into memory (the read floor), the native scan alone (`_wavescan.scan`: parse into columns), the
+fused scan + fold (`Fold.wave`, every call timed around the C call), and the whole wave pass
+(`run_wave_pass`, one process). Rates are MB of wave JSON per CPU second (per core).
+
+    .venv/bin/python scripts/benchkit/scanrate.py DIR [--runs 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _cpu() -> int:
+    return time.thread_time_ns()
+
+
+def measure(dispatch: Path) -> dict:
+    from hotspot.att.engine import groups
+    from hotspot.att.engine.native import native
+    from hotspot.att.model import AnalyzeOptions
+
+    mod = native()
+    if mod is None:
+        raise SystemExit("scanrate: the native wave scanner is not in use (see hotspot doctor)")
+    files = sorted(p for p in dispatch.iterdir() if p.name.startswith("se") and p.suffix == ".json")
+    size = sum(p.stat().st_size for p in files)
+
+    read_ns = scan_ns = 0
+    for p in files:  # one file in memory at a time, as the pass holds them
+        t0 = _cpu()
+        b = p.read_bytes()
+        t1 = _cpu()
+        mod.scan(b)
+        read_ns += t1 - t0
+        scan_ns += _cpu() - t1
+
+    fold_ns = [0]
+    calls = [0]
+    real_wave = groups.NativeFold.wave
+
+    def timed_c(fold):  # noqa: ANN001, ANN202 - time every Fold.wave call of this NativeFold
+        inner = fold.fold
+
+        class Timed:
+            def __getattr__(self, name):  # noqa: ANN001, ANN204
+                return getattr(inner, name)
+
+            def wave(self, data, se):  # noqa: ANN001, ANN202
+                s = _cpu()
+                try:
+                    return inner.wave(data, se)
+                finally:
+                    fold_ns[0] += _cpu() - s
+                    calls[0] += 1
+        return Timed()
+
+    def wave(self, data, se):  # noqa: ANN001, ANN202
+        if not isinstance(self.fold, type(self.fold)) or not hasattr(self, "_timed"):
+            self._timed = True
+            self.fold = timed_c(self)
+        return real_wave(self, data, se)
+
+    from hotspot.att import wave_results
+    from hotspot.att.analyze import analyze_path
+
+    real_pass = wave_results.run_wave_pass
+    pass_ns = [0]
+
+    def timed_pass(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        s = _cpu()
+        try:
+            return real_pass(*args, **kw)
+        finally:
+            pass_ns[0] += _cpu() - s
+
+    groups.NativeFold.wave = wave
+    wave_results.run_wave_pass = timed_pass
+    try:
+        analyze_path(dispatch, AnalyzeOptions(jobs=1))
+    finally:
+        groups.NativeFold.wave = real_wave
+        wave_results.run_wave_pass = real_pass
+    pass_ns = pass_ns[0]
+    mb = size / 1e6
+    return {"dir": str(dispatch), "waves": len(files), "wave_bytes": size,
+            "read_cpu_s": read_ns / 1e9, "scan_cpu_s": scan_ns / 1e9, "fold_wave_cpu_s": fold_ns[0] / 1e9,
+            "fold_wave_calls": calls[0], "pass_cpu_s": pass_ns / 1e9,
+            "read_mb_s": mb / (read_ns / 1e9), "scan_mb_s": mb / (scan_ns / 1e9),
+            "fold_wave_mb_s": mb / (fold_ns[0] / 1e9) if fold_ns[0] else None,
+            "pass_mb_s": mb / (pass_ns / 1e9)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+", type=Path)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    os.environ["HOTSPOT_CACHE"] = "off"
+    out = []
+    for d in a.dirs:
+        runs = [measure(d) for _ in range(a.runs)]
+        best = {k: min(r[k] for r in runs) if k.endswith("_s") and not k.endswith("mb_s") else runs[0][k]
+                for k in runs[0]}
+        mb = best["wave_bytes"] / 1e6
+        for k in ("read", "scan", "fold_wave", "pass"):
+            best[f"{k}_mb_s"] = mb / best[f"{k}_cpu_s"] if best[f"{k}_cpu_s"] else None
+        out.append(best)
+        if not a.json:
+            print(f"{d}: {best['waves']} waves, {mb:.1f} MB (best of {a.runs}, CPU seconds of this thread)")
+            for k, label in (("read", "read the files"), ("scan", "native scan only"),
+                             ("fold_wave", "Fold.wave (scan + fold in C)"), ("pass", "whole wave pass")):
+                print(f"  {label:<30} {best[k + '_cpu_s']:7.3f} s  {best[k + '_mb_s']:8.0f} MB/s")
+    if a.json:
+        print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

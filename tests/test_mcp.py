@@ -1,0 +1,298 @@
+"""`hotspot mcp`: a real stdio session with the MCP SDK's client against the server process.
+
+Every tool answer is compared with what the command line prints for the same options (run
+in-process here, the same code path a user's shell would take)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS, run_cli
+from tests.fake_rocprofv3.helpers import app, fake  # noqa: F401 - the fixture
+
+mcp = pytest.importorskip("mcp", reason="the MCP SDK (pip install -e '.[mcp]') is not installed")
+
+import anyio  # noqa: E402 - the SDK's dependency
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp import types  # noqa: E402
+
+CK = ("att", "gfx942", "ck_bmm")
+D1 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_1")
+D2 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_2")
+SMALL = CORPUS / "layouts/kernel-lab/blockscale_preshuffle_gemm/att_viewer/big/ui_output_agent_14065_dispatch_120"
+PASSED_ENV = ("PATH", "HOME", "HOTSPOT_CACHE", "ROCPROF_ATT_LIBRARY_PATH", "FAKE_ROCPROF_LOG",
+              "FAKE_ROCPROF_MODE", "FAKE_ROCPROF_WORKLOAD", "XDG_CACHE_HOME")
+
+
+def _params(cwd: Path, *server_args: str) -> StdioServerParameters:
+    env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    return StdioServerParameters(command=sys.executable, args=["-m", "hotspot", "mcp", *server_args],
+                                 env=env, cwd=str(cwd))
+
+
+def _session(cwd: Path, roots: list[Path] | None, *server_args: str):
+    """Run `body(session)` inside a client session with the given roots (None: no roots
+    capability: the server falls back to --root)."""
+
+    async def list_roots(_ctx):  # noqa: ANN001, ANN202
+        return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri()) for p in roots or []])
+
+    def run(body):  # noqa: ANN001, ANN202
+        async def main():  # noqa: ANN202
+            with open(os.devnull, "w") as errlog:
+                async with stdio_client(_params(cwd, *server_args), errlog=errlog) as (r, w):
+                    async with ClientSession(r, w, list_roots_callback=list_roots if roots is not None
+                                             else None) as s:
+                        await s.initialize()
+                        return await body(s)
+
+        return anyio.run(main)
+
+    return run
+
+
+def _doc(res: types.CallToolResult) -> str:
+    assert len(res.content) == 1 and res.content[0].type == "text"
+    return res.content[0].text
+
+
+def _cli_doc(*argv: str) -> str:
+    r = run_cli(*argv)
+    return r.stdout.rstrip("\n")
+
+
+def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: Path) -> None:
+    async def body(s):  # noqa: ANN001, ANN202
+        return (await s.list_tools()).tools
+
+    tools = {t.name: t for t in _session(tmp_path, [corpus])(body)}
+    assert set(tools) == {"analyze", "plan", "diff", "pmc", "kernels", "occupancy", "doctor", "collect",
+                          "sweep_status", "sweep_report"}
+    # each property is one of the command's own options (`hotspot plan --help` lists them)
+    plan = tools["plan"].input_schema
+    assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level"}
+    assert plan["required"] == ["path"] and plan["properties"]["pmc"]["type"] == "array"
+    occ = tools["occupancy"].input_schema
+    assert occ["properties"]["vgpr"]["type"] == "integer" and set(occ["required"]) == {"arch", "vgpr"}
+    assert tools["analyze"].input_schema["properties"]["max_file_mb"]["type"] == "number"
+    assert tools["analyze"].input_schema["properties"]["topk"]["default"] == 15
+    assert tools["collect"].input_schema["properties"]["command"]["type"] == "array"
+    assert tools["sweep_status"].input_schema["required"] == ["dir"]
+
+
+def test_calls_answer_what_the_cli_prints(corpus: Path, tmp_path: Path) -> None:
+    calls = [
+        ("plan", {"path": str(D1)}, ["plan", str(D1), "--brief", "--format", "json"]),
+        ("plan", {"path": str(D2), "detail_level": "full"}, ["plan", str(D2), "--format", "json"]),
+        ("analyze", {"path": str(D2)}, ["analyze", str(D2), "--brief", "--format", "json"]),
+        ("analyze", {"path": str(D1), "detail_level": "full", "plan": True, "topk": 3},
+         ["analyze", str(D1), "--topk", "3", "--plan", "--format", "json"]),
+        ("diff", {"before": str(D1), "after": str(D2)}, ["diff", str(D1), str(D2), "--format", "json"]),
+        ("occupancy", {"arch": "gfx942", "vgpr": 128}, ["occupancy", "--arch", "gfx942", "--vgpr", "128",
+                                                        "--format", "json"]),
+    ]
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool(name, args) for name, args, _ in calls]
+
+    results = _session(tmp_path, [corpus])(body)
+    for (name, _, argv), res in zip(calls, results):
+        assert res.is_error is False, _doc(res)
+        assert _doc(res) == _cli_doc(*argv), name
+    brief = json.loads(_doc(results[0]))
+    assert brief["data"]["detail"] == "brief" and len(_doc(results[0]).encode()) <= 4096
+
+
+def test_errors_are_tool_errors_with_code_and_fix(corpus: Path, tmp_path: Path) -> None:
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "inside" / "escape").symlink_to(corpus)  # a link inside the root, to outside it
+    missing = tmp_path / "inside" / "nope"
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("plan", {"path": str(missing)}),
+                await s.call_tool("plan", {"path": str(D1)}),
+                await s.call_tool("plan", {"path": str(tmp_path / "inside" / "escape" / D1.relative_to(corpus))}),
+                await s.call_tool("plan", {"path": str(missing), "topk": 3}),
+                await s.call_tool("occupancy", {"arch": "gfx942", "vgpr": "many"}),
+                await s.call_tool("occupancy", {"arch": "gfx942", "vgpr": -5})]
+
+    bad, outside, linked, unknown, wrong_type, bad_value = _session(tmp_path, [tmp_path / "inside"])(body)
+    for res in (bad, outside, linked, unknown, wrong_type, bad_value):
+        assert res.is_error is True
+    doc = json.loads(_doc(bad))
+    assert doc["ok"] is False and doc["error"]["code"] == "bad-input" and doc["error"]["exit_code"] == 3
+    assert str(missing) in doc["error"]["message"] and doc["error"]["hint"]
+    assert _doc(bad) == _cli_doc("plan", str(missing), "--brief", "--format", "json")
+    for res in (outside, linked):
+        err = json.loads(_doc(res))["error"]
+        assert err["code"] == "outside-roots" and err["exit_code"] == 3 and "roots" in err["hint"]
+    assert json.loads(_doc(unknown))["error"]["code"] == "usage"
+    assert "topk" in json.loads(_doc(unknown))["error"]["message"]
+    assert json.loads(_doc(wrong_type))["error"]["code"] == "usage"
+    assert _doc(bad_value) == _cli_doc("occupancy", "--arch", "gfx942", "--vgpr", "-5", "--format", "json")
+
+
+def test_without_client_roots_the_server_roots_apply(corpus: Path, tmp_path: Path) -> None:
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("plan", {"path": str(D1)}),
+                await s.call_tool("plan", {"path": "/"})]
+
+    inside, outside = _session(tmp_path, None, "--root", str(corpus))(body)
+    assert inside.is_error is False
+    assert json.loads(_doc(outside))["error"]["code"] == "outside-roots"
+
+
+def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path) -> None:
+    capture = tmp_path / SMALL.name
+    shutil.copytree(SMALL, capture)
+    code = capture / "code.json"
+    old = time.time() - 60
+    time.sleep(2.1)  # settled (hotspot/cache/deps.py RACY_NS): not modified while a call reads it
+
+    async def body(s):  # noqa: ANN001, ANN202
+        first = await s.call_tool("plan", {"path": str(capture)})
+        again = await s.call_tool("plan", {"path": str(capture)})
+        os.utime(code, (old + 1, old + 1))  # the capture changed: read again
+        changed = await s.call_tool("plan", {"path": str(capture)})
+        return first, again, changed
+
+    first, again, changed = _session(tmp_path, [tmp_path])(body)
+    assert [r.meta["hotspot/remembered"] for r in (first, again, changed)] == [False, True, False]
+    assert _doc(first) == _doc(again) == _doc(changed) == _cli_doc("plan", str(capture), "--brief",
+                                                                     "--format", "json")
+
+
+def test_two_concurrent_calls(corpus: Path, tmp_path: Path) -> None:
+    async def body(s):  # noqa: ANN001, ANN202
+        out: dict[str, types.CallToolResult] = {}
+
+        async def call(key: str, name: str, args: dict) -> None:
+            out[key] = await s.call_tool(name, args)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "a", "analyze", {"path": str(D2), "detail_level": "full"})
+            tg.start_soon(call, "b", "plan", {"path": str(D1)})
+        return out
+
+    out = _session(tmp_path, [corpus])(body)
+    assert _doc(out["a"]) == _cli_doc("analyze", str(D2), "--format", "json")
+    assert _doc(out["b"]) == _cli_doc("plan", str(D1), "--brief", "--format", "json")
+
+
+def test_cancelled_collect_leaves_an_interrupted_run_dir(fake, tmp_path: Path) -> None:  # noqa: F811
+    pidfile = tmp_path / "app.pid"
+    run_dir = tmp_path / "run"
+    program = app("import os, time", f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))",
+                  "time.sleep(60)")
+
+    async def body(s):  # noqa: ANN001, ANN202
+        progress: list[str] = []
+
+        async def on_progress(_p, _t, message):  # noqa: ANN001, ANN202
+            progress.append(message or "")
+
+        started = time.monotonic()
+        with anyio.move_on_after(60) as scope:
+            async with anyio.create_task_group() as tg:
+                async def collect() -> None:
+                    await s.call_tool("collect", {"command": program, "kernel": "vec_add",
+                                                  "output": str(run_dir)}, progress_callback=on_progress)
+
+                tg.start_soon(collect)
+                while not pidfile.exists() or not pidfile.read_text():
+                    await anyio.sleep(0.05)
+                tg.cancel_scope.cancel()  # the client cancels the call (notifications/cancelled)
+        assert not scope.cancelled_caught, "the profiled program never started"
+        # the server is still serving, and finished the interrupted run before answering this
+        after = await s.call_tool("occupancy", {"arch": "gfx942", "vgpr": 64})
+        return progress, after, time.monotonic() - started
+
+    progress, after, _elapsed = _session(tmp_path, [tmp_path])(body)
+    assert any("run directory" in m for m in progress), progress
+    assert after.is_error is False
+    deadline = time.monotonic() + 20
+    record = {}
+    while time.monotonic() < deadline:
+        record = json.loads((run_dir / "run.json").read_text())
+        if record.get("status") == "interrupted":
+            break
+        time.sleep(0.1)
+    assert record["status"] == "interrupted", record
+    assert record["phases"][-1]["status"] == "interrupted"
+    pid = int(pidfile.read_text())
+    with pytest.raises(ProcessLookupError):  # the profiled program was stopped
+        for _ in range(100):
+            os.kill(pid, 0)
+            time.sleep(0.1)
+
+
+def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
+    monkeypatch.setitem(sys.modules, "mcp.server", None)
+    monkeypatch.setitem(sys.modules, "mcp.server.lowlevel", None)
+    r = run_cli("mcp")
+    assert r.exit_code == 5
+    assert "pip install 'hotspot[mcp]'" in r.stderr and r.stdout == ""
+
+
+def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
+    r = run_cli("skill", "install", "--print-mcp", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    d = r.json()["data"]
+    entry = d["mcp_servers"]["mcpServers"]["hotspot"]
+    assert entry == {"command": d["command"], "args": ["mcp"]}
+    assert d["command_lines"]["claude-code"] == f"claude mcp add hotspot -- {d['command']} mcp"
+    assert d["sdk_installed"] is True
+    assert not (Path.cwd() / ".claude" / "skills" / "hotspot" / "mcp").exists()  # nothing installed
+
+    async def main():  # noqa: ANN202 - the entry, as an assistant would start it
+        env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env,
+                                       cwd=str(tmp_path))
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (rd, wr):
+                async with ClientSession(rd, wr) as s:
+                    await s.initialize()
+                    return [t.name for t in (await s.list_tools()).tools]
+
+    assert "plan" in anyio.run(main)
+    assert run_cli("skill", "install", "--print-mcp", "--dest", str(tmp_path)).exit_code == 2
+
+
+def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> None:
+    """A capture the command line analyzed is not analyzed again by the server: its call reads the
+    CLI's derived entry (the cache folder gains no entry), and answers what the CLI printed."""
+    import subprocess
+
+    cache = tmp_path / "xdg"
+    env = {**os.environ, "HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)}
+    cli = subprocess.run([sys.executable, "-m", "hotspot", "plan", str(D2), "--format", "json"], env=env,
+                         capture_output=True, check=True, cwd=tmp_path).stdout.rstrip(b"\n")
+    folder = cache / "hotspot"
+    before = sorted(p.name for p in folder.iterdir())
+    derived = [n for n in before if not n.startswith("out")]
+    assert derived, before  # the CLI stored its analysis
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full"})
+
+    saved = {k: os.environ.get(k) for k in ("HOTSPOT_CACHE", "XDG_CACHE_HOME")}
+    os.environ.update({"HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)})
+    try:
+        res = _session(tmp_path, [corpus])(body)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert _doc(res).encode() == cli
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing computed anew, nothing stored
