@@ -165,10 +165,14 @@ def _usage_error(exc: "ClickException", args: Sequence[str]) -> int:
     path = ctx.command_path if ctx is not None else "hotspot"
     command = path.split(" ", 1)[1] if " " in path else ""
     if _json_requested(args):
+        from hotspot.errors import StdoutError
+        from hotspot.outfile import quiet_stdout, write_stdout
+
         hint = f"run 'hotspot {command} --help' for the options".replace("  ", " ")
-        sys.stdout.buffer.write(dumps(error_envelope(command, "usage", EXIT_USAGE,
-                                                     exc.format_message(), hint)) + b"\n")
-        sys.stdout.flush()
+        try:
+            write_stdout(dumps(error_envelope(command, "usage", EXIT_USAGE, exc.format_message(), hint)))
+        except (BrokenPipeError, StdoutError):  # the usage message on stderr said it all
+            quiet_stdout()
     return EXIT_USAGE
 
 
@@ -187,6 +191,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(args, click)
         except KeyboardInterrupt as exc:  # before or after a command ran (parsing, importing)
             return _interrupted(exc, args)
+        except OSError as exc:
+            # Commands report their own failures (commands/_run.py); what reaches here is click
+            # or typer printing (--version, a usage message) to a stdout that cannot take it.
+            return _stdout_failed(exc)
+
+
+def _stdout_failed(exc: OSError) -> int:
+    from hotspot.errors import StdoutError
+    from hotspot.outfile import quiet_stdout
+
+    quiet_stdout()
+    if isinstance(exc, BrokenPipeError):
+        return 1  # as click ends on a closed pipe: nothing said
+    err = StdoutError.of(exc)
+    try:
+        sys.stderr.write(f"hotspot: {err.message} (next: {err.hint})\n")
+    except (OSError, AttributeError):
+        pass
+    return err.exit_code
 
 
 def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
@@ -197,10 +220,15 @@ def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
     err = interrupted_error(exc)
     sys.stderr.write(f"hotspot: {err.message}\n")
     if _json_requested(args):
+        from hotspot.errors import StdoutError
+        from hotspot.outfile import quiet_stdout, write_stdout
+
         command = next((a for a in args if not a.startswith("-")), "")
-        sys.stdout.buffer.write(dumps(error_envelope(command, err.code, err.exit_code, err.message, err.hint,
-                                                     details=err.details)) + b"\n")
-        sys.stdout.flush()
+        try:
+            write_stdout(dumps(error_envelope(command, err.code, err.exit_code, err.message, err.hint,
+                                              details=err.details)))
+        except (BrokenPipeError, StdoutError):
+            quiet_stdout()
     return err.exit_code
 
 

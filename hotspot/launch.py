@@ -32,9 +32,23 @@ def main() -> int:
         plan = None
     from hotspot.cli import main as cli_main
 
-    if plan is None:
-        return cli_main(argv)
-    return output.run_and_store(plan, cli_main, argv)
+    code = cli_main(argv) if plan is None else output.run_and_store(plan, cli_main, argv)
+    return _flushed(code)
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout before the interpreter does: a write error there (a full disk) becomes one line
+    and exit 1 instead of a message about an ignored exception."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except OSError as exc:
+        _quiet_stdout()
+        sys.stderr.write(f"hotspot: cannot write to standard output ({exc.strerror or exc})\n")
+        return code or 1
+    return code
 
 
 def _quiet_stdout() -> None:

@@ -26,6 +26,7 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
+from hotspot.capture.sidefiles import check_meta
 from hotspot.capture.select import (
     OK,
     DispatchCandidate,
@@ -60,15 +61,28 @@ def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
         return _analyze_path(path, opts)
 
 
+# Counts given on the command line (rows, lines, processes, wave files) beyond this are typos:
+# no capture has 2**31 rows, and the options are echoed into the JSON (64-bit integers).
+COUNT_OPTION_LIMIT = (1 << 31) - 1
+
+
 def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     if opts.mode not in ("asm", "src", "both"):
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
         raise UsageError("--topk must be 0 (all) or a positive number")
+    if opts.context < 0:
+        raise UsageError(f"--context {opts.context}: must be 0 or a positive number of lines")
     if opts.jobs is not None and opts.jobs < 1:
         raise UsageError("--jobs must be auto or at least 1")
     if opts.max_waves is not None and opts.max_waves < 1:
         raise UsageError("--max-waves must be a positive number of wave files")
+    for name, value in (("--topk", opts.topk), ("--context", opts.context), ("--jobs", opts.jobs),
+                        ("--max-waves", opts.max_waves)):
+        if value is not None and value > COUNT_OPTION_LIMIT:
+            raise UsageError(f"{name} {value}: larger than any capture needs (at most "
+                             f"{COUNT_OPTION_LIMIT})")
+    check_meta(opts.meta_paths)
     dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         warnings: list[str] = []

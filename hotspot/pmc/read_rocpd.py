@@ -6,7 +6,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from hotspot.capture.trace._sqlite import open_readonly
+from hotspot.capture.trace._sqlite import budget_error, open_readonly
 from hotspot.errors import bad_file
 from hotspot.pmc.model import ArchHint, CounterFile
 from hotspot.pmc.read_csv import (
@@ -50,6 +50,9 @@ def read_rocpd(path: Path) -> CounterFile:
                 "select dispatch_id, kernel_name, counter_name, value, start, end, agent_id "
                 "from counters_collection order by dispatch_id").fetchall()
         except sqlite3.DatabaseError as exc:
+            err = budget_error(con, path, exc)
+            if err is not exc:
+                raise err from None
             raise bad_file(path, f"cannot query counters_collection ({exc})",
                            "the database may be incomplete; re-run the profile") from None
         accs: dict[int, DispatchAccumulator] = {}
@@ -77,7 +80,7 @@ def read_rocpd(path: Path) -> CounterFile:
         if not names:
             raise bad_file(path, "no counter rows (counters_collection is empty)",
                            "the run collected no counters; run rocprofv3 with --pmc")
-        hints = _agent_hints(con, agents)
+        hints = _agent_hints(con, path, agents)
     finally:
         con.close()
     return CounterFile(path=path, layout="rocpd", dispatches=finish_dispatches(accs),
@@ -92,11 +95,13 @@ def _num(value: object) -> float | None:
     return None
 
 
-def _agent_hints(con: sqlite3.Connection, agents: set[int]) -> list[tuple[str, str | None]]:
+def _agent_hints(con: sqlite3.Connection, path: Path, agents: set[int]) -> list[tuple[str, str | None]]:
     """(gfx name, product name) of the agents the counters were collected on."""
     try:
         rows = con.execute("select id, name, product_name from rocpd_info_agent").fetchall()
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if getattr(con, "over_budget", ""):
+            raise budget_error(con, path, exc) from None
         return []
     found: dict[str, str | None] = {}
     for agent_id, name, product in rows:

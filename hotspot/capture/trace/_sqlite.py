@@ -6,12 +6,71 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import quote
 
-from hotspot.errors import bad_file
+from hotspot.errors import InputError, bad_file
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+
+# Every read of a database is bounded: a view is a query the file's author wrote, and a recursive
+# CTE that never ends or a cross join of 10**12 rows would otherwise hang the command. A connection
+# stops (sqlite3.OperationalError "interrupted", reported as exit 3 naming the file) after this many
+# SQLite VM steps or this much wall time, whichever comes first; a real rocpd database of a million
+# dispatches reads in ~1e8 steps. Sorting spills to memory, bounded by SQL_HEAP_LIMIT (SQLite's
+# process-wide hard heap limit: hotspot's only SQLite use is reading), never to temporary files.
+SQL_STEP_LIMIT = 2_000_000_000
+SQL_TIME_LIMIT_S = 20.0
+SQL_HEAP_LIMIT = 1 << 30
+PROGRESS_EVERY = 10_000  # VM steps between two checks of the bound
+
+
+class BoundedConnection(sqlite3.Connection):
+    """A connection whose statements stop after SQL_STEP_LIMIT steps or SQL_TIME_LIMIT_S
+    seconds; `over_budget` says which bound stopped it ("" while within them)."""
+
+    over_budget: str = ""
+
+    def bound(self) -> "BoundedConnection":
+        started = time.monotonic()
+        steps = 0
+        step_limit, time_limit = SQL_STEP_LIMIT, SQL_TIME_LIMIT_S
+
+        def check() -> int:
+            nonlocal steps
+            steps += PROGRESS_EVERY
+            if steps > step_limit:
+                self.over_budget = f"more than {step_limit:,} query steps"
+            elif time.monotonic() - started > time_limit:
+                self.over_budget = f"more than {time_limit:g} s"
+            return 1 if self.over_budget else 0
+
+        self.set_progress_handler(check, PROGRESS_EVERY)
+        self.execute(f"PRAGMA hard_heap_limit={SQL_HEAP_LIMIT}")
+        self.execute("PRAGMA temp_store=MEMORY")
+        return self
+
+
+class QueryBudgetError(InputError):
+    """A statement stopped by the read bound: exit 3 naming the file. Readers that fall back to
+    other sources on a bad database (the arch hints) let this one through: the user asked for a
+    file that cannot be read in bounded time, and is told so."""
+
+
+def budget_error(conn: sqlite3.Connection, path: Path, exc: BaseException) -> BaseException:
+    """The error to raise for a failed statement: a bound that stopped it is named as such."""
+    over = getattr(conn, "over_budget", "")
+    if over or "out of memory" in str(exc):
+        why = over or f"more than {SQL_HEAP_LIMIT >> 20} MiB of memory"
+        return QueryBudgetError(f"{path}: reading it took {why}: a view that never ends (a recursive "
+                                "query) or a join far larger than any profile",
+                                "pass the database rocprofv3 wrote, or export its tables to CSV with rocpd")
+    return exc
+
+
+def _connect(target: str) -> BoundedConnection:
+    return sqlite3.connect(target, uri=True, factory=BoundedConnection).bound()  # type: ignore[return-value]
 
 
 def is_sqlite(path: Path) -> bool:
@@ -48,7 +107,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     to date there, and that is what is read. Raises sqlite3.Error."""
     hot = [path.with_name(path.name + s) for s in _HOT_SIDE_FILES]
     if not any(_nonempty(h) for h in hot):
-        return sqlite3.connect(_uri(path), uri=True)
+        return _connect(_uri(path))
     private = Path(tempfile.mkdtemp(prefix="hotspot-sqlite-"))
     try:
         copy = private / path.name
@@ -62,7 +121,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         rw.close()
         # The connection keeps its descriptor: the private folder can go at once (nothing to clean
         # up later, even if the command is killed while reading).
-        return sqlite3.connect(_uri(copy), uri=True)
+        return _connect(_uri(copy))
     finally:
         shutil.rmtree(private, ignore_errors=True)
 
@@ -109,6 +168,9 @@ def query(conn: sqlite3.Connection, path: Path, sql: str, params: tuple = ()) ->
     try:
         return conn.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
+        err = budget_error(conn, path, exc)
+        if err is not exc:
+            raise err from None
         raise bad_file(path, f"query failed ({exc})", "the database may be from an unsupported "
                        "profiler version or damaged") from exc
 

@@ -1,0 +1,313 @@
+"""Hostile input, round two (issue 28): values a file can hold that no decoder writes, output
+targets that are not regular files, reads without a bound, signals, and answers the input does not
+support. Grouped by class; every case asserts the exit code, one line on stderr (no traceback), the
+JSON envelope, and that the input tree is untouched (tests/test_robust_read.py `check`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import run_cli
+from tests.test_robust_read import (
+    EXAMPLE,
+    PROJECT_ROOT,
+    SUBPROCESS_TIMEOUT_S,
+    WAVE,
+    _set_ins,
+    capture,
+    check,
+    edit_code,
+    edit_json,
+    edit_wave,
+)
+
+
+def _both(args: list[str], root: Path, exit_code: int, code: str | None, says: str = "") -> None:
+    """`check` on the native scanner and on the pure-Python twin: the same outcome."""
+    for pure in ("0", "1"):
+        check(args, root, exit_code, code, says=says, env={"HOTSPOT_PURE_PYTHON": pure})
+
+
+def _data(args: list[str]) -> dict:
+    r = run_cli(*args, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    return r.json()
+
+
+# === numbers a file can hold: range-checked where parsed, file and field named (exit 3) ==========
+
+def _raw_wave(d: Path, old: str, new: str) -> None:
+    p = d / WAVE
+    text = p.read_text()
+    assert old in text
+    p.write_text(text.replace(old, new, 1))
+
+
+WAVE_NUMBER_CASES = [
+    ("time-10^30", lambda d: edit_wave(d, _set_ins(0, 0, 10**30)), "wave.instructions"),
+    ("time-1e300", lambda d: edit_wave(d, _set_ins(0, 0, 1e300)), "wave.instructions"),
+    ("time-2^41", lambda d: edit_wave(d, _set_ins(0, 0, 2**41)), "a time of 2199023255552"),
+    ("begin-1e300", lambda d: edit_wave(d, lambda w: w.__setitem__("begin", 1e300)), "wave.begin"),
+    ("end-1e300", lambda d: edit_wave(d, lambda w: w.__setitem__("end", 1e300)), "wave.end"),
+    ("end-2^41", lambda d: edit_wave(d, lambda w: w.__setitem__("end", 2**41)), "wave.end"),
+    ("stall-float", lambda d: edit_wave(d, _set_ins(3, 2, 7.0)), "not an integer"),
+    ("time-fraction", lambda d: edit_wave(d, _set_ins(3, 0, 4052.5)), "not an integer"),
+    ("stall-10^400", lambda d: _raw_wave(d, "[4052,1,0,4,4]", "[4052,1,1" + "0" * 400 + ",4,4]"), WAVE),
+]
+
+
+@pytest.mark.parametrize("name,change,says", WAVE_NUMBER_CASES, ids=[c[0] for c in WAVE_NUMBER_CASES])
+def test_robust_wave_numbers_out_of_range(tmp_path, name, change, says):
+    d = capture(tmp_path)
+    change(d)
+    _both(["analyze", str(d)], tmp_path / "run", 3, None, says=says)
+
+
+def test_robust_code_json_stall_above_latency_is_refused_naming_the_row(tmp_path):
+    d = capture(tmp_path)
+
+    def change(code: list) -> None:
+        code[5][8] = code[5][7] + 1000
+
+    edit_code(d, change)
+    check(["analyze", str(d)], tmp_path / "run", 3, "bad-value", says="code row 5 field 'Stall'")
+
+
+def test_robust_huge_dispatch_id_in_the_folder_name(tmp_path):
+    d = tmp_path / "run" / "ui_output_agent_5600_dispatch_99999999999999999999999"
+    shutil.copytree(EXAMPLE, d)
+    check(["analyze", str(d)], tmp_path / "run", 3, "bad-value", says="dispatch id 99999999999999999999999")
+
+
+def test_robust_largest_64_bit_dispatch_id_is_read(tmp_path):
+    d = tmp_path / "run" / f"ui_output_agent_5600_dispatch_{2**64 - 1}"
+    shutil.copytree(EXAMPLE, d)
+    assert _data(["analyze", str(d)])["data"]["dispatch"]["dispatch_id"] == 2**64 - 1
+
+
+def test_robust_path_that_is_not_utf8_is_written_escaped(tmp_path):
+    root = tmp_path / os.fsdecode(b"run\xff")
+    d = root / EXAMPLE.name
+    shutil.copytree(EXAMPLE, d)
+    doc = _data(["analyze", str(d)])
+    assert doc["data"]["dispatch"]["path"].endswith("run\\xff/" + EXAMPLE.name)
+
+
+HUGE = str(10**26)
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--topk", HUGE], "--topk"), (["--context", HUGE, "--detail"], "--context"),
+    (["--context", "-1", "--detail"], "--context -1"), (["--max-waves", HUGE], "--max-waves"),
+], ids=["topk-huge", "context-huge", "context-negative", "max-waves-huge"])
+def test_robust_count_options_are_bounded(tmp_path, args, says):
+    d = capture(tmp_path)
+    check(["analyze", str(d), *args], tmp_path / "run", 2, "usage", says=says)
+
+
+def test_robust_long_file_name_is_bad_input(tmp_path):
+    d = capture(tmp_path)
+    check(["analyze", str(d / ("a" * 255))], tmp_path / "run", 3, None)
+    check(["report", str(d), "-o", str(tmp_path / ("b" * 255 + ".html"))], tmp_path / "run", 3, None)
+
+
+# === --meta: a path that is missing or not a file is refused, never silently ignored ============
+
+@pytest.mark.parametrize("meta,code,says", [
+    ("missing", "bad-input", "no such file"), ("/dev/zero", "not-a-file", "device, FIFO"),
+], ids=["missing", "dev-zero"])
+def test_robust_meta_that_is_not_a_side_file(tmp_path, meta, code, says):
+    d = capture(tmp_path)
+    path = str(tmp_path / "nothing.csv") if meta == "missing" else meta
+    check(["analyze", str(d), "--meta", path], tmp_path / "run", 3, code, says=says)
+
+
+# === each wave file counted once ===============================================================
+
+def test_robust_name_listed_twice_in_filenames_json_is_one_wave(tmp_path):
+    d = capture(tmp_path)
+    base = _data(["analyze", str(d)])["data"]
+
+    def twice(doc: dict) -> None:
+        slots = doc["wave_filenames"]["0"]["0"]["0"]
+        slots["1"] = slots["0"]  # the same file under another wave index
+        doc["wave_filenames"]["0"]["0"]["5"] = {"0": slots["0"]}
+
+    edit_json(d / "filenames.json", twice)
+    doc = _data(["analyze", str(d)])
+    assert doc["data"]["dispatch"]["waves"] == base["dispatch"]["waves"]
+    assert doc["data"]["wave_states"] == base["wave_states"]
+    assert any("counted once" in w for w in doc["warnings"])
+
+
+def test_robust_wave_file_symlinked_under_other_names_is_one_wave(tmp_path):
+    d = capture(tmp_path)
+    base = _data(["analyze", str(d)])["data"]["dispatch"]["waves"]
+    os.remove(d / "se0_sm0_sl1_wv0.json")  # now two names for se0_sm0_sl0_wv0's file
+    os.symlink(WAVE, d / "se0_sm0_sl1_wv0.json")
+    os.link(d / WAVE, d / "se9_sm0_sl0_wv0.json")  # a hard link, found by name
+    doc = _data(["analyze", str(d)])
+    assert doc["data"]["dispatch"]["waves"] == base - 1
+    assert doc["data"]["wave_states"]["waves_read"] == base - 1
+
+
+# === stdout that cannot be written: one line on stderr, exit 1, no traceback ====================
+
+def _hotspot_with_stdout(args: list[str], how: str) -> subprocess.CompletedProcess:
+    """Run `python -m hotspot ARGS` with stdout /dev/full, closed, or a pipe closed early."""
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "hotspot", *args])
+    redirect = {"full": "> /dev/full", "closed": ">&-", "pipe": "| head -c 1 > /dev/null"}[how]
+    env = {**os.environ, "HOTSPOT_CACHE": "off"}
+    return subprocess.run(["bash", "-c", f"set -o pipefail; {cmd} {redirect}"], capture_output=True,
+                          text=True, timeout=SUBPROCESS_TIMEOUT_S, env=env, cwd=PROJECT_ROOT)
+
+
+STDOUT_COMMANDS = [
+    ["analyze", str(EXAMPLE)], ["analyze", str(EXAMPLE), "--format", "json"],
+    ["analyze", str(EXAMPLE), "--format", "markdown"], ["export", "perfetto", str(EXAMPLE), "-o", "-"],
+    ["report", str(EXAMPLE), "-o", "-"], ["doctor"], ["--help"], ["analyze", "--help"], ["--version"],
+    ["occupancy", "--arch", "gfx942", "--vgpr", "64"],
+]
+
+
+@pytest.mark.parametrize("how", ["full", "closed"])
+@pytest.mark.parametrize("args", STDOUT_COMMANDS, ids=lambda a: "-".join(a[:1] + a[2:4]).replace("/", ""))
+def test_robust_stdout_that_cannot_be_written(how, args):
+    if how == "closed" and args == ["--version"]:
+        pytest.skip("click prints --version to a closed stdout as nothing; nothing to report")
+    r = _hotspot_with_stdout(args, how)
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("hotspot")]
+    assert len(lines) == 1 and ("standard output" in lines[0] or "help page" in lines[0]), r.stderr
+
+
+@pytest.mark.parametrize("args", STDOUT_COMMANDS[:5], ids=lambda a: "-".join(a[:1] + a[2:4]).replace("/", ""))
+def test_robust_reader_leaving_early_is_quiet(args):
+    r = _hotspot_with_stdout(args, "pipe")
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert "standard output" not in r.stderr
+
+
+# === output targets that are not regular files are never replaced, even with --force ===========
+
+def _special(kind: str, where: Path) -> Path:
+    target = where / f"target-{kind}"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of our own
+    elif kind == "link-to-stdout":
+        target.symlink_to("/proc/self/fd/1")
+    elif kind == "link-to-file":
+        (where / "mine.html").write_text("keep")
+        target.symlink_to(where / "mine.html")
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+        sock.close()
+    return target
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "link-to-stdout", "link-to-file", "socket"])
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_robust_force_never_replaces_what_is_not_a_regular_file(tmp_path, command, kind):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    target = _special(kind, out_dir)
+    before = {p.name: (os.lstat(p).st_mode, os.lstat(p).st_ino) for p in out_dir.iterdir()}
+    head = ["report"] if command == "report" else ["export", "perfetto"]
+    r = run_subprocess([*head, str(EXAMPLE), "-o", str(target), "--force", "--format", "json"])
+    assert r.returncode == 3, r.stderr
+    doc = orjson.loads(r.stdout)
+    assert doc["error"]["code"] == "not-a-file" and "not replaced, even with --force" in doc["error"]["message"]
+    assert {p.name: (os.lstat(p).st_mode, os.lstat(p).st_ino) for p in out_dir.iterdir()} == before
+
+
+def test_robust_force_replaces_a_regular_file(tmp_path):
+    target = tmp_path / "old.html"
+    target.write_text("old")
+    r = run_cli("report", str(EXAMPLE), "-o", str(target), "--force")
+    assert r.exit_code == 0, r.stderr
+    assert target.read_text().startswith("<!")
+
+
+def run_subprocess(args: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HOTSPOT_CACHE": "off"}
+    return subprocess.run([sys.executable, "-m", "hotspot", *args], capture_output=True, text=True,
+                          timeout=SUBPROCESS_TIMEOUT_S, env=env, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL)
+
+
+# === every SQL read is bounded: views that never end or explode are refused (exit 3) ============
+
+HOSTILE_VIEWS = {
+    # a recursive CTE with no end
+    "recursive": "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+                 "SELECT k.* FROM {table} k, r",
+    # 10**12 rows: four copies of a 1000-row sequence cross-joined with the dispatch table
+    "cross-join": "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 1000) "
+                  "SELECT k.* FROM {table} k, s a, s b, s c, s d",
+}
+
+
+def _hostile_rocpd(tmp_path: Path, kind: str) -> Path:
+    import sqlite3
+
+    from tests.fixtures.trace.sqlite_builders import _UUID, build_rocpd_db
+
+    db = build_rocpd_db(tmp_path / f"{kind}_results.db",
+                        [("gemm_a", 1, 100, 400, 2, 0, 128, 0, 112, 0)], [])
+    conn = sqlite3.connect(db)
+    conn.executescript(f"DROP VIEW kernels; CREATE VIEW kernels AS "
+                       f"{HOSTILE_VIEWS[kind].format(table='rocpd_kernel_dispatch' + _UUID)};"
+                       f"DROP VIEW rocpd_info_agent; CREATE VIEW rocpd_info_agent AS "
+                       f"{HOSTILE_VIEWS[kind].format(table='rocpd_info_agent' + _UUID)};")
+    conn.commit()
+    conn.close()
+    return db
+
+
+@pytest.fixture
+def small_sql_bound(monkeypatch):
+    from hotspot.capture.trace import _sqlite
+
+    monkeypatch.setattr(_sqlite, "SQL_TIME_LIMIT_S", 2.0)
+    monkeypatch.setattr(_sqlite, "SQL_STEP_LIMIT", 20_000_000)
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE_VIEWS))
+def test_robust_kernels_view_that_never_ends_is_refused(tmp_path, small_sql_bound, kind):
+    db = _hostile_rocpd(tmp_path, kind)
+    check(["kernels", str(db)], tmp_path, 3, "bad-input", says="reading it took more than")
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE_VIEWS))
+def test_robust_analyze_meta_with_a_view_that_never_ends_is_refused(tmp_path, small_sql_bound, kind):
+    (tmp_path / "meta").mkdir()
+    db = _hostile_rocpd(tmp_path / "meta", kind)
+    d = capture(tmp_path)
+    check(["analyze", str(d), "--meta", str(db)], tmp_path, 3, "bad-input", says="reading it took more than")
+
+
+def test_robust_sql_bound_holds_with_the_default_limits(tmp_path):
+    """No test-sized bound: the command ends by itself well before a minute."""
+    from hotspot.capture.trace._sqlite import SQL_TIME_LIMIT_S
+
+    db = _hostile_rocpd(tmp_path, "cross-join")
+    r = run_subprocess(["kernels", str(db), "--format", "json"])
+    assert r.returncode == 3, r.stderr
+    assert orjson.loads(r.stdout)["error"]["code"] == "bad-input"
+    assert f"more than {SQL_TIME_LIMIT_S:g} s" in r.stderr or "query steps" in r.stderr, r.stderr
