@@ -13,6 +13,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -311,3 +312,65 @@ def test_robust_sql_bound_holds_with_the_default_limits(tmp_path):
     assert r.returncode == 3, r.stderr
     assert orjson.loads(r.stdout)["error"]["code"] == "bad-input"
     assert f"more than {SQL_TIME_LIMIT_S:g} s" in r.stderr or "query steps" in r.stderr, r.stderr
+
+
+# === cache entries: only regular files are read, and an entry is tied to its full key ===========
+
+def _cached_run(args: list[str], cache: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache.parent), "HOTSPOT_CACHE": "on"}
+    return subprocess.run([sys.executable, "-m", "hotspot", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=SUBPROCESS_TIMEOUT_S, stdin=subprocess.DEVNULL)
+
+
+def _two_captures(tmp_path: Path) -> tuple[Path, Path]:
+    a = tmp_path / "a" / "run" / EXAMPLE.name
+    b = tmp_path / "b" / "run" / EXAMPLE.name
+    shutil.copytree(EXAMPLE, a)
+    shutil.copytree(EXAMPLE, b)
+    edit_code(b, lambda code: code.__setitem__(0, [*code[0][:0], "; other_kernel_b", *code[0][1:]]))
+    time.sleep(2.5)  # settled (hotspot/cache/deps.py RACY_NS): the cache stores results of old inputs
+    return a, b
+
+
+@pytest.mark.parametrize("plant", ["fifo", "dev-zero-link", "dev-zero-node"])
+def test_robust_cache_entry_that_is_not_a_regular_file_is_a_miss(tmp_path, plant):
+    cache = tmp_path / "xdg" / "hotspot"
+    a, _ = _two_captures(tmp_path)
+    args = ["analyze", str(a), "--format", "json"]
+    first = _cached_run(args, cache, tmp_path)
+    assert first.returncode == 0, first.stderr
+    entries = sorted(cache.glob("*.entry"))
+    assert entries
+    for e in entries:
+        e.unlink()
+        if plant == "fifo":
+            os.mkfifo(e)
+        elif plant == "dev-zero-link":
+            e.symlink_to("/dev/zero")
+        else:
+            if os.geteuid() != 0:
+                pytest.skip("making a device node needs root")
+            os.mknod(e, 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero
+    again = _cached_run(args, cache, tmp_path)  # would block on the FIFO or read /dev/zero forever
+    assert again.returncode == 0, again.stderr
+    assert orjson.loads(again.stdout)["data"] == orjson.loads(first.stdout)["data"]
+
+
+def test_robust_cache_entry_copied_over_another_keys_name_is_a_miss(tmp_path):
+    cache = tmp_path / "xdg" / "hotspot"
+    a, b = _two_captures(tmp_path)
+    runs = {}
+    for d in (a, b):
+        before = set(cache.glob("*.entry"))
+        r = _cached_run(["analyze", str(d), "--format", "json"], cache, tmp_path)
+        assert r.returncode == 0, r.stderr
+        runs[d] = (r.stdout, sorted(set(cache.glob("*.entry")) - before))
+    # every entry B made now holds A's bytes, under B's names
+    a_entries = {e.name.split("-")[0]: e for e in runs[a][1]}
+    for e in runs[b][1]:
+        shutil.copyfile(a_entries[e.name.split("-")[0]], e)
+    again = _cached_run(["analyze", str(b), "--format", "json"], cache, tmp_path)
+    doc = orjson.loads(again.stdout)
+    assert doc["data"]["dispatch"]["path"] == str(b)
+    assert doc["data"]["dispatch"]["kernel"] == "other_kernel_b"
+    assert again.stdout == runs[b][0]
