@@ -374,3 +374,55 @@ def test_robust_cache_entry_copied_over_another_keys_name_is_a_miss(tmp_path):
     assert doc["data"]["dispatch"]["path"] == str(b)
     assert doc["data"]["dispatch"]["kernel"] == "other_kernel_b"
     assert again.stdout == runs[b][0]
+
+
+# === user regexes are matched with a bound (ReDoS) ==============================================
+
+REDOS = "(a+)+$"
+EVIL_NAME = "a" * 48 + "!"  # `(a+)+$` backtracks 2**48 ways on it
+
+
+@pytest.fixture
+def small_match_budget(monkeypatch):
+    from hotspot import userregex
+
+    monkeypatch.setattr(userregex, "MATCH_BUDGET_S", 0.5)
+
+
+def _evil_kernel(d: Path) -> None:
+    edit_code(d, lambda code: code.__setitem__(0, [f"; {EVIL_NAME}", *code[0][1:]]))
+
+
+def test_robust_kernel_regex_that_backtracks_is_a_usage_error(tmp_path, small_match_budget):
+    d = capture(tmp_path)
+    _evil_kernel(d)
+    check(["analyze", str(d), "--kernel", REDOS], tmp_path / "run", 2, "usage", says="matching took more than")
+
+
+def test_robust_diff_kernel_regex_that_backtracks_is_a_usage_error(tmp_path, small_match_budget):
+    d = capture(tmp_path)
+    _evil_kernel(d)
+    saved = tmp_path / "saved.json"
+    saved.write_text(run_cli("analyze", str(d), "--format", "json").stdout)
+    check(["diff", str(saved), str(saved), "--kernel", REDOS], tmp_path / "run", 2, "usage",
+          says="matching took more than")
+
+
+def test_robust_marker_regex_that_backtracks_is_a_usage_error(tmp_path, small_match_budget):
+    from tests.fixtures.trace.sqlite_builders import build_rocpd_db
+
+    db = build_rocpd_db(tmp_path / "m_results.db", [("gemm_a", 1, 100, 400, 2, 0, 128, 0, 112, 0)],
+                        [("MARKER_CORE_API", EVIL_NAME, 0, 1000)])
+    check(["kernels", str(db), "--marker", REDOS], tmp_path, 2, "usage", says="matching took more than")
+
+
+def test_robust_kernel_regex_bound_holds_with_the_default_budget(tmp_path):
+    d = capture(tmp_path)
+    _evil_kernel(d)
+    r = run_subprocess(["analyze", str(d), "--kernel", REDOS, "--format", "json"])
+    assert r.returncode == 2 and orjson.loads(r.stdout)["error"]["code"] == "usage", r.stderr
+
+
+def test_robust_ordinary_kernel_regex_still_selects(tmp_path):
+    d = capture(tmp_path)
+    assert _data(["analyze", str(d), "--kernel", "gemm_bf16.*_0$"])["data"]["dispatch"]["kernel"]

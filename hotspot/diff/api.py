@@ -14,13 +14,13 @@ applies. A change smaller than MIN_SHARE_OF_TOTAL of the total stall is never si
 
 from __future__ import annotations
 
-import re
 from dataclasses import field, replace
 from pathlib import Path
 
 from hotspot.errors import InputError, UsageError
 from hotspot.result import JsonObject
 from hotspot.record import record
+from hotspot.userregex import user_regex
 
 # ATT cycle counts of two runs of one kernel typically differ by a few percent (waves land on
 # other CUs, memory timing varies); 5% keeps those out of "significant" without a replicate.
@@ -175,10 +175,7 @@ def _kernel_of(a: JsonObject) -> str:
 
 def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[JsonObject]:
     if kernel:
-        try:
-            pat = re.compile(kernel)
-        except re.error as exc:
-            raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {exc}")
+        pat = user_regex(kernel, "--kernel")
         analyses = [a for a in analyses if pat.search(_kernel_of(a))]
         if not analyses:
             raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")

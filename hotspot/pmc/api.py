@@ -29,6 +29,7 @@ from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import JsonObject, Result
 from hotspot.record import record
+from hotspot.userregex import UserRegex, user_regex
 
 COMMAND = "pmc"
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
@@ -134,14 +135,10 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
     return Result(COMMAND, data, list(dict.fromkeys(warnings)))
 
 
-def _compile(pattern: str | None) -> re.Pattern[str] | None:
+def _compile(pattern: str | None) -> UserRegex | None:
     if pattern is None:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise UsageError(f"--kernel {pattern!r} is not a valid regular expression ({exc})",
-                         "quote the pattern, e.g. --kernel 'gemm.*'") from None
+    return user_regex(pattern, "--kernel", "quote the pattern, e.g. --kernel 'gemm.*'")
 
 
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
