@@ -10,6 +10,20 @@ import sys
 
 
 def main() -> int:
+    try:
+        return _main()
+    except KeyboardInterrupt:
+        # Ctrl-C before the CLI took over signals (while importing): the same line and code as
+        # any interrupted command, never a traceback.
+        _quiet_stdout()
+        try:
+            sys.stderr.write("hotspot: interrupted by Ctrl-C (SIGINT)\n")
+        except (OSError, AttributeError):
+            pass
+        return 130
+
+
+def _main() -> int:
     argv = sys.argv[1:]
     from hotspot.clihelp import serve
 
@@ -33,7 +47,20 @@ def main() -> int:
     from hotspot.cli import main as cli_main
 
     code = cli_main(argv) if plan is None else output.run_and_store(plan, cli_main, argv)
+    _ignore_late_signals()
     return _flushed(code)
+
+
+def _ignore_late_signals() -> None:
+    """The command has ended and said so: a signal now (during the interpreter's shutdown) would
+    kill it mid-exit (status -2, or a traceback) and belie what was printed."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
 
 
 def _flushed(code: int) -> int:

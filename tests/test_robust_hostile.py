@@ -6,8 +6,10 @@ JSON envelope, and that the input tree is untouched (tests/test_robust_read.py `
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import signal
 import shutil
 import socket
 import stat
@@ -20,6 +22,7 @@ import orjson
 import pytest
 
 from tests.conftest import run_cli
+from tests.fake_rocprofv3.helpers import app, fake  # noqa: F401 - the fixture
 from tests.test_robust_read import (
     EXAMPLE,
     PROJECT_ROOT,
@@ -269,7 +272,11 @@ def _hostile_rocpd(tmp_path: Path, kind: str) -> Path:
 
     from tests.fixtures.trace.sqlite_builders import _UUID, build_rocpd_db
 
-    db = build_rocpd_db(tmp_path / f"{kind}_results.db",
+    # two folders down: the side-file search of other tests' captures (their ancestors' direct
+    # subfolders) never meets it
+    private = tmp_path / "private" / "db"
+    private.mkdir(parents=True)
+    db = build_rocpd_db(private / f"{kind}_results.db",
                         [("gemm_a", 1, 100, 400, 2, 0, 128, 0, 112, 0)], [])
     conn = sqlite3.connect(db)
     conn.executescript(f"DROP VIEW kernels; CREATE VIEW kernels AS "
@@ -403,7 +410,9 @@ def test_robust_diff_kernel_regex_that_backtracks_is_a_usage_error(tmp_path, sma
     d = capture(tmp_path)
     _evil_kernel(d)
     saved = tmp_path / "saved.json"
-    saved.write_text(run_cli("analyze", str(d), "--format", "json").stdout)
+    first = run_cli("analyze", str(d), "--format", "json")
+    assert first.exit_code == 0, first.stderr
+    saved.write_text(first.stdout)
     check(["diff", str(saved), str(saved), "--kernel", REDOS], tmp_path / "run", 2, "usage",
           says="matching took more than")
 
@@ -411,7 +420,8 @@ def test_robust_diff_kernel_regex_that_backtracks_is_a_usage_error(tmp_path, sma
 def test_robust_marker_regex_that_backtracks_is_a_usage_error(tmp_path, small_match_budget):
     from tests.fixtures.trace.sqlite_builders import build_rocpd_db
 
-    db = build_rocpd_db(tmp_path / "m_results.db", [("gemm_a", 1, 100, 400, 2, 0, 128, 0, 112, 0)],
+    (tmp_path / "private" / "db").mkdir(parents=True)
+    db = build_rocpd_db(tmp_path / "private" / "db" / "m_results.db", [("gemm_a", 1, 100, 400, 2, 0, 128, 0, 112, 0)],
                         [("MARKER_CORE_API", EVIL_NAME, 0, 1000)])
     check(["kernels", str(db), "--marker", REDOS], tmp_path, 2, "usage", says="matching took more than")
 
@@ -426,3 +436,47 @@ def test_robust_kernel_regex_bound_holds_with_the_default_budget(tmp_path):
 def test_robust_ordinary_kernel_regex_still_selects(tmp_path):
     d = capture(tmp_path)
     assert _data(["analyze", str(d), "--kernel", "gemm_bf16.*_0$"])["data"]["dispatch"]["kernel"]
+
+
+# === collect: a missing application, and Ctrl-C, end with one line and no traceback ===========
+
+@pytest.mark.parametrize("program", ["nosuch_app_xyz", "./build/missing_app", "/nonexistent/app"])
+def test_robust_collect_of_an_application_that_does_not_exist(fake, program):  # noqa: F811
+    before = sorted(os.listdir(fake.root))
+    r = run_cli("collect", "--kernel", "gemm", "--format", "json", "--", program, "--size", "1")
+    assert r.exit_code == 2, r.stderr
+    doc = r.json()
+    assert doc["error"]["code"] == "usage" and program in doc["error"]["message"]
+    assert "Traceback" not in r.stderr and sorted(os.listdir(fake.root)) == before
+    assert fake.calls() == []  # rocprofv3 never started
+
+
+def _collect_then_signal(root: Path, out: Path, pidfile: Path, sig: int) -> subprocess.CompletedProcess:
+    """collect a Python application that sleeps; `sig` to hotspot once the application runs (the
+    ATT phase with --kernel given)."""
+    argv = [sys.executable, "-m", "hotspot", "collect", "--kernel", "gemm", "--no-analyze", "--output",
+            str(out), "--format", "json", "--",
+            *app("import os, time", f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))", "time.sleep(30)")]
+    p = subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        p.send_signal(sig)
+        stdout, stderr = p.communicate(timeout=SUBPROCESS_TIMEOUT_S)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(argv, p.returncode, stdout, stderr)
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_robust_signal_during_the_att_phase_prints_no_traceback(fake, tmp_path, sig, code):  # noqa: F811
+    r = _collect_then_signal(fake.root, fake.root / "run", tmp_path / "app.pid", sig)
+    assert r.returncode == code, r.stderr
+    # neither hotspot's nor the application's (a SIGINT passed on made Python print one)
+    assert "Traceback" not in r.stderr and "KeyboardInterrupt" not in r.stderr, r.stderr
+    assert orjson.loads(r.stdout)["error"]["code"] == "interrupted"
+    rec = json.loads((fake.root / "run" / "run.json").read_text())
+    assert rec["status"] == "interrupted"
