@@ -480,3 +480,73 @@ def test_robust_signal_during_the_att_phase_prints_no_traceback(fake, tmp_path, 
     assert orjson.loads(r.stdout)["error"]["code"] == "interrupted"
     rec = json.loads((fake.root / "run" / "run.json").read_text())
     assert rec["status"] == "interrupted"
+
+
+# === counter, kernel-trace and rocpd numbers: range-checked where parsed (exit 3) ===============
+
+from tests.test_robust_read import (  # noqa: E402
+    BASE_COUNTERS,
+    counter_csv,
+    counter_row,
+    trace_csv,
+    trace_row,
+)
+
+COUNTER_NUMBER_CASES = [
+    ("value-10^400", BASE_COUNTERS[:3] + [counter_row(2, "TCC_MISS_sum", "1" + "0" * 400)], "beyond a 64-bit"),
+    ("value-1e308", BASE_COUNTERS[:3] + [counter_row(2, "TCC_MISS_sum", "1e308")], "beyond a 64-bit"),
+    ("start-1e308", BASE_COUNTERS[:2] + [counter_row(2, "TCC_MISS_sum", "200", start="1e308")], "Start_Timestamp"),
+    ("start-30-digits", BASE_COUNTERS[:2] + [counter_row(2, "TCC_MISS_sum", "200", start="9" * 30)],
+     "Start_Timestamp"),
+    ("dispatch-10^30", BASE_COUNTERS[:3] + [counter_row(10**30, "TCC_MISS_sum", "1")], "dispatch id"),
+]
+
+
+@pytest.mark.parametrize("name,rows,says", COUNTER_NUMBER_CASES, ids=[c[0] for c in COUNTER_NUMBER_CASES])
+def test_robust_counter_numbers_out_of_range(tmp_path, name, rows, says):
+    path = counter_csv(tmp_path / "run" / "a", rows)
+    check(["pmc", str(path)], tmp_path / "run", 3, "bad-value", says=says)
+
+
+def test_robust_pmc_share_above_100_percent_is_not_printed(tmp_path):
+    rows = BASE_COUNTERS + [counter_row(1, "TCC_EA0_RDREQ_32B_sum", "5000"), counter_row(1, "TCC_EA0_RDREQ_sum", "100"),
+                            counter_row(2, "TCC_EA0_RDREQ_32B_sum", "50000"), counter_row(2, "TCC_EA0_RDREQ_sum", "1000")]
+    path = counter_csv(tmp_path / "run" / "a", rows)
+    doc = _data(["pmc", str(path), "--arch", "gfx942", "--per-dispatch"])
+    for k in doc["data"]["kernels"]:
+        assert k["req_32b_pct"] is None and 0 <= k["l2_hit_pct"] <= 100
+    for d in doc["data"]["dispatches"]:
+        assert d["req_32b_pct"] is None
+    assert any("share of more than 100%" in w and "TCC_EA0_RDREQ_32B_sum" in w for w in doc["warnings"])
+    text = run_cli("pmc", str(path), "--arch", "gfx942")
+    assert "5000" not in text.stdout and "500.0" not in text.stdout
+
+
+TRACE_NUMBER_CASES = [
+    ("start-1e308", [trace_row(1).replace(",1000,1500,", ",1e308,1e308,")]),
+    ("start-30-digits", [trace_row(1).replace(",1000,1500,", f",{'9' * 30},{'9' * 30},")]),
+    ("dispatch-10^30", [trace_row(10**30)]),
+]
+
+
+@pytest.mark.parametrize("name,rows", TRACE_NUMBER_CASES, ids=[c[0] for c in TRACE_NUMBER_CASES])
+def test_robust_kernel_trace_numbers_out_of_range(tmp_path, name, rows):
+    path = trace_csv(tmp_path / "run" / "a", rows)
+    check(["kernels", str(path)], tmp_path / "run", 3, "bad-value", says="64-bit")
+
+
+ROCPD_NUMBER_CASES = [
+    ("start-negative", (-5, 400), "kernels.start holds -5"),
+    ("start-1e308", (1e308, 1e308), "kernels.start"),
+    ("end-2^70-as-text", (100, str(2**70)), "kernels.end"),
+]
+
+
+@pytest.mark.parametrize("name,times,says", ROCPD_NUMBER_CASES, ids=[c[0] for c in ROCPD_NUMBER_CASES])
+def test_robust_rocpd_numbers_out_of_range(tmp_path, name, times, says):
+    from tests.fixtures.trace.sqlite_builders import build_rocpd_db
+
+    folder = tmp_path / "run" / "a"
+    folder.mkdir(parents=True)
+    db = build_rocpd_db(folder / "x_results.db", [("gemm_a", 1, times[0], times[1], 2, 0, 128, 0, 112, 0)], [])
+    check(["kernels", str(db)], tmp_path / "run", 3, "bad-value", says=says)

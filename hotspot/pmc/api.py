@@ -212,6 +212,13 @@ def _warn_kernels(kernels: list[KernelReport], plan: CounterPlan, reports: list[
                 f"{name}: on {k.inconsistent_dispatches} of {k.dispatches} dispatches the request-size "
                 "counters exceed the read-request total (they come from different replay passes); "
                 "the formula was applied as documented")
+        part = k.counters.get(plan.req_32b) if plan.req_32b else None
+        whole = k.counters.get(plan.read_requests) if plan.read_requests else None
+        if part is not None and whole is not None and part > whole:
+            warnings.append(f"{name}: {plan.req_32b} ({part:,.0f}) exceeds {plan.read_requests} "
+                            f"({whole:,.0f}), a share of more than 100%: the counters are "
+                            "inconsistent (different replay passes, or a damaged file); the 32-byte "
+                            "request share is not shown")
         mine = [r for r in reports if r.kernel == k.kernel]
         for counter in plan.display:
             have = sum(1 for r in mine if r.counters.get(counter) is not None)

@@ -15,6 +15,7 @@ from hotspot.pmc.read_csv import (
     finish_dispatches,
 )
 
+VALUE_LIMIT = 1 << 64  # counters, timestamps and dispatch ids are unsigned 64-bit values
 _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end", "agent_id")
 
 
@@ -60,12 +61,13 @@ def read_rocpd(path: Path) -> CounterFile:
         agents: set[int] = set()
         any_nonzero = False
         for dispatch, kernel, name, value, start, end, agent in rows:
-            if not isinstance(dispatch, int):
-                raise bad_file(path, f"field dispatch_id is not an integer ({dispatch!r})",
-                               "the database is malformed")
+            if not isinstance(dispatch, int) or not 0 <= dispatch < VALUE_LIMIT:
+                raise bad_file(path, f"field dispatch_id is not a dispatch id ({dispatch!r})",
+                               "the database is malformed", code="bad-value")
             if value is None:
                 continue
-            if not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+            if not isinstance(value, (int, float)) or not math.isfinite(float(value)) \
+                    or not 0 <= value < VALUE_LIMIT:
                 raise bad_file(path, f"field value of counter {name} (dispatch {dispatch}) is not a "
                                f"number ({value!r})", "the database is malformed")
             names.add(str(name))
@@ -90,7 +92,8 @@ def read_rocpd(path: Path) -> CounterFile:
 
 
 def _num(value: object) -> float | None:
-    if isinstance(value, (int, float)) and math.isfinite(float(value)):
+    """A timestamp: None when absent or not a 64-bit nanosecond count (no bandwidth from it)."""
+    if isinstance(value, (int, float)) and math.isfinite(float(value)) and 0 <= value < VALUE_LIMIT:
         return float(value)
     return None
 

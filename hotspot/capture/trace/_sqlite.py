@@ -172,16 +172,25 @@ def query(conn: sqlite3.Connection, path: Path, sql: str, params: tuple = ()) ->
                        "profiler version or damaged") from exc
 
 
-def as_int(path: Path, value: object, field: str) -> int | None:
-    """An INTEGER column value, validated (SQLite is dynamically typed)."""
+# rocpd stores ids, nanosecond timestamps, sizes and counts as 64-bit integers, never negative.
+INTEGER_LIMIT = 1 << 64
+
+
+def as_int(path: Path, value: object, field: str, minimum: int = 0) -> int | None:
+    """An INTEGER column value, validated (SQLite is dynamically typed): a whole number in
+    `minimum`..2**64-1, else the file and field are named (exit 3)."""
     if value is None:
         return None
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise bad_file(path, f"column {field} holds {value!r}, expected an integer")
+        value = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if not isinstance(value, int):
+        raise bad_file(path, f"column {field} holds {value!r}, expected an integer", code="bad-value")
+    if not minimum <= value < INTEGER_LIMIT:
+        raise bad_file(path, f"column {field} holds {value}, outside {minimum}..2**64-1 (no profiler "
+                       "writes such an id, timestamp or count)", "pass the database rocprofv3 wrote",
+                       code="bad-value")
+    return value
