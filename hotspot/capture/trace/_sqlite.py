@@ -26,11 +26,53 @@ SQL_TIME_LIMIT_S = 20.0
 PROGRESS_EVERY = 10_000  # VM steps between two checks of the bound
 
 
+class _Cursor(sqlite3.Cursor):
+    """Re-raises an exception that arrived inside the progress handler: SQLite discards what a
+    callback raises, so a Ctrl-C or SIGTERM delivered while the handler ran (Python runs signal
+    handlers at the next bytecode, often there) would otherwise be lost."""
+
+    def _guard(self, call, *args):  # noqa: ANN001, ANN202
+        try:
+            return call(*args)
+        except sqlite3.Error as exc:
+            conn = self.connection
+            pending = conn.pending  # type: ignore[attr-defined]
+            if pending is not None:
+                conn.pending = None  # type: ignore[attr-defined]
+                raise pending from None
+            if "interrupted" in str(exc) and not conn.over_budget:  # type: ignore[attr-defined]
+                # the progress handler raised before its own try (a signal handler ran on entry)
+                from hotspot.signals import lost_interrupt
+
+                raise lost_interrupt() from None
+            raise
+
+    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
+        return self._guard(super().execute, sql, parameters)
+
+    def fetchone(self):  # noqa: ANN201
+        return self._guard(super().fetchone)
+
+    def fetchmany(self, size: int = 1):  # noqa: ANN201
+        return self._guard(super().fetchmany, size)
+
+    def fetchall(self):  # noqa: ANN201
+        return self._guard(super().fetchall)
+
+
 class BoundedConnection(sqlite3.Connection):
     """A connection whose statements stop after SQL_STEP_LIMIT steps or SQL_TIME_LIMIT_S
-    seconds; `over_budget` says which bound stopped it ("" while within them)."""
+    seconds; `over_budget` says which bound stopped it ("" while within them); `pending` holds an
+    exception (a signal) raised while the progress handler ran, re-raised by the cursor."""
 
     over_budget: str = ""
+    pending: BaseException | None = None
+
+    def cursor(self, factory=_Cursor):  # noqa: ANN001, ANN201
+        return super().cursor(factory)
+
+    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
+        return self.cursor().execute(sql, parameters)
 
     def bound(self) -> "BoundedConnection":
         started = time.monotonic()
@@ -39,12 +81,16 @@ class BoundedConnection(sqlite3.Connection):
 
         def check() -> int:
             nonlocal steps
-            steps += PROGRESS_EVERY
-            if steps > step_limit:
-                self.over_budget = f"more than {step_limit:,} query steps"
-            elif time.monotonic() - started > time_limit:
-                self.over_budget = f"more than {time_limit:g} s"
-            return 1 if self.over_budget else 0
+            try:
+                steps += PROGRESS_EVERY
+                if steps > step_limit:
+                    self.over_budget = f"more than {step_limit:,} query steps"
+                elif time.monotonic() - started > time_limit:
+                    self.over_budget = f"more than {time_limit:g} s"
+                return 1 if self.over_budget else 0
+            except BaseException as exc:  # a signal's exception: stop the query, raise it after
+                self.pending = exc
+                return 1
 
         self.set_progress_handler(check, PROGRESS_EVERY)
         return self
