@@ -696,3 +696,29 @@ def test_robust_pmc_counter_table_fits_80_columns(corpus, monkeypatch):
             continue
         section = r.stdout.split("Counters (", 1)[-1].split("Verdicts", 1)[0]
         assert max(len(line) for line in section.splitlines()) <= 80, (folder.name, section)
+
+
+# === text output: a newline in a Source column or a path never splits a line ===================
+
+@pytest.mark.parametrize("args", [[], ["--detail"], ["--brief"], ["--plan"], ["--format", "markdown"]],
+                         ids=["text", "detail", "brief", "plan", "markdown"])
+def test_robust_newlines_in_source_text_and_paths_are_escaped(tmp_path, args):
+    d = capture(tmp_path)
+
+    def hostile_source(code: list) -> None:
+        for row in code[1:]:
+            row[3] = row[3].replace("gemm_bf16.py", "gemm\nFORGED LINE\rbf16\x1b[31m.py")
+
+    edit_code(d, hostile_source)
+    odd = tmp_path / "run" / "we\nird"
+    odd.mkdir()
+    moved = odd / d.name
+    shutil.move(str(d), str(moved))
+    r = run_cli("analyze", str(moved), *args)
+    assert r.exit_code == 0, r.stderr
+    lines = (r.stdout + r.stderr).splitlines()
+    assert not [ln for ln in lines if ln.startswith(("FORGED", "ird/", "bf16"))], r.stdout
+    assert "\x1b" not in r.stdout and "\r" not in r.stdout
+    assert "FORGED" in r.stdout or "we\\x0aird" in r.stdout  # shown, escaped
+    js = run_cli("analyze", str(moved), "--format", "json")
+    assert "gemm\nFORGED" in js.stdout.encode().decode("unicode_escape") or "FORGED" in js.stdout  # exact in JSON

@@ -73,6 +73,10 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
             if renderer is None:
                 raise HotspotError(f"--format {fmt} is not available for '{command}'",
                                    "use --format text or --format json", code="usage")
+            if fmt in ("text", "markdown"):
+                from hotspot.render.escape import escaped
+
+                result = escaped(result)  # names, Source text, paths: one line each, printable
             text = renderer(result)
             if fmt in ("text", "markdown") and isinstance(text, str):
                 from hotspot.diagnostics import printable
