@@ -114,7 +114,27 @@ def build_app(only: str | None = None, listing_only: bool = False) -> typer.Type
         return app
     for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"hotspot.commands.{name}").register(app)
+    _global_flags_in_help(app)
     return app
+
+
+GLOBAL_EPILOG = ("Global options (any command, anywhere before --): --pretty indents JSON, --quiet "
+                 "drops progress lines on stderr, --no-cache neither reuses nor stores cached "
+                 "results (also HOTSPOT_CACHE=off).")
+
+
+def _global_flags_in_help(app: typer.Typer) -> None:
+    """Every command's help names the global options (they are taken out of argv before typer
+    parses it, so typer would show them only in the top-level help)."""
+    apps = [app]
+    while apps:
+        current = apps.pop()
+        for info in current.registered_commands:
+            if info.epilog is None:
+                info.epilog = GLOBAL_EPILOG
+        for group in current.registered_groups:
+            if group.typer_instance is not None:
+                apps.append(group.typer_instance)
 
 
 def _stub() -> None:  # pragma: no cover - never invoked: a named command mounts the real one

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import shutil
@@ -722,3 +723,71 @@ def test_robust_newlines_in_source_text_and_paths_are_escaped(tmp_path, args):
     assert "FORGED" in r.stdout or "we\\x0aird" in r.stdout  # shown, escaped
     js = run_cli("analyze", str(moved), "--format", "json")
     assert "gemm\nFORGED" in js.stdout.encode().decode("unicode_escape") or "FORGED" in js.stdout  # exact in JSON
+
+
+# === the arch: the capture's own ISA outranks a side file from another run ======================
+
+AGENT_HEADER = '"Node_Id","Agent_Type","Name","Product_Name","Gfx_Target_Version"\n'
+GFX950_ONLY = "v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[8:11], v[0:3]"
+
+
+def _gfx950_capture(tmp_path: Path) -> Path:
+    d = tmp_path / "lab" / "runs" / "run" / EXAMPLE.name  # the run folder is run/, lab/ is two up
+    shutil.copytree(EXAMPLE, d)
+
+    def mfma(code: list) -> None:
+        code[5][0] = GFX950_ONLY
+
+    edit_code(d, mfma)
+    return d
+
+
+@pytest.mark.parametrize("where", ["two-folders-up", "same-run"])
+def test_robust_side_file_never_outranks_the_isa(tmp_path, where):
+    d = _gfx950_capture(tmp_path)
+    folder = tmp_path / "lab" if where == "two-folders-up" else d.parent
+    (folder / "old_agent_info.csv").write_text(AGENT_HEADER + '1,"GPU","gfx942","AMD Instinct MI300X",90402\n')
+    doc = _data(["analyze", str(d)])
+    arch = doc["data"]["arch"]
+    assert arch["gfx"] == "gfx950" and "MI300X" not in str(arch.get("product"))
+    assert "v_mfma_f32_16x16x32_bf16" in arch["source"]
+    assert any("old_agent_info.csv names gfx942" in w and "not used" in w for w in doc["warnings"])
+
+
+def test_robust_agreeing_side_file_still_names_the_product(tmp_path):
+    d = _gfx950_capture(tmp_path)
+    (tmp_path / "lab" / "x_agent_info.csv").write_text(
+        AGENT_HEADER + '1,"GPU","gfx950","AMD Instinct MI355X",90500\n')
+    arch = _data(["analyze", str(d)])["data"]["arch"]
+    assert (arch["gfx"], arch["product"]) == ("gfx950", "AMD Instinct MI355X")
+
+
+def test_robust_pmc_and_capture_share_the_decision():
+    from hotspot.arch.decide import ArchHint, decide
+    from hotspot.errors import InputError
+
+    two = [ArchHint("gfx942", "a.csv"), ArchHint("gfx950", "b.csv")]
+    with pytest.raises(InputError, match="disagree"):
+        decide(two, on_conflict="refuse")
+    assert decide(two).gfx == "gfx942" and any("disagrees" in w for w in decide(two).warnings)
+    assert decide([]).gfx is None
+
+
+HELP_COMMANDS = ["analyze", "plan", "diff", "report", "export perfetto", "kernels", "pmc", "occupancy",
+                 "collect", "doctor", "cache info", "skill install"]
+
+
+@pytest.mark.parametrize("command", HELP_COMMANDS)
+def test_robust_every_command_help_names_the_global_options_and_uppercase_arguments(command):
+    r = run_subprocess([*command.split(), "--help"])
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    for flag in ("--pretty", "--quiet", "--no-cache"):
+        assert flag in text, (command, flag)
+    usage = r.stdout.splitlines()[0]
+    assert usage.startswith("Usage: hotspot") and not re.search(r"[\[{][a-z]+[\]}]", usage), usage
+
+
+def test_robust_max_file_mb_says_mib():
+    r = run_subprocess(["analyze", "--help"])
+    assert "MiB" in r.stdout and "many MB " not in r.stdout

@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
                         "Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing.",
                         no_args_is_help=True)
     def perfetto(
-        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir (or a folder "
+        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "
                                             "holding several: the one with most waves)")],
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="Trace file to write; '-' writes it to stdout. Default "

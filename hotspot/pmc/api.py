@@ -13,7 +13,7 @@ from hotspot.arch.counters import (
     wanted_counters,
 )
 from hotspot.arch.targets import counters_for_arch, normalize_gfx
-from hotspot.errors import InputError, UsageError
+from hotspot.errors import UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
     DispatchReport,
@@ -142,18 +142,18 @@ def _compile(pattern: str | None) -> UserRegex | None:
 
 
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
-    """--arch > side files / rocpd agents (all inputs must agree) > counter names."""
+    """--arch > side files / rocpd agents (all inputs must agree: counters of two GPUs summed
+    are wrong numbers) > counter names; weighed by the one arch decision (hotspot/arch/decide.py)."""
+    from hotspot.arch.decide import OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
+
     if arch is not None:
         gfx = normalize_gfx(arch)  # gfx942:sramecc+ names gfx942
-        return ArchDecision(gfx, "--arch", [gfx])
-    hints = [h for f in files for h in f.arch_hints]
-    arches = sorted({normalize_gfx(h.arch) for h in hints})
-    if len(arches) > 1:
-        detail = "; ".join(f"{h.arch} from {h.source}" for h in hints)
-        raise InputError(f"the inputs disagree on the GPU arch ({detail})",
-                         "analyze one GPU's files at a time, or pass --arch", code="bad-input")
-    if arches:
-        return ArchDecision(arches[0], hints[0].source, arches)
+        return ArchDecision(decide([Evidence(gfx, "--arch", OVERRIDE)]).gfx, "--arch", [gfx])
+    hints = [Evidence(normalize_gfx(h.arch), h.source, SIDE_FILE, h.product)
+             for f in files for h in f.arch_hints]
+    if hints:
+        decided = decide(hints, on_conflict="refuse")
+        return ArchDecision(decided.gfx, decided.source, sorted({h.name for h in hints}))
     names = set().union(*(f.counter_names for f in files))
     guess = guess_arch_from_counters(names)
     source = f"counter names: {guess.reason}"
