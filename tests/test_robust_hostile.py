@@ -10,8 +10,8 @@ import json
 import os
 import re
 import shlex
-import signal
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -25,6 +25,7 @@ import pytest
 from tests.conftest import run_cli
 from tests.fake_rocprofv3.helpers import app, fake  # noqa: F401 - the fixture
 from tests.test_robust_read import (
+    BASE_COUNTERS,
     EXAMPLE,
     PROJECT_ROOT,
     SUBPROCESS_TIMEOUT_S,
@@ -32,9 +33,13 @@ from tests.test_robust_read import (
     _set_ins,
     capture,
     check,
+    counter_csv,
+    counter_row,
     edit_code,
     edit_json,
     edit_wave,
+    trace_csv,
+    trace_row,
 )
 
 
@@ -484,14 +489,6 @@ def test_robust_signal_during_the_att_phase_prints_no_traceback(fake, tmp_path, 
 
 
 # === counter, kernel-trace and rocpd numbers: range-checked where parsed (exit 3) ===============
-
-from tests.test_robust_read import (  # noqa: E402
-    BASE_COUNTERS,
-    counter_csv,
-    counter_row,
-    trace_csv,
-    trace_row,
-)
 
 COUNTER_NUMBER_CASES = [
     ("value-10^400", BASE_COUNTERS[:3] + [counter_row(2, "TCC_MISS_sum", "1" + "0" * 400)], "beyond a 64-bit"),
