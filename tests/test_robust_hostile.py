@@ -788,3 +788,117 @@ def test_robust_every_command_help_names_the_global_options_and_uppercase_argume
 def test_robust_max_file_mb_says_mib():
     r = run_subprocess(["analyze", "--help"])
     assert "MiB" in r.stdout and "many MB " not in r.stdout
+
+
+# === property: every printed count and percentage is in its range, or the run is refused =======
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+# Numbers a file can hold, biased to the edges the readers must range-check.
+edge_numbers = st.one_of(st.integers(0, 10**6), st.integers(-(2**70), 2**70),
+                         st.sampled_from([0, 1, -1, 2**40 - 1, 2**40, 2**44, 2**63, 2**64, 10**30]),
+                         st.floats(allow_nan=False, allow_infinity=False, width=64))
+
+
+def _percentages_and_counts(value: object, key: str = "") -> list[tuple[str, float]]:
+    """(key, number) of every percentage (`*_pct`, `share`) and count (hits, cycles, waves...)
+    in a result document."""
+    out: list[tuple[str, float]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _percentages_and_counts(v, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            out += _percentages_and_counts(v, key)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        out.append((key, value))
+    return out
+
+
+PCT_KEYS = re.compile(r"(^|_)pct$")
+COUNT_KEYS = {"hit", "latency", "stall", "idle", "issue", "cycles", "waves", "waves_read", "waves_total",
+              "code_rows", "executed_instructions", "exec", "wait", "empty"}
+
+
+def _assert_in_range(doc: dict) -> None:
+    for key, number in _percentages_and_counts(doc["data"]):
+        if PCT_KEYS.search(key):
+            assert -1e-9 <= number <= 100 + 1e-9, (key, number)
+        elif key == "share":
+            assert -1e-12 <= number <= 1 + 1e-12, (key, number)
+        elif key in COUNT_KEYS:
+            assert number >= 0, (key, number)
+
+
+@PROPERTY
+@given(edits=st.lists(st.tuples(st.integers(1, 135), st.sampled_from([6, 7, 8, 9]), edge_numbers),
+                      min_size=1, max_size=4))
+def test_robust_property_code_json_numbers_print_in_range_or_refuse(edits):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = capture(Path(tmp) / "a")
+
+        def change(code: list) -> None:
+            for row, col, value in edits:
+                code[row % len(code)][col] = value
+
+        edit_code(d, change)
+        r = run_cli("analyze", str(d), "--format", "json", "--topk", "0")
+        assert r.exit_code in (0, 3), r.stderr[-400:]
+        doc = r.json()
+        if r.exit_code == 0:
+            _assert_in_range(doc)
+        else:
+            assert doc["error"]["code"] in ("bad-value", "bad-input"), doc["error"]
+
+
+@PROPERTY
+@given(edits=st.lists(st.tuples(st.integers(0, 60), st.integers(0, 4), edge_numbers), min_size=1, max_size=4),
+       pure=st.booleans())
+def test_robust_property_wave_numbers_print_in_range_or_refuse(edits, pure):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = capture(Path(tmp) / "a")
+
+        def change(w: dict) -> None:
+            for row, col, value in edits:
+                w["instructions"][row % len(w["instructions"])][col] = value
+
+        edit_wave(d, change)
+        old = os.environ.get("HOTSPOT_PURE_PYTHON")
+        os.environ["HOTSPOT_PURE_PYTHON"] = "1" if pure else "0"
+        try:
+            r = run_cli("analyze", str(d), "--format", "json", "--topk", "0")
+        finally:
+            if old is None:
+                os.environ.pop("HOTSPOT_PURE_PYTHON", None)
+            else:
+                os.environ["HOTSPOT_PURE_PYTHON"] = old
+        assert r.exit_code in (0, 3), r.stderr[-400:]
+        doc = r.json()
+        if r.exit_code == 0:
+            _assert_in_range(doc)
+
+
+@PROPERTY
+@given(values=st.lists(st.tuples(st.integers(1, 3), st.sampled_from(["TCC_HIT_sum", "TCC_MISS_sum",
+                                                                     "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum"]),
+                                 st.integers(0, 2**66)), min_size=1, max_size=10))
+def test_robust_property_pmc_percentages_in_range_or_refuse(values):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        seen: dict[tuple[int, str], int] = {}
+        for dispatch, name, value in values:
+            seen.setdefault((dispatch, name), value)  # one value per dispatch and counter
+        rows = [counter_row(d, n, str(v)) for (d, n), v in seen.items()]
+        path = counter_csv(Path(tmp) / "a" / "b", rows)
+        r = run_cli("pmc", str(path), "--format", "json", "--arch", "gfx942", "--per-dispatch")
+        assert r.exit_code in (0, 3), r.stderr[-400:]
+        if r.exit_code == 0:
+            _assert_in_range(r.json())
