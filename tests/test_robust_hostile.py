@@ -902,3 +902,22 @@ def test_robust_property_pmc_percentages_in_range_or_refuse(values):
         assert r.exit_code in (0, 3), r.stderr[-400:]
         if r.exit_code == 0:
             _assert_in_range(r.json())
+
+
+def _without_decoder_edges(d: Path) -> Path:
+    """Wave files without the decoder's waitcnt edges: hotspot reconstructs them with its rules."""
+    for wave in d.glob("se*_wv*.json"):
+        edit_json(wave, lambda doc: doc["wave"].__setitem__("waitcnt", []))
+    return d
+
+
+def test_robust_unknown_gfxip_gets_no_wait_attribution_and_says_so(tmp_path):
+    d = _without_decoder_edges(capture(tmp_path))
+    base = _data(["analyze", str(d)])["data"]["attribution"]
+    assert base["waves_reconstructed"] == base["waves_read"]
+    assert base["no_producer_stall"] < base["waits_stall"]  # gfx IP 9: reconstructed from its rules
+    edit_json(d / "filenames.json", lambda doc: doc.__setitem__("gfxip", 12))
+    doc = _data(["analyze", str(d)])
+    assert any("gfx IP 12" in w and "not attributed" in w for w in doc["warnings"])
+    att = doc["data"]["attribution"]
+    assert att["waits_stall"] > 0 and att["no_producer_stall"] == att["waits_stall"]  # not gfx9's guesses
