@@ -121,7 +121,27 @@ def build_app(only: str | None = None, listing_only: bool = False) -> typer.Type
         return app
     for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(MODULES.get(name, f"hotspot.commands.{name}")).register(app)
+    _global_flags_in_help(app)
     return app
+
+
+GLOBAL_EPILOG = ("Global options (any command, anywhere before --): --pretty indents JSON, --quiet "
+                 "drops progress lines on stderr, --no-cache neither reuses nor stores cached "
+                 "results (also HOTSPOT_CACHE=off).")
+
+
+def _global_flags_in_help(app: typer.Typer) -> None:
+    """Every command's help names the global options (they are taken out of argv before typer
+    parses it, so typer would show them only in the top-level help)."""
+    apps = [app]
+    while apps:
+        current = apps.pop()
+        for info in current.registered_commands:
+            if info.epilog is None:
+                info.epilog = GLOBAL_EPILOG
+        for group in current.registered_groups:
+            if group.typer_instance is not None:
+                apps.append(group.typer_instance)
 
 
 def _stub() -> None:  # pragma: no cover - never invoked: a named command mounts the real one
@@ -172,10 +192,14 @@ def _usage_error(exc: "ClickException", args: Sequence[str]) -> int:
     path = ctx.command_path if ctx is not None else "hotspot"
     command = path.split(" ", 1)[1] if " " in path else ""
     if _json_requested(args):
+        from hotspot.errors import StdoutError
+        from hotspot.outfile import quiet_stdout, write_stdout
+
         hint = f"run 'hotspot {command} --help' for the options".replace("  ", " ")
-        sys.stdout.buffer.write(dumps(error_envelope(command, "usage", EXIT_USAGE,
-                                                     exc.format_message(), hint)) + b"\n")
-        sys.stdout.flush()
+        try:
+            write_stdout(dumps(error_envelope(command, "usage", EXIT_USAGE, exc.format_message(), hint)))
+        except (BrokenPipeError, StdoutError):  # the usage message on stderr said it all
+            quiet_stdout()
     return EXIT_USAGE
 
 
@@ -194,6 +218,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(args, click)
         except KeyboardInterrupt as exc:  # before or after a command ran (parsing, importing)
             return _interrupted(exc, args)
+        except OSError as exc:
+            # Commands report their own failures (commands/_run.py); what reaches here is click
+            # or typer printing (--version, a usage message) to a stdout that cannot take it.
+            return _stdout_failed(exc)
+
+
+def _stdout_failed(exc: OSError) -> int:
+    from hotspot.errors import StdoutError
+    from hotspot.outfile import quiet_stdout
+
+    quiet_stdout()
+    if isinstance(exc, BrokenPipeError):
+        return 1  # as click ends on a closed pipe: nothing said
+    err = StdoutError.of(exc)
+    try:
+        sys.stderr.write(f"hotspot: {err.message} (next: {err.hint})\n")
+    except (OSError, AttributeError):
+        pass
+    return err.exit_code
 
 
 def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
@@ -204,10 +247,15 @@ def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
     err = interrupted_error(exc)
     sys.stderr.write(f"hotspot: {err.message}\n")
     if _json_requested(args):
+        from hotspot.errors import StdoutError
+        from hotspot.outfile import quiet_stdout, write_stdout
+
         command = next((a for a in args if not a.startswith("-")), "")
-        sys.stdout.buffer.write(dumps(error_envelope(command, err.code, err.exit_code, err.message, err.hint,
-                                                     details=err.details)) + b"\n")
-        sys.stdout.flush()
+        try:
+            write_stdout(dumps(error_envelope(command, err.code, err.exit_code, err.message, err.hint,
+                                              details=err.details)))
+        except (BrokenPipeError, StdoutError):
+            quiet_stdout()
     return err.exit_code
 
 

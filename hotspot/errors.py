@@ -38,6 +38,22 @@ class HotspotError(Exception):
         self.details = details or {}
 
 
+class StdoutError(HotspotError):
+    """Standard output cannot be written (closed, /dev/full, an I/O error): nothing more can be
+    said there, so one line on stderr and exit 1. A reader that went away (BrokenPipeError) is
+    not this: `| head` is quiet and exit 0."""
+
+    exit_code = EXIT_INTERNAL
+    code = "stdout-error"
+
+    @classmethod
+    def of(cls, exc: OSError | None) -> "StdoutError":
+        reason = "it is closed" if exc is None else (exc.strerror or str(exc))
+        return cls(f"cannot write to standard output ({reason})",
+                   "redirect stdout to a file or pipe that accepts data, or pass -o FILE where the "
+                   "command takes one", details={"errno": exc.errno if exc is not None else None})
+
+
 class UsageError(HotspotError):
     exit_code = EXIT_USAGE
     code = "usage"

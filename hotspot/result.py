@@ -192,7 +192,40 @@ def dumps(obj: object, *, pretty: bool | None = None) -> bytes:
     """One JSON document; indented when `pretty` (default: the command line's `--pretty`)."""
     indent = PRETTY["on"] if pretty is None else pretty
     option = _JSON_OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
-    return orjson.dumps(obj, default=_default, option=option)
+    try:
+        return orjson.dumps(obj, default=_default, option=option)
+    except orjson.JSONEncodeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+    # A name that is not UTF-8 (a path from the file system, Python holds its bytes as lone
+    # surrogates) cannot be a JSON string: its bytes are written escaped (b'\xff' as "\\xff"),
+    # as the text output shows them.
+    return orjson.dumps(_utf8_safe(obj), default=_default, option=option)
+
+
+def _utf8_safe(obj: object) -> object:
+    """`obj` as plain JSON data with every string made valid UTF-8 (undecodable bytes escaped)."""
+    import dataclasses
+    from pathlib import PurePath
+
+    if isinstance(obj, PurePath):
+        obj = str(obj)
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(obj, dict):
+        return {_utf8_safe(k): _utf8_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_utf8_safe(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted(_utf8_safe(v) for v in obj)  # type: ignore[type-var]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _utf8_safe(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not f.name.startswith("_")}
+    return obj
 
 
 # Sections of a saved analysis (`hotspot analyze --format json`) read back by diff and report:

@@ -13,10 +13,25 @@ from contextlib import contextmanager
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
 
+# The last SIGTERM/SIGHUP raised as Terminated: code that runs Python inside a C callback whose
+# exceptions are discarded (SQLite's progress handler) rebuilds the interrupt from it.
+LAST = {"signum": 0}
+
+
 def _raise_terminated(signum: int, _frame: object) -> None:
     from hotspot.errors import Terminated
 
+    LAST["signum"] = signum
     raise Terminated(signum)
+
+
+def lost_interrupt() -> KeyboardInterrupt:
+    """The interrupt a C callback swallowed: Terminated for the SIGTERM/SIGHUP last raised,
+    else Ctrl-C (KeyboardInterrupt)."""
+    from hotspot.errors import Terminated
+
+    signum, LAST["signum"] = LAST["signum"], 0
+    return Terminated(signum) if signum else KeyboardInterrupt()
 
 
 @contextmanager

@@ -17,6 +17,28 @@ import pytest
 # turns it on with a cache folder of its own.
 os.environ["HOTSPOT_CACHE"] = "off"
 
+# The suite does not depend on the caller's terminal: a COLUMNS/LINES exported by the shell would
+# make the CLI wrap text differently in this process and in the CLIs tests start (tests that are
+# about the width set it themselves).
+for _var in ("COLUMNS", "LINES"):
+    os.environ.pop(_var, None)
+
+
+def _default_signal_dispositions() -> None:
+    """Run under `nohup` or as a background job, the runner starts with SIGHUP/SIGINT ignored, and
+    every process a test starts inherits that: hotspot keeps an ignored signal ignored (as it
+    should), so the signal tests would see no effect. Tests that want them ignored say so
+    (preexec_fn); everything else starts from the defaults."""
+    import signal
+
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_default_signal_dispositions()
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -58,10 +58,10 @@ def test_code_object_file_name(tmp_path):
     assert info.gfx == "gfx942" and info.source.startswith("code object name")
 
 
-def test_isa_is_the_last_resort_and_only_proves_gfx950(tmp_path):
+def test_isa_alone_decides_and_only_proves_gfx950(tmp_path):
     d = _dispatch(tmp_path)
     info = detect_arch(d, ["v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[8:11], v[0:3]"])
-    assert info.gfx == "gfx950" and "last resort" in info.source
+    assert info.gfx == "gfx950" and info.source == "ISA: v_mfma_f32_16x16x32_bf16 exists only on gfx950"
     # a gfx942-era instruction proves nothing: variant unknown, with a warning
     info = detect_arch(d, ["v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]"])
     assert info.gfx is None and info.candidates == ("gfx942", "gfx950")

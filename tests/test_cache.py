@@ -179,12 +179,15 @@ def test_a_side_file_appearing_invalidates_but_unrelated_files_do_not(cache_on, 
         (folder / "kernel_trace.csv.bak").write_text("x")
     _ok("analyze", str(d), "--format", "json")
     assert len(calls) == 1
-    # an agent_info.csv two levels up names the GPU: the analysis must see it
+    # an agent_info.csv two levels up names the GPU and its product: the analysis must see it (the
+    # same target the capture's ISA proves: a side file never outranks the ISA, hotspot/arch/decide.py)
+    gfx = first["gfx"] or "gfx942"
     (d.parent.parent / "run_agent_info.csv").write_text(
-        "Node_Id,Agent_Type,Name,Product_Name\n1,GPU,gfx942,AMD Instinct MI300X\n")
+        f"Node_Id,Agent_Type,Name,Product_Name\n1,GPU,{gfx},AMD Instinct Test\n")
     second = orjson.loads(_ok("analyze", str(d), "--format", "json"))["data"]["arch"]
     assert len(calls) == 2
-    assert second["gfx"] == "gfx942" and second["source"] != first["source"]
+    assert second["gfx"] == gfx and second["product"] == "AMD Instinct Test"
+    assert second["source"] != first["source"]
 
 
 def test_options_that_change_the_analysis_are_part_of_the_key(cache_on, tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
-from hotspot.arch.waitcnt import DEFAULT_GFXIP, GFX9, WaitcntRules, rules_for_gfxip
+from hotspot.arch.waitcnt import DEFAULT_GFXIP, WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
@@ -28,6 +28,7 @@ from hotspot.att.model import (
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.representativeness import assess, working_waits
 from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
+from hotspot.capture.sidefiles import check_meta
 from hotspot.capture.select import (
     OK,
     DispatchCandidate,
@@ -62,15 +63,28 @@ def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
         return _analyze_path(path, opts)
 
 
+# Counts given on the command line (rows, lines, processes, wave files) beyond this are typos:
+# no capture has 2**31 rows, and the options are echoed into the JSON (64-bit integers).
+COUNT_OPTION_LIMIT = (1 << 31) - 1
+
+
 def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     if opts.mode not in ("asm", "src", "both"):
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
         raise UsageError("--topk must be 0 (all) or a positive number")
+    if opts.context < 0:
+        raise UsageError(f"--context {opts.context}: must be 0 or a positive number of lines")
     if opts.jobs is not None and opts.jobs < 1:
         raise UsageError("--jobs must be auto or at least 1")
     if opts.max_waves is not None and opts.max_waves < 1:
         raise UsageError("--max-waves must be a positive number of wave files")
+    for name, value in (("--topk", opts.topk), ("--context", opts.context), ("--jobs", opts.jobs),
+                        ("--max-waves", opts.max_waves)):
+        if value is not None and value > COUNT_OPTION_LIMIT:
+            raise UsageError(f"{name} {value}: larger than any capture needs (at most "
+                             f"{COUNT_OPTION_LIMIT})")
+    check_meta(opts.meta_paths)
     dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         warnings: list[str] = []
@@ -224,16 +238,17 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     )
 
 
-def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules:
-    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch."""
+def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules | None:
+    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch.
+    None (no wait is attributed to a load) for a generation hotspot has no rules for: another
+    generation's counters would name the wrong loads."""
     gfxip = disp.filenames_doc.get("gfxip")
     if not isinstance(gfxip, int) or isinstance(gfxip, bool):
         gfxip = arch.target.gfxip if arch.target else DEFAULT_GFXIP
     rules = rules_for_gfxip(gfxip)
     if rules is None:
-        warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are attributed with "
-                        "the gfx9 rules, which may not match this GPU")
-        return GFX9
+        warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are not attributed to "
+                        "the loads they wait for (hotspot has rules for gfx IP 9: gfx942, gfx950)")
     return rules
 
 

@@ -126,6 +126,9 @@ def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | N
     names = _names(kernel)
     if not names:
         return []
+    from hotspot.capture.trace._sqlite import QueryBudgetError
+
+    explicit = {Path(m) for m in meta}
     out: list[res.ResourceCandidate] = []
     sources = ((res.ROCPD, ("*results.db",), _read_rocpd),
                (res.KERNEL_TRACE, ("*kernel_trace.csv",), _read_kernel_trace),
@@ -136,6 +139,8 @@ def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | N
             try:
                 named = [r for r in reader(path) if _same_kernel(r.kernel_name, names)]
             except HotspotError as err:
+                if isinstance(err, QueryBudgetError) and path in explicit:
+                    raise  # a file the user named that cannot be read in bounded time: said, exit 3
                 warnings.append(f"resources: {err.message}; file skipped")
                 continue
             rec = _pick(named, run_id)

@@ -54,7 +54,7 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
                   max_bytes: int | None, warnings: list[str], jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None,
-                  rules: WaitcntRules = GFX9) -> WaveResults:
+                  rules: WaitcntRules | None = GFX9) -> WaveResults:
     """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)

@@ -36,8 +36,9 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     loc = store.location(create=True)
     if not loc.usable:
         return compute(warnings)
-    name = store.entry_name(kind, (FORMAT, store.runtime_identity(), kind, key))
-    body = store.read_entry(loc.path, name, lambda fh: _head_ok(fh, size_cap))
+    full_key = store.entry_key(kind, (FORMAT, store.runtime_identity(), kind, key))
+    name = store.name_of(kind, full_key)
+    body = store.read_entry(loc.path, name, lambda fh: _head_ok(fh, size_cap), key=full_key)
     if body is not None:
         hit = _load(body, size_cap)
         if hit is not None:
@@ -50,7 +51,7 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     with deps.recording() as read:
         value = compute(added)
     warnings.extend(added)
-    _store(loc.path, name, value, added, read, started)
+    _store(loc.path, name, full_key, value, added, read, started)
     return value
 
 
@@ -82,7 +83,7 @@ def _load(body: memoryview, size_cap: int | None) -> tuple[object, list[object],
     return value, paths + [tuple(x) for x in listings], added
 
 
-def _store(folder: str, name: str, value: object, added: list[str], read: set[object],
+def _store(folder: str, name: str, key: bytes, value: object, added: list[str], read: set[object],
            started: int) -> None:
     code = deps.code_files()
     paths, listings = deps.split(read, code)
@@ -96,6 +97,6 @@ def _store(folder: str, name: str, value: object, added: list[str], read: set[ob
                               deps.signatures(code)))
         store.write_entry(folder, name, len(head).to_bytes(HEAD_LENGTH, "little") + head,
                           lambda fh: pickle.dump((value, added), fh,
-                                                 protocol=pickle.HIGHEST_PROTOCOL))
+                                                 protocol=pickle.HIGHEST_PROTOCOL), key=key)
     except Exception:  # noqa: BLE001 - a value that does not pickle is simply not cached
         return

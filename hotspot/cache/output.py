@@ -43,10 +43,10 @@ OUTPUT_LIMIT = 64 << 20  # bytes of stdout + stderr kept per run; a larger outpu
 class Plan:
     """Where a command line's output is cached: the folder and the entry's file name."""
 
-    __slots__ = ("folder", "name", "force")
+    __slots__ = ("folder", "name", "force", "key")
 
-    def __init__(self, folder: str, name: str, force: bool) -> None:
-        self.folder, self.name, self.force = folder, name, force
+    def __init__(self, folder: str, name: str, force: bool, key: bytes = b"") -> None:
+        self.folder, self.name, self.force, self.key = folder, name, force, key
 
 
 def plan(argv: Sequence[str]) -> Plan | None:
@@ -67,7 +67,8 @@ def plan(argv: Sequence[str]) -> Plan | None:
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith("HOTSPOT_") or k in ENV_KEYS)
     key = (FORMAT, store.runtime_identity(), _version(), os.getcwd(), list(argv), env,
            _terminal(1), _terminal(2))
-    return Plan(loc.path, store.entry_name("out", key), FORCE_FLAG in head)
+    full_key = store.entry_key("out", key)
+    return Plan(loc.path, store.name_of("out", full_key), FORCE_FLAG in head, full_key)
 
 
 def _version() -> str:
@@ -88,7 +89,7 @@ def _terminal(fd: int) -> tuple[bool, int, int]:
 
 def replay(p: Plan) -> int | None:
     """Write the cached output and return its exit code; None on a miss (nothing written)."""
-    body = store.read_entry(p.folder, p.name)
+    body = store.read_entry(p.folder, p.name, key=p.key)
     if body is None:
         return None
     try:
@@ -242,4 +243,4 @@ def _store(p: Plan, read: set[object], written: list[str], started: int, out: by
         return
     body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.signatures(code), 0, out, err,
                           files))
-    store.write_entry(p.folder, p.name, body)
+    store.write_entry(p.folder, p.name, body, key=p.key)

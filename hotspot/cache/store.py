@@ -1,7 +1,11 @@
 """Cache entries on disk: one file per entry in `$XDG_CACHE_HOME/hotspot` (else ~/.cache/hotspot).
 
-An entry is `MAGIC | blake2b(body) | body`; a file whose digest does not match (truncated, bit rot,
-a foreign file) is ignored and rebuilt, never trusted. Writes go to a temporary file in the same
+An entry is `MAGIC | blake2b(rest) | len(key) | key | body`, `rest` being everything after the
+digest; a file whose digest does not match (truncated, bit rot, a foreign file) is ignored and
+rebuilt, never trusted. The entry carries its full key (the text its name is a hash of): an entry
+file copied or renamed over another key's name is a miss, never that key's value. Only a regular
+file is read (a FIFO or a device planted in the folder is never opened for reading), and at most
+the folder's size bound of it. Writes go to a temporary file in the same
 folder and are renamed into place, so concurrent processes only ever see whole entries; the last
 writer of a key wins, which is harmless since equal keys hold equal results. The folder is kept
 under a size bound by evicting the least recently used entries (a hit refreshes the entry's mtime).
@@ -32,8 +36,9 @@ OFF_VALUES = ("off", "0", "no", "false")
 DEFAULT_MAX_BYTES = 512 << 20     # a 32 MB capture's derived data is ~0.1 MB, its output 0.1-1 MB
 LOW_WATER = 0.8                    # eviction frees down to this fraction of the bound (fewer scans)
 STALE_TMP_S = 3600                 # a temporary file older than this is from a crashed writer
-MAGIC = b"HSPCACHE\x01"            # bump the last byte when the body layout changes
+MAGIC = b"HSPCACHE\x02"            # bump the last byte when the body layout changes
 DIGEST_SIZE = 32
+KEY_LENGTH = 4                     # bytes of the key's length (little-endian) before the key
 ENTRY_SUFFIX = ".entry"
 TMP_SUFFIX = ".tmp"
 
@@ -98,39 +103,60 @@ def location(create: bool = False) -> Location:
     return Location(path, True, "")
 
 
+def entry_key(kind: str, key_material: object) -> bytes:
+    """The full key of the entry for `key_material` (nested tuples/lists of str, int, float,
+    bool, None), as stored in the entry: repr(), which is deterministic for those (marshal is not:
+    its bytes depend on string interning and reference counts)."""
+    return f"{kind}:{key_material!r}".encode("utf-8", "backslashreplace")
+
+
 def entry_name(kind: str, key_material: object) -> str:
-    """The file name of the entry for `key_material`: nested tuples/lists of str, int, float,
-    bool, None. Hashed through repr(), which is deterministic for those (marshal is not: its
-    bytes depend on string interning and reference counts)."""
-    text = repr(key_material).encode("utf-8", "backslashreplace")
-    return f"{kind}-{blake2b(text, digest_size=20).hexdigest()}{ENTRY_SUFFIX}"
+    """The file name of the entry for `key_material`: a hash of its full key."""
+    return name_of(kind, entry_key(kind, key_material))
 
 
-def read_entry(folder: str, name: str, accept: Callable[[BinaryIO], bool] | None = None
-               ) -> memoryview | None:
-    """The body of an entry, or None when absent or damaged. A hit refreshes its LRU time.
-    `accept` reads the start of the body first, unverified (so it may only turn the entry down,
-    which costs a miss), and returns False to stop before the rest is read: a large entry that
-    will not be used is not read."""
+def name_of(kind: str, key: bytes) -> str:
+    return f"{kind}-{blake2b(key, digest_size=20).hexdigest()}{ENTRY_SUFFIX}"
+
+
+def read_entry(folder: str, name: str, accept: Callable[[BinaryIO], bool] | None = None,
+               key: bytes | None = None) -> memoryview | None:
+    """The body of an entry, or None when absent, damaged, not a regular file, or (when `key` is
+    given) made for another key. A hit refreshes its LRU time. `accept` reads the start of the
+    body first, unverified (so it may only turn the entry down, which costs a miss), and returns
+    False to stop before the rest is read: a large entry that will not be used is not read."""
     from hotspot.cache.deps import unrecorded
 
     path = os.path.join(folder, name)
     head = len(MAGIC) + DIGEST_SIZE
     try:
-        with unrecorded(), open(path, "rb") as fh:
-            if accept is not None:
+        with unrecorded():
+            # O_NONBLOCK: opening a FIFO planted here returns at once (and is then refused by type)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            with open(fd, "rb") as fh:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes():
+                    return None
                 fh.seek(head)
-                if not accept(fh):
+                stored = fh.read(KEY_LENGTH)
+                key_len = int.from_bytes(stored, "little")
+                if len(stored) < KEY_LENGTH or head + KEY_LENGTH + key_len > st.st_size:
+                    return None
+                stored_key = fh.read(key_len)
+                if key is not None and stored_key != key:
+                    return None  # another key's entry under this name: a miss
+                if accept is not None and not accept(fh):
                     return None
                 fh.seek(0)
-            data = fh.read()
+                data = fh.read(st.st_size)
     except OSError:
         return None
-    if len(data) < head or not data.startswith(MAGIC):
+    if len(data) < head + KEY_LENGTH or not data.startswith(MAGIC):
         return None
-    body = memoryview(data)[head:]
-    if blake2b(body, digest_size=DIGEST_SIZE).digest() != data[len(MAGIC):head]:
+    rest = memoryview(data)[head:]
+    if blake2b(rest, digest_size=DIGEST_SIZE).digest() != data[len(MAGIC):head]:
         return None
+    body = rest[KEY_LENGTH + key_len:]
     try:
         os.utime(path)
     except OSError:
@@ -153,11 +179,12 @@ class _Hashed:
 
 
 def write_entry(folder: str, name: str, body: bytes,
-                stream: Callable[[BinaryIO], object] | None = None) -> bool:
+                stream: Callable[[BinaryIO], object] | None = None, key: bytes = b"") -> bool:
     """Write an entry atomically, then keep the folder under its bound. False when it could not
     be written (full disk, read-only home): the cache is an optimization, never an error.
-    `stream`, when given, writes the rest of the body after `body` into the file, so a large
-    value is never held as bytes (an exception it raises propagates, nothing written)."""
+    `key` is the entry's full key (stored in it, checked on read). `stream`, when given, writes
+    the rest of the body after `body` into the file, so a large value is never held as bytes (an
+    exception it raises propagates, nothing written)."""
     limit = max_bytes()
     if len(MAGIC) + DIGEST_SIZE + len(body) > limit * LOW_WATER:
         return False
@@ -169,6 +196,8 @@ def write_entry(folder: str, name: str, body: bytes,
                 fh.write(MAGIC)
                 fh.write(bytes(DIGEST_SIZE))  # the digest, once the body is written
                 out = _Hashed(fh)
+                out.write(len(key).to_bytes(KEY_LENGTH, "little"))
+                out.write(key)
                 out.write(body)
                 if stream is not None:
                     stream(out)

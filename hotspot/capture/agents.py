@@ -49,7 +49,7 @@ def read_agents_rocpd(path: Path) -> list[tuple[str, str]]:
     from hotspot.errors import HotspotError
 
     try:
-        agents = read_rocpd_agents(path)
+        agents = read_rocpd_agents(path)  # bounded (capture/trace/_sqlite.py): never a hang
     except (HotspotError, sqlite3.Error):
         return []  # not a rocpd db (or unreadable): another source decides
     return [(a["name"], str(a.get("product_name") or "")) for a in agents

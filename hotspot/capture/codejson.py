@@ -267,6 +267,10 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterabl
                                code="bad-value")
             ints.append(value)
         line_number, codeobj, vaddr, hit, latency, stall, idle = ints
+        if stall > latency:  # the stall is part of the latency: issue cycles would be negative
+            raise bad_file(path, f"code row {n} field 'Stall' ({stall}) is larger than its 'Latency' "
+                           f"({latency}); a decoder counts stall cycles inside the latency",
+                           _REDECODE, code="bad-value")
         if isa.startswith(";"):
             kernels.append(KernelSymbol(line_number, isa[1:].strip(), source_text.strip(),
                                         len(rows)))

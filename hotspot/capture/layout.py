@@ -14,6 +14,8 @@ from hotspot.record import record
 
 DISPATCH_DIR_RE = re.compile(r"^ui_output_agent_(\d+)_dispatch_(\d+)$")
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
+# Agent handles and dispatch ids are unsigned 64-bit values in rocprofv3's output.
+ID_LIMIT = 1 << 64
 # How deep below a given folder to look for dispatch dirs (run dir / pass_N / hostname / ...).
 SEARCH_DEPTH = 3
 
@@ -65,8 +67,18 @@ class DispatchDir:
 
 
 def parse_dir_name(name: str) -> tuple[int | None, int | None]:
+    """(agent handle, dispatch id) of a dispatch dir's name; ids a profiler cannot write (2**64
+    and above) are refused naming the folder."""
     m = DISPATCH_DIR_RE.match(name)
-    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    if not m:
+        return (None, None)
+    handle, dispatch = int(m.group(1)), int(m.group(2))
+    for field, value in (("agent handle", handle), ("dispatch id", dispatch)):
+        if value >= ID_LIMIT:
+            raise bad_file(name, f"the folder name's {field} {value} is beyond a 64-bit id "
+                           "(no profiler writes it)", "rename the folder as rocprofv3 wrote it",
+                           code="bad-value")
+    return (handle, dispatch)
 
 
 def is_dispatch_dir(path: Path) -> bool:
@@ -167,10 +179,53 @@ def _open_dispatch(path: Path) -> DispatchDir:
         if warning:
             warnings.append(warning)
     pc_sampling = bool(doc.get("pc_sampling"))
-    waves = _wave_files(path, fn_path, doc, warnings)
+    waves = _distinct_waves(path, _wave_files(path, fn_path, doc, warnings), warnings)
     # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
     rest = {k: v for k, v in doc.items() if k != "wave_filenames"}
     return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
+
+
+def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str]) -> list[WaveFile]:
+    """Each wave file once: a name listed several times in filenames.json, or several names that
+    are one file (symlinks, hard links), is one wave, not several. Identity is the file's inode,
+    read from one scan of the folder (a stat only for symlinks, which are rare)."""
+    identity: dict[str, tuple[int, int] | str] = {}
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                try:
+                    if entry.is_symlink():
+                        st = os.stat(entry.path)
+                        identity[entry.name] = (st.st_dev, st.st_ino)
+                    else:
+                        identity[entry.name] = (0, entry.inode())
+                except OSError:  # a broken or looping link: its reader names the problem later
+                    identity[entry.name] = entry.name
+    except OSError:
+        return waves
+    dev = 0
+    try:
+        dev = os.stat(path).st_dev
+    except OSError:
+        pass
+    seen: set[object] = set()
+    out: list[WaveFile] = []
+    repeated = 0
+    for wf in waves:
+        name = os.path.basename(wf.where)
+        key = identity.get(name, wf.where)
+        if isinstance(key, tuple) and key[0] == 0:
+            key = (dev, key[1])
+        if key in seen:
+            repeated += 1
+            continue
+        seen.add(key)
+        out.append(wf)
+    if repeated:
+        warnings.append(f"{path}: {repeated} wave file name(s) repeat a file already counted (a name "
+                        "listed twice in filenames.json, a symlink or a hard link); each file is "
+                        "counted once")
+    return out
 
 
 def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str]) -> list[WaveFile]:

@@ -10,7 +10,6 @@ kernel's executed coverage (executed instructions), traced waves, wave-level ins
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
@@ -20,6 +19,7 @@ from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.capture.runtime_kernels import is_runtime_kernel
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 from hotspot.record import record
+from hotspot.userregex import user_regex
 
 # A traced wave set that executed under this share of the kernel's code rows saw a sliver of it
 # (waves that retired early, or an idle CU): the `idle-slice` finding uses the same cut.
@@ -64,10 +64,7 @@ def select_kernel(table: CodeTable, regex: str | None, warnings: list[str]
     if not kernels:
         return None, table.rows
     if regex:
-        try:
-            pat = re.compile(regex)
-        except re.error as exc:
-            raise UsageError(f"--kernel {regex!r} is not a valid regular expression: {exc}")
+        pat = user_regex(regex, "--kernel")
         matched = [k for k in kernels if pat.search(k.symbol) or (k.demangled and pat.search(k.demangled))]
         if not matched:
             names = "; ".join(k.demangled or k.symbol for k in kernels)[:400]

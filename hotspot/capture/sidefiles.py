@@ -15,6 +15,7 @@ Adding a layout is one entry in LAYOUTS (and a reader, if the file type is new).
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -44,6 +45,28 @@ SIDE_FILE_PATTERNS: tuple[str, ...] = (
 )
 # A folder holds dispatch dirs when it has subfolders with these names (checked by the regex after)
 DISPATCH_DIR_GLOB = ("ui_output_agent_*_dispatch_*",)
+
+
+def check_meta(meta: Sequence[Path]) -> None:
+    """Every `--meta` path exists and is a regular file or a folder: a typo, a device or a FIFO is
+    refused naming it (exit 3), never silently ignored or read."""
+    import stat
+
+    from hotspot.errors import bad_file
+
+    for m in meta:
+        try:
+            st = os.stat(m)
+        except FileNotFoundError:
+            raise bad_file(m, "--meta names no such file or folder", "check the path",
+                           code="bad-input") from None
+        except OSError as exc:
+            raise bad_file(m, f"--meta cannot be read ({exc.strerror or exc})", "check the path",
+                           code="io-error") from None
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise bad_file(m, "--meta names a device, FIFO or socket, not a side file or folder",
+                           "pass an agent_info CSV, kernel trace/stats CSV, rocpd db or results.json, "
+                           "or a folder of them", code="not-a-file")
 
 
 def search_dirs(dispatch_dir: Path, meta: Sequence[Path] = ()) -> list[Path]:

@@ -1,8 +1,11 @@
 """Which gfx target a dispatch ran on, and which evidence decided it (an `Arch`, hotspot/arch/arch.py).
 
-Order of trust: --arch; agent_info CSV beside the dispatch; a rocpd results db; a results.json;
-code-object file names (`*_gfxNNN_code_object_id_*.out`); gfx950-only mnemonics in the ISA. If none
-decides, the answer is "gfx9 (variant unknown)" with a warning: never a confident wrong answer.
+Each source states what it saw (an ArchHint) and hotspot/arch/decide.py weighs them: --arch; the
+capture's own ISA (an instruction only one target has is proof: a side file naming another target
+is overruled, with a warning naming it); agent_info CSV, rocpd results db, results.json and
+code-object file names (`*_gfxNNN_code_object_id_*.out`) of this run, nearest first; those of
+other runs only when nothing else decides. If none decides, the answer is "gfx9 (variant
+unknown)" with a warning: never a confident wrong answer.
 """
 
 from __future__ import annotations
@@ -11,13 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from hotspot.arch.arch import (
-    CDNA_CANDIDATES,
-    UNKNOWN_LABEL,
-    Arch,
-    parse_arch,
-    split_target_id,
-)
+from hotspot.arch.arch import UNKNOWN_LABEL, Arch, split_target_id  # noqa: F401 - UNKNOWN_LABEL re-exported
+from hotspot.arch.decide import CODE_OBJECT, ISA, OVERRIDE, SIDE_FILE, ArchHint, decide
 from hotspot.capture.agents import (
     read_agents_csv,
     read_agents_results_json,
@@ -40,14 +38,35 @@ def _decide(agents: list[tuple[str, str]]) -> tuple[str, str] | None:
 
 def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | None = None,
                 meta: Sequence[Path] = ()) -> Arch:
+    """The capture's target from every piece of evidence, weighed by hotspot/arch/decide.py: the
+    ISA's exclusive instructions first, then side files of this run, then those of other runs."""
     if override:
-        return parse_arch(override, "--arch")
+        return decide([ArchHint(override, "--arch", OVERRIDE)])
+    hints, warnings = arch_hints(dispatch_dir, isa, meta)
+    return decide(hints, warnings=warnings)
+
+
+def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path] = ()
+               ) -> tuple[list[ArchHint], list[str]]:
+    """What each source says about the target (ArchHints, in the readers' order of trust), and
+    warnings about sources that could not say."""
+    from hotspot.arch.mfma import exclusive_target
+    from hotspot.capture.sidefiles import same_run
+
+    hints: list[ArchHint] = []
     warnings: list[str] = []
+    for text in isa:
+        gfx = exclusive_target(text)
+        if gfx is not None:
+            mnemonic = text.split(None, 1)[0]
+            hints.append(ArchHint(gfx, f"ISA: {mnemonic} exists only on {gfx}", ISA))
+            break
     readers = (
         ("agent_info", ("*agent_info.csv", "*agent-info.csv"), read_agents_csv),
         ("rocpd", ("*results.db",), read_agents_rocpd),
         ("results.json", ("*results.json",), read_agents_results_json),
     )
+    explicit = {Path(m) for m in meta}
     for label, patterns, read in readers:
         for path in nearby_files(dispatch_dir, *patterns, meta=meta):
             agents = read(path)
@@ -59,20 +78,11 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
                                 f"({', '.join(sorted({g for g, _ in agents}))}); not used")
                 continue
             name, product = decided
-            return parse_arch(name, f"{label}: {path}", product or None, tuple(warnings))
+            hints.append(ArchHint(name, f"{label}: {path}", SIDE_FILE, product or None,
+                                  path in explicit or same_run(dispatch_dir, path)))
     for path in nearby_files(dispatch_dir, "*_code_object_id_*.out", meta=meta):
         m = CODE_OBJECT_RE.search(path.name)
         if m:
-            return parse_arch(m.group(1), f"code object name: {path}", warnings=tuple(warnings))
-    from hotspot.arch.mfma import exclusive_target
-
-    for text in isa:
-        gfx = exclusive_target(text)
-        if gfx is not None:
-            mnemonic = text.split(None, 1)[0]
-            return Arch(gfx, None, f"ISA: {mnemonic} exists only on {gfx} (last resort)",
-                        warnings=tuple(warnings))
-    warnings.append("architecture not determined: no agent_info CSV, rocpd db, results.json or "
-                    "code object beside the dispatch, and no instruction only one target has; "
-                    f"showing {UNKNOWN_LABEL} (pass --arch " + " or --arch ".join(CDNA_CANDIDATES) + ")")
-    return Arch(None, None, "undetermined", CDNA_CANDIDATES, tuple(warnings))
+            hints.append(ArchHint(m.group(1), f"code object name: {path}", CODE_OBJECT, None,
+                                  path in explicit or same_run(dispatch_dir, path)))
+    return hints, warnings

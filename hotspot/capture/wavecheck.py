@@ -33,7 +33,12 @@ def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
                states: Range, cycles: Range) -> None:
     """Refuse (InputError naming the file and field) a wave whose values no decoder writes:
     begin after end, negative instruction fields or timeline cycles, a line id, stall, duration
-    or segment of 2**40 or more, a timeline state outside the decoder's enum."""
+    or segment of 2**40 or more, a timeline state outside the decoder's enum; timestamps (begin,
+    end, instruction times) outside 0..2**40 (the native scanner's bound: both paths agree)."""
+    for name, value in (("begin", begin), ("end", end)):
+        if not 0 <= value < VALUE_LIMIT:
+            raise _bad(path, f"field 'wave.{name}' is {value}, outside the range a decoder writes "
+                       f"(0 to {VALUE_LIMIT - 1})")
     if begin > end:
         raise _bad(path, f"field 'wave.begin' ({begin}) is after 'wave.end' ({end})")
     for name, rng in zip(INSTRUCTION_COLUMNS, instructions):
@@ -43,6 +48,10 @@ def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
     if lines is not None and lines[1] >= LINE_LIMIT:
         raise _bad(path, f"field 'wave.instructions' names line {lines[1]}, beyond any code.json "
                    f"line id (< {LINE_LIMIT})")
+    times = instructions[0] if instructions else None
+    if times is not None and times[1] >= VALUE_LIMIT:
+        raise _bad(path, f"field 'wave.instructions' has a time of {times[1]}, beyond what a "
+                   f"decoder writes (< {VALUE_LIMIT})")
     for name, rng in zip(INSTRUCTION_COLUMNS[2:4], instructions[2:4]):
         if rng is not None and rng[1] >= VALUE_LIMIT:
             raise _bad(path, f"field 'wave.instructions' has a {name} of {rng[1]} cycles, beyond "
@@ -68,12 +77,14 @@ def scanned_ranges(mod: ModuleType, wave) -> tuple[list[Range], Range, Range]:  
 def record_ranges(path: str, instructions: list, timeline: list
                   ) -> tuple[list[Range], Range, Range]:
     """Column ranges of a parsed wave (lists of rows); a row of the wrong shape or a value that is
-    not a number is refused naming the field."""
+    not an integer (a float, even 7.0: no decoder writes one, and the native scanner refuses it
+    too) is refused naming the field."""
     cols: list[Range] = [None] * len(INSTRUCTION_COLUMNS)
     try:
         if instructions:
             for i in range(len(INSTRUCTION_COLUMNS)):
                 col = [rec[i] for rec in instructions]
+                _integers(path, "wave.instructions", INSTRUCTION_COLUMNS[i], col)
                 cols[i] = (min(col), max(col))
     except (TypeError, IndexError, KeyError):
         raise _bad(path, "field 'wave.instructions' rows must be [time, category, stall, "
@@ -83,10 +94,21 @@ def record_ranges(path: str, instructions: list, timeline: list
         if timeline:
             st = [seg[0] for seg in timeline]
             cy = [seg[1] for seg in timeline]
+            _integers(path, "wave.timeline", "state", st)
+            _integers(path, "wave.timeline", "cycles", cy)
             states, cycles = (min(st), max(st)), (min(cy), max(cy))
     except (TypeError, IndexError, KeyError):
         raise _bad(path, "field 'wave.timeline' rows must be [state, cycles] numbers") from None
     return cols, states, cycles
+
+
+def _integers(path: str, field: str, column: str, values: list) -> None:
+    """Refuse a column holding anything but JSON integers (bool is not one)."""
+    for v in values:
+        if type(v) is not int:
+            if isinstance(v, (int, float)):
+                raise _bad(path, f"field '{field}' has a {column} of {v!r}, not an integer")
+            raise TypeError(v)  # the caller's "rows must be ... numbers" message
 
 
 def _bad(path: str, problem: str):  # noqa: ANN202

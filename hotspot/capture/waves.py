@@ -49,12 +49,14 @@ def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
         insts = w["instructions"]
         timeline = w.get("timeline") or []
         waitcnt = w.get("waitcnt") or []
-        begin, end = int(w["begin"]), int(w["end"])
-        cu = w.get("cu")
-        cu = int(cu) if cu is not None else None
+        begin, end, cu = w["begin"], w["end"], w.get("cu")
     except (KeyError, TypeError, ValueError):
         raise bad_file(wf.path, "not a wave file: expected {'wave': {'begin', 'end', "
                        "'instructions', ...}}")
+    for name, value in (("begin", begin), ("end", end), ("cu", cu)):
+        if type(value) is not int and not (name == "cu" and value is None):
+            raise bad_file(wf.path, f"field 'wave.{name}' is {value!r}, not an integer",
+                           code="bad-value")
     if not isinstance(insts, list) or not isinstance(timeline, list) or not isinstance(waitcnt, list):
         raise bad_file(wf.path, "field 'wave.instructions', 'wave.timeline' or 'wave.waitcnt' is "
                        "not a list")

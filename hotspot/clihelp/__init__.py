@@ -50,6 +50,8 @@ def serve(argv: Sequence[str]) -> int | None:
         stream, code = sys.stderr, EXIT_USAGE
     else:
         return None
+    if stream is None:  # started with it closed (`>&-`): the page cannot be printed
+        return _closed(code)
     if not _utf8(stream):  # click re-wraps misconfigured streams; let it
         return None
     try:
@@ -62,7 +64,20 @@ def serve(argv: Sequence[str]) -> int | None:
     except BrokenPipeError:  # as the typer path ends on a closed pipe: exit 1, nothing said
         _devnull(stream)
         return 1
+    except OSError as exc:  # /dev/full, an I/O error: one line, exit 1 (hotspot/outfile.py)
+        _devnull(stream)
+        return _closed(code, exc.strerror or str(exc))
     return code
+
+
+def _closed(code: int, reason: str = "it is closed") -> int:
+    """The help page could not be written: one line on stderr, exit 1 (a usage page keeps 2)."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"hotspot: cannot write the help page ({reason})\n")
+    except OSError:
+        pass
+    return code or 1
 
 
 def _utf8(stream: object) -> bool:

@@ -184,6 +184,30 @@ class Collector:
         counters.parse_counter_args(list(o.pmc))  # names checked before anything is created
         if o.iterations is not None:
             iterations.parse_spec(o.iterations)  # fail before running anything
+        self._check_application()
+
+    def _check_application(self) -> None:
+        """The command to profile exists and can be run, checked before anything is created or
+        started: a typo is one line now, not a run directory and a profiler failure later."""
+        import shutil
+
+        o = self.opts
+        program = o.command[0]
+        if os.sep in program:
+            path = Path(program) if os.path.isabs(program) else o.cwd / program
+            found = path.is_file() and os.access(path, os.X_OK)
+        else:
+            found = shutil.which(program, path=self.env.get("PATH", os.defpath)) is not None
+        if found:
+            return
+        problem = f"the command to profile, {program!r}, is not found" + (
+            "" if os.sep in program else " on PATH") + (
+            " or not executable" if os.sep in program and Path(program).exists() else "")
+        if o.dry_run:
+            self.warn(problem)
+            return
+        raise UsageError(problem, "check the path after --, e.g. hotspot collect -- ./build/app ARGS "
+                         "(chmod +x it if it is a script)")
 
     def _rocprofv3(self) -> str:
         found = tools.find_rocprofv3(self.opts.rocprofv3)

@@ -1,11 +1,13 @@
 """Run one rocprofv3 invocation: argument list (never a shell), output to files, signals and timeout.
 
-The child gets its own process group so that a terminal Ctrl-C reaches hotspot only; hotspot then
-forwards ONE SIGINT to the whole group (rocprofv3 and the application it runs), waits for it to
-finish writing, and records the run as interrupted. A second Ctrl-C, or a child that ignores the
-first for INTERRUPT_GRACE_S, escalates to SIGTERM and then SIGKILL. SIGTERM and SIGHUP to hotspot
-(kill, timeout, a scheduler, a closed terminal) send SIGTERM to the group, then SIGKILL after
-TERM_GRACE_S; a second signal of any kind kills the group at once.
+The child gets its own process group so that a terminal Ctrl-C reaches hotspot only. Every signal
+takes one path: Ctrl-C (SIGINT), SIGTERM and SIGHUP to hotspot (kill, timeout, a scheduler, a
+closed terminal) send SIGTERM to the whole group (rocprofv3 and the application it runs; a SIGINT
+passed on would make a Python application print a KeyboardInterrupt traceback into the run's
+output), wait for it to finish writing (INTERRUPT_GRACE_S after Ctrl-C, TERM_GRACE_S after
+SIGTERM/SIGHUP, whose sender usually kills us soon), then SIGKILL; the run is recorded as
+interrupted. A second signal of any kind kills the group at once. A phase's timeout stops the
+group the same way.
 """
 
 from __future__ import annotations
@@ -174,13 +176,11 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                 beat_at = HEARTBEAT_S
                 while True:
                     if state["interrupts"]:
-                        first = _first_signal(state["signum"])
-                        if not _wait(proc, _grace(INTERRUPT_GRACE_S if first == signal.SIGINT else TERM_GRACE_S)):
-                            if first == signal.SIGINT:
-                                _stop(proc, signal.SIGTERM, KILL_GRACE_S)
-                            else:  # SIGTERM was sent already
-                                _signal_group(proc, signal.SIGKILL)
-                                _wait(proc, KILL_GRACE_S)
+                        # SIGTERM was sent already (on_signal): wait, then kill
+                        ctrl_c = state["signum"] in (None, signal.SIGINT)
+                        if not _wait(proc, _grace(INTERRUPT_GRACE_S if ctrl_c else TERM_GRACE_S)):
+                            _signal_group(proc, signal.SIGKILL)
+                            _wait(proc, KILL_GRACE_S)
                         _reap_group(proc)
                         break
                     # Short steps: a signal handler cannot cut a wait short (the wait resumes).
@@ -189,7 +189,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                     elapsed = (time.monotonic_ns() - start) / 1e9
                     if timeout_s is not None and elapsed >= timeout_s:
                         timed_out = True
-                        _stop(proc, signal.SIGINT)
+                        _stop(proc, signal.SIGTERM)
                         _reap_group(proc)
                         break
                     if heartbeat is not None and elapsed >= beat_at and not state["interrupts"]:
@@ -213,9 +213,11 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
 
 
 def _first_signal(signum: int | None) -> int:
-    """What the group gets first: Ctrl-C is passed on as SIGINT (the profiler flushes its trace);
-    SIGTERM and SIGHUP become SIGTERM (hotspot's children run in their own session: no terminal)."""
-    return signal.SIGINT if signum in (None, signal.SIGINT) else signal.SIGTERM
+    """What the group gets first, whatever stopped hotspot: SIGTERM (the children run in their own
+    session, with no terminal; SIGTERM lets rocprofv3 and the application end without a
+    KeyboardInterrupt traceback)."""
+    del signum
+    return signal.SIGTERM
 
 
 def tail(path: Path, limit: int = TAIL_BYTES) -> str:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, os_fault
+from hotspot.outfile import write_atomically
 from hotspot.result import JsonObject, dumps
 
 RUNS_DIR = "hotspot-runs"
@@ -200,20 +201,10 @@ def rename_unique(current: Path, wanted: Path) -> Path:
 
 
 def write_file(path: Path, data: bytes | str) -> None:
-    """Write one file of the run directory through a temporary name: a full disk leaves no
+    """Write one file of the run directory atomically (hotspot/outfile.py): a full disk leaves no
     truncated file behind, and the failure names the file (exit 3)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException as exc:  # a full disk, or a signal mid-write: no temporary left behind
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise fault(exc, path, "cannot write") from None
-        raise
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    write_atomically(path, lambda fh: fh.write(payload))
 
 
 class RunRecord:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from contextvars import ContextVar
 from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
@@ -14,39 +13,16 @@ if TYPE_CHECKING:
 
 
 from hotspot.diagnostics import warn
+from hotspot.outfile import quiet_stdout
+from hotspot.outfile import write_stdout as _write_stdout
 from hotspot.render.registry import Renderer
 from hotspot.signals import signals_as_interrupts
-
-
-# Where a command's document goes instead of stdout: the MCP server runs commands in-process and
-# answers with the bytes the command line would print (hotspot/mcp/invoke.py).
-OUTPUT_SINK: ContextVar[Callable[[bytes], None] | None] = ContextVar("hotspot_output_sink", default=None)
-
-
-def _write_stdout(text: str | bytes) -> None:
-    sink = OUTPUT_SINK.get()
-    if sink is not None:
-        sink(text if isinstance(text, bytes) else text.encode("utf-8"))
-        return
-    out = sys.stdout
-    if isinstance(text, bytes):
-        out.flush()
-        buf = getattr(out, "buffer", None)
-        if buf is not None:
-            buf.write(text)
-            buf.write(b"\n")
-            buf.flush()
-            return
-        text = text.decode("utf-8")
-    out.write(text)
-    if not text.endswith("\n"):
-        out.write("\n")
-    out.flush()
 
 
 def _report(command: str, fmt: str, err: "HotspotError") -> int:
     """One line on stderr, and the JSON envelope on stdout under --format json."""
     from hotspot.diagnostics import fit_diagnostic, printable
+    from hotspot.errors import HotspotError
     from hotspot.result import dumps, error_envelope
 
     exit_code = err.exit_code if err.code != "usage" else 2
@@ -55,9 +31,12 @@ def _report(command: str, fmt: str, err: "HotspotError") -> int:
         line += f" (next: {err.hint})"
     # control characters from names and paths shown escaped; one line even if a name holds newlines
     sys.stderr.write(fit_diagnostic(printable(line, newlines=False)) + "\n")
-    if fmt == "json":
-        _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
-                                           err.hint, details=err.details)))
+    if fmt == "json" and err.code != "stdout-error":
+        try:
+            _write_stdout(dumps(error_envelope(command, err.code, exit_code, err.message,
+                                               err.hint, details=err.details)))
+        except (BrokenPipeError, HotspotError):  # nothing more can be said there
+            quiet_stdout()
     return exit_code
 
 
@@ -94,6 +73,10 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
             if renderer is None:
                 raise HotspotError(f"--format {fmt} is not available for '{command}'",
                                    "use --format text or --format json", code="usage")
+            if fmt in ("text", "markdown"):
+                from hotspot.render.escape import escaped
+
+                result = escaped(result)  # names, Source text, paths: one line each, printable
             text = renderer(result)
             if fmt in ("text", "markdown") and isinstance(text, str):
                 from hotspot.diagnostics import printable
@@ -117,11 +100,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
     except BrokenPipeError:
         # The reader went away (`| head`): not an error. Point stdout at /dev/null so the
         # interpreter's final flush does not complain.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        quiet_stdout()
         return 0
     except OSError as exc:
         from hotspot.errors import os_fault
@@ -135,7 +114,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
 
 
 def _internal(command: str, fmt: str, exc: Exception) -> int:
-    from hotspot.errors import EXIT_INTERNAL
+    from hotspot.errors import EXIT_INTERNAL, HotspotError
     from hotspot.result import dumps, error_envelope
 
     if os.environ.get("HOTSPOT_DEBUG"):
@@ -146,6 +125,9 @@ def _internal(command: str, fmt: str, exc: Exception) -> int:
     sys.stderr.write(f"hotspot {command}: {printable(msg, newlines=False)} (next: rerun with HOTSPOT_DEBUG=1 for a "
                      "traceback and report it)\n")
     if fmt == "json":
-        _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,
-                                           "rerun with HOTSPOT_DEBUG=1 and report the traceback")))
+        try:
+            _write_stdout(dumps(error_envelope(command, "internal-error", EXIT_INTERNAL, msg,
+                                               "rerun with HOTSPOT_DEBUG=1 and report the traceback")))
+        except (BrokenPipeError, HotspotError):
+            quiet_stdout()
     return EXIT_INTERNAL

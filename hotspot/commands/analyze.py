@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
     @app.command("analyze", help="Where the cycles of one ATT dispatch go: stall by category, hot "
                  "instructions and source lines, findings.")
     def analyze(
-        path: Annotated[Optional[str], typer.Argument(help="ui_output_agent_*_dispatch_* dir, or a "
+        path: Annotated[Optional[str], typer.Argument(metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, or a "
                                                       "folder holding several")] = None,
         dir_: Annotated[Optional[str], typer.Option("--dir", help="Same as PATH.")] = None,
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
                  "hotspot collect [OPTIONS] -- ./app ARGS")
     def collect(
         command: Annotated[Optional[list[str]], typer.Argument(
-            help="The command to profile, after --; run as an argument list, never through a shell.",
+            metavar="[-- COMMAND ARGS...]", help="The command to profile, after --; run as an argument list, never through a shell.",
             show_default=False)] = None,
         output: Annotated[Optional[Path], typer.Option(
             "--output", "-o", help="Run directory (must be new or empty). Default: "

@@ -16,9 +16,9 @@ def register(app: typer.Typer) -> None:
                  "tested against capture noise.",
                  no_args_is_help=True)
     def diff(
-        before: Annotated[str, typer.Argument(help="Dispatch dir (or folder of them) or a saved "
+        before: Annotated[str, typer.Argument(metavar="BEFORE", help="Dispatch dir (or folder of them) or a saved "
                                               "`hotspot analyze --format json` file.")],
-        after: Annotated[str, typer.Argument(help="Same, for the changed kernel.")],
+        after: Annotated[str, typer.Argument(metavar="AFTER", help="Same, for the changed kernel.")],
         kernel: KernelOpt = None,
         max_waves: MaxWavesOpt = None,
         seed: Annotated[int, typer.Option(

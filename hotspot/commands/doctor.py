@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -33,8 +32,9 @@ def register(app: typer.Typer) -> None:
                 return result
             failed = [c for c in report.checks if c.required and c.status == "fail"]
             if fmt.value != "json":  # the full table first, then the one-line error
-                sys.stdout.write((render_doctor_markdown if fmt.value == "markdown" else render_doctor)(result) + "\n")
-                sys.stdout.flush()
+                from hotspot.outfile import write_stdout
+
+                write_stdout((render_doctor_markdown if fmt.value == "markdown" else render_doctor)(result))
             from hotspot.result import Result
 
             details = {"doctor": Result("doctor", report).plain_data()}

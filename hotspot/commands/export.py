@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
                         "Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing.",
                         no_args_is_help=True)
     def perfetto(
-        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir (or a folder "
+        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "
                                             "holding several: the one with most waves)")],
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="Trace file to write; '-' writes it to stdout. Default "
@@ -52,7 +52,6 @@ def register(app: typer.Typer) -> None:
 
 def _to_stdout(path, opts, fmt) -> int:
     """The trace itself on stdout; errors still go through the one-line error path."""
-    import sys
 
     from hotspot.errors import UsageError
     from hotspot.export.perfetto import select_dispatch, write_trace
@@ -62,20 +61,20 @@ def _to_stdout(path, opts, fmt) -> int:
             raise UsageError("-o - prints the trace itself; it takes no --format")
         warnings: list[str] = []
         ddir = select_dispatch(path, warnings)
-        out = sys.stdout
-        out.flush()
-        buf = getattr(out, "buffer", None)
-        write_trace(ddir, buf if buf is not None else _TextSink(out), opts, warnings)
+        from hotspot.errors import StdoutError
+        from hotspot.outfile import quiet_stdout, stdout_binary
+
+        try:
+            write_trace(ddir, stdout_binary(), opts, warnings)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if exc.filename is not None:  # an input that failed while being read
+                raise
+            quiet_stdout()
+            raise StdoutError.of(exc) from None
         from hotspot.result import Result
 
         return Result("export", None, warnings)
 
     return run("export", fmt, produce, {"text": lambda r: ""})
-
-
-class _TextSink:
-    def __init__(self, out) -> None:
-        self.out = out
-
-    def write(self, data: bytes) -> int:
-        return self.out.write(data.decode("utf-8"))

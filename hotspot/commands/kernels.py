@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
                       "results.db or a rocm-trace-lite trace.db (or the folder holding them), "
                       "optionally split by roctx marker regions; each row has a ready --kernel regex.")
     def kernels(
-        path: Annotated[str, typer.Argument(help="Kernel stats/trace CSV, rocpd *_results.db, "
+        path: Annotated[str, typer.Argument(metavar="PATH", help="Kernel stats/trace CSV, rocpd *_results.db, "
                                                  "rocm-trace-lite trace.db, or a folder with them.")],
         top: Annotated[int, typer.Option("--top", help="Show the N most expensive kernels (0 = all).")] = 0,
         by_marker: Annotated[bool, typer.Option(

@@ -35,13 +35,13 @@ ArchOpt = Annotated[Optional[str], typer.Option(
 def _check_max_file_mb(value: Optional[float]) -> Optional[float]:
     """A finite, non-negative size (nan and inf would silently disable or break the cap)."""
     if value is not None and not (value >= 0 and value != float("inf")):
-        raise typer.BadParameter(f"{value} is not a size in MB: give a number >= 0 (0 = no cap)")
+        raise typer.BadParameter(f"{value} is not a size in MiB: give a number >= 0 (0 = no cap)")
     return value
 
 
 MaxFileMbOpt = Annotated[Optional[float], typer.Option(
-    "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MB "
-                          "before reading it (0 = no cap; default 32: peak memory is ~7-16x the "
+    "--max-file-mb", callback=_check_max_file_mb, help="Refuse a code.json or wave file larger than this many MiB "
+                          "before reading it (0 = no cap; default 32 MiB: peak memory is ~7-16x the "
                           "largest file).")]
 MaxWavesOpt = Annotated[Optional[int], typer.Option(
     "--max-waves", help="Read at most N wave files, sampled evenly across SEs/SIMDs (for very "

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
                  help="What to change next: rules over the analysis, each item with location, "
                       "evidence, fix and estimated gain, in priority order.")
     def plan(
-        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir, or a folder "
+        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir, or a folder "
                                                   "holding several (the busiest is chosen)")],
         pmc: PmcOpt = None,
         kernel: KernelOpt = None,

@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
                       "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs).")
     def pmc(
         paths: Annotated[list[str], typer.Argument(
-            help="Counter files or folders: *_counter_collection.csv (several passes are joined), "
+            metavar="PATH...", help="Counter files or folders: *_counter_collection.csv (several passes are joined), "
                  "a rocprof-compute workload folder (pmc_perf.csv), or a rocpd *_results.db.")],
         kernel: Annotated[Optional[str], typer.Option(
             "--kernel", "-k", help="Only kernels whose name matches this regular expression.")] = None,

@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
                  "stall chart, source and ISA views, wave timelines); opens offline in any browser.",
                  no_args_is_help=True)
     def report(
-        path: Annotated[str, typer.Argument(help="ui_output_agent_*_dispatch_* dir (or a folder "
+        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "
                                             "holding several), or a saved `hotspot analyze "
                                             "--format json` file")],
         output: Annotated[Optional[str], typer.Option(

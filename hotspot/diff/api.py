@@ -19,7 +19,6 @@ show more); q-values control the false discovery rate over the tested rows.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import field, replace
 from operator import add
 from pathlib import Path
@@ -50,6 +49,7 @@ from hotspot.diff.noise import (
 from hotspot.errors import InputError, UsageError
 from hotspot.record import record
 from hotspot.result import JsonObject
+from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
     from hotspot.att.wave_samples import DispatchSamples
@@ -247,10 +247,7 @@ def _kernel_of(a: JsonObject) -> str:
 
 def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[JsonObject]:
     if kernel:
-        try:
-            pat = re.compile(kernel)
-        except re.error as exc:
-            raise UsageError(f"--kernel {kernel!r} is not a valid regular expression: {exc}")
+        pat = user_regex(kernel, "--kernel")
         analyses = [a for a in analyses if pat.search(_kernel_of(a))]
         if not analyses:
             raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")

@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from hotspot.capture.session import input_clash
-from hotspot.errors import InputError, os_fault
-
-STDOUT = "-"
+from hotspot import outfile
+from hotspot.errors import InputError
+from hotspot.outfile import STDOUT, check_target
 
 
 def output_is_input(path: Path, source: str | os.PathLike) -> InputError:
@@ -40,58 +39,21 @@ def resolve_output(output: str | None, default: str, force: bool,
     """The file to write (None = stdout).
 
     An existing file is never replaced without `--force`, whether it was named with `-o` or is the
-    default name: it may be the user's earlier report. An input is never replaced at all.
+    default name: it may be the user's earlier report. An input is never replaced at all, nor
+    anything that is not a regular file (a device, FIFO, folder or symlink: hotspot/outfile.py).
     """
     if output == STDOUT:
         return None
     path = Path(output or default)
     check_not_input(path, inputs)
-    if path.exists() and not path.is_dir() and not force:
-        raise InputError(f"{path}: already exists; not overwritten",
-                         f"pass -o NEW_FILE, or --force to replace {path}")
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():
         raise InputError(f"{path}: is a directory", "pass -o with a file name")
-    if not path.parent.is_dir():
-        raise InputError(f"{path.parent}: no such directory for the output file",
-                         "create the directory or pass another -o")
+    check_target(path, force, links_later=True)
     return path
 
 
 def write_atomically(path: Path, write: Callable[[BinaryIO], None]) -> int:
-    """Write through a temporary file in the same directory and rename it into place, so an
-    interrupted run or a full disk never leaves a truncated file behind (nor touches an existing
-    one). Returns the size in bytes. Disk full, permission denied, a read-only file system: exit 3
-    naming the file."""
+    """hotspot/outfile.py's atomic write, refusing an input before and after writing (the inputs
+    read while writing count too). Returns the size in bytes."""
     check_not_input(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise _fault(exc, path, exc.filename) from None  # names the temporary: say the output
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the file the usual permissions
-        check_not_input(path)  # the inputs read while writing count too
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise _fault(exc, path, tmp) from None
-        raise
-    return path.stat().st_size
-
-
-def _fault(exc: OSError, path: Path, tmp: str | None = None) -> BaseException:
-    """Name the output (not its temporary name); an input that failed while being read keeps its own."""
-    reading = exc.filename is not None and exc.filename not in (tmp, str(path))
-    err = os_fault(exc, exc.filename if reading else path, "" if reading else "cannot write")
-    if err is None:
-        return exc
-    if not reading:
-        err.hint = f"{err.hint}; nothing was written to {path}"
-    return err
+    return outfile.write_atomically(path, write, before_replace=lambda: check_not_input(path))

@@ -30,7 +30,7 @@ class Answer:
 def run_command(argv: list[str]) -> Answer:
     """`hotspot ARGV` (ending in `--format json`) run in-process; never raises but for an
     interrupt (KeyboardInterrupt reaches the command itself, which reports it)."""
-    from hotspot.commands._run import OUTPUT_SINK
+    from hotspot.outfile import OUTPUT_SINK
     from hotspot.mcp.tools import click_command
 
     try:

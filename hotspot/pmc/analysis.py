@@ -86,7 +86,10 @@ BYTES_LABEL = "L2→fabric read bytes (upper bound on HBM reads; Infinity Cache 
 
 
 def ratio_pct(part: float | None, whole: float | None) -> float | None:
-    if part is None or whole is None or whole <= 0:
+    """`part` as a percentage of `whole`, a share: None when either is unknown, or when the part
+    exceeds its whole (counters from different replay passes, or a damaged file): 500% of all
+    requests is not a number the counters support (api.py says which counters disagree)."""
+    if part is None or whole is None or whole <= 0 or part < 0 or part > whole:
         return None
     return PERCENT * part / whole
 

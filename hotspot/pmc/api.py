@@ -13,7 +13,7 @@ from hotspot.arch.counters import (
     wanted_counters,
 )
 from hotspot.arch.targets import counters_for_arch, normalize_gfx
-from hotspot.errors import InputError, UsageError
+from hotspot.errors import UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
     DispatchReport,
@@ -29,6 +29,7 @@ from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import JsonObject, Result
 from hotspot.record import record
+from hotspot.userregex import UserRegex, user_regex
 
 COMMAND = "pmc"
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
@@ -134,29 +135,25 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
     return Result(COMMAND, data, list(dict.fromkeys(warnings)))
 
 
-def _compile(pattern: str | None) -> re.Pattern[str] | None:
+def _compile(pattern: str | None) -> UserRegex | None:
     if pattern is None:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise UsageError(f"--kernel {pattern!r} is not a valid regular expression ({exc})",
-                         "quote the pattern, e.g. --kernel 'gemm.*'") from None
+    return user_regex(pattern, "--kernel", "quote the pattern, e.g. --kernel 'gemm.*'")
 
 
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
-    """--arch > side files / rocpd agents (all inputs must agree) > counter names."""
+    """--arch > side files / rocpd agents (all inputs must agree: counters of two GPUs summed
+    are wrong numbers) > counter names; weighed by the one arch decision (hotspot/arch/decide.py)."""
+    from hotspot.arch.decide import OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
+
     if arch is not None:
         gfx = normalize_gfx(arch)  # gfx942:sramecc+ names gfx942
-        return ArchDecision(gfx, "--arch", [gfx])
-    hints = [h for f in files for h in f.arch_hints]
-    arches = sorted({normalize_gfx(h.arch) for h in hints})
-    if len(arches) > 1:
-        detail = "; ".join(f"{h.arch} from {h.source}" for h in hints)
-        raise InputError(f"the inputs disagree on the GPU arch ({detail})",
-                         "analyze one GPU's files at a time, or pass --arch", code="bad-input")
-    if arches:
-        return ArchDecision(arches[0], hints[0].source, arches)
+        return ArchDecision(decide([Evidence(gfx, "--arch", OVERRIDE)]).gfx, "--arch", [gfx])
+    hints = [Evidence(normalize_gfx(h.arch), h.source, SIDE_FILE, h.product)
+             for f in files for h in f.arch_hints]
+    if hints:
+        decided = decide(hints, on_conflict="refuse")
+        return ArchDecision(decided.gfx, decided.source, sorted({h.name for h in hints}))
     names = set().union(*(f.counter_names for f in files))
     guess = guess_arch_from_counters(names)
     source = f"counter names: {guess.reason}"
@@ -215,6 +212,13 @@ def _warn_kernels(kernels: list[KernelReport], plan: CounterPlan, reports: list[
                 f"{name}: on {k.inconsistent_dispatches} of {k.dispatches} dispatches the request-size "
                 "counters exceed the read-request total (they come from different replay passes); "
                 "the formula was applied as documented")
+        part = k.counters.get(plan.req_32b) if plan.req_32b else None
+        whole = k.counters.get(plan.read_requests) if plan.read_requests else None
+        if part is not None and whole is not None and part > whole:
+            warnings.append(f"{name}: {plan.req_32b} ({part:,.0f}) exceeds {plan.read_requests} "
+                            f"({whole:,.0f}), a share of more than 100%: the counters are "
+                            "inconsistent (different replay passes, or a damaged file); the 32-byte "
+                            "request share is not shown")
         mine = [r for r in reports if r.kernel == k.kernel]
         for counter in plan.display:
             have = sum(1 for r in mine if r.counters.get(counter) is not None)

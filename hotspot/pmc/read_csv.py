@@ -48,6 +48,10 @@ def canonical_counter(name: str) -> tuple[str, str] | None:
     return None
 
 
+# Counters, timestamps and dispatch ids are unsigned 64-bit values in rocprofv3's output.
+VALUE_LIMIT = 1 << 64
+
+
 def parse_number(path: Path, line: int, field: str, text: str) -> float | None:
     """A counter/timestamp value: blank -> None (not collected); anything non-numeric -> exit 3."""
     text = text.strip()
@@ -68,22 +72,29 @@ def parse_number(path: Path, line: int, field: str, text: str) -> float | None:
         raise bad_file(path, f"line {line}: field {field} is negative ({text[:40]!r})",
                        "fix or regenerate the file; counter values and timestamps are >= 0",
                        code="bad-value")
+    if value >= VALUE_LIMIT:  # 10**400 or 1e308: beyond any 64-bit counter or timestamp
+        raise bad_file(path, f"line {line}: field {field} is {text[:40]!r}, beyond a 64-bit counter "
+                       "or timestamp", "fix or regenerate the file", code="bad-value")
     return float(value)
 
 
 def parse_dispatch_id(path: Path, line: int, field: str, text: str) -> int:
     text = text.strip()
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         try:
             as_float = float(text)
         except ValueError:
             as_float = math.nan
-        if math.isfinite(as_float) and as_float.is_integer():
-            return int(as_float)
-        raise bad_file(path, f"line {line}: field {field} is not an integer dispatch id ({text[:40]!r})",
-                       "fix or regenerate the file") from None
+        if not (math.isfinite(as_float) and as_float.is_integer()):
+            raise bad_file(path, f"line {line}: field {field} is not an integer dispatch id ({text[:40]!r})",
+                           "fix or regenerate the file") from None
+        value = int(as_float)
+    if not 0 <= value < VALUE_LIMIT:
+        raise bad_file(path, f"line {line}: field {field} is {text[:40]!r}, outside a dispatch id's "
+                       "range (0..2**64-1)", "fix or regenerate the file", code="bad-value")
+    return value
 
 
 def _find(header: list[str], names: Sequence[str]) -> tuple[str, int] | None:

@@ -6,7 +6,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from hotspot.capture.trace._sqlite import open_readonly
+from hotspot.capture.trace._sqlite import budget_error, open_readonly
 from hotspot.errors import bad_file
 from hotspot.pmc.model import ArchHint, CounterFile
 from hotspot.pmc.read_csv import (
@@ -15,6 +15,7 @@ from hotspot.pmc.read_csv import (
     finish_dispatches,
 )
 
+VALUE_LIMIT = 1 << 64  # counters, timestamps and dispatch ids are unsigned 64-bit values
 _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end", "agent_id")
 
 
@@ -50,6 +51,9 @@ def read_rocpd(path: Path) -> CounterFile:
                 "select dispatch_id, kernel_name, counter_name, value, start, end, agent_id "
                 "from counters_collection order by dispatch_id").fetchall()
         except sqlite3.DatabaseError as exc:
+            err = budget_error(con, path, exc)
+            if err is not exc:
+                raise err from None
             raise bad_file(path, f"cannot query counters_collection ({exc})",
                            "the database may be incomplete; re-run the profile") from None
         accs: dict[int, DispatchAccumulator] = {}
@@ -57,12 +61,13 @@ def read_rocpd(path: Path) -> CounterFile:
         agents: set[int] = set()
         any_nonzero = False
         for dispatch, kernel, name, value, start, end, agent in rows:
-            if not isinstance(dispatch, int):
-                raise bad_file(path, f"field dispatch_id is not an integer ({dispatch!r})",
-                               "the database is malformed")
+            if not isinstance(dispatch, int) or not 0 <= dispatch < VALUE_LIMIT:
+                raise bad_file(path, f"field dispatch_id is not a dispatch id ({dispatch!r})",
+                               "the database is malformed", code="bad-value")
             if value is None:
                 continue
-            if not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+            if not isinstance(value, (int, float)) or not math.isfinite(float(value)) \
+                    or not 0 <= value < VALUE_LIMIT:
                 raise bad_file(path, f"field value of counter {name} (dispatch {dispatch}) is not a "
                                f"number ({value!r})", "the database is malformed")
             names.add(str(name))
@@ -77,7 +82,7 @@ def read_rocpd(path: Path) -> CounterFile:
         if not names:
             raise bad_file(path, "no counter rows (counters_collection is empty)",
                            "the run collected no counters; run rocprofv3 with --pmc")
-        hints = _agent_hints(con, agents)
+        hints = _agent_hints(con, path, agents)
     finally:
         con.close()
     return CounterFile(path=path, layout="rocpd", dispatches=finish_dispatches(accs),
@@ -87,16 +92,19 @@ def read_rocpd(path: Path) -> CounterFile:
 
 
 def _num(value: object) -> float | None:
-    if isinstance(value, (int, float)) and math.isfinite(float(value)):
+    """A timestamp: None when absent or not a 64-bit nanosecond count (no bandwidth from it)."""
+    if isinstance(value, (int, float)) and math.isfinite(float(value)) and 0 <= value < VALUE_LIMIT:
         return float(value)
     return None
 
 
-def _agent_hints(con: sqlite3.Connection, agents: set[int]) -> list[tuple[str, str | None]]:
+def _agent_hints(con: sqlite3.Connection, path: Path, agents: set[int]) -> list[tuple[str, str | None]]:
     """(gfx name, product name) of the agents the counters were collected on."""
     try:
         rows = con.execute("select id, name, product_name from rocpd_info_agent").fetchall()
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if getattr(con, "over_budget", ""):
+            raise budget_error(con, path, exc) from None
         return []
     found: dict[str, str | None] = {}
     for agent_id, name, product in rows:

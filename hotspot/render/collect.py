@@ -25,8 +25,14 @@ def render_doctor(result: Result, markdown: bool = False) -> str:
                      _get(c, "detail"), _get(c, "fix")])
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
     missing = _get(rep, "missing")
-    out.append("ready to collect" if _get(rep, "ok") else
-               f"NOT ready: required {', '.join(missing)} missing (fix above)")
+    if not _get(rep, "ok"):
+        out.append(f"NOT ready: required {', '.join(missing)} missing (fix above)")
+    elif not _get(rep, "gpus"):
+        # the tools are there, but `collect` here would fail: say so, not "ready"
+        out.append("NOT ready to collect here: the tools are installed but no GPU was found (run "
+                   "collect on a node with an AMD Instinct GPU; analyze, plan and report work here)")
+    else:
+        out.append("ready to collect")
     doc = _get(rep, "rocprofv3_doctor")
     if doc and doc.get("findings") is not None:
         out.append("rocprofv3-doctor findings are included in --format json")

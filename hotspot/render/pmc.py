@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.render.tables import heading, num, pct, shorten, table, terminal_width
 from hotspot.result import JsonObject, Result
 
 KERNEL_WIDTH = 48
@@ -118,7 +118,18 @@ def _counter_table(kernels: list[JsonObject], md: bool) -> str:
             if n not in names:
                 names.append(n)
     rows = [[k["kernel"]] + [num(k["counters"].get(n)) for n in names] for k in kernels]
-    return table(rows, ["kernel", *names], markdown=md)
+    wide = table(rows, ["kernel", *names], markdown=md)
+    if md or max(map(len, wide.split("\n"))) <= terminal_width():
+        return wide
+    # One column per counter does not fit the terminal (eight counters are ~115 columns): one row
+    # per counter instead, a column per kernel, and per kernel when even that is too wide.
+    tall = table([[n, *(num(k["counters"].get(n)) for k in kernels)] for n in names],
+                 ["counter", *(shorten(k["kernel"], 24) for k in kernels)])
+    if max(map(len, tall.split("\n"))) <= terminal_width():
+        return tall
+    return "\n\n".join(f"{shorten(k['kernel'], terminal_width() - 8)}\n"
+                        + table([[n, num(k["counters"].get(n))] for n in names], ["counter", "sum"])
+                        for k in kernels)
 
 
 def _dispatch_table(dispatches: list[JsonObject], md: bool) -> str:

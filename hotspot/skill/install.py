@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from hotspot.errors import InputError, os_fault
+from hotspot.outfile import write_atomically
 from hotspot.result import Result
 from hotspot.record import record
 
@@ -91,21 +91,16 @@ def _refuse_sources(targets: list[Path]) -> None:
 
 
 def _write(target: Path, content: bytes) -> None:
-    """Through a temporary name: a full disk leaves no half-written skill file (exit 3 naming it)."""
-    tmp = target.with_name(f".{target.name}.tmp")
+    """Atomically (hotspot/outfile.py): a full disk leaves no half-written skill file (exit 3
+    naming it); a target that is not a regular file is never replaced."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(content)
-        os.replace(tmp, target)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        err = os_fault(exc, target, "cannot write")
+        err = os_fault(exc, target.parent, "cannot create the folder")
         if err is None:
             raise
         raise err from None
+    write_atomically(target, lambda fh: fh.write(content))
 
 
 def skill_path_result() -> Result:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -10,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
 from hotspot.trace.family import kernel_family
 from hotspot.trace.model import GpuRow, KernelResources, KernelRow, RegionRow
+from hotspot.userregex import UserRegex, user_regex
 
 PERCENT = 100.0
 
@@ -111,10 +111,11 @@ def _inside(t: int, starts: list[int], union: list[tuple[int, int]]) -> bool:
     return i >= 0 and t <= union[i][1]
 
 
-def select_markers(markers: Iterable[MarkerRecord], pattern: str) -> tuple[dict[str, list[MarkerRecord]], int]:
+def select_markers(markers: Iterable[MarkerRecord], pattern: str | UserRegex
+                   ) -> tuple[dict[str, list[MarkerRecord]], int]:
     """Ranges whose name matches `pattern` (re.search), grouped by name; and the count of instant
     marks (start == end, e.g. roctxMark) that were skipped because they bound no time."""
-    rx = re.compile(pattern)
+    rx = pattern if isinstance(pattern, UserRegex) else user_regex(pattern, "--marker")
     by_name: dict[str, list[MarkerRecord]] = defaultdict(list)
     instants = 0
     for m in markers:

@@ -25,6 +25,7 @@ from hotspot.trace.aggregate import (
 from hotspot.trace.model import KernelTable, RegionRow
 from hotspot.trace.regex import kernel_regexes
 from hotspot.record import record
+from hotspot.userregex import UserRegex, user_regex
 
 COMMAND = "kernels"
 COLLECTIVE = "collective"
@@ -120,11 +121,8 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
         raise UsageError(f"--top {top} is negative", "use 0 for all kernels or a positive count")
     marker_rx = None
     if by_marker is not None:
-        try:
-            marker_rx = re.compile(by_marker)
-        except re.error as exc:
-            raise UsageError(f"--marker {by_marker!r} is not a valid regex ({exc})",
-                             "escape special characters, or use --by-marker alone for all ranges") from exc
+        marker_rx = user_regex(by_marker, "--marker", "escape special characters, or use "
+                               "--by-marker alone for all ranges")
     path = Path(path)
     inputs = _resolve(path)
     excluded = frozenset({COLLECTIVE}) if exclude_collectives else frozenset()
@@ -179,7 +177,7 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
 
 
 def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, list[DispatchRecord]]],
-                 marker_rx: re.Pattern, regexes: dict[str, str], excluded: frozenset[str], top: int,
+                 marker_rx: UserRegex, regexes: dict[str, str], excluded: frozenset[str], top: int,
                  warnings: list[str]) -> None:
     """Regions per run: a folder may hold runs of different processes or GPUs whose markers have
     nothing to do with each other, so one run's roctx ranges only bound its own dispatches. A run
@@ -190,7 +188,7 @@ def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, 
     any_markers = any_selected = False
     for f, run_dispatches in per_run:
         markers = _load_markers(inputs, f)
-        selected, skipped = select_markers(markers, marker_rx.pattern)
+        selected, skipped = select_markers(markers, marker_rx)
         instants += skipped
         any_markers |= bool(markers)
         any_selected |= bool(selected)

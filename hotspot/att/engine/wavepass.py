@@ -50,6 +50,8 @@ from hotspot.gcpause import paused_cyclic_gc
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
+# How long a killed worker is waited for (it dies at once; this only bounds a wedged reap).
+KILL_JOIN_S = 0.2
 # Work units per pool worker. One contiguous unit each: a worker builds the static facts of each
 # sequence it meets once (~1 ms each, hotspot/att/engine/groups.py) and the parent adds one
 # partial per worker; wave files are alike in size, so units of equal file counts balance.
@@ -265,19 +267,59 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
         _start_forkserver_safely()
     else:
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx,
+                               initializer=_worker_init)
+    try:
         parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
         if meanwhile is not None:
-            try:
-                meanwhile()
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)  # do not read the rest for nothing
-                raise
+            meanwhile()
         for chunk, part in zip(work, parts):
             total.merge(part)
             if progress is not None:
                 progress.advance(len(chunk))
+    except BaseException:
+        # A signal (Ctrl-C, SIGTERM), an error in a worker or in `meanwhile`: the rest is not
+        # wanted. Waiting for the running chunks took seconds and left workers behind the parent;
+        # they are killed instead, and the command ends at once.
+        _kill_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return total
+
+
+def _worker_init() -> None:
+    """In each worker: Ctrl-C is the parent's to handle (it kills the pool), and a worker never
+    outlives the parent (Linux: the kernel kills it when the parent dies, even by SIGKILL)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() == 1:  # the parent died before the line above
+            os._exit(1)
+    except (OSError, AttributeError):  # not Linux: the parent's _kill_pool still stops us
+        pass
+
+
+def _kill_pool(pool) -> None:  # noqa: ANN001 - a ProcessPoolExecutor
+    """Stop a pool now: no new chunks, running workers killed and reaped (bounded)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        try:
+            proc.kill()
+        except (OSError, AttributeError, ValueError):
+            pass
+    for proc in procs:
+        try:
+            proc.join(KILL_JOIN_S)
+        except (OSError, AttributeError, ValueError, AssertionError):
+            pass
 
 
 def _start_forkserver_safely() -> None:

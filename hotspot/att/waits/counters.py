@@ -72,7 +72,9 @@ def wait_thresholds(isa: str) -> tuple[int, int] | None:
     return vm, lgkm
 
 
-def build_tables(rows: Iterable[CodeRow], rules: WaitcntRules = GFX9) -> LineTables:
+def build_tables(rows: Iterable[CodeRow], rules: WaitcntRules | None = GFX9) -> LineTables:
+    """Per line: its role (wait, barrier, memory producer) and what it pushes. `rules` None (a GPU
+    generation without s_waitcnt rules): no line is a producer, so no wait is attributed."""
     roles: dict[int, int] = {}
     pushes: dict[int, int] = {}
     scalar: set[int] = set()
@@ -86,7 +88,7 @@ def build_tables(rows: Iterable[CodeRow], rules: WaitcntRules = GFX9) -> LineTab
         if cat == "barrier":
             roles[r.line_number] = ROLE_BARRIER
             continue
-        mask, is_scalar = counter_mask(r.isa, rules)
+        mask, is_scalar = counter_mask(r.isa, rules) if rules is not None else (0, False)
         if mask:
             roles[r.line_number] = ROLE_MEM
             pushes[r.line_number] = mask

@@ -14,6 +14,10 @@ from hotspot.errors import bad_file
 _FIELD_LIMIT = CSV_FIELD_LIMIT
 
 
+# rocprofv3 writes ids, nanosecond timestamps, sizes and counts as unsigned 64-bit integers.
+INTEGER_LIMIT = 1 << 64
+
+
 def read_header(path: Path) -> list[str]:
     """The first row of a CSV, names as written (no type checks)."""
     try:
@@ -95,4 +99,7 @@ class Rows:
         if value < 0:  # ids, timestamps, sizes and register counts are never negative
             raise bad_file(self.path, f"line {self.line}: column {name} = {text[:40]!r} is negative",
                            "fix or regenerate the file", code="bad-value")
+        if value >= INTEGER_LIMIT:  # 1e308 or a 400-digit id: no profiler writes it
+            raise bad_file(self.path, f"line {self.line}: column {name} = {text[:40]!r} is beyond a "
+                           "64-bit value", "fix or regenerate the file", code="bad-value")
         return value

@@ -6,12 +6,114 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import quote
 
-from hotspot.errors import bad_file
+from hotspot.errors import InputError, bad_file
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+
+# Every read of a database is bounded: a view is a query the file's author wrote, and a recursive
+# CTE that never ends or a cross join of 10**12 rows would otherwise hang the command. A connection
+# stops (sqlite3.OperationalError "interrupted", reported as exit 3 naming the file) after this many
+# SQLite VM steps or this much wall time, whichever comes first; a real rocpd database of a million
+# dispatches reads in ~1e8 steps. Memory stays bounded without a limit of ours: SQLite's sorter
+# keeps cache_size pages (2 MiB by default) in memory and spills the rest to temporary files, which
+# it deletes when the statement ends.
+SQL_STEP_LIMIT = 2_000_000_000
+SQL_TIME_LIMIT_S = 20.0
+PROGRESS_EVERY = 10_000  # VM steps between two checks of the bound
+
+
+class _Cursor(sqlite3.Cursor):
+    """Re-raises an exception that arrived inside the progress handler: SQLite discards what a
+    callback raises, so a Ctrl-C or SIGTERM delivered while the handler ran (Python runs signal
+    handlers at the next bytecode, often there) would otherwise be lost."""
+
+    def _guard(self, call, *args):  # noqa: ANN001, ANN202
+        try:
+            return call(*args)
+        except sqlite3.Error as exc:
+            conn = self.connection
+            pending = conn.pending  # type: ignore[attr-defined]
+            if pending is not None:
+                conn.pending = None  # type: ignore[attr-defined]
+                raise pending from None
+            if "interrupted" in str(exc) and not conn.over_budget:  # type: ignore[attr-defined]
+                # the progress handler raised before its own try (a signal handler ran on entry)
+                from hotspot.signals import lost_interrupt
+
+                raise lost_interrupt() from None
+            raise
+
+    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
+        return self._guard(super().execute, sql, parameters)
+
+    def fetchone(self):  # noqa: ANN201
+        return self._guard(super().fetchone)
+
+    def fetchmany(self, size: int = 1):  # noqa: ANN201
+        return self._guard(super().fetchmany, size)
+
+    def fetchall(self):  # noqa: ANN201
+        return self._guard(super().fetchall)
+
+
+class BoundedConnection(sqlite3.Connection):
+    """A connection whose statements stop after SQL_STEP_LIMIT steps or SQL_TIME_LIMIT_S
+    seconds; `over_budget` says which bound stopped it ("" while within them); `pending` holds an
+    exception (a signal) raised while the progress handler ran, re-raised by the cursor."""
+
+    over_budget: str = ""
+    pending: BaseException | None = None
+
+    def cursor(self, factory=_Cursor):  # noqa: ANN001, ANN201
+        return super().cursor(factory)
+
+    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
+        return self.cursor().execute(sql, parameters)
+
+    def bound(self) -> "BoundedConnection":
+        started = time.monotonic()
+        steps = 0
+        step_limit, time_limit = SQL_STEP_LIMIT, SQL_TIME_LIMIT_S
+
+        def check() -> int:
+            nonlocal steps
+            try:
+                steps += PROGRESS_EVERY
+                if steps > step_limit:
+                    self.over_budget = f"more than {step_limit:,} query steps"
+                elif time.monotonic() - started > time_limit:
+                    self.over_budget = f"more than {time_limit:g} s"
+                return 1 if self.over_budget else 0
+            except BaseException as exc:  # a signal's exception: stop the query, raise it after
+                self.pending = exc
+                return 1
+
+        self.set_progress_handler(check, PROGRESS_EVERY)
+        return self
+
+
+class QueryBudgetError(InputError):
+    """A statement stopped by the read bound: exit 3 naming the file. Readers that fall back to
+    other sources on a bad database (the arch hints) let this one through: the user asked for a
+    file that cannot be read in bounded time, and is told so."""
+
+
+def budget_error(conn: sqlite3.Connection, path: Path, exc: BaseException) -> BaseException:
+    """The error to raise for a failed statement: a bound that stopped it is named as such."""
+    over = getattr(conn, "over_budget", "")
+    if over:
+        return QueryBudgetError(f"{path}: reading it took {over}: a view that never ends (a recursive "
+                                "query) or a join far larger than any profile",
+                                "pass the database rocprofv3 wrote, or export its tables to CSV with rocpd")
+    return exc
+
+
+def _connect(target: str) -> BoundedConnection:
+    return sqlite3.connect(target, uri=True, factory=BoundedConnection).bound()  # type: ignore[return-value]
 
 
 def is_sqlite(path: Path) -> bool:
@@ -48,7 +150,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     to date there, and that is what is read. Raises sqlite3.Error."""
     hot = [path.with_name(path.name + s) for s in _HOT_SIDE_FILES]
     if not any(_nonempty(h) for h in hot):
-        return sqlite3.connect(_uri(path), uri=True)
+        return _connect(_uri(path))
     private = Path(tempfile.mkdtemp(prefix="hotspot-sqlite-"))
     try:
         copy = private / path.name
@@ -62,7 +164,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         rw.close()
         # The connection keeps its descriptor: the private folder can go at once (nothing to clean
         # up later, even if the command is killed while reading).
-        return sqlite3.connect(_uri(copy), uri=True)
+        return _connect(_uri(copy))
     finally:
         shutil.rmtree(private, ignore_errors=True)
 
@@ -109,20 +211,32 @@ def query(conn: sqlite3.Connection, path: Path, sql: str, params: tuple = ()) ->
     try:
         return conn.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
+        err = budget_error(conn, path, exc)
+        if err is not exc:
+            raise err from None
         raise bad_file(path, f"query failed ({exc})", "the database may be from an unsupported "
                        "profiler version or damaged") from exc
 
 
-def as_int(path: Path, value: object, field: str) -> int | None:
-    """An INTEGER column value, validated (SQLite is dynamically typed)."""
+# rocpd stores ids, nanosecond timestamps, sizes and counts as 64-bit integers, never negative.
+INTEGER_LIMIT = 1 << 64
+
+
+def as_int(path: Path, value: object, field: str, minimum: int = 0) -> int | None:
+    """An INTEGER column value, validated (SQLite is dynamically typed): a whole number in
+    `minimum`..2**64-1, else the file and field are named (exit 3)."""
     if value is None:
         return None
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise bad_file(path, f"column {field} holds {value!r}, expected an integer")
+        value = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if not isinstance(value, int):
+        raise bad_file(path, f"column {field} holds {value!r}, expected an integer", code="bad-value")
+    if not minimum <= value < INTEGER_LIMIT:
+        raise bad_file(path, f"column {field} holds {value}, outside {minimum}..2**64-1 (no profiler "
+                       "writes such an id, timestamp or count)", "pass the database rocprofv3 wrote",
+                       code="bad-value")
+    return value

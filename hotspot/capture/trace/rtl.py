@@ -86,7 +86,7 @@ def read_rtl_dispatches(db_path: Path | str) -> list[DispatchRecord]:
         end = as_int(path, r["end"], "rocpd_op.end")
         if start is not None and end is not None and end < start:
             raise bad_file(path, f"rocpd_op {op_id}: end {end} is before start {start}")
-        gpu = as_int(path, r["gpuId"], "rocpd_op.gpuId")
+        gpu = as_int(path, r["gpuId"], "rocpd_op.gpuId", minimum=-1)  # -1: host-side markers
         grid = [as_int(path, r[k], "rocpd_kernelapi.grid") for k in ("gx", "gy", "gz")]
         wg = [as_int(path, r[k], "rocpd_kernelapi.workgroup") for k in ("wx", "wy", "wz")]
         out.append(DispatchRecord(
