@@ -7,6 +7,7 @@ from dataclasses import replace
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
     LIMITED,
+    PRIORITIES,
     OK,
     UNREPRESENTATIVE,
     Candidate,
@@ -18,6 +19,9 @@ from hotspot.plan.model import (
     Skipped,
     Trust,
 )
+from hotspot.plan.model import REMOVES_BYTES, REMOVES_COMPUTE
+from hotspot.plan.launch_rules import bandwidth
+from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
 from hotspot.result import JsonObject
 from hotspot.record import record
@@ -71,6 +75,7 @@ VERDICT_CATEGORIES = 3
 
 
 def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Verdict:
+    items = [i for i in items if i.kind != "capture"]  # capture items are the trust line
     top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
                        i.location.file, i.location.line, i.location.line_number)
            for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
@@ -92,6 +97,7 @@ UNREPRESENTATIVE_FINDINGS = ("idle-slice",)
 LIMITING_FINDINGS = ("wave-mismatch", "source-collapse")
 # Capture items take the priority of the finding they come from (same word in findings and plan).
 SEVERITY_PRIORITY = {"high": "HIGH", "medium": "MED", "low": "LOW"}
+CAPTURE_WITHHELD = "a capture item: it says what the plan can claim, it does not speed the kernel up"
 
 
 def trust_of(ctx: PlanContext) -> Trust:
@@ -119,29 +125,44 @@ def trust_of(ctx: PlanContext) -> Trust:
     return Trust(LIMITED if reasons else OK, reasons)
 
 
-# Items whose gain comes from hiding or removing memory latency: a kernel near the bandwidth roof
-# cannot gain more than the headroom that is left (the `bandwidth-bound` rule).
-MEMORY_LATENCY_RULES = frozenset({"narrow-loads", "load-in-mfma-loop", "lds-read-before-mfma",
-                                  "back-to-back-loads", "short-load-distance", "conservative-drain",
-                                  "store-gated-vmcnt", "occupancy-vgpr", "occupancy-lds"})
+# The roofs (hotspot/plan/roofline.py): a fix that does not remove bytes can win at most the time
+# below the bandwidth roof; one that does not remove matrix-core work at most the time below the
+# compute roof. A bandwidth share above 1 proves the bytes counted are not DRAM bytes (caches serve
+# them): it bounds nothing.
+MAX_ROOF_FRACTION = 1.0
 
 
-def _cap_at_bandwidth(items: list[PlanItem]) -> list[PlanItem]:
-    bound = next((i for i in items if i.id == "bandwidth-bound"), None)
-    if bound is None:
+def _roof_caps(ctx: PlanContext) -> dict[str, tuple[float, str]]:
+    """{gain kind exempt from the cap: (cap in percent, why)} for the roofs this launch gives."""
+    caps: dict[str, tuple[float, str]] = {}
+    bw = bandwidth(ctx)
+    fraction = bw.fraction if not isinstance(bw, str) else None
+    if fraction is not None and 0 <= fraction <= MAX_ROOF_FRACTION:
+        caps[REMOVES_BYTES] = (round((1.0 - fraction) * PCT, ROUND_DIGITS),
+                               f"the kernel already requests {fraction:.0%} of peak bandwidth")
+    busy = mfma_busy_fraction(ctx)
+    if busy is not None and 0 <= busy <= MAX_ROOF_FRACTION:
+        caps[REMOVES_COMPUTE] = (round((1.0 - busy) * PCT, ROUND_DIGITS),
+                                 f"the grid's MFMAs keep the matrix cores busy {busy:.0%} of the kernel's time")
+    return caps
+
+
+def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
+                  rules: dict[str, Rule]) -> list[PlanItem]:
+    caps = _roof_caps(ctx)
+    if not caps:
         return items
-    fraction = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None)
-    if not isinstance(fraction, (int, float)):
-        return items
-    cap = round(max(0.0, 1.0 - fraction) * PCT, ROUND_DIGITS)
     out = []
     for it in items:
+        rule = rules.get(it.id)
         est = it.estimate
-        if it.id in MEMORY_LATENCY_RULES and est.high_pct is not None and est.high_pct > cap:
-            est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
-                          basis=est.basis + f"; capped at {cap:g}%: the kernel already requests "
-                                            f"{fraction:.0%} of peak bandwidth")
-            it = replace(it, estimate=est, priority=priority_of(cap))
+        if rule is not None and it.kind != "capture" and it.id != "bandwidth-bound" and est.high_pct is not None:
+            for exempt, (cap, why) in caps.items():
+                if rule.gain != exempt and est.high_pct > cap:
+                    est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
+                                  basis=est.basis + f"; capped at {cap:g}%: {why}")
+            if est is not it.estimate:
+                it = replace(it, estimate=est, priority=priority_of(est.high_pct or 0.0))
         out.append(it)
     return out
 
@@ -162,7 +183,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         else:
             out.append(it)
     if trust.level == UNREPRESENTATIVE:
-        out.sort(key=lambda i: (i.kind not in ("capture", "launch"),))
+        out.sort(key=lambda i: (i.kind != "launch",))  # stable: launch items keep their estimates
     return out
 
 def priority_of(high_pct: float) -> str:
@@ -184,6 +205,9 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
     stall_pct = PCT * c.target_cycles / ctx.total_stall if ctx.total_stall else 0.0
     low = round(min(PCT, low_f * target_pct_cycles), ROUND_DIGITS)
     high = round(min(PCT, high_f * target_pct_cycles), ROUND_DIGITS)
+    if rule.kind == "launch":  # a share of the kernel's time: the basis says how it is bounded
+        return Estimate(low, high, c.basis or rule.basis, int(c.target_cycles),
+                        round(min(PCT, stall_pct), ROUND_DIGITS))
     basis = (f"targets {c.target_cycles:,} cycles = {stall_pct:.1f}% of stall, "
              f"{target_pct_cycles:.1f}% of the waves' cycles; ")
     if high_f > 0:
@@ -194,15 +218,15 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
 
 def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
     est = _estimate(ctx, rule, c)
-    priority = priority_of(est.high_pct or 0.0)
-    if rule.kind == "launch":
-        priority = "HIGH"  # idle CUs outweigh anything inside the kernel
-    if rule.kind == "capture" and c.severity:
-        priority = SEVERITY_PRIORITY.get(c.severity, priority)
+    priority = priority_of(est.high_pct or 0.0)  # HIGH needs a bound of at least 10%
+    if rule.kind == "capture":
+        # trust, not a speed-up: no estimate, and the priority only orders the trust block
+        est = replace(est, low_pct=None, high_pct=None, withheld=CAPTURE_WITHHELD)
+        priority = SEVERITY_PRIORITY.get(c.severity or "", "LOW")
     sites = c.sites or [Site(None, [c.location.line_number] if c.location.line_number is not None else [],
                              c.location.file, c.location.line, int(c.target_cycles))]
     title = c.title or rule.title
-    if len(sites) > 1:
+    if len(sites) > 1 and not title.endswith(")"):  # a title with its own count keeps it
         unit = "waits" if all(st.wait_row is not None for st in sites) else "sites"
         title += f" ({len(sites)} {unit})"
     return PlanItem(rule.id, priority, title, rule.kind, c.location,
@@ -294,8 +318,10 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
                                        round(PCT * share, ROUND_DIGITS)))
                 continue
             items.append(_item(ctx, rule, c))
-    items = _cap_at_bandwidth(items)
+    items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
     items.sort(key=_order)
+    capture = [i for i in items if i.kind == "capture"]  # trust: first, and no slot among the rest
+    items = [i for i in items if i.kind != "capture"]
     if len(items) > MAX_PLAN_ITEMS:
         for i in items[MAX_PLAN_ITEMS:]:
             where = f" at #{i.location.line_number}" if i.location.line_number is not None else ""
@@ -305,14 +331,16 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
                                    i.estimate.target_stall_pct, i.estimate.high_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
-    return PlanOutcome(summary, _apply_trust(trust, items), skipped, trust)
+    return PlanOutcome(summary, capture + _apply_trust(trust, items), skipped, trust)
 
 
 def _order(item: PlanItem) -> tuple:
+    """Capture items (trust) first, by severity; then every other item by its bounded estimate: a
+    launch item ranks by the idle share it can win like any other item by its gain."""
     loc = item.location.line_number if item.location.line_number is not None else -1
-    # a launch that leaves CUs idle comes first: no per-instruction change matters before it
-    return (item.kind != "launch", -(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0),
-            item.id, loc)
+    severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
+    return (item.kind != "capture", severity if item.kind == "capture" else 0,
+            -(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0), item.id, loc)
 
 
 def _summary(ctx: PlanContext) -> StallSummary:

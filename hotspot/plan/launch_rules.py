@@ -1,38 +1,53 @@
-"""`grid-underfill`: the launch gives the GPU fewer workgroups than it has compute units. Then most
-CUs sit idle for the whole kernel and no per-instruction change matters: it is item #1."""
+"""`grid-underfill`: the launch gives the GPU fewer workgroups than it has compute units, so some
+CUs sit idle for the whole kernel; the gain is bounded by the idle share (and the roofs), so it ranks
+by that bound like every other item. `bandwidth-bound`: the no-counter bandwidth roof."""
 
 from __future__ import annotations
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.roofline import known_launch, waves_per_workgroup
+from hotspot.record import record
+
+
+# "Mostly idle" only when more than half the CUs have nothing to run.
+MOSTLY_IDLE_FRACTION = 0.5
+# Spreading the work over every CU wins at most the idle share; the low end allows for what the split
+# costs (a split-K reduction or atomics, smaller tiles with less reuse per workgroup).
+UNDERFILL_LOW_FACTOR = 0.5
 
 
 def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
-    occ = ctx.occupancy() or {}
-    launch = occ.get("launch")
-    if not isinstance(launch, dict):
-        return "no launch (grid, workgroup size) for this kernel: needs a kernel trace or rocpd row"
-    groups, cus = launch.get("workgroups"), launch.get("cus")
-    if not isinstance(groups, int) or not isinstance(cus, int) or cus <= 0:
-        return "the product's compute-unit count is unknown (arch product not identified)"
+    launch = known_launch(ctx)
+    if launch is None:
+        return ("the launch's grid is unknown (no kernel-trace or rocpd row matched to this dispatch): "
+                "no grid-based item")
+    groups, cus = launch["workgroups"], launch["cus"]
     if groups >= cus:
         return f"{groups:,} workgroups for {cus} CUs: every CU gets work"
     idle = cus - groups
+    idle_share = idle / cus
     ev = [Evidence("workgroups", groups, cus, "<"), Evidence("compute_units", cus),
-          Evidence("idle_compute_units", idle), Evidence("grid", "x".join(str(g) for g in launch["grid"])),
+          Evidence("idle_compute_units", idle), Evidence("idle_share_of_cus", round(idle_share, 3)),
+          Evidence("grid", "x".join(str(g) for g in launch.get("grid") or ())),
           Evidence("workgroup", "x".join(str(w) for w in launch["workgroup"])),
           Evidence("launch_source", launch.get("source"))]
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
+    picture = (", and the traced CU's numbers describe a GPU that is mostly idle"
+               if idle_share > MOSTLY_IDLE_FRACTION else "")
+    # The estimate is a share of the kernel's time, not of the traced waves' cycles: every busy CU
+    # runs for the whole kernel, so the target is all of the traced cycles and the removable share
+    # is the idle share of the CUs.
     return [Candidate(
-        ctx.kernel_location(), ev, ctx.total_stall,
+        ctx.kernel_location(), ev, ctx.total_cycles,
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
-        f"({idle / cus:.0%}) have nothing to run for the whole kernel, and the traced CU's numbers "
-        "describe a GPU that is mostly idle",
+        f"({idle_share:.0%}) have nothing to run for the whole kernel{picture}",
         title=f"grid underfill: {groups:,} workgroups on {cus} CUs",
-        removable=(0.0, 0.0),
-        basis=(f"no per-instruction estimate: {groups} of {cus} CUs work, so spreading the same work "
-               f"over all of them can shorten the kernel by up to {100 * idle / cus:.0f}% of its time"))]
+        removable=(UNDERFILL_LOW_FACTOR * idle_share, idle_share),
+        basis=(f"{groups} of {cus} CUs work, so spreading the same work over all of them shortens the "
+               f"kernel by at most the idle {idle_share:.0%} of its time; the low end allows for what "
+               "the split costs (a reduction pass or atomics, less reuse per smaller tile)"))]
 
 
 # Without counters, bytes come from the ISA: per-lane width x lanes x executions of every VMEM load
@@ -59,13 +74,25 @@ def isa_bytes_per_wave(ctx: PlanContext, wave_size: int) -> float | None:
     return total / waves
 
 
-def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
+@record
+class Bandwidth:
+    """The no-counter bandwidth estimate of the launch: ISA bytes over the grid and the duration."""
+
+    per_wave: float
+    waves: int
+    duration_ns: int
+    gbps: float
+    peak_gbps: float
+    fraction: float
+
+
+def bandwidth(ctx: PlanContext) -> Bandwidth | str:
+    """The launch's requested bandwidth and its share of the product's peak, or why it is unknown."""
     from hotspot.arch.targets import find_target
 
-    occ = ctx.occupancy() or {}
-    launch = occ.get("launch")
+    launch = known_launch(ctx)
     target = find_target(ctx.gfx)
-    if not isinstance(launch, dict) or target is None:
+    if launch is None or target is None:
         return "no launch (grid, duration) or arch for a bandwidth bound"
     duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
     if not isinstance(duration, int) or duration <= 0 or not peak:
@@ -73,12 +100,17 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
     per_wave = isa_bytes_per_wave(ctx, target.wave_size)
     if not per_wave:
         return "no VMEM traffic in the traced waves"
-    wg_threads = 1
-    for w in launch["workgroup"]:
-        wg_threads *= w
-    waves = launch["workgroups"] * -(-wg_threads // target.wave_size)
+    waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
     gbps = per_wave * waves / duration  # bytes per ns = GB/s
-    fraction = gbps / peak
+    return Bandwidth(per_wave, waves, duration, gbps, float(peak), gbps / peak)
+
+
+def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
+    bw = bandwidth(ctx)
+    if isinstance(bw, str):
+        return bw
+    per_wave, waves, duration, gbps, peak, fraction = (bw.per_wave, bw.waves, bw.duration_ns, bw.gbps,
+                                                       bw.peak_gbps, bw.fraction)
     if fraction < NEAR_PEAK_FRACTION:
         return f"ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak (< {NEAR_PEAK_FRACTION:.0%})"
     ev = [Evidence("isa_bytes_per_wave", round(per_wave)), Evidence("waves_in_grid", waves),

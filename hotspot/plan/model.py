@@ -56,6 +56,9 @@ class Estimate:
     withheld: str | None = None  # why low/high are null (an unrepresentative capture)
 
 
+GAINS = ("hides-latency", "removes-bytes", "removes-compute")
+HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE = GAINS
+
 TRUST_LEVELS = ("ok", "limited", "unrepresentative")
 OK, LIMITED, UNREPRESENTATIVE = TRUST_LEVELS
 
@@ -74,7 +77,9 @@ class PlanItem:
     id: str
     priority: str
     title: str
-    kind: str  # "code" (edit the kernel), "capture" (re-capture first), "memory" (counter verdict)
+    # "code" (edit the kernel), "launch" (change the grid), "capture" (trust: re-capture first; listed
+    # first, never ranked among the others), "memory" (bandwidth/counter verdict)
+    kind: str
     location: Location
     evidence: list[Evidence]
     root_cause: str
@@ -129,3 +134,8 @@ class Rule:
     removable: tuple[float, float]
     basis: str
     evaluate: Callable[["PlanContext", "Rule"], Outcome] = field(repr=False, compare=False)
+    # What the fix changes, which says which roof bounds its gain: a fix that hides latency or
+    # removes stall (the default, so a new rule cannot escape the caps) can only win the headroom
+    # below the bandwidth roof and the matrix-core roof; one that removes bytes is not capped by the
+    # bandwidth roof, one that removes matrix-core work not by the compute roof.
+    gain: str = "hides-latency"
