@@ -205,9 +205,9 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
     stall_pct = PCT * c.target_cycles / ctx.total_stall if ctx.total_stall else 0.0
     low = round(min(PCT, low_f * target_pct_cycles), ROUND_DIGITS)
     high = round(min(PCT, high_f * target_pct_cycles), ROUND_DIGITS)
-    if rule.kind == "launch":  # a share of the kernel's time: the basis says how it is bounded
-        return Estimate(low, high, c.basis or rule.basis, int(c.target_cycles),
-                        round(min(PCT, stall_pct), ROUND_DIGITS))
+    if c.kernel_time:  # a share of the kernel's time: the basis says how it is bounded
+        return Estimate(round(PCT * low_f, ROUND_DIGITS), round(PCT * high_f, ROUND_DIGITS),
+                        c.basis or rule.basis, int(c.target_cycles), round(min(PCT, stall_pct), ROUND_DIGITS))
     basis = (f"targets {c.target_cycles:,} cycles = {stall_pct:.1f}% of stall, "
              f"{target_pct_cycles:.1f}% of the waves' cycles; ")
     if high_f > 0:

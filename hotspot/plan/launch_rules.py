@@ -44,7 +44,7 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
         f"({idle_share:.0%}) have nothing to run for the whole kernel{picture}",
         title=f"grid underfill: {groups:,} workgroups on {cus} CUs",
-        removable=(UNDERFILL_LOW_FACTOR * idle_share, idle_share),
+        removable=(UNDERFILL_LOW_FACTOR * idle_share, idle_share), kernel_time=True,
         basis=(f"{groups} of {cus} CUs work, so spreading the same work over all of them shortens the "
                f"kernel by at most the idle {idle_share:.0%} of its time; the low end allows for what "
                "the split costs (a reduction pass or atomics, less reuse per smaller tile)"))]
@@ -124,6 +124,7 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
         f"request {gbps:,.0f} GB/s, {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is "
         "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
         title=f"memory traffic near the bandwidth peak ({fraction:.0%} of {peak:,.0f} GB/s, no counters)",
-        removable=(0.0, 0.0),
-        basis=f"informational: every memory-latency estimate is capped at the {max(0.0, 1 - fraction):.0%} "
-              "of time the bandwidth headroom allows")]
+        removable=(0.0, max(0.0, 1.0 - fraction)), kernel_time=True,
+        basis=(f"the roofline: a change that keeps the bytes wins at most the {max(0.0, 1 - fraction):.0%} "
+               "of the kernel's time left below the bandwidth peak (every other estimate is capped "
+               "there); only fewer bytes win more"))]

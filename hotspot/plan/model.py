@@ -114,6 +114,9 @@ class Candidate:
     family: str | None = None
     sites: list[Site] = field(default_factory=list)
     severity: str | None = None  # capture items: the severity of the finding behind them
+    # The removable range is a share of the kernel's time (a launch or roofline bound), not of the
+    # target's cycles: the estimate is the range itself.
+    kernel_time: bool = False
 
 
 Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire

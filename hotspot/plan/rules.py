@@ -160,9 +160,9 @@ RULES: tuple[Rule, ...] = (
         id="short-load-distance", title="load issued too close to its use", kind="code",
         reads=("waits", "instructions"), optional_reads=(),
         thresholds=dict(_WAIT_THRESHOLDS),
-        fix="Hoist the load: issue scale factors, descriptors and addresses as early as they are "
-            "known (kernel start, or one loop iteration ahead), keep them in registers, and put the "
-            "s_waitcnt just before the first use.",
+        fix="Hoist the load: issue it as early as its address is known (kernel start, or one loop "
+            "iteration ahead), keep the data in registers, and put the s_waitcnt just before the "
+            "first use.",
         removable=(0.4, 0.9),
         basis="these loads depend on nothing late, so most of their latency can be covered by "
               "moving them up; the low end assumes only part of the distance is available",
