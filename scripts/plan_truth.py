@@ -111,7 +111,7 @@ def resolve(form: str, work: Path, truth_dir: Path = TRUTH_DIR) -> Path | str:
         return example_dispatch_dir()
     if form.startswith("synth:"):
         name = form.split(":", 1)[1]
-        make = getattr(_synth_module(truth_dir), f"make_{name}", None)
+        make = getattr(_synth_module(truth_dir), f"make_{name.replace('-', '_')}", None)
         if make is None:
             raise TruthError(f"{truth_dir / 'synth.py'}: no make_{name}")
         out = work / name

@@ -15,7 +15,7 @@ iteration ahead, which is the loop rules' fix, so loads in loops are not judged 
 from __future__ import annotations
 
 from hotspot.plan.context import PlanContext
-from hotspot.plan.register_reads import STOP_PREFIXES, _overlap, dest_regs, source_regs
+from hotspot.plan.register_reads import ALL_SOURCES, STOP_PREFIXES, _overlap, dest_regs, source_regs
 from hotspot.record import record
 from hotspot.result import JsonObject
 
@@ -58,7 +58,7 @@ def _loop_is_independent(ctx: PlanContext, lo: int, hi: int, needed: list[Reg], 
     for n in ctx.order:
         if lo <= n <= hi:
             isa = str(ctx.instructions[n].get("isa") or "")
-            if _reads_any(dest_regs(isa), needed) or _reads_any(source_regs(isa) + dest_regs(isa), written):
+            if _reads_any(_writes(isa), needed) or _reads_any(source_regs(isa) + _writes(isa), written):
                 return False
     return True
 
@@ -69,6 +69,12 @@ def _is_wait(ins: JsonObject) -> bool:
 
 def _is_stop(ins: JsonObject) -> bool:
     return str(ins.get("isa") or "").lower().startswith(STOP_PREFIXES)
+
+
+def _writes(isa: str) -> list[Reg]:
+    """Registers the instruction writes (stores, compares, waits and branches write none)."""
+    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    return [] if any(k in mn for k in ALL_SOURCES) else dest_regs(isa)
 
 
 def _reads_any(regs: list[Reg], wanted: list[Reg]) -> bool:
@@ -84,7 +90,7 @@ def _loaded_before(ctx: PlanContext, order: list[int], at: int) -> list[Reg]:
         if _is_wait(ins) or _is_stop(ins):
             break
         if ins.get("category") in LOAD_CATEGORIES:
-            out += dest_regs(str(ins.get("isa") or ""))
+            out += _writes(str(ins.get("isa") or ""))
     return out
 
 
@@ -129,9 +135,9 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
             hoist_rows.append(n)  # independent of what it waits for: the load can issue above it
             hoist += _cycles(ctx, ins)
             continue
-        if _reads_any(source_regs(isa) + dest_regs(isa), written):
+        if _reads_any(source_regs(isa) + _writes(isa), written):
             break  # it uses the registers the load overwrites: the load cannot pass it
-        if _reads_any(dest_regs(isa), needed) or ins.get("category") in LOAD_CATEGORIES:
+        if _reads_any(_writes(isa), needed) or ins.get("category") in LOAD_CATEGORIES:
             # part of the address computation (or another load: issue order among loads is kept)
             needed = needed + source_regs(isa)
             continue
@@ -149,7 +155,7 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
         if _is_wait(ins) or _is_stop(ins):
             break
         if _reads_any(source_regs(isa), tainted):
-            tainted = tainted + dest_regs(isa)
+            tainted = tainted + _writes(isa)
             continue
         if not isa.lower().startswith(NO_WORK_PREFIXES):
             independent_rows.append(n)

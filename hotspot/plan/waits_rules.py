@@ -343,9 +343,20 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
     if share >= MIN_MOVABLE_SHARE:
         low, high = c.removable or rule.removable
         bound = min(high, share)
+        where = []
+        if mob.hoist_rows:
+            after = f"right after #{mob.depends_on_wait}" if mob.depends_on_wait is not None else "at the kernel entry"
+            where.append(f"issue it {after}, above {len(mob.hoist_rows)} row(s) it does not depend on "
+                         f"(#{mob.hoist_rows[0]}-#{mob.hoist_rows[-1]})")
+        if mob.independent_rows:
+            where.append(f"move {len(mob.independent_rows)} row(s) that do not need its data above the wait "
+                         f"(#{mob.independent_rows[0]}-#{mob.independent_rows[-1]})")
         return replace(c, evidence=ev, removable=(min(low, bound / 2), bound),
+                       fix_extra=c.fix_extra + (" From the ISA: " + "; or ".join(where) + "." if where else ""),
                        basis=(c.basis or rule.basis) + f"; at most the {mob.cycles:,.0f} cycles of work the "
                              f"load or its wait can move past ({min(1.0, share):.0%} of the {spw:,.0f}-cycle wait)")
+    if not all(p.producer.get("category") in VMEM_LOADS for p in pairs):
+        return c  # exposed streaming latency is a global-memory verdict; LDS and scalar loads keep theirs
     if _near_roof(ctx):
         return None
     dep = f"#{mob.depends_on_wait}" if mob.depends_on_wait is not None else "the kernel entry"
