@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
         arch: ArchOpt = None,
         meta: MetaOpt = None,
         brief: BriefOpt = False,
+        detail: Annotated[bool, typer.Option(
+            "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
+                             "priority table (text and markdown; JSON always has everything).")] = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
@@ -43,4 +46,5 @@ def register(app: typer.Typer) -> None:
                                                              meta=tuple(meta or ())),
                              [Path(p) for p in pmc] if pmc else None)
 
-        raise typer.Exit(run("plan", fmt, produce, renderers("brief") if brief else None))
+        chosen = renderers("brief") if brief else renderers("plan detail") if detail else None
+        raise typer.Exit(run("plan", fmt, produce, chosen))

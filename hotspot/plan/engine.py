@@ -175,7 +175,8 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         if it.kind in ("capture", "launch"):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
-            why = "the capture does not represent the kernel (" + "; ".join(trust.reasons)[:300] + ")"
+            why = ("the capture does not represent the kernel (" + ", ".join(r.split(":", 1)[0] for r in trust.reasons)
+                   + ": see the trust reasons); re-capture, then re-plan")
             out.append(replace(it, priority="LOW", estimate=replace(it.estimate, low_pct=None,
                                                                   high_pct=None, withheld=why)))
         elif trust.level == LIMITED and it.priority == "HIGH":
@@ -230,7 +231,7 @@ def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
         unit = "waits" if all(st.wait_row is not None for st in sites) else "sites"
         title += f" ({len(sites)} {unit})"
     return PlanItem(rule.id, priority, title, rule.kind, c.location,
-                    list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est, sites)
+                    list(c.evidence), c.root_cause, (c.fix or rule.fix) + c.fix_extra, est, sites)
 
 
 def _family_total(ev: Evidence, total: int, members: list[Candidate]) -> Evidence:

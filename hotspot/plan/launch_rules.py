@@ -122,7 +122,9 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
         ctx.kernel_location(), ev, memory_stall,
         f"the traced waves' memory instructions, over the whole grid and the kernel's duration, "
         f"request {gbps:,.0f} GB/s, {fraction:.0%} of the product's {peak:,.0f} GB/s: the kernel is "
-        "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)",
+        "near the bandwidth roof (caches may serve part of it; `--pmc` counters measure it)"
+        + (f"; its memory waits ({memory_stall / ctx.total_stall:.0%} of stall) are what the roof looks "
+           "like from inside a wave, not a scheduling fault" if ctx.total_stall else ""),
         title=f"memory traffic near the bandwidth peak ({fraction:.0%} of {peak:,.0f} GB/s, no counters)",
         removable=(0.0, max(0.0, 1.0 - fraction)), kernel_time=True,
         basis=(f"the roofline: a change that keeps the bytes wins at most the {max(0.0, 1 - fraction):.0%} "

@@ -107,6 +107,7 @@ class Candidate:
     root_cause: str
     title: str | None = None          # overrides the rule title (e.g. names the instruction)
     fix_extra: str = ""               # appended to the rule's fix text
+    fix: str | None = None            # replaces the rule's fix text (the cause checked is another one)
     removable: tuple[float, float] | None = None  # overrides the rule's removable fraction
     basis: str | None = None          # overrides the rule's basis text
     # Candidates of one rule with the same family are one root cause (e.g. every LDS-read wait of

@@ -309,7 +309,7 @@ EXPOSED_ROOT = (
     "works without its data: the {spw:,.0f}-cycle wait is exposed memory latency, not a "
     "scheduling slip")
 EXPOSED_FIX = (
-    "It cannot be hoisted: check the roofline first (hotspot plan --pmc with fabric counters; near "
+    "Do not hoist it (it cannot move): check the roofline first (hotspot plan --pmc with fabric counters; near "
     "the bandwidth peak only fewer bytes help), then give each wave more bytes in flight: more "
     "rows or elements per workgroup or per thread, several independent loads issued before one "
     "wait, or more waves per CU.")
@@ -361,7 +361,7 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
         return None
     dep = f"#{mob.depends_on_wait}" if mob.depends_on_wait is not None else "the kernel entry"
     return replace(c, evidence=ev, title=EXPOSED_TITLE, root_cause=EXPOSED_ROOT.format(dep=dep, spw=spw),
-                   fix_extra=" " + EXPOSED_FIX, removable=EXPOSED_REMOVABLE, basis=EXPOSED_BASIS)
+                   fix=EXPOSED_FIX, fix_extra="", removable=EXPOSED_REMOVABLE, basis=EXPOSED_BASIS)
 
 
 def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
