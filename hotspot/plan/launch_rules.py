@@ -34,6 +34,13 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("launch_source", launch.get("source"))]
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
+    # Spreading the work shrinks each workgroup's work, not the fixed latency every wave pays
+    # (kernel-argument round trips at the entry): that share of the waves' time stays.
+    fixed = fixed_entry_cycles(ctx)
+    fixed_share = min(1.0, fixed / ctx.total_cycles) if ctx.total_cycles else 0.0
+    high = idle_share * (1.0 - fixed_share)
+    if fixed:
+        ev.append(Evidence("fixed_entry_share_of_cycles", round(fixed_share, 3)))
     picture = (", and the traced CU's numbers describe a GPU that is mostly idle"
                if idle_share > MOSTLY_IDLE_FRACTION else "")
     # The estimate is a share of the kernel's time, not of the traced waves' cycles: every busy CU
@@ -44,10 +51,26 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
         f"({idle_share:.0%}) have nothing to run for the whole kernel{picture}",
         title=f"grid underfill: {groups:,} workgroups on {cus} CUs",
-        removable=(UNDERFILL_LOW_FACTOR * idle_share, idle_share), kernel_time=True,
+        removable=(UNDERFILL_LOW_FACTOR * high, high), kernel_time=True,
         basis=(f"{groups} of {cus} CUs work, so spreading the same work over all of them shortens the "
-               f"kernel by at most the idle {idle_share:.0%} of its time; the low end allows for what "
-               "the split costs (a reduction pass or atomics, less reuse per smaller tile)"))]
+               f"kernel by at most the idle {idle_share:.0%} of its time"
+               + (f", less the {fixed_share:.0%} of the waves' time that is fixed entry latency "
+                  "(kernel-argument round trips do not shrink with the work)" if fixed else "")
+               + "; the low end allows for what the split costs (a reduction pass or atomics, less "
+                 "reuse per smaller tile)"))]
+
+
+def fixed_entry_cycles(ctx: PlanContext) -> float:
+    """Stall the waves spend waiting for kernel arguments (scalar loads outside loops): a cost per
+    wave that does not shrink when the work is split over more workgroups."""
+    from hotspot.plan.waits_rules import is_kernarg_load
+
+    total = 0.0
+    for w in ctx.waits():
+        for p in w.get("producers") or []:
+            if isinstance(p, dict) and is_kernarg_load(ctx, w, p):
+                total += float(p.get("blamed_stall") or 0.0)
+    return total
 
 
 # Without counters, bytes come from the ISA: per-lane width x lanes x executions of every VMEM load

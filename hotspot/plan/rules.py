@@ -49,7 +49,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
         reads=("instructions",), optional_reads=("waits",),
-        thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES},
+        thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES,
+                    "narrow_min_per_wave": acc.NARROW_MIN_PER_WAVE},
         fix="Vectorize: have each lane load 16 contiguous bytes (buffer_load_dwordx4 / "
             "global_load_dwordx4, or a 128-bit vector type in the source) and unpack in registers; for "
             "gathers that feed MFMA, stage the tile through LDS (buffer_load ... lds, then ds_read_b128) "
