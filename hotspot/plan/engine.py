@@ -201,6 +201,9 @@ def _missing(ctx: PlanContext, rule: Rule) -> list[str]:
 
 def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
     low_f, high_f = c.removable if c.removable is not None else rule.removable
+    # a fix removes at most all of its target: the share of the waves' time the target sits on
+    high_f = min(1.0, max(0.0, high_f))
+    low_f = min(high_f, max(0.0, low_f))
     cycles = ctx.total_cycles
     target_pct_cycles = PCT * c.target_cycles / cycles if cycles else 0.0
     stall_pct = PCT * c.target_cycles / ctx.total_stall if ctx.total_stall else 0.0
