@@ -114,7 +114,9 @@ def resolve(form: str, work: Path, truth_dir: Path = TRUTH_DIR) -> Path | str:
         make = getattr(_synth_module(truth_dir), f"make_{name.replace('-', '_')}", None)
         if make is None:
             raise TruthError(f"{truth_dir / 'synth.py'}: no make_{name}")
-        out = work / name
+        # nested so that the side-file search (up to 3 folders above the dispatch dir, and their
+        # subfolders) never reaches another entry's files or whatever else lies in the temp folder
+        out = work / name / "capture" / "run" / "out"
         out.mkdir(parents=True, exist_ok=True)
         return Path(make(out))
     raise TruthError(f"capture form {form!r}: expected corpus:<path>, example or synth:<name>")

@@ -20,7 +20,6 @@ from hotspot.plan.model import (
     Trust,
 )
 from hotspot.plan.model import REMOVES_BYTES, REMOVES_COMPUTE
-from hotspot.plan.launch_rules import bandwidth
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
 from hotspot.result import JsonObject
@@ -132,11 +131,17 @@ def trust_of(ctx: PlanContext) -> Trust:
 MAX_ROOF_FRACTION = 1.0
 
 
-def _roof_caps(ctx: PlanContext) -> dict[str, tuple[float, str]]:
+def bandwidth_fraction(items: list[PlanItem]) -> float | None:
+    """The share of peak bandwidth the `bandwidth-bound` item measured (None when it did not fire)."""
+    bound = next((i for i in items if i.id == "bandwidth-bound"), None)
+    value = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None) if bound else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _roof_caps(ctx: PlanContext, items: list[PlanItem]) -> dict[str, tuple[float, str]]:
     """{gain kind exempt from the cap: (cap in percent, why)} for the roofs this launch gives."""
     caps: dict[str, tuple[float, str]] = {}
-    bw = bandwidth(ctx)
-    fraction = bw.fraction if not isinstance(bw, str) else None
+    fraction = bandwidth_fraction(items)
     if fraction is not None and 0 <= fraction <= MAX_ROOF_FRACTION:
         caps[REMOVES_BYTES] = (round((1.0 - fraction) * PCT, ROUND_DIGITS),
                                f"the kernel already requests {fraction:.0%} of peak bandwidth")
@@ -149,7 +154,7 @@ def _roof_caps(ctx: PlanContext) -> dict[str, tuple[float, str]]:
 
 def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
                   rules: dict[str, Rule]) -> list[PlanItem]:
-    caps = _roof_caps(ctx)
+    caps = _roof_caps(ctx, items)
     if not caps:
         return items
     out = []

@@ -1,13 +1,13 @@
 """`grid-underfill`: the launch gives the GPU fewer workgroups than it has compute units, so some
 CUs sit idle for the whole kernel; the gain is bounded by the idle share (and the roofs), so it ranks
-by that bound like every other item. `bandwidth-bound`: the no-counter bandwidth roof."""
+by that bound like every other item. `bandwidth-bound`: the no-counter bandwidth roof; its estimate
+is the headroom below it, and the engine caps every other estimate there."""
 
 from __future__ import annotations
 
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.roofline import known_launch, waves_per_workgroup
-from hotspot.record import record
+from hotspot.plan.roofline import known_launch
 
 
 # "Mostly idle" only when more than half the CUs have nothing to run.
@@ -97,25 +97,13 @@ def isa_bytes_per_wave(ctx: PlanContext, wave_size: int) -> float | None:
     return total / waves
 
 
-@record
-class Bandwidth:
-    """The no-counter bandwidth estimate of the launch: ISA bytes over the grid and the duration."""
-
-    per_wave: float
-    waves: int
-    duration_ns: int
-    gbps: float
-    peak_gbps: float
-    fraction: float
-
-
-def bandwidth(ctx: PlanContext) -> Bandwidth | str:
-    """The launch's requested bandwidth and its share of the product's peak, or why it is unknown."""
+def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
     from hotspot.arch.targets import find_target
 
-    launch = known_launch(ctx)
+    occ = ctx.occupancy() or {}
+    launch = occ.get("launch")
     target = find_target(ctx.gfx)
-    if launch is None or target is None:
+    if not isinstance(launch, dict) or target is None:
         return "no launch (grid, duration) or arch for a bandwidth bound"
     duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
     if not isinstance(duration, int) or duration <= 0 or not peak:
@@ -123,17 +111,12 @@ def bandwidth(ctx: PlanContext) -> Bandwidth | str:
     per_wave = isa_bytes_per_wave(ctx, target.wave_size)
     if not per_wave:
         return "no VMEM traffic in the traced waves"
-    waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
+    wg_threads = 1
+    for w in launch["workgroup"]:
+        wg_threads *= w
+    waves = launch["workgroups"] * -(-wg_threads // target.wave_size)
     gbps = per_wave * waves / duration  # bytes per ns = GB/s
-    return Bandwidth(per_wave, waves, duration, gbps, float(peak), gbps / peak)
-
-
-def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
-    bw = bandwidth(ctx)
-    if isinstance(bw, str):
-        return bw
-    per_wave, waves, duration, gbps, peak, fraction = (bw.per_wave, bw.waves, bw.duration_ns, bw.gbps,
-                                                       bw.peak_gbps, bw.fraction)
+    fraction = gbps / peak
     if fraction < NEAR_PEAK_FRACTION:
         return f"ISA bytes ÷ duration = {gbps:,.0f} GB/s, {fraction:.0%} of peak (< {NEAR_PEAK_FRACTION:.0%})"
     ev = [Evidence("isa_bytes_per_wave", round(per_wave)), Evidence("waves_in_grid", waves),

@@ -21,6 +21,8 @@ def known_launch(ctx: PlanContext) -> JsonObject | None:
     launch = (ctx.occupancy() or {}).get("launch")
     if not isinstance(launch, dict):
         return None
+    if launch.get("status", "matched") != "matched":
+        return None  # rows that may belong to another dispatch: no grid-based claim
     if not isinstance(launch.get("workgroups"), int) or launch["workgroups"] <= 0:
         return None
     if not isinstance(launch.get("cus"), int) or launch["cus"] <= 0:

@@ -319,10 +319,17 @@ EXPOSED_BASIS = ("more independent loads in flight per wave overlap their latenc
 
 
 def _near_roof(ctx: PlanContext) -> bool:
-    from hotspot.plan.launch_rules import NEAR_PEAK_FRACTION, bandwidth
+    """The `bandwidth-bound` rule fires with a share of peak the DRAM can deliver (not cache-served)."""
+    from hotspot.plan.rules import RULES_BY_ID
 
-    bw = bandwidth(ctx)
-    return not isinstance(bw, str) and NEAR_PEAK_FRACTION <= bw.fraction <= 1.0
+    rule = RULES_BY_ID["bandwidth-bound"]
+    if any(not ctx.has(name) for name in rule.reads):
+        return False
+    out = rule.evaluate(ctx, rule)
+    if isinstance(out, str):
+        return False
+    fractions = [e.value for c in out for e in c.evidence if e.metric == "fraction_of_peak"]
+    return any(isinstance(f, (int, float)) and f <= 1.0 for f in fractions)
 
 
 def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair],
