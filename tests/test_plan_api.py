@@ -46,8 +46,8 @@ def test_corpus_items_have_evidence_location_and_pass_the_guard(corpus: Path, re
     assert kinds == sorted(kinds, key=lambda k: k != "capture")  # capture items (trust) first
     if data["trust"]["level"] == "unrepresentative":
         return
-    # every other item by its bounded estimate, launch items included
-    highs = [(-i["estimate"]["high_pct"], -i["estimate"]["low_pct"], i["id"])
+    # every other item by its bounded estimate (middle of the range, then high end), launch items included
+    highs = [(-(i["estimate"]["low_pct"] + i["estimate"]["high_pct"]) / 2, -i["estimate"]["high_pct"], i["id"])
              for i in data["plan"] if i["kind"] != "capture"]
     assert highs == sorted(highs)
 

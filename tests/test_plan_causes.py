@@ -127,9 +127,9 @@ def test_grid_underfill_is_bounded_by_the_idle_share_and_needs_the_grid() -> Non
     assert it.estimate.high_pct == pytest.approx(100 * idle, abs=0.01)
     assert it.estimate.low_pct == pytest.approx(50 * idle, abs=0.01)
     assert it.priority == "HIGH" and "mostly idle" not in it.root_cause
-    # ranks by its bound: an item with a larger high end comes first
-    highs = [i.estimate.high_pct for i in out.items if i.kind != "capture"]
-    assert highs == sorted(highs, reverse=True)
+    # ranks by its bound like any item: by the middle of the range
+    mids = [(i.estimate.low_pct + i.estimate.high_pct) / 2 for i in out.items if i.kind != "capture"]
+    assert mids == sorted(mids, reverse=True)
     unknown = occ_data("vgpr", waves=2)
     unknown["occupancy"]["launch"] = None
     assert "grid-underfill" not in ids(run_plan(unknown))
@@ -189,3 +189,22 @@ def test_lds_ping_pong_pays_the_wave_its_registers_cost() -> None:
     tight = item(plan(256), "lds-read-before-mfma")  # none free: 2 -> 1 wave/SIMD
     assert tight.estimate.high_pct == pytest.approx(free.estimate.high_pct / 2, abs=0.01)
     assert "Free 4 VGPRs" in tight.fix
+
+
+def test_a_surer_gain_ranks_before_a_wider_one() -> None:
+    """0-25% may be nothing; 13-23% is something either way: order by the middle of the range."""
+    rows = [ins(1, "s_load_dwordx4 s[4:7], s[0:1], 0x0", "smem"),
+            ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=30_000),
+            ins(3, "s_mov_b32 s0, 0", "salu"),
+            ins(4, "buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen", "vmem-load"),
+            ins(5, "s_waitcnt vmcnt(0)", "wait-vmcnt", stall=26_000),
+            ins(6, "v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", "mfma"),
+            ins(7, "s_cbranch_scc1 3", "branch"), ins(8, "s_endpgm", "message")]
+    waits = [wait(2, rows[1]["isa"], 30_000, 100, [prod(1, rows[0]["isa"], "smem", 30_000, 8, 1)]),
+             wait(5, rows[4]["isa"], 26_000, 100, [prod(4, rows[3]["isa"], "vmem-load", 26_000, 8, 1)])]
+    out = run_plan(base(rows, waits=waits, loops=[{"first_line_number": 3, "last_line_number": 7}]))
+    ka, loop = item(out, "kernarg-loads"), item(out, "load-in-mfma-loop")
+    assert ka.estimate.low_pct == 0 and ka.estimate.high_pct > loop.estimate.high_pct
+    assert (loop.estimate.low_pct + loop.estimate.high_pct) > ka.estimate.high_pct
+    order = [i.id for i in out.items]
+    assert order.index("load-in-mfma-loop") < order.index("kernarg-loads")

@@ -94,15 +94,15 @@ def _invariants(data: dict) -> None:
     if data["plan_trust"]["level"] == "unrepresentative":
         assert all(i["estimate"]["high_pct"] is None for i in code)
         return
-    shown_low = min((i["estimate"]["high_pct"] for i in code), default=None)
+    shown_low = min(((i["estimate"]["low_pct"] + i["estimate"]["high_pct"]) / 2 for i in code), default=None)
     shown_min_share = min((i["estimate"]["target_stall_pct"] for i in code), default=None)
     for s in skipped:
         if s["status"] == "below-guard" and shown_min_share is not None:
             assert s["target_stall_pct"] < 100 * AMDAHL_MIN_STALL_SHARE <= shown_min_share + 1e-9
     capped = [s for s in skipped if s["status"] == "capped"]
     assert len(plan) <= MAX_PLAN_ITEMS and (not capped or len(plan) == MAX_PLAN_ITEMS)
-    for s in capped:  # a capped item's estimate never beats a shown one
-        assert shown_low is None or s["estimate_high_pct"] <= shown_low + 1e-9
+    for s in capped:  # a capped item's estimate never ranks above a shown one (middle of the range)
+        assert shown_low is None or (s["estimate_low_pct"] + s["estimate_high_pct"]) / 2 <= shown_low + 1e-9
     # one item per wait per rule, and the wait rules' shares are disjoint (sum <= 100%)
     for rule in {i["id"] for i in code}:
         rows = [s["wait_row"] for i in code if i["id"] == rule for s in i["sites"] if s["wait_row"] is not None]

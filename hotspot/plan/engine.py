@@ -337,19 +337,26 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
             skipped.append(Skipped(i.id, "capped",
                                    f"{i.title}{where}: estimate {i.estimate.low_pct:.1f}–"
                                    f"{i.estimate.high_pct:.1f}% ranks below the top {MAX_PLAN_ITEMS} items",
-                                   i.estimate.target_stall_pct, i.estimate.high_pct))
+                                   i.estimate.target_stall_pct, i.estimate.high_pct, i.estimate.low_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
     return PlanOutcome(summary, capture + _apply_trust(trust, items), skipped, trust)
 
 
 def _order(item: PlanItem) -> tuple:
-    """Capture items (trust) first, by severity; then every other item by its bounded estimate: a
-    launch item ranks by the idle share it can win like any other item by its gain."""
+    """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
+    middle of the range, then the high end): a launch item ranks by the idle share it can win like
+    any other item by its gain."""
     loc = item.location.line_number if item.location.line_number is not None else -1
     severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
     return (item.kind != "capture", severity if item.kind == "capture" else 0,
-            -(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0), item.id, loc)
+            -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0), item.id, loc)
+
+
+def expected_pct(est: Estimate) -> float:
+    """The middle of the bounded range: a surer gain ranks before a wider one with the same high end
+    (0-25% may be nothing; 13-23% is something either way)."""
+    return ((est.low_pct or 0.0) + (est.high_pct or 0.0)) / 2
 
 
 def _summary(ctx: PlanContext) -> StallSummary:

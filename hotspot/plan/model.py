@@ -94,7 +94,8 @@ class Skipped:
     status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
     reason: str
     target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
-    estimate_high_pct: float | None = None  # a capped item's estimate (never above a shown one's)
+    estimate_high_pct: float | None = None  # a capped item's estimate: its range never ranks above
+    estimate_low_pct: float | None = None   # a shown one's (the order is by the middle of the range)
 
 
 @record
