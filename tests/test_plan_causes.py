@@ -208,3 +208,14 @@ def test_a_surer_gain_ranks_before_a_wider_one() -> None:
     assert (loop.estimate.low_pct + loop.estimate.high_pct) > ka.estimate.high_pct
     order = [i.id for i in out.items]
     assert order.index("load-in-mfma-loop") < order.index("kernarg-loads")
+
+
+def test_sweep_summary_names_item_one_not_a_capture_item() -> None:
+    from hotspot.sweep.summary import summarize
+
+    capture = {"id": "source-collapse", "kind": "capture", "priority": "HIGH", "title": "t",
+               "location": {}, "estimate": {"low_pct": None, "high_pct": None}}
+    code = {"id": "load-in-mfma-loop", "kind": "code", "priority": "MED", "title": "u",
+            "location": {"file": "k.py", "line": 3}, "estimate": {"low_pct": 5.0, "high_pct": 9.0}}
+    row = summarize({"plan": [capture, code]}, None)
+    assert row["top_plan_item"]["id"] == "load-in-mfma-loop" and row["headroom_pct"] == 9.0
