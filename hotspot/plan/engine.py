@@ -297,6 +297,7 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
     summary = _summary(ctx)
     items: list[PlanItem] = []
     skipped: list[Skipped] = []
+    absorbed: list[tuple[PlanItem, str]] = []  # items another rule's item states better when it fires
     if data.get("mode", "cycles") != "cycles":
         for rule in rules:
             skipped.append(Skipped(rule.id, "missing-input",
@@ -327,6 +328,9 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
                                        round(PCT * share, ROUND_DIGITS)))
                 continue
             items.append(_item(ctx, rule, c))
+            if c.absorbed_by:
+                absorbed.append((items[-1], c.absorbed_by))
+    items = _absorb(items, absorbed, skipped)
     items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
     items.sort(key=_order)
     capture = [i for i in items if i.kind == "capture"]  # trust: first, and no slot among the rest
@@ -341,6 +345,21 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
     return PlanOutcome(summary, capture + _apply_trust(trust, items), skipped, trust)
+
+
+def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
+            skipped: list[Skipped]) -> list[PlanItem]:
+    """Drop the items whose cause another item in the plan states (and claims a gain for): a load
+    that cannot move, near the bandwidth roof, is the roof."""
+    claims = {i.id for i in items if (i.estimate.high_pct or 0.0) > 0}
+    gone = [(it, by) for it, by in absorbed if by in claims]
+    for it, by in gone:
+        where = f" at #{it.location.line_number}" if it.location.line_number is not None else ""
+        skipped.append(Skipped(it.id, "not-triggered",
+                               f"{it.title}{where}: the load cannot move and the kernel is near the "
+                               f"roof: reported as {by}", it.estimate.target_stall_pct))
+    drop = {id(it) for it, _ in gone}
+    return [i for i in items if id(i) not in drop]
 
 
 def _order(item: PlanItem) -> tuple:

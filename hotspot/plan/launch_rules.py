@@ -5,7 +5,7 @@ is the headroom below it, and the engine caps every other estimate there."""
 
 from __future__ import annotations
 
-from hotspot.plan.context import PlanContext
+from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.plan.roofline import known_launch
 
@@ -63,8 +63,6 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
 def fixed_entry_cycles(ctx: PlanContext) -> float:
     """Stall the waves spend waiting for kernel arguments (scalar loads outside loops): a cost per
     wave that does not shrink when the work is split over more workgroups."""
-    from hotspot.plan.waits_rules import is_kernarg_load
-
     total = 0.0
     for w in ctx.waits():
         for p in w.get("producers") or []:

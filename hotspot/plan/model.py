@@ -119,6 +119,9 @@ class Candidate:
     # The removable range is a share of the kernel's time (a launch or roofline bound), not of the
     # target's cycles: the estimate is the range itself.
     kernel_time: bool = False
+    # Dropped when this rule's item claims a gain in the same plan (it states the same cause better:
+    # a load that cannot move near the bandwidth roof is the roof, `bandwidth-bound`).
+    absorbed_by: str | None = None
 
 
 Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire

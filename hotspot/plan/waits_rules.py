@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from hotspot.capture.source import parse_source
-from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.context import MFMA_CATEGORY, PlanContext, is_kernarg_load
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
@@ -161,18 +161,6 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     ]
 
 
-def _in_loop(ctx: PlanContext, row: object) -> bool:
-    return isinstance(row, int) and any(lo <= row <= hi for lo, hi in ctx.loop_ranges)
-
-
-def is_kernarg_load(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> bool:
-    """An `s_load` (not `s_buffer_load`) whose load and wait lie outside every loop: a kernel
-    argument or a descriptor read once per wave."""
-    mn = str(producer.get("isa") or "").split(None, 1)[0].lower() if producer.get("isa") else ""
-    return (producer.get("category") in SMALL_LOADS and mn.startswith("s_load")
-            and not _in_loop(ctx, producer.get("line_number")) and not _in_loop(ctx, wait.get("line_number")))
-
-
 def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
     """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
     covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
@@ -292,11 +280,8 @@ def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
             f"{len(group)} loads are issued back to back and waited on together with no compute in "
             "between, so their latencies are exposed at once",
             family=family_of(ctx, group[0].wait, first), sites=sites_of(ctx, group))
-        checked = check_mobility(ctx, rule, c, group, int(first.get("line_number", -1)))
-        if checked is not None:
-            out.append(checked)
-    return out or ("the loads waited on back to back cannot move and the kernel is near the bandwidth "
-                   "roof: reported as bandwidth-bound")
+        out.append(check_mobility(ctx, rule, c, group, int(first.get("line_number", -1))))
+    return out
 
 
 # Moving a load (or its wait) pays only when the work it can move past covers at least this share of
@@ -318,24 +303,10 @@ EXPOSED_BASIS = ("more independent loads in flight per wave overlap their latenc
                  "latency of the last one and the bandwidth roof (the estimate is capped there)")
 
 
-def _near_roof(ctx: PlanContext) -> bool:
-    """The `bandwidth-bound` rule fires with a share of peak the DRAM can deliver (not cache-served)."""
-    from hotspot.plan.rules import RULES_BY_ID
-
-    rule = RULES_BY_ID["bandwidth-bound"]
-    if any(not ctx.has(name) for name in rule.reads):
-        return False
-    out = rule.evaluate(ctx, rule)
-    if isinstance(out, str):
-        return False
-    fractions = [e.value for c in out for e in c.evidence if e.metric == "fraction_of_peak"]
-    return any(isinstance(f, (int, float)) and f <= 1.0 for f in fractions)
-
-
 def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair],
-                   load_row: int) -> Candidate | None:
+                   load_row: int) -> Candidate:
     """The candidate with its cause checked: the hoist claim bounded by the room the ISA gives, or
-    re-stated as exposed latency when there is none (None: the bandwidth roof item says it)."""
+    re-stated as exposed latency when there is none."""
     wait = _worst_wait(pairs)
     wait_row = int(wait.get("line_number", -1))
     waited = [int(p.get("line_number", -1)) for p in wait.get("producers") or [] if isinstance(p, dict)
@@ -364,11 +335,12 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
                              f"load or its wait can move past ({min(1.0, share):.0%} of the {spw:,.0f}-cycle wait)")
     if not all(p.producer.get("category") in VMEM_LOADS for p in pairs):
         return c  # exposed streaming latency is a global-memory verdict; LDS and scalar loads keep theirs
-    if _near_roof(ctx):
-        return None
     dep = f"#{mob.depends_on_wait}" if mob.depends_on_wait is not None else "the kernel entry"
+    # near the bandwidth roof this exposed latency is what the roof looks like: the roofline item says
+    # it (the engine drops this one when `bandwidth-bound` claims a gain)
     return replace(c, evidence=ev, title=EXPOSED_TITLE, root_cause=EXPOSED_ROOT.format(dep=dep, spw=spw),
-                   fix=EXPOSED_FIX, fix_extra="", removable=EXPOSED_REMOVABLE, basis=EXPOSED_BASIS)
+                   fix=EXPOSED_FIX, fix_extra="", removable=EXPOSED_REMOVABLE, basis=EXPOSED_BASIS,
+                   absorbed_by="bandwidth-bound")
 
 
 def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -399,11 +371,8 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
                         else ENTRY_VMEM_NOTE)
         group = [p for p in pairs if p.producer.get("line_number") == n and
                  any(s.wait_row == p.wait.get("line_number") for s in c.sites)]
-        checked = check_mobility(ctx, rule, c, group, n) if n is not None and group else c
-        if checked is not None:
-            out.append(checked)
-    return out or ("the loads waited on too early cannot move and the kernel is near the bandwidth "
-                   "roof: reported as bandwidth-bound")
+        out.append(check_mobility(ctx, rule, c, group, n) if n is not None and group else c)
+    return out
 
 
 SMALL_LOAD_NOTE = (" (scale factors, descriptors and addresses are typical: they are small, known early, "
