@@ -7,8 +7,10 @@ from dataclasses import replace
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
     LIMITED,
-    PRIORITIES,
     OK,
+    PRIORITIES,
+    REMOVES_BYTES,
+    REMOVES_COMPUTE,
     UNREPRESENTATIVE,
     Candidate,
     Estimate,
@@ -19,7 +21,6 @@ from hotspot.plan.model import (
     Skipped,
     Trust,
 )
-from hotspot.plan.model import REMOVES_BYTES, REMOVES_COMPUTE
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
 from hotspot.result import JsonObject
