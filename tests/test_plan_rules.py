@@ -339,8 +339,11 @@ def test_capture_rules_from_findings():
     out = run_plan(base(rows, findings=findings))
     sc = item(out, "source-collapse")
     assert (sc.location.file, sc.location.line, sc.location.line_number) == (SRC, 28, 1)
-    assert sc.kind == "capture" and sc.estimate.high_pct == 0
+    # capture items are trust: no estimate (never "HIGH 0-0%"), listed before every other item
+    assert sc.kind == "capture" and sc.estimate.high_pct is None and sc.estimate.withheld
     assert item(out, "idle-slice").kind == "capture"
+    kinds = [i.kind for i in out.items]
+    assert kinds == sorted(kinds, key=lambda k: k != "capture")
     assert "source-collapse" not in ids(run_plan(base(rows)))
 
 

@@ -90,7 +90,11 @@ def test_terminal_width_reads_columns(monkeypatch) -> None:
 
 def test_shortening_keeps_the_ends() -> None:
     loc = "/sgl-workspace/FlyDSL-lab/kernels/mla_fwd_decode_m16x8_fp8_fp8.py:393"
-    assert shorten_left(loc, 24) == "…" + loc[-23:] and shorten_left(loc, 24).endswith(".py:393")
+    # whole directories go first; the file name and line stay whole while they fit
+    assert shorten_left(loc, 50) == "…/kernels/mla_fwd_decode_m16x8_fp8_fp8.py:393"
+    assert shorten_left(loc, 40) == "…/mla_fwd_decode_m16x8_fp8_fp8.py:393"
+    # a file name longer than the width keeps its start and its end (never the directory instead)
+    assert shorten_left(loc, 24) == "…/mla_fwd_de…_fp8.py:393" and len(shorten_left(loc, 24)) == 24
     name = "ck_tile::kentry<1, ck_tile::BatchedGemmKernel<...>>(ck_tile::BatchedGemmKernelArgs)"
     mid = shorten_middle(name, 21)
     assert len(mid) == 21 and mid.startswith("ck_tile::k") and mid.endswith("Args)")

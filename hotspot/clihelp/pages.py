@@ -110,7 +110,9 @@ PAGES = {'': (('--help', '-h'),
                 ('--example', 'Analyze the bundled example dispatch.'),
                 ('--topk <int>', 'Rows per table (0 = all).  [default: 15]'),
                 ('--mode <str>', 'asm, src or both.  [default: both]'),
-                ('--detail', 'Source snippet and worst instructions per hot line.'),
+                ('--detail',
+                 'Source snippet and worst instructions per hot line; with --plan also the full '
+                 'tables and every plan item in full.'),
                 ('--context <int>',
                  'Snippet lines around a hot line (with --detail).  [default: 3]'),
                 ('--kernel <str>', 'Regex selecting a kernel when the input holds several.'),
@@ -455,6 +457,9 @@ PAGES = {'': (('--help', '-h'),
               'Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 '
               'plan items with estimate and file:line); implies --plan. With --format json: the '
               'brief detail level (verdict, trust, top items with rows and fix; under 4 KB).'),
+             ('--detail',
+              'Every item in full: evidence, all sites, the stall summary and the priority table '
+              '(text and markdown; JSON always has everything).'),
              ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
              ('-h, --help', 'Show this message and exit.')),
             30,

@@ -34,7 +34,8 @@ def register(app: typer.Typer) -> None:
         topk: Annotated[int, typer.Option("--topk", help="Rows per table (0 = all).")] = 15,
         mode: Annotated[str, typer.Option("--mode", help="asm, src or both.")] = "both",
         detail: Annotated[bool, typer.Option("--detail", help="Source snippet and worst "
-                                             "instructions per hot line.")] = False,
+                                             "instructions per hot line; with --plan also the full "
+                                             "tables and every plan item in full.")] = False,
         context: Annotated[int, typer.Option("--context", help="Snippet lines around a hot "
                                              "line (with --detail).")] = 3,
         kernel: KernelOpt = None,

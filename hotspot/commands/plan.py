@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
         arch: ArchOpt = None,
         meta: MetaOpt = None,
         brief: BriefOpt = False,
+        detail: Annotated[bool, typer.Option(
+            "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
+                             "priority table (text and markdown; JSON always has everything).")] = False,
         fmt: FormatOpt = Format.text,
     ) -> None:
         def produce():
@@ -48,4 +51,5 @@ def register(app: typer.Typer) -> None:
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
             return result
 
-        raise typer.Exit(run("plan", fmt, produce, renderers("brief") if brief else None))
+        chosen = renderers("brief") if brief else renderers("plan detail") if detail else None
+        raise typer.Exit(run("plan", fmt, produce, chosen))

@@ -18,6 +18,8 @@ WIDTH_BYTES = (("dwordx4", 16), ("b128", 16), ("dwordx3", 12), ("b96", 12), ("dw
 WIDE_BYTES = 16  # dwordx4: the widest per-lane load, what each narrow load could be
 # The rule fires when narrow loads are at least this share of the executed VMEM load instructions.
 NARROW_MIN_EXEC_SHARE = 0.5
+# Vectorizing merges narrow loads of one lane: it needs at least two of them per wave.
+NARROW_MIN_PER_WAVE = 2.0
 VMEM_LOAD_CATEGORIES = ("vmem-load", "flat")
 _LOAD = re.compile(r"^(buffer|global|flat|tbuffer)_load_(?:lds_)?(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")
 
@@ -69,6 +71,11 @@ def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     if share < NARROW_MIN_EXEC_SHARE:
         return (f"narrow (< {WIDE_BYTES} B/lane) loads are {share:.0%} of VMEM load executions "
                 f"(< {NARROW_MIN_EXEC_SHARE:.0%})")
+    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
+    if waves and narrow_exec / waves < NARROW_MIN_PER_WAVE:
+        # one narrow load per wave has nothing to merge with: widening needs several per lane
+        return (f"{narrow_exec / waves:.1f} narrow load(s) per wave (< {NARROW_MIN_PER_WAVE:g}): a lone "
+                "narrow load cannot be merged into a wider one")
     rows = {int(i["line_number"]) for i in narrow}
     issue_stall = sum(int(i.get("stall") or 0) for i in narrow)
     blamed: dict[int, float] = {}
@@ -79,7 +86,6 @@ def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
                 blamed[n] = blamed.get(n, 0.0) + float(p.get("blamed_stall") or 0.0)
     target = issue_stall + int(sum(blamed.values()))
     widths = sorted({bytes_per_lane(str(i.get("isa"))) or 0 for i in narrow})
-    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
     per_wave = round(narrow_exec / waves, 1) if waves else None
     top = max(narrow, key=lambda i: (int(i.get("stall") or 0) + blamed.get(int(i["line_number"]), 0.0),
                                      -int(i["line_number"])))

@@ -111,10 +111,12 @@ def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Tru
     trust = Trust(trust.level, [cut(r, TEXT_CHARS) for r in trust.reasons[:BRIEF_WARNINGS]]
                   + ([f"(+{len(trust.reasons) - BRIEF_WARNINGS} more)"]
                      if len(trust.reasons) > BRIEF_WARNINGS else []))
+    # capture items are trust (their reasons are above), not gains: items[0] is the plan's item #1
+    gains = [i for i in items if i.kind != "capture"]
     return BriefPlan("brief", path, cut(kernel, KERNEL_CHARS), gfx, trust, stall_pct_of_cycles,
                      list(top_categories[:BRIEF_CATEGORIES]),
-                     [brief_item(i) for i in items[:BRIEF_ITEMS]],
-                     max(0, len(items) - BRIEF_ITEMS), more_command(command, path, extra))
+                     [brief_item(i) for i in gains[:BRIEF_ITEMS]],
+                     max(0, len(gains) - BRIEF_ITEMS), more_command(command, path, extra))
 
 
 def brief_warnings(warnings: list[str]) -> list[str]:

@@ -181,6 +181,18 @@ class PlanContext:
         return 0
 
 
+def _in_loop(ctx: PlanContext, row: object) -> bool:
+    return isinstance(row, int) and any(lo <= row <= hi for lo, hi in ctx.loop_ranges)
+
+
+def is_kernarg_load(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> bool:
+    """An `s_load` (not `s_buffer_load`) whose load and wait lie outside every loop: a kernel
+    argument or a descriptor read once per wave."""
+    mn = str(producer.get("isa") or "").split(None, 1)[0].lower() if producer.get("isa") else ""
+    return (producer.get("category") in ("smem",) and mn.startswith("s_load")
+            and not _in_loop(ctx, producer.get("line_number")) and not _in_loop(ctx, wait.get("line_number")))
+
+
 _RANGE_KEYS = (("first_line_number", "last_line_number"), ("start_line_number", "end_line_number"),
                ("start", "end"), ("first", "last"))
 

@@ -8,6 +8,9 @@ from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
     LIMITED,
     OK,
+    PRIORITIES,
+    REMOVES_BYTES,
+    REMOVES_COMPUTE,
     UNREPRESENTATIVE,
     Candidate,
     Estimate,
@@ -18,6 +21,7 @@ from hotspot.plan.model import (
     Skipped,
     Trust,
 )
+from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
 from hotspot.result import JsonObject
 from hotspot.record import record
@@ -71,6 +75,7 @@ VERDICT_CATEGORIES = 3
 
 
 def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Verdict:
+    items = [i for i in items if i.kind != "capture"]  # capture items are the trust line
     top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
                        i.location.file, i.location.line, i.location.line_number)
            for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
@@ -92,6 +97,7 @@ UNREPRESENTATIVE_FINDINGS = ("idle-slice",)
 LIMITING_FINDINGS = ("wave-mismatch",)
 # Capture items take the priority of the finding they come from (same word in findings and plan).
 SEVERITY_PRIORITY = {"high": "HIGH", "medium": "MED", "low": "LOW"}
+CAPTURE_WITHHELD = "a capture item: it says what the plan can claim, it does not speed the kernel up"
 
 
 def _capture_reasons(ctx: PlanContext) -> tuple[list[str], list[str]]:
@@ -138,30 +144,50 @@ def trust_of(ctx: PlanContext) -> Trust:
     return Trust(LIMITED if reasons else OK, reasons)
 
 
-# Items whose gain comes from hiding or removing memory latency: a kernel near the bandwidth roof
-# cannot gain more than the headroom that is left (the `bandwidth-bound` rule).
-MEMORY_LATENCY_RULES = frozenset({"narrow-loads", "load-in-mfma-loop", "lds-read-before-mfma",
-                                  "back-to-back-loads", "short-load-distance", "conservative-drain",
-                                  "store-gated-vmcnt", "occupancy-vgpr", "occupancy-lds"})
+# The roofs (hotspot/plan/roofline.py): a fix that does not remove bytes can win at most the time
+# below the bandwidth roof; one that does not remove matrix-core work at most the time below the
+# compute roof. A bandwidth share above 1 proves the bytes counted are not DRAM bytes (caches serve
+# them): it bounds nothing.
+MAX_ROOF_FRACTION = 1.0
 
 
-def _cap_at_bandwidth(items: list[PlanItem]) -> list[PlanItem]:
+def bandwidth_fraction(items: list[PlanItem]) -> float | None:
+    """The share of peak bandwidth the `bandwidth-bound` item measured (None when it did not fire)."""
     bound = next((i for i in items if i.id == "bandwidth-bound"), None)
-    if bound is None:
+    value = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None) if bound else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _roof_caps(ctx: PlanContext, items: list[PlanItem]) -> dict[str, tuple[float, str]]:
+    """{gain kind exempt from the cap: (cap in percent, why)} for the roofs this launch gives."""
+    caps: dict[str, tuple[float, str]] = {}
+    fraction = bandwidth_fraction(items)
+    if fraction is not None and 0 <= fraction <= MAX_ROOF_FRACTION:
+        caps[REMOVES_BYTES] = (round((1.0 - fraction) * PCT, ROUND_DIGITS),
+                               f"the kernel already requests {fraction:.0%} of peak bandwidth")
+    busy = mfma_busy_fraction(ctx)
+    if busy is not None and 0 <= busy <= MAX_ROOF_FRACTION:
+        caps[REMOVES_COMPUTE] = (round((1.0 - busy) * PCT, ROUND_DIGITS),
+                                 f"the grid's MFMAs keep the matrix cores busy {busy:.0%} of the kernel's time")
+    return caps
+
+
+def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
+                  rules: dict[str, Rule]) -> list[PlanItem]:
+    caps = _roof_caps(ctx, items)
+    if not caps:
         return items
-    fraction = next((e.value for e in bound.evidence if e.metric == "fraction_of_peak"), None)
-    # above the peak the bytes are not all DRAM bytes (cache-served): no cap from an unknown share
-    if not isinstance(fraction, (int, float)) or fraction > 1.0:
-        return items
-    cap = round(max(0.0, 1.0 - fraction) * PCT, ROUND_DIGITS)
     out = []
     for it in items:
+        rule = rules.get(it.id)
         est = it.estimate
-        if it.id in MEMORY_LATENCY_RULES and est.high_pct is not None and est.high_pct > cap:
-            est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
-                          basis=est.basis + f"; capped at {cap:g}%: the kernel already requests "
-                                            f"{fraction:.0%} of peak bandwidth")
-            it = replace(it, estimate=est, priority=priority_of(cap))
+        if rule is not None and it.kind != "capture" and it.id != "bandwidth-bound" and est.high_pct is not None:
+            for exempt, (cap, why) in caps.items():
+                if rule.gain != exempt and est.high_pct > cap:
+                    est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
+                                  basis=est.basis + f"; capped at {cap:g}%: {why}")
+            if est is not it.estimate:
+                it = replace(it, estimate=est, priority=priority_of(est.high_pct or 0.0))
         out.append(it)
     return out
 
@@ -174,7 +200,8 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         if it.kind in ("capture", "launch"):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
-            why = "the capture does not represent the kernel (" + "; ".join(trust.reasons)[:300] + ")"
+            why = ("the capture does not represent the kernel (" + ", ".join(r.split(":", 1)[0] for r in trust.reasons)
+                   + ": see the trust reasons); re-capture, then re-plan")
             out.append(replace(it, priority="LOW", estimate=replace(it.estimate, low_pct=None,
                                                                   high_pct=None, withheld=why)))
         elif trust.level == LIMITED and it.priority == "HIGH":
@@ -182,7 +209,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         else:
             out.append(it)
     if trust.level == UNREPRESENTATIVE:
-        out.sort(key=lambda i: (i.kind not in ("capture", "launch"),))
+        out.sort(key=lambda i: (i.kind != "launch",))  # stable: launch items keep their estimates
     return out
 
 def priority_of(high_pct: float) -> str:
@@ -199,11 +226,17 @@ def _missing(ctx: PlanContext, rule: Rule) -> list[str]:
 
 def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
     low_f, high_f = c.removable if c.removable is not None else rule.removable
+    # a fix removes at most all of its target: the share of the waves' time the target sits on
+    high_f = min(1.0, max(0.0, high_f))
+    low_f = min(high_f, max(0.0, low_f))
     cycles = ctx.total_cycles
     target_pct_cycles = PCT * c.target_cycles / cycles if cycles else 0.0
     stall_pct = PCT * c.target_cycles / ctx.total_stall if ctx.total_stall else 0.0
     low = round(min(PCT, low_f * target_pct_cycles), ROUND_DIGITS)
     high = round(min(PCT, high_f * target_pct_cycles), ROUND_DIGITS)
+    if c.kernel_time:  # a share of the kernel's time: the basis says how it is bounded
+        return Estimate(round(PCT * low_f, ROUND_DIGITS), round(PCT * high_f, ROUND_DIGITS),
+                        c.basis or rule.basis, int(c.target_cycles), round(min(PCT, stall_pct), ROUND_DIGITS))
     basis = (f"targets {c.target_cycles:,} cycles = {stall_pct:.1f}% of stall, "
              f"{target_pct_cycles:.1f}% of the waves' cycles; ")
     if high_f > 0:
@@ -214,19 +247,19 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
 
 def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
     est = _estimate(ctx, rule, c)
-    priority = priority_of(est.high_pct or 0.0)
-    if rule.kind == "launch":
-        priority = "HIGH"  # idle CUs outweigh anything inside the kernel
-    if rule.kind == "capture" and c.severity:
-        priority = SEVERITY_PRIORITY.get(c.severity, priority)
+    priority = priority_of(est.high_pct or 0.0)  # HIGH needs a bound of at least 10%
+    if rule.kind == "capture":
+        # trust, not a speed-up: no estimate, and the priority only orders the trust block
+        est = replace(est, low_pct=None, high_pct=None, withheld=CAPTURE_WITHHELD)
+        priority = SEVERITY_PRIORITY.get(c.severity or "", "LOW")
     sites = c.sites or [Site(None, [c.location.line_number] if c.location.line_number is not None else [],
                              c.location.file, c.location.line, int(c.target_cycles))]
     title = c.title or rule.title
-    if len(sites) > 1:
+    if len(sites) > 1 and not title.endswith(")"):  # a title with its own count keeps it
         unit = "waits" if all(st.wait_row is not None for st in sites) else "sites"
         title += f" ({len(sites)} {unit})"
     return PlanItem(rule.id, priority, title, rule.kind, c.location,
-                    list(c.evidence), c.root_cause, rule.fix + c.fix_extra, est, sites)
+                    list(c.evidence), c.root_cause, (c.fix or rule.fix) + c.fix_extra, est, sites)
 
 
 def _family_total(ev: Evidence, total: int, members: list[Candidate]) -> Evidence:
@@ -284,6 +317,7 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
     summary = _summary(ctx)
     items: list[PlanItem] = []
     skipped: list[Skipped] = []
+    absorbed: list[tuple[PlanItem, str]] = []  # items another rule's item states better when it fires
     if data.get("mode", "cycles") != "cycles":
         for rule in rules:
             skipped.append(Skipped(rule.id, "missing-input",
@@ -314,25 +348,54 @@ def run_plan(data: JsonObject, pmc: JsonObject | None = None,
                                        round(PCT * share, ROUND_DIGITS)))
                 continue
             items.append(_item(ctx, rule, c))
-    items = _cap_at_bandwidth(items)
+            if c.absorbed_by:
+                absorbed.append((items[-1], c.absorbed_by))
+    items = _absorb(items, absorbed, skipped)
+    items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
     items.sort(key=_order)
+    capture = [i for i in items if i.kind == "capture"]  # trust: first, and no slot among the rest
+    items = [i for i in items if i.kind != "capture"]
     if len(items) > MAX_PLAN_ITEMS:
         for i in items[MAX_PLAN_ITEMS:]:
             where = f" at #{i.location.line_number}" if i.location.line_number is not None else ""
             skipped.append(Skipped(i.id, "capped",
                                    f"{i.title}{where}: estimate {i.estimate.low_pct:.1f}–"
                                    f"{i.estimate.high_pct:.1f}% ranks below the top {MAX_PLAN_ITEMS} items",
-                                   i.estimate.target_stall_pct, i.estimate.high_pct))
+                                   i.estimate.target_stall_pct, i.estimate.high_pct, i.estimate.low_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
-    return PlanOutcome(summary, _apply_trust(trust, items), skipped, trust)
+    return PlanOutcome(summary, capture + _apply_trust(trust, items), skipped, trust)
+
+
+def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
+            skipped: list[Skipped]) -> list[PlanItem]:
+    """Drop the items whose cause another item in the plan states (and claims a gain for): a load
+    that cannot move, near the bandwidth roof, is the roof."""
+    claims = {i.id for i in items if (i.estimate.high_pct or 0.0) > 0}
+    gone = [(it, by) for it, by in absorbed if by in claims]
+    for it, by in gone:
+        where = f" at #{it.location.line_number}" if it.location.line_number is not None else ""
+        skipped.append(Skipped(it.id, "not-triggered",
+                               f"{it.title}{where}: the load cannot move and the kernel is near the "
+                               f"roof: reported as {by}", it.estimate.target_stall_pct))
+    drop = {id(it) for it, _ in gone}
+    return [i for i in items if id(i) not in drop]
 
 
 def _order(item: PlanItem) -> tuple:
+    """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
+    middle of the range, then the high end): a launch item ranks by the idle share it can win like
+    any other item by its gain."""
     loc = item.location.line_number if item.location.line_number is not None else -1
-    # a launch that leaves CUs idle comes first: no per-instruction change matters before it
-    return (item.kind != "launch", -(item.estimate.high_pct or 0.0), -(item.estimate.low_pct or 0.0),
-            item.id, loc)
+    severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
+    return (item.kind != "capture", severity if item.kind == "capture" else 0,
+            -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0), item.id, loc)
+
+
+def expected_pct(est: Estimate) -> float:
+    """The middle of the bounded range: a surer gain ranks before a wider one with the same high end
+    (0-25% may be nothing; 13-23% is something either way)."""
+    return ((est.low_pct or 0.0) + (est.high_pct or 0.0)) / 2
 
 
 def _summary(ctx: PlanContext) -> StallSummary:

@@ -56,6 +56,9 @@ class Estimate:
     withheld: str | None = None  # why low/high are null (an unrepresentative capture)
 
 
+GAINS = ("hides-latency", "removes-bytes", "removes-compute")
+HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE = GAINS
+
 TRUST_LEVELS = ("ok", "limited", "unrepresentative")
 OK, LIMITED, UNREPRESENTATIVE = TRUST_LEVELS
 
@@ -74,7 +77,9 @@ class PlanItem:
     id: str
     priority: str
     title: str
-    kind: str  # "code" (edit the kernel), "capture" (re-capture first), "memory" (counter verdict)
+    # "code" (edit the kernel), "launch" (change the grid), "capture" (trust: re-capture first; listed
+    # first, never ranked among the others), "memory" (bandwidth/counter verdict)
+    kind: str
     location: Location
     evidence: list[Evidence]
     root_cause: str
@@ -89,7 +94,8 @@ class Skipped:
     status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
     reason: str
     target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
-    estimate_high_pct: float | None = None  # a capped item's estimate (never above a shown one's)
+    estimate_high_pct: float | None = None  # a capped item's estimate: its range never ranks above
+    estimate_low_pct: float | None = None   # a shown one's (the order is by the middle of the range)
 
 
 @record
@@ -102,6 +108,7 @@ class Candidate:
     root_cause: str
     title: str | None = None          # overrides the rule title (e.g. names the instruction)
     fix_extra: str = ""               # appended to the rule's fix text
+    fix: str | None = None            # replaces the rule's fix text (the cause checked is another one)
     removable: tuple[float, float] | None = None  # overrides the rule's removable fraction
     basis: str | None = None          # overrides the rule's basis text
     # Candidates of one rule with the same family are one root cause (e.g. every LDS-read wait of
@@ -109,6 +116,12 @@ class Candidate:
     family: str | None = None
     sites: list[Site] = field(default_factory=list)
     severity: str | None = None  # capture items: the severity of the finding behind them
+    # The removable range is a share of the kernel's time (a launch or roofline bound), not of the
+    # target's cycles: the estimate is the range itself.
+    kernel_time: bool = False
+    # Dropped when this rule's item claims a gain in the same plan (it states the same cause better:
+    # a load that cannot move near the bandwidth roof is the roof, `bandwidth-bound`).
+    absorbed_by: str | None = None
 
 
 Outcome = Union[list[Candidate], str]  # candidates, or the reason the rule did not fire
@@ -129,3 +142,8 @@ class Rule:
     removable: tuple[float, float]
     basis: str
     evaluate: Callable[["PlanContext", "Rule"], Outcome] = field(repr=False, compare=False)
+    # What the fix changes, which says which roof bounds its gain: a fix that hides latency or
+    # removes stall (the default, so a new rule cannot escape the caps) can only win the headroom
+    # below the bandwidth roof and the matrix-core roof; one that removes bytes is not capped by the
+    # bandwidth roof, one that removes matrix-core work not by the compute roof.
+    gain: str = "hides-latency"

@@ -6,6 +6,7 @@ from hotspot.arch.occupancy import per_simd
 from hotspot.plan.context import PlanContext
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.roofline import grid_waves_per_simd, known_launch
 from hotspot.result import JsonObject
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
@@ -53,6 +54,11 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         return "theoretical waves per SIMD unknown"
     if isinstance(hw_cap, int) and waves >= hw_cap:
         return f"already at the hardware cap of {hw_cap} waves/SIMD"
+    grid = grid_waves_per_simd(ctx)
+    if grid is not None and grid < waves + 1:
+        # one more wave per SIMD needs the grid to have it: the launch, not the limit, caps occupancy
+        return (f"the grid gives {grid:.2f} waves per SIMD when spread over every CU: one more wave "
+                f"than the {limiter} limit's {waves} needs more workgroups, not fewer {limiter.upper()}s")
     achieved = _get(occ.get("achieved"), "mean_waves_per_simd")
     if isinstance(achieved, (int, float)) and achieved < OCCUPANCY_MIN_ACHIEVED_FRACTION * waves:
         return (f"achieved {achieved:.2f} of {waves} theoretical waves/SIMD: the {limiter} limit is "
@@ -98,6 +104,52 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         removable=(OCCUPANCY_GAIN_LOW_FACTOR * high, high),
         basis=(f"one more wave ({waves} -> {waves + 1}) hides at most 1/{waves + 1} of the memory-wait "
                f"stall; the low end is {OCCUPANCY_GAIN_LOW_FACTOR:g}x that (shared memory pipes)"))]
+
+
+def occupancy_grid(ctx: PlanContext, rule: Rule) -> Outcome:
+    """The launch gives each SIMD fewer waves than the resource limits allow (a persistent grid of
+    CUs x k workgroups, or a small grid): more waves per CU, not fewer registers, is the lever."""
+    occ = ctx.occupancy() or {}
+    waves = occ.get("waves_per_simd")
+    if not isinstance(waves, int) or waves <= 0:
+        return "theoretical waves per SIMD unknown"
+    launch = known_launch(ctx)
+    grid = grid_waves_per_simd(ctx)
+    if launch is None or grid is None:
+        return "the launch's grid is unknown: no grid-based item"
+    if launch["workgroups"] < launch["cus"]:
+        return "fewer workgroups than CUs: reported as grid-underfill"
+    if grid >= waves:
+        return f"the grid gives {grid:.2f} waves per SIMD, at least the {waves} the resources allow"
+    achieved = _get(occ.get("achieved"), "mean_waves_per_simd")
+    if isinstance(achieved, (int, float)) and achieved >= waves * OCCUPANCY_MIN_ACHIEVED_FRACTION:
+        return f"achieved {achieved:.2f} of {waves} waves/SIMD: the SIMDs are already near the limit"
+    wait = ctx.category_stall(*LATENCY_WAIT_CATEGORIES)
+    share = wait / ctx.total_stall if ctx.total_stall else 0.0
+    if share < OCCUPANCY_MIN_WAIT_SHARE:
+        return (f"memory waits are {share:.0%} of stall (< {OCCUPANCY_MIN_WAIT_SHARE:.0%}): not "
+                "latency-bound, more waves would not help")
+    have = max(grid, float(achieved)) if isinstance(achieved, (int, float)) else grid
+    high = max(0.0, 1.0 - have / waves)
+    per_cu = launch["workgroups"] / launch["cus"]
+    ev = [Evidence("grid_waves_per_simd", round(grid, 2), waves, "<"),
+          Evidence("allowed_waves_per_simd", waves), Evidence("limiter", occ.get("limiter")),
+          Evidence("workgroups", launch["workgroups"]), Evidence("compute_units", launch["cus"]),
+          Evidence("workgroups_per_cu", round(per_cu, 2)),
+          Evidence("memory_wait_share_of_stall", round(share, 3), OCCUPANCY_MIN_WAIT_SHARE, ">="),
+          Evidence("launch_source", launch.get("source"))]
+    if isinstance(achieved, (int, float)):
+        ev.append(Evidence("achieved_mean_waves_per_simd", round(float(achieved), 2)))
+    return [Candidate(
+        ctx.kernel_location(), ev, wait,
+        f"the grid ({launch['workgroups']:,} workgroups, {per_cu:.2f} per CU) gives each SIMD "
+        f"{grid:.2f} waves while registers and LDS allow {waves}: the latency-bound waits have fewer "
+        "waves to hide behind than the kernel could hold",
+        title=f"grid gives {grid:.2g} of {waves} allowed waves per SIMD (launch below occupancy)",
+        removable=(OCCUPANCY_GAIN_LOW_FACTOR * high, high),
+        basis=(f"going from {have:.2f} to {waves} waves/SIMD hides at most {high:.0%} of the "
+               f"memory-wait stall (the waves already resident cover the rest); the low end is "
+               f"{OCCUPANCY_GAIN_LOW_FACTOR:g}x that (shared memory pipes)"))]
 
 
 def occupancy_vgpr(ctx: PlanContext, rule: Rule) -> Outcome:

@@ -18,7 +18,7 @@ from hotspot.plan import resource_rules as res
 from hotspot.plan import spin_rules as spin
 from hotspot.plan import store_rules as st
 from hotspot.plan import waits_rules as wr
-from hotspot.plan.model import Rule
+from hotspot.plan.model import HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE, Rule
 from hotspot.pmc import verdicts as pv
 
 _WAIT_THRESHOLDS = {"little_cover_ratio": wr.LITTLE_COVER_RATIO}
@@ -49,7 +49,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
         reads=("instructions",), optional_reads=("waits",),
-        thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES},
+        thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES,
+                    "narrow_min_per_wave": acc.NARROW_MIN_PER_WAVE},
         fix="Vectorize: have each lane load 16 contiguous bytes (buffer_load_dwordx4 / "
             "global_load_dwordx4, or a 128-bit vector type in the source) and unpack in registers; for "
             "gathers that feed MFMA, stage the tile through LDS (buffer_load ... lds, then ds_read_b128) "
@@ -160,9 +161,9 @@ RULES: tuple[Rule, ...] = (
         id="short-load-distance", title="load issued too close to its use", kind="code",
         reads=("waits", "instructions"), optional_reads=(),
         thresholds=dict(_WAIT_THRESHOLDS),
-        fix="Hoist the load: issue scale factors, descriptors and addresses as early as they are "
-            "known (kernel start, or one loop iteration ahead), keep them in registers, and put the "
-            "s_waitcnt just before the first use.",
+        fix="Hoist the load: issue it as early as its address is known (kernel start, or one loop "
+            "iteration ahead), keep the data in registers, and put the s_waitcnt just before the "
+            "first use.",
         removable=(0.4, 0.9),
         basis="these loads depend on nothing late, so most of their latency can be covered by "
               "moving them up; the low end assumes only part of the distance is available",
@@ -199,7 +200,7 @@ RULES: tuple[Rule, ...] = (
         basis="the target is the matrix-core time of these instructions (executions x passes x 4 "
               "cycles); the newer shape divides it by the rate ratio (high end = 1 - 1/ratio); the "
               "low end assumes most MFMA time already overlaps memory waits",
-        evaluate=cmp.legacy_mfma_shape),
+        evaluate=cmp.legacy_mfma_shape, gain=REMOVES_COMPUTE),
     Rule(
         id="occupancy-vgpr", title="VGPR-limited occupancy in a latency-bound kernel", kind="code",
         reads=("occupancy", "stall_by_category"), optional_reads=("instruction_mix",),
@@ -209,6 +210,18 @@ RULES: tuple[Rule, ...] = (
         removable=(0.0, 0.0),  # computed per dispatch from the wave count
         basis="one more wave hides at most 1/(W+1) of the memory-wait stall",
         evaluate=res.occupancy_vgpr),
+    Rule(
+        id="occupancy-grid", title="the grid gives each SIMD fewer waves than the kernel could hold",
+        kind="launch", reads=("occupancy", "stall_by_category"), optional_reads=(),
+        thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
+                    "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
+        fix="Launch more waves per CU: a persistent kernel launches CUs x k workgroups, so raise k to "
+            "the occupancy the registers and LDS allow (or launch more waves per workgroup); a "
+            "non-persistent grid needs more, smaller workgroups (smaller tiles, split-K).",
+        removable=(0.0, 0.0),  # computed per dispatch from the waves the grid gives
+        basis="going from the grid's waves/SIMD to the allowed ones hides at most that share of the "
+              "memory-wait stall",
+        evaluate=res.occupancy_grid),
     Rule(
         id="occupancy-lds", title="LDS-limited occupancy in a latency-bound kernel", kind="code",
         reads=("occupancy", "stall_by_category"), optional_reads=(),
@@ -254,32 +267,33 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id=f"pmc-{vid}", title=title, kind="memory", reads=("pmc", "stall_by_category"),
         optional_reads=("instructions",), thresholds=thresholds,
-        fix=fix, removable=removable, basis=basis, evaluate=mem.memory_rule(vid))
-    for vid, title, thresholds, fix, removable, basis in (
+        fix=fix, removable=removable, basis=basis, evaluate=mem.memory_rule(vid), gain=gain)
+    for vid, title, thresholds, fix, removable, basis, gain in (
         ("over-fetch", "the kernel reads more bytes than it needs (counters)",
          {"over_fetch_ratio_max": pv.OVER_FETCH_RATIO_MAX},
          "Remove the redundant reads:", (0.5, 1.0),
-         "the redundant share of bytes, applied to the memory stall"),
+         "the redundant share of bytes, applied to the memory stall", REMOVES_BYTES),
         ("partial-lines", "partial-line (32 B) fabric requests (counters)",
          {"partial_lines_32b_pct_min": pv.PARTIAL_LINES_32B_PCT_MIN},
          "Make each wave read whole 128 B lines:", (0.1, 0.4),
-         "partial lines waste fabric bandwidth; the memory stall shrinks by part of the wasted share"),
+         "partial lines waste fabric bandwidth; the memory stall shrinks by part of the wasted share",
+         REMOVES_BYTES),
         ("below-peak", "fabric bandwidth well below peak (counters)",
          {"below_peak_pct_max": pv.BELOW_PEAK_PCT_MAX},
          "Keep more bytes in flight:", (0.1, 0.4),
-         "more loads in flight shorten the memory waits of a latency-bound kernel"),
+         "more loads in flight shorten the memory waits of a latency-bound kernel", HIDES_LATENCY),
         ("reuse-available", "L2 serves most requests, bandwidth is not the limit (counters)",
          {"reuse_hit_pct_min": pv.REUSE_HIT_PCT_MIN, "below_peak_pct_max": pv.BELOW_PEAK_PCT_MAX},
          "Treat it as latency-bound:", (0.05, 0.25),
-         "latency hiding, not bandwidth, is the lever; the range is deliberately small"),
+         "latency hiding, not bandwidth, is the lever; the range is deliberately small", HIDES_LATENCY),
         ("near-peak", "fabric bandwidth near peak (counters)",
          {"near_peak_pct_min": pv.NEAR_PEAK_PCT_MIN},
          "Only fewer bytes help:", (0.0, 0.0),
-         "informational: at the roof, the saving depends on bytes removed, which the counters cannot tell"),
+         "informational: at the roof, the saving depends on bytes removed, which the counters cannot tell", HIDES_LATENCY),
         ("streaming", "streaming access, little L2 reuse (counters)",
          {"streaming_hit_pct_max": pv.STREAMING_HIT_PCT_MAX},
          "Check whether reuse is possible:", (0.0, 0.0),
-         "informational: says which lever is left, no direct saving"),
+         "informational: says which lever is left, no direct saving", HIDES_LATENCY),
     )
 )
 

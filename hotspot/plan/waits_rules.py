@@ -16,7 +16,10 @@ from collections import defaultdict
 from dataclasses import replace
 
 from hotspot.capture.source import parse_source
-from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.plan.context import MFMA_CATEGORY, PlanContext, is_kernarg_load
+from hotspot.plan.load_mobility import load_mobility
+from hotspot.plan.register_budget import register_cost
+from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
@@ -158,18 +161,6 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     ]
 
 
-def _in_loop(ctx: PlanContext, row: object) -> bool:
-    return isinstance(row, int) and any(lo <= row <= hi for lo, hi in ctx.loop_ranges)
-
-
-def is_kernarg_load(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> bool:
-    """An `s_load` (not `s_buffer_load`) whose load and wait lie outside every loop: a kernel
-    argument or a descriptor read once per wave."""
-    mn = str(producer.get("isa") or "").split(None, 1)[0].lower() if producer.get("isa") else ""
-    return (producer.get("category") in SMALL_LOADS and mn.startswith("s_load")
-            and not _in_loop(ctx, producer.get("line_number")) and not _in_loop(ctx, wait.get("line_number")))
-
-
 def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
     """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
     covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
@@ -237,10 +228,37 @@ def lds_read_before_mfma(ctx: PlanContext, rule: Rule) -> Outcome:
     pairs = assign_pairs(ctx).get(rule.id, [])
     if not pairs:
         return "no lgkmcnt wait on LDS reads directly precedes an MFMA with little cover"
-    return _producer_items(
+    items = _producer_items(
         ctx, pairs,
         "the LDS read is waited on (s_waitcnt lgkmcnt) right before the MFMA that consumes it, so the "
         "matrix core idles for the LDS latency")
+    out = []
+    for c in items:
+        # ping-pong fragments need one more copy of the registers one wait's reads fill
+        needed = max((sum(_width(r) for r in dest_regs(str(p.producer.get("isa") or "")))
+                      for p in pairs if p.wait.get("line_number") == (c.sites[0].wait_row if c.sites else None)),
+                     default=0)
+        cost = register_cost(ctx, needed)
+        if cost is None:
+            out.append(c)
+            continue
+        low, high = c.removable or rule.removable
+        kept = cost.kept_share
+        out.append(replace(
+            c, removable=(low * kept, high * kept),
+            evidence=c.evidence + [Evidence("fragment_vgprs_needed", cost.needed, cost.headroom, ">"),
+                                   Evidence("waves_per_simd_after", cost.waves_after)],
+            basis=(c.basis or rule.basis) + f"; the second fragment set needs {cost.needed} VGPRs with "
+                  f"{cost.headroom} free at {cost.waves} waves/SIMD, so it costs occupancy "
+                  f"({cost.waves} -> {cost.waves_after}): the gain keeps {kept:.0%} of it",
+            fix_extra=f" Free {cost.needed - cost.headroom} VGPRs first (the kernel is at its {cost.waves}-wave "
+                      "register budget), or the extra fragments cost a wave per SIMD."))
+    return [c for c in out if (c.removable or rule.removable)[1] > 0] or \
+        "LDS-read ping-pong needs registers the kernel does not have at any occupancy"
+
+
+def _width(reg: tuple[str, int, int]) -> int:
+    return reg[2] - reg[1] + 1 if reg[0] == "v" else 0
 
 
 def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -257,12 +275,72 @@ def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
         ev.insert(0, Evidence("loads_in_group", len(group), BACK_TO_BACK_MIN_LOADS, ">="))
         ev.append(Evidence("load_rows", ", ".join(f"#{p.producer.get('line_number')}"
                                                    for p in sorted(group, key=lambda p: p.producer.get("line_number", 0)))))
-        out.append(Candidate(
+        c = Candidate(
             ctx.location_of(first), ev, int(_blamed(group)),
             f"{len(group)} loads are issued back to back and waited on together with no compute in "
             "between, so their latencies are exposed at once",
-            family=family_of(ctx, group[0].wait, first), sites=sites_of(ctx, group)))
+            family=family_of(ctx, group[0].wait, first), sites=sites_of(ctx, group))
+        out.append(check_mobility(ctx, rule, c, group, int(first.get("line_number", -1))))
     return out
+
+
+# Moving a load (or its wait) pays only when the work it can move past covers at least this share of
+# the stall per wait; below it the load is as early as its address allows (exposed latency).
+MIN_MOVABLE_SHARE = 0.1
+EXPOSED_TITLE = "exposed load latency: the load cannot move earlier"
+EXPOSED_ROOT = (
+    "the load is issued as soon as its address is known (right after the wait at {dep} its operands "
+    "come from, with only its own address computation in between) and nothing after its wait "
+    "works without its data: the {spw:,.0f}-cycle wait is exposed memory latency, not a "
+    "scheduling slip")
+EXPOSED_FIX = (
+    "Do not hoist it (it cannot move): check the roofline first (hotspot plan --pmc with fabric counters; near "
+    "the bandwidth peak only fewer bytes help), then give each wave more bytes in flight: more "
+    "rows or elements per workgroup or per thread, several independent loads issued before one "
+    "wait, or more waves per CU.")
+EXPOSED_REMOVABLE = (0.2, 0.6)
+EXPOSED_BASIS = ("more independent loads in flight per wave overlap their latencies; what stays is the "
+                 "latency of the last one and the bandwidth roof (the estimate is capped there)")
+
+
+def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair],
+                   load_row: int) -> Candidate:
+    """The candidate with its cause checked: the hoist claim bounded by the room the ISA gives, or
+    re-stated as exposed latency when there is none."""
+    wait = _worst_wait(pairs)
+    wait_row = int(wait.get("line_number", -1))
+    waited = [int(p.get("line_number", -1)) for p in wait.get("producers") or [] if isinstance(p, dict)
+              and p.get("category") in ANY_LOAD]
+    mob = load_mobility(ctx, load_row, wait_row, waited)
+    spw = ctx.wait_stall_per_hit(wait)
+    if mob is None or not spw:
+        return c
+    share = mob.cycles / spw
+    ev = c.evidence + [Evidence("movable_cycles", round(mob.cycles), round(MIN_MOVABLE_SHARE * spw), ">="),
+                       Evidence("stall_per_wait", round(spw))]
+    if share >= MIN_MOVABLE_SHARE:
+        low, high = c.removable or rule.removable
+        bound = min(high, share)
+        where = []
+        if mob.hoist_rows:
+            after = f"right after #{mob.depends_on_wait}" if mob.depends_on_wait is not None else "at the kernel entry"
+            where.append(f"issue it {after}, above {len(mob.hoist_rows)} row(s) it does not depend on "
+                         f"(#{mob.hoist_rows[0]}-#{mob.hoist_rows[-1]})")
+        if mob.independent_rows:
+            where.append(f"move {len(mob.independent_rows)} row(s) that do not need its data above the wait "
+                         f"(#{mob.independent_rows[0]}-#{mob.independent_rows[-1]})")
+        return replace(c, evidence=ev, removable=(min(low, bound / 2), bound),
+                       fix_extra=c.fix_extra + (" From the ISA: " + "; or ".join(where) + "." if where else ""),
+                       basis=(c.basis or rule.basis) + f"; at most the {mob.cycles:,.0f} cycles of work the "
+                             f"load or its wait can move past ({min(1.0, share):.0%} of the {spw:,.0f}-cycle wait)")
+    if not all(p.producer.get("category") in VMEM_LOADS for p in pairs):
+        return c  # exposed streaming latency is a global-memory verdict; LDS and scalar loads keep theirs
+    dep = f"#{mob.depends_on_wait}" if mob.depends_on_wait is not None else "the kernel entry"
+    # near the bandwidth roof this exposed latency is what the roof looks like: the roofline item says
+    # it (the engine drops this one when `bandwidth-bound` claims a gain)
+    return replace(c, evidence=ev, title=EXPOSED_TITLE, root_cause=EXPOSED_ROOT.format(dep=dep, spw=spw),
+                   fix=EXPOSED_FIX, fix_extra="", removable=EXPOSED_REMOVABLE, basis=EXPOSED_BASIS,
+                   absorbed_by="bandwidth-bound")
 
 
 def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -271,8 +349,7 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
         return "no load is waited on with little cover"
 
     def title(prod: JsonObject) -> str:
-        isa = str(prod.get("isa") or "")
-        if prod.get("category") in SMALL_LOADS or _is_single_dword(isa):
+        if _is_small(prod):
             return "scale/address load issued too close to its use"
         if prod.get("category") in LDS:
             return "LDS read waited on right after issue"
@@ -281,14 +358,27 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
     items = _producer_items(
         ctx, pairs,
         "the load is issued only a few instructions before the s_waitcnt that needs it, so its "
-        "latency is exposed (scale factors, descriptors and addresses are typical: they are small, "
-        "known early, and loaded late)", title_of=title)
+        "latency is exposed", title_of=title)
     out = []
     for c in items:
         n = c.location.line_number
+        prod = ctx.instructions.get(n, {}) if n is not None else {}
+        if _is_small(prod):  # only these are typically known early and loaded late
+            c = replace(c, root_cause=c.root_cause + SMALL_LOAD_NOTE)
         if n is not None and not any(str(i.get("category", "")).startswith("wait-")
                                      for i in ctx.preceding(n, len(ctx.order))):
             c = replace(c, fix_extra=ENTRY_LOAD_NOTE if (c.location.isa or "").startswith("s_")
                         else ENTRY_VMEM_NOTE)
-        out.append(c)
+        group = [p for p in pairs if p.producer.get("line_number") == n and
+                 any(s.wait_row == p.wait.get("line_number") for s in c.sites)]
+        out.append(check_mobility(ctx, rule, c, group, n) if n is not None and group else c)
     return out
+
+
+SMALL_LOAD_NOTE = (" (scale factors, descriptors and addresses are typical: they are small, known early, "
+                   "and loaded late)")
+
+
+def _is_small(prod: JsonObject) -> bool:
+    """A scalar or single-dword load: the kind that is known early and loaded late."""
+    return prod.get("category") in SMALL_LOADS or _is_single_dword(str(prod.get("isa") or ""))

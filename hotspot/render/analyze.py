@@ -7,11 +7,22 @@ from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
-from hotspot.render.tables import bar, heading, num, pct, short_kernel_name, shorten, shorten_left, table
+from hotspot.render.tables import (
+    bar,
+    heading,
+    num,
+    pct,
+    short_kernel_name,
+    shorten,
+    shorten_left,
+    shorten_middle,
+    table,
+)
 from hotspot.result import Result
 
 ISA_WIDTH = 56
 SOURCE_WIDTH = 60
+KERNEL_WIDTH = 160  # the full kernel name in the summary is cut to this without the tables (--detail)
 
 
 def render_text(result: Result) -> str:
@@ -40,6 +51,10 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
 
 def _one(a: DispatchAnalysis, markdown: bool) -> str:
     out: list[str] = []
+    # with the plan, the default view is the verdict, the summary and the plan; the big tables come
+    # with --detail (the plan's evidence and sites too)
+    planned = getattr(a, "plan", None) is not None
+    tables = not planned or bool(a.options.get("detail"))
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
@@ -51,7 +66,8 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
         out.append(verdict_section(short_kernel_name(d.kernel), a.arch, a.verdict, markdown))
     summary = [
         ["dispatch dir", d.path],
-        *([["kernel", d.kernel]] if not markdown and short_kernel_name(d.kernel) != d.kernel else []),
+        *([["kernel", d.kernel if tables else shorten_middle(d.kernel, KERNEL_WIDTH)]]
+          if not markdown and short_kernel_name(d.kernel) != d.kernel else []),
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
         ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
          + f"  [from {a.arch.source}]"],
@@ -83,8 +99,11 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
             ["reason", "samples", "share", ""], markdown))
 
     occ = getattr(a, "occupancy", None)
-    if occ:
+    if occ and tables:
         out.append(_occupancy(occ, markdown))
+    if not tables:
+        out.extend(_plan(a, markdown))
+        return "\n\n".join(out)
 
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
             for c in a.stall_by_category if c.stall or c.latency]
@@ -141,7 +160,8 @@ def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
         return []
     from hotspot.render.plan import items_block
 
-    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None))]
+    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None),
+                        detail=bool(a.options.get("detail")))]
 
 
 def _working(a: DispatchAnalysis) -> str:

@@ -40,6 +40,8 @@ RENDERERS: dict[str, dict[str, tuple[str, str]]] = {
                   "markdown": ("hotspot.render.skill", "render_mcp")},
     "skill path": {"text": ("hotspot.render.skill", "render_path"),
                    "markdown": ("hotspot.render.skill", "render_path")},
+    "plan detail": {"text": ("hotspot.render.plan", "render_text_detail"),
+                    "markdown": ("hotspot.render.plan", "render_markdown_detail")},
     "brief": {"text": ("hotspot.render.plan", "render_brief"),
               "markdown": ("hotspot.render.plan", "render_brief")},
     "cache info": {"text": ("hotspot.render.cache", "render_info"),

@@ -256,7 +256,28 @@ def shorten(text: str, width: int) -> str:
 
 
 def shorten_left(text: str, width: int) -> str:
-    """Keep the end: `…/kernels/mla_fwd_decode.py:393` (the file name and line number always show)."""
+    """Keep the end: `…/kernels/mla_fwd_decode.py:393`. A path loses whole directories first, so
+    the file name and line number always show whole; only a file name longer than the width is
+    cut, in its middle, keeping its start and its end (`…/FlyDSL-l…_gemm.py:59`)."""
     if len(text) <= width:
         return text
+    if "/" in text:
+        cuts = [i for i, c in enumerate(text) if c == "/"]
+        fit = next((i for i in cuts if len(text) - i + 1 <= width), None)
+        if fit is not None:
+            return "…" + text[fit:]
+        name = text[cuts[-1]:]  # "/file.py:59"
+        if width > 2:
+            return "…" + shorten_middle(name, width - 1)
     return "…" + text[len(text) - max(1, width - 1):]
+
+
+def shorten_words(text: str, width: int) -> str:
+    """Cut a title at a word boundary with `…` (a single word longer than the width is cut)."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, max(1, width - 1) + 1)
+    head = text[:cut] if cut > 0 else text[: max(1, width - 1)]
+    if head.count("(") > head.count(")") and head.rfind("(") > 0:
+        head = head[:head.rfind("(")]  # no half parenthetical: "(4…"
+    return head.rstrip(" ,;:(-–") + "…"

@@ -46,7 +46,8 @@ def _hottest_line(analysis: JsonObject) -> JsonObject | None:
 
 
 def _top_plan_item(analysis: JsonObject) -> JsonObject | None:
-    plan = analysis.get("plan") or []
+    # item #1: the first item that is not a capture item (those are trust, listed first)
+    plan = [i for i in analysis.get("plan") or [] if i.get("kind") != "capture"]
     if not plan:
         return None
     item = plan[0]  # the plan is already in priority order

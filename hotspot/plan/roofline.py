@@ -1,0 +1,73 @@
+"""The roofs that bound every estimate, from the launch (grid, duration) and the product tables.
+
+A fix that hides latency cannot make the kernel faster than its bytes at peak bandwidth or its
+matrix-core work at peak rate allow: its gain is at most the headroom below the higher roof. The
+launch also bounds launch items: spreading work over idle CUs wins at most the idle share.
+"""
+
+from __future__ import annotations
+
+from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
+from hotspot.arch.products import find_product
+from hotspot.arch.targets import find_target
+from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.result import JsonObject
+
+MHZ_TO_PER_NS = 1e-3  # cycles per ns at 1 MHz
+
+
+def known_launch(ctx: PlanContext) -> JsonObject | None:
+    """The matched launch when its grid is known (workgroup count, workgroup shape, CU count)."""
+    launch = (ctx.occupancy() or {}).get("launch")
+    if not isinstance(launch, dict):
+        return None
+    if launch.get("status", "matched") != "matched":
+        return None  # rows that may belong to another dispatch: no grid-based claim
+    if not isinstance(launch.get("workgroups"), int) or launch["workgroups"] <= 0:
+        return None
+    if not isinstance(launch.get("cus"), int) or launch["cus"] <= 0:
+        return None
+    if not isinstance(launch.get("workgroup"), (list, tuple)) or not launch["workgroup"]:
+        return None
+    return launch
+
+
+def waves_per_workgroup(launch: JsonObject, wave_size: int) -> int:
+    threads = 1
+    for w in launch["workgroup"]:
+        threads *= int(w)
+    return -(-threads // wave_size)
+
+
+def grid_waves_per_simd(ctx: PlanContext) -> float | None:
+    """Waves the grid gives each SIMD if spread evenly over every CU (the most any occupancy can use)."""
+    launch = known_launch(ctx)
+    target = find_target(ctx.gfx)
+    if launch is None or target is None:
+        return None
+    waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
+    return waves / (launch["cus"] * target.simds_per_cu)
+
+
+def mfma_busy_fraction(ctx: PlanContext) -> float | None:
+    """Share of the kernel's duration the matrix cores must run for the grid's MFMAs (the compute
+    roof): the traced waves' MFMA pipe cycles per wave x the grid's waves, spread over every SIMD at
+    the product's peak clock, over the launch's duration."""
+    launch = known_launch(ctx)
+    target = find_target(ctx.gfx)
+    product = find_product(str((ctx.data.get("arch") or {}).get("product") or ""))
+    traced = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
+    duration = launch.get("duration_ns") if launch else None
+    if launch is None or target is None or product is None or not traced or not isinstance(duration, int) \
+            or duration <= 0:
+        return None
+    busy = 0
+    for ins in ctx.executed(MFMA_CATEGORY):
+        passes = mfma_passes(str(ins.get("isa") or ""), target.gfx)
+        if passes:
+            busy += int(ins.get("hit") or 0) * passes * CYCLES_PER_PASS
+    if not busy:
+        return None
+    grid_waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
+    per_simd_cycles = busy / traced * grid_waves / (launch["cus"] * target.simds_per_cu)
+    return per_simd_cycles / (product.peak_engine_clock_mhz * MHZ_TO_PER_NS) / duration
