@@ -759,6 +759,26 @@ def test_robust_agreeing_side_file_still_names_the_product(tmp_path):
     assert (arch["gfx"], arch["product"]) == ("gfx950", "AMD Instinct MI355X")
 
 
+def test_robust_side_files_of_a_shared_folder_are_not_searched(tmp_path):
+    """A capture in a folder everyone writes (/tmp/x/...) must not read /tmp/y's files: the search
+    stops below a world-writable folder (sidefiles.shared_folder)."""
+    from hotspot.capture.sidefiles import search_dirs
+
+    shared = tmp_path / "tmpdir"
+    d = shared / "mine" / EXAMPLE.name
+    shutil.copytree(EXAMPLE, d)
+    shared.chmod(0o1777)  # like /tmp
+    other = shared / "someone-else"
+    other.mkdir()
+    (other / "x_agent_info.csv").write_text(AGENT_HEADER + '1,"GPU","gfx942","AMD Instinct MI300X",90402\n')
+    dirs = search_dirs(d)
+    assert shared.resolve() not in dirs and other.resolve() not in dirs and other not in dirs
+    assert d.parent in dirs or d.parent.resolve() in dirs  # the run's own folder is still searched
+    doc = _data(["analyze", str(d)])
+    assert not any("someone-else" in w for w in doc["warnings"])
+    assert "MI300X" not in str(doc["data"]["arch"].get("product"))
+
+
 def test_robust_pmc_and_capture_share_the_decision():
     from hotspot.arch.decide import ArchHint, decide
     from hotspot.errors import InputError

@@ -9,6 +9,9 @@ Where they are, by layout (nearest first):
   keep the discovery CSVs beside the ATT tree, e.g. `<kernel>/att_viewer/big/ui_output_*/` with
   `<kernel>/compute_viewer/*.csv`;
 - files or folders the user names with `--meta PATH` come before everything else.
+The climb stops below a folder unrelated work shares (`shared_folder`: the filesystem root, the
+home folder, any folder other users may write such as /tmp): what lies there or beside it belongs to
+no run in particular, so a capture in /tmp/x never reads /tmp/y's databases.
 Adding a layout is one entry in LAYOUTS (and a reader, if the file type is new).
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -90,12 +94,29 @@ def _holds_dispatch_dirs(folder: Path) -> bool:
     return any(DISPATCH_DIR_RE.match(n) for n in listed(str(folder), DISPATCH_DIR_GLOB, DIRS_FOLLOWED))
 
 
+def shared_folder(folder: Path) -> bool:
+    """A folder unrelated work shares: the filesystem root, the user's home folder, or one that
+    other users may write (/tmp, /var/tmp, /dev/shm: world-writable). Side files there or in its
+    other subfolders belong to no run in particular."""
+    if folder.parent == folder:
+        return True
+    try:
+        if folder == Path.home().resolve():
+            return True
+    except (RuntimeError, OSError):  # no home folder known
+        pass
+    try:
+        return bool(os.stat(folder).st_mode & stat.S_IWOTH)
+    except OSError:
+        return True  # unreadable: nothing to search there either
+
+
 def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
     out: list[Path] = [dispatch_dir]
     seen: set[Path] = {dispatch_dir}
     child = dispatch_dir
     for level, ancestor in zip(range(1, MAX_ANCESTORS + 1), dispatch_dir.resolve().parents):
-        if ancestor.parent == ancestor:  # never the filesystem root
+        if shared_folder(ancestor):
             break
         out.append(ancestor)
         seen.add(ancestor)
