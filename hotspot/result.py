@@ -215,7 +215,10 @@ def _utf8_safe(obj: object) -> object:
             obj.encode("utf-8")
             return obj
         except UnicodeEncodeError:
-            return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            try:  # bytes the file system gave (lone surrogates U+DC80..U+DCFF)
+                return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            except UnicodeEncodeError:  # any other lone surrogate: written as its escape
+                return obj.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(obj, dict):
         return {_utf8_safe(k): _utf8_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

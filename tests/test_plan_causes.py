@@ -25,10 +25,11 @@ def streaming(waves: int = 100) -> dict:
     instructions need: nothing can move (exposed streaming latency)."""
     rows = [ins(1, "s_load_dwordx4 s[4:7], s[0:1], 0x0", "smem", hit=waves),
             ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", hit=waves, stall=2_000),
-            ins(3, "buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen", "vmem-load", hit=waves),
+            # the offset s2 is the workgroup id (a system SGPR): every workgroup streams its own bytes
+            ins(3, "buffer_load_dwordx4 v[0:3], v8, s[4:7], s2 offen", "vmem-load", hit=waves),
             ins(4, "s_waitcnt vmcnt(0)", "wait-vmcnt", hit=waves, stall=80_000),
             ins(5, "v_add_f32 v0, v0, v1", "valu", hit=waves),
-            ins(6, "buffer_store_dwordx4 v[0:3], v8, s[4:7], 0 offen", "vmem-store", hit=waves),
+            ins(6, "buffer_store_dwordx4 v[0:3], v8, s[4:7], s2 offen", "vmem-store", hit=waves),
             ins(7, "s_endpgm", "message", hit=waves)]
     waits = [wait(2, rows[1]["isa"], 2_000, waves, [prod(1, rows[0]["isa"], "smem", 2_000, 8, 1)]),
              wait(4, rows[3]["isa"], 80_000, waves, [prod(3, rows[2]["isa"], "vmem-load", 80_000, 8, 1)])]

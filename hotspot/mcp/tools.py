@@ -32,6 +32,7 @@ class ToolSpec:
     detail: bool = False               # takes `detail_level` (brief | full)
     remembered: bool = True            # a repeat call on unchanged inputs is answered from memory
     long_running: bool = False         # reports progress; cancellation stops its child processes
+    hidden: frozenset[str] = frozenset()  # options of the command that change only its text view
 
 
 # Parameters no tool exposes: the output format (always JSON), `--brief` (the detail level says it).
@@ -46,7 +47,7 @@ SPECS: tuple[ToolSpec, ...] = (
     ToolSpec("plan", "plan",
              "What to change next in one ATT dispatch: prioritized plan items with location, evidence, "
              "fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
-             paths=frozenset({"path", "pmc", "meta"}), detail=True),
+             paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"})),
     ToolSpec("diff", "diff", "", paths=frozenset({"before", "after"})),
     ToolSpec("pmc", "pmc", "", paths=frozenset({"paths"})),
     ToolSpec("kernels", "kernels", "", paths=frozenset({"path"})),
@@ -86,7 +87,7 @@ def click_command(command: str) -> Any:
 
 
 def _params(spec: ToolSpec) -> list[Any]:
-    params = [p for p in click_command(spec.command).params if p.name not in HIDDEN]
+    params = [p for p in click_command(spec.command).params if p.name not in HIDDEN | spec.hidden]
     if spec.only is not None:
         params = [p for p in params if p.name in spec.only]
     return params
