@@ -18,7 +18,10 @@ from hotspot.att.representativeness import (
     UNREPRESENTATIVE,
     WORKING_WAVES,
     ALL_WAVES,
+    assess,
 )
+from hotspot.att.loops import Loop
+from hotspot.capture.waves import WaveTotals
 from hotspot.plan.api import analyze_with_plan
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -239,3 +242,29 @@ def test_text_says_which_waves_the_shares_cover_and_what_to_re_capture(tmp_path:
     assert "16 (12 early-exit; shares over the 4 working waves)" in " ".join(run.stdout.split())
     assert "Does the capture represent the kernel? limited" in run.stdout
     assert "[limited] small-sample" in run.stdout and "next: re-capture tracing more" in run.stdout
+
+
+def _loop(first: int, last: int, per_wave: float, stall: int, share: float) -> Loop:
+    return Loop(first, last, "", int(per_wave * 32), int(per_wave * 32), 32, per_wave, stall, share, None)
+
+
+def _passes_reason(loops: list[Loop]) -> list[str]:
+    waves = WaveTotals(waves=32, lengths={2000: 32})
+    rep, _ = assess([], waves, ["k"], [], loops, 256, 64)
+    return [r.id for r in rep.reasons if r.id == "single-pass"]
+
+
+def test_an_outer_loop_run_once_around_a_repeated_inner_loop_is_a_steady_state() -> None:
+    # the outer loop holds its inner loop's stall (93% vs 86%) but runs once per wave: the inner
+    # loop, 8.75 passes per wave, shows the steady state (flash attention's shape)
+    outer, inner = _loop(123, 1912, 1.0, 1_726_416, 0.93), _loop(471, 1781, 8.75, 1_589_608, 0.86)
+    assert _passes_reason([outer, inner]) == []
+    # the only loop holding the time runs once: no steady state was traced
+    assert _passes_reason([outer, _loop(471, 500, 9.0, 10_000, 0.01)]) == ["single-pass"]
+
+
+def test_corpus_flash_attention_big_is_not_single_pass(corpus) -> None:
+    d = corpus_path("att", "gfx950", "flash_attn_replicates", "big", "ui_output_agent_25171_dispatch_44")
+    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    assert "single-pass" not in {r["id"] for r in data["representativeness"]["reasons"]}
+    assert data["representativeness"]["passes_per_wave"] > 2

@@ -52,6 +52,9 @@ MIN_WORKING_WAVES = 16
 MIN_WORKGROUPS = 2
 # Passes per wave through the hottest loop below this: no steady state was traced.
 MIN_PASSES_PER_WAVE = 2.0
+# A loop holding at least this share of the stall is where the kernel's time goes: one of them
+# repeating shows the steady state (an outer loop run once around a repeated inner one is fine).
+STEADY_LOOP_MIN_SHARE = 0.25
 # code.json vs wave files: beyond this factor between the two sums (either way), the numbers are
 # not the traced waves' (another decode, a hostile file): unrepresentative; below it, limited.
 WAVE_MISMATCH_UNREPRESENTATIVE_RATIO = 2.0
@@ -246,7 +249,12 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
                               {"working_waves": working, "workgroups_estimated": workgroups,
                                "waves_per_workgroup": per_wg, "threshold_waves": MIN_WORKING_WAVES,
                                "threshold_workgroups": MIN_WORKGROUPS}))
-    hottest = max(loops, key=lambda lp: (lp.stall, -lp.first_line_number), default=None)
+    # An outer loop run once per wave holds its inner loops' stall too: the steady state is seen
+    # when any loop holding a material share of the stall repeats, so the loop judged is the most
+    # repeated of those (else the hottest loop).
+    material = [lp for lp in loops if lp.share >= STEADY_LOOP_MIN_SHARE]
+    hottest = (max(material, key=lambda lp: (lp.iterations_per_wave, lp.stall, -lp.first_line_number))
+               if material else max(loops, key=lambda lp: (lp.stall, -lp.first_line_number), default=None))
     passes = hottest.iterations_per_wave if hottest is not None else None
     if passes is not None and passes < MIN_PASSES_PER_WAVE:
         reasons.append(Reason("single-pass", LIMITED,
