@@ -24,6 +24,11 @@ from hotspot.record import record
 
 UNIFIED = "unified"    # arch VGPRs and AGPRs share one 512-entry file per lane (gfx90a and later)
 SEPARATE = "separate"  # separate 256-entry arch VGPR and AGPR files (gfx908)
+# A kernel compiled with kernel-argument preloading (gfx940+) starts with a compatibility prologue
+# that loads the arguments for firmware without preloading; firmware that preloads starts the
+# wave this many bytes after the kernel entry, so the prologue never executes (LLVM AMDGPUUsage,
+# "Preloaded Kernel Arguments": the 256-byte backwards-compatibility prologue).
+KERNARG_PRELOAD_ENTRY_OFFSET = 256
 
 # Short names for the reference the notes cite (../shared/docs/HARDWARE.md, which in turn cites LLVM
 # AMDGPU subtarget/base-info, rocprofiler-compute SoC specs and AMD spec sheets).

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import field, replace
 
+from hotspot.arch.targets import KERNARG_PRELOAD_ENTRY_OFFSET
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
 from hotspot.att.waits.reduce import WaitBlame
@@ -76,7 +77,7 @@ RECAPTURE_USER_KERNEL = ("this is the HIP runtime's kernel (copy/fill/blit), not
 
 @record
 class Reason:
-    id: str       # early-exit-waves | runtime-kernel | missing-start | small-sample | single-pass |
+    id: str       # early-exit-waves | runtime-kernel | missing-start | preload-entry | small-sample | single-pass |
     #               idle-slice | wave-mismatch | source-collapse
     level: str    # unrepresentative | limited | note
     message: str
@@ -220,9 +221,20 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
                                   "shares are over all waves)", RECAPTURE_CU, ev))
 
     # missing start: the entry row never ran while later rows did
-    if rows and rows[0].hit == 0 and any(r.hit > 0 for r in rows[1:]):
+    first_run = next((r for r in rows if r.hit > 0), None)
+    preload_entry = (first_run is not None and rows[0].vaddr > 0
+                     and first_run.vaddr - rows[0].vaddr == KERNARG_PRELOAD_ENTRY_OFFSET)
+    if rows and rows[0].hit == 0 and first_run is not None and preload_entry:
+        reasons.append(Reason(
+            "preload-entry", NOTE,
+            f"the waves started at #{first_run.line_number}, {KERNARG_PRELOAD_ENTRY_OFFSET} bytes after "
+            f"the entry: the rows before it are the kernel-argument preload prologue, which firmware "
+            "that preloads arguments skips (not a trace that began late)",
+            "", {"entry_line_number": rows[0].line_number,
+                 "first_executed_line_number": first_run.line_number,
+                 "offset_bytes": KERNARG_PRELOAD_ENTRY_OFFSET}))
+    elif rows and rows[0].hit == 0 and first_run is not None:
         executed = sum(1 for r in rows if r.hit > 0)
-        first_run = next(r for r in rows if r.hit > 0)
         reasons.append(Reason(
             "missing-start", LIMITED,
             f"the kernel's entry row (#{rows[0].line_number} `{rows[0].isa[:50]}`) never executed on "
