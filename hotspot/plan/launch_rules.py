@@ -58,6 +58,17 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
         ev.append(Evidence("duration_source", launch.get("duration_source")))
+    return _underfill(
+        ctx, ev, idle_share, f"{groups} of {cus} CUs work",
+        f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
+        f"({idle_share:.0%}) have nothing to run for the whole kernel",
+        f"grid underfill: {groups:,} workgroups on {cus} CUs")
+
+
+def _underfill(ctx: PlanContext, ev: list[Evidence], idle_share: float, working: str, text: str,
+               title: str) -> list[Candidate]:
+    """The item for `idle_share` of the CUs idle: high = the idle share less the fixed entry
+    latency share, low = UNDERFILL_LOW_FACTOR of it."""
     high, fixed_share = _idle_bound(ctx, idle_share, ev)
     picture = (", and the traced CU's numbers describe a GPU that is mostly idle"
                if idle_share > MOSTLY_IDLE_FRACTION else "")
@@ -65,14 +76,10 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     # runs for the whole kernel, so the target is all of the traced cycles and the removable share
     # is the idle share of the CUs.
     return [Candidate(
-        ctx.kernel_location(), ev, ctx.total_cycles,
-        f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
-        f"({idle_share:.0%}) have nothing to run for the whole kernel{picture}",
-        title=f"grid underfill: {groups:,} workgroups on {cus} CUs",
+        ctx.kernel_location(), ev, ctx.total_cycles, text + picture, title=title,
         removable=(UNDERFILL_LOW_FACTOR * high, high), kernel_time=True,
-        basis=(f"{groups} of {cus} CUs work, so spreading the same work over all of them shortens the "
-               f"kernel by at most the idle {idle_share:.0%} of its time"
-               + _split_costs(fixed_share)))]
+        basis=(f"{working}, so spreading the same work over all of them shortens the kernel by at "
+               f"most the idle {idle_share:.0%} of its time" + _split_costs(fixed_share)))]
 
 
 def _idle_bound(ctx: PlanContext, idle_share: float, ev: list[Evidence]) -> tuple[float, float]:
@@ -144,20 +151,13 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
           Evidence("idle_share_of_cus", round(idle_share, 3)),
           Evidence("launch_source", f"occupancy.json on {ses} traced shader engines (a lower bound on "
                                     "idle CUs in the traced SEs only; the grid itself is unknown)")]
-    high, fixed_share = _idle_bound(ctx, idle_share, ev)
-    picture = (", and the traced CU's numbers describe a GPU that is mostly idle"
-               if idle_share > MOSTLY_IDLE_FRACTION else "")
-    return [Candidate(
-        ctx.kernel_location(), ev, ctx.total_cycles,
-        f"measured on the traced shader engines: occupancy.json shows {busy_cus} of their "
-        f"{capacity:g} CUs ever run a workgroup and none gets a second one after work ends (the whole "
-        f"grid was resident at once), so {idle_share:.0%} of the CUs have nothing to run for the "
-        f"whole kernel{picture} ({no_launch}: the grid is inferred from the capture)",
-        title=f"grid underfill measured on the traced shader engines: {busy_cus} of {capacity:g} CUs busy",
-        removable=(UNDERFILL_LOW_FACTOR * high, high), kernel_time=True,
-        basis=(f"{busy_cus} of {capacity:g} CUs of the traced shader engines work in one round, so "
-               f"spreading the same work over all of them shortens the kernel by at most the idle "
-               f"{idle_share:.0%} of its time" + _split_costs(fixed_share)))]
+    return _underfill(
+        ctx, ev, idle_share, f"{busy_cus} of {capacity:g} CUs of the traced shader engines work in one round",
+        f"measured on the traced shader engines ({no_launch}): occupancy.json shows {busy_cus} of "
+        f"their {capacity:g} CUs ever run a workgroup and none gets a second one after work ends (the "
+        f"whole grid was resident at once), so {idle_share:.0%} of the CUs have nothing to run for "
+        "the whole kernel",
+        f"grid underfill measured on the traced shader engines: {busy_cus} of {capacity:g} CUs busy")
 
 
 def fixed_entry_cycles(ctx: PlanContext) -> float:
