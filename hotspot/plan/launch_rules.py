@@ -145,7 +145,7 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
     per_se_text = " ".join(f"SE{se}:{n}" for se, n in busy.items())
     ev = [Evidence("busy_cus_on_traced_ses", busy_cus, round(capacity, 1), "<"),
           Evidence("traced_shader_engines", ses), Evidence("busy_cus_per_se", per_se_text),
-          Evidence("cus_per_se", per_se),
+          Evidence("cus_per_se", int(per_se) if float(per_se).is_integer() else per_se),
           Evidence("cus_per_se_source", product.source("cus_per_se")),
           Evidence("one_round", True), Evidence("peak_waves_per_simd", peak, allowed, "<"),
           Evidence("idle_share_of_cus", round(idle_share, 3)),
@@ -153,8 +153,8 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
                                     "idle CUs in the traced SEs only; the grid itself is unknown)")]
     return _underfill(
         ctx, ev, idle_share, f"{busy_cus} of {capacity:g} CUs of the traced shader engines work in one round",
-        f"measured on the traced shader engines ({no_launch}): occupancy.json shows {busy_cus} of "
-        f"their {capacity:g} CUs ever run a workgroup and none gets a second one after work ends (the "
+        f"{no_launch}; measured on the traced shader engines instead: occupancy.json shows {busy_cus} "
+        f"of their {capacity:g} CUs ever run a workgroup and none gets a second one after work ends (the "
         f"whole grid was resident at once), so {idle_share:.0%} of the CUs have nothing to run for "
         "the whole kernel",
         f"grid underfill measured on the traced shader engines: {busy_cus} of {capacity:g} CUs busy")
