@@ -148,3 +148,35 @@ def test_corpus_legacy_layout_is_rejected(corpus):
 def test_parse_occupancy_direct():
     trace = parse_occupancy({"2": [[1, 0, 0, 0, 1, 3]], "version": "3.0.0"})
     assert list(trace.events_by_se) == [2] and trace.dispatches == {}
+
+
+def test_busy_cus_per_se_and_one_round():
+    # SE0: CUs 0 and 3 start waves before the first end (t=50): one round; CU 3's second SIMD too
+    se0 = [ev(0, 0, 0, 0, 1), ev(4, 3, 0, 0, 1), ev(8, 3, 1, 0, 1),
+           ev(50, 0, 0, 0, 0), ev(60, 3, 0, 0, 0), ev(70, 3, 1, 0, 0)]
+    # SE1: one CU, one wave
+    se1 = [ev(100, 5, 0, 0, 1), ev(900, 5, 0, 0, 0)]
+    got = achieved_occupancy({0: se0, 1: se1})
+    assert got.busy_cus_per_se == {0: 2, 1: 1}
+    assert got.one_round is True
+
+
+def test_a_start_at_or_after_the_first_end_is_a_second_round():
+    # the slot freed at t=50 is refilled at t=50 (ends sort before starts): a second workgroup
+    refill = [ev(0, 0, 0, 0, 1), ev(2, 1, 0, 0, 1), ev(50, 0, 0, 0, 0), ev(50, 0, 0, 0, 1),
+              ev(90, 0, 0, 0, 0), ev(95, 1, 0, 0, 0)]
+    got = achieved_occupancy({0: refill, 1: [ev(0, 2, 0, 0, 1), ev(9, 2, 0, 0, 0)]})
+    assert got.busy_cus_per_se == {0: 2, 1: 1}
+    assert got.one_round is False
+    # a start one cycle before the first end is still the first round
+    early = [ev(0, 0, 0, 0, 1), ev(49, 1, 0, 0, 1), ev(50, 0, 0, 0, 0), ev(60, 1, 0, 0, 0)]
+    assert achieved_occupancy({0: early}).one_round is True
+
+
+def test_one_round_is_unknown_without_a_wave_end_and_ignores_other_kernels():
+    assert achieved_occupancy({0: [ev(0, 0, 0, 0, 1), ev(5, 1, 0, 0, 1)]}).one_round is None
+    # kernel 2 starts on CU 4 after kernel 1's first end: not kernel 1's second round
+    rows = [ev(0, 0, 0, 0, 1), ev(10, 0, 0, 0, 0), ev(20, 4, 0, 0, 1, kernel=2), ev(30, 4, 0, 0, 0, kernel=2)]
+    got = achieved_occupancy({0: rows}, kernel_ids=[1])
+    assert got.busy_cus_per_se == {0: 1} and got.one_round is True
+    assert achieved_occupancy({0: rows}).one_round is False

@@ -67,3 +67,14 @@ def test_pinned_values_and_unverified_marks():
         assert "unverified" in p.source("peak_hbm_gbps")
     assert all(p.gfx in TARGETS for p in PRODUCTS.values())
     assert all(p.source("cus") for p in PRODUCTS.values())
+
+
+def test_cus_per_se_is_cus_per_xcd_over_four_shader_engines():
+    # AMD CDNA 3 / CDNA 4 whitepapers: 4 SEs per XCD; MI350X 32 CUs per XCD, MI300X 38 (9.5 per SE on average)
+    assert PRODUCTS["MI350X"].cus_per_se == PRODUCTS["MI355X"].cus_per_se == 8
+    assert PRODUCTS["MI300X"].cus_per_se == 9.5
+    for p in PRODUCTS.values():
+        if p.cus_per_se is not None:
+            assert p.cus_per_se == p.cus / (p.xcds * 4)
+            assert "whitepaper" in p.source("cus_per_se")
+    assert PRODUCTS["MI250X"].cus_per_se is None  # CDNA2's SE structure is not in the table's sources

@@ -16,6 +16,13 @@ Definition (what `achieved_occupancy` returns):
 A start with no end is resident until the window's end; an end with no start counts from the
 window's start; a second start on a busy slot closes the first there. All three are counted in
 `unmatched_*`.
+
+Spread over the CUs (what `grid-underfill` reads when the launch is unknown):
+- `busy_cus_per_se` = per SE, the distinct CUs that started a wave of the selected kernels;
+- `one_round` (the one-round rule, `fits_one_round`): on every SE, no wave starts at or after that
+  SE's first wave end (ends sort before starts at equal time, so a slot freed and refilled in one
+  cycle is a second round): no CU ever got work after work ended, so the whole grid was resident
+  at once. None when an SE has no wave end (the window stops before anything finished: unknown).
 """
 
 from __future__ import annotations
@@ -48,6 +55,8 @@ class AchievedOccupancy:
     window_cycles: dict[int, int]       # per SE: last event − first event
     unmatched_starts: int
     unmatched_ends: int
+    busy_cus_per_se: dict[int, int]     # per SE: distinct CUs that started a wave
+    one_round: bool | None              # the one-round rule (module doc); None when unknown
 
 
 # --- reader ----------------------------------------------------------------------------------
@@ -70,6 +79,14 @@ def _peak(intervals: list[tuple[int, int]]) -> int:
 # against ~2 us as OccupancyEvent tuples.
 EventColumns = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int], Sequence[int],
                      Sequence[int]]
+
+
+def fits_one_round(first_end: int | None, last_start: int) -> bool | None:
+    """The one-round rule on one SE (module doc): no wave starts at or after the first wave end;
+    None without any wave end."""
+    if first_end is None:
+        return None
+    return last_start < first_end
 
 
 def events_to_columns(events: Sequence[OccupancyEvent]) -> EventColumns:
@@ -97,6 +114,8 @@ def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
     intervals: dict[_SimdKey, list[tuple[int, int]]] = defaultdict(list)
     windows: dict[int, int] = {}
     unmatched_starts = unmatched_ends = 0
+    busy_cus: dict[int, int] = {}
+    rounds: list[bool | None] = []
     for se in sorted(columns_by_se):
         cols = columns_by_se[se]
         if wanted is not None:
@@ -111,6 +130,12 @@ def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
         begin, end = rows[0][0], rows[-1][0]
         windows[se] = end - begin
         open_slots: dict[tuple[int, int, int], int] = {}  # (cu, simd, slot) -> start time
+        started = {c for _t, is_start, _i, c, _s, _n in rows if is_start}
+        if started:
+            busy_cus[se] = len(started)
+            first_end = next((t for t, is_start, *_ in rows if not is_start), None)
+            last_start = max(t for t, is_start, *_ in rows if is_start)
+            rounds.append(fits_one_round(first_end, last_start))
         for t, is_start, _i, c, s, n in rows:
             key = (c, s, n)
             if is_start:
@@ -133,4 +158,6 @@ def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
     mean = busy / total_window if total_window > 0 else None
     peak = max(_peak(spans) for spans in intervals.values())
     waves = sum(len(spans) for spans in intervals.values())
-    return AchievedOccupancy(mean, peak, len(intervals), waves, windows, unmatched_starts, unmatched_ends)
+    one_round = None if not rounds or None in rounds else all(rounds)
+    return AchievedOccupancy(mean, peak, len(intervals), waves, windows, unmatched_starts, unmatched_ends,
+                             busy_cus, one_round)

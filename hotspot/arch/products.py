@@ -28,6 +28,10 @@ class Product:
     dense_fp8_tflops: float | None
     sources: tuple[tuple[str, str], ...]   # (field, one-line note)
     unverified: tuple[str, ...] = ()       # fields the reference could not confirm
+    # Active CUs per shader engine (the CUs an occupancy.json of one SE can show busy). An average
+    # where the SEs of a die differ (MI300: 38 CUs per XCD over 4 SEs = 9 or 10 each, 9.5 here);
+    # None where the SE structure is not documented.
+    cus_per_se: float | None = None
 
     @property
     def peak_hbm_bytes_per_s(self) -> float:
@@ -39,27 +43,43 @@ class Product:
 
 def _product(name: str, gfx: str, cus: int, xcds: int, clock: int, hbm_gbps: float, l2: str,
              mall: int | None, f16: float, fp8: float | None, *, unverified: tuple[str, ...] = (),
-             notes: dict[str, str] | None = None) -> Product:
+             notes: dict[str, str] | None = None, cus_per_se: float | None = None) -> Product:
     sources = {f: _S5 for f in ("gfx", "cus", "xcds", "peak_engine_clock_mhz", "peak_hbm_gbps", "l2",
                                 "infinity_cache_mib", "dense_f16_tflops", "dense_fp8_tflops")}
     sources.update(notes or {})
     for field_name in unverified:
         sources[field_name] = f"{sources[field_name]} {_UNVERIFIED}"
+    if cus_per_se is not None:
+        sources.setdefault("cus_per_se", _SE_SOURCE)
     return Product(name, gfx, cus, xcds, clock, hbm_gbps, l2, mall, f16, fp8,
-                   tuple(sorted(sources.items())), unverified)
+                   tuple(sorted(sources.items())), unverified, cus_per_se)
+
+
+# Shader engines per XCD and CUs per XCD: AMD CDNA 3 and CDNA 4 architecture whitepapers (XCD
+# structure: 4 shader engines per XCD; MI300X/MI325X/MI300A 38 active CUs per XCD, MI350X/MI355X 32).
+SES_PER_XCD = 4
+_SE_SOURCE = ("AMD CDNA 3 / CDNA 4 architecture whitepapers: CUs per XCD ÷ 4 shader engines per XCD "
+              "(an average where 38 CUs per XCD split 9/10)")
+CDNA3_CUS_PER_XCD = 38
+CDNA4_CUS_PER_XCD = 32
 
 
 PRODUCTS: dict[str, Product] = {p.name: p for p in (
     _product("MI300X", "gfx942", 304, 8, 2100, 5300.0,
-             "4 MiB per XCD, 16 channels per XCD, 128 B line", 256, 1307.4, 2614.9),
+             "4 MiB per XCD, 16 channels per XCD, 128 B line", 256, 1307.4, 2614.9,
+             cus_per_se=CDNA3_CUS_PER_XCD / SES_PER_XCD),
     _product("MI325X", "gfx942", 304, 8, 2100, 6000.0,
              "4 MiB per XCD, 16 channels per XCD, 128 B line", 256, 1307.4, 2614.9,
-             unverified=("peak_engine_clock_mhz", "peak_hbm_gbps")),
-    _product("MI300A", "gfx942", 228, 6, 2100, 5300.0, "24 MiB total", 256, 980.6, 1961.2),
+             unverified=("peak_engine_clock_mhz", "peak_hbm_gbps"),
+             cus_per_se=CDNA3_CUS_PER_XCD / SES_PER_XCD),
+    _product("MI300A", "gfx942", 228, 6, 2100, 5300.0, "24 MiB total", 256, 980.6, 1961.2,
+             cus_per_se=CDNA3_CUS_PER_XCD / SES_PER_XCD),
     _product("MI350X", "gfx950", 256, 8, 2200, 8000.0, "4 MiB per XCD, 16 channels per XCD", 256,
-             2306.9, 4613.7, unverified=("peak_engine_clock_mhz", "peak_hbm_gbps")),
+             2306.9, 4613.7, unverified=("peak_engine_clock_mhz", "peak_hbm_gbps"),
+             cus_per_se=CDNA4_CUS_PER_XCD / SES_PER_XCD),
     _product("MI355X", "gfx950", 256, 8, 2400, 8000.0, "4 MiB per XCD, 16 channels per XCD", 256,
-             2516.6, 5033.2, unverified=("peak_engine_clock_mhz", "peak_hbm_gbps")),
+             2516.6, 5033.2, unverified=("peak_engine_clock_mhz", "peak_hbm_gbps"),
+             cus_per_se=CDNA4_CUS_PER_XCD / SES_PER_XCD),
     _product("MI250X", "gfx90a", 220, 2, 1700, 3276.8, "8 MiB per GCD, 32 channels", None, 383.0, None,
              notes={"xcds": f"{_S5}: 2 GCDs",
                     "peak_hbm_gbps": f"{_S5} 3.28 TB/s (= 8192-bit HBM2e × 3.2 Gb/s = 3276.8 GB/s)"}),

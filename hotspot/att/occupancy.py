@@ -43,6 +43,10 @@ class AchievedOut:
     simds: int
     waves: int
     kernel_ids: list[int]
+    # per traced SE (key: SE number as a string, ascending): distinct CUs that ran a wave, and the
+    # one-round rule (hotspot/arch/achieved.py): the grid-underfill evidence without a launch row
+    busy_cus_per_se: dict[str, int] = field(default_factory=dict)
+    one_round: bool | None = None
 
 
 @record
@@ -167,7 +171,8 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
     if got is None:
         return None
     return AchievedOut(got.mean_waves_per_simd, got.peak_waves_per_simd, got.simds, got.waves,
-                       sorted(ids))
+                       sorted(ids), {str(se): n for se, n in sorted(got.busy_cus_per_se.items())},
+                       got.one_round)
 
 
 def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hotspot.att.launch import MATCHED
 from hotspot.plan.context import PlanContext, is_kernarg_load
-from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.model import UNREPRESENTATIVE, Candidate, Evidence, Outcome, Rule
 from hotspot.plan.roofline import known_launch
 from hotspot.record import record
 
@@ -42,9 +42,9 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     launch = known_launch(ctx)
     if launch is None:
         raw = (ctx.occupancy() or {}).get("launch")
-        return ((isinstance(raw, dict) and launch_not_matched(raw))
-                or "the launch's grid is unknown (no kernel-trace or rocpd row matched to this "
-                   "dispatch): no grid-based item")
+        why = ((isinstance(raw, dict) and launch_not_matched(raw))
+               or "the launch's grid is unknown (no kernel-trace or rocpd row matched to this dispatch)")
+        return underfill_from_capture(ctx, why)
     groups, cus = launch["workgroups"], launch["cus"]
     if groups >= cus:
         return f"{groups:,} workgroups for {cus} CUs: every CU gets work"
@@ -58,30 +58,106 @@ def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
     if isinstance(launch.get("duration_ns"), int):
         ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
         ev.append(Evidence("duration_source", launch.get("duration_source")))
-    # Spreading the work shrinks each workgroup's work, not the fixed latency every wave pays
-    # (kernel-argument round trips at the entry): that share of the waves' time stays.
-    fixed = fixed_entry_cycles(ctx)
-    fixed_share = min(1.0, fixed / ctx.total_cycles) if ctx.total_cycles else 0.0
-    high = idle_share * (1.0 - fixed_share)
-    if fixed:
-        ev.append(Evidence("fixed_entry_share_of_cycles", round(fixed_share, 3)))
+    return _underfill(
+        ctx, ev, idle_share, f"{groups} of {cus} CUs work",
+        f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
+        f"({idle_share:.0%}) have nothing to run for the whole kernel",
+        f"grid underfill: {groups:,} workgroups on {cus} CUs")
+
+
+def _underfill(ctx: PlanContext, ev: list[Evidence], idle_share: float, working: str, text: str,
+               title: str) -> list[Candidate]:
+    """The item for `idle_share` of the CUs idle: high = the idle share less the fixed entry
+    latency share, low = UNDERFILL_LOW_FACTOR of it."""
+    high, fixed_share = _idle_bound(ctx, idle_share, ev)
     picture = (", and the traced CU's numbers describe a GPU that is mostly idle"
                if idle_share > MOSTLY_IDLE_FRACTION else "")
     # The estimate is a share of the kernel's time, not of the traced waves' cycles: every busy CU
     # runs for the whole kernel, so the target is all of the traced cycles and the removable share
     # is the idle share of the CUs.
     return [Candidate(
-        ctx.kernel_location(), ev, ctx.total_cycles,
-        f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
-        f"({idle_share:.0%}) have nothing to run for the whole kernel{picture}",
-        title=f"grid underfill: {groups:,} workgroups on {cus} CUs",
+        ctx.kernel_location(), ev, ctx.total_cycles, text + picture, title=title,
         removable=(UNDERFILL_LOW_FACTOR * high, high), kernel_time=True,
-        basis=(f"{groups} of {cus} CUs work, so spreading the same work over all of them shortens the "
-               f"kernel by at most the idle {idle_share:.0%} of its time"
-               + (f", less the {fixed_share:.0%} of the waves' time that is fixed entry latency "
-                  "(kernel-argument round trips do not shrink with the work)" if fixed else "")
-               + "; the low end allows for what the split costs (a reduction pass or atomics, less "
-                 "reuse per smaller tile)"))]
+        basis=(f"{working}, so spreading the same work over all of them shortens the kernel by at "
+               f"most the idle {idle_share:.0%} of its time" + _split_costs(fixed_share)))]
+
+
+def _idle_bound(ctx: PlanContext, idle_share: float, ev: list[Evidence]) -> tuple[float, float]:
+    """(high estimate, fixed entry share): the idle share less the fixed entry latency share.
+    Spreading the work shrinks each workgroup's work, not the fixed latency every wave pays
+    (kernel-argument round trips at the entry): that share of the waves' time stays."""
+    fixed = fixed_entry_cycles(ctx)
+    fixed_share = min(1.0, fixed / ctx.total_cycles) if ctx.total_cycles else 0.0
+    if fixed:
+        ev.append(Evidence("fixed_entry_share_of_cycles", round(fixed_share, 3)))
+    return idle_share * (1.0 - fixed_share), fixed_share
+
+
+def _split_costs(fixed_share: float) -> str:
+    return ((f", less the {fixed_share:.0%} of the waves' time that is fixed entry latency "
+             "(kernel-argument round trips do not shrink with the work)" if fixed_share else "")
+            + "; the low end allows for what the split costs (a reduction pass or atomics, less "
+              "reuse per smaller tile)")
+
+
+def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
+    """Grid underfill measured in occupancy.json when no launch row gives the grid: every traced
+    shader engine shows its whole share of the grid resident at once (the one-round rule,
+    hotspot/arch/achieved.py) on fewer CUs than the SE has. The idle share is over the traced SEs
+    only (a lower bound on the GPU's idle CUs when the other SEs look alike; the grid itself stays
+    unknown). An SE is taken to have at least the whole part of the product's CUs per SE (MI300's
+    9.5 average: 9), so a capture that could be full never fires; the share uses the average."""
+    from hotspot.arch.products import find_product
+
+    occ = ctx.occupancy() or {}
+    achieved = occ.get("achieved")
+    busy = achieved.get("busy_cus_per_se") if isinstance(achieved, dict) else None
+    if not isinstance(busy, dict) or not busy:
+        return f"{no_launch}; occupancy.json shows no CU per shader engine: no grid-based item"
+    if (ctx.data.get("representativeness") or {}).get("level") == UNREPRESENTATIVE:
+        return f"{no_launch}; the capture does not represent the kernel, so neither does its occupancy.json"
+    one_round = achieved.get("one_round")
+    if one_round is not True:
+        return (f"{no_launch}; occupancy.json shows "
+                + ("a CU starting work after work ended (more than one round of workgroups)"
+                   if one_round is False else "no wave end, so whether the grid fit in one round is unknown")
+                + ": the CUs' spread says nothing about the grid")
+    # A dispatcher with work left spreads it over free CUs before it packs a CU to the occupancy
+    # limit: busy CUs at that limit beside idle ones mean the idle CUs were not this kernel's to use
+    # (a CU mask, another kernel), which a small grid does not explain.
+    allowed, peak = occ.get("waves_per_simd"), achieved.get("peak_waves_per_simd")
+    if not isinstance(allowed, int) or not isinstance(peak, int) or peak >= allowed:
+        return (f"{no_launch}; the busy CUs reach {peak} waves/SIMD of the "
+                f"{allowed if isinstance(allowed, int) else 'unknown'} the kernel's occupancy allows: "
+                "the capture cannot tell CUs left idle by a small grid from CUs the dispatcher could "
+                "not use")
+    product = find_product(str((ctx.data.get("arch") or {}).get("product") or ""))
+    per_se = product.cus_per_se if product is not None else None
+    if not per_se:
+        return f"{no_launch}; the product's CUs per shader engine are unknown: no capture-based underfill"
+    ses = len(busy)
+    busy_cus = sum(int(n) for n in busy.values())
+    if busy_cus >= ses * int(per_se):
+        return (f"{no_launch}; occupancy.json shows {busy_cus} busy CUs on {ses} traced shader engines "
+                f"of {per_se:g} CUs each: every CU gets work")
+    capacity = ses * per_se
+    idle_share = 1.0 - busy_cus / capacity
+    per_se_text = " ".join(f"SE{se}:{n}" for se, n in busy.items())
+    ev = [Evidence("busy_cus_on_traced_ses", busy_cus, round(capacity, 1), "<"),
+          Evidence("traced_shader_engines", ses), Evidence("busy_cus_per_se", per_se_text),
+          Evidence("cus_per_se", int(per_se) if float(per_se).is_integer() else per_se),
+          Evidence("cus_per_se_source", product.source("cus_per_se")),
+          Evidence("one_round", True), Evidence("peak_waves_per_simd", peak, allowed, "<"),
+          Evidence("idle_share_of_cus", round(idle_share, 3)),
+          Evidence("launch_source", f"occupancy.json on {ses} traced shader engines (a lower bound on "
+                                    "idle CUs in the traced SEs only; the grid itself is unknown)")]
+    return _underfill(
+        ctx, ev, idle_share, f"{busy_cus} of {capacity:g} CUs of the traced shader engines work in one round",
+        f"{no_launch}; measured on the traced shader engines instead: occupancy.json shows {busy_cus} "
+        f"of their {capacity:g} CUs ever run a workgroup and none gets a second one after work ends (the "
+        f"whole grid was resident at once), so {idle_share:.0%} of the CUs have nothing to run for "
+        "the whole kernel",
+        f"grid underfill measured on the traced shader engines: {busy_cus} of {capacity:g} CUs busy")
 
 
 def fixed_entry_cycles(ctx: PlanContext) -> float:

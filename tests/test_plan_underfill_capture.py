@@ -1,0 +1,119 @@
+"""grid-underfill measured from occupancy.json when no launch row gives the grid: one round of
+workgroups on fewer CUs per traced shader engine than the product has. Expected numbers are worked
+out here by hand from the layouts and the product table's source (MI350X: 32 CUs per XCD, 4 SEs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from hotspot.arch.achieved import achieved_from_columns
+from hotspot.att.model import AnalyzeOptions
+from hotspot.capture.occupancy import read_occupancy_json
+from hotspot.plan.api import analyze_with_plan
+from hotspot.plan.engine import run_plan
+from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
+from tests.conftest import corpus_path
+from tests.test_plan_causes import launch
+from tests.test_plan_rules import ids, item, occ_data, skipped
+
+SRC = "/work/synth/kernels/k.py"
+ROWS = ["buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen", "s_waitcnt vmcnt(0)", "v_add_f32 v4, v0, v1",
+        "s_endpgm"]
+MI350X_CUS_PER_SE = 32 // 4
+# 2 traced SEs, 4 CUs each (the traced CU 1 and CUs 0, 2, 3), one wave slot per SIMD
+HALF = Layout(ses=(0, 1), simds=4, slots=1, cu=1, other_cus=(0, 2, 3))
+ONE_ROUND_WAVES = len(HALF.ses) * HALF.simds * HALF.slots  # every slot runs one wave
+
+
+def planned(tmp_path: Path, waves: int) -> dict:
+    program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(ROWS)], ())
+    d = make_dispatch(tmp_path / "run" / "out", DispatchSpec(arch="gfx950", program=program, waves=waves,
+                                                             layout=HALF, variants=4, agent_info=True), seed=3)
+    return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+
+
+def test_one_round_on_half_the_cus_is_grid_underfill(tmp_path: Path) -> None:
+    data = planned(tmp_path, ONE_ROUND_WAVES)
+    assert data["occupancy"]["launch"] is None  # no kernel trace: the grid is unknown
+    achieved = data["occupancy"]["achieved"]
+    busy_per_se = 1 + len(HALF.other_cus)
+    assert achieved["busy_cus_per_se"] == {str(se): busy_per_se for se in HALF.ses}
+    assert achieved["one_round"] is True
+    it = next(i for i in data["plan"] if i["id"] == "grid-underfill")
+    idle = 1 - len(HALF.ses) * busy_per_se / (len(HALF.ses) * MI350X_CUS_PER_SE)
+    assert idle == 0.5
+    # no kernel-argument load in the program: no fixed entry share, so the bound is the idle share
+    assert it["estimate"]["high_pct"] == pytest.approx(100 * idle)
+    assert it["estimate"]["low_pct"] == pytest.approx(50 * idle)
+    assert "measured on the traced shader engines" in it["title"]
+    ev = {e["metric"]: e["value"] for e in it["evidence"]}
+    assert ev["traced_shader_engines"] == 2 and ev["busy_cus_on_traced_ses"] == 8
+    assert "occupancy.json on 2 traced shader engines" in ev["launch_source"]
+
+
+def test_a_second_round_on_the_same_cus_is_not_underfill(tmp_path: Path) -> None:
+    data = planned(tmp_path, 2 * ONE_ROUND_WAVES)  # every slot runs a second wave after its first
+    achieved = data["occupancy"]["achieved"]
+    assert achieved["busy_cus_per_se"] == {str(se): 1 + len(HALF.other_cus) for se in HALF.ses}
+    assert achieved["one_round"] is False
+    assert "grid-underfill" not in [i["id"] for i in data["plan"]]
+    why = [s["reason"] for s in data["plan_skipped"] if s["id"] == "grid-underfill"]
+    assert why and "more than one round" in why[0]
+
+
+def _capture(busy: dict[str, int], one_round: bool | None = True, peak: int = 1, product: str = "MI350X",
+             waves: int = 2) -> dict:
+    data = occ_data("vgpr", waves=waves)
+    data["arch"]["product"] = f"AMD Instinct {product}"
+    data["occupancy"]["achieved"] = {"mean_waves_per_simd": 0.5, "peak_waves_per_simd": peak,
+                                     "busy_cus_per_se": busy, "one_round": one_round}
+    return data
+
+
+def test_capture_underfill_bounds_and_guards() -> None:
+    it = item(run_plan(_capture({"0": 4, "1": 4, "2": 4, "3": 4})), "grid-underfill")
+    assert it.estimate.high_pct == pytest.approx(50.0) and it.estimate.low_pct == pytest.approx(25.0)
+    # busy CUs at the kernel's occupancy limit: idle CUs may not have been this kernel's to use
+    full = run_plan(_capture({"0": 4}, peak=2))
+    assert "grid-underfill" not in ids(full)
+    assert any("cannot tell" in s.reason for s in skipped(full, "grid-underfill"))
+    # every CU of the SE busy; a run whose rounds are unknown
+    assert "grid-underfill" not in ids(run_plan(_capture({"0": 8, "1": 8})))
+    assert "grid-underfill" not in ids(run_plan(_capture({"0": 4}, one_round=None)))
+    # MI300X: 9.5 CUs per SE on average (9 or 10): 9 busy could be a full SE, 4 busy is underfill
+    assert "grid-underfill" not in ids(run_plan(_capture({"0": 9}, product="MI300X")))
+    it = item(run_plan(_capture({"0": 4, "1": 5}, product="MI300X")), "grid-underfill")
+    assert it.estimate.high_pct == pytest.approx(100 * (1 - 9 / 19), abs=0.01)
+
+
+def test_a_matched_launch_row_wins_over_the_capture() -> None:
+    data = _capture({"0": 4, "1": 4, "2": 4, "3": 4})
+    data["occupancy"]["launch"] = launch(300)  # more workgroups than CUs: every CU gets work
+    out = run_plan(data)
+    assert "grid-underfill" not in ids(out)
+    assert any("every CU gets work" in s.reason for s in skipped(out, "grid-underfill"))
+
+
+SMALL_FA = "att/gfx950/flash_attn_replicates/small/ui_output_agent_14326_dispatch_44_after_loc_fix"
+
+
+def test_small_flash_attention_capture_counts_its_busy_cus(corpus) -> None:
+    """Read occupancy.json's rows directly: distinct CUs with a start per SE, and no start at or
+    after the SE's first end."""
+    d = corpus_path(SMALL_FA)
+    doc = orjson.loads((d / "occupancy.json").read_bytes())
+    kernel = next(int(k) for k, n in doc["dispatches"].items() if n.startswith("flash_attn"))
+    expected_busy, expected_round = {}, True
+    for se, rows in doc.items():
+        if not se.isdigit():
+            continue
+        mine = [r for r in rows if r[5] == kernel]
+        expected_busy[int(se)] = len({r[1] for r in mine if r[4] == 1})
+        first_end = min(r[0] for r in mine if r[4] == 0)
+        expected_round &= all(r[0] < first_end for r in mine if r[4] == 1)
+    got = achieved_from_columns(read_occupancy_json(d / "occupancy.json").columns_by_se, [kernel])
+    assert got.busy_cus_per_se == expected_busy == {0: 4, 1: 4, 2: 4, 3: 4}
+    assert got.one_round is expected_round is True
