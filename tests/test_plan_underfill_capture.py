@@ -20,8 +20,11 @@ from tests.test_plan_causes import launch
 from tests.test_plan_rules import ids, item, occ_data, skipped
 
 SRC = "/work/synth/kernels/k.py"
+# a loop of 4 trips holds the wave's time: the work a split would spread (with the grid unknown the
+# capture must show it)
 ROWS = ["buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen", "s_waitcnt vmcnt(0)", "v_add_f32 v4, v0, v1",
-        "s_endpgm"]
+        "s_cbranch_scc1 0", "s_endpgm"]
+LOOPS = [(0, 3, 4)]
 MI350X_CUS_PER_SE = 32 // 4
 # 2 traced SEs, 4 CUs each (the traced CU 1 and CUs 0, 2, 3), one wave slot per SIMD
 HALF = Layout(ses=(0, 1), simds=4, slots=1, cu=1, other_cus=(0, 2, 3))
@@ -29,7 +32,7 @@ ONE_ROUND_WAVES = len(HALF.ses) * HALF.simds * HALF.slots  # every slot runs one
 
 
 def planned(tmp_path: Path, waves: int) -> dict:
-    program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(ROWS)], ())
+    program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(ROWS)], LOOPS)
     d = make_dispatch(tmp_path / "run" / "out", DispatchSpec(arch="gfx950", program=program, waves=waves,
                                                              layout=HALF, variants=4, agent_info=True), seed=3)
     return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
@@ -70,6 +73,8 @@ def _capture(busy: dict[str, int], one_round: bool | None = True, peak: int = 1,
     data["arch"]["product"] = f"AMD Instinct {product}"
     data["occupancy"]["achieved"] = {"mean_waves_per_simd": 0.5, "peak_waves_per_simd": peak,
                                      "busy_cus_per_se": busy, "one_round": one_round}
+    data["loops"] = [{"first_line_number": 1, "last_line_number": 2, "iterations_per_wave": 4.0,
+                      "share": 0.9}]  # repeated work a split can spread
     return data
 
 
@@ -117,3 +122,29 @@ def test_small_flash_attention_capture_counts_its_busy_cus(corpus) -> None:
     got = achieved_from_columns(read_occupancy_json(d / "occupancy.json").columns_by_se, [kernel])
     assert got.busy_cus_per_se == expected_busy == {0: 4, 1: 4, 2: 4, 3: 4}
     assert got.one_round is expected_round is True
+
+
+def test_a_straight_line_wave_gives_no_capture_underfill() -> None:
+    """With the grid unknown, one fixed-cost pass per wave (no repeated loop holding the time) is
+    no evidence that a split would spread anything."""
+    data = _capture({"0": 4, "1": 4, "2": 4, "3": 4})
+    data["loops"] = [{"first_line_number": 1, "last_line_number": 2, "iterations_per_wave": 1.0, "share": 0.9}]
+    out = run_plan(data)
+    assert "grid-underfill" not in ids(out)
+    assert any("no loop" in s.reason for s in skipped(out, "grid-underfill"))
+
+
+def test_a_row_matched_by_name_that_the_occupancy_contradicts_is_not_the_launch() -> None:
+    from hotspot.att.launch import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, INCONSISTENT, MATCHED, LaunchOut,
+                                    checked_against_occupancy)
+
+    row = LaunchOut([507 * 256, 1, 1], [256, 1, 1], 507, 48_000, 256, "kt.csv", 8000.0, MATCHED,
+                    BY_UNIQUE_SHAPE)
+    busy = {"0": 3, "1": 2, "2": 2, "3": 2}  # 9 of the 4 x 8 CUs, one round
+    out = checked_against_occupancy(row, busy, True, 8.0)
+    assert out.status == INCONSISTENT and "9 of at least 32 CUs" in out.reason
+    # the dispatch's own row, a second round, or every CU busy: the row stands
+    from dataclasses import replace
+    assert checked_against_occupancy(replace(row, match=BY_DISPATCH_ID), busy, True, 8.0).status == MATCHED
+    assert checked_against_occupancy(row, busy, False, 8.0).status == MATCHED
+    assert checked_against_occupancy(row, {str(se): 8 for se in range(4)}, True, 8.0).status == MATCHED

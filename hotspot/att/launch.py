@@ -165,3 +165,25 @@ def _checked(out: LaunchOut, traced_waves: int | None, wave_size: int | None) ->
             f"{traced_waves:,}: the row is not this dispatch's launch (another run or config); "
             "name the run's kernel trace with --meta"))
     return out
+
+
+def checked_against_occupancy(out: LaunchOut, busy_cus_per_se: dict[str, int], one_round: bool | None,
+                              cus_per_se: float | None) -> LaunchOut:
+    """A row matched by name only, against what occupancy.json saw on the traced shader engines: a
+    grid with a workgroup for every CU would have put work on every CU of those SEs, so when the
+    whole capture fits in one round on fewer CUs (hotspot/arch/achieved.py) the row is another
+    run's or config's launch (a discovery trace of the big config beside a small-config capture)."""
+    if (out.status != MATCHED or out.match == BY_DISPATCH_ID or one_round is not True
+            or not busy_cus_per_se or cus_per_se is None or out.workgroups is None or not out.cus
+            or out.workgroups < out.cus):
+        return out
+    traced_ses = len(busy_cus_per_se)
+    busy = sum(busy_cus_per_se.values())
+    room = traced_ses * int(cus_per_se)  # the fewest CUs those SEs can have
+    if busy >= room:
+        return out
+    return replace(out, status=INCONSISTENT, reason=(
+        f"the row(s) matched by name give {out.workgroups:,} workgroups, a workgroup for every one of "
+        f"the {out.cus} CUs, but on the {traced_ses} traced shader engine(s) only {busy} of at least "
+        f"{room} CUs ran a workgroup, all in one round (occupancy.json): the row is another run's or "
+        "config's launch; name this run's kernel trace with --meta"))

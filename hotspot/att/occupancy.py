@@ -19,7 +19,7 @@ from hotspot.arch.occupancy import (
 )
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
-from hotspot.att.launch import LaunchOut, match_launch
+from hotspot.att.launch import LaunchOut, checked_against_occupancy, match_launch
 from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture.layout import DispatchDir
 from hotspot.capture.model import CodeRow, KernelSymbol
@@ -182,6 +182,12 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
     candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta, records)
     occ, gap = _theoretical(d, disp, kernel, rows, arch, warnings, meta, candidates)
     launch = launch_of(records, arch, len(disp.wave_files))
+    if launch is not None and occ.achieved is not None:
+        from hotspot.arch.products import find_product
+
+        product = find_product(arch.product) if arch.product else None
+        launch = checked_against_occupancy(launch, occ.achieved.busy_cus_per_se, occ.achieved.one_round,
+                                           product.cus_per_se if product is not None else None)
     if launch is not None and launch.reason:
         warnings.append(f"launch: {launch.reason}")
     return replace(occ, launch=launch), gap

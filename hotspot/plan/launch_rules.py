@@ -6,6 +6,7 @@ is the headroom below it, and the engine caps every other estimate there."""
 from __future__ import annotations
 
 from hotspot.att.launch import MATCHED
+from hotspot.att.representativeness import MIN_PASSES_PER_WAVE, STEADY_LOOP_MIN_SHARE
 from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.model import UNREPRESENTATIVE, Candidate, Evidence, Outcome, Rule
 from hotspot.plan.roofline import known_launch
@@ -116,6 +117,15 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
         return f"{no_launch}; occupancy.json shows no CU per shader engine: no grid-based item"
     if (ctx.data.get("representativeness") or {}).get("level") == UNREPRESENTATIVE:
         return f"{no_launch}; the capture does not represent the kernel, so neither does its occupancy.json"
+    # With the grid unknown, the capture must show work a split can spread: a loop holding a
+    # material share of the stall that repeats per wave (split-K/split-KV divide its iterations).
+    # A straight-line wave (one fixed-cost pass) gives no such evidence.
+    splittable = [lp for lp in ctx.data.get("loops") or [] if isinstance(lp, dict)
+                  and float(lp.get("share") or 0.0) >= STEADY_LOOP_MIN_SHARE
+                  and float(lp.get("iterations_per_wave") or 0.0) >= MIN_PASSES_PER_WAVE]
+    if not splittable:
+        return (f"{no_launch}; no loop holding ≥ {STEADY_LOOP_MIN_SHARE:.0%} of the stall repeats per "
+                "wave: with the grid unknown, the capture shows no work a split could spread")
     one_round = achieved.get("one_round")
     if one_round is not True:
         return (f"{no_launch}; occupancy.json shows "
