@@ -58,6 +58,20 @@ def test_run_once_sees_memory_time_and_exit_code() -> None:
     assert bad.exit_code == 3 and "no such dir" in bad.stderr_tail
 
 
+def _run_once_from_a_small_process(argv: list[str]) -> Run:
+    """run_once inside a fresh interpreter, as scripts/bench.py runs it. Linux reports a child's
+    peak RSS as at least its parent's when it was started (exec keeps the old address space's
+    high-water mark), so from inside a pytest process grown past 120 MiB every child would look
+    that large."""
+    code = ("import dataclasses, json, sys\n"
+            f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / 'scripts')!r})\n"
+            "from benchkit.measure import run_once\n"
+            "print(json.dumps(dataclasses.asdict(run_once(json.loads(sys.argv[1])))))\n")
+    out = subprocess.run([PY, "-c", code, orjson.dumps(argv).decode()], capture_output=True, text=True,
+                         check=True).stdout
+    return Run(**orjson.loads(out))
+
+
 def test_run_once_counts_descendants() -> None:
     # two grandchildren hold 60 MiB each at the same time and one burns CPU: the largest single process
     # stays below 2 x 60 MiB, the sampled tree sum does not, and CPU time includes the grandchildren
@@ -66,7 +80,7 @@ def test_run_once_counts_descendants() -> None:
              "t = time.process_time()\\nwhile time.process_time() - t < 0.3: pass\\ntime.sleep(0.3)'\n"
              "ps = [subprocess.Popen([sys.executable, '-c', code]) for _ in range(2)]\n"
              "sys.exit(max(p.wait() for p in ps))\n")
-    r = run_once([PY, "-c", child])
+    r = _run_once_from_a_small_process([PY, "-c", child])
     assert r.exit_code == 0
     assert 60 * MIB <= r.peak_rss_bytes < 120 * MIB
     assert r.cpu_ns >= 500_000_000

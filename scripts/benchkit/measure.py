@@ -75,7 +75,9 @@ def summarize(runs: Sequence[Run]) -> Spread:
 
 def run_once(argv: Sequence[str], sample_tree: bool = True, env: dict[str, str] | None = None) -> Run:
     """Run `argv` (no shell) with stdout discarded; stderr is kept only for error messages. `env`:
-    variables set for this run on top of the benchmark's environment."""
+    variables set for this run on top of the benchmark's environment. `peak_rss_bytes` is at least
+    this process's own resident size when it starts the child (Linux keeps the old address space's
+    high-water mark across exec): measure from a small process, as bench.py is."""
     full_env = {**os.environ, **env} if env else None
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter_ns()
