@@ -256,7 +256,9 @@ def verdict_block(kernel: str, arch: object, verdict: object, width: int | None 
                                            is not None else "kernel"))
         head = f"{_get(it, 'rank')}. [{_get(it, 'priority')}] {est:>8}  "
         room = max(20, w - len(head) - 2)
-        loc = shorten_left(where, min(48, room // 2))
+        # the file name and line always show whole (directories go first); the title gives way
+        name = where.rsplit("/", 1)[-1]
+        loc = shorten_left(where, min(max(min(48, room // 2), len(name) + 2), room - 10))
         lines.append(head + loc + "  " + shorten_words(str(_get(it, "title")), max(10, w - len(head) - len(loc) - 2)))
     more = _get(verdict, "more_items") or 0
     if more:
