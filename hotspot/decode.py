@@ -60,18 +60,27 @@ def _decoder(hint: object) -> Decoder:
 
 
 def _is_json_any(hint: object) -> bool:
-    """JsonValue/JsonObject (their recursive forward refs) and object/Any: kept as read."""
-    if hint is Any or hint is object:
+    """JsonValue/JsonObject (hotspot/result.py), object and Any: free-form JSON, kept as read."""
+    if hint is Any or hint is object or isinstance(hint, ForwardRef):
         return True
+    origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    return any(isinstance(a, ForwardRef) for a in args) or any(
-        _is_json_any(a) for a in args if typing.get_origin(a) in (list, dict))
+    if origin in (Union, types.UnionType):  # the JsonValue union: scalars, lists and objects of it
+        return bool in args and any(typing.get_origin(a) is list and _is_json_any(a) for a in args)
+    if origin is list:
+        return bool(args) and _is_json_any(args[0])
+    if origin is dict:
+        return len(args) == 2 and _is_json_any(args[1])
+    return False
 
 
 def _build(hint: object) -> Decoder:
     if _is_json_any(hint):
-        if typing.get_origin(hint) is dict:
+        origin = typing.get_origin(hint)
+        if origin is dict:
             return _expect(dict, "an object")
+        if origin is list:
+            return _expect(list, "a list")
         return lambda v, w: v
     if hint is type(None):
         return _expect(type(None), "null")
@@ -201,11 +210,9 @@ def _mapping(item: object) -> Decoder:
 
 def _record(cls: type) -> Decoder:
     module = sys.modules.get(cls.__module__)
-    from hotspot.result import JsonObject, JsonValue
-
-    # the JSON aliases' recursive forward refs resolve even where a module does not import them
+    # JsonValue's recursive forward refs resolve to `object` (kept as read) wherever they occur
     hints = typing.get_type_hints(cls, vars(module) if module else None,
-                                  {"JsonValue": JsonValue, "JsonObject": JsonObject})
+                                  {"JsonValue": object, "JsonObject": dict[str, object]})
     plan: list[tuple[str, Decoder, bool, Callable[[], Any] | None]] = []
     for f in dataclasses.fields(cls):
         if not f.init:

@@ -86,7 +86,7 @@ def test_a_wrong_value_names_the_file_and_the_field(doc: object, message: str) -
     assert str(err.value) == f"saved.json: {message}"
 
 
-@given(st.lists(st.tuples(st.text(), st.floats(allow_nan=False), st.lists(st.text(), max_size=3)),
+@given(st.lists(st.tuples(st.text(), st.floats(allow_nan=False, allow_infinity=False), st.lists(st.text(), max_size=3)),
                 max_size=5))
 def test_round_trip_of_written_records(rows: list[tuple[str, float, list[str]]]) -> None:
     tree = Tree([Leaf(n, w, tuple(t)) for n, w, t in rows], Colour.RED, by_name={"k": len(rows)})
