@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.classify import CATEGORIES, DELIBERATELY_OTHER, classify, mnemonic_of
+from hotspot.arch.classify import CATEGORIES, DELIBERATELY_OTHER, classify, mnemonic_of
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "stall-taxonomy.md"
 

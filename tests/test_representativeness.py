@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hotspot.att.classify import classify
+from hotspot.arch.classify import classify
 from hotspot.att.model import AnalyzeOptions
 from hotspot.att.representativeness import (
     EARLY_EXIT_MATERIAL_SHARE,

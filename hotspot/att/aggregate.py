@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import field
 from operator import attrgetter
 
-from hotspot.att.classify import CATEGORIES, classify
+from hotspot.arch.classify import CATEGORIES, Category, classify
 from hotspot.capture.model import CodeRow
 from hotspot.record import record
 
@@ -22,7 +22,7 @@ class Totals:
 
 @record
 class CategoryStall:
-    category: str
+    category: Category
     stall: int
     share: float  # of total stall, 0..1
     latency: int
@@ -34,7 +34,7 @@ class CategoryStall:
 class InstructionStat:
     line_number: int
     isa: str
-    category: str
+    category: Category
     hit: int
     latency: int
     stall: int
@@ -74,7 +74,7 @@ class FileStat:
 
 @record
 class MixEntry:
-    category: str
+    category: Category
     static: int  # rows of this category in the listing
     executed: int  # of those, rows with hit > 0
     dynamic: int  # Σ hit

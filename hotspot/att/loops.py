@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hotspot.att.classify import classify
+from hotspot.arch.classify import classify
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture.model import CodeRow
 from hotspot.record import record

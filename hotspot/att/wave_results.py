@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
-from hotspot.att.classify import MEMORY_CATEGORIES, classify
+from hotspot.arch.classify import MEMORY_CATEGORIES, classify
 from hotspot.att.engine.wavepass import (
     PassOptions,
     WavePartial,

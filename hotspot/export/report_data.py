@@ -124,7 +124,7 @@ def load_saved(path: Path) -> Result:
 
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
-    from hotspot.att.classify import classify
+    from hotspot.arch.classify import classify
     from hotspot.capture.codejson import read_code_json
 
     table = read_code_json(ddir / "code.json", max_bytes)

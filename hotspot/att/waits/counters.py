@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
-from hotspot.att.classify import WAIT_CATEGORIES, classify, mnemonic_of
+from hotspot.arch.classify import WAIT_CATEGORIES, classify, mnemonic_of
 from hotspot.capture.model import CodeRow
 from hotspot.record import record
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
-from hotspot.att.classify import classify
+from hotspot.arch.classify import Category, classify
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import (
     BREAKDOWN_CLASSES,
@@ -39,7 +39,7 @@ class Producer:
 class WaitBlame:
     line_number: int
     isa: str
-    category: str
+    category: Category
     source: str
     stall: int  # Σ stall of this s_waitcnt over the waves read
     hits: int
@@ -146,7 +146,7 @@ def wait_blames(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow], total_s
                 hist_median(hc), hist_median(acc.dist_instructions.get(key, {}))))
         producers.sort(key=lambda p: (-p.blamed_stall, p.line_number is None, p.line_number or 0))
         out.append(WaitBlame(wline, wrow.isa if wrow else "",
-                             classify(wrow.isa).category if wrow else "other", _label(wrow), stall,
+                             classify(wrow.isa).category if wrow else Category.OTHER, _label(wrow), stall,
                              acc.wait_hits.get(wline, 0), _ratio(stall, total_stall), producers))
     out.sort(key=lambda w: (-w.stall, w.line_number))
     return out

@@ -9,19 +9,71 @@ counters of `s_waitcnt` and the `lds` modifier of direct-to-LDS loads.
 from __future__ import annotations
 
 import re
+from enum import Enum
 from functools import lru_cache
 from hotspot.record import record
 
-# Category ids, in the order reports list them.
-CATEGORIES: tuple[str, ...] = (
-    "vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch", "smem", "lds", "cross-lane",
-    "wait-vmcnt", "wait-lgkmcnt", "wait-expcnt", "wait-mixed", "barrier", "mfma", "valu", "salu",
-    "branch", "nop", "message", "other",
-)
+class Category(str, Enum):
+    """A stall-taxonomy category (docs/stall-taxonomy.md), in the order reports list them. A `str`
+    enum: it is written to JSON and text as its value, and equals that string."""
 
-WAIT_CATEGORIES = frozenset({"wait-vmcnt", "wait-lgkmcnt", "wait-expcnt", "wait-mixed"})
-MEMORY_CATEGORIES = frozenset({"vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch", "smem",
-                               "lds", "cross-lane"})
+    VMEM_LOAD = "vmem-load"
+    VMEM_STORE = "vmem-store"
+    VMEM_ATOMIC = "vmem-atomic"
+    FLAT = "flat"
+    SCRATCH = "scratch"
+    SMEM = "smem"
+    LDS = "lds"
+    CROSS_LANE = "cross-lane"
+    WAIT_VMCNT = "wait-vmcnt"
+    WAIT_LGKMCNT = "wait-lgkmcnt"
+    WAIT_EXPCNT = "wait-expcnt"
+    WAIT_MIXED = "wait-mixed"
+    BARRIER = "barrier"
+    MFMA = "mfma"
+    VALU = "valu"
+    SALU = "salu"
+    BRANCH = "branch"
+    NOP = "nop"
+    MESSAGE = "message"
+    OTHER = "other"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+C = Category
+# Category ids, in the order reports list them.
+CATEGORIES: tuple[str, ...] = tuple(c.value for c in Category)
+
+# The named sets every layer reads (plan rules, wait attribution, synth, render): one place, so a
+# category added to the enum is placed in each set here or nowhere.
+WAIT_CATEGORIES = frozenset({C.WAIT_VMCNT, C.WAIT_LGKMCNT, C.WAIT_EXPCNT, C.WAIT_MIXED})
+MEMORY_CATEGORIES = frozenset({C.VMEM_LOAD, C.VMEM_STORE, C.VMEM_ATOMIC, C.FLAT, C.SCRATCH, C.SMEM,
+                               C.LDS, C.CROSS_LANE})
+VMCNT_WAITS = frozenset({C.WAIT_VMCNT, C.WAIT_MIXED})          # waits that can wait on vector memory
+LGKM_WAITS = frozenset({C.WAIT_LGKMCNT, C.WAIT_MIXED})         # waits that can wait on LDS/GDS/K$/msg
+LATENCY_WAITS = frozenset({C.WAIT_VMCNT, C.WAIT_LGKMCNT, C.WAIT_MIXED})  # memory-latency waits
+VMEM_LOADS = frozenset({C.VMEM_LOAD, C.FLAT})                  # loads through the vector memory path
+VMEM_ACCESS = frozenset({C.VMEM_LOAD, C.VMEM_STORE, C.FLAT})   # requests that move DRAM bytes
+VMEM_WRITES = frozenset({C.VMEM_STORE, C.VMEM_ATOMIC, C.FLAT, C.SCRATCH})
+VM_PRODUCERS = frozenset({C.VMEM_LOAD, C.VMEM_STORE, C.VMEM_ATOMIC, C.FLAT, C.SCRATCH})
+LGKM_PRODUCERS = frozenset({C.SMEM, C.LDS})
+LOADS = frozenset({C.VMEM_LOAD, C.FLAT, C.SMEM, C.LDS})        # loads whose wait can move
+VECTOR_ALU = frozenset({C.VALU, C.MFMA})
+# the producer classes of lgkmcnt waits (docs/schema/analyze.md `lgkm_breakdown`)
+LGKM_CLASSES: tuple[Category, ...] = (C.LDS, C.SMEM, C.CROSS_LANE, C.MESSAGE, C.FLAT)
+# memory stall: the waits on vector memory and the issue of vector memory instructions
+MEMORY_STALL = (C.WAIT_VMCNT, C.WAIT_MIXED, C.VMEM_LOAD, C.VMEM_STORE, C.VMEM_ATOMIC, C.FLAT,
+                C.SCRATCH)
+
+
+def is_wait(category: str) -> bool:
+    return category in WAIT_CATEGORIES
+
 
 # Exact mnemonics (checked first).
 _EXACT: dict[str, str] = {
@@ -71,6 +123,10 @@ _PREFIX: tuple[tuple[str, str], ...] = (
     ("s_", "salu"),
 )
 
+# The tables name categories by their ids; a name that is not a Category fails at import.
+_EXACT_CATEGORY: dict[str, Category] = {m: Category(c) for m, c in _EXACT.items()}
+_PREFIX_CATEGORY: tuple[tuple[str, Category], ...] = tuple((p, Category(c)) for p, c in _PREFIX)
+
 # Cache-control VMEM ops move no data for the kernel; they are listed as deliberately `other`.
 DELIBERATELY_OTHER: frozenset[str] = frozenset({
     "buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbinvl1_sc", "buffer_inv", "buffer_wbl2",
@@ -78,14 +134,14 @@ DELIBERATELY_OTHER: frozenset[str] = frozenset({
 })
 
 _WAIT_COUNTER = re.compile(r"\b(vmcnt|lgkmcnt|expcnt|vscnt)\s*\(\s*(\d+)\s*\)")
-_COUNTER_CATEGORY = {"vmcnt": "wait-vmcnt", "vscnt": "wait-vmcnt", "lgkmcnt": "wait-lgkmcnt",
-                     "expcnt": "wait-expcnt"}
+_COUNTER_CATEGORY = {"vmcnt": C.WAIT_VMCNT, "vscnt": C.WAIT_VMCNT, "lgkmcnt": C.WAIT_LGKMCNT,
+                     "expcnt": C.WAIT_EXPCNT}
 
 
 @record
 class Classified:
     mnemonic: str
-    category: str
+    category: Category
     direct_to_lds: bool = False  # a VMEM load that writes LDS directly (`... lds`, `*_load_lds_*`)
     wait_counters: tuple[tuple[str, int], ...] = ()  # s_waitcnt counters and their thresholds
 
@@ -112,24 +168,24 @@ def classify(isa: str) -> Classified:
         counters = wait_counters(isa)
         kinds = {_COUNTER_CATEGORY[name] for name, _ in counters}
         # A bare `s_waitcnt 0` (no named counter) waits on every counter.
-        category = kinds.pop() if len(kinds) == 1 else "wait-mixed"
+        category = kinds.pop() if len(kinds) == 1 else C.WAIT_MIXED
         return Classified(mnemonic, category, wait_counters=counters)
     if mnemonic in DELIBERATELY_OTHER:
-        return Classified(mnemonic, "other")
-    category = _EXACT.get(mnemonic)
+        return Classified(mnemonic, C.OTHER)
+    category = _EXACT_CATEGORY.get(mnemonic)
     if category is None:
         category = _by_prefix(mnemonic)
     direct = False
-    if category == "vmem-load":
+    if category is C.VMEM_LOAD:
         operands = isa.strip().split()[1:]
         direct = "_lds_" in mnemonic or mnemonic.endswith("_lds") or (
             bool(operands) and operands[-1].lower() == "lds")
     return Classified(mnemonic, category, direct_to_lds=direct)
 
 
-def _by_prefix(mnemonic: str) -> str:
-    best, best_len = "other", 0
-    for prefix, category in _PREFIX:
+def _by_prefix(mnemonic: str) -> Category:
+    best, best_len = C.OTHER, 0
+    for prefix, category in _PREFIX_CATEGORY:
         if mnemonic.startswith(prefix) and len(prefix) > best_len:
             best, best_len = category, len(prefix)
     return best
