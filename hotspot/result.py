@@ -41,6 +41,9 @@ def _default(obj: object) -> JsonValue:
         return str(obj)
     if isinstance(obj, (set, frozenset)):
         return sorted(obj)
+    json_value = getattr(obj, "json_value", None)
+    if callable(json_value):  # a value written as another (hotspot/plan/api.py PlannedDispatch)
+        return json_value()
     raise TypeError(f"not JSON serializable: {type(obj).__name__}")
 
 
@@ -235,6 +238,8 @@ def _utf8_safe(obj: object) -> object:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _utf8_safe(getattr(obj, f.name)) for f in dataclasses.fields(obj)
                 if not f.name.startswith("_")}
+    if callable(getattr(obj, "json_value", None)):
+        return _utf8_safe(obj.json_value())  # type: ignore[attr-defined]
     return obj
 
 

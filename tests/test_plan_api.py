@@ -11,6 +11,7 @@ from hotspot.att.analyze import AnalyzeOptions, analyze_path
 from hotspot.plan.api import analyze_with_plan, match_kernel
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE
 from tests.conftest import corpus_path
+from tests.plan_data import pmc_report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pmc"
 DIRS = ["gfx950/preshuffle_gemm_v2", "gfx950/blockscale_preshuffle_gemm", "gfx950/vec_add",
@@ -110,7 +111,7 @@ def test_plan_errors_are_one_line(cli, tmp_path: Path) -> None:
 
 
 def test_match_kernel() -> None:
-    ks = [{"kernel": "void gemm<float>(float*, int)"}, {"kernel": "copy_kernel(float const*)"}]
+    ks = [pmc_report({"kernel": "void gemm<float>(float*, int)"}), pmc_report({"kernel": "copy_kernel(float const*)"})]
     assert match_kernel(ks, ["copy_kernel"])[0] is ks[1]
     assert match_kernel(ks, ["nothing"])[0] is None
     assert match_kernel(ks[:1], ["other"])[1].startswith("only kernel")

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from hotspot.plan.engine import run_plan
+from tests.plan_data import context_of, plan_of
 from hotspot.plan.load_mobility import load_mobility
-from hotspot.plan.context import PlanContext
 from tests.test_plan_rules import base, ids, ins, item, occ_data, prod, skipped, wait
 
 MI350X_CUS = 256  # HARDWARE.md §5
@@ -42,9 +41,9 @@ def streaming(waves: int = 100) -> dict:
 
 def test_a_load_first_after_its_operands_wait_is_exposed_latency_not_hoist() -> None:
     data = streaming()
-    mob = load_mobility(PlanContext(data), 3, 4, [3])
+    mob = load_mobility(context_of(data), 3, 4, [3])
     assert mob is not None and mob.depends_on_wait == 2 and mob.cycles == 0
-    it = item(run_plan(data), "short-load-distance")
+    it = item(plan_of(data), "short-load-distance")
     assert it.title.startswith("exposed load latency")
     assert "hoist" not in it.fix.lower().replace("do not hoist", "") and "bytes in flight" in it.fix
     assert "scale factors" not in it.root_cause  # a 16-byte tile load is not a scale/descriptor load
@@ -58,7 +57,7 @@ def test_exposed_latency_near_the_roof_is_the_bandwidth_item() -> None:
     waves = 1000 * 4
     duration = int(per_wave * waves / (0.8 * MI350X_PEAK_GBPS))
     data["occupancy"] = {"launch": launch(1000, duration_ns=duration)}
-    out = run_plan(data)
+    out = plan_of(data)
     assert "short-load-distance" not in ids(out)
     assert any("bandwidth" in s.reason for s in skipped(out, "short-load-distance"))
     bw = item(out, "bandwidth-bound")
@@ -80,11 +79,11 @@ def test_a_load_with_independent_work_above_it_keeps_a_bounded_hoist_claim() -> 
              wait(44, rows[43]["isa"], 80_000, 100, [prod(43, rows[42]["isa"], "vmem-load", 80_000, 8, 1)])]
     data2 = base(rows, waits=waits)
     data2["dispatch"]["waves"] = 100
-    mob = load_mobility(PlanContext(data2), 43, 44, [43])
+    mob = load_mobility(context_of(data2), 43, 44, [43])
     assert mob is not None and mob.hoist_rows == list(range(3, 43))
     room = 40 * (9_600 + 400) / 100  # latency per wave of the 40 rows
     assert mob.hoist_cycles == pytest.approx(room)
-    it = item(run_plan(data2), "short-load-distance")
+    it = item(plan_of(data2), "short-load-distance")
     assert not it.title.startswith("exposed") and "#3-#42" in it.fix
     spw = 80_000 / 100
     bound = min(0.9, room / spw)
@@ -105,7 +104,7 @@ def test_store_gating_needs_the_stores_to_lead_the_load() -> None:
         w = wait(3, rows[2]["isa"], 60_000, 100,
                  [prod(1, rows[0]["isa"], "vmem-store", 30_000, store_cycles, 2),
                   prod(2, rows[1]["isa"], "vmem-load", 30_000, 8, 1)]) | {"category": "wait-vmcnt"}
-        return run_plan(base(rows, waits=[w]))
+        return plan_of(base(rows, waits=[w]))
 
     right_after = plan(8 + 4)  # the store is one slot older than the load
     assert "store-gated-vmcnt" not in ids(right_after)
@@ -122,7 +121,7 @@ def test_store_gating_needs_the_stores_to_lead_the_load() -> None:
 def test_grid_underfill_is_bounded_by_the_idle_share_and_needs_the_grid() -> None:
     data = occ_data("vgpr", waves=2)
     data["occupancy"]["launch"] = launch(215)  # 41 of 256 CUs idle: 16%
-    out = run_plan(data)
+    out = plan_of(data)
     it = item(out, "grid-underfill")
     idle = (MI350X_CUS - 215) / MI350X_CUS
     assert it.estimate.high_pct == pytest.approx(100 * idle, abs=0.01)
@@ -133,20 +132,20 @@ def test_grid_underfill_is_bounded_by_the_idle_share_and_needs_the_grid() -> Non
     assert mids == sorted(mids, reverse=True)
     unknown = occ_data("vgpr", waves=2)
     unknown["occupancy"]["launch"] = None
-    assert "grid-underfill" not in ids(run_plan(unknown))
+    assert "grid-underfill" not in ids(plan_of(unknown))
 
 
 def test_no_high_item_with_a_zero_bound() -> None:
     data = occ_data("vgpr", waves=2)
     data["occupancy"]["launch"] = launch(255)  # 1 idle CU: 0.4%
-    it = item(run_plan(data), "grid-underfill")
+    it = item(plan_of(data), "grid-underfill")
     assert it.priority == "LOW" and it.estimate.high_pct < 3
 
 
 def test_occupancy_limit_is_not_the_lever_when_the_grid_cannot_fill_it() -> None:
     data = occ_data("vgpr", waves=2)
     data["occupancy"]["launch"] = launch(300, wg=256)  # 300 x 4 waves over 256 CUs x 4 SIMDs: 1.17/SIMD
-    out = run_plan(data)
+    out = plan_of(data)
     assert "occupancy-vgpr" not in ids(out)
     assert any("more workgroups" in s.reason for s in skipped(out, "occupancy-vgpr"))
 
@@ -155,7 +154,7 @@ def test_persistent_grid_below_the_allowed_occupancy_is_an_item() -> None:
     data = occ_data("vgpr", waves=5, achieved=1.75)
     data["occupancy"]["limits"]["vgpr"] = 5
     data["occupancy"]["launch"] = launch(2 * MI350X_CUS, wg=256)  # CUs x 2, 4 waves each: 2 per SIMD
-    it = item(run_plan(data), "occupancy-grid")
+    it = item(plan_of(data), "occupancy-grid")
     assert it.kind == "launch"
     grid = 2 * MI350X_CUS * 4 / (MI350X_CUS * 4)
     high = 1 - grid / 5
@@ -171,7 +170,7 @@ def test_bandwidth_above_peak_caps_nothing() -> None:
     per_wave = 16 * 64 * 2
     waves = 1000 * 4
     data["occupancy"] = {"launch": launch(1000, duration_ns=int(per_wave * waves / (1.5 * MI350X_PEAK_GBPS)))}
-    out = run_plan(data)
+    out = plan_of(data)
     assert not any("capped at" in i.estimate.basis for i in out.items)
 
 
@@ -184,7 +183,7 @@ def test_lds_ping_pong_pays_the_wave_its_registers_cost() -> None:
     def plan(allocated: int) -> object:
         occ = {"waves_per_simd": 2, "limiter": "vgpr", "limiters": ["vgpr"],
                "limits": {"hardware": 8, "vgpr": 2}, "details": {"vgpr_allocated": allocated}}
-        return run_plan(base(rows, waits=[w], occupancy=occ))
+        return plan_of(base(rows, waits=[w], occupancy=occ))
 
     free = item(plan(200), "lds-read-before-mfma")   # 256 - 200 VGPRs free: the 4 it needs fit
     tight = item(plan(256), "lds-read-before-mfma")  # none free: 2 -> 1 wave/SIMD
@@ -203,7 +202,7 @@ def test_a_surer_gain_ranks_before_a_wider_one() -> None:
             ins(7, "s_cbranch_scc1 3", "branch"), ins(8, "s_endpgm", "message")]
     waits = [wait(2, rows[1]["isa"], 30_000, 100, [prod(1, rows[0]["isa"], "smem", 30_000, 8, 1)]),
              wait(5, rows[4]["isa"], 26_000, 100, [prod(4, rows[3]["isa"], "vmem-load", 26_000, 8, 1)])]
-    out = run_plan(base(rows, waits=waits, loops=[{"first_line_number": 3, "last_line_number": 7}]))
+    out = plan_of(base(rows, waits=waits, loops=[{"first_line_number": 3, "last_line_number": 7}]))
     ka, loop = item(out, "kernarg-loads"), item(out, "load-in-mfma-loop")
     assert ka.estimate.low_pct == 0 and ka.estimate.high_pct > loop.estimate.high_pct
     assert (loop.estimate.low_pct + loop.estimate.high_pct) > ka.estimate.high_pct

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hotspot.plan.engine import run_plan
+from tests.plan_data import plan_of
 from tests.test_plan_grouping import _invariants, planned
 from tests.test_plan_rules import base, ins
 
@@ -163,7 +163,7 @@ def test_barrier_held_by_a_poll_gets_no_balance_advice() -> None:
             ins(7, "s_endpgm", "message")]
     data = base(rows, waits=[])
     data["loops"] = [{"first_line_number": 1, "last_line_number": 4, "iterations": 100}]
-    out = run_plan(data)
+    out = plan_of(data)
     assert [i.id for i in out.items][:1] == ["spin-wait-barrier"]
     assert "barrier held" in out.items[0].title
     barrier = [s for s in out.skipped if s.id == "barrier-dominated"]

@@ -146,7 +146,7 @@ def test_example_without_lds_size_plans_no_occupancy_item(cli) -> None:
 
 
 def test_vgpr_and_lds_limiting_together_are_one_item() -> None:
-    from hotspot.plan.engine import run_plan
+    from tests.plan_data import plan_of
     from tests.test_plan_rules import occ_data
 
     data = occ_data("vgpr")
@@ -155,7 +155,7 @@ def test_vgpr_and_lds_limiting_together_are_one_item() -> None:
     occ["limits"]["lds"] = occ["waves_per_simd"]
     occ["next_step"]["lds"] = {"target_waves": occ["waves_per_simd"] + 1,
                                "message": "3 waves/SIMD needs LDS ≤ 40 KiB per workgroup (now 48 KiB)"}
-    out = run_plan(data)
+    out = plan_of(data)
     occ_items = [i for i in out.items if i.id.startswith("occupancy")]
     assert [i.id for i in occ_items] == ["occupancy-vgpr"]
     assert "LDS" in occ_items[0].title and "40 KiB" in occ_items[0].fix and "free 80" in occ_items[0].fix

@@ -1,4 +1,4 @@
-"""Each plan rule on hand-built plain analysis data: fires with the right location, stays silent
+"""Each plan rule on hand-built analyses (partial JSON made typed by tests/plan_data.py): fires with the right location, stays silent
 without its pattern, and is skipped (not crashed) when its inputs are absent."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE, priority_of, run_plan
+from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE, priority_of
 from hotspot.plan.rules import RULES
+from tests.plan_data import plan_of
 
 SRC = "/k/kernel.py"
 
@@ -82,7 +83,7 @@ def mfma_loop_data(distance_cycles):
 
 
 def test_load_in_mfma_loop_fires_at_the_load():
-    out = run_plan(mfma_loop_data(distance_cycles=8))
+    out = plan_of(mfma_loop_data(distance_cycles=8))
     it = item(out, "load-in-mfma-loop")
     assert (it.location.line_number, it.location.file, it.location.line) == (2, SRC, 2)
     assert it.location.isa.startswith("buffer_load_dwordx4")
@@ -95,7 +96,7 @@ def test_load_in_mfma_loop_fires_at_the_load():
 
 
 def test_load_in_mfma_loop_silent_when_load_is_covered():
-    out = run_plan(mfma_loop_data(distance_cycles=2000))  # cover 2000/2800 > 0.5
+    out = plan_of(mfma_loop_data(distance_cycles=2000))  # cover 2000/2800 > 0.5
     assert "load-in-mfma-loop" not in ids(out)
     assert skipped(out, "load-in-mfma-loop")[0].status == "not-triggered"
 
@@ -103,7 +104,7 @@ def test_load_in_mfma_loop_silent_when_load_is_covered():
 def test_load_outside_any_mfma_loop_is_not_an_mfma_loop_item():
     data = mfma_loop_data(8)
     data["loops"] = []
-    out = run_plan(data)
+    out = plan_of(data)
     assert "load-in-mfma-loop" not in ids(out)
     assert item(out, "short-load-distance").location.line_number == 2
 
@@ -111,7 +112,7 @@ def test_load_outside_any_mfma_loop_is_not_an_mfma_loop_item():
 def test_missing_loops_means_missing_input_not_a_crash():
     data = mfma_loop_data(8)
     del data["loops"]
-    out = run_plan(data)
+    out = plan_of(data)
     s = skipped(out, "load-in-mfma-loop")
     assert s and s[0].status == "missing-input" and "data.loops" in s[0].reason
 
@@ -128,12 +129,12 @@ def lds_data(next_isa, next_cat):
 
 
 def test_lds_read_before_mfma_fires_at_the_ds_read():
-    out = run_plan(lds_data("v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", "mfma"))
+    out = plan_of(lds_data("v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", "mfma"))
     assert item(out, "lds-read-before-mfma").location.line_number == 1
 
 
 def test_lds_read_followed_by_valu_is_not_the_mfma_rule():
-    out = run_plan(lds_data("v_add_f32 v1, v0, v2", "valu"))
+    out = plan_of(lds_data("v_add_f32 v1, v0, v2", "valu"))
     assert "lds-read-before-mfma" not in ids(out)
     it = item(out, "short-load-distance")
     assert it.location.line_number == 1 and it.title.startswith("LDS read")
@@ -143,7 +144,7 @@ def test_lds_write_is_not_treated_as_a_load():
     data = lds_data("s_barrier", "barrier")
     data["instructions"][0]["isa"] = "ds_write_b128 v10, v[0:3]"
     data["waits"][0]["producers"][0]["isa"] = "ds_write_b128 v10, v[0:3]"
-    out = run_plan(data)
+    out = plan_of(data)
     assert not {"short-load-distance", "lds-read-before-mfma"} & set(ids(out))
 
 
@@ -162,7 +163,7 @@ def b2b_data(d_instr):
 
 
 def test_back_to_back_loads_fires_at_first_load():
-    out = run_plan(b2b_data((1, 0)))
+    out = plan_of(b2b_data((1, 0)))
     it = item(out, "back-to-back-loads")
     assert it.location.line_number == 1
     assert it.estimate.target_cycles == 100_000
@@ -170,7 +171,7 @@ def test_back_to_back_loads_fires_at_first_load():
 
 
 def test_loads_with_compute_between_are_not_back_to_back():
-    out = run_plan(b2b_data((20, 19)))  # 20 instructions between: compute was there
+    out = plan_of(b2b_data((20, 19)))  # 20 instructions between: compute was there
     assert "back-to-back-loads" not in ids(out)
 
 
@@ -184,7 +185,7 @@ def test_scale_load_too_close_names_scale_and_location():
             ins(5, "v_mul_f32 v3, s8, v3", "valu"),
             ins(6, "s_endpgm", "message")]
     w = wait(4, rows[3]["isa"], 30_000, 100, [prod(3, rows[2]["isa"], "smem", 30_000, 4, 0)])
-    out = run_plan(base(rows, waits=[w]))
+    out = plan_of(base(rows, waits=[w]))
     # an s_load outside loops is a kernel argument: its own rule, never also the generic one
     assert "short-load-distance" not in ids(out)
     it = item(out, "kernarg-loads")
@@ -197,7 +198,7 @@ def test_kernel_entry_load_gets_the_preload_advice():
             ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=30_000),
             ins(3, "s_endpgm", "message")]
     w = wait(2, rows[1]["isa"], 30_000, 100, [prod(1, rows[0]["isa"], "smem", 30_000, 4, 0)])
-    it = item(run_plan(base(rows, waits=[w])), "kernarg-loads")
+    it = item(plan_of(base(rows, waits=[w])), "kernarg-loads")
     assert "kernarg-preload" in it.fix and "already at the kernel entry" in it.fix
     assert "hoist" not in it.fix.lower() and "move them" not in it.fix
 
@@ -215,20 +216,14 @@ def xl_data(cross, lds):
 
 
 def test_lgkm_cross_lane_fires_at_the_shuffle():
-    it = item(run_plan(xl_data(cross=9_000, lds=1_000)), "lgkm-cross-lane")
+    it = item(plan_of(xl_data(cross=9_000, lds=1_000)), "lgkm-cross-lane")
     assert it.location.line_number == 1 and it.estimate.target_cycles == 9_000
     share = [e for e in it.evidence if e.metric == "cross_lane_share_of_lgkm_wait"][0]
     assert share.value == pytest.approx(0.9)
 
 
 def test_lgkm_cross_lane_silent_when_lds_dominates():
-    assert "lgkm-cross-lane" not in ids(run_plan(xl_data(cross=3_000, lds=7_000)))
-
-
-def test_lgkm_breakdown_as_plain_mapping_is_accepted():
-    data = xl_data(cross=9_000, lds=1_000)
-    data["lgkm_breakdown"] = {"lds": 1_000, "cross-lane": 9_000}
-    assert "lgkm-cross-lane" in ids(run_plan(data))
+    assert "lgkm-cross-lane" not in ids(plan_of(xl_data(cross=3_000, lds=7_000)))
 
 
 # ---- MFMA rules ---------------------------------------------------------------------------------------------
@@ -240,7 +235,7 @@ def chain_rows(second_src_a):
 
 
 def test_mfma_chain_fires_when_srcA_reads_previous_result():
-    out = run_plan(base(chain_rows("a[0:1]"), gfx="gfx942"))
+    out = plan_of(base(chain_rows("a[0:1]"), gfx="gfx942"))
     it = item(out, "mfma-dependency-chain")
     assert it.location.line_number == 2
     dist = [e for e in it.evidence if e.metric == "distance_to_producer_instructions"][0]
@@ -249,12 +244,12 @@ def test_mfma_chain_fires_when_srcA_reads_previous_result():
 
 
 def test_same_accumulator_and_independent_mfmas_are_not_a_chain():
-    out = run_plan(base(chain_rows("v[6:7]"), gfx="gfx942"))  # independent
+    out = plan_of(base(chain_rows("v[6:7]"), gfx="gfx942"))  # independent
     assert "mfma-dependency-chain" not in ids(out)
     rows = [ins(1, "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]", "mfma"),
             ins(2, "v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], a[0:15]", "mfma", stall=2_800),
             ins(3, "s_endpgm", "message")]
-    assert "mfma-dependency-chain" not in ids(run_plan(base(rows, gfx="gfx942")))
+    assert "mfma-dependency-chain" not in ids(plan_of(base(rows, gfx="gfx942")))
 
 
 def legacy_rows(op):
@@ -264,15 +259,15 @@ def legacy_rows(op):
 
 
 def test_legacy_shape_on_gfx950_names_replacement_and_pipe_time():
-    it = item(run_plan(base(legacy_rows("v_mfma_f32_32x32x8_f16"))), "legacy-mfma-shape")
+    it = item(plan_of(base(legacy_rows("v_mfma_f32_32x32x8_f16"))), "legacy-mfma-shape")
     assert it.location.line_number == 1
     assert "v_mfma_f32_32x32x16_f16" in it.fix
     assert it.estimate.target_cycles == 1000 * 8 * 4  # executions x passes x 4 cycles
 
 
 def test_legacy_shape_silent_on_gfx942_and_for_gfx950_shapes():
-    assert "legacy-mfma-shape" not in ids(run_plan(base(legacy_rows("v_mfma_f32_32x32x8_f16"), gfx="gfx942")))
-    assert "legacy-mfma-shape" not in ids(run_plan(base(legacy_rows("v_mfma_f32_32x32x16_f16"))))
+    assert "legacy-mfma-shape" not in ids(plan_of(base(legacy_rows("v_mfma_f32_32x32x8_f16"), gfx="gfx942")))
+    assert "legacy-mfma-shape" not in ids(plan_of(base(legacy_rows("v_mfma_f32_32x32x16_f16"))))
 
 
 # ---- occupancy and barriers -----------------------------------------------------------------------------------
@@ -292,7 +287,7 @@ def occ_data(limiter, waves=2, achieved=None, mfma=True):
 
 
 def test_vgpr_occupancy_fires_with_next_step_and_spill_warning():
-    it = item(run_plan(occ_data("vgpr")), "occupancy-vgpr")
+    it = item(plan_of(occ_data("vgpr")), "occupancy-vgpr")
     assert it.location.line_number is None and it.location.kernel == "k0"
     assert "free 80" in it.fix and "spill" in it.fix
     # high = 1/(W+1) of the memory-wait stall, as % of cycles
@@ -302,14 +297,14 @@ def test_vgpr_occupancy_fires_with_next_step_and_spill_warning():
 
 
 def test_vgpr_occupancy_no_spill_warning_without_mfma():
-    it = item(run_plan(occ_data("vgpr", mfma=False)), "occupancy-vgpr")
+    it = item(plan_of(occ_data("vgpr", mfma=False)), "occupancy-vgpr")
     assert "spill" not in it.fix
 
 
 def test_occupancy_rules_respect_limiter_and_achieved_gap():
-    assert "occupancy-vgpr" not in ids(run_plan(occ_data("lds")))
-    assert item(run_plan(occ_data("lds")), "occupancy-lds").location.kernel == "k0"
-    out = run_plan(occ_data("vgpr", waves=4, achieved=1.5))  # far below theoretical
+    assert "occupancy-vgpr" not in ids(plan_of(occ_data("lds")))
+    assert item(plan_of(occ_data("lds")), "occupancy-lds").location.kernel == "k0"
+    out = plan_of(occ_data("vgpr", waves=4, achieved=1.5))  # far below theoretical
     assert "occupancy-vgpr" not in ids(out)
     assert "launch tail" in skipped(out, "occupancy-vgpr")[0].reason
 
@@ -320,11 +315,11 @@ def test_barrier_dominated_at_hottest_barrier_with_spread():
             ins(3, "v_add_f32 v0, v1, v2", "valu", stall=65_000),
             ins(4, "s_endpgm", "message")]
     data = base(rows, barriers=[{"line_number": 2, "median_spread_cycles": 284}])
-    it = item(run_plan(data), "barrier-dominated")
+    it = item(plan_of(data), "barrier-dominated")
     assert it.location.line_number == 2 and it.estimate.target_cycles == 35_000
     assert [e.value for e in it.evidence if e.metric == "arrival_spread_cycles"] == [284]
     rows[0]["stall"], rows[1]["stall"] = 1_000, 3_000  # 4,000 of 69,000 = 5.8% of stall now
-    assert "barrier-dominated" not in ids(run_plan(base(rows)))
+    assert "barrier-dominated" not in ids(plan_of(base(rows)))
 
 
 # ---- capture rules, pmc, engine ----------------------------------------------------------------------------------
@@ -336,7 +331,7 @@ def test_capture_rules_from_findings():
                                                        "threshold_share": 0.5, "threshold_categories": 3}},
                 {"id": "idle-slice", "evidence": {"code_rows": 5000, "executed_instructions": 17,
                                                   "executed_share": 0.0034, "threshold_share": 0.05}}]
-    out = run_plan(base(rows, findings=findings))
+    out = plan_of(base(rows, findings=findings))
     sc = item(out, "source-collapse")
     assert (sc.location.file, sc.location.line, sc.location.line_number) == (SRC, 28, 1)
     # capture items are trust: no estimate (never "HIGH 0-0%"), listed before every other item
@@ -344,7 +339,7 @@ def test_capture_rules_from_findings():
     assert item(out, "idle-slice").kind == "capture"
     kinds = [i.kind for i in out.items]
     assert kinds == sorted(kinds, key=lambda k: k != "capture")
-    assert "source-collapse" not in ids(run_plan(base(rows)))
+    assert "source-collapse" not in ids(plan_of(base(rows)))
 
 
 def test_pmc_verdicts_become_items_only_with_pmc():
@@ -353,8 +348,8 @@ def test_pmc_verdicts_become_items_only_with_pmc():
            "verdicts": [{"id": "over-fetch", "text": "over-fetch: 2.00x", "next": "find them",
                          "evidence": {"over_fetch": {"value": 2.0}, "threshold_ratio": 1.25},
                          "certain": True}]}
-    assert not [i for i in ids(run_plan(base(rows))) if i.startswith("pmc-")]
-    it = item(run_plan(base(rows), pmc), "pmc-over-fetch")
+    assert not [i for i in ids(plan_of(base(rows))) if i.startswith("pmc-")]
+    it = item(plan_of(base(rows), pmc), "pmc-over-fetch")
     assert it.location.line_number == 1 and it.kind == "memory"
     cycles = (50_000 + 4 * 100) + 4 * 100  # Σ latency: stall + 4 cycles per issue, both rows
     # redundant share 1 - 1/2 = 0.5, removable 50-100% of it
@@ -365,7 +360,7 @@ def test_pmc_verdicts_become_items_only_with_pmc():
 def test_amdahl_guard_drops_tiny_targets():
     data = lds_data("v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", "mfma")
     data["totals"]["stall"] = int(20_000 / (AMDAHL_MIN_STALL_SHARE * 0.5))  # target = 0.5% of stall
-    out = run_plan(data)
+    out = plan_of(data)
     assert "lds-read-before-mfma" not in ids(out)
     assert skipped(out, "lds-read-before-mfma")[0].status == "below-guard"
 
@@ -377,7 +372,7 @@ def test_priority_order_and_sorting():
     data["instructions"].append(ins(6, "s_barrier", "barrier", stall=30_000))
     data["stall_by_category"].append({"category": "barrier", "stall": 30_000})
     data["totals"]["stall"] += 30_000
-    out = run_plan(data)
+    out = plan_of(data)
     highs = [i.estimate.high_pct for i in out.items]
     assert highs == sorted(highs, reverse=True) and len(out.items) >= 2
     for it in out.items:
@@ -387,12 +382,12 @@ def test_priority_order_and_sorting():
 
 def test_every_rule_reports_itself_and_tolerates_minimal_data():
     data = base([ins(1, "s_waitcnt vmcnt(0)", "wait-vmcnt", stall=100), ins(2, "s_endpgm", "message")])
-    out = run_plan(data)
+    out = plan_of(data)
     reported = {s.id for s in out.skipped} | set(ids(out))
     assert reported == {r.id for r in RULES}
     sampling = copy.deepcopy(data)
     sampling["mode"] = "pc-sampling"
-    assert run_plan(sampling).items == []
+    assert plan_of(sampling).items == []
 
 
 def test_docs_list_every_rule_and_threshold():

@@ -13,7 +13,7 @@ from hotspot.arch.achieved import achieved_from_columns
 from hotspot.att.model import AnalyzeOptions
 from hotspot.capture.occupancy import read_occupancy_json
 from hotspot.plan.api import analyze_with_plan
-from hotspot.plan.engine import run_plan
+from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 from tests.test_plan_causes import launch
@@ -79,25 +79,25 @@ def _capture(busy: dict[str, int], one_round: bool | None = True, peak: int = 1,
 
 
 def test_capture_underfill_bounds_and_guards() -> None:
-    it = item(run_plan(_capture({"0": 4, "1": 4, "2": 4, "3": 4})), "grid-underfill")
+    it = item(plan_of(_capture({"0": 4, "1": 4, "2": 4, "3": 4})), "grid-underfill")
     assert it.estimate.high_pct == pytest.approx(50.0) and it.estimate.low_pct == pytest.approx(25.0)
     # busy CUs at the kernel's occupancy limit: idle CUs may not have been this kernel's to use
-    full = run_plan(_capture({"0": 4}, peak=2))
+    full = plan_of(_capture({"0": 4}, peak=2))
     assert "grid-underfill" not in ids(full)
     assert any("cannot tell" in s.reason for s in skipped(full, "grid-underfill"))
     # every CU of the SE busy; a run whose rounds are unknown
-    assert "grid-underfill" not in ids(run_plan(_capture({"0": 8, "1": 8})))
-    assert "grid-underfill" not in ids(run_plan(_capture({"0": 4}, one_round=None)))
+    assert "grid-underfill" not in ids(plan_of(_capture({"0": 8, "1": 8})))
+    assert "grid-underfill" not in ids(plan_of(_capture({"0": 4}, one_round=None)))
     # MI300X: 9.5 CUs per SE on average (9 or 10): 9 busy could be a full SE, 4 busy is underfill
-    assert "grid-underfill" not in ids(run_plan(_capture({"0": 9}, product="MI300X")))
-    it = item(run_plan(_capture({"0": 4, "1": 5}, product="MI300X")), "grid-underfill")
+    assert "grid-underfill" not in ids(plan_of(_capture({"0": 9}, product="MI300X")))
+    it = item(plan_of(_capture({"0": 4, "1": 5}, product="MI300X")), "grid-underfill")
     assert it.estimate.high_pct == pytest.approx(100 * (1 - 9 / 19), abs=0.01)
 
 
 def test_a_matched_launch_row_wins_over_the_capture() -> None:
     data = _capture({"0": 4, "1": 4, "2": 4, "3": 4})
     data["occupancy"]["launch"] = launch(300)  # more workgroups than CUs: every CU gets work
-    out = run_plan(data)
+    out = plan_of(data)
     assert "grid-underfill" not in ids(out)
     assert any("every CU gets work" in s.reason for s in skipped(out, "grid-underfill"))
 
@@ -129,7 +129,7 @@ def test_a_straight_line_wave_gives_no_capture_underfill() -> None:
     no evidence that a split would spread anything."""
     data = _capture({"0": 4, "1": 4, "2": 4, "3": 4})
     data["loops"] = [{"first_line_number": 1, "last_line_number": 2, "iterations_per_wave": 1.0, "share": 0.9}]
-    out = run_plan(data)
+    out = plan_of(data)
     assert "grid-underfill" not in ids(out)
     assert any("no loop" in s.reason for s in skipped(out, "grid-underfill"))
 

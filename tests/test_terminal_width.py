@@ -189,13 +189,16 @@ def test_a_terminal_without_a_size_is_not_forty_columns(monkeypatch) -> None:
 def test_verdict_lines_keep_the_file_name_whole_at_80_columns() -> None:
     """A location in the verdict block loses directories, never part of its file name: the title
     gives way (`…/mfma_preshuff…ipeline.py:83` hid which file it was)."""
+    from hotspot.att.model import ArchOut
+    from hotspot.plan.engine import Verdict, VerdictItem
+    from hotspot.plan.model import Trust
     from hotspot.render.plan import verdict_block
 
     path = "/sgl-workspace/FlyDSL-lab/kernels/mfma_preshuffle_pipeline.py"
-    verdict = {"trust": {"level": "ok", "reasons": []}, "stall_pct_of_cycles": 90.0, "top_categories": [],
-               "top_items": [{"rank": 1, "priority": "MED", "low_pct": 3.3, "high_pct": 6.6, "file": path,
-                              "line": 83, "title": "load issued too close to its use (9 waits)"}],
-               "more_items": 0}
+    verdict = Verdict(Trust("ok", []), 90.0, [],
+                      [VerdictItem(1, "short-load-distance", "MED", "load issued too close to its use (9 waits)",
+                                   3.3, 6.6, path, 83, None)], 0)
+    arch = ArchOut("gfx950", None, "test", True, [], [])
     for width in (80, 100, 120):
-        line = verdict_block("k", {"gfx": "gfx950"}, verdict, width=width).splitlines()[-1]
+        line = verdict_block("k", arch, verdict, width=width).splitlines()[-1]
         assert "/mfma_preshuffle_pipeline.py:83  " in line and len(line) <= width, (width, line)

@@ -9,7 +9,7 @@ from pathlib import Path
 from hotspot.att.address_taint import TID, WG, loop_invariant_addresses, taint_of_addresses
 from hotspot.att.model import AnalyzeOptions
 from hotspot.plan.api import analyze_with_plan
-from hotspot.plan.engine import run_plan
+from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 
@@ -116,7 +116,7 @@ def test_above_the_peak_is_cache_served_and_caps_nothing(tmp_path: Path) -> None
     assert ev["fraction_of_peak"] > 1.0 and ev["dram_share_known"] is False
     assert "cache-served" in bound["title"] and "DRAM share unknown" in bound["root_cause"]
     # no memory item is capped: the same plan without the bound has the same estimates
-    uncapped = run_plan({**data, "occupancy": {**data["occupancy"], "launch": None}})
+    uncapped = plan_of({**data, "occupancy": {**data["occupancy"], "launch": None}})
     want = {i.id: i.estimate.high_pct for i in uncapped.items if i.id in MEMORY_RULES}
     got = {i["id"]: i["estimate"]["high_pct"] for i in data["plan"] if i["id"] in MEMORY_RULES}
     assert want and got == want
@@ -126,7 +126,7 @@ def test_counters_win_over_the_isa_bound(tmp_path: Path) -> None:
     d, first = _dispatch(tmp_path)
     _with_duration(d, first["dispatch"]["kernel"], 4096, 256, 1000)
     data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
-    outcome = run_plan(data, pmc={"kernel": first["dispatch"]["kernel"]})
+    outcome = plan_of(data, pmc={"kernel": first["dispatch"]["kernel"]})
     skipped = {s.id: s.reason for s in outcome.skipped}
     assert "bandwidth-bound" not in [i.id for i in outcome.items]
     assert "--pmc" in skipped["bandwidth-bound"]
@@ -183,7 +183,7 @@ def test_gemm_tiles_count_once_per_row_or_column_of_workgroups() -> None:
     """A reads follow the y workgroup id (s3) only, B reads the x id (s2) only, C stores both: over a
     4 x 8 grid of workgroups, A's bytes count 8 times, B's 4 times, C's 32 times."""
     from hotspot.att.address_taint import workgroup_dims, workgroup_registers
-    from hotspot.plan.context import PlanContext
+    from tests.plan_data import context_of
     from hotspot.plan.launch_rules import isa_traffic
 
     isa = ["s_load_dwordx4 s[8:11], s[0:1], 0x0",
@@ -201,7 +201,7 @@ def test_gemm_tiles_count_once_per_row_or_column_of_workgroups() -> None:
             "instructions": [{"line_number": n, "isa": text, "hit": waves,
                               "category": "vmem-store" if "store" in text else "vmem-load" if "buffer" in text else "valu"}
                              for n, text in rows]}
-    got = isa_traffic(PlanContext(data), 64, [4, 8, 1], 4)
+    got = isa_traffic(context_of(data), 64, [4, 8, 1], 4)
     per = 16 * 64  # bytes per wave of one dwordx4 row
     assert got.requested_bytes == 3 * per * 4 * 32
     assert got.unique_bytes == per * 4 * (8 + 4 + 32)

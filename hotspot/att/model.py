@@ -123,8 +123,10 @@ class DispatchAnalysis:
     attribution: Attribution | None = None  # how the wait blame was obtained (edges/reconstruction)
     # does the capture represent the kernel (hotspot/att/representativeness.py); null for PC sampling
     representativeness: Representativeness | None = None
-    # PlanItems (hotspot/plan/model.py), attached by the plan layer above this one; null without --plan
-    plan: list[object] | None = None
+    # The slot of the plan in the JSON (docs/schema/analyze.md): null in an analysis. The plan is its
+    # own value beside the analysis (hotspot/plan/api.py PlannedDispatch writes its items here); a
+    # saved `analyze --plan` document reads its items back as JSON.
+    plan: list[JsonObject] | None = None
     samples: JsonObject | None = None
     detail: list[DetailLine] | None = None
     selection: Selection | None = None

@@ -5,7 +5,9 @@ and a request whatever its width, so 2-byte loads move an eighth of what a dword
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 
+from hotspot.arch.classify import Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
@@ -20,7 +22,7 @@ WIDE_BYTES = 16  # dwordx4: the widest per-lane load, what each narrow load coul
 NARROW_MIN_EXEC_SHARE = 0.5
 # Vectorizing merges narrow loads of one lane: it needs at least two of them per wave.
 NARROW_MIN_PER_WAVE = 2.0
-VMEM_LOAD_CATEGORIES = ("vmem-load", "flat")
+VMEM_LOAD_CATEGORIES = (Category.VMEM_LOAD, Category.FLAT)  # in taxonomy order (the sites' order)
 _LOAD = re.compile(r"^(buffer|global|flat|tbuffer)_load_(?:lds_)?(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")
 
 
@@ -60,40 +62,39 @@ def _is_lds_dma(isa: str) -> bool:
 def narrow_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     # LDS-DMA loads (`... lds`) write LDS directly and are dword-only on gfx942: not vectorizable
     loads = [i for cat in VMEM_LOAD_CATEGORIES for i in ctx.executed(cat)
-             if bytes_per_lane(str(i.get("isa") or "")) is not None and not _is_lds_dma(str(i.get("isa")))
-             and i.get("line_number") not in spin_rows(ctx)]  # a flag poll reads one word on purpose
+             if bytes_per_lane(i.isa) is not None and not _is_lds_dma(i.isa)
+             and i.line_number not in spin_rows(ctx)]  # a flag poll reads one word on purpose
     if not loads:
         return "no executed VMEM load"
-    narrow = [i for i in loads if (bytes_per_lane(str(i.get("isa"))) or WIDE_BYTES) < WIDE_BYTES]
-    total_exec = sum(int(i.get("hit") or 0) for i in loads)
-    narrow_exec = sum(int(i.get("hit") or 0) for i in narrow)
+    narrow = [i for i in loads if (bytes_per_lane(i.isa) or WIDE_BYTES) < WIDE_BYTES]
+    total_exec = sum(i.hit for i in loads)
+    narrow_exec = sum(i.hit for i in narrow)
     share = narrow_exec / total_exec if total_exec else 0.0
     if share < NARROW_MIN_EXEC_SHARE:
         return (f"narrow (< {WIDE_BYTES} B/lane) loads are {share:.0%} of VMEM load executions "
                 f"(< {NARROW_MIN_EXEC_SHARE:.0%})")
-    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
+    waves = ctx.traced_waves
     if waves and narrow_exec / waves < NARROW_MIN_PER_WAVE:
         # one narrow load per wave has nothing to merge with: widening needs several per lane
         return (f"{narrow_exec / waves:.1f} narrow load(s) per wave (< {NARROW_MIN_PER_WAVE:g}): a lone "
                 "narrow load cannot be merged into a wider one")
-    rows = {int(i["line_number"]) for i in narrow}
-    issue_stall = sum(int(i.get("stall") or 0) for i in narrow)
-    blamed: dict[int, float] = {}
+    rows = {i.line_number for i in narrow}
+    issue_stall = sum(i.stall for i in narrow)
+    blamed: defaultdict[int, float] = defaultdict(float)  # row -> wait stall blamed on it
     for w in ctx.waits():
-        for p in w.get("producers") or []:
-            n = p.get("line_number")
-            if isinstance(n, int) and n in rows:
-                blamed[n] = blamed.get(n, 0.0) + float(p.get("blamed_stall") or 0.0)
+        for p in w.producers:
+            n = p.line_number
+            if n is not None and n in rows:
+                blamed[n] += p.blamed_stall
     target = issue_stall + int(sum(blamed.values()))
-    widths = sorted({bytes_per_lane(str(i.get("isa"))) or 0 for i in narrow})
+    widths = sorted({bytes_per_lane(i.isa) or 0 for i in narrow})
     per_wave = round(narrow_exec / waves, 1) if waves else None
-    top = max(narrow, key=lambda i: (int(i.get("stall") or 0) + blamed.get(int(i["line_number"]), 0.0),
-                                     -int(i["line_number"])))
+    top = max(narrow, key=lambda i: (i.stall + blamed[i.line_number], -i.line_number))
     sites = []
-    for i in sorted(narrow, key=lambda i: -(int(i.get("stall") or 0) + blamed.get(int(i["line_number"]), 0.0))):
+    for i in sorted(narrow, key=lambda i: -(i.stall + blamed[i.line_number])):
         loc = ctx.location_of(i)
-        sites.append(Site(None, [int(i["line_number"])], loc.file, loc.line,
-                          int(int(i.get("stall") or 0) + blamed.get(int(i["line_number"]), 0.0))))
+        sites.append(Site(None, [i.line_number], loc.file, loc.line,
+                          int(i.stall + blamed[i.line_number])))
     narrowest = widths[0]
     ev = [Evidence("narrow_share_of_vmem_load_executions", round(share, 3), NARROW_MIN_EXEC_SHARE, ">="),
           Evidence("bytes_per_lane", ", ".join(str(w) for w in widths), WIDE_BYTES, "<"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from hotspot.plan.engine import CategoryShare
 from hotspot.plan.model import PlanItem, Trust
 from hotspot.record import record
 from hotspot.result import Result
@@ -46,7 +47,7 @@ class BriefPlan:
     gfx: str | None
     trust: Trust
     stall_pct_of_cycles: float
-    top_categories: list[dict]
+    top_categories: list[CategoryShare]
     items: list[BriefItem]
     more_items: int
     more: str                # the one command that prints everything this view leaves out
@@ -106,7 +107,7 @@ def repeated_options(kernel: str | None = None, arch: str | None = None,
 
 
 def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Trust,
-               stall_pct_of_cycles: float, top_categories: list[dict], items: list[PlanItem],
+               stall_pct_of_cycles: float, top_categories: list[CategoryShare], items: list[PlanItem],
                extra: Sequence[str] = ()) -> BriefPlan:
     trust = Trust(trust.level, [cut(r, TEXT_CHARS) for r in trust.reasons[:BRIEF_WARNINGS]]
                   + ([f"(+{len(trust.reasons) - BRIEF_WARNINGS} more)"]
@@ -130,18 +131,16 @@ def brief_result(result: Result, extra: Sequence[str] = ()) -> Result:
     """The brief view of a `plan` or single-dispatch `analyze --plan` Result (same command name).
     `extra` are the options the `more` command repeats (--kernel, --pmc ...)."""
     from hotspot.errors import UsageError
-    from hotspot.plan.api import PlanData, PlannedAnalysis
+    from hotspot.plan.api import PlanData, PlannedDispatch
 
     d = result.data
     if isinstance(d, PlanData):
-        trust, summary, items = d.trust, d.summary, d.plan
-    elif isinstance(d, PlannedAnalysis):
-        trust, summary, items = d.plan_trust or Trust("ok", []), d.plan_summary, d.plan or []
+        trust, summary, items, dispatch, arch = d.trust, d.summary, d.plan, d.dispatch, d.arch
+    elif isinstance(d, PlannedDispatch):
+        p = d.plan
+        trust, summary, items, dispatch, arch = p.trust, p.summary, p.items, d.analysis.dispatch, d.analysis.arch
     else:
         raise UsageError("--brief JSON takes one dispatch", "drop --all, or drop --brief for the full JSON")
-    if summary is None:  # pragma: no cover - a planned analysis always has its summary
-        raise UsageError("no plan to summarize", "run with --plan")
-    dispatch, arch = d.dispatch, d.arch
     view = brief_plan(result.command, str(dispatch.path), str(dispatch.kernel or dispatch.symbol or ""),
                       arch.gfx or None, trust, summary.stall_pct_of_cycles,
                       summary.top_categories, items, extra)

@@ -10,7 +10,7 @@ def source_collapse(ctx: PlanContext, rule: Rule) -> Outcome:
     f = ctx.finding("source-collapse")
     if f is None:
         return "no source line collapses the stall"
-    ev = f.get("evidence") or {}
+    ev = f.evidence  # the finding's evidence is free-form (hotspot/att/findings.py)
     share = float(ev.get("share") or 0.0)
     cats = ev.get("categories") or []
     return [Candidate(
@@ -20,14 +20,14 @@ def source_collapse(ctx: PlanContext, rule: Rule) -> Outcome:
         int(share * ctx.total_stall),
         "compiler-generated code of many kinds was attributed to one source line (typically the "
         "kernel entry or decorator): the line view cannot say which statement to change",
-        severity=f.get("severity"))]
+        severity=f.severity)]
 
 
 def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
     f = ctx.finding("idle-slice")
     if f is None:
         return "the traced waves executed a representative part of the kernel"
-    ev = f.get("evidence") or {}
+    ev = f.evidence
     return [Candidate(
         ctx.kernel_location(),
         [Evidence("executed_share_of_rows", round(float(ev.get("executed_share") or 0.0), 4),
@@ -37,4 +37,4 @@ def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
         ctx.total_stall,
         "the traced waves retired early or the traced CU was idle: these numbers describe a sliver "
         "of the kernel, so no other plan item from this capture can be trusted",
-        severity=f.get("severity"))]
+        severity=f.severity)]

@@ -12,10 +12,11 @@ from hotspot.arch.mfma import (
     mfma_passes,
     parse_mfma,
 )
+from hotspot.arch.classify import Category
 from hotspot.arch.targets import find_target
-from hotspot.plan.context import MFMA_CATEGORY, PlanContext
+from hotspot.att.aggregate import InstructionStat
+from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.result import JsonObject
 
 # An MFMA that stalls at least one issue slot (4 cycles) per execution on average is waiting on
 # something; below that the stall is issue-grid noise.
@@ -54,17 +55,17 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
-def _chain_producer(ctx: PlanContext, ins: JsonObject) -> tuple[JsonObject, int] | None:
+def _chain_producer(ctx: PlanContext, ins: InstructionStat) -> tuple[InstructionStat, int] | None:
     """The recent MFMA whose result this one reads as A/B, or as a partially overlapping C. An
     accumulator read as C in exactly the same registers is forwarded (LLVM's hazard recognizer needs
     no wait states for it), so a same-accumulator sequence is pipe-bound, not a dependency chain."""
-    _, sources = mfma_operands(str(ins.get("isa") or ""))
+    _, sources = mfma_operands(ins.isa)
     if not sources:
         return None
-    for distance, prev in enumerate(ctx.preceding(ins["line_number"], MFMA_CHAIN_LOOKBACK_INSTRUCTIONS), 1):
-        if prev.get("category") != MFMA_CATEGORY:
+    for distance, prev in enumerate(ctx.preceding(ins.line_number, MFMA_CHAIN_LOOKBACK_INSTRUCTIONS), 1):
+        if prev.category != Category.MFMA:
             continue
-        dst, _ = mfma_operands(str(prev.get("isa") or ""))
+        dst, _ = mfma_operands(prev.isa)
         if dst is None:
             continue
         src_ab, src_c = sources[:2], sources[2:]
@@ -75,24 +76,24 @@ def _chain_producer(ctx: PlanContext, ins: JsonObject) -> tuple[JsonObject, int]
 
 def mfma_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
     chained = []
-    for ins in ctx.executed(MFMA_CATEGORY):
-        hit = ins.get("hit") or 0
-        if not hit or (ins.get("stall") or 0) / hit < MFMA_CHAIN_MIN_STALL_PER_HIT:
+    for ins in ctx.executed(Category.MFMA):
+        hit = ins.hit
+        if not hit or ins.stall / hit < MFMA_CHAIN_MIN_STALL_PER_HIT:
             continue
         found = _chain_producer(ctx, ins)
         if found:
             chained.append((ins, found[0], found[1]))
     if not chained:
         return "no stalled MFMA reads the result of an MFMA issued just before it"
-    stall = sum(int(c[0].get("stall") or 0) for c in chained)
-    worst, producer, distance = max(chained, key=lambda c: (c[0].get("stall") or 0, -c[0]["line_number"]))
-    passes = mfma_passes(str(producer.get("isa") or ""), ctx.gfx or "")
+    stall = sum(c[0].stall for c in chained)
+    worst, producer, distance = max(chained, key=lambda c: (c[0].stall, -c[0].line_number))
+    passes = mfma_passes(producer.isa, ctx.gfx or "")
     ev = [Evidence("chained_mfma_rows", len(chained)),
           Evidence("chained_mfma_stall_cycles", stall),
-          Evidence("worst_stall_per_hit", round((worst.get("stall") or 0) / worst["hit"], 1),
+          Evidence("worst_stall_per_hit", round(worst.stall / worst.hit, 1),
                    MFMA_CHAIN_MIN_STALL_PER_HIT, ">="),
           Evidence("distance_to_producer_instructions", distance, MFMA_CHAIN_LOOKBACK_INSTRUCTIONS, "<="),
-          Evidence("producer", f"#{producer['line_number']} {producer.get('isa', '')}")]
+          Evidence("producer", f"#{producer.line_number} {producer.isa}")]
     if passes:
         ev.append(Evidence("producer_latency_cycles", passes * CYCLES_PER_PASS))
     return [Candidate(ctx.location_of(worst), ev, stall,
@@ -107,9 +108,9 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
     target = find_target(gfx)
     if target is None or not target.mfma_faster_shapes:
         return f"arch {gfx}: no MFMA shape runs below peak there (arch table)"
-    by_mnemonic: dict[str, list[JsonObject]] = defaultdict(list)
-    for ins in ctx.executed(MFMA_CATEGORY):
-        isa = str(ins.get("isa") or "")
+    by_mnemonic: dict[str, list[InstructionStat]] = defaultdict(list)
+    for ins in ctx.executed(Category.MFMA):
+        isa = ins.isa
         if faster_shape(gfx, isa) is not None:
             by_mnemonic[isa.split(None, 1)[0].lower()].append(ins)
     if not by_mnemonic:
@@ -118,16 +119,16 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
     for mnemonic, rows in by_mnemonic.items():
         busy = 0
         for r in rows:
-            passes = mfma_passes(str(r.get("isa") or ""), gfx) or 0
-            busy += (r.get("hit") or 0) * passes * CYCLES_PER_PASS
-        top = max(rows, key=lambda r: (r.get("hit") or 0, r.get("stall") or 0, -r["line_number"]))
+            passes = mfma_passes(r.isa, gfx) or 0
+            busy += r.hit * passes * CYCLES_PER_PASS
+        top = max(rows, key=lambda r: (r.hit, r.stall, -r.line_number))
         repl = faster_shape(gfx, mnemonic)
         kx = k_ratio(gfx, mnemonic)
         old_passes, new_passes = mfma_passes(mnemonic, gfx), mfma_passes(repl or "", gfx)
         speedup = (kx * old_passes / new_passes) if kx and old_passes and new_passes else None
         kind = parse_mfma(mnemonic).kind if parse_mfma(mnemonic) else "?"
         ev = [Evidence("legacy_mfma", mnemonic), Evidence("data_type", kind), Evidence("rows", len(rows)),
-              Evidence("executions", sum(r.get("hit") or 0 for r in rows)),
+              Evidence("executions", sum(r.hit for r in rows)),
               Evidence("mfma_pipe_cycles", busy)]
         if repl:
             ev.append(Evidence("faster_shape", repl))

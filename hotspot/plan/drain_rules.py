@@ -25,9 +25,9 @@ def conservative_drain(ctx: PlanContext, rule: Rule) -> Outcome:
             "the s_waitcnt also waits for newer loads whose registers the following instructions do not "
             "read before the next wait: the consumer of the older loads starts late"):
         site = c.sites[0]
-        wait = next(p.wait for p in pairs if p.wait.get("line_number") == site.wait_row)
+        wait = next(p.wait for p in pairs if p.wait.line_number == site.wait_row)
         drained = drained_producers(ctx, wait)
-        counted = f"{str(wait.get('isa') or '')} -> counted wait leaving {len(drained)} newest load(s) in flight"
+        counted = f"{wait.isa} -> counted wait leaving {len(drained)} newest load(s) in flight"
         out.append(Candidate(c.location, c.evidence + [Evidence("unneeded_newest_loads", len(drained)),
                                                        Evidence("counted_wait", counted)],
                              c.target_cycles, c.root_cause,

@@ -1,4 +1,4 @@
-"""Run the rule table over plain analysis data: estimate, Amdahl guard, priority, order."""
+"""Run the rule table over a dispatch's analysis: estimate, Amdahl guard, priority, order."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from hotspot.plan.model import (
 )
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
-from hotspot.result import JsonObject
+from hotspot.arch.classify import Category
+from hotspot.att.model import DispatchAnalysis
+from hotspot.pmc.analysis import KernelReport
 from hotspot.record import record
 
 # Amdahl guard: an item whose target is under 1% of all stall cannot move the kernel measurably.
@@ -39,11 +41,18 @@ ROUND_DIGITS = 2
 
 
 @record
+class CategoryShare:
+    category: Category
+    stall: int
+    share: float  # of total stall, 0..1 (4 digits)
+
+
+@record
 class StallSummary:
     total_cycles: int            # Σ latency over the traced waves' instructions
     total_stall: int
     stall_pct_of_cycles: float
-    top_categories: list[JsonObject]  # [{category, stall, share}] by stall desc
+    top_categories: list[CategoryShare]  # by stall desc
 
 
 @record
@@ -65,7 +74,7 @@ class Verdict:
 
     trust: Trust
     stall_pct_of_cycles: float
-    top_categories: list[JsonObject]
+    top_categories: list[CategoryShare]
     top_items: list[VerdictItem]
     more_items: int
 
@@ -104,21 +113,19 @@ def _capture_reasons(ctx: PlanContext) -> tuple[list[str], list[str]]:
     """(unrepresentative, limiting) reasons about the capture: the analysis's representativeness
     model (hotspot/att/representativeness.py), each with what to re-capture; notes (source
     collapse, corrected early exits) never change trust."""
-    rep = ctx.data.get("representativeness")
-    if isinstance(rep, dict):
+    rep = ctx.analysis.representativeness
+    if rep is not None:
         unrep, limiting = [], []
-        for r in rep.get("reasons") or []:
-            if not isinstance(r, dict):
-                continue
-            text = f"{r.get('id')}: {r.get('message')}" + (f" — {r['recapture']}" if r.get("recapture") else "")
-            if r.get("level") == UNREPRESENTATIVE:
+        for r in rep.reasons:
+            text = f"{r.id}: {r.message}" + (f" — {r.recapture}" if r.recapture else "")
+            if r.level == UNREPRESENTATIVE:
                 unrep.append(text)
-            elif r.get("level") == LIMITED:
+            elif r.level == LIMITED:
                 limiting.append(text)
         return unrep, limiting
-    findings = [f for f in ctx.data.get("findings") or [] if isinstance(f, dict)]
-    return ([f"{f.get('id')}: {f.get('message')}" for f in findings if f.get("id") in UNREPRESENTATIVE_FINDINGS],
-            [f"{f.get('id')}: {f.get('message')}" for f in findings if f.get("id") in LIMITING_FINDINGS])
+    findings = ctx.analysis.findings
+    return ([f"{f.id}: {f.message}" for f in findings if f.id in UNREPRESENTATIVE_FINDINGS],
+            [f"{f.id}: {f.message}" for f in findings if f.id in LIMITING_FINDINGS])
 
 
 def trust_of(ctx: PlanContext) -> Trust:
@@ -127,20 +134,20 @@ def trust_of(ctx: PlanContext) -> Trust:
     unrep, reasons = _capture_reasons(ctx)
     if unrep:
         return Trust(UNREPRESENTATIVE, unrep + reasons)
-    arch = ctx.data.get("arch") or {}
-    if not arch.get("known"):
-        reasons.append(f"arch {arch.get('gfx')} not known to hotspot's tables: arch-specific rules "
+    arch = ctx.analysis.arch
+    if not arch.known:
+        reasons.append(f"arch {arch.gfx} not known to hotspot's tables: arch-specific rules "
                        "(MFMA shapes, occupancy) are off; pass --arch")
     occ = ctx.occupancy()
-    if occ is not None and not occ.get("available"):
-        reasons.append(f"occupancy unknown: {occ.get('reason')}")
-    elif occ is not None and occ.get("unknown_limits"):
-        missing = " and ".join(str(n) for n in occ["unknown_limits"])
+    if occ is not None and not occ.available:
+        reasons.append(f"occupancy unknown: {occ.reason}")
+    elif occ is not None and occ.unknown_limits:
+        missing = " and ".join(str(n) for n in occ.unknown_limits)
         reasons.append(f"occupancy: the {missing} limit is unknown (no kernel trace or rocpd row for "
                        "this kernel near the capture; name one with --meta): occupancy items are off")
-    options = ctx.data.get("options") or {}
-    if options.get("max_waves"):
-        reasons.append(f"--max-waves {options['max_waves']}: wave-derived results cover a sample")
+    max_waves = ctx.analysis.options.get("max_waves")
+    if max_waves:
+        reasons.append(f"--max-waves {max_waves}: wave-derived results cover a sample")
     return Trust(LIMITED if reasons else OK, reasons)
 
 
@@ -310,18 +317,18 @@ def merge_families(cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def run_plan(data: JsonObject, pmc: JsonObject | None = None,
+def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
              rules: tuple[Rule, ...] = RULES) -> PlanOutcome:
-    """The plan for one dispatch's plain analysis data (`Result.plain_data()` of analyze)."""
-    ctx = PlanContext(data, pmc)
+    """The plan for one dispatch's analysis (and the counter report of its kernel, with --pmc)."""
+    ctx = PlanContext(analysis, pmc)
     summary = _summary(ctx)
     items: list[PlanItem] = []
     skipped: list[Skipped] = []
     absorbed: list[tuple[PlanItem, str]] = []  # items another rule's item states better when it fires
-    if data.get("mode", "cycles") != "cycles":
+    if analysis.mode != "cycles":
         for rule in rules:
             skipped.append(Skipped(rule.id, "missing-input",
-                                   f"{data.get('mode')} capture: no per-instruction stall cycles"))
+                                   f"{analysis.mode} capture: no per-instruction stall cycles"))
         return PlanOutcome(summary, items, skipped, trust_of(ctx))
     if ctx.total_stall <= 0:
         for rule in rules:
@@ -399,10 +406,8 @@ def expected_pct(est: Estimate) -> float:
 
 
 def _summary(ctx: PlanContext) -> StallSummary:
-    cats = sorted(((c.get("category"), int(c.get("stall") or 0))
-                   for c in ctx.data.get("stall_by_category") or [] if (c.get("stall") or 0) > 0),
+    cats = sorted(((c.category, c.stall) for c in ctx.analysis.stall_by_category if c.stall > 0),
                   key=lambda x: (-x[1], str(x[0])))
     stall, cycles = ctx.total_stall, ctx.total_cycles
     return StallSummary(cycles, stall, round(PCT * stall / cycles, ROUND_DIGITS) if cycles else 0.0,
-                        [{"category": c, "stall": s, "share": round(s / stall, 4) if stall else 0.0}
-                         for c, s in cats])
+                        [CategoryShare(c, s, round(s / stall, 4) if stall else 0.0) for c, s in cats])

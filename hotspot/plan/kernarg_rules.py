@@ -9,9 +9,10 @@ join that batch. Loads already at the entry must not be told to "hoist".
 
 from __future__ import annotations
 
+from hotspot.arch.classify import is_wait
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import KERNARG_FAMILY, _blamed, _common_evidence, assign_pairs, sites_of
+from hotspot.plan.waits_rules import KERNARG_FAMILY, _blamed, _common_evidence, assign_pairs, row_of, sites_of
 
 # Batching N waits into one leaves one round trip: (N-1)/N of the stall goes at most; half of that
 # is the conservative end (the batched wait still waits for the slowest field).
@@ -27,8 +28,7 @@ MID_FIX = (" Rows {rows} run after the kernel's first wait: move them to the ent
 
 def first_wait_row(ctx: PlanContext) -> int | None:
     """The first s_waitcnt in static order (anything before it is the kernel entry)."""
-    return next((n for n in ctx.order if str(ctx.instructions[n].get("category", "")).startswith("wait-")),
-                None)
+    return next((n for n in ctx.order if is_wait(ctx.instructions[n].category)), None)
 
 
 def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
@@ -36,9 +36,9 @@ def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     if not pairs:
         return "no kernel-argument scalar load outside loops is waited on with little cover"
     entry_end = first_wait_row(ctx)
-    rows = sorted({int(p.producer.get("line_number", -1)) for p in pairs})
+    rows = sorted({row_of(p.producer) for p in pairs})
     mid = [r for r in rows if entry_end is not None and r > entry_end]
-    waits = sorted({int(p.wait.get("line_number", -1)) for p in pairs})
+    waits = sorted({p.wait.line_number for p in pairs})
     n = len(waits)
     batch = 1.0 - 1.0 / n
     removable = (BATCH_LOW_FACTOR * batch, max(batch, PRELOAD_HIGH_FRACTION))
@@ -48,8 +48,7 @@ def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
     ev = [Evidence("scalar_load_rows", len(rows)), Evidence("waits", n),
           Evidence("entry_loads", len(rows) - len(mid)), Evidence("mid_kernel_loads", len(mid)),
           Evidence("family", KERNARG_FAMILY)]
-    top = max(pairs, key=lambda p: (float(p.producer.get("blamed_stall") or 0),
-                                    -int(p.producer.get("line_number", 0)))).producer
+    top = max(pairs, key=lambda p: (p.producer.blamed_stall, -row_of(p.producer))).producer
     root = (f"{len(rows)} kernel-argument scalar load(s) are waited on in {n} separate round trips: each "
             "s_waitcnt lgkmcnt exposes a full memory latency" if n > 1 else
             f"{len(rows)} kernel-argument scalar load(s) are waited on right after issue: the wave starts "

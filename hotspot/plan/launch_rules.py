@@ -5,7 +5,8 @@ is the headroom below it, and the engine caps every other estimate there."""
 
 from __future__ import annotations
 
-from hotspot.att.launch import MATCHED
+from hotspot.arch.classify import VMCNT_WAITS, VMEM_ACCESS, Category
+from hotspot.att.launch import MATCHED, LaunchOut
 from hotspot.att.representativeness import MIN_PASSES_PER_WAVE, STEADY_LOOP_MIN_SHARE
 from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.model import UNREPRESENTATIVE, Candidate, Evidence, Outcome, Rule
@@ -20,45 +21,45 @@ MOSTLY_IDLE_FRACTION = 0.5
 UNDERFILL_LOW_FACTOR = 0.5
 
 
-def launch_not_matched(launch: dict) -> str | None:
+def launch_not_matched(launch: LaunchOut) -> str | None:
     """Why no grid-based item may use this launch (hotspot/att/launch.py status), or None."""
-    status = launch.get("status", MATCHED)
-    if status == MATCHED:
+    if launch.status == MATCHED:
         return None
-    return f"the launch is {status}: {launch.get('reason') or 'no row matches the traced dispatch'}"
+    return f"the launch is {launch.status}: {launch.reason or 'no row matches the traced dispatch'}"
 
 
-def _launch_source(launch: dict) -> str:
+def _launch_source(launch: LaunchOut) -> str:
     """`file row N (dispatch D), matched by <how>` for evidence."""
-    rows = launch.get("rows") or []
-    where = ", ".join(f"row {r.get('row')}" + (f" (dispatch {r['dispatch_id']})"
-                                               if r.get("dispatch_id") is not None else "")
-                      for r in rows[:3] if isinstance(r, dict))
-    more = (launch.get("row_count") or len(rows)) - min(3, len(rows))
-    return (f"{launch.get('source')} {where}{f' +{more} more' if more > 0 else ''}, matched by "
-            f"{launch.get('match')}")
+    rows = launch.rows
+    where = ", ".join(f"row {r.row}" + (f" (dispatch {r.dispatch_id})" if r.dispatch_id is not None else "")
+                      for r in rows[:3])
+    more = (launch.row_count or len(rows)) - min(3, len(rows))
+    return (f"{launch.source} {where}{f' +{more} more' if more > 0 else ''}, matched by "
+            f"{launch.match}")
 
 
 def grid_underfill(ctx: PlanContext, rule: Rule) -> Outcome:
-    launch = known_launch(ctx)
-    if launch is None:
-        raw = (ctx.occupancy() or {}).get("launch")
-        why = ((isinstance(raw, dict) and launch_not_matched(raw))
+    known = known_launch(ctx)
+    if known is None:
+        occ = ctx.occupancy()
+        raw = occ.launch if occ is not None else None
+        why = ((raw is not None and launch_not_matched(raw))
                or "the launch's grid is unknown (no kernel-trace or rocpd row matched to this dispatch)")
         return underfill_from_capture(ctx, why)
-    groups, cus = launch["workgroups"], launch["cus"]
+    launch = known.launch
+    groups, cus = known.workgroups, known.cus
     if groups >= cus:
         return f"{groups:,} workgroups for {cus} CUs: every CU gets work"
     idle = cus - groups
     idle_share = idle / cus
     ev = [Evidence("workgroups", groups, cus, "<"), Evidence("compute_units", cus),
           Evidence("idle_compute_units", idle), Evidence("idle_share_of_cus", round(idle_share, 3)),
-          Evidence("grid", "x".join(str(g) for g in launch.get("grid") or ())),
-          Evidence("workgroup", "x".join(str(w) for w in launch["workgroup"])),
+          Evidence("grid", "x".join(str(g) for g in launch.grid or ())),
+          Evidence("workgroup", "x".join(str(w) for w in known.workgroup)),
           Evidence("launch_source", _launch_source(launch))]
-    if isinstance(launch.get("duration_ns"), int):
-        ev.append(Evidence("kernel_duration_ns", launch["duration_ns"]))
-        ev.append(Evidence("duration_source", launch.get("duration_source")))
+    if launch.duration_ns is not None:
+        ev.append(Evidence("kernel_duration_ns", launch.duration_ns))
+        ev.append(Evidence("duration_source", launch.duration_source))
     return _underfill(
         ctx, ev, idle_share, f"{groups} of {cus} CUs work",
         f"the launch makes {groups:,} workgroups for {cus} compute units: {idle} CUs "
@@ -110,23 +111,23 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
     9.5 average: 9), so a capture that could be full never fires; the share uses the average."""
     from hotspot.arch.products import find_product
 
-    occ = ctx.occupancy() or {}
-    achieved = occ.get("achieved")
-    busy = achieved.get("busy_cus_per_se") if isinstance(achieved, dict) else None
-    if not isinstance(busy, dict) or not busy:
+    occ = ctx.occupancy()
+    achieved = occ.achieved if occ is not None else None
+    if occ is None or achieved is None or not achieved.busy_cus_per_se:
         return f"{no_launch}; occupancy.json shows no CU per shader engine: no grid-based item"
-    if (ctx.data.get("representativeness") or {}).get("level") == UNREPRESENTATIVE:
+    busy = achieved.busy_cus_per_se
+    rep = ctx.analysis.representativeness
+    if rep is not None and rep.level == UNREPRESENTATIVE:
         return f"{no_launch}; the capture does not represent the kernel, so neither does its occupancy.json"
     # With the grid unknown, the capture must show work a split can spread: a loop holding a
     # material share of the stall that repeats per wave (split-K/split-KV divide its iterations).
     # A straight-line wave (one fixed-cost pass) gives no such evidence.
-    splittable = [lp for lp in ctx.data.get("loops") or [] if isinstance(lp, dict)
-                  and float(lp.get("share") or 0.0) >= STEADY_LOOP_MIN_SHARE
-                  and float(lp.get("iterations_per_wave") or 0.0) >= MIN_PASSES_PER_WAVE]
+    splittable = [lp for lp in ctx.analysis.loops or [] if lp.share >= STEADY_LOOP_MIN_SHARE
+                  and lp.iterations_per_wave >= MIN_PASSES_PER_WAVE]
     if not splittable:
         return (f"{no_launch}; no loop holding ≥ {STEADY_LOOP_MIN_SHARE:.0%} of the stall repeats per "
                 "wave: with the grid unknown, the capture shows no work a split could spread")
-    one_round = achieved.get("one_round")
+    one_round = achieved.one_round
     if one_round is not True:
         return (f"{no_launch}; occupancy.json shows "
                 + ("a CU starting work after work ended (more than one round of workgroups)"
@@ -135,13 +136,13 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
     # A dispatcher with work left spreads it over free CUs before it packs a CU to the occupancy
     # limit: busy CUs at that limit beside idle ones mean the idle CUs were not this kernel's to use
     # (a CU mask, another kernel), which a small grid does not explain.
-    allowed, peak = occ.get("waves_per_simd"), achieved.get("peak_waves_per_simd")
-    if not isinstance(allowed, int) or not isinstance(peak, int) or peak >= allowed:
+    allowed, peak = occ.waves_per_simd, achieved.peak_waves_per_simd
+    if allowed is None or peak >= allowed:
         return (f"{no_launch}; the busy CUs reach {peak} waves/SIMD of the "
-                f"{allowed if isinstance(allowed, int) else 'unknown'} the kernel's occupancy allows: "
+                f"{allowed if allowed is not None else 'unknown'} the kernel's occupancy allows: "
                 "the capture cannot tell CUs left idle by a small grid from CUs the dispatcher could "
                 "not use")
-    product = find_product(str((ctx.data.get("arch") or {}).get("product") or ""))
+    product = find_product(ctx.analysis.arch.product or "")
     per_se = product.cus_per_se if product is not None else None
     if not per_se:
         return f"{no_launch}; the product's CUs per shader engine are unknown: no capture-based underfill"
@@ -175,9 +176,9 @@ def fixed_entry_cycles(ctx: PlanContext) -> float:
     wave that does not shrink when the work is split over more workgroups."""
     total = 0.0
     for w in ctx.waits():
-        for p in w.get("producers") or []:
-            if isinstance(p, dict) and is_kernarg_load(ctx, w, p):
-                total += float(p.get("blamed_stall") or 0.0)
+        for p in w.producers:
+            if is_kernarg_load(ctx, w, p):
+                total += p.blamed_stall
     return total
 
 
@@ -188,7 +189,6 @@ NEAR_PEAK_FRACTION = 0.6
 # Above this fraction even the unique bytes exceed the peak: the caches serve part of them and the
 # DRAM share is unknown without counters (the bound then caps nothing).
 CACHE_SERVED_FRACTION = 1.0
-VMEM_CATEGORIES = ("vmem-load", "vmem-store", "flat")
 
 
 @record
@@ -213,6 +213,8 @@ class IsaTraffic:
 
 
 AXES = "xyz"
+# The categories whose bytes count, in taxonomy order (the order their rows are listed in evidence).
+VMEM_ACCESS_ORDER = tuple(c for c in Category if c in VMEM_ACCESS)
 
 
 def isa_traffic(ctx: PlanContext, wave_size: int, groups_per_dim: list[int],
@@ -226,29 +228,26 @@ def isa_traffic(ctx: PlanContext, wave_size: int, groups_per_dim: list[int],
     )
     from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 
-    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
+    waves = ctx.traced_waves
     if not waves:
         return None
     grid_groups = 1
     for g in groups_per_dim:
         grid_groups *= g
-    order = [(n, str(ctx.instructions[n].get("isa") or "")) for n in ctx.order
-             if (ctx.instructions[n].get("hit") or 0) > 0]
-    loops = [(lp["first_line_number"], lp["last_line_number"]) for lp in ctx.data.get("loops") or []
-             if isinstance(lp, dict) and isinstance(lp.get("first_line_number"), int)
-             and isinstance(lp.get("last_line_number"), int)]
+    order = [(n, ctx.instructions[n].isa) for n in ctx.order if ctx.instructions[n].hit > 0]
+    loops = ctx.loop_ranges
     taints = taint_of_addresses(order, loops)
     dims = workgroup_dims(order)
     invariant = loop_invariant_addresses(order, loops)
     requested = unique = 0.0
     same, once, shared = [], [], []
-    for cat in VMEM_CATEGORIES:
+    for cat in VMEM_ACCESS_ORDER:
         for i in ctx.executed(cat):
-            isa = str(i.get("isa") or "")
+            isa = i.isa
             width = bytes_per_lane(isa) or store_bytes_per_lane(isa)
             if not width:
                 continue
-            n, hits = i["line_number"], int(i.get("hit") or 0)
+            n, hits = i.line_number, i.hit
             per_wave = width * wave_size * hits / waves
             requested += per_wave
             if n in invariant:
@@ -281,20 +280,22 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
 
     if ctx.pmc is not None:
         return "counters (--pmc) measure the bandwidth: the ISA estimate is not used"
-    occ = ctx.occupancy() or {}
-    launch = occ.get("launch")
+    occ = ctx.occupancy()
+    launch = occ.launch if occ is not None else None
     target = find_target(ctx.gfx)
-    if not isinstance(launch, dict) or target is None:
+    if launch is None or target is None:
         return "no launch (grid, duration) or arch for a bandwidth bound"
     unmatched = launch_not_matched(launch)
     if unmatched:
         return unmatched
-    duration, peak = launch.get("duration_ns"), launch.get("peak_hbm_gbps")
-    if not isinstance(duration, int) or duration <= 0 or not peak:
+    duration, peak = launch.duration_ns, launch.peak_hbm_gbps
+    if duration is None or duration <= 0 or not peak:
         return "kernel duration or the product's peak bandwidth is unknown"
-    per_wg = waves_per_workgroup(launch["workgroup"], target.wave_size)
-    waves = launch["workgroups"] * per_wg
-    groups = [-(-g // w) for g, w in zip(launch["grid"], launch["workgroup"])]
+    if launch.workgroup is None or launch.grid is None or launch.workgroups is None:
+        return "the launch's grid is unknown"
+    per_wg = waves_per_workgroup(launch.workgroup, target.wave_size)
+    waves = launch.workgroups * per_wg
+    groups = [-(-g // w) for g, w in zip(launch.grid, launch.workgroup)]
     traffic = isa_traffic(ctx, target.wave_size, groups, per_wg)
     if traffic is None or not traffic.requested_per_wave:
         return "no VMEM traffic in the traced waves"
@@ -311,13 +312,13 @@ def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("rows_same_for_all_workgroups", _rows(traffic.same_for_all_workgroups)),
           Evidence("rows_loop_invariant", _rows(traffic.loop_invariant)),
           Evidence("rows_shared_along_workgroup_dims", " ".join(traffic.shared) or "none"),
-          Evidence("kernel_duration_ns", duration), Evidence("duration_source", launch.get("duration_source")),
+          Evidence("kernel_duration_ns", duration), Evidence("duration_source", launch.duration_source),
           Evidence("launch_source", _launch_source(launch)),
           Evidence("achieved_gbps", round(gbps)), Evidence("requested_gbps", round(requested_gbps)),
           Evidence("peak_hbm_gbps", peak),
           Evidence("fraction_of_peak", round(fraction, 3), NEAR_PEAK_FRACTION, ">="),
           Evidence("dram_share_known", not cache_served)]
-    memory_stall = ctx.category_stall("wait-vmcnt", "wait-mixed", *VMEM_CATEGORIES)
+    memory_stall = ctx.category_stall(*VMCNT_WAITS, *VMEM_ACCESS)
     if cache_served:
         return [Candidate(
             ctx.kernel_location(), ev, memory_stall,

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from hotspot.plan.context import PlanContext, breakdown_classes
+from hotspot.arch.classify import LGKM_WAITS, Category
+from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import _blamed, assign_pairs
+from hotspot.plan.waits_rules import Pair, _blamed, assign_pairs, row_of
 
 # Same cut as issue 7's `lgkm-cross-lane` finding: when at least half of the lgkmcnt wait is blamed
 # on cross-lane ops, the "LDS wait" is a reduction pattern, not LDS traffic.
 CROSS_LANE_MIN_SHARE = 0.50
-CROSS_LANE_CLASS = "cross-lane"
 
 
 def lgkm_cross_lane(ctx: PlanContext, rule: Rule) -> Outcome:
-    classes = breakdown_classes(ctx.data.get("lgkm_breakdown"))
-    total = sum(classes.values())
-    cross = classes.get(CROSS_LANE_CLASS, 0.0)
+    breakdown = ctx.analysis.lgkm_breakdown
+    classes = breakdown.classes if breakdown is not None else []
+    total = sum(c.stall for c in classes)
+    cross = sum(c.stall for c in classes if c.producer_class == Category.CROSS_LANE)
     if total <= 0:
         return "no lgkmcnt wait stall to break down"
     share = cross / total
@@ -24,12 +25,12 @@ def lgkm_cross_lane(ctx: PlanContext, rule: Rule) -> Outcome:
     pairs = assign_pairs(ctx).get(rule.id, [])
     top = None
     if pairs:
-        by_line: dict[int, list] = {}
+        by_line: dict[int, list[Pair]] = {}
         for pr in pairs:
-            by_line.setdefault(pr.producer.get("line_number", -1), []).append(pr)
-        group = max(by_line.values(), key=lambda g: (_blamed(g), -g[0].producer.get("line_number", 0)))
+            by_line.setdefault(row_of(pr.producer), []).append(pr)
+        group = max(by_line.values(), key=lambda g: (_blamed(g), -row_of(g[0].producer)))
         top = group[0].producer
-    loc = ctx.location_of(top) if top else ctx.location_of(ctx.hottest("wait-lgkmcnt", "wait-mixed"))
+    loc = ctx.location_of(top) if top else ctx.location_of(ctx.hottest(*LGKM_WAITS))
     return [Candidate(
         loc,
         [Evidence("cross_lane_share_of_lgkm_wait", round(share, 3), CROSS_LANE_MIN_SHARE, ">="),

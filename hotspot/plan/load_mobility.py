@@ -14,13 +14,14 @@ iteration ahead, which is the loop rules' fix, so loads in loops are not judged 
 
 from __future__ import annotations
 
-from hotspot.plan.context import PlanContext
+from hotspot.arch.classify import LOADS, is_wait
+from hotspot.att.aggregate import InstructionStat
+from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.register_reads import ALL_SOURCES, STOP_PREFIXES, _overlap, dest_regs, source_regs
 from hotspot.record import record
-from hotspot.result import JsonObject
 
 Reg = tuple[str, int, int]
-LOAD_CATEGORIES = frozenset({"vmem-load", "flat", "smem", "lds"})
+LOAD_CATEGORIES = LOADS
 # Rows that take no issue time of their own when moved past (labels, padding).
 NO_WORK_PREFIXES = ("s_nop", "s_endpgm")
 
@@ -42,11 +43,11 @@ class Mobility:
         return self.hoist_cycles + self.independent_cycles
 
 
-def _cycles(ctx: PlanContext, ins: JsonObject) -> float:
+def _cycles(ctx: PlanContext, ins: InstructionStat) -> float:
     """Time the row takes per traced wave (its latency over the waves, stall included: a stalled
     wait the load moves above is time it overlaps; a loop row counts every iteration)."""
-    waves = int((ctx.data.get("dispatch") or {}).get("waves") or 0) or int(ins.get("hit") or 0)
-    return float(ins.get("latency") or 0) / waves if waves else 0.0
+    waves = ctx.traced_waves or ins.hit
+    return float(ins.latency) / waves if waves else 0.0
 
 
 def _loop_ending_at(ctx: PlanContext, row: int) -> tuple[int, int] | None:
@@ -57,18 +58,18 @@ def _loop_is_independent(ctx: PlanContext, lo: int, hi: int, needed: list[Reg], 
     """No row of the loop writes what the load reads, or reads or writes what it overwrites."""
     for n in ctx.order:
         if lo <= n <= hi:
-            isa = str(ctx.instructions[n].get("isa") or "")
+            isa = ctx.instructions[n].isa
             if _reads_any(_writes(isa), needed) or _reads_any(source_regs(isa) + _writes(isa), written):
                 return False
     return True
 
 
-def _is_wait(ins: JsonObject) -> bool:
-    return str(ins.get("category", "")).startswith("wait-")
+def _is_wait(ins: InstructionStat) -> bool:
+    return is_wait(ins.category)
 
 
-def _is_stop(ins: JsonObject) -> bool:
-    return str(ins.get("isa") or "").lower().startswith(STOP_PREFIXES)
+def _is_stop(ins: InstructionStat) -> bool:
+    return ins.isa.lower().startswith(STOP_PREFIXES)
 
 
 def _writes(isa: str) -> list[Reg]:
@@ -89,13 +90,9 @@ def _loaded_before(ctx: PlanContext, order: list[int], at: int) -> list[Reg]:
         ins = ctx.instructions[n]
         if _is_wait(ins) or _is_stop(ins):
             break
-        if ins.get("category") in LOAD_CATEGORIES:
-            out += _writes(str(ins.get("isa") or ""))
+        if ins.category in LOAD_CATEGORIES:
+            out += _writes(ins.isa)
     return out
-
-
-def in_loop(ctx: PlanContext, row: int) -> bool:
-    return any(lo <= row <= hi for lo, hi in ctx.loop_ranges)
 
 
 def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[int]) -> Mobility | None:
@@ -107,8 +104,8 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
     if in_loop(ctx, load_row) or in_loop(ctx, wait_row):
         return None
     at, wat = order.index(load_row), order.index(wait_row)
-    needed = source_regs(str(ctx.instructions[load_row].get("isa") or ""))
-    written = dest_regs(str(ctx.instructions[load_row].get("isa") or ""))
+    needed = source_regs(ctx.instructions[load_row].isa)
+    written = dest_regs(ctx.instructions[load_row].isa)
     hoist_rows: list[int] = []
     hoist = 0.0
     depends_on: int | None = None
@@ -117,7 +114,7 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
         i -= 1
         n = order[i]
         ins = ctx.instructions[n]
-        isa = str(ins.get("isa") or "")
+        isa = ins.isa
         if _is_stop(ins):
             loop = _loop_ending_at(ctx, n)
             if loop is None or not _loop_is_independent(ctx, loop[0], loop[1], needed, written):
@@ -137,7 +134,7 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
             continue
         if _reads_any(source_regs(isa) + _writes(isa), written):
             break  # it uses the registers the load overwrites: the load cannot pass it
-        if _reads_any(_writes(isa), needed) or ins.get("category") in LOAD_CATEGORIES:
+        if _reads_any(_writes(isa), needed) or ins.category in LOAD_CATEGORIES:
             # part of the address computation (or another load: issue order among loads is kept)
             needed = needed + source_regs(isa)
             continue
@@ -146,12 +143,13 @@ def load_mobility(ctx: PlanContext, load_row: int, wait_row: int, waited: list[i
             hoist += _cycles(ctx, ins)
     tainted: list[Reg] = []
     for r in waited:
-        tainted += dest_regs(str(ctx.instructions.get(r, {}).get("isa") or ""))
+        if r in ctx.instructions:
+            tainted += dest_regs(ctx.instructions[r].isa)
     independent_rows: list[int] = []
     independent = 0.0
     for n in order[wat + 1:]:
         ins = ctx.instructions[n]
-        isa = str(ins.get("isa") or "")
+        isa = ins.isa
         if _is_wait(ins) or _is_stop(ins):
             break
         if _reads_any(source_regs(isa), tainted):

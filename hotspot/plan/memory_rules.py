@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
+from hotspot.arch.classify import MEMORY_STALL, VMCNT_WAITS
+from hotspot.pmc.estimate import Estimate
+from hotspot.pmc.verdicts import Verdict
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.result import JsonObject
 
 # Stall a memory-side fix can shrink: waiting on vmcnt (and mixed waits), plus VMEM issue stalls.
-MEMORY_STALL_CATEGORIES = ("wait-vmcnt", "wait-mixed", "vmem-load", "vmem-store", "vmem-atomic",
-                           "flat", "scratch")
+MEMORY_STALL_CATEGORIES = MEMORY_STALL
 
 
-def verdict(ctx: PlanContext, verdict_id: str) -> JsonObject | None:
-    for v in (ctx.pmc or {}).get("verdicts") or []:
-        if isinstance(v, dict) and v.get("id") == verdict_id:
-            return v
-    return None
+def verdict(ctx: PlanContext, verdict_id: str) -> Verdict | None:
+    return next((v for v in ctx.pmc.verdicts if v.id == verdict_id), None) if ctx.pmc else None
 
 
-def _plain_evidence(ev: JsonObject) -> list[Evidence]:
+def _verdict_evidence(v: Verdict) -> list[Evidence]:
     out = []
-    for key, value in ev.items():
-        if isinstance(value, dict):  # an Estimate: value, or low–high
-            if value.get("value") is not None:
-                value = value["value"]
-            elif value.get("low") is not None:
-                value = f"{value['low']:.3g}–{value['high']:.3g}"
+    for key, value in v.evidence.items():
+        if isinstance(value, Estimate):  # its value, or low–high
+            if value.value is not None:
+                value = value.value
+            elif value.low is not None:
+                value = f"{value.low:.3g}–{value.high:.3g}"
             else:
                 continue
         if value is None:
@@ -35,10 +33,9 @@ def _plain_evidence(ev: JsonObject) -> list[Evidence]:
 
 
 def _over_fetch_ratio(ctx: PlanContext) -> float | None:
-    of = (ctx.pmc or {}).get("over_fetch") or {}
-    for key in ("value", "low"):
-        v = of.get(key)
-        if isinstance(v, (int, float)) and v > 0:
+    of = ctx.pmc.over_fetch if ctx.pmc else None
+    for v in (of.value, of.low) if of else ():
+        if v is not None and v > 0:
             return float(v)
     return None
 
@@ -49,10 +46,10 @@ def memory_rule(verdict_id: str):
         if v is None:
             return f"hotspot pmc gave no '{verdict_id}' verdict for this kernel"
         target = ctx.category_stall(*MEMORY_STALL_CATEGORIES)
-        ev = [Evidence("pmc_kernel", (ctx.pmc or {}).get("kernel")),
-              Evidence("memory_stall_cycles", target)] + _plain_evidence(v.get("evidence") or {})
-        if not v.get("certain", True):
-            ev.append(Evidence("undecided_by", ", ".join(v.get("undecided_by") or [])))
+        ev = [Evidence("pmc_kernel", ctx.pmc.kernel if ctx.pmc else None),
+              Evidence("memory_stall_cycles", target)] + _verdict_evidence(v)
+        if not v.certain:
+            ev.append(Evidence("undecided_by", ", ".join(v.undecided_by)))
         removable = None
         basis = None
         if verdict_id == "over-fetch":
@@ -63,8 +60,8 @@ def memory_rule(verdict_id: str):
                 basis = (f"{redundant:.0%} of the fabric bytes are redundant (over-fetch {ratio:.2f}x); "
                          f"removing them shortens the memory stall by {rule.removable[0]:.0%}–"
                          f"{rule.removable[1]:.0%} of that share")
-        hot = ctx.hottest("wait-vmcnt", "wait-mixed")
+        hot = ctx.hottest(*VMCNT_WAITS)
         return [Candidate(ctx.location_of(hot) if hot else ctx.kernel_location(), ev, target,
-                          str(v.get("text") or verdict_id), fix_extra=f" {v.get('next')}" if v.get("next") else "",
+                          v.text or verdict_id, fix_extra=f" {v.next}" if v.next else "",
                           removable=removable, basis=basis)]
     return evaluate

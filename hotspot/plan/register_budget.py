@@ -27,14 +27,14 @@ class RegisterCost:
 
 def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:
     """The occupancy cost of `needed` more VGPRs; None when the budget is unknown or not binding."""
-    occ = ctx.occupancy() or {}
+    occ = ctx.occupancy()
     target = find_target(ctx.gfx)
-    waves = occ.get("waves_per_simd")
-    limits = occ.get("limits") or {}
-    allocated = (occ.get("details") or {}).get("vgpr_allocated")
-    if target is None or not isinstance(waves, int) or waves <= 0 or not isinstance(allocated, int):
+    if occ is None or occ.details is None or target is None:
         return None
-    if limits.get("vgpr") != waves or needed <= 0:
+    waves, allocated = occ.waves_per_simd, occ.details.vgpr_allocated
+    if waves is None or waves <= 0:
+        return None
+    if occ.limits.get("vgpr") != waves or needed <= 0:
         return None  # another limit binds: a few more registers do not change the wave count
     file_size = target.vgprs_per_lane if target.vgpr_file == UNIFIED else target.max_arch_vgprs_per_wave
     granule = target.vgpr_alloc_granule

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
+from hotspot.arch.classify import LGKM_PRODUCERS, VM_PRODUCERS, Category, is_wait
+from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import PlanContext
-from hotspot.result import JsonObject
 
 _REG = re.compile(r"\b([vsa])(?:(\d+)|\[(\d+):(\d+)\])")
 # Instructions whose first operand is read, not written.
@@ -63,8 +64,8 @@ def consumer_reads(ctx: PlanContext, wait_row: int) -> list[tuple[str, int, int]
         return None
     for n in order[at + 1:]:
         ins = ctx.instructions[n]
-        isa = str(ins.get("isa") or "")
-        if str(ins.get("category", "")).startswith("wait-"):
+        isa = ins.isa
+        if is_wait(ins.category):
             return reads
         if isa.lower().startswith(STOP_PREFIXES):
             return reads if isa.lower().startswith("s_endpgm") else None
@@ -72,47 +73,41 @@ def consumer_reads(ctx: PlanContext, wait_row: int) -> list[tuple[str, int, int]
     return reads
 
 
-def unneeded_newest(ctx: PlanContext, wait: JsonObject, producers: list[JsonObject]) -> list[JsonObject]:
+def unneeded_newest(ctx: PlanContext, wait: WaitBlame, producers: list[Producer]) -> list[Producer]:
     """The newest producers (nearest the wait) whose destination the consumers do not read before
     the next wait: a counted wait could leave them in flight. Empty when any of them is a store (a
     drain of stores is a fence) or the reads cannot be known."""
-    if len(producers) < 2 or any(not dest_regs(str(p.get("isa") or "")) for p in producers):
+    if len(producers) < 2 or any(not dest_regs(p.isa) for p in producers):
         return []
-    dist = [p.get("median_distance_instructions") for p in producers]
-    if not all(isinstance(d, (int, float)) for d in dist):
+    if any(p.median_distance_instructions is None for p in producers):
         return []
-    reads = consumer_reads(ctx, int(wait.get("line_number", -1)))
+    reads = consumer_reads(ctx, wait.line_number)
     if reads is None:
         return []
-    newest_first = sorted(producers, key=lambda p: (p["median_distance_instructions"], -int(p.get("line_number", 0))))
+    newest_first = sorted(producers, key=lambda p: (p.median_distance_instructions, -(p.line_number or 0)))
     out = []
     for p in newest_first:
-        mn = str(p.get("isa") or "").split(None, 1)[0].lower()
+        mn = p.isa.split(None, 1)[0].lower()
         if "store" in mn or "write" in mn or "atomic" in mn:
             return []
-        if any(_overlap(d, r) for d in dest_regs(str(p.get("isa") or "")) for r in reads):
+        if any(_overlap(d, r) for d in dest_regs(p.isa) for r in reads):
             break
         out.append(p)
     return out if len(out) < len(producers) else []  # nothing read at all: not a counted-wait case
 
 
-def _is_lds_dma(p: JsonObject) -> bool:
-    return "lds" in str(p.get("isa") or "").lower().replace(",", " ").split()[1:]
+def _is_lds_dma(p: Producer) -> bool:
+    return "lds" in p.isa.lower().replace(",", " ").split()[1:]
 
 
-def drained_producers(ctx: PlanContext, wait: JsonObject) -> set[int]:
+def drained_producers(ctx: PlanContext, wait: WaitBlame) -> set[int]:
     """Rows of the producers `wait` need not wait for, per counter (vm and lgkm retire separately)."""
-    producers = [p for p in wait.get("producers") or [] if isinstance(p, dict)]
     out: set[int] = set()
     for counter in (VM_PRODUCERS, LGKM_PRODUCERS):
-        group = [p for p in producers if p.get("category") in counter]
+        group = [p for p in wait.producers if p.category in counter]
         if any(_is_lds_dma(p) for p in group):
             continue  # DMA-to-LDS: the consumer reads LDS after a barrier, not registers
-        if any(p.get("category") == "smem" for p in group):
+        if any(p.category == Category.SMEM for p in group):
             continue  # an outstanding SMEM makes lgkmcnt out of order: only lgkmcnt(0) is safe
-        out |= {int(p["line_number"]) for p in unneeded_newest(ctx, wait, group)}
+        out |= {p.line_number for p in unneeded_newest(ctx, wait, group) if p.line_number is not None}
     return out
-
-
-VM_PRODUCERS = frozenset({"vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch"})
-LGKM_PRODUCERS = frozenset({"smem", "lds"})

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from hotspot.arch.classify import LATENCY_WAITS, Category
 from hotspot.arch.occupancy import per_simd
+from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.plan.roofline import grid_waves_per_simd, known_launch
-from hotspot.result import JsonObject
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
 # this one waits). Barrier and pipe stalls are not hidden by more waves of other workgroups.
-LATENCY_WAIT_CATEGORIES = ("wait-vmcnt", "wait-lgkmcnt", "wait-mixed")
+LATENCY_WAIT_CATEGORIES = LATENCY_WAITS
 # More waves only pay when the kernel is latency-bound: at least a fifth of all stall is waiting on
 # memory counters. Below that the extra wave mostly competes for the same pipes.
 OCCUPANCY_MIN_WAIT_SHARE = 0.20
@@ -23,7 +24,6 @@ OCCUPANCY_MIN_ACHIEVED_FRACTION = 0.75
 OCCUPANCY_GAIN_LOW_FACTOR = 0.25
 # Barrier stall of at least a tenth of all stall means the workgroup waits for its slowest wave.
 BARRIER_MIN_SHARE = 0.10
-BARRIER_CATEGORY = "barrier"
 
 MFMA_REGISTER_CAP_WARNING = (
     " Do not force a register cap (__launch_bounds__ / amdgpu_waves_per_eu / maxnreg) on this MFMA "
@@ -32,35 +32,33 @@ MFMA_REGISTER_CAP_WARNING = (
     "buffers held in VGPRs, LDS for data that is read once).")
 
 
-def _get(obj: object, key: str) -> object:
-    return obj.get(key) if isinstance(obj, dict) else None
-
-
 def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
-    occ = ctx.occupancy() or {}
-    limiters = occ.get("limiters") or [occ.get("limiter")]
+    occ = ctx.occupancy()
+    if occ is None:
+        return "no occupancy"
+    limiters = list(occ.limiters) or [occ.limiter]
     if limiter not in limiters:
-        return f"occupancy is limited by {occ.get('limiter')}, not {limiter}"
-    waves = occ.get("waves_per_simd")
-    hw_cap = _get(occ.get("limits"), "hardware")
-    unknown = [n for n in occ.get("unknown_limits") or [] if n in ("lds", "workgroup", "vgpr")]
+        return f"occupancy is limited by {occ.limiter}, not {limiter}"
+    waves = occ.waves_per_simd
+    hw_cap = occ.limits.get("hardware")
+    unknown = [n for n in occ.unknown_limits if n in ("lds", "workgroup", "vgpr")]
     if unknown:
         # an unknown limit may be the real one: one more wave by this limit is not established
         return (f"the {' and '.join(unknown)} limit is unknown ({waves} waves/SIMD is an upper bound): "
                 "give the kernel's resources (a kernel trace or rocpd db near the capture, or --meta)")
     if limiters and limiter != limiters[0] and limiters[0] in ("vgpr", "lds"):
         return f"reported with occupancy-{limiters[0]}: {' and '.join(limiters)} limit together"
-    if not isinstance(waves, int) or waves <= 0:
+    if waves is None or waves <= 0:
         return "theoretical waves per SIMD unknown"
-    if isinstance(hw_cap, int) and waves >= hw_cap:
+    if hw_cap is not None and waves >= hw_cap:
         return f"already at the hardware cap of {hw_cap} waves/SIMD"
     grid = grid_waves_per_simd(ctx)
     if grid is not None and grid < waves + 1:
         # one more wave per SIMD needs the grid to have it: the launch, not the limit, caps occupancy
         return (f"the grid gives {grid:.2f} waves per SIMD when spread over every CU: one more wave "
                 f"than the {limiter} limit's {waves} needs more workgroups, not fewer {limiter.upper()}s")
-    achieved = _get(occ.get("achieved"), "mean_waves_per_simd")
-    if isinstance(achieved, (int, float)) and achieved < OCCUPANCY_MIN_ACHIEVED_FRACTION * waves:
+    achieved = occ.achieved.mean_waves_per_simd if occ.achieved is not None else None
+    if achieved is not None and achieved < OCCUPANCY_MIN_ACHIEVED_FRACTION * waves:
         return (f"achieved {achieved:.2f} of {waves} theoretical waves/SIMD: the {limiter} limit is "
                 "not what keeps waves away (launch tail or too few workgroups)")
     wait = ctx.category_stall(*LATENCY_WAIT_CATEGORIES)
@@ -68,12 +66,12 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
     if share < OCCUPANCY_MIN_WAIT_SHARE:
         return (f"memory waits are {share:.0%} of stall (< {OCCUPANCY_MIN_WAIT_SHARE:.0%}): not "
                 "latency-bound, more waves would not help")
-    step = _get(occ.get("next_step"), limiter) or {}
-    message = step.get("message") if isinstance(step, dict) else None
+    step = occ.next_step.get(limiter)
+    message = step.message if step is not None else None
     high = 1.0 / (waves + 1)
     ev = [Evidence("waves_per_simd", waves), Evidence("limiter", limiter),
           Evidence("memory_wait_share_of_stall", round(share, 3), OCCUPANCY_MIN_WAIT_SHARE, ">=")]
-    if isinstance(achieved, (int, float)):
+    if achieved is not None:
         ev.append(Evidence("achieved_mean_waves_per_simd", round(float(achieved), 2),
                            round(OCCUPANCY_MIN_ACHIEVED_FRACTION * waves, 2), ">="))
     if message:
@@ -86,14 +84,14 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         # so they are one item (the gain only comes when both change).
         ev.append(Evidence("also_limited_by", ", ".join(others)))
         for name in others:
-            other = _get(occ.get("next_step"), name) or {}
-            if isinstance(other, dict) and other.get("message"):
-                fix_extra += f" And ({name}): {other['message']}."
+            other = occ.next_step.get(name)
+            if other is not None and other.message:
+                fix_extra += f" And ({name}): {other.message}."
         fix_extra += (f" {' and '.join(n.upper() for n in [limiter] + others)} limit to the same wave "
                       "count: the gain needs all of these changes together.")
         title = (f"{'- and '.join(n.upper() for n in [limiter] + others)}-limited occupancy "
                  f"({per_simd(waves)}) in a latency-bound kernel")
-    if limiter == "vgpr" and ctx.mix_dynamic("mfma") > 0:
+    if limiter == "vgpr" and ctx.mix_dynamic(Category.MFMA) > 0:
         fix_extra += MFMA_REGISTER_CAP_WARNING
     return [Candidate(
         ctx.kernel_location(), ev, wait,
@@ -109,40 +107,40 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
 def occupancy_grid(ctx: PlanContext, rule: Rule) -> Outcome:
     """The launch gives each SIMD fewer waves than the resource limits allow (a persistent grid of
     CUs x k workgroups, or a small grid): more waves per CU, not fewer registers, is the lever."""
-    occ = ctx.occupancy() or {}
-    waves = occ.get("waves_per_simd")
-    if not isinstance(waves, int) or waves <= 0:
+    occ = ctx.occupancy()
+    waves = occ.waves_per_simd if occ is not None else None
+    if occ is None or waves is None or waves <= 0:
         return "theoretical waves per SIMD unknown"
     launch = known_launch(ctx)
     grid = grid_waves_per_simd(ctx)
     if launch is None or grid is None:
         return "the launch's grid is unknown: no grid-based item"
-    if launch["workgroups"] < launch["cus"]:
+    if launch.workgroups < launch.cus:
         return "fewer workgroups than CUs: reported as grid-underfill"
     if grid >= waves:
         return f"the grid gives {grid:.2f} waves per SIMD, at least the {waves} the resources allow"
-    achieved = _get(occ.get("achieved"), "mean_waves_per_simd")
-    if isinstance(achieved, (int, float)) and achieved >= waves * OCCUPANCY_MIN_ACHIEVED_FRACTION:
+    achieved = occ.achieved.mean_waves_per_simd if occ.achieved is not None else None
+    if achieved is not None and achieved >= waves * OCCUPANCY_MIN_ACHIEVED_FRACTION:
         return f"achieved {achieved:.2f} of {waves} waves/SIMD: the SIMDs are already near the limit"
     wait = ctx.category_stall(*LATENCY_WAIT_CATEGORIES)
     share = wait / ctx.total_stall if ctx.total_stall else 0.0
     if share < OCCUPANCY_MIN_WAIT_SHARE:
         return (f"memory waits are {share:.0%} of stall (< {OCCUPANCY_MIN_WAIT_SHARE:.0%}): not "
                 "latency-bound, more waves would not help")
-    have = max(grid, float(achieved)) if isinstance(achieved, (int, float)) else grid
+    have = max(grid, float(achieved)) if achieved is not None else grid
     high = max(0.0, 1.0 - have / waves)
-    per_cu = launch["workgroups"] / launch["cus"]
+    per_cu = launch.workgroups / launch.cus
     ev = [Evidence("grid_waves_per_simd", round(grid, 2), waves, "<"),
-          Evidence("allowed_waves_per_simd", waves), Evidence("limiter", occ.get("limiter")),
-          Evidence("workgroups", launch["workgroups"]), Evidence("compute_units", launch["cus"]),
+          Evidence("allowed_waves_per_simd", waves), Evidence("limiter", occ.limiter),
+          Evidence("workgroups", launch.workgroups), Evidence("compute_units", launch.cus),
           Evidence("workgroups_per_cu", round(per_cu, 2)),
           Evidence("memory_wait_share_of_stall", round(share, 3), OCCUPANCY_MIN_WAIT_SHARE, ">="),
-          Evidence("launch_source", launch.get("source"))]
-    if isinstance(achieved, (int, float)):
+          Evidence("launch_source", launch.launch.source)]
+    if achieved is not None:
         ev.append(Evidence("achieved_mean_waves_per_simd", round(float(achieved), 2)))
     return [Candidate(
         ctx.kernel_location(), ev, wait,
-        f"the grid ({launch['workgroups']:,} workgroups, {per_cu:.2f} per CU) gives each SIMD "
+        f"the grid ({launch.workgroups:,} workgroups, {per_cu:.2f} per CU) gives each SIMD "
         f"{grid:.2f} waves while registers and LDS allow {waves}: the latency-bound waits have fewer "
         "waves to hide behind than the kernel could hold",
         title=f"grid gives {grid:.2g} of {waves} allowed waves per SIMD (launch below occupancy)",
@@ -161,16 +159,16 @@ def occupancy_lds(ctx: PlanContext, rule: Rule) -> Outcome:
 
 
 def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
-    stall = ctx.category_stall(BARRIER_CATEGORY)
+    stall = ctx.category_stall(Category.BARRIER)
     share = stall / ctx.total_stall if ctx.total_stall else 0.0
     if share < BARRIER_MIN_SHARE:
         return f"barrier stall is {share:.0%} of stall (< {BARRIER_MIN_SHARE:.0%})"
     if ctx.has("loops") and spin_loop(ctx) is not None:
         return "the barrier is held by a wave polling a flag: reported as spin-wait-barrier"
-    hot = ctx.hottest(BARRIER_CATEGORY)
+    hot = ctx.hottest(Category.BARRIER)
     ev = [Evidence("barrier_share_of_stall", round(share, 3), BARRIER_MIN_SHARE, ">="),
           Evidence("barrier_stall_cycles", stall),
-          Evidence("barrier_rows", len(ctx.executed(BARRIER_CATEGORY)))]
+          Evidence("barrier_rows", len(ctx.executed(Category.BARRIER)))]
     spread = _arrival_spread(ctx, hot)
     if spread is not None:
         ev.append(Evidence("arrival_spread_cycles", spread))
@@ -180,15 +178,11 @@ def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
         "per wave, or one wave's memory wait right before the barrier)")]
 
 
-def _arrival_spread(ctx: PlanContext, hot: JsonObject | None) -> float | None:
-    """Median first-to-last arrival spread of the hottest barrier, from issue 7's `data.barriers`."""
+def _arrival_spread(ctx: PlanContext, hot: InstructionStat | None) -> float | None:
+    """Median first-to-last arrival spread of the hottest barrier (`data.barriers`)."""
     if hot is None:
         return None
-    for b in ctx.data.get("barriers") or []:
-        if isinstance(b, dict) and b.get("line_number") == hot.get("line_number"):
-            for key in ("median_spread_cycles", "spread_cycles", "median_arrival_spread_cycles",
-                        "arrival_spread_cycles"):
-                v = b.get(key)
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    return float(v)
+    for b in ctx.analysis.barriers or []:
+        if b.line_number == hot.line_number and b.median_spread_cycles is not None:
+            return float(b.median_spread_cycles)
     return None

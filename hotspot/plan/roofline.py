@@ -10,31 +10,40 @@ from __future__ import annotations
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.products import find_product
 from hotspot.arch.targets import find_target
-from hotspot.plan.context import MFMA_CATEGORY, PlanContext
-from hotspot.result import JsonObject
+from hotspot.record import record
+from hotspot.arch.classify import Category
+from hotspot.att.launch import MATCHED, LaunchOut
+from hotspot.plan.context import PlanContext
 
 MHZ_TO_PER_NS = 1e-3  # cycles per ns at 1 MHz
 
 
-def known_launch(ctx: PlanContext) -> JsonObject | None:
+@record
+class KnownLaunch:
+    """A matched launch whose grid is known: what grid-based rules may claim from."""
+
+    launch: LaunchOut
+    workgroups: int
+    cus: int
+    workgroup: list[int]
+
+
+def known_launch(ctx: PlanContext) -> KnownLaunch | None:
     """The matched launch when its grid is known (workgroup count, workgroup shape, CU count)."""
-    launch = (ctx.occupancy() or {}).get("launch")
-    if not isinstance(launch, dict):
-        return None
-    if launch.get("status", "matched") != "matched":
+    occ = ctx.occupancy()
+    launch = occ.launch if occ is not None else None
+    if launch is None or launch.status != MATCHED:
         return None  # rows that may belong to another dispatch: no grid-based claim
-    if not isinstance(launch.get("workgroups"), int) or launch["workgroups"] <= 0:
+    if not launch.workgroups or launch.workgroups <= 0 or not launch.cus or launch.cus <= 0:
         return None
-    if not isinstance(launch.get("cus"), int) or launch["cus"] <= 0:
+    if not launch.workgroup:
         return None
-    if not isinstance(launch.get("workgroup"), (list, tuple)) or not launch["workgroup"]:
-        return None
-    return launch
+    return KnownLaunch(launch, launch.workgroups, launch.cus, launch.workgroup)
 
 
-def waves_per_workgroup(launch: JsonObject, wave_size: int) -> int:
+def waves_per_workgroup(launch: KnownLaunch, wave_size: int) -> int:
     threads = 1
-    for w in launch["workgroup"]:
+    for w in launch.workgroup:
         threads *= int(w)
     return -(-threads // wave_size)
 
@@ -45,8 +54,8 @@ def grid_waves_per_simd(ctx: PlanContext) -> float | None:
     target = find_target(ctx.gfx)
     if launch is None or target is None:
         return None
-    waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
-    return waves / (launch["cus"] * target.simds_per_cu)
+    waves = launch.workgroups * waves_per_workgroup(launch, target.wave_size)
+    return waves / (launch.cus * target.simds_per_cu)
 
 
 def mfma_busy_fraction(ctx: PlanContext) -> float | None:
@@ -55,19 +64,19 @@ def mfma_busy_fraction(ctx: PlanContext) -> float | None:
     the product's peak clock, over the launch's duration."""
     launch = known_launch(ctx)
     target = find_target(ctx.gfx)
-    product = find_product(str((ctx.data.get("arch") or {}).get("product") or ""))
-    traced = int((ctx.data.get("dispatch") or {}).get("waves") or 0)
-    duration = launch.get("duration_ns") if launch else None
-    if launch is None or target is None or product is None or not traced or not isinstance(duration, int) \
+    product = find_product(ctx.analysis.arch.product or "")
+    traced = ctx.traced_waves
+    duration = launch.launch.duration_ns if launch else None
+    if launch is None or target is None or product is None or not traced or duration is None \
             or duration <= 0:
         return None
     busy = 0
-    for ins in ctx.executed(MFMA_CATEGORY):
-        passes = mfma_passes(str(ins.get("isa") or ""), target.gfx)
+    for ins in ctx.executed(Category.MFMA):
+        passes = mfma_passes(ins.isa, target.gfx)
         if passes:
-            busy += int(ins.get("hit") or 0) * passes * CYCLES_PER_PASS
+            busy += ins.hit * passes * CYCLES_PER_PASS
     if not busy:
         return None
-    grid_waves = launch["workgroups"] * waves_per_workgroup(launch, target.wave_size)
-    per_simd_cycles = busy / traced * grid_waves / (launch["cus"] * target.simds_per_cu)
+    grid_waves = launch.workgroups * waves_per_workgroup(launch, target.wave_size)
+    per_simd_cycles = busy / traced * grid_waves / (launch.cus * target.simds_per_cu)
     return per_simd_cycles / (product.peak_engine_clock_mhz * MHZ_TO_PER_NS) / duration

@@ -11,25 +11,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from hotspot.arch.classify import VMCNT_WAITS, VMEM_LOADS, VMEM_WRITES
+from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
-from hotspot.plan.waits_rules import VMEM_LOADS, family_of, is_store
-from hotspot.result import JsonObject
-
-VMCNT_WAITS = ("wait-vmcnt", "wait-mixed")
-VMEM_WRITES = frozenset({"vmem-store", "vmem-atomic", "flat", "scratch"})
+from hotspot.plan.waits_rules import family_of, is_store
 
 
-def _is_write(p: JsonObject) -> bool:
-    return p.get("category") in VMEM_WRITES and is_store(str(p.get("isa") or ""))
+def _is_write(p: Producer) -> bool:
+    return p.category in VMEM_WRITES and is_store(p.isa)
 
 
-def _distance(p: JsonObject) -> float | None:
-    d = p.get("median_distance_instructions")
-    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+def _distance(p: Producer) -> float | None:
+    d = p.median_distance_instructions
+    return float(d) if d is not None else None
 
 
-def _older_than_a_load(store: JsonObject, loads: list[JsonObject]) -> bool:
+def _older_than_a_load(store: Producer, loads: list[Producer]) -> bool:
     """Issued before at least one of the loads (further from the wait); unknown distances count."""
     ds, dl = _distance(store), [d for d in map(_distance, loads) if d is not None]
     return ds is None or not dl or ds > min(dl)
@@ -42,12 +40,12 @@ def _older_than_a_load(store: JsonObject, loads: list[JsonObject]) -> bool:
 STORE_LEAD_MIN_SHARE = 0.25
 
 
-def _cycles_before_wait(p: JsonObject) -> float | None:
-    d = p.get("median_distance_cycles")
-    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+def _cycles_before_wait(p: Producer) -> float | None:
+    d = p.median_distance_cycles
+    return float(d) if d is not None else None
 
 
-def store_lead(stores: list[JsonObject], loads: list[JsonObject]) -> float | None:
+def store_lead(stores: list[Producer], loads: list[Producer]) -> float | None:
     """Cycles the oldest store was issued before the newest awaited load (None: distances unknown)."""
     ds = [d for d in map(_cycles_before_wait, stores) if d is not None]
     dl = [d for d in map(_cycles_before_wait, loads) if d is not None]
@@ -55,14 +53,14 @@ def store_lead(stores: list[JsonObject], loads: list[JsonObject]) -> float | Non
 
 
 def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
-    fams: dict[str, list[tuple[JsonObject, list[JsonObject], list[JsonObject]]]] = defaultdict(list)
+    fams: dict[str, list[tuple[WaitBlame, list[Producer], list[Producer]]]] = defaultdict(list)
     short_lead: list[str] = []
     for w in ctx.waits():
-        if w.get("category") not in VMCNT_WAITS or "vmcnt" not in str(w.get("isa") or ""):
+        if w.category not in VMCNT_WAITS or "vmcnt" not in w.isa:
             continue
-        producers = [p for p in w.get("producers") or [] if isinstance(p, dict)]
-        stores = [p for p in producers if _is_write(p) and float(p.get("blamed_stall") or 0) > 0]
-        loads = [p for p in producers if p.get("category") in VMEM_LOADS and not is_store(str(p.get("isa") or ""))]
+        producers = w.producers
+        stores = [p for p in producers if _is_write(p) and p.blamed_stall > 0]
+        loads = [p for p in producers if p.category in VMEM_LOADS and not is_store(p.isa)]
         if not stores or not loads:
             continue  # a wait on stores alone is a memory-ordering fence (visibility), not gated
         stores = [p for p in stores if _older_than_a_load(p, loads)]
@@ -70,7 +68,7 @@ def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
             continue  # stores issued after every load: a drain question, not store gating
         lead, spw = store_lead(stores, loads), ctx.wait_stall_per_hit(w)
         if lead is not None and spw and lead < STORE_LEAD_MIN_SHARE * spw:
-            short_lead.append(f"#{w.get('line_number')}")
+            short_lead.append(f"#{w.line_number}")
             continue  # the load is issued right after the stores: reordering them gains nothing
         fams[family_of(ctx, w, stores[0])].append((w, stores, loads))
     if not fams:
@@ -83,19 +81,19 @@ def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
     for family, group in fams.items():
         sites = []
         for w, stores, loads in group:
-            top = max(stores, key=lambda p: float(p.get("blamed_stall") or 0))
+            top = max(stores, key=lambda p: p.blamed_stall)
             loc = ctx.location_of(top)
-            sites.append(Site(w.get("line_number"), sorted(int(p["line_number"]) for p in stores),
-                              loc.file, loc.line, int(sum(float(p.get("blamed_stall") or 0) for p in stores))))
+            sites.append(Site(w.line_number, sorted(p.line_number for p in stores if p.line_number is not None),
+                              loc.file, loc.line, int(sum(p.blamed_stall for p in stores))))
         sites.sort(key=lambda s: (-s.target_cycles, s.wait_row or -1))
         target = sum(s.target_cycles for s in sites)
-        w0, stores0, loads0 = next(g for g in group if g[0].get("line_number") == sites[0].wait_row)
-        top = max(stores0, key=lambda p: float(p.get("blamed_stall") or 0))
+        w0, stores0, loads0 = next(g for g in group if g[0].line_number == sites[0].wait_row)
+        top = max(stores0, key=lambda p: p.blamed_stall)
         ev = [Evidence("store_blamed_stall_cycles", target),
               Evidence("store_blamed_stall_pct", round(100 * target / ctx.total_stall, 2) if ctx.total_stall else 0.0),
-              Evidence("waited_at", f"#{w0.get('line_number')} {w0.get('isa', '')}".strip()),
-              Evidence("store_rows", ", ".join(f"#{p['line_number']}" for p in stores0)),
-              Evidence("load_rows", ", ".join(f"#{p['line_number']}" for p in loads0)),
+              Evidence("waited_at", f"#{w0.line_number} {w0.isa}".strip()),
+              Evidence("store_rows", ", ".join(f"#{p.line_number}" for p in stores0)),
+              Evidence("load_rows", ", ".join(f"#{p.line_number}" for p in loads0)),
               Evidence("waits", len(sites))]
         lead, spw = store_lead(stores0, loads0), ctx.wait_stall_per_hit(w0)
         low, high = rule.removable
@@ -104,8 +102,8 @@ def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
             ev.append(Evidence("store_lead_cycles", round(lead), round(STORE_LEAD_MIN_SHARE * (spw or 0)), ">="))
         out.append(Candidate(
             ctx.location_of(top), ev, target,
-            f"the s_waitcnt at #{w0.get('line_number')} waits for load(s) {', '.join('#' + str(p['line_number']) for p in loads0)}, "
-            f"but store(s) {', '.join('#' + str(p['line_number']) for p in stores0)} were issued before "
+            f"the s_waitcnt at #{w0.line_number} waits for load(s) {', '.join('#' + str(p.line_number) for p in loads0)}, "
+            f"but store(s) {', '.join('#' + str(p.line_number) for p in stores0)} were issued before "
             "them and gfx9 counts stores in vmcnt: the wait also waits for the stores to be acknowledged",
             title="vmcnt wait gated by older stores",  # the engine adds "(N waits)"
             removable=(min(low, bound / 2), bound),

@@ -16,14 +16,18 @@ from collections import defaultdict
 from dataclasses import replace
 
 from hotspot.capture.source import parse_source
-from hotspot.plan.context import MFMA_CATEGORY, PlanContext, is_kernarg_load
+from hotspot.arch.classify import Category, is_wait
+from hotspot.arch.classify import LOADS as ANY_LOAD
+from hotspot.arch.classify import VMEM_LOADS
+from hotspot.att.aggregate import InstructionStat
+from hotspot.att.waits.reduce import Producer, WaitBlame
+from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
-from hotspot.result import JsonObject
 from hotspot.record import record
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
@@ -46,24 +50,19 @@ ENTRY_VMEM_NOTE = (
     " This load is issued before the kernel's first wait, so it cannot move earlier: start work "
     "that does not need it before the s_waitcnt, or give each wave more independent loads.")
 
-VMEM_LOADS = frozenset({"vmem-load", "flat"})
-SMALL_LOADS = frozenset({"smem"})
-LDS = frozenset({"lds"})
-CROSS_LANE = frozenset({"cross-lane"})
-ANY_LOAD = VMEM_LOADS | SMALL_LOADS | LDS
 KERNARG_FAMILY = "kernel-argument scalar loads"
 
 
 @record
 class Pair:
-    wait: JsonObject
-    producer: JsonObject
+    wait: WaitBlame
+    producer: Producer
     stall_per_wait: float   # the wait's stall per execution (latency left uncovered)
     cover: float | None     # distance / (distance + stall_per_wait), None without a distance
 
 
-def _cover(distance: object, stall_per_wait: float) -> float | None:
-    if not isinstance(distance, (int, float)) or isinstance(distance, bool):
+def _cover(distance: float | None, stall_per_wait: float) -> float | None:
+    if distance is None:
         return None
     total = distance + stall_per_wait
     return distance / total if total > 0 else None
@@ -90,32 +89,31 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     poll = spin_rows(ctx)
     for wait in ctx.waits():
         spw = ctx.wait_stall_per_hit(wait)
-        if not spw or wait.get("line_number") in poll:
+        if not spw or wait.line_number in poll:
             continue  # a flag poll's wait is spin-wait-barrier's
-        producers = [p for p in wait.get("producers") or [] if isinstance(p, dict)]
-        vmem = [p for p in producers if p.get("category") in VMEM_LOADS]
+        producers = wait.producers
+        vmem = [p for p in producers if p.category in VMEM_LOADS]
         back_to_back = len(vmem) >= BACK_TO_BACK_MIN_LOADS and all(
-            isinstance(p.get("median_distance_instructions"), (int, float))
-            and p["median_distance_instructions"] <= len(vmem) + BACK_TO_BACK_SLACK_INSTRUCTIONS
+            p.median_distance_instructions is not None
+            and p.median_distance_instructions <= len(vmem) + BACK_TO_BACK_SLACK_INSTRUCTIONS
             for p in vmem)
         drained = drained_producers(ctx, wait)
-        follows_mfma = any(i.get("category") == MFMA_CATEGORY
-                           for i in ctx.following(wait.get("line_number", -1),
-                                                  LDS_MFMA_WINDOW_INSTRUCTIONS))
+        follows_mfma = any(i.category == Category.MFMA
+                           for i in ctx.following(wait.line_number, LDS_MFMA_WINDOW_INSTRUCTIONS))
         for p in producers:
-            cat = p.get("category")
-            pair = Pair(wait, p, spw, _cover(p.get("median_distance_cycles"), spw))
-            if cat in CROSS_LANE:
+            cat = p.category
+            pair = Pair(wait, p, spw, _cover(p.median_distance_cycles, spw))
+            if cat == Category.CROSS_LANE:
                 out["lgkm-cross-lane"].append(pair)
                 continue
-            if cat not in ANY_LOAD or is_store(str(p.get("isa") or "")) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
+            if cat not in ANY_LOAD or is_store(p.isa) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
                 continue
-            if int(p.get("line_number", -1)) in drained:
+            if row_of(p) in drained:
                 out["conservative-drain"].append(pair)  # the wait need not wait for it at all
             elif cat in VMEM_LOADS and ctx.has("loops") and ctx.mfma_loop_containing(
-                    wait.get("line_number", -1), p.get("line_number", -1)):
+                    wait.line_number, row_of(p)):
                 out["load-in-mfma-loop"].append(pair)
-            elif cat in LDS and follows_mfma:
+            elif cat == Category.LDS and follows_mfma:
                 out["lds-read-before-mfma"].append(pair)
             elif cat in VMEM_LOADS and back_to_back:
                 out["back-to-back-loads"].append(pair)
@@ -127,15 +125,20 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     return out
 
 
+def row_of(p: Producer) -> int:
+    """The producer's code row (-1 for the "no producer" bucket, which no rule takes)."""
+    return p.line_number if p.line_number is not None else -1
+
+
 def _by_producer(pairs: list[Pair]) -> list[list[Pair]]:
     groups: dict[int, list[Pair]] = defaultdict(list)
     for pr in pairs:
-        groups[pr.producer.get("line_number", -1)].append(pr)
-    return sorted(groups.values(), key=lambda g: (-_blamed(g), g[0].producer.get("line_number", -1)))
+        groups[row_of(pr.producer)].append(pr)
+    return sorted(groups.values(), key=lambda g: (-_blamed(g), row_of(g[0].producer)))
 
 
 def _blamed(pairs: list[Pair]) -> float:
-    return sum(float(p.producer.get("blamed_stall") or 0) for p in pairs)
+    return sum(p.producer.blamed_stall for p in pairs)
 
 
 def _median_cover(pairs: list[Pair]) -> float:
@@ -143,8 +146,8 @@ def _median_cover(pairs: list[Pair]) -> float:
     return covers[len(covers) // 2] if covers else 0.0
 
 
-def _worst_wait(pairs: list[Pair]) -> JsonObject:
-    return max(pairs, key=lambda p: float(p.producer.get("blamed_stall") or 0)).wait
+def _worst_wait(pairs: list[Pair]) -> WaitBlame:
+    return max(pairs, key=lambda p: p.producer.blamed_stall).wait
 
 
 def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
@@ -154,26 +157,26 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     return [
         Evidence("blamed_stall_cycles", int(blamed)),
         Evidence("blamed_stall_pct", round(100 * blamed / ctx.total_stall, 2) if ctx.total_stall else 0.0),
-        Evidence("waited_at", f"#{wait.get('line_number')} {wait.get('isa', '')}".strip()),
-        Evidence("median_distance_cycles", prod.get("median_distance_cycles")),
-        Evidence("median_distance_instructions", prod.get("median_distance_instructions")),
+        Evidence("waited_at", f"#{wait.line_number} {wait.isa}".strip()),
+        Evidence("median_distance_cycles", prod.median_distance_cycles),
+        Evidence("median_distance_instructions", prod.median_distance_instructions),
         Evidence("cover_ratio", round(_median_cover(group), 3), LITTLE_COVER_RATIO, "<"),
     ]
 
 
-def family_of(ctx: PlanContext, wait: JsonObject, producer: JsonObject) -> str:
+def family_of(ctx: PlanContext, wait: WaitBlame, producer: Producer) -> str:
     """The root cause a (wait, producer) pair belongs to: the loop body holding the wait (one fix
     covers every site of the pattern there), kernel-argument loads at entry (one batched load fixes
     them all), the waits of one source line outside loops (unrolled copies of one statement: one
     edit fixes them all), else the wait itself. Keyed on the wait, so a wait is in one family."""
-    n = wait.get("line_number", -1)
+    n = wait.line_number
     loop = next(((lo, hi) for lo, hi in sorted(ctx.loop_ranges, key=lambda r: r[1] - r[0])
                  if lo <= n <= hi), None)
     if loop is not None:
         return f"loop #{loop[0]}-#{loop[1]}"
-    if producer.get("category") in SMALL_LOADS:
+    if producer.category == Category.SMEM:
         return KERNARG_FAMILY  # outside loops: one batched s_load serves them all
-    src = parse_source(str(wait.get("source") or ""))
+    src = parse_source(wait.source)
     if src is not None and src.file and src.line:
         return f"unrolled copies of {src.file}:{src.line}"
     return f"wait #{n}"
@@ -183,12 +186,12 @@ def sites_of(ctx: PlanContext, pairs: list[Pair]) -> list[Site]:
     """One site per wait: its producers and the source line of the largest one."""
     by_wait: dict[int, list[Pair]] = defaultdict(list)
     for pr in pairs:
-        by_wait[pr.wait.get("line_number", -1)].append(pr)
+        by_wait[pr.wait.line_number].append(pr)
     out = []
     for wline, group in by_wait.items():
-        top = max(group, key=lambda p: float(p.producer.get("blamed_stall") or 0)).producer
+        top = max(group, key=lambda p: p.producer.blamed_stall).producer
         loc = ctx.location_of(top)
-        out.append(Site(wline, sorted({int(p.producer.get("line_number", -1)) for p in group}),
+        out.append(Site(wline, sorted({row_of(p.producer) for p in group}),
                         loc.file, loc.line, int(_blamed(group))))
     return sorted(out, key=lambda s: (-s.target_cycles, s.wait_row or -1))
 
@@ -235,8 +238,8 @@ def lds_read_before_mfma(ctx: PlanContext, rule: Rule) -> Outcome:
     out = []
     for c in items:
         # ping-pong fragments need one more copy of the registers one wait's reads fill
-        needed = max((sum(_width(r) for r in dest_regs(str(p.producer.get("isa") or "")))
-                      for p in pairs if p.wait.get("line_number") == (c.sites[0].wait_row if c.sites else None)),
+        needed = max((sum(_width(r) for r in dest_regs(p.producer.isa))
+                      for p in pairs if p.wait.line_number == (c.sites[0].wait_row if c.sites else None)),
                      default=0)
         cost = register_cost(ctx, needed)
         if cost is None:
@@ -267,20 +270,20 @@ def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
         return "no wait on several VMEM loads issued back to back"
     by_wait: dict[int, list[Pair]] = defaultdict(list)
     for pr in pairs:
-        by_wait[pr.wait.get("line_number", -1)].append(pr)
+        by_wait[pr.wait.line_number].append(pr)
     out = []
     for wait_line, group in sorted(by_wait.items(), key=lambda kv: (-_blamed(kv[1]), kv[0])):
-        first = min(group, key=lambda p: p.producer.get("line_number", 1 << 30)).producer
+        first = min(group, key=lambda p: row_of(p.producer)).producer
         ev = _common_evidence(ctx, group)
         ev.insert(0, Evidence("loads_in_group", len(group), BACK_TO_BACK_MIN_LOADS, ">="))
-        ev.append(Evidence("load_rows", ", ".join(f"#{p.producer.get('line_number')}"
-                                                   for p in sorted(group, key=lambda p: p.producer.get("line_number", 0)))))
+        ev.append(Evidence("load_rows", ", ".join(f"#{p.producer.line_number}"
+                                                   for p in sorted(group, key=lambda p: row_of(p.producer)))))
         c = Candidate(
             ctx.location_of(first), ev, int(_blamed(group)),
             f"{len(group)} loads are issued back to back and waited on together with no compute in "
             "between, so their latencies are exposed at once",
             family=family_of(ctx, group[0].wait, first), sites=sites_of(ctx, group))
-        out.append(check_mobility(ctx, rule, c, group, int(first.get("line_number", -1))))
+        out.append(check_mobility(ctx, rule, c, group, row_of(first)))
     return out
 
 
@@ -308,9 +311,8 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
     """The candidate with its cause checked: the hoist claim bounded by the room the ISA gives, or
     re-stated as exposed latency when there is none."""
     wait = _worst_wait(pairs)
-    wait_row = int(wait.get("line_number", -1))
-    waited = [int(p.get("line_number", -1)) for p in wait.get("producers") or [] if isinstance(p, dict)
-              and p.get("category") in ANY_LOAD]
+    wait_row = wait.line_number
+    waited = [row_of(p) for p in wait.producers if p.category in ANY_LOAD]
     mob = load_mobility(ctx, load_row, wait_row, waited)
     spw = ctx.wait_stall_per_hit(wait)
     if mob is None or not spw:
@@ -333,7 +335,7 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
                        fix_extra=c.fix_extra + (" From the ISA: " + "; or ".join(where) + "." if where else ""),
                        basis=(c.basis or rule.basis) + f"; at most the {mob.cycles:,.0f} cycles of work the "
                              f"load or its wait can move past ({min(1.0, share):.0%} of the {spw:,.0f}-cycle wait)")
-    if not all(p.producer.get("category") in VMEM_LOADS for p in pairs):
+    if not all(p.producer.category in VMEM_LOADS for p in pairs):
         return c  # exposed streaming latency is a global-memory verdict; LDS and scalar loads keep theirs
     dep = f"#{mob.depends_on_wait}" if mob.depends_on_wait is not None else "the kernel entry"
     # near the bandwidth roof this exposed latency is what the roof looks like: the roofline item says
@@ -348,10 +350,10 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
     if not pairs:
         return "no load is waited on with little cover"
 
-    def title(prod: JsonObject) -> str:
+    def title(prod: Producer) -> str:
         if _is_small(prod):
             return "scale/address load issued too close to its use"
-        if prod.get("category") in LDS:
+        if prod.category == Category.LDS:
             return "LDS read waited on right after issue"
         return "load issued too close to its use"
 
@@ -362,15 +364,14 @@ def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
     out = []
     for c in items:
         n = c.location.line_number
-        prod = ctx.instructions.get(n, {}) if n is not None else {}
-        if _is_small(prod):  # only these are typically known early and loaded late
+        prod = ctx.instructions.get(n) if n is not None else None
+        if prod is not None and _is_small(prod):  # only these are typically known early and loaded late
             c = replace(c, root_cause=c.root_cause + SMALL_LOAD_NOTE)
-        if n is not None and not any(str(i.get("category", "")).startswith("wait-")
-                                     for i in ctx.preceding(n, len(ctx.order))):
+        if n is not None and not any(is_wait(i.category) for i in ctx.preceding(n, len(ctx.order))):
             c = replace(c, fix_extra=ENTRY_LOAD_NOTE if (c.location.isa or "").startswith("s_")
                         else ENTRY_VMEM_NOTE)
-        group = [p for p in pairs if p.producer.get("line_number") == n and
-                 any(s.wait_row == p.wait.get("line_number") for s in c.sites)]
+        group = [p for p in pairs if p.producer.line_number == n and
+                 any(s.wait_row == p.wait.line_number for s in c.sites)]
         out.append(check_mobility(ctx, rule, c, group, n) if n is not None and group else c)
     return out
 
@@ -379,6 +380,6 @@ SMALL_LOAD_NOTE = (" (scale factors, descriptors and addresses are typical: they
                    "and loaded late)")
 
 
-def _is_small(prod: JsonObject) -> bool:
+def _is_small(prod: Producer | InstructionStat) -> bool:
     """A scalar or single-dword load: the kind that is known early and loaded late."""
-    return prod.get("category") in SMALL_LOADS or _is_single_dword(str(prod.get("isa") or ""))
+    return prod.category == Category.SMEM or _is_single_dword(prod.isa)

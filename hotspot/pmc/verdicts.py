@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import field
 
 from hotspot.pmc.estimate import Estimate
-from hotspot.result import JsonObject
 from hotspot.record import record
 
 # Below 5% L2 hits nearly every byte comes from the fabric once: a streaming access (HARDWARE.md §6).
@@ -45,7 +44,7 @@ THRESHOLDS: dict[str, float] = {
 class Verdict:
     id: str
     text: str
-    evidence: JsonObject
+    evidence: dict[str, float | Estimate | None]  # measured values, thresholds, estimates
     next: str
     certain: bool = True
     undecided_by: list[str] = field(default_factory=list)  # counters that would settle it
@@ -76,7 +75,7 @@ def verdicts_for(f: KernelFacts) -> list[Verdict]:
     if hit is not None and hit < STREAMING_HIT_PCT_MAX:
         clean_fetch = f.over_fetch.holds(lambda r: r <= CLEAN_OVER_FETCH_MAX)
         clean_layout = f.req_32b_pct is not None and f.req_32b_pct < PARTIAL_LINES_32B_PCT_MIN
-        evidence: JsonObject = {"l2_hit_pct": hit, "threshold_pct": STREAMING_HIT_PCT_MAX,
+        evidence: dict[str, float | Estimate | None] = {"l2_hit_pct": hit, "threshold_pct": STREAMING_HIT_PCT_MAX,
                                     "req_32b_pct": f.req_32b_pct}
         if clean_fetch and clean_layout:
             text = ("clean streaming: L2 hit rate below 5%, each needed byte read about once, "

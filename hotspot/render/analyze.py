@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.plan.api import DispatchPlan, PlannedDispatch, PlannedMulti
 from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
@@ -35,7 +36,7 @@ def render_markdown(result: Result) -> str:
 
 def _render(result: Result, markdown: bool) -> str:
     data = result.data
-    if isinstance(data, MultiAnalysis):
+    if isinstance(data, (MultiAnalysis, PlannedMulti)):
         parts = [_ranking(data.ranking, markdown)]
         parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
@@ -49,21 +50,22 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 
 
-def _one(a: DispatchAnalysis, markdown: bool) -> str:
+def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
+    a, plan = (one.analysis, one.plan) if isinstance(one, PlannedDispatch) else (one, None)
     out: list[str] = []
     # with the plan, the default view is the verdict, the summary and the plan; the big tables come
     # with --detail (the plan's evidence and sites too)
-    planned = getattr(a, "plan", None) is not None
+    planned = plan is not None
     tables = not planned or bool(a.options.get("detail"))
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
     out.append(f"# {title}" if markdown else title)
-    if getattr(a, "verdict", None) is not None:
+    if plan is not None:
         from hotspot.render.plan import verdict_section
 
-        out.append(verdict_section(short_kernel_name(d.kernel), a.arch, a.verdict, markdown))
+        out.append(verdict_section(short_kernel_name(d.kernel), a.arch, plan.verdict, markdown))
     summary = [
         ["dispatch dir", d.path],
         *([["kernel", d.kernel if tables else shorten_middle(d.kernel, KERNEL_WIDTH)]]
@@ -102,7 +104,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     if occ and tables:
         out.append(_occupancy(occ, markdown))
     if not tables:
-        out.extend(_plan(a, markdown))
+        out.extend(_plan(a, plan, markdown))
         return "\n\n".join(out)
 
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
@@ -150,18 +152,17 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
             if f.hint:
                 lines.append(f"    next: {f.hint}")
         out.append("\n".join(lines))
-    out.extend(_plan(a, markdown))
+    out.extend(_plan(a, plan, markdown))
     return "\n\n".join(out)
 
 
-def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
-    """The optimization plan section (only with `analyze --plan`; rendering lives in hotspot/plan)."""
-    if getattr(a, "plan", None) is None:
+def _plan(a: DispatchAnalysis, plan: DispatchPlan | None, markdown: bool) -> list[str]:
+    """The optimization plan section (only with `analyze --plan`; rendering lives in render/plan.py)."""
+    if plan is None:
         return []
     from hotspot.render.plan import items_block
 
-    return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None),
-                        detail=bool(a.options.get("detail")))]
+    return [items_block(plan.items, plan.skipped, markdown, plan.trust, detail=bool(a.options.get("detail")))]
 
 
 def _working(a: DispatchAnalysis) -> str:
