@@ -102,6 +102,9 @@ def _build(hint: object) -> Decoder:
         return dec_float
     if hint is str:
         return _expect(str, "a string")
+    if isinstance(hint, type) and issubclass(hint, str) and hasattr(hint, "from_text"):
+        text = _expect(str, "a string")  # a string that is a typed value (capture/source.py SourceRef)
+        return lambda v, w: hint.from_text(text(v, w))
     if isinstance(hint, type) and issubclass(hint, PurePath):
         return lambda v, w: Path(_expect(str, "a string")(v, w))
     if isinstance(hint, type) and issubclass(hint, Enum):

@@ -192,6 +192,8 @@ def _scalar_record(obj: object) -> JsonObject | None:
         if kind is float:
             if v - v != 0.0:  # nan or +-inf: orjson writes null
                 v = None
+        elif isinstance(v, str) and kind is not str:  # a str enum or a typed string (Category, SourceRef)
+            v = str.__str__(v)  # what the round trip gives: its text
         elif not (kind is str or kind is int or kind is bool or v is None):
             return None
         out[k] = v

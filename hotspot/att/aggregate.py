@@ -8,6 +8,7 @@ from operator import attrgetter
 
 from hotspot.arch.classify import CATEGORIES, Category, classify
 from hotspot.capture.model import CodeRow
+from hotspot.capture.source import NO_SOURCE, SourceRef
 from hotspot.record import record
 
 
@@ -42,7 +43,7 @@ class InstructionStat:
     issue: int
     share: float  # of total stall, 0..1
     stall_per_hit: float
-    source: str  # leaf "file:line" or ""
+    source: SourceRef  # the leaf source line, written "file:line" ("" without source)
     direct_to_lds: bool = False
 
 
@@ -119,7 +120,7 @@ def instruction_stats(rows: Sequence[CodeRow], total_stall: int) -> list[Instruc
         c = classify(r.isa)
         out.append(InstructionStat(r.line_number, r.isa, c.category, r.hit, r.latency, r.stall,
                                    r.idle, r.issue, _ratio(r.stall, total_stall),
-                                   _ratio(r.stall, r.hit), r.source.label if r.source else "",
+                                   _ratio(r.stall, r.hit), r.source.label if r.source else NO_SOURCE,
                                    c.direct_to_lds))
     # Order (-stall, -latency, line_number) by three stable sorts, least significant first: a key
     # tuple per instruction would cost ~100 bytes each for the length of the sort.

@@ -8,6 +8,29 @@ from hotspot.record import record
 CHAIN_SEPARATOR = " -> "
 
 
+class SourceRef(str):
+    """A row's source line, typed: the leaf `file` and `line` (None for `?`), written as its
+    `file:line` label (JSON, text) because it is that string. `SourceRef()`, the empty label, is a
+    row without source."""
+
+    file: str | None
+    line: int | None
+
+    def __new__(cls, file: str | None = None, line: int | None = None) -> SourceRef:
+        ref = super().__new__(cls, "" if file is None else f"{file}:{line if line is not None else '?'}")
+        ref.file, ref.line = file, line
+        return ref
+
+    def __getnewargs__(self) -> tuple[str | None, int | None]:  # type: ignore[override]
+        return (self.file, self.line)  # pickle and copy rebuild it from its parts, not its text
+
+    @classmethod
+    def from_text(cls, text: str) -> SourceRef:
+        """The location a saved label names (JSON read back, hotspot/decode.py)."""
+        loc = parse_source(text)
+        return cls(loc.file, loc.line) if loc is not None else NO_SOURCE
+
+
 @record
 class SourceLoc:
     """Where an instruction came from. `file` is the leaf (innermost inlined location)."""
@@ -17,13 +40,13 @@ class SourceLoc:
     chain: tuple[str, ...] = ()  # the full inline chain (leaf first) when there was one
 
     @property
-    def label(self) -> str:
+    def label(self) -> SourceRef:
         # Kept once made: a code table shares one SourceLoc among the rows of a source line, and
         # the per-row tables would otherwise hold one copy of the string per row. (orjson leaves
         # underscore attributes out, and equality, hash and repr see the fields only.)
         label = self.__dict__.get("_label")
         if label is None:
-            label = f"{self.file}:{self.line if self.line is not None else '?'}"
+            label = SourceRef(self.file, self.line)
             object.__setattr__(self, "_label", label)
         return label
 
@@ -46,3 +69,6 @@ def parse_source(text: str) -> SourceLoc | None:
             # Not a line number (e.g. a Windows drive or a colon inside a name): keep it whole.
             return SourceLoc(file=leaf, line=None, chain=parts)
     return SourceLoc(file=file, line=line, chain=parts)
+
+
+NO_SOURCE = SourceRef()

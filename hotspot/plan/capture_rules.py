@@ -10,13 +10,13 @@ def source_collapse(ctx: PlanContext, rule: Rule) -> Outcome:
     f = ctx.finding("source-collapse")
     if f is None:
         return "no source line collapses the stall"
-    ev = f.evidence  # the finding's evidence is free-form (hotspot/att/findings.py)
-    share = float(ev.get("share") or 0.0)
-    cats = ev.get("categories") or []
+    ev = f.evidence  # the fields hotspot/att/findings.py gives a source-collapse finding
+    share = float(ev["share"])
+    cats = ev["categories"]
     return [Candidate(
-        ctx.line_location(ev.get("file"), ev.get("line")),
-        [Evidence("line_share_of_stall", round(share, 3), ev.get("threshold_share"), ">="),
-         Evidence("categories_on_line", len(cats), ev.get("threshold_categories"), ">=")],
+        ctx.line_location(ev["file"], ev["line"]),
+        [Evidence("line_share_of_stall", round(share, 3), ev["threshold_share"], ">="),
+         Evidence("categories_on_line", len(cats), ev["threshold_categories"], ">=")],
         int(share * ctx.total_stall),
         "compiler-generated code of many kinds was attributed to one source line (typically the "
         "kernel entry or decorator): the line view cannot say which statement to change",
@@ -27,13 +27,12 @@ def idle_slice(ctx: PlanContext, rule: Rule) -> Outcome:
     f = ctx.finding("idle-slice")
     if f is None:
         return "the traced waves executed a representative part of the kernel"
-    ev = f.evidence
+    ev = f.evidence  # the fields hotspot/att/findings.py gives an idle-slice finding
     return [Candidate(
         ctx.kernel_location(),
-        [Evidence("executed_share_of_rows", round(float(ev.get("executed_share") or 0.0), 4),
-                  ev.get("threshold_share"), "<"),
-         Evidence("executed_instructions", ev.get("executed_instructions")),
-         Evidence("code_rows", ev.get("code_rows"))],
+        [Evidence("executed_share_of_rows", round(float(ev["executed_share"]), 4), ev["threshold_share"], "<"),
+         Evidence("executed_instructions", ev["executed_instructions"]),
+         Evidence("code_rows", ev["code_rows"])],
         ctx.total_stall,
         "the traced waves retired early or the traced CU was idle: these numbers describe a sliver "
         "of the kernel, so no other plan item from this capture can be trusted",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hotspot.arch.classify import Category
 from hotspot.att.findings import Finding
@@ -17,10 +17,13 @@ from hotspot.att.model import DispatchAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.aggregate import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
-from hotspot.capture.source import parse_source
+from hotspot.capture.source import SourceRef
 from hotspot.pmc.analysis import KernelReport
 from hotspot.plan.model import Location
 from hotspot.record import record
+
+if TYPE_CHECKING:
+    from hotspot.plan.waits_rules import Pair
 
 
 class Row(Protocol):
@@ -28,7 +31,7 @@ class Row(Protocol):
 
     line_number: int | None
     isa: str
-    source: str
+    source: SourceRef
 
 
 @record(frozen=False)
@@ -36,6 +39,9 @@ class PlanContext:
     analysis: DispatchAnalysis
     pmc: KernelReport | None = None   # the matched pmc kernel report, when --pmc was given
     notes: list[str] = field(default_factory=list)
+    # worked out once per plan by the rules that share them
+    wait_pairs: dict[str, list[Pair]] | None = None  # waits_rules.assign_pairs
+    poll_rows: frozenset[int] | None = None         # spin_rules.spin_rows
 
     # --- presence ------------------------------------------------------------------------------
     def has(self, name: str) -> bool:
@@ -111,9 +117,7 @@ class PlanContext:
         """Location of an instruction-like row (instruction, wait or producer)."""
         if row is None:
             return self.kernel_location()
-        src = parse_source(row.source)
-        return Location(src.file if src else None, src.line if src else None, row.line_number, row.isa,
-                        self.kernel)
+        return Location(row.source.file, row.source.line, row.line_number, row.isa, self.kernel)
 
     def kernel_location(self) -> Location:
         return Location(None, None, None, None, self.kernel)
@@ -121,7 +125,7 @@ class PlanContext:
     def line_location(self, file: str | None, line: int | None) -> Location:
         """A source line; the instruction is its hottest row."""
         rows = [i for i in self.instructions.values()
-                if (src := parse_source(i.source)) and src.file == file and src.line == line]
+                if file is not None and i.source.file == file and i.source.line == line]
         best = max(rows, key=lambda i: (i.stall, -i.line_number), default=None)
         return Location(file, line, best.line_number if best else None, best.isa if best else None,
                         self.kernel)

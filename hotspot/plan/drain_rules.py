@@ -3,7 +3,7 @@
 Counters retire in order within one type (HARDWARE.md §3): `vmcnt(N)`/`lgkmcnt(N)` lets the N
 newest operations stay in flight. When the instructions between a wait and the next wait read only
 the registers of the older producers, the newest ones could stay outstanding: a counted wait starts
-the consumer as soon as its own data is there. Pairs are routed here by waits_rules.assign_pairs
+the consumer as soon as its own data is there. Pairs are routed here by waits_rules.pairs_of
 (register_reads.py decides which producers were not needed).
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.plan.register_reads import drained_producers
-from hotspot.plan.waits_rules import _producer_items, assign_pairs
+from hotspot.plan.waits_rules import _producer_items, pairs_of
 
 
 def conservative_drain(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no s_waitcnt waits for newer loads its consumers do not read before the next wait"
     out = []

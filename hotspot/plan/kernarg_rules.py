@@ -12,7 +12,7 @@ from __future__ import annotations
 from hotspot.arch.classify import is_wait
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import KERNARG_FAMILY, _blamed, _common_evidence, assign_pairs, row_of, sites_of
+from hotspot.plan.waits_rules import KERNARG_FAMILY, _blamed, _common_evidence, pairs_of, row_of, sites_of
 
 # Batching N waits into one leaves one round trip: (N-1)/N of the stall goes at most; half of that
 # is the conservative end (the batched wait still waits for the slowest field).
@@ -32,7 +32,7 @@ def first_wait_row(ctx: PlanContext) -> int | None:
 
 
 def kernarg_loads(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no kernel-argument scalar load outside loops is waited on with little cover"
     entry_end = first_wait_row(ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hotspot.arch.classify import LGKM_WAITS, Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import Pair, _blamed, assign_pairs, row_of
+from hotspot.plan.waits_rules import Pair, _blamed, pairs_of, row_of
 
 # Same cut as issue 7's `lgkm-cross-lane` finding: when at least half of the lgkmcnt wait is blamed
 # on cross-lane ops, the "LDS wait" is a reduction pattern, not LDS traffic.
@@ -22,7 +22,7 @@ def lgkm_cross_lane(ctx: PlanContext, rule: Rule) -> Outcome:
     share = cross / total
     if share < CROSS_LANE_MIN_SHARE:
         return f"cross-lane ops hold {share:.0%} of the lgkmcnt wait stall (< {CROSS_LANE_MIN_SHARE:.0%})"
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     top = None
     if pairs:
         by_line: dict[int, list[Pair]] = {}

@@ -54,12 +54,10 @@ def spin_loop(ctx: PlanContext) -> tuple[tuple[int, int], InstructionStat, Instr
 def spin_rows(ctx: PlanContext) -> frozenset[int]:
     """Rows of the poll loop (empty without one): other rules leave its loads and waits alone, since
     "hoist" or "vectorize" advice does not apply to a flag poll."""
-    cached = getattr(ctx, "_spin_rows", None)
-    if cached is None:
+    if ctx.poll_rows is None:
         found = spin_loop(ctx) if ctx.has("loops") else None
-        cached = frozenset(range(found[0][0], found[0][1] + 1)) if found else frozenset()
-        ctx._spin_rows = cached  # type: ignore[attr-defined]
-    return cached
+        ctx.poll_rows = frozenset(range(found[0][0], found[0][1] + 1)) if found else frozenset()
+    return ctx.poll_rows
 
 
 def spin_wait_barrier(ctx: PlanContext, rule: Rule) -> Outcome:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from hotspot.capture.source import parse_source
 from hotspot.arch.classify import Category, is_wait
 from hotspot.arch.classify import LOADS as ANY_LOAD
 from hotspot.arch.classify import VMEM_LOADS
@@ -82,9 +81,8 @@ def is_store(isa: str) -> bool:
 
 def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     """Pairs with little cover, by the rule that owns them (see module docstring)."""
-    cache = getattr(ctx, "_wait_pairs", None)
-    if cache is not None:
-        return cache
+    if ctx.wait_pairs is not None:
+        return ctx.wait_pairs
     out: dict[str, list[Pair]] = defaultdict(list)
     poll = spin_rows(ctx)
     for wait in ctx.waits():
@@ -121,13 +119,18 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
                 out["kernarg-loads"].append(pair)
             else:
                 out["short-load-distance"].append(pair)
-    ctx._wait_pairs = out  # type: ignore[attr-defined]
+    ctx.wait_pairs = out
     return out
 
 
 def row_of(p: Producer) -> int:
     """The producer's code row (-1 for the "no producer" bucket, which no rule takes)."""
     return p.line_number if p.line_number is not None else -1
+
+
+def pairs_of(ctx: PlanContext, rule: Rule) -> list[Pair]:
+    """The pairs `rule` owns (none when nothing was routed to it)."""
+    return assign_pairs(ctx).get(rule.id, [])
 
 
 def _by_producer(pairs: list[Pair]) -> list[list[Pair]]:
@@ -176,9 +179,8 @@ def family_of(ctx: PlanContext, wait: WaitBlame, producer: Producer) -> str:
         return f"loop #{loop[0]}-#{loop[1]}"
     if producer.category == Category.SMEM:
         return KERNARG_FAMILY  # outside loops: one batched s_load serves them all
-    src = parse_source(wait.source)
-    if src is not None and src.file and src.line:
-        return f"unrolled copies of {src.file}:{src.line}"
+    if wait.source.file and wait.source.line:
+        return f"unrolled copies of {wait.source.file}:{wait.source.line}"
     return f"wait #{n}"
 
 
@@ -213,7 +215,7 @@ def _producer_items(ctx: PlanContext, pairs: list[Pair], root: str,
 
 
 def load_in_mfma_loop(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no VMEM load inside an MFMA loop is waited on with little cover"
     items = _producer_items(
@@ -228,7 +230,7 @@ def load_in_mfma_loop(ctx: PlanContext, rule: Rule) -> Outcome:
 
 
 def lds_read_before_mfma(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no lgkmcnt wait on LDS reads directly precedes an MFMA with little cover"
     items = _producer_items(
@@ -265,7 +267,7 @@ def _width(reg: tuple[str, int, int]) -> int:
 
 
 def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no wait on several VMEM loads issued back to back"
     by_wait: dict[int, list[Pair]] = defaultdict(list)
@@ -346,7 +348,7 @@ def check_mobility(ctx: PlanContext, rule: Rule, c: Candidate, pairs: list[Pair]
 
 
 def short_load_distance(ctx: PlanContext, rule: Rule) -> Outcome:
-    pairs = assign_pairs(ctx).get(rule.id, [])
+    pairs = pairs_of(ctx, rule)
     if not pairs:
         return "no load is waited on with little cover"
 

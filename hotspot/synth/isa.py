@@ -1,13 +1,16 @@
 """What the generator needs to know about a gfx9 instruction: decoder category, counters, sizes.
 
 Sources: FORMATS.md §1.2 (decoder category enum, waitcnt list rules), HARDWARE.md §3 (s_waitcnt
-counters and their maxima), §4 (MFMA pass counts), §5 (engine clocks). The generator keeps its own
-small copy because it must not depend on the analysis code it is used to test.
+counters and their maxima), §4 (MFMA pass counts), §5 (engine clocks). Instructions are classified by
+hotspot/arch/classify.py (the ISA's instruction classes), below the analyses the generator tests.
 """
 
 from __future__ import annotations
 
 import re
+
+from hotspot.arch.classify import WAIT_CATEGORIES, Category
+from hotspot.arch.classify import classify as stall_category
 from hotspot.record import record
 
 # Decoder instruction categories (FORMATS.md §1.2).
@@ -103,39 +106,35 @@ class OpInfo:
     mfma_passes: int = 0
 
 
+# Decoder category and timing kind of each stall-taxonomy category (hotspot/arch/classify.py, the
+# one instruction classifier); every category has its entry, so a new one fails here, not silently.
+C = Category
+_DECODER: dict[Category, tuple[int, str]] = {
+    C.VMEM_LOAD: (CAT_VMEM, "vmem_load"), C.VMEM_STORE: (CAT_VMEM, "vmem_store"),
+    C.VMEM_ATOMIC: (CAT_VMEM, "vmem_store"), C.SCRATCH: (CAT_VMEM, "vmem_load"), C.FLAT: (CAT_FLAT, "flat"),
+    C.SMEM: (CAT_SMEM, "smem"), C.LDS: (CAT_LDS, "lds"), C.CROSS_LANE: (CAT_LDS, "bperm"),
+    **{w: (CAT_IMMED, "waitcnt") for w in WAIT_CATEGORIES}, C.BARRIER: (CAT_IMMED, "barrier"),
+    C.NOP: (CAT_IMMED, "nop"), C.MFMA: (CAT_VALU, "mfma"), C.VALU: (CAT_VALU, "valu"),
+    C.SALU: (CAT_SALU, "salu"), C.BRANCH: (CAT_NEXT, "branch"), C.MESSAGE: (CAT_MESSAGE, "message"),
+    C.OTHER: (CAT_VALU, "valu"),
+}
+assert set(_DECODER) == set(Category), "synth/isa.py: a stall category without its decoder category"
+# Kinds whose instructions count on the vm/lgkm counters (FORMATS.md §1.2): the rest push nothing.
+_COUNTED = frozenset({"vmem_load", "vmem_store", "flat", "smem", "lds", "bperm", "message"})
+
+
 def classify(isa: str, arch: str) -> OpInfo:
     """Decoder category and timing kind of one instruction text (taken branches are fixed up later)."""
     mn = mnemonic(isa)
-    cnt = counters(mn)
-    if mn == "s_waitcnt" or mn.startswith("s_waitcnt"):
-        return OpInfo(CAT_IMMED, "waitcnt", ())
-    if mn == "s_barrier":
-        return OpInfo(CAT_IMMED, "barrier", ())
-    if mn.startswith("s_nop") or mn.startswith("s_sleep"):
-        return OpInfo(CAT_IMMED, "nop", ())
     if mn == "s_endpgm":
         return OpInfo(CAT_MESSAGE, "endpgm", ())
-    if mn.startswith("s_sendmsg"):
-        return OpInfo(CAT_MESSAGE, "message", cnt)
-    if mn.startswith(("s_cbranch", "s_branch")):
-        return OpInfo(CAT_NEXT, "branch", ())
-    if mn.startswith(("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_dcache")):
-        return OpInfo(CAT_SMEM, "smem", cnt)
-    if mn.startswith("s_"):
-        return OpInfo(CAT_SALU, "salu", ())
-    if mn.startswith("flat_"):
-        return OpInfo(CAT_FLAT, "flat", cnt)
-    if mn.startswith(("buffer_", "global_", "scratch_")):
-        store = "store" in mn or "atomic" in mn
-        return OpInfo(CAT_VMEM, "vmem_store" if store else "vmem_load", cnt)
-    if mn.startswith(("ds_bpermute", "ds_permute", "ds_swizzle")):
-        return OpInfo(CAT_LDS, "bperm", cnt)
-    if mn.startswith("ds_"):
-        return OpInfo(CAT_LDS, "lds", cnt)
-    if mn.startswith(("v_mfma", "v_smfmac")):
-        passes = mfma_passes(mn, arch) if mn in MFMA_PASSES else 8
-        return OpInfo(CAT_VALU, "mfma", (), passes)
-    return OpInfo(CAT_VALU, "valu", ())
+    category = stall_category(isa).category
+    decoder, kind = _DECODER[category]
+    if category is C.SCRATCH and ("store" in mn or "atomic" in mn):
+        kind = "vmem_store"
+    if kind == "mfma":
+        return OpInfo(decoder, kind, (), mfma_passes(mn, arch) if mn in MFMA_PASSES else 8)
+    return OpInfo(decoder, kind, counters(mn) if kind in _COUNTED else ())
 
 
 def instruction_size(isa: str) -> int:

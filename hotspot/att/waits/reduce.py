@@ -15,6 +15,7 @@ from hotspot.att.waits.counters import (
     NO_PRODUCER,
 )
 from hotspot.capture.model import CodeRow
+from hotspot.capture.source import NO_SOURCE, SourceRef
 from hotspot.result import JsonObject
 from hotspot.record import record
 
@@ -27,7 +28,7 @@ class Producer:
     line_number: int | None  # None: the "no producer" bucket (nothing outstanding)
     isa: str
     category: str  # stall taxonomy category of the producer ("none" for the bucket)
-    source: str
+    source: SourceRef
     blamed_stall: float  # cycles of the wait's stall split onto this producer
     share: float  # of this waitcnt's stall, 0..1
     instances: int  # (wait instance, producer instance) pairs
@@ -40,7 +41,7 @@ class WaitBlame:
     line_number: int
     isa: str
     category: Category
-    source: str
+    source: SourceRef
     stall: int  # Σ stall of this s_waitcnt over the waves read
     hits: int
     share: float  # of the total stall over the waves read
@@ -118,8 +119,8 @@ def _ratio(a: float, b: float) -> float:
     return float(Fraction(a) / Fraction(b)) if b else 0.0
 
 
-def _label(row: CodeRow | None) -> str:
-    return row.source.label if row is not None and row.source is not None else ""
+def _label(row: CodeRow | None) -> SourceRef:
+    return row.source.label if row is not None and row.source is not None else NO_SOURCE
 
 
 def wait_blames(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow], total_stall: int
