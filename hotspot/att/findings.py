@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
+from hotspot.arch.classify import Category
 from hotspot.att.aggregate import SourceLineStat, Totals
 from hotspot.capture.select import IDLE_SLICE_EXECUTED_SHARE
 from hotspot.capture.waves import WaveTotals
@@ -128,7 +129,7 @@ def lgkm_cross_lane(bd: "LgkmBreakdown | None", total_stall: int,
         return None
     if bd.cross_lane_share < LGKM_CROSS_LANE_SHARE:
         return None
-    cross = next(c.stall for c in bd.classes if c.producer_class == "cross-lane")
+    cross = next(c.stall for c in bd.classes if c.producer_class == Category.CROSS_LANE)
     return Finding(
         "lgkm-cross-lane", "medium",
         f"{bd.cross_lane_share:.0%} of the lgkmcnt wait stall ({cross:,.0f} cycles, "
@@ -149,7 +150,7 @@ def lgkm_smem(bd: "LgkmBreakdown | None", total_stall: int, prologue: bool,
         return None
     if bd.smem_share < LGKM_SMEM_SHARE:
         return None
-    smem = next(c.stall for c in bd.classes if c.producer_class == "smem")
+    smem = next(c.stall for c in bd.classes if c.producer_class == Category.SMEM)
     message = (f"scalar loads hold {bd.smem_share:.0%} of the lgkmcnt wait stall ({smem:,.0f} "
                f"cycles, {smem / total_stall:.0%} of all stall)")
     if prologue:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hotspot.arch.classify import classify
+from hotspot.arch.classify import Category, classify, is_wait
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture.model import CodeRow
 from hotspot.record import record
@@ -78,7 +78,7 @@ def _hot_wait(members: Sequence[CodeRow], per_line: dict[int, list[int]],
     best_stall = 0
     for r in members:
         cat = classify(r.isa).category
-        if not (cat.startswith("wait-") or cat == "barrier"):
+        if not (is_wait(cat) or cat is Category.BARRIER):
             continue
         st = per_line.get(r.line_number, (0, 0, 0))[2]
         if st > best_stall:

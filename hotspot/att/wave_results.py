@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
-from hotspot.arch.classify import MEMORY_CATEGORIES, classify
+from hotspot.arch.classify import MEMORY_CATEGORIES, Category, classify
 from hotspot.att.engine.wavepass import (
     PassOptions,
     WavePartial,
@@ -96,9 +96,9 @@ def reduce_partial(part: WavePartial, all_rows: Sequence[CodeRow], kernel_rows: 
     barriers = barrier_stats(part.barriers, by_line)
     attr = attribution(part.blame, part.totals.waves, waves_total)
     findings = [f for f in (
-        fnd.lgkm_cross_lane(bd, read_stall, _top_producers(waits, {"cross-lane"})),
+        fnd.lgkm_cross_lane(bd, read_stall, _top_producers(waits, {Category.CROSS_LANE})),
         fnd.lgkm_smem(bd, read_stall, _smem_in_prologue(waits, kernel_rows),
-                      _top_producers(waits, {"smem"})),
+                      _top_producers(waits, {Category.SMEM})),
     ) if f is not None]
     return WaveResults(part.totals, sampled, states, waits, blamed_lines(part.blame, by_line), bd,
                        loops, barriers, attr, findings)
@@ -119,9 +119,9 @@ def _smem_in_prologue(waits: Sequence[WaitBlame], kernel_rows: Sequence[CodeRow]
     memory instruction (the kernel-argument loads at entry)."""
     first_vector = min((r.line_number for r in kernel_rows if r.hit > 0
                         and classify(r.isa).category in MEMORY_CATEGORIES
-                        and classify(r.isa).category != "smem"), default=None)
+                        and classify(r.isa).category is not Category.SMEM), default=None)
     smem = [p.line_number for w in waits for p in w.producers
-            if p.category == "smem" and p.line_number is not None and p.blamed_stall > 0]
+            if p.category == Category.SMEM and p.line_number is not None and p.blamed_stall > 0]
     if not smem:
         return False
     return first_vector is None or max(smem) < first_vector

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
-from hotspot.arch.classify import WAIT_CATEGORIES, classify, mnemonic_of
+from hotspot.arch.classify import LGKM_CLASSES as CATEGORY_LGKM_CLASSES
+from hotspot.arch.classify import LGKM_WAITS, WAIT_CATEGORIES, Category, classify, mnemonic_of
 from hotspot.capture.model import CodeRow
 from hotspot.record import record
 
@@ -23,9 +24,9 @@ NO_PRODUCER = -1  # producer line of the "nothing outstanding" bucket
 
 # lgkm breakdown classes, in report order; `vmem` (the vm producers of mixed waits) and `none`
 # (instances with nothing outstanding) are reported beside them, so everything sums to the stall.
-LGKM_CLASSES: tuple[str, ...] = ("lds", "smem", "cross-lane", "message", "flat")
+LGKM_CLASSES: tuple[str, ...] = CATEGORY_LGKM_CLASSES
 BREAKDOWN_CLASSES: tuple[str, ...] = LGKM_CLASSES + ("vmem", "none")
-LGKM_WAIT_CATEGORIES = frozenset({"wait-lgkmcnt", "wait-mixed"})
+LGKM_WAIT_CATEGORIES = LGKM_WAITS
 
 
 @record
@@ -50,7 +51,7 @@ def counter_mask(isa: str, rules: WaitcntRules = GFX9) -> tuple[int, bool]:
         return VM | LGKM, False
     if mn.startswith(rules.vm_prefixes):
         return VM, False
-    if classify(isa).category == "smem":
+    if classify(isa).category is Category.SMEM:
         return LGKM, True
     if mn.startswith(rules.lgkm_prefixes):
         return LGKM, False
@@ -85,7 +86,7 @@ def build_tables(rows: Iterable[CodeRow], rules: WaitcntRules | None = GFX9) -> 
             roles[r.line_number] = ROLE_WAIT
             waits[r.line_number] = wait_thresholds(r.isa) or (NOT_WAITED, NOT_WAITED)
             continue
-        if cat == "barrier":
+        if cat is Category.BARRIER:
             roles[r.line_number] = ROLE_BARRIER
             continue
         mask, is_scalar = counter_mask(r.isa, rules) if rules is not None else (0, False)

@@ -188,9 +188,7 @@ def blamed_lines(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> lis
 def producer_class(isa: str) -> str:
     """lgkm breakdown class of a producer; vm-only producers (of mixed waits) are `vmem`."""
     cat = classify(isa).category
-    if cat in ("lds", "smem", "cross-lane", "flat", "message"):
-        return cat
-    return "vmem"
+    return cat if cat in LGKM_CLASSES else "vmem"
 
 
 def lgkm_breakdown(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> LgkmBreakdown | None:
@@ -215,8 +213,8 @@ def lgkm_breakdown(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> L
     classes = [LgkmClass(c, float(by_class[c]), _ratio(by_class[c], stall)) for c in LGKM_CLASSES]
     classes.sort(key=lambda c: (-c.stall, LGKM_CLASSES.index(c.producer_class)))
     return LgkmBreakdown(stall, float(lgkm_stall), classes, float(by_class["vmem"]),
-                         float(by_class["none"]), _ratio(by_class["cross-lane"], lgkm_stall),
-                         _ratio(by_class["smem"], lgkm_stall))
+                         float(by_class["none"]), _ratio(by_class[Category.CROSS_LANE], lgkm_stall),
+                         _ratio(by_class[Category.SMEM], lgkm_stall))
 
 
 @record
