@@ -6,7 +6,6 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import field
 from typing import Union
 
@@ -120,35 +119,6 @@ def plain(obj: object) -> JsonValue:
     if type(obj) is dict:
         return {k: plain(v) for k, v in obj.items()}
     return {k: plain(v) for k, v in vars(obj).items() if not k.startswith("_")}
-
-
-class PlainView(Mapping):
-    """`plain(obj)` of a dataclass instance, each attribute converted when it is first read: a
-    reader of a few sections of a large analysis (the plan) converts only those."""
-
-    __slots__ = ("_obj", "_done")
-
-    def __init__(self, obj: object) -> None:
-        self._obj = obj
-        self._done: dict[str, JsonValue] = {}
-
-    def __getitem__(self, key: str) -> JsonValue:
-        if key in self._done:
-            return self._done[key]
-        attrs = vars(self._obj)
-        if not isinstance(key, str) or key.startswith("_") or key not in attrs:
-            raise KeyError(key)
-        value = self._done[key] = plain(attrs[key])
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and not key.startswith("_") and key in vars(self._obj)
-
-    def __iter__(self) -> Iterator[str]:
-        return (k for k in list(vars(self._obj)) if not k.startswith("_"))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _divisible(obj: object) -> bool:

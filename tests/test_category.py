@@ -59,9 +59,3 @@ def test_rows_carry_the_typed_source_and_plain_keeps_the_string() -> None:
     rows = plain(a.instructions)
     assert [r["source"] for r in rows] == ["/k/kernel.py:28", ""]
     assert all(type(r["source"]) is str and type(r["category"]) is str for r in rows)
-
-
-def test_every_category_has_its_colour_in_the_page() -> None:
-    from hotspot.render.html import CATEGORY_COLORS
-
-    assert set(CATEGORY_COLORS) == set(Category)

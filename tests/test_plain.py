@@ -86,20 +86,3 @@ def test_plain_of_analyses(corpus, path, monkeypatch):
     monkeypatch.setattr(result_mod, "PLAIN_BATCH", 5)
     res = analyze_with_plan(path, AnalyzeOptions(topk=0, detail=True, all_dispatches=True))
     _same(res.data)
-
-
-def test_plain_view_converts_what_is_read(monkeypatch):
-    import hotspot.result as r
-
-    rows = [Row(i, f"r{i}", i / 3) for i in range(40)]
-    t = Table(rows, {1: [2]}, {"a": 1})
-    t.extra = "kept"
-    object.__setattr__(t, "_private", 1)
-    view = r.PlainView(t)
-    seen = []
-    real = r.plain
-    monkeypatch.setattr(r, "plain", lambda x: seen.append(x) or real(x))
-    assert "rows" in view and "_private" not in view and "nope" not in view and seen == []
-    assert view.get("nested") == real(t)["nested"] and len(seen) == 1
-    assert view.get("nope", 7) == 7 and view["nested"] is view["nested"] and len(seen) == 1
-    assert dict(view) == real(t) and list(view) == list(real(t)) and len(view) == len(real(t))
