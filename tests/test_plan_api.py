@@ -79,6 +79,27 @@ def test_analyze_plan_keeps_topk_output_identical(corpus: Path) -> None:
     assert planned == plain
 
 
+def test_the_plan_is_beside_the_analysis(corpus: Path) -> None:
+    """`analyze --plan` is the analysis and its plan side by side: the analysis holds no plan, the
+    JSON writes the items in the analysis's `plan` slot, and a saved planned document decodes back
+    to that analysis (the plan's keys are not the analysis's)."""
+    from hotspot.att.model import DispatchAnalysis
+    from hotspot.decode import from_plain
+    from hotspot.plan.api import PlannedDispatch
+
+    d = corpus_path("att", "gfx950", "vec_add")
+    result = analyze_with_plan(d, AnalyzeOptions(topk=3))
+    planned = result.data
+    assert isinstance(planned, PlannedDispatch) and planned.analysis.plan is None
+    doc = result.plain_data()
+    keys = list(doc)
+    assert keys[-5:] == ["plan_skipped", "plan_summary", "plan_trust", "verdict", "plan_pmc"]
+    assert keys.index("plan") == keys.index("representativeness") + 1
+    assert [i["id"] for i in doc["plan"]] == [i.id for i in planned.plan.items] != []
+    back = from_plain(DispatchAnalysis, doc)
+    assert back.instructions == planned.analysis.instructions and back.plan == doc["plan"]
+
+
 def test_analyze_plan_text_and_json(corpus: Path, cli) -> None:
     d = corpus_path("att", "gfx950", "vec_add")
     text = cli("analyze", d, "--plan", "--topk", "3")

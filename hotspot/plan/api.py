@@ -97,8 +97,8 @@ class PlanData:
 
 def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
                       pmc_paths: list[Path] | None = None) -> Result:
-    """The full analysis, `plan` (and `plan_skipped`) attached to each dispatch, then the tables
-    shortened to `--topk` for output."""
+    """The full analysis of each dispatch with its plan beside it (PlannedDispatch), the analysis's
+    tables shortened to `--topk` for output (the rules saw every row)."""
     full = analyze_full(Path(path), opts)
     warnings = list(full.warnings)
     data = full.data

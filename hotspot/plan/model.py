@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import field
+from enum import Enum
 from typing import TYPE_CHECKING, Callable, Union
 from hotspot.record import record
 
@@ -56,8 +57,16 @@ class Estimate:
     withheld: str | None = None  # why low/high are null (an unrepresentative capture)
 
 
-GAINS = ("hides-latency", "removes-bytes", "removes-compute")
-HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE = GAINS
+class Gain(str, Enum):
+    """What a rule's fix changes, which decides the roofs that cap its estimate (engine._cap_at_roofs)."""
+
+    HIDES_LATENCY = "hides-latency"      # capped by the bandwidth and the matrix-core roof
+    REMOVES_BYTES = "removes-bytes"      # not capped by the bandwidth roof
+    REMOVES_COMPUTE = "removes-compute"  # not capped by the matrix-core roof
+
+
+GAINS = tuple(g.value for g in Gain)
+HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE = Gain
 
 TRUST_LEVELS = ("ok", "limited", "unrepresentative")
 OK, LIMITED, UNREPRESENTATIVE = TRUST_LEVELS
@@ -146,4 +155,4 @@ class Rule:
     # removes stall (the default, so a new rule cannot escape the caps) can only win the headroom
     # below the bandwidth roof and the matrix-core roof; one that removes bytes is not capped by the
     # bandwidth roof, one that removes matrix-core work not by the compute roof.
-    gain: str = "hides-latency"
+    gain: Gain = Gain.HIDES_LATENCY
