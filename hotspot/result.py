@@ -103,6 +103,9 @@ def plain(obj: object) -> JsonValue:
     of all of its JSON at once: a value whose JSON is longer than PLAIN_BYTES is converted entry
     by entry (JSON is compositional, so the value is the same). orjson writes a dataclass as its
     instance attributes in order, leaving out `_`-prefixed ones."""
+    json_value = getattr(obj, "json_value", None)
+    if callable(json_value) and not isinstance(obj, type):  # written as another value: convert that
+        obj = json_value()
     text = dumps(obj, pretty=False)  # raises for what orjson cannot write, as the round trip does
     if len(text) <= PLAIN_BYTES or not _divisible(obj):
         return orjson.loads(text)

@@ -21,8 +21,8 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
-from hotspot.pmc.analysis import KernelReport
 from hotspot.plan.model import PlanItem, Skipped, Trust
+from hotspot.pmc.analysis import KernelReport
 from hotspot.result import Result
 from hotspot.record import record
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hotspot.arch.classify import Category
+from hotspot.att.model import DispatchAnalysis
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
     LIMITED,
@@ -23,8 +25,6 @@ from hotspot.plan.model import (
 )
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
-from hotspot.arch.classify import Category
-from hotspot.att.model import DispatchAnalysis
 from hotspot.pmc.analysis import KernelReport
 from hotspot.record import record
 

@@ -56,6 +56,12 @@ def _escaped_container(value: object, memo: dict[int, object]) -> object:
             changed = changed or k2 is not k or v2 is not v
             pairs[k2] = v2
         return pairs if changed else value
+    parts = getattr(type(value), "__slots__", None)
+    if parts is not None and callable(getattr(value, "json_value", None)):
+        # a value written as another (hotspot/plan/api.py PlannedDispatch): rebuilt from its parts
+        new = [escaped(getattr(value, p), memo) for p in parts]
+        changed = any(n is not getattr(value, p) for n, p in zip(new, parts))
+        return type(value)(*new) if changed else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {}
         for f in dataclasses.fields(value):
