@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Sequence
 
 from hotspot.plan.engine import CategoryShare
-from hotspot.plan.model import PlanItem, Trust
+from hotspot.plan.model import Kind, PlanItem, Trust
 from hotspot.record import record
 from hotspot.result import Result
 
@@ -113,7 +113,7 @@ def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Tru
                   + ([f"(+{len(trust.reasons) - BRIEF_WARNINGS} more)"]
                      if len(trust.reasons) > BRIEF_WARNINGS else []))
     # capture items are trust (their reasons are above), not gains: items[0] is the plan's item #1
-    gains = [i for i in items if i.kind != "capture"]
+    gains = [i for i in items if i.kind != Kind.CAPTURE]
     return BriefPlan("brief", path, cut(kernel, KERNEL_CHARS), gfx, trust, stall_pct_of_cycles,
                      list(top_categories[:BRIEF_CATEGORIES]),
                      [brief_item(i) for i in gains[:BRIEF_ITEMS]],

@@ -17,6 +17,7 @@ from hotspot.plan.model import (
     Candidate,
     Estimate,
     Evidence,
+    Kind,
     PlanItem,
     Rule,
     Site,
@@ -84,7 +85,7 @@ VERDICT_CATEGORIES = 3
 
 
 def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Verdict:
-    items = [i for i in items if i.kind != "capture"]  # capture items are the trust line
+    items = [i for i in items if i.kind != Kind.CAPTURE]  # capture items are the trust line
     top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
                        i.location.file, i.location.line, i.location.line_number)
            for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
@@ -188,7 +189,7 @@ def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
     for it in items:
         rule = rules.get(it.id)
         est = it.estimate
-        if rule is not None and it.kind != "capture" and it.id != "bandwidth-bound" and est.high_pct is not None:
+        if rule is not None and it.kind != Kind.CAPTURE and it.id != "bandwidth-bound" and est.high_pct is not None:
             for exempt, (cap, why) in caps.items():
                 if rule.gain != exempt and est.high_pct > cap:
                     est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
@@ -204,7 +205,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
     code items are at most MED."""
     out = []
     for it in items:
-        if it.kind in ("capture", "launch"):  # about the capture or the launch, not the traced waves
+        if it.kind in (Kind.CAPTURE, Kind.LAUNCH):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
             why = ("the capture does not represent the kernel (" + ", ".join(r.split(":", 1)[0] for r in trust.reasons)
@@ -216,7 +217,7 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
         else:
             out.append(it)
     if trust.level == UNREPRESENTATIVE:
-        out.sort(key=lambda i: (i.kind != "launch",))  # stable: launch items keep their estimates
+        out.sort(key=lambda i: (i.kind != Kind.LAUNCH,))  # stable: launch items keep their estimates
     return out
 
 def priority_of(high_pct: float) -> str:
@@ -255,7 +256,7 @@ def _estimate(ctx: PlanContext, rule: Rule, c: Candidate) -> Estimate:
 def _item(ctx: PlanContext, rule: Rule, c: Candidate) -> PlanItem:
     est = _estimate(ctx, rule, c)
     priority = priority_of(est.high_pct or 0.0)  # HIGH needs a bound of at least 10%
-    if rule.kind == "capture":
+    if rule.kind == Kind.CAPTURE:
         # trust, not a speed-up: no estimate, and the priority only orders the trust block
         est = replace(est, low_pct=None, high_pct=None, withheld=CAPTURE_WITHHELD)
         priority = SEVERITY_PRIORITY.get(c.severity or "", "LOW")
@@ -360,8 +361,8 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
     items = _absorb(items, absorbed, skipped)
     items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
     items.sort(key=_order)
-    capture = [i for i in items if i.kind == "capture"]  # trust: first, and no slot among the rest
-    items = [i for i in items if i.kind != "capture"]
+    capture = [i for i in items if i.kind == Kind.CAPTURE]  # trust: first, and no slot among the rest
+    items = [i for i in items if i.kind != Kind.CAPTURE]
     if len(items) > MAX_PLAN_ITEMS:
         for i in items[MAX_PLAN_ITEMS:]:
             where = f" at #{i.location.line_number}" if i.location.line_number is not None else ""
@@ -395,7 +396,7 @@ def _order(item: PlanItem) -> tuple:
     any other item by its gain."""
     loc = item.location.line_number if item.location.line_number is not None else -1
     severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
-    return (item.kind != "capture", severity if item.kind == "capture" else 0,
+    return (item.kind != Kind.CAPTURE, severity if item.kind == Kind.CAPTURE else 0,
             -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0), item.id, loc)
 
 

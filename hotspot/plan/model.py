@@ -81,14 +81,21 @@ class Trust:
     reasons: list[str]
 
 
+class Kind(str, Enum):
+    """What an item asks to change (a rule's kind, written as its value)."""
+
+    CODE = "code"        # edit the kernel
+    LAUNCH = "launch"    # change the grid (ranked by its bound like any item)
+    CAPTURE = "capture"  # trust: re-capture first; listed first, never ranked among the others
+    MEMORY = "memory"    # bandwidth roof or counter verdict
+
+
 @record
 class PlanItem:
     id: str
     priority: str
     title: str
-    # "code" (edit the kernel), "launch" (change the grid), "capture" (trust: re-capture first; listed
-    # first, never ranked among the others), "memory" (bandwidth/counter verdict)
-    kind: str
+    kind: Kind
     location: Location
     evidence: list[Evidence]
     root_cause: str
@@ -143,7 +150,7 @@ class Rule:
 
     id: str
     title: str
-    kind: str
+    kind: Kind
     reads: tuple[str, ...]            # data fields it needs ("occupancy", "waits", ...); all required
     optional_reads: tuple[str, ...]   # fields it uses when present
     thresholds: dict[str, float]

@@ -18,14 +18,14 @@ from hotspot.plan import resource_rules as res
 from hotspot.plan import spin_rules as spin
 from hotspot.plan import store_rules as st
 from hotspot.plan import waits_rules as wr
-from hotspot.plan.model import HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE, Rule
+from hotspot.plan.model import HIDES_LATENCY, REMOVES_BYTES, REMOVES_COMPUTE, Kind, Rule
 from hotspot.pmc import verdicts as pv
 
 _WAIT_THRESHOLDS = {"little_cover_ratio": wr.LITTLE_COVER_RATIO}
 
 RULES: tuple[Rule, ...] = (
     Rule(
-        id="grid-underfill", title="fewer workgroups than compute units", kind="launch",
+        id="grid-underfill", title="fewer workgroups than compute units", kind=Kind.LAUNCH,
         reads=("occupancy",), optional_reads=(),
         thresholds={},
         fix="Give every CU work: launch at least one workgroup per CU (better, CUs x the workgroups "
@@ -38,7 +38,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=launch.grid_underfill),
     Rule(
         id="bandwidth-bound", title="memory traffic near the bandwidth peak (no counters)",
-        kind="memory", reads=("occupancy", "instructions"), optional_reads=(),
+        kind=Kind.MEMORY, reads=("occupancy", "instructions"), optional_reads=(),
         thresholds={"near_peak_fraction": launch.NEAR_PEAK_FRACTION},
         fix="Only fewer bytes help here: reuse data across workgroups (larger tiles, L2-friendly "
             "launch order), narrower types, fused kernels; confirm with `--pmc` counters (fabric "
@@ -47,7 +47,7 @@ RULES: tuple[Rule, ...] = (
         basis="informational: caps the memory-latency estimates at the bandwidth headroom",
         evaluate=launch.bandwidth_bound),
     Rule(
-        id="narrow-loads", title="narrow loads dominate the memory traffic", kind="code",
+        id="narrow-loads", title="narrow loads dominate the memory traffic", kind=Kind.CODE,
         reads=("instructions",), optional_reads=("waits",),
         thresholds={"narrow_min_exec_share": acc.NARROW_MIN_EXEC_SHARE, "wide_bytes": acc.WIDE_BYTES,
                     "narrow_min_per_wave": acc.NARROW_MIN_PER_WAVE},
@@ -61,7 +61,7 @@ RULES: tuple[Rule, ...] = (
               "wait once)",
         evaluate=acc.narrow_loads),
     Rule(
-        id="kernarg-loads", title="kernel arguments read in separate round trips", kind="code",
+        id="kernarg-loads", title="kernel arguments read in separate round trips", kind=Kind.CODE,
         reads=("waits", "instructions"), optional_reads=("loops",),
         thresholds=dict(_WAIT_THRESHOLDS),
         fix="Batch the kernel-argument loads: keep the fields the kernel needs next to each other in "
@@ -73,7 +73,7 @@ RULES: tuple[Rule, ...] = (
               "end); preloading removes the last one",
         evaluate=ka.kernarg_loads),
     Rule(
-        id="store-gated-vmcnt", title="vmcnt wait gated by older stores", kind="code",
+        id="store-gated-vmcnt", title="vmcnt wait gated by older stores", kind=Kind.CODE,
         reads=("waits",), optional_reads=("loops", "instructions"),
         thresholds={},
         fix="Issue the loads the consumer needs before the stores (move the stores below the loads, "
@@ -85,7 +85,7 @@ RULES: tuple[Rule, ...] = (
               "what they write)",
         evaluate=st.store_gated_vmcnt),
     Rule(
-        id="valu-dependency-chain", title="s_nop padding in VALU dependency chains", kind="code",
+        id="valu-dependency-chain", title="s_nop padding in VALU dependency chains", kind=Kind.CODE,
         reads=("instructions",), optional_reads=("loops",),
         thresholds={},
         fix="Interleave independent chains (process two or more elements per lane and alternate "
@@ -97,7 +97,7 @@ RULES: tuple[Rule, ...] = (
               "assumes too few independent chains to fill every slot)",
         evaluate=hz.valu_dependency_chain),
     Rule(
-        id="spin-wait-barrier", title="barrier held by a wave spinning on a flag", kind="code",
+        id="spin-wait-barrier", title="barrier held by a wave spinning on a flag", kind=Kind.CODE,
         reads=("loops", "instructions", "stall_by_category"), optional_reads=(),
         thresholds={"spin_min_share": spin.SPIN_MIN_SHARE},
         fix="Do not balance the waves: the barrier waits for another workgroup's signal. Make the "
@@ -110,7 +110,7 @@ RULES: tuple[Rule, ...] = (
               "shortens it, it does not disappear",
         evaluate=spin.spin_wait_barrier),
     Rule(
-        id="conservative-drain", title="wait drains loads its consumers do not need yet", kind="code",
+        id="conservative-drain", title="wait drains loads its consumers do not need yet", kind=Kind.CODE,
         reads=("waits", "instructions"), optional_reads=("loops",),
         thresholds=dict(_WAIT_THRESHOLDS),
         fix="Wait only for what the next instructions read: replace the full drain by a counted "
@@ -122,7 +122,7 @@ RULES: tuple[Rule, ...] = (
               "exposed is their latency beyond that work",
         evaluate=drain.conservative_drain),
     Rule(
-        id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind="code",
+        id="load-in-mfma-loop", title="global load waited on inside the MFMA loop", kind=Kind.CODE,
         reads=("waits", "loops", "instructions"), optional_reads=(),
         thresholds=dict(_WAIT_THRESHOLDS),
         fix="Software-pipeline the loop: issue the global loads for iteration i+1 before the MFMAs "
@@ -133,7 +133,7 @@ RULES: tuple[Rule, ...] = (
               "the part that stays exposed is the iteration being shorter than the memory latency",
         evaluate=wr.load_in_mfma_loop),
     Rule(
-        id="lds-read-before-mfma", title="LDS read waited on right before its MFMA", kind="code",
+        id="lds-read-before-mfma", title="LDS read waited on right before its MFMA", kind=Kind.CODE,
         reads=("waits", "instructions"), optional_reads=(),
         thresholds={**_WAIT_THRESHOLDS, "lds_mfma_window_instructions": wr.LDS_MFMA_WINDOW_INSTRUCTIONS},
         fix="Read the LDS fragments for the next MFMA group before issuing the current MFMAs "
@@ -145,7 +145,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=wr.lds_read_before_mfma),
     Rule(
         id="back-to-back-loads", title="loads issued back to back with no compute in between",
-        kind="code", reads=("waits", "instructions"), optional_reads=(),
+        kind=Kind.CODE, reads=("waits", "instructions"), optional_reads=(),
         thresholds={**_WAIT_THRESHOLDS, "min_loads": wr.BACK_TO_BACK_MIN_LOADS,
                     "slack_instructions": wr.BACK_TO_BACK_SLACK_INSTRUCTIONS},
         fix="Interleave independent compute between the loads and their wait (issue the loads "
@@ -158,7 +158,7 @@ RULES: tuple[Rule, ...] = (
               "hidden, by as much independent work as exists before the use",
         evaluate=wr.back_to_back_loads),
     Rule(
-        id="short-load-distance", title="load issued too close to its use", kind="code",
+        id="short-load-distance", title="load issued too close to its use", kind=Kind.CODE,
         reads=("waits", "instructions"), optional_reads=(),
         thresholds=dict(_WAIT_THRESHOLDS),
         fix="Hoist the load: issue it as early as its address is known (kernel start, or one loop "
@@ -169,7 +169,7 @@ RULES: tuple[Rule, ...] = (
               "moving them up; the low end assumes only part of the distance is available",
         evaluate=wr.short_load_distance),
     Rule(
-        id="lgkm-cross-lane", title="lgkmcnt waits are lane-shuffle reductions", kind="code",
+        id="lgkm-cross-lane", title="lgkmcnt waits are lane-shuffle reductions", kind=Kind.CODE,
         reads=("lgkm_breakdown",), optional_reads=("waits",),
         thresholds={"cross_lane_min_share": lgkm.CROSS_LANE_MIN_SHARE},
         fix="Replace ds_bpermute/ds_swizzle reduction steps with DPP row operations or "
@@ -181,7 +181,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=lgkm.lgkm_cross_lane),
     Rule(
         id="mfma-dependency-chain", title="MFMA waits on the result of the MFMA just before it",
-        kind="code", reads=("instructions",), optional_reads=(),
+        kind=Kind.CODE, reads=("instructions",), optional_reads=(),
         thresholds={"min_stall_per_hit": cmp.MFMA_CHAIN_MIN_STALL_PER_HIT,
                     "lookback_instructions": cmp.MFMA_CHAIN_LOOKBACK_INSTRUCTIONS},
         fix="Interleave independent MFMAs (other output tiles) between dependent ones, or split the "
@@ -191,7 +191,7 @@ RULES: tuple[Rule, ...] = (
               "the low end covers loops with too few independent tiles",
         evaluate=cmp.mfma_dependency_chain),
     Rule(
-        id="legacy-mfma-shape", title="older MFMA shape running below the target's peak", kind="code",
+        id="legacy-mfma-shape", title="older MFMA shape running below the target's peak", kind=Kind.CODE,
         reads=("instructions", "arch"), optional_reads=(),
         thresholds={},
         fix="Switch to the target's newer MFMA shape for the same data type (more K per instruction "
@@ -202,7 +202,7 @@ RULES: tuple[Rule, ...] = (
               "low end assumes most MFMA time already overlaps memory waits",
         evaluate=cmp.legacy_mfma_shape, gain=REMOVES_COMPUTE),
     Rule(
-        id="occupancy-vgpr", title="VGPR-limited occupancy in a latency-bound kernel", kind="code",
+        id="occupancy-vgpr", title="VGPR-limited occupancy in a latency-bound kernel", kind=Kind.CODE,
         reads=("occupancy", "stall_by_category"), optional_reads=("instruction_mix",),
         thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
                     "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
@@ -212,7 +212,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=res.occupancy_vgpr),
     Rule(
         id="occupancy-grid", title="the grid gives each SIMD fewer waves than the kernel could hold",
-        kind="launch", reads=("occupancy", "stall_by_category"), optional_reads=(),
+        kind=Kind.LAUNCH, reads=("occupancy", "stall_by_category"), optional_reads=(),
         thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
                     "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
         fix="Launch more waves per CU: a persistent kernel launches CUs x k workgroups, so raise k to "
@@ -223,7 +223,7 @@ RULES: tuple[Rule, ...] = (
               "memory-wait stall",
         evaluate=res.occupancy_grid),
     Rule(
-        id="occupancy-lds", title="LDS-limited occupancy in a latency-bound kernel", kind="code",
+        id="occupancy-lds", title="LDS-limited occupancy in a latency-bound kernel", kind=Kind.CODE,
         reads=("occupancy", "stall_by_category"), optional_reads=(),
         thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
                     "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
@@ -233,7 +233,7 @@ RULES: tuple[Rule, ...] = (
         basis="one more wave hides at most 1/(W+1) of the memory-wait stall",
         evaluate=res.occupancy_lds),
     Rule(
-        id="barrier-dominated", title="workgroup waits at s_barrier for its slowest wave", kind="code",
+        id="barrier-dominated", title="workgroup waits at s_barrier for its slowest wave", kind=Kind.CODE,
         reads=("stall_by_category", "instructions"), optional_reads=("barriers",),
         thresholds={"min_barrier_share": res.BARRIER_MIN_SHARE},
         fix="Balance work across the waves of the workgroup, move the loads a wave waits on before "
@@ -245,7 +245,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=res.barrier_dominated),
     Rule(
         id="source-collapse", title="one source line holds most of the stall (attribution artifact)",
-        kind="capture", reads=("findings",), optional_reads=("source_lines",),
+        kind=Kind.CAPTURE, reads=("findings",), optional_reads=("source_lines",),
         thresholds={},
         fix="Read the instruction view (hotspot analyze --mode asm) for this line, rebuild with line "
             "tables (hipcc/clang: -gline-tables-only or -g; Triton/FlyDSL: their debug line-info "
@@ -254,7 +254,7 @@ RULES: tuple[Rule, ...] = (
         basis="no speed-up by itself: it makes the line-level plan usable",
         evaluate=cap.source_collapse),
     Rule(
-        id="idle-slice", title="the capture saw only a sliver of the kernel", kind="capture",
+        id="idle-slice", title="the capture saw only a sliver of the kernel", kind=Kind.CAPTURE,
         reads=("findings",), optional_reads=(),
         thresholds={},
         fix="Re-capture with another att_target_cu or att_shader_engine_mask, a larger grid, or a "
@@ -265,7 +265,7 @@ RULES: tuple[Rule, ...] = (
         evaluate=cap.idle_slice),
 ) + tuple(
     Rule(
-        id=f"pmc-{vid}", title=title, kind="memory", reads=("pmc", "stall_by_category"),
+        id=f"pmc-{vid}", title=title, kind=Kind.MEMORY, reads=("pmc", "stall_by_category"),
         optional_reads=("instructions",), thresholds=thresholds,
         fix=fix, removable=removable, basis=basis, evaluate=mem.memory_rule(vid), gain=gain)
     for vid, title, thresholds, fix, removable, basis, gain in (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hotspot.att.model import ArchOut
 from hotspot.plan.engine import StallSummary, Verdict
-from hotspot.plan.model import Estimate, Location, PlanItem, Site, Skipped, Trust
+from hotspot.plan.model import Estimate, Kind, Location, PlanItem, Site, Skipped, Trust
 from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_words, table
 from hotspot.result import Result
 
@@ -138,8 +138,8 @@ def items_block(plan: list[PlanItem], skipped: list[Skipped] | None, markdown: b
     """The trust block (reasons and capture items, once), then the items: the top ones in full,
     the rest one line each; `detail` adds every item in full with its evidence and all its sites,
     and the priority table."""
-    capture = [it for it in plan if it.kind == "capture"]
-    ranked = [it for it in plan if it.kind != "capture"]
+    capture = [it for it in plan if it.kind == Kind.CAPTURE]
+    ranked = [it for it in plan if it.kind != Kind.CAPTURE]
     out = []
     block = trust_block(trust, capture, markdown)
     if block:
