@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
-from hotspot.plan.api import DispatchPlan, PlannedDispatch, PlannedMulti
 from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture.select import DispatchCandidate
@@ -21,6 +22,9 @@ from hotspot.render.tables import (
 )
 from hotspot.result import Result
 
+if TYPE_CHECKING:  # the plan's modules load only when a plan was made (`--plan`)
+    from hotspot.plan.api import DispatchPlan, PlannedDispatch
+
 ISA_WIDTH = 56
 SOURCE_WIDTH = 60
 KERNEL_WIDTH = 160  # the full kernel name in the summary is cut to this without the tables (--detail)
@@ -36,7 +40,7 @@ def render_markdown(result: Result) -> str:
 
 def _render(result: Result, markdown: bool) -> str:
     data = result.data
-    if isinstance(data, (MultiAnalysis, PlannedMulti)):
+    if isinstance(data, MultiAnalysis) or _planned_multi(data):
         parts = [_ranking(data.ranking, markdown)]
         parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
@@ -50,8 +54,16 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 
 
+def _planned_multi(data: object) -> bool:
+    """`analyze --plan --all` (hotspot/plan/api.py PlannedMulti, loaded only once a plan was made)."""
+    import sys
+
+    api = sys.modules.get("hotspot.plan.api")
+    return api is not None and isinstance(data, api.PlannedMulti)
+
+
 def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
-    a, plan = (one.analysis, one.plan) if isinstance(one, PlannedDispatch) else (one, None)
+    a, plan = (one, None) if isinstance(one, DispatchAnalysis) else (one.analysis, one.plan)
     out: list[str] = []
     # with the plan, the default view is the verdict, the summary and the plan; the big tables come
     # with --detail (the plan's evidence and sites too)
