@@ -10,9 +10,9 @@ import math
 import statistics
 from pathlib import Path
 
+from hotspot.capture.counters.model import ArchHint, PeakHint
 from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import HotspotError
-from hotspot.pmc.model import ArchHint, PeakHint
 
 
 def _dict_rows(path: Path) -> list[dict[str, str]]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hotspot.capture.counters.model import CounterFile
+from hotspot.capture.counters.read_csv import read_counter_csv
+from hotspot.capture.counters.read_rocpd import read_rocpd
+from hotspot.capture.counters.read_side import read_agent_info, read_roofline, read_sysinfo
 from hotspot.errors import InputError, bad_file
-from hotspot.pmc.model import CounterFile
-from hotspot.pmc.read_csv import read_counter_csv
-from hotspot.pmc.read_rocpd import read_rocpd
-from hotspot.pmc.read_side import read_agent_info, read_roofline, read_sysinfo
 
 WORKLOAD_FILE = "pmc_perf.csv"          # rocprof-compute: merged per-dispatch counters
 COUNTER_CSV_GLOB = "*counter_collection.csv"
@@ -18,7 +18,7 @@ AGENT_INFO_GLOBS = ("*agent_info.csv", "*agent-info.csv")
 _LOOKED_FOR = f"{WORKLOAD_FILE}, {COUNTER_CSV_GLOB}, {ROCPD_GLOB}"
 
 
-def load_inputs(paths: list[Path]) -> list[CounterFile]:
+def load_counter_files(paths: list[Path]) -> list[CounterFile]:
     if not paths:
         raise InputError("no input given", "pass counter files or folders", code="usage")
     files: list[Path] = []
