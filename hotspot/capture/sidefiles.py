@@ -61,13 +61,15 @@ class SideFile:
         return getattr(importlib.import_module(module), name)(path)
 
 
+# GPU architecture (rocprofv3 --sys-info), FORMATS.md §3: [(gfx name, product name)]; also read
+# beside counter files (capture/counters/discover.py)
+AGENT_INFO = SideFile("agent_info", ("*agent_info.csv", "*agent-info.csv"), AGENTS,
+                      "hotspot.capture.agents:read_agents_csv", 1)
 # Every side file any reader looks for. A search lists only names that match one of these globs,
 # and the result cache depends on those names only (hotspot/cache/deps.py), so unrelated files
 # coming and going in a searched folder ($HOME, /tmp) change nothing.
 SIDE_FILES: tuple[SideFile, ...] = (
-    # GPU architecture (rocprofv3 --sys-info), FORMATS.md §3: [(gfx name, product name)]
-    SideFile("agent_info", ("*agent_info.csv", "*agent-info.csv"), AGENTS,
-             "hotspot.capture.agents:read_agents_csv", 1),
+    AGENT_INFO,
     SideFile("rocpd", ("*results.db",), AGENTS, "hotspot.capture.agents:read_agents_rocpd", 2),
     SideFile("results.json", ("*results.json",), AGENTS,
              "hotspot.capture.agents:read_agents_results_json", 3),
