@@ -41,15 +41,15 @@ class Capture:
     meta: tuple[Path, ...] = ()      # side files or folders named explicitly (--meta)
     warnings: tuple[str, ...] = ()
     # what was read on demand: (value, the warnings reading it gave), by what was asked
-    read: dict[str, tuple[Any, tuple[str, ...]]] = field(default_factory=dict, compare=False,
-                                                          repr=False)
+    on_demand: dict[str, tuple[Any, tuple[str, ...]]] = field(default_factory=dict, compare=False,
+                                                               repr=False)
 
     def _once(self, key: str, warnings: list[str] | None, build: Callable[[list[str]], T]) -> T:
         """`build`'s value, built on the first call; its warnings go to every caller's list."""
-        if key not in self.read:
+        if key not in self.on_demand:
             said: list[str] = []
-            self.read[key] = (build(said), tuple(said))
-        value, said_then = self.read[key]
+            self.on_demand[key] = (build(said), tuple(said))
+        value, said_then = self.on_demand[key]
         if warnings is not None:
             warnings.extend(said_then)
         return value  # type: ignore[no-any-return]
