@@ -19,7 +19,6 @@ from hotspot.commands.options import (
     PmcOpt,
     SourceMapOpt,
 )
-from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -98,4 +97,4 @@ def register(app: typer.Typer) -> None:
                 return result
             return analyze_path(Path(target), opts)
 
-        raise typer.Exit(run("analyze", fmt, produce, renderers("brief") if brief else None))
+        raise typer.Exit(run("analyze", fmt, produce, "brief" if brief else None))

@@ -77,4 +77,4 @@ def _to_stdout(path, opts, fmt) -> int:
 
         return Result("export", None, warnings)
 
-    return run("export", fmt, produce, {"text": lambda r: ""})
+    return run("export", fmt, produce, "export stream")

@@ -16,7 +16,6 @@ from hotspot.commands.options import (
     MetaOpt,
     PmcOpt,
 )
-from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -51,5 +50,4 @@ def register(app: typer.Typer) -> None:
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
             return result
 
-        chosen = renderers("brief") if brief else renderers("plan detail") if detail else None
-        raise typer.Exit(run("plan", fmt, produce, chosen))
+        raise typer.Exit(run("plan", fmt, produce, "brief" if brief else "plan detail" if detail else None))

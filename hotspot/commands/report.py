@@ -58,9 +58,7 @@ def register(app: typer.Typer) -> None:
                     raise UsageError("-o - prints the HTML page itself; it takes no --format")
                 return report_data(Path(path), options())
 
-            from hotspot.render.html import render_html
-
-            raise typer.Exit(run("report", fmt, page, {"text": render_html}))
+            raise typer.Exit(run("report", fmt, page, "report page"))
 
         def produce():
             from hotspot.export.report_file import write_report
