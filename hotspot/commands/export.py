@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.export.output import STDOUT
+        from hotspot.outfile import STDOUT
         from hotspot.export.perfetto import PerfettoOptions
 
         opts = PerfettoOptions(instructions=instructions, max_file_mb=max_file_mb)

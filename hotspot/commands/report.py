@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.export.output import STDOUT
+        from hotspot.outfile import STDOUT
         from hotspot.export.report_data import ReportOptions
 
         def options() -> ReportOptions:
