@@ -93,9 +93,9 @@ def test_analysis_runs_on_the_best_dispatch(cli, fake):
 
 
 def test_no_analyze_skips_analysis(cli, fake, monkeypatch):
-    module = types.ModuleType("hotspot.att.api")
-    module.analyze_dispatch = lambda path: pytest.fail("analysis must not run with --no-analyze")
-    monkeypatch.setitem(sys.modules, "hotspot.att.api", module)
+    module = types.ModuleType("hotspot.plan.analyze")
+    module.analyze = lambda path, opts=None: pytest.fail("analysis must not run with --no-analyze")
+    monkeypatch.setitem(sys.modules, "hotspot.plan.analyze", module)
     res = cli("collect", "--no-analyze", "--format", "json", "--", *app())
     assert res.exit_code == 0, res.stderr
     assert res.json()["data"]["analysis"] is None

@@ -438,11 +438,11 @@ class Collector:
 
     def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, JsonObject | None, int]:
         assert self.run_dir is not None
-        from hotspot.att.api import analyze_dispatch
+        from hotspot.plan.analyze import analyze
 
         self.say(f"[analyze] {best.path}")
         try:
-            res = analyze_dispatch(best.path)
+            res = analyze(best.path)
         except HotspotError as err:
             self.warn(f"analysis of {best.path.name} failed: {err.message}")
             return None, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
