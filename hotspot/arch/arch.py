@@ -42,6 +42,15 @@ class Arch:
     def label(self) -> str:
         return self.gfx or UNKNOWN_LABEL
 
+    @property
+    def gfxip(self) -> int | None:
+        """The major gfx IP version (which s_waitcnt rules apply): the target's, or, undecided, the
+        one every candidate shares; None for a target hotspot has no table for."""
+        if self.target is not None:
+            return self.target.gfxip
+        ips = {TARGETS[c].gfxip for c in self.candidates if c in TARGETS} if self.gfx is None else set()
+        return ips.pop() if len(ips) == 1 else None
+
 
 def split_target_id(text: str) -> tuple[str, tuple[str, ...]] | None:
     """(`gfx942`, (`sramecc+`, `xnack-`)) for `gfx942:sramecc+:xnack-`; None if not a gfx name."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
-from hotspot.arch.waitcnt import DEFAULT_GFXIP, WaitcntRules, rules_for_gfxip
+from hotspot.arch.waitcnt import WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
@@ -246,12 +246,18 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
 
 def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules | None:
-    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch.
-    None (no wait is attributed to a load) for a generation hotspot has no rules for: another
-    generation's counters would name the wrong loads."""
+    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch's
+    (its table, or the IP every undecided candidate shares). None (no wait is attributed to a
+    load) for a generation hotspot has no rules for, or an unknown one: another generation's
+    counters would name the wrong loads."""
     gfxip = disp.filenames_doc.get("gfxip")
     if not isinstance(gfxip, int) or isinstance(gfxip, bool):
-        gfxip = arch.target.gfxip if arch.target else DEFAULT_GFXIP
+        gfxip = arch.gfxip
+    if gfxip is None:
+        warnings.append(f"gfx IP of {arch.label} unknown (no 'gfxip' in filenames.json, no table for the "
+                        "target): waits are not attributed to the loads they wait for (hotspot has rules for "
+                        "gfx IP 9: gfx908, gfx90a, gfx942, gfx950)")
+        return None
     rules = rules_for_gfxip(gfxip)
     if rules is None:
         warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are not attributed to "
