@@ -52,6 +52,13 @@ class Arch:
         return ips.pop() if len(ips) == 1 else None
 
 
+def gfx_target_version(gfx: str) -> int:
+    """KFD's gfx_target_version of a target (major * 10000 + minor * 100 + stepping, the last two
+    hex digits of the name): gfx942 -> 90402, gfx90a -> 90010."""
+    digits = gfx.removeprefix("gfx")
+    return int(digits[:-2]) * 10000 + int(digits[-2], 16) * 100 + int(digits[-1], 16)
+
+
 def split_target_id(text: str) -> tuple[str, tuple[str, ...]] | None:
     """(`gfx942`, (`sramecc+`, `xnack-`)) for `gfx942:sramecc+:xnack-`; None if not a gfx name."""
     m = TARGET_ID_RE.match(text.strip().lower())
