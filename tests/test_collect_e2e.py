@@ -310,6 +310,11 @@ def test_preset_without_a_known_arch_fails_before_running(cli, fake):
     ok = cli("collect", "--kernel", "gemm", "--no-att", "--pmc-preset", "l2", "--arch", "gfx942", "--format", "json",
              "--", *app())
     assert ok.exit_code == 0 and "TCC_BUBBLE_sum" in ok.json()["data"]["pmc"]["counters"]
+    # --arch decided by the one arch decision: target features and case name the same target
+    featured = cli("collect", "--kernel", "gemm", "--no-att", "--pmc-preset", "l2", "--arch", "GFX942:sramecc+",
+                   "--format", "json", "--", *app())
+    assert featured.exit_code == 0, featured.stderr
+    assert featured.json()["data"]["pmc"]["counters"] == ok.json()["data"]["pmc"]["counters"]
 
 
 def test_flags_mode_runs_one_rocprofv3_per_counter_pass(cli, fake):
