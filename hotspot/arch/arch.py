@@ -48,7 +48,9 @@ class Arch:
         one every candidate shares; None for a target hotspot has no table for."""
         if self.target is not None:
             return self.target.gfxip
-        ips = {TARGETS[c].gfxip for c in self.candidates if c in TARGETS} if self.gfx is None else set()
+        if self.gfx is not None or not self.candidates or any(c not in TARGETS for c in self.candidates):
+            return None
+        ips = {TARGETS[c].gfxip for c in self.candidates}
         return ips.pop() if len(ips) == 1 else None
 
 
