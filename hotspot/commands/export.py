@@ -33,8 +33,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.outfile import STDOUT
         from hotspot.export.perfetto import PerfettoOptions
+        from hotspot.outfile import STDOUT
 
         opts = PerfettoOptions(instructions=instructions, max_file_mb=max_file_mb)
         if output == STDOUT:

@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.outfile import STDOUT
         from hotspot.export.report_data import ReportOptions
+        from hotspot.outfile import STDOUT
 
         def options() -> ReportOptions:
             from hotspot.capture.snapshots import parse_source_maps
