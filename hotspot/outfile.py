@@ -26,13 +26,15 @@ import sys
 import time
 from collections.abc import Callable, Collection, Sequence
 from contextvars import ContextVar
-from pathlib import Path
 
-from hotspot.errors import InputError, StdoutError, os_fault
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the replay path imports this)
+# The output cache's replay writes through `replace_atomically` before the rest of hotspot is
+# loaded: typing, pathlib and hotspot.errors are imported where they are needed, not here.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import BinaryIO
+
+    from hotspot.errors import InputError
 
 STDOUT = "-"
 # Where a command's document goes instead of stdout: the MCP server runs commands in-process and
@@ -48,6 +50,8 @@ TMP_SUFFIX = ".tmp"  # a temporary file: `.<name>.<pid>.<ns>.tmp` beside its tar
 
 def write_stdout(text: str | bytes, newline: bool = True) -> None:
     """Write `text` (and a final newline unless it has one) to stdout and flush."""
+    from hotspot.errors import StdoutError
+
     sink = OUTPUT_SINK.get()
     if sink is not None:
         sink(text if isinstance(text, bytes) else text.encode("utf-8"))
@@ -65,6 +69,8 @@ def write_stdout(text: str | bytes, newline: bool = True) -> None:
 
 def stdout_binary() -> "BinaryIO":
     """stdout as a binary stream for a writer that streams (`export -o -`); StdoutError when closed."""
+    from hotspot.errors import StdoutError
+
     if sys.stdout is None:
         raise StdoutError.of(None)
     sys.stdout.flush()
@@ -121,6 +127,8 @@ def quiet_stdout() -> None:
 def target_kind(path: Path | str) -> str | None:
     """What is at `path` without following a link: None (nothing), "file" (a regular file), or
     the name of what it is ("a symbolic link", "a FIFO", "a device", "a socket", "a directory")."""
+    from hotspot.errors import os_fault
+
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -148,6 +156,8 @@ def target_kind(path: Path | str) -> str | None:
 
 def refuse_special(path: Path | str) -> None:
     """Refuse a target that exists and is not a regular file (even with --force)."""
+    from hotspot.errors import InputError
+
     kind = target_kind(path)
     if kind not in (None, "file"):
         raise InputError(f"{path}: is {kind}, not a regular file; not replaced, even with --force",
@@ -159,6 +169,8 @@ def check_target(path: Path, force: bool, links_later: bool = False) -> None:
     """May `path` be written? Nothing there, or a regular file and `force`. `links_later`: a
     symbolic link is left for `write_atomically` to refuse (after the caller's own checks, e.g.
     that the link does not lead to an input)."""
+    from hotspot.errors import InputError
+
     kind = target_kind(path)
     if not (links_later and kind == "a symbolic link"):
         refuse_special(path)
@@ -222,6 +234,8 @@ def write_atomically(path: Path, write: Callable[["BinaryIO"], object], *,
     """`replace_atomically` for a command. The target must be absent or a regular file (checked
     again just before the rename). Returns the size written. Disk full, permission denied, a
     read-only file system: exit 3 naming the file, nothing left behind."""
+    from pathlib import Path
+
     path = Path(path)
     if target_kind(path) != "a symbolic link":  # a link is refused below, after `before_replace`
         refuse_special(path)                     # (which may name it better: a link to an input)
@@ -246,6 +260,8 @@ def _is_temp_of(name: str | bytes, path: Path) -> bool:
 
 def _fault(exc: OSError, path: Path, action: str) -> BaseException:
     """Name the output (not its temporary name); an input that failed while being read keeps its own."""
+    from hotspot.errors import os_fault
+
     reading = exc.filename is not None and exc.filename != str(path) and not _is_temp_of(exc.filename, path)
     err = os_fault(exc, exc.filename if reading else path, "" if reading else action)
     if err is None:
@@ -257,7 +273,8 @@ def _fault(exc: OSError, path: Path, action: str) -> BaseException:
 
 # --- a command's output file: never an input --------------------------------------------------
 
-def output_is_input(path: Path, source: str | os.PathLike) -> InputError:
+def output_is_input(path: Path, source: str | os.PathLike) -> "InputError":
+    from hotspot.errors import InputError
     return InputError(f"{path}: is an input of this command ({os.fspath(source)}); not overwritten, "
                       "even with --force", "write the output elsewhere: -o NEW_FILE", code="output-is-input",
                       details={"output": str(path), "input": os.fspath(source)})
@@ -309,6 +326,10 @@ def resolve_output(output: str | None, default: str, force: bool,
     default name: it may be the user's earlier report. An input is never replaced at all, nor
     anything that is not a regular file (a device, FIFO, folder or symlink).
     """
+    from pathlib import Path
+
+    from hotspot.errors import InputError
+
     if output == STDOUT:
         return None
     path = Path(output or default)
