@@ -26,7 +26,6 @@ MAY_OPEN = {
     "hotspot.collect": "writes run directories, reads its own logs and rocprofv3 outputs it made",
     "hotspot.sweep": "the sweep manifest, lock and logs",
     "hotspot.outfile": "the one writer of stdout and of every output file (atomic, never a special file)",
-    "hotspot.export.output": "refuses an output that is an input (writes through hotspot.outfile)",
     "hotspot.skill.install": "copies the skill where the user asked (writes through hotspot.outfile)",
     "hotspot.synth": "writes synthetic captures",
     "hotspot.examples": "locates the bundled example",

@@ -1,4 +1,5 @@
-"""Use case: analyze one ATT dispatch dir (or choose among several) into one Result."""
+"""The ATT analysis of one dispatch dir (or of the one chosen among several) into one Result: the
+step hotspot/plan/api.py `analyze`, the one analysis use case, runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
-from hotspot.arch.waitcnt import DEFAULT_GFXIP, WaitcntRules, rules_for_gfxip
+from hotspot.arch.waitcnt import WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
@@ -51,14 +52,11 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------------------------
 
 
-def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """`hotspot analyze`: the analysis, its tables shortened to `--topk` for output."""
-    full = analyze_full(path, opts)
-    return Result("analyze", trimmed_data(full.data, opts.topk), full.warnings)
-
-
 def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """The analysis with every row (what the plan, diff and report read)."""
+    """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
+    them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
+    analysis use case runs (hotspot/plan/api.py `analyze`: the plan, the tables shortened to
+    --topk); nothing else calls it."""
     with paused_cyclic_gc():
         return _analyze_path(path, opts)
 
@@ -85,29 +83,38 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
             raise UsageError(f"{name} {value}: larger than any capture needs (at most "
                              f"{COUNT_OPTION_LIMIT})")
     check_meta(opts.meta_paths)
+    if opts.replicates > 0:
+        return _replicates(path, opts)
     dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         warnings: list[str] = []
-        data = analyze_dispatch_dir(dirs[0], opts, warnings)
+        data = _analyze_dispatch_dir(dirs[0], opts, warnings)
         return Result("analyze", data, warnings)
     ranking, warnings = rank_dispatches(dirs, opts.kernel, _max_bytes(opts))
     usable = [c for c in ranking if c.status == OK]
     if opts.all_dispatches:
-        analyses = [analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
+        analyses = [_analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
         if not analyses:
             _raise_all_empty(path, ranking, opts)
         return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
     if not usable:
         _raise_all_empty(path, ranking, opts)
     best = usable[0]
-    data = analyze_dispatch_dir(Path(best.path), opts, warnings)
+    data = _analyze_dispatch_dir(Path(best.path), opts, warnings)
     data.selection = Selection(best.path, selection_reason(best, len(dirs)), ranking)
     return Result("analyze", data, warnings)
 
 
-def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """Entry point for other layers (collect): same as analyze_path."""
-    return analyze_path(path, opts)
+def _replicates(path: Path, opts: AnalyzeOptions) -> Result:
+    """The best usable dispatch under `path` and the next ones of the same kernel, at most
+    `opts.replicates` in all (a diff's side: replicates measure the capture noise)."""
+    from hotspot.capture import usable_ranking
+
+    usable, ranking, warnings = usable_ranking(path, opts.kernel)
+    best = usable[0]
+    same = [c for c in usable if c.kernel == best.kernel][:opts.replicates]
+    analyses = [_analyze_dispatch_dir(Path(c.path), opts, warnings) for c in same]
+    return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
 
 
 def _raise_all_empty(path: Path, ranking: list[DispatchCandidate], opts: AnalyzeOptions) -> None:
@@ -120,7 +127,7 @@ def _max_bytes(opts: AnalyzeOptions) -> int | None:
     return int(opts.max_file_mb * MB) if opts.max_file_mb else None
 
 
-def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     """The analysis of one dispatch dir. Its core (everything but the --detail snippets and the
     echoed options) is kept in the result cache (hotspot/cache/derived.py) while no file it read
     has changed, so analyze, plan, report, diff and export share one wave pass per capture."""
@@ -237,12 +244,18 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
 
 def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules | None:
-    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch.
-    None (no wait is attributed to a load) for a generation hotspot has no rules for: another
-    generation's counters would name the wrong loads."""
+    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch's
+    (its table, or the IP every undecided candidate shares). None (no wait is attributed to a
+    load) for a generation hotspot has no rules for, or an unknown one: another generation's
+    counters would name the wrong loads."""
     gfxip = disp.filenames_doc.get("gfxip")
     if not isinstance(gfxip, int) or isinstance(gfxip, bool):
-        gfxip = arch.target.gfxip if arch.target else DEFAULT_GFXIP
+        gfxip = arch.gfxip
+    if gfxip is None:
+        warnings.append(f"gfx IP of {arch.label} unknown (no 'gfxip' in filenames.json, no table for the "
+                        "target): waits are not attributed to the loads they wait for (hotspot has rules for "
+                        "gfx IP 9: gfx908, gfx90a, gfx942, gfx950)")
+        return None
     rules = rules_for_gfxip(gfxip)
     if rules is None:
         warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are not attributed to "

@@ -39,6 +39,7 @@ _PUBLIC: dict[str, str] = {
     "Wave": "waves", "WaveTotals": "waves", "read_wave": "waves", "read_wave_bytes": "waves",
     "wave_from_doc": "waves", "wave_of_bytes": "waves",
     "check_wave": "wavecheck", "record_ranges": "wavecheck", "scanned_ranges": "wavecheck",
+    "arch_hints": "target",
     "parse_json": "files",
     # choosing among dispatch dirs
     "DispatchCandidate": "select", "IDLE_SLICE_EXECUTED_SHARE": "select", "OK": "select",
@@ -46,7 +47,7 @@ _PUBLIC: dict[str, str] = {
     "raise_none_usable": "select", "rank_dispatches": "select", "selection_reason": "select",
     "usable_ranking": "select",
     # one command, one read of each file
-    "capture_session": "session", "input_clash": "session", "keep_bytes": "session",
+    "capture_session": "session", "keep_bytes": "session",
     "note_inputs": "session",
     # kernel-level traces (`kernels`, the sweep's traced duration)
     "DispatchRecord": "trace.records", "KernelStatRecord": "trace.records",

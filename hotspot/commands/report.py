@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.export.output import STDOUT
         from hotspot.export.report_data import ReportOptions
+        from hotspot.outfile import STDOUT
 
         def options() -> ReportOptions:
             from hotspot.capture import parse_source_maps
@@ -58,9 +58,7 @@ def register(app: typer.Typer) -> None:
                     raise UsageError("-o - prints the HTML page itself; it takes no --format")
                 return report_data(Path(path), options())
 
-            from hotspot.render.html import render_html
-
-            raise typer.Exit(run("report", fmt, page, {"text": render_html}))
+            raise typer.Exit(run("report", fmt, page, "report page"))
 
         def produce():
             from hotspot.export.report_file import write_report

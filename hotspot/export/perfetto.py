@@ -69,7 +69,7 @@ class TimeBase:
 
 def export_perfetto(path: Path, output: str | None, force: bool,
                     opts: PerfettoOptions = PerfettoOptions()) -> Result:
-    from hotspot.export.output import resolve_output, write_atomically
+    from hotspot.outfile import resolve_output, write_output
 
     target = resolve_output(output, DEFAULT_TRACE, force, inputs=[Path(path)])
     warnings: list[str] = []
@@ -81,7 +81,7 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 
     if target is None:
         raise InputError("export_perfetto writes a file", "use write_trace for a stream")
-    size = write_atomically(target, write)
+    size = write_output(target, write)
     return Result("export", TraceWritten(output=str(target), bytes=size, **holder), warnings)
 
 

@@ -41,8 +41,8 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     """Everything the report shows, as plain JSON-able data (dicts, lists, scalars)."""
     if path.is_file():
         return load_saved(path)
-    from hotspot.att.analyze import AnalyzeOptions
-    from hotspot.plan.api import analyze_with_plan
+    from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+    from hotspot.plan.analyze import analyze
 
     cap = REPORT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
     max_bytes = int(cap * MB) if cap else None
@@ -55,9 +55,9 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
         _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
     # detail: the source text around every line (snapshot or --source-map checkout) for its panel
-    result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
-                                                    max_file_mb=cap, detail=True,
-                                                    source_map=opts.source_map))
+    result = analyze(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
+                                          max_file_mb=cap, detail=True, source_map=opts.source_map,
+                                          plan=PLAN_ATTACHED))
     data = result.plain_data()
     warnings = list(result.warnings)
     del result  # the typed analysis: the page is rendered from `data`

@@ -1,4 +1,5 @@
-"""Use cases: `hotspot analyze --plan` and `hotspot plan` (analysis, then the rule table over it)."""
+"""The plan over an analysis: attached to each dispatch (`analyze --plan`) or alone (`hotspot plan`'s
+document). Reached through the one analysis use case, hotspot/plan/analyze.py `analyze`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from hotspot.att.aggregate import CategoryStall
-from hotspot.att.analyze import analyze_full
 from hotspot.att.model import (
     AnalyzeOptions,
     ArchOut,
@@ -54,11 +54,10 @@ class PlanData:
     selection: Selection | None
 
 
-def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
-                      pmc_paths: list[Path] | None = None) -> Result:
-    """The full analysis, `plan` (and `plan_skipped`) attached to each dispatch, then the tables
-    shortened to `--topk` for output."""
-    full = analyze_full(Path(path), opts)
+def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
+    """The full analysis with `plan` (and `plan_skipped`) attached to each dispatch, then the
+    tables shortened to `--topk` for output."""
+    pmc_paths = [Path(p) for p in opts.pmc] or None
     warnings = list(full.warnings)
     data = full.data
     if isinstance(data, MultiAnalysis):
@@ -68,11 +67,10 @@ def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
                   _dedupe(warnings))
 
 
-def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
-              pmc_paths: list[Path] | None = None) -> Result:
-    result = analyze_with_plan(path, opts, pmc_paths)
+def plan_document(result: Result) -> Result:
+    """`hotspot plan`'s document: what the plan needs, without the analyze tables."""
     a = result.data
-    if not isinstance(a, PlannedAnalysis):  # analyze_path picks one dispatch unless --all
+    if not isinstance(a, PlannedAnalysis):  # the analysis picks one dispatch unless --all
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     data = PlanData(a.dispatch, a.arch, a.plan_summary, a.stall_by_category, a.occupancy,
                     a.plan_trust or Trust("ok", []),

@@ -142,21 +142,25 @@ def _compile(pattern: str | None) -> UserRegex | None:
 
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
     """--arch > side files / rocpd agents (all inputs must agree: counters of two GPUs summed
-    are wrong numbers) > counter names; weighed by the one arch decision (hotspot/arch/decide.py)."""
-    from hotspot.arch.decide import OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
+    are wrong numbers) > counter names: every hint weighed by the one arch decision
+    (hotspot/arch/decide.py); the counter names are read only when nothing else names a target."""
+    from hotspot.arch.decide import COUNTERS, OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
 
     if arch is not None:
         gfx = normalize_gfx(arch)  # gfx942:sramecc+ names gfx942
         return ArchDecision(decide([Evidence(gfx, "--arch", OVERRIDE)]).gfx, "--arch", [gfx])
     hints = [Evidence(normalize_gfx(h.arch), h.source, SIDE_FILE, h.product)
              for f in files for h in f.arch_hints]
-    if hints:
-        decided = decide(hints, on_conflict="refuse")
-        return ArchDecision(decided.gfx, decided.source, sorted({h.name for h in hints}))
-    names = set().union(*(f.counter_names for f in files))
-    guess = guess_arch_from_counters(names)
-    source = f"counter names: {guess.reason}"
-    return ArchDecision(guess.arch, source, list(guess.candidates))
+    candidates = sorted({h.name for h in hints})
+    if not hints:
+        guess = guess_arch_from_counters(set().union(*(f.counter_names for f in files)))
+        source = f"counter names: {guess.reason}"
+        candidates = list(guess.candidates)
+        if guess.arch is None:  # nothing names one target: undecided, with the candidates
+            return ArchDecision(None, source, candidates)
+        hints = [Evidence(guess.arch, source, COUNTERS)]
+    decided = decide(hints, on_conflict="refuse")
+    return ArchDecision(decided.gfx, decided.source, candidates)
 
 
 def plan_counters(decision: ArchDecision, files: list[CounterFile]) -> CounterPlan:

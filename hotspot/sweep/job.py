@@ -134,9 +134,9 @@ def run_entry(spec: JsonObject) -> JsonObject:
 
 
 def _consolidate(spec: JsonObject, collected: JsonObject, attempts: list[JsonObject], say) -> JsonObject:
-    from hotspot.att.analyze import AnalyzeOptions
+    from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
-    from hotspot.plan.api import analyze_with_plan
+    from hotspot.plan.analyze import analyze
     from hotspot.sweep.summary import summarize, traced_dispatch_ns
 
     sweep_dir = Path(spec["sweep_dir"])
@@ -149,7 +149,7 @@ def _consolidate(spec: JsonObject, collected: JsonObject, attempts: list[JsonObj
     dispatch = Path(collected["chosen_dispatch"]["path"])
     say(f"[sweep] analyze --plan {dispatch}")
     try:
-        planned = analyze_with_plan(dispatch, AnalyzeOptions(jobs=1))
+        planned = analyze(dispatch, AnalyzeOptions(jobs=1, plan=PLAN_ATTACHED))
     except HotspotError as err:
         result.update(state="failed", exit_code=err.exit_code, code=err.code,
                       reason=f"analysis of {dispatch.name} failed: {err.message}")

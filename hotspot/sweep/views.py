@@ -258,13 +258,13 @@ def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) 
             "total": len(rows), "sorted_by": "summary.headroom_pct (descending; entries without a plan last)",
             "entries": rows, "slurm_tasks": tasks, "html": None}
     if html is not None:
-        from hotspot.export.output import resolve_output, write_atomically
+        from hotspot.outfile import resolve_output, write_output
         from hotspot.sweep.dashboard import render_dashboard
 
         target = resolve_output(html, "sweep-dashboard.html", force, inputs=[sweep_dir / mf.MANIFEST])
         if target is None:
             raise UsageError("-o needs a file path", "e.g. -o dashboard.html")
         page = render_dashboard(data, target.resolve().parent).encode("utf-8")
-        write_atomically(target, lambda fh: fh.write(page))
+        write_output(target, lambda fh: fh.write(page))
         data["html"] = str(target.resolve())
     return SweepResult("sweep report", data, [])
