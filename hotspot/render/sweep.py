@@ -22,7 +22,7 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: JsonObject) -> str:
+def duration_text(s: JsonObject) -> str:
     """Discovery's untraced average; else the traced dispatch, marked (tracing slows it)."""
     if s.get("duration_ns") is not None:
         return f"{s['duration_ns']:,.0f}"
@@ -38,7 +38,7 @@ def _report_rows(entries: list[JsonObject], width: int) -> list[list[object]]:
         occ_a = s.get("occupancy_achieved")
         rows.append([
             e["name"], e["state"], shorten(s.get("kernel") or "", width), s.get("arch") or "",
-            _duration(s),
+            duration_text(s),
             (f"{s.get('occupancy_theoretical')}/{occ_a:.2f}" if occ_a is not None else "") +
             (f" {s['occupancy_limiter']}" if s.get("occupancy_limiter") else ""),
             f"{s.get('top_stall_category')} {_pct(s.get('top_stall_share'))}" if s.get("top_stall_category") else "",

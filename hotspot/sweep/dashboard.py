@@ -11,6 +11,7 @@ import os
 from html import escape
 from pathlib import Path
 
+from hotspot.render.sweep import duration_text
 from hotspot.result import JsonObject
 
 COLUMNS = (  # (key, header, numeric)
@@ -76,12 +77,6 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: JsonObject) -> str:
-    from hotspot.render.sweep import _duration as text
-
-    return text(s)
-
-
 def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
     """(sort value, html, css class) per column."""
     s = row.get("summary") or {}
@@ -123,7 +118,7 @@ def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
         (s.get("kernel") or "", escape(s.get("kernel") or ""), "kernel"),
         (s.get("arch") or "", escape(s.get("arch") or ""), ""),
         (str(s.get("duration_ns") if s.get("duration_ns") is not None else s.get("traced_dispatch_ns") or ""),
-         escape(_duration(s)), "num"),
+         escape(duration_text(s)), "num"),
         ("" if occ_a is None else str(occ_a), escape(occ), "num"),
         (s.get("occupancy_limiter") or "", escape(s.get("occupancy_limiter") or ""), ""),
         ("" if s.get("top_stall_share") is None else str(s["top_stall_share"]),
