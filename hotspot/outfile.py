@@ -9,7 +9,9 @@ directories, the skill, cache entries and replays). Layer 0, standard library on
   /proc/self/fd/1) is never replaced, not even with --force.
 - `write_atomically`: through a temporary file in the same folder renamed into place, so an
   interrupted run or a full disk leaves neither a partial file nor a changed old one; the target's
-  type is checked again just before the rename.
+  type is checked again just before the rename; `durable` fsyncs it first (a state file other
+  processes and nodes read, such as a sweep's manifest).
+- `write_new`: the same, linked to a name that must not exist (`sweep --init`): never replaces.
 """
 
 from __future__ import annotations
@@ -159,12 +161,13 @@ def check_target(path: Path, force: bool, links_later: bool = False) -> None:
 
 def write_atomically(path: Path, write: Callable[[BinaryIO], object], *,
                      private: bool = False, before_replace: Callable[[], None] | None = None,
-                     action: str = "cannot write") -> int:
+                     action: str = "cannot write", durable: bool = False) -> int:
     """Write through a temporary file in the same folder and rename it into place. The target
     must be absent or a regular file (checked again just before the rename). `private`: mode
     0600 (else the usual 0666 & ~umask). `before_replace` runs last (a check that may raise).
-    Returns the size written. Disk full, permission denied, a read-only file system: exit 3
-    naming the file, nothing left behind."""
+    `durable`: the data is fsynced before the rename (readers on other nodes never see a renamed
+    file whose data is not on disk yet). Returns the size written. Disk full, permission denied,
+    a read-only file system: exit 3 naming the file, nothing left behind."""
     path = Path(path)
     if target_kind(path) != "a symbolic link":  # a link is refused below, after `before_replace`
         refuse_special(path)                     # (which may name it better: a link to an input)
@@ -177,6 +180,9 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], object], *,
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             size = fh.tell()
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         if not private:
             mask = os.umask(0)
             os.umask(mask)
@@ -193,6 +199,52 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], object], *,
         if isinstance(exc, OSError):
             raise _fault(exc, path, action, tmp) from None
         raise
+    return size
+
+
+def write_new(path: Path, write: Callable[[BinaryIO], object], *, action: str = "cannot write") -> int:
+    """Write a file that must not exist yet, whole or not at all: a temporary file beside it,
+    fsynced, then hard-linked to the name (the link fails if the name appeared meanwhile, so
+    nothing is ever replaced; on a file system without hard links: checked, then renamed).
+    FileExistsError when the name exists (the caller words it); other faults as write_atomically."""
+    import errno
+
+    path = Path(path)
+    if os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, "exists", str(path))
+    tmp = os.path.join(path.resolve().parent, f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise _fault(exc, path, action, tmp) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            size = fh.tell()
+            fh.flush()
+            os.fsync(fh.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        try:
+            os.link(tmp, path)  # fails if the name appeared meanwhile: nothing is replaced
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            if os.path.lexists(path):
+                raise FileExistsError(errno.EEXIST, "exists", str(path)) from None
+            os.replace(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise _fault(exc, path, action, tmp) from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
     return size
 
 
