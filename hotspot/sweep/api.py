@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import tempfile
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, UsageError
+from hotspot.outfile import write_new
 from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
@@ -393,36 +393,10 @@ def write_example(path: Path) -> Result:
     if os.path.lexists(path):
         raise InputError(f"{path}: already exists; not overwritten", "give another file name: hotspot sweep --init NEW.yaml",
                          code="exists")
-    parent = path.resolve().parent
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(EXAMPLE.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        try:
-            os.link(tmp, path)  # fails if the name appeared meanwhile: nothing is replaced
-        except FileExistsError:
-            raise InputError(f"{path}: already exists; not overwritten",
-                             "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            if os.path.lexists(path):  # a file system without hard links: check, then rename
-                raise InputError(f"{path}: already exists; not overwritten",
-                                 "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
-            os.replace(tmp, path)
-    except OSError as exc:
-        from hotspot.errors import os_fault
-
-        fault = os_fault(exc, path, "cannot write the example recipes file")
-        if fault is None:
-            raise
-        raise fault from None
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        write_new(path, lambda fh: fh.write(EXAMPLE.encode("utf-8")),
+                  action="cannot write the example recipes file")
+    except FileExistsError:
+        raise InputError(f"{path}: already exists; not overwritten",
+                         "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
     return Result("sweep init", {"written": str(path.resolve()), "entries": 2}, [])

@@ -192,9 +192,10 @@ def main(argv: list[str]) -> int:
         traceback.print_exc()
         result = {"state": "failed", "exit_code": 1, "code": "internal-error",
                   "reason": f"internal error: {type(exc).__name__}: {exc} (traceback in the log)"}
-    tmp = spec_path.with_name(RESULT + ".tmp")
-    tmp.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
-    os.replace(tmp, spec_path.with_name(RESULT))
+    from hotspot.outfile import write_atomically
+
+    data = orjson.dumps(result, option=orjson.OPT_INDENT_2)
+    write_atomically(spec_path.with_name(RESULT), lambda fh: fh.write(data))
     return int(result.get("exit_code") or 0)
 
 

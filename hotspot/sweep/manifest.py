@@ -26,6 +26,7 @@ from typing import Iterator
 import orjson
 
 from hotspot.errors import InputError
+from hotspot.outfile import write_atomically
 from hotspot.result import JsonObject, JsonValue
 
 MANIFEST = "sweep.json"
@@ -53,15 +54,6 @@ def hostname() -> str:
 
 def worker_id(pid: int | None = None) -> str:
     return f"{hostname()}:{pid or os.getpid()}"
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{hostname()}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_regular(path: Path, limit: int) -> bytes:
@@ -114,7 +106,9 @@ def read(sweep_dir: Path) -> JsonObject:
 
 def write(sweep_dir: Path, doc: JsonObject) -> None:
     doc["updated_at"] = utc_iso()
-    _write_atomically(Path(sweep_dir) / MANIFEST, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+    write_atomically(Path(sweep_dir) / MANIFEST, lambda fh: fh.write(data), durable=True,
+                     action="cannot write the sweep manifest")
 
 
 @contextmanager
