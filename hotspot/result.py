@@ -67,6 +67,13 @@ class Result:
         return plain(self.data)
 
 
+def from_plain(cls: type, value: object, **how: object) -> object:
+    """Plain JSON back into the typed records it was written from (hotspot/decode.py)."""
+    from hotspot.decode import from_plain as decode
+
+    return decode(cls, value, **how)  # type: ignore[arg-type]
+
+
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
                    warnings: list[str] | None = None, details: dict | None = None) -> JsonObject:
     err: JsonObject = {"code": code, "exit_code": exit_code, "message": message, "hint": hint}

@@ -1,0 +1,93 @@
+"""from_plain: plain JSON back into the typed records, checked by the round trip (the typed value
+written again is byte-identical to what analyze wrote) and by errors that name the field."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from enum import Enum
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hotspot.att.analyze import analyze_full
+from hotspot.att.model import AnalyzeOptions, DispatchAnalysis
+from hotspot.errors import InputError
+from hotspot.record import record
+from hotspot.result import JsonObject, dumps, from_plain, plain
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "hotspot/examples/data/example_run/ui_output_agent_5600_dispatch_1"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+class Colour(str, Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@record
+class Leaf:
+    name: str
+    weight: float
+    tags: tuple[str, ...] = ()
+
+
+@record
+class Tree:
+    leaves: list[Leaf]
+    colour: Colour
+    extra: JsonObject = field(default_factory=dict)
+    parent: Tree | None = None
+    pair: tuple[int, str] | None = None
+    by_name: dict[str, int] = field(default_factory=dict)
+
+
+def _dirs() -> list[Path]:
+    found = sorted((CORPUS / "att").glob("**/ui_output_agent_*")) if CORPUS.is_dir() else []
+    return [EXAMPLE] + found[:4]
+
+
+@pytest.mark.parametrize("path", _dirs(), ids=lambda p: p.name)
+def test_a_saved_analysis_reads_back_as_the_typed_value_it_was(path: Path) -> None:
+    typed = analyze_full(path, AnalyzeOptions()).data
+    assert isinstance(typed, DispatchAnalysis)
+    back = from_plain(DispatchAnalysis, plain(typed))
+    assert isinstance(back, DispatchAnalysis)
+    assert type(back.instructions[0]) is type(typed.instructions[0])
+    assert dumps(back) == dumps(typed)
+
+
+def test_nested_records_enums_tuples_and_defaults() -> None:
+    doc = {"leaves": [{"name": "a", "weight": 1}, {"name": "b", "weight": 2.5, "tags": ["x"]}],
+           "colour": "blue", "parent": {"leaves": [], "colour": "red"}, "pair": [3, "z"],
+           "unknown": 1}
+    tree = from_plain(Tree, doc)
+    assert tree.leaves[1] == Leaf("b", 2.5, ("x",))
+    assert tree.colour is Colour.BLUE and tree.parent is not None and tree.parent.colour is Colour.RED
+    assert tree.pair == (3, "z") and tree.extra == {} and tree.by_name == {}
+    # an int in a float field stays the int it was written as (JSON does not tell them apart)
+    assert type(tree.leaves[0].weight) is int
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"leaves": [{"name": "a", "weight": "x"}], "colour": "red"}, "field 'leaves[0].weight' is not a number"),
+    ({"leaves": [], "colour": "green"}, "field 'colour' is not one of 'red', 'blue'"),
+    ({"leaves": [{"weight": 1}], "colour": "red"}, "field 'leaves[0].name' is missing"),
+    ({"leaves": {}, "colour": "red"}, "field 'leaves' is not a list"),
+    ({"leaves": [], "colour": "red", "pair": [1]}, "field 'pair' is not a list of 2"),
+    ({"leaves": [], "colour": "red", "by_name": {"a": True}}, "field 'by_name.a' is not an integer"),
+    ([], "field '(document)' is not an object"),
+])
+def test_a_wrong_value_names_the_file_and_the_field(doc: object, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        from_plain(Tree, doc, source="saved.json")
+    assert str(err.value) == f"saved.json: {message}"
+
+
+@given(st.lists(st.tuples(st.text(), st.floats(allow_nan=False, allow_infinity=False), st.lists(st.text(), max_size=3)),
+                max_size=5))
+def test_round_trip_of_written_records(rows: list[tuple[str, float, list[str]]]) -> None:
+    tree = Tree([Leaf(n, w, tuple(t)) for n, w, t in rows], Colour.RED, by_name={"k": len(rows)})
+    assert from_plain(Tree, plain(tree)) == tree
