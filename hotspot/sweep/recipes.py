@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from dataclasses import asdict
 from pathlib import Path
 
 import orjson
@@ -18,6 +19,8 @@ import orjson
 from hotspot.errors import InputError
 from hotspot.result import JsonObject
 from hotspot.record import record
+from hotspot.sweep.manifest import read_regular
+from hotspot.sweep.model import AttSettings, Recipe
 
 ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
@@ -74,25 +77,23 @@ class Entry:
     timeout_s: float | None = None
     tags: tuple[str, ...] = ()
 
-    def to_json(self) -> JsonObject:
-        return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
-                "kernel": self.kernel, "iterations": self.iterations, "pmc": list(self.pmc),
-                "att": {"target_cu": self.target_cu, "shader_engine_mask": self.shader_engine_mask,
-                        "simd_select": self.simd_select, "buffer_size": self.buffer_size},
-                "timeout_s": self.timeout_s, "tags": list(self.tags)}
+    def recipe(self) -> Recipe:
+        """The entry as the manifest and the job spec hold it."""
+        return Recipe(self.name, list(self.cmd), self.cwd, dict(self.env), self.kernel, self.iterations,
+                      list(self.pmc), AttSettings(self.target_cu, self.shader_engine_mask, self.simd_select,
+                                                  self.buffer_size), self.timeout_s, list(self.tags))
 
     @classmethod
-    def from_json(cls, d: JsonObject) -> "Entry":
-        att = d.get("att") or {}
-        return cls(name=d["name"], cmd=tuple(d["cmd"]), cwd=d["cwd"], env=tuple(sorted(d["env"].items())),
-                   kernel=d.get("kernel"), iterations=d.get("iterations"), pmc=tuple(d.get("pmc") or ()),
-                   target_cu=att.get("target_cu", 1), shader_engine_mask=att.get("shader_engine_mask", 1),
-                   simd_select=att.get("simd_select", 0xF), buffer_size=att.get("buffer_size", 0x10000000),
-                   timeout_s=d.get("timeout_s"), tags=tuple(d.get("tags") or ()))
+    def from_recipe(cls, r: Recipe) -> "Entry":
+        a = r.att
+        return cls(name=r.name, cmd=tuple(r.cmd), cwd=r.cwd, env=tuple(sorted(r.env.items())), kernel=r.kernel,
+                   iterations=r.iterations, pmc=tuple(r.pmc), target_cu=a.target_cu,
+                   shader_engine_mask=a.shader_engine_mask, simd_select=a.simd_select, buffer_size=a.buffer_size,
+                   timeout_s=r.timeout_s, tags=tuple(r.tags))
 
     def sha256(self) -> str:
         """What the entry asks for; a changed hash means a changed recipe (tags excluded: they label)."""
-        data = self.to_json()
+        data = asdict(self.recipe())
         data.pop("tags")
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -283,8 +284,6 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
 def load_recipes(path: Path) -> Recipes:
     """Parse and validate; raise InputError (exit 3) listing every problem in the file."""
     import yaml
-
-    from hotspot.sweep.manifest import read_regular
 
     path = Path(path)
     try:
