@@ -29,7 +29,7 @@ from dataclasses import field
 
 from hotspot.record import record
 from hotspot.result import JsonObject, from_plain
-from hotspot.sweep.model import Recipe
+from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
 from hotspot.sweep.summary import Summary
 
@@ -65,7 +65,7 @@ class JobOutcome:
     exit_code: int | None
     code: str | None
     reason: str | None
-    att_attempts: list[JsonObject] = field(default_factory=list)
+    att_attempts: list[FailedAttempt | AttAttempt] = field(default_factory=list)
     run_dir: str | None = None
     kernel: JsonObject | None = None
     summary: Summary | None = None
@@ -135,23 +135,22 @@ def run_entry(spec: JobSpec) -> JobOutcome:
     entry = Entry.from_recipe(spec.entry)
     attempt_dir = Path(spec.attempt_dir)
     say = lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())  # noqa: E731 - the job log
-    attempts: list[JsonObject] = []
+    attempts: list[AttAttempt] = []
     kernel, iterations = entry.kernel, entry.iterations
     collected = None
     variants = att_variants(entry, spec.att_retries)
     for n, (cu, mask) in enumerate(variants):
         out = attempt_dir / ("collect" if n == 0 else f"collect-retry{n}")
-        rec = {"target_cu": cu, "shader_engine_mask": hex(mask), "run_dir": str(out.relative_to(spec.sweep_dir))}
-        attempts.append(rec)
+        where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
             collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
-            rec["outcome"] = "ok"
+            attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
-            rec.update(outcome=err.code, message=err.message)
+            attempts.append(FailedAttempt(*where, err.code, err.message))
             if err.code != "empty-trace":  # no kernel launched at all: another CU will not help
-                return JobOutcome("failed", err.exit_code, err.code, err.message, attempts, rec["run_dir"])
+                return JobOutcome("failed", err.exit_code, err.code, err.message, attempts, where[2])
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
@@ -159,22 +158,22 @@ def run_entry(spec: JobSpec) -> JobOutcome:
                 kernel = kernel or (doc.get("kernel") or {}).get("regex")
                 iterations = iterations or (doc.get("iterations") or {}).get("range")
         except CollectInterrupted as err:
-            rec.update(outcome="interrupted", message=err.message)
-            return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, rec["run_dir"])
+            attempts.append(FailedAttempt(*where, "interrupted", err.message))
+            return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
         except HotspotError as err:
-            rec.update(outcome=err.code, message=err.message)
+            attempts.append(FailedAttempt(*where, err.code, err.message))
             state = "timed-out" if err.code == "timeout" else "failed"
             return JobOutcome(state, err.exit_code, err.code,
-                              err.message + (f" (next: {err.hint})" if err.hint else ""), attempts, rec["run_dir"])
+                              err.message + (f" (next: {err.hint})" if err.hint else ""), attempts, where[2])
     if collected is None:
-        tried = ", ".join(f"CU {a['target_cu']}/SE mask {a['shader_engine_mask']}" for a in attempts)
+        tried = ", ".join(f"CU {a.target_cu}/SE mask {a.shader_engine_mask}" for a in attempts)
         return JobOutcome("empty", 4, "empty-trace",
                           f"no wave reached the traced CU in {len(attempts)} capture(s) ({tried}); "
-                          f"remedies: {EMPTY_REMEDIES}", attempts, attempts[-1]["run_dir"])
+                          f"remedies: {EMPTY_REMEDIES}", attempts, attempts[-1].run_dir)
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[JsonObject], say) -> JobOutcome:
+def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt], say) -> JobOutcome:
     from hotspot.att.analyze import AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.api import analyze_with_plan

@@ -137,9 +137,25 @@ class EntryState:
     plan_json: str | None = None
     kernel: JsonObject | None = None  # what collect says of the kernel (name, avg_ns, regex)
     summary: Summary | None = None
-    att_attempts: list[JsonObject] = field(default_factory=list)  # as the job recorded each capture
+    att_attempts: list[FailedAttempt | AttAttempt] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     history: list[Requeued | LateResult] = field(default_factory=list)
+
+
+@record
+class AttAttempt:
+    """One capture of an entry's attempt: the traced CU and SE mask, its run directory (relative to
+    the sweep directory) and how it ended (`ok`, or the error code of a failed one)."""
+
+    target_cu: int
+    shader_engine_mask: str  # hex, as rocprofv3's option takes it
+    run_dir: str
+    outcome: str
+
+
+@record
+class FailedAttempt(AttAttempt):
+    message: str
 
 
 @record(frozen=False)
@@ -275,7 +291,7 @@ class EntryRow:
     report_html: str | None
     plan_json: str | None
     tags: list[str]
-    att_attempts: list[JsonObject]
+    att_attempts: list[FailedAttempt | AttAttempt]
     summary: Summary | None
     history: list[Requeued | LateResult]
 
