@@ -171,31 +171,14 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], object], *,
     path = Path(path)
     if target_kind(path) != "a symbolic link":  # a link is refused below, after `before_replace`
         refuse_special(path)                     # (which may name it better: a link to an input)
-    tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    tmp, size = _write_temp(path, write, durable=durable, private=private, action=action)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        raise _fault(exc, path, action, tmp) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            size = fh.tell()
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        if not private:
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)  # O_CREAT with 0600; give the file the usual permissions
         if before_replace is not None:
             before_replace()
         refuse_special(path)  # a FIFO or link made while we wrote is not replaced either
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         if isinstance(exc, OSError):
             raise _fault(exc, path, action, tmp) from None
         raise
@@ -212,20 +195,8 @@ def write_new(path: Path, write: Callable[[BinaryIO], object], *, action: str = 
     path = Path(path)
     if os.path.lexists(path):
         raise FileExistsError(errno.EEXIST, "exists", str(path))
-    tmp = os.path.join(path.resolve().parent, f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    tmp, size = _write_temp(path, write, durable=True, private=False, action=action)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        raise _fault(exc, path, action, tmp) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            size = fh.tell()
-            fh.flush()
-            os.fsync(fh.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
         try:
             os.link(tmp, path)  # fails if the name appeared meanwhile: nothing is replaced
         except FileExistsError:
@@ -241,11 +212,44 @@ def write_new(path: Path, write: Callable[[BinaryIO], object], *, action: str = 
     except OSError as exc:
         raise _fault(exc, path, action, tmp) from None
     finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
     return size
+
+
+def _write_temp(path: Path, write: Callable[[BinaryIO], object], *, durable: bool, private: bool,
+                action: str) -> tuple[str, int]:
+    """`write` into a new temporary file beside `path` (mode 0600 while written, then the usual
+    0666 & ~umask unless `private`; fsynced when `durable`): its name and size. Removed on any
+    failure."""
+    tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise _fault(exc, path, action, tmp) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            size = fh.tell()
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        if not private:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)  # O_CREAT with 0600; give the file the usual permissions
+    except BaseException as exc:
+        _unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _fault(exc, path, action, tmp) from None
+        raise
+    return tmp, size
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def _fault(exc: OSError, path: Path, action: str, tmp: str | None = None) -> BaseException:
