@@ -26,6 +26,8 @@ ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
 TOP_FIELDS = ("defaults", "entries", "slurm")
+# What a field is when neither the entry nor `defaults` gives it (the others are then None).
+FIELD_DEFAULTS = {"cwd": ".", "env": {}, "pmc": [], "att": {}, "tags": []}
 # The sweep pins every entry to its GPU through these; a recipe must not override them.
 # A week: longer than any job's time limit; nan and inf are not a timeout.
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
@@ -163,11 +165,12 @@ class _Checker:
 
 def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker,
            required: bool = True) -> Entry | None:
-    merged = {**defaults, **raw}
-    if isinstance(defaults.get("env"), dict) and isinstance(raw.get("env"), dict):
-        merged["env"] = {**defaults["env"], **raw["env"]}
-    if isinstance(defaults.get("att"), dict) and isinstance(raw.get("att"), dict):
-        merged["att"] = {**defaults["att"], **raw["att"]}
+    given = {**defaults, **raw}
+    for key in ("env", "att"):  # maps merge, the entry's own keys winning
+        if isinstance(defaults.get(key), dict) and isinstance(raw.get(key), dict):
+            given[key] = {**defaults[key], **raw[key]}
+    # every field once, as given or its default: the checks below read this, never `raw` again
+    merged = {f: given[f] if f in given else FIELD_DEFAULTS.get(f) for f in ENTRY_FIELDS}
     ok = True
 
     def bad(field: str, problem: str, fix: str | None = None) -> None:
@@ -178,10 +181,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     for key in raw:
         if key not in ENTRY_FIELDS:
             bad(str(key), "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
-    name = merged.get("name")
+    name = merged["name"]
     if required and (not isinstance(name, str) or not NAME_RE.fullmatch(name)):
         bad("name", "missing" if name is None else f"{_short(name)} is not file-name safe")
-    cmd_raw = merged.get("cmd")
+    cmd_raw = merged["cmd"]
     cmd: tuple[str, ...] = ()
     if isinstance(cmd_raw, str):
         try:
@@ -196,7 +199,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     if not cmd and (cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())
                     or (cmd_raw is None and required)):
         bad("cmd", "missing or empty")
-    cwd_raw = merged.get("cwd", ".")
+    cwd_raw = merged["cwd"]
     cwd = base
     if not isinstance(cwd_raw, str):
         bad("cwd", f"is a {type(cwd_raw).__name__}")
@@ -205,7 +208,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         if not cwd.is_dir():
             bad("cwd", f"{cwd} is not a directory", "create it, or fix the path")
     env: dict[str, str] = {}
-    env_raw = merged.get("env", {})
+    env_raw = merged["env"]
     if not isinstance(env_raw, dict):
         bad("env", f"is a {type(env_raw).__name__}")
     else:
@@ -219,7 +222,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 bad(f"env.{k}", "must be a scalar value", FIELD_FIX["env"])
             else:
                 env[k] = str(v).lower() if isinstance(v, bool) else str(v)
-    kernel = merged.get("kernel")
+    kernel = merged["kernel"]
     if kernel is not None:
         if not isinstance(kernel, str):
             bad("kernel", f"is a {type(kernel).__name__}")
@@ -228,7 +231,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 re.compile(kernel)
             except re.error as exc:
                 bad("kernel", f"{kernel!r} is not a valid regex: {exc}")
-    iterations = merged.get("iterations")
+    iterations = merged["iterations"]
     if iterations is not None:
         from hotspot.collect.iterations import parse_spec
 
@@ -237,7 +240,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             parse_spec(iterations)
         except Exception as exc:  # UsageError with its own wording
             bad("iterations", getattr(exc, "message", str(exc)))
-    pmc_raw = merged.get("pmc", [])
+    pmc_raw = merged["pmc"]
     pmc: tuple[str, ...] = ()
     if isinstance(pmc_raw, str):
         pmc = tuple(p for p in re.split(r"[,\s]+", pmc_raw) if p)
@@ -246,7 +249,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     else:
         bad("pmc", f"is a {type(pmc_raw).__name__} of mixed items")
     limits = att_limits()
-    att_raw = merged.get("att", {})
+    att_raw = merged["att"]
     att = {"target_cu": 1, "shader_engine_mask": 0x1, "simd_select": 0xF, "buffer_size": 0x10000000}
     if not isinstance(att_raw, dict):
         bad("att", f"is a {type(att_raw).__name__}")
@@ -265,10 +268,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             elif att[k] > limits[k]:
                 bad(f"att.{k}", f"{_short(v)} is above {limits[k]:#x}" if k != "target_cu" else
                     f"{_short(v)} is not a CU id (0 to {limits[k]})")
-    timeout = merged.get("timeout_s")
+    timeout = merged["timeout_s"]
     if timeout is not None and not valid_timeout(timeout):
         bad("timeout_s", f"{_short(timeout)} is not a positive number of seconds (at most {MAX_TIMEOUT_S:g})")
-    tags_raw = merged.get("tags", [])
+    tags_raw = merged["tags"]
     if not isinstance(tags_raw, list) or not all(isinstance(t, (str, int)) for t in tags_raw):
         bad("tags", "must be a list of strings")
         tags_raw = []
