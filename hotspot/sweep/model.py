@@ -383,6 +383,9 @@ class ReportData:
 # -------------------- `hotspot sweep` (hotspot/sweep/api.py)
 @record(frozen=False)
 class Ran(ProgressData):
+    """A worker's run: the sweep's progress, then what this worker did and what the command
+    changed before it ran (the output of `hotspot sweep` and of a Slurm task's worker)."""
+
     worker: str
     gpus: list[int]
     ran: list[Finished]
