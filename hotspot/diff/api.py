@@ -161,11 +161,11 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 
 
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
-    from hotspot.capture.files import load_json
+    from hotspot.capture import read_saved_json
 
     from hotspot.result import check_saved_analysis, check_saved_envelope
 
-    doc = load_json(path)  # a malformed or unreadable file is an InputError naming it
+    doc = read_saved_json(path)  # a malformed or unreadable file is an InputError naming it
     if isinstance(doc, dict):
         check_saved_envelope(path, doc)
     if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
@@ -199,7 +199,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
     from hotspot.att.analyze import analyze_dispatch_dir
     from hotspot.att.model import AnalyzeOptions
-    from hotspot.capture.select import usable_ranking
+    from hotspot.capture import usable_ranking
     from hotspot.result import plain
 
     opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
