@@ -13,6 +13,8 @@ cache's replay imports it: nothing heavier than hotspot.errors at import time).
   one); raw OSError, for the result cache, which never fails a command.
 - `write_atomically`: `replace_atomically` for a command: the target's type is checked again just
   before the rename, a failure is one line naming the file (exit 3).
+  `durable` fsyncs first (a state file other processes and nodes read, such as a sweep's manifest).
+- `write_new`: the same, linked to a name that must not exist (`sweep --init`): never replaces.
 - `resolve_output` / `write_output`: a command's `-o` file (None = stdout): never over an existing
   file without --force, never over an input of the command at all (a named input, or any file the
   command read: `INPUTS_READ`, which hotspot/capture/session.py sets for the command's duration).
@@ -189,25 +191,34 @@ def temp_name(path: str | os.PathLike) -> str:
 
 
 def replace_atomically(path: str | os.PathLike, write: Callable[["BinaryIO"], object], *,
-                       private: bool = False, before_replace: Callable[[], None] | None = None) -> int:
+                       private: bool = False, before_replace: Callable[[], None] | None = None,
+                       durable: bool = False, commit: Callable[[str, str], bool] | None = None) -> int:
     """The one atomic write: `write` fills a temporary file in the same folder, which is renamed
     over `path`. `private`: mode 0600 (else the usual 0666 & ~umask). `before_replace` runs last
-    (a check that may raise). Returns the size written. Any failure (OSError, or what `write`
-    or `before_replace` raised) propagates as itself, with nothing left behind and `path`
-    unchanged."""
+    (a check that may raise). `durable`: the data is fsynced before the rename (readers on other
+    nodes never see a renamed file whose data is not on disk yet). `commit(tmp, path)` puts the
+    file in place another way (a hard link that never replaces) and says whether it did; else the
+    rename. Returns the size written. Any failure (OSError, or what `write`, `before_replace` or
+    `commit` raised) propagates as itself, with nothing left behind and `path` unchanged."""
     tmp = temp_name(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             size = fh.tell()
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         if not private:
             mask = os.umask(0)
             os.umask(mask)
             os.chmod(tmp, 0o666 & ~mask)  # O_CREAT with 0600; give the file the usual permissions
         if before_replace is not None:
             before_replace()
-        os.replace(tmp, path)
+        if commit is not None and commit(tmp, os.fspath(path)):
+            os.unlink(tmp)  # the link holds the data now
+        else:
+            os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -230,10 +241,10 @@ def move_onto_claimed(current: Path, claimed: Path) -> None:
 
 def write_atomically(path: Path, write: Callable[["BinaryIO"], object], *,
                      private: bool = False, before_replace: Callable[[], None] | None = None,
-                     action: str = "cannot write") -> int:
+                     action: str = "cannot write", durable: bool = False) -> int:
     """`replace_atomically` for a command. The target must be absent or a regular file (checked
-    again just before the rename). Returns the size written. Disk full, permission denied, a
-    read-only file system: exit 3 naming the file, nothing left behind."""
+    again just before the rename); `durable` as there. Returns the size written. Disk full,
+    permission denied, a read-only file system: exit 3 naming the file, nothing left behind."""
     from pathlib import Path
 
     path = Path(path)
@@ -246,7 +257,41 @@ def write_atomically(path: Path, write: Callable[["BinaryIO"], object], *,
         refuse_special(path)  # a FIFO or link made while we wrote is not replaced either
 
     try:
-        return replace_atomically(path, write, private=private, before_replace=last_checks)
+        return replace_atomically(path, write, private=private, before_replace=last_checks,
+                                  durable=durable)
+    except OSError as exc:
+        raise _fault(exc, path, action) from None
+
+
+def write_new(path: Path, write: Callable[["BinaryIO"], object], *, action: str = "cannot write") -> int:
+    """Write a file that must not exist yet, whole or not at all: a temporary file beside it,
+    fsynced, then hard-linked to the name (the link fails if the name appeared meanwhile, so
+    nothing is ever replaced; on a file system without hard links: checked, then renamed).
+    FileExistsError when the name exists (the caller words it); other faults as write_atomically."""
+    import errno
+    from pathlib import Path
+
+    path = Path(path)
+    if os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, "exists", str(path))
+
+    def link(tmp: str, name: str) -> bool:
+        try:
+            os.link(tmp, name)  # fails if the name appeared meanwhile: nothing is replaced
+            return True
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+        if os.path.lexists(name):  # no hard links here: checked, then renamed
+            raise FileExistsError(errno.EEXIST, "exists", name)
+        return False
+
+    try:
+        return replace_atomically(path, write, durable=True, commit=link)
+    except FileExistsError:
+        raise
     except OSError as exc:
         raise _fault(exc, path, action) from None
 

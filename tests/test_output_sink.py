@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "hotspot"
 # Writers that still rename their own temporary files. This set must shrink to empty: when one
 # of them moves onto hotspot/outfile.py the test below fails until it is taken out of the set.
-OWN_WRITERS_LEFT = {"hotspot/sweep/api.py", "hotspot/sweep/job.py", "hotspot/sweep/manifest.py"}
 
 
 def _run_calls() -> list[tuple[str, ast.Call]]:
@@ -107,8 +106,7 @@ def test_one_module_renames_files_into_place():
     found = _renames()
     assert "hotspot/outfile.py" in found
     others = set(found) - {"hotspot/outfile.py"}
-    assert others <= OWN_WRITERS_LEFT, f"write through hotspot/outfile.py instead: {sorted(others - OWN_WRITERS_LEFT)}"
-    assert OWN_WRITERS_LEFT <= others, f"moved onto outfile: take {sorted(OWN_WRITERS_LEFT - others)} out of the set"
+    assert not others, f"write through hotspot/outfile.py instead: {sorted(others)}"
 
 
 def test_replace_atomically_leaves_the_old_file_on_failure(tmp_path):

@@ -215,10 +215,10 @@ def register(app: typer.Typer) -> None:
             except Exception as err:
                 _problems_to_stderr(err)
                 raise
-            if wait and result.data.get("slurm"):
+            if wait and result.data.submission and result.data.slurm:
                 from hotspot.sweep import views
 
-                return views.follow(Path(result.data["sweep_dir"]))
+                return views.follow(Path(result.data.sweep_dir))
             return result
 
         raise typer.Exit(run(command, fmt, produce))
