@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from hotspot._version import __version__
-from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, take
+from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, requested_format, take
 from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
@@ -170,18 +170,7 @@ def _take_global_flags(args: list[str]) -> list[str]:
     return args
 
 
-def _json_requested(args: Sequence[str]) -> bool:
-    """Did the command line ask for JSON (`--format json` or `--format=json`)? Read from the raw
-    arguments because a usage error can stop parsing before `--format` is reached."""
-    for i, arg in enumerate(args):
-        if arg == "--":
-            break
-        if arg == "--format=json" or (arg == "--format" and i + 1 < len(args) and args[i + 1] == "json"):
-            return True
-    return False
-
-
-def _usage_error(exc: "ClickException", args: Sequence[str]) -> int:
+def _usage_error(exc: "ClickException", fmt: str | None) -> int:
     """A parse/usage error: click's message on stderr and, under --format json, one error envelope
     on stdout (error.code = "usage", exit 2) so a caller that reads JSON always gets a document."""
     from hotspot.errors import EXIT_USAGE
@@ -191,7 +180,7 @@ def _usage_error(exc: "ClickException", args: Sequence[str]) -> int:
     ctx = getattr(exc, "ctx", None)
     path = ctx.command_path if ctx is not None else "hotspot"
     command = path.split(" ", 1)[1] if " " in path else ""
-    if _json_requested(args):
+    if fmt == "json":
         from hotspot.errors import StdoutError
         from hotspot.outfile import quiet_stdout, write_stdout
 
@@ -211,13 +200,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         import click  # type: ignore[no-redef]
 
     args = list(argv) if argv is not None else sys.argv[1:]
+    # What answers without the command (a usage error, an interrupt) answers in this format; the
+    # command itself gets its --format from its parsed options.
+    fmt = requested_format(args)
     from hotspot.signals import signals_as_interrupts
 
     with signals_as_interrupts():
         try:
-            return _main(args, click)
+            return _main(args, fmt, click)
         except KeyboardInterrupt as exc:  # before or after a command ran (parsing, importing)
-            return _interrupted(exc, args)
+            return _interrupted(exc, args, fmt)
         except OSError as exc:
             # Commands report their own failures (commands/_run.py); what reaches here is click
             # or typer printing (--version, a usage message) to a stdout that cannot take it.
@@ -239,14 +231,14 @@ def _stdout_failed(exc: OSError) -> int:
     return err.exit_code
 
 
-def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
+def _interrupted(exc: BaseException, args: Sequence[str], fmt: str | None) -> int:
     """Ctrl-C/SIGTERM/SIGHUP outside a command's own handling: one line, and the JSON envelope."""
     from hotspot.commands._run import interrupted_error
     from hotspot.result import dumps, error_envelope
 
     err = interrupted_error(exc)
     sys.stderr.write(f"hotspot: {err.message}\n")
-    if _json_requested(args):
+    if fmt == "json":
         from hotspot.errors import StdoutError
         from hotspot.outfile import quiet_stdout, write_stdout
 
@@ -259,7 +251,7 @@ def _interrupted(exc: BaseException, args: Sequence[str]) -> int:
     return err.exit_code
 
 
-def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored click or click
+def _main(args: list[str], fmt: str | None, click) -> int:  # noqa: ANN001 - typer's vendored click or click
     args = _take_global_flags(args)
     import os
 
@@ -269,13 +261,13 @@ def _main(args: list[str], click) -> int:  # noqa: ANN001 - typer's vendored cli
         command = typer.main.get_command(app)
         code = command.main(args=args, prog_name="hotspot", standalone_mode=False)
     except click.exceptions.UsageError as exc:
-        return _usage_error(exc, args)
+        return _usage_error(exc, fmt)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)) as exc:
         # click turns a KeyboardInterrupt into Abort; the signal is in its cause
-        return _interrupted(exc.__cause__ or exc.__context__ or exc, args)
+        return _interrupted(exc.__cause__ or exc.__context__ or exc, args, fmt)
     except SystemExit as exc:
         code = exc.code
         if code is None:

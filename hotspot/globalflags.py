@@ -14,3 +14,18 @@ def take(flag: str, args: list[str]) -> tuple[bool, list[str]]:
     if flag not in args[:end]:
         return False, args
     return True, [a for a in args[:end] if a != flag] + args[end:]
+
+
+def requested_format(args: list[str]) -> str | None:
+    """The `--format` the command line asks for (`--format X` or `--format=X` before `--`; the
+    last one wins, as in the parser), read from the raw words: the one reading of it outside the
+    command's own options, for what answers before or without the command (a usage error, which
+    can stop parsing before `--format` is reached; an interrupt while the CLI loads)."""
+    end = args.index("--") if "--" in args else len(args)
+    found = None
+    for i, arg in enumerate(args[:end]):
+        if arg.startswith("--format="):
+            found = arg[len("--format="):]
+        elif arg == "--format" and i + 1 < end:
+            found = args[i + 1]
+    return found

@@ -5,7 +5,7 @@
     scripts/plan_truth.py --check    # exit 1 when the capture score is below 90% or a synthetic entry fails
     scripts/plan_truth.py --only vec-add --verbose
 
-Each entry runs the same use-case `hotspot plan --format json` runs (hotspot.plan.api.plan_path).
+Each entry runs the same use-case `hotspot plan --format json` runs (hotspot.plan.analyze.analyze).
 Item #1 is the first plan item that is not a capture item (capture items are trust, shown first).
 It passes when the entry expects no item and no item claims a gain (estimate withheld, absent or
 0%), or when its rule id is one of `accept` and, if `rows` is not empty, one of those code rows is
@@ -124,11 +124,11 @@ def resolve(form: str, work: Path, truth_dir: Path = TRUTH_DIR) -> Path | str:
 
 def plan_data(path: Path, meta: Path | None) -> dict[str, Any]:
     """What `hotspot plan PATH [--meta META] --format json` puts in `data`, in process."""
-    from hotspot.att.model import AnalyzeOptions
-    from hotspot.plan.api import plan_path
+    from hotspot.att.model import PLAN_ALONE, AnalyzeOptions
+    from hotspot.plan.analyze import analyze
 
-    opts = AnalyzeOptions(topk=0, meta=(str(meta),) if meta else ())
-    return plan_path(path, opts).plain_data()
+    opts = AnalyzeOptions(topk=0, meta=(str(meta),) if meta else (), plan=PLAN_ALONE)
+    return analyze(path, opts).plain_data()
 
 
 def item_one(plan: list[dict[str, Any]]) -> dict[str, Any] | None:

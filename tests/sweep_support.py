@@ -67,6 +67,21 @@ def manifest(sweep_dir: Path) -> dict[str, Any]:
     return json.loads((sweep_dir / "sweep.json").read_text())
 
 
+def new_manifest(entries: list[tuple[str, str]] = (), workers: dict[str, float] | None = None):
+    """A typed manifest in memory: (name, state) entries of a one-line recipe, workers by id with
+    their last heartbeat (unix time)."""
+    from hotspot.sweep import manifest as mf
+    from hotspot.sweep.recipes import Entry
+
+    doc = mf.new_document(mf.RecipesRef("r.yaml", "x", ""), [], mf.RunOptions(2, None, None, None, []))
+    for name, state in entries:
+        doc.entries.append(mf.EntryState(name, "x", Entry(name=name, cmd=("true",), cwd="/").recipe(), state=state))
+    for wid, beat in (workers or {}).items():
+        doc.workers[wid] = mf.WorkerInfo(wid.rpartition(":")[0], int(wid.rpartition(":")[2]), [], "", None,
+                                         heartbeat_unix=beat)
+    return doc
+
+
 def states(sweep_dir: Path) -> dict[str, str]:
     return {e["name"]: e["state"] for e in manifest(sweep_dir)["entries"]}
 

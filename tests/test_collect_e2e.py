@@ -93,9 +93,9 @@ def test_analysis_runs_on_the_best_dispatch(cli, fake):
 
 
 def test_no_analyze_skips_analysis(cli, fake, monkeypatch):
-    module = types.ModuleType("hotspot.att.api")
-    module.analyze_dispatch = lambda path: pytest.fail("analysis must not run with --no-analyze")
-    monkeypatch.setitem(sys.modules, "hotspot.att.api", module)
+    module = types.ModuleType("hotspot.plan.analyze")
+    module.analyze = lambda path, opts=None: pytest.fail("analysis must not run with --no-analyze")
+    monkeypatch.setitem(sys.modules, "hotspot.plan.analyze", module)
     res = cli("collect", "--no-analyze", "--format", "json", "--", *app())
     assert res.exit_code == 0, res.stderr
     assert res.json()["data"]["analysis"] is None
@@ -310,6 +310,11 @@ def test_preset_without_a_known_arch_fails_before_running(cli, fake):
     ok = cli("collect", "--kernel", "gemm", "--no-att", "--pmc-preset", "l2", "--arch", "gfx942", "--format", "json",
              "--", *app())
     assert ok.exit_code == 0 and "TCC_BUBBLE_sum" in ok.json()["data"]["pmc"]["counters"]
+    # --arch decided by the one arch decision: target features and case name the same target
+    featured = cli("collect", "--kernel", "gemm", "--no-att", "--pmc-preset", "l2", "--arch", "GFX942:sramecc+",
+                   "--format", "json", "--", *app())
+    assert featured.exit_code == 0, featured.stderr
+    assert featured.json()["data"]["pmc"]["counters"] == ok.json()["data"]["pmc"]["counters"]
 
 
 def test_flags_mode_runs_one_rocprofv3_per_counter_pass(cli, fake):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hotspot.att.analyze import analyze_full
+from hotspot.plan.analyze import analyze
 from hotspot.att.model import AnalyzeOptions, DispatchAnalysis
 from hotspot.errors import InputError
 from hotspot.record import record
@@ -51,7 +51,7 @@ def _dirs() -> list[Path]:
 
 @pytest.mark.parametrize("path", _dirs(), ids=lambda p: p.name)
 def test_a_saved_analysis_reads_back_as_the_typed_value_it_was(path: Path) -> None:
-    typed = analyze_full(path, AnalyzeOptions()).data
+    typed = analyze(path, AnalyzeOptions()).data
     assert isinstance(typed, DispatchAnalysis)
     back = from_plain(DispatchAnalysis, plain(typed))
     assert isinstance(back, DispatchAnalysis)

@@ -16,9 +16,9 @@ from hotspot.att.launch import (
     MATCHED,
     match_launch,
 )
-from hotspot.att.model import AnalyzeOptions
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
 from hotspot.capture.trace.records import DispatchRecord
-from hotspot.plan.api import analyze_with_plan
+from hotspot.plan.analyze import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 
@@ -80,7 +80,7 @@ def _dispatch(tmp_path: Path) -> tuple[Path, str]:
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=True), seed=3)
-    name = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()["dispatch"]["kernel"]
+    name = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()["dispatch"]["kernel"]
     return d, name
 
 
@@ -95,7 +95,7 @@ def test_underfill_never_fires_on_an_unknown_grid(tmp_path: Path) -> None:
     d, name = _dispatch(tmp_path)
     (d.parent / "run_kernel_trace.csv").write_text(
         KT_HEADER + "\n" + _row(7, name, 8, 50_000) + _row(8, name, 2048, 40_000))
-    result = analyze_with_plan(d, AnalyzeOptions(topk=0))
+    result = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED))
     data = result.plain_data()
     launch = data["occupancy"]["launch"]
     assert launch["status"] == GRID_UNKNOWN and launch["grid"] is None
@@ -113,7 +113,7 @@ def test_the_dispatch_id_row_wins_in_the_same_run(tmp_path: Path) -> None:
     d, name = _dispatch(tmp_path)
     (d.parent / "run_kernel_trace.csv").write_text(
         KT_HEADER + "\n" + _row(5, name, 2048, 90_000) + _row(1, name, 8, 12_345))
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     launch = data["occupancy"]["launch"]
     assert (launch["status"], launch["match"], launch["workgroups"]) == (MATCHED, BY_DISPATCH_ID, 8)
     assert (launch["duration_ns"], launch["duration_source"]) == (12_345, BY_DISPATCH_ID)
@@ -129,7 +129,7 @@ def test_kernel_lab_layout_matches_by_name_only_as_shapes_agree(corpus) -> None:
     import csv
 
     d = next(corpus_path("layouts", "kernel-lab", "blockscale_preshuffle_gemm").rglob("ui_output_agent_*"))
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     launch = data["occupancy"]["launch"]
     trace = corpus_path("layouts", "kernel-lab", "blockscale_preshuffle_gemm", "compute_viewer",
                         "discover_kernel_trace.csv")

@@ -10,7 +10,7 @@ import pytest
 
 from hotspot.att.lds_bound import lds_lower_bound
 from hotspot.att.model import AnalyzeOptions
-from hotspot.att.analyze import analyze_full
+from hotspot.plan.analyze import analyze
 from hotspot.capture.model import CodeRow
 from tests.conftest import corpus_path
 
@@ -57,7 +57,7 @@ def _isa_reach(code_json) -> int:
                                              ("mla_decode", 84992)])
 def test_corpus_lds_is_at_least_the_isa_reach(corpus, name: str, trace_lds: int) -> None:
     d = corpus_path("att", "gfx950", name)
-    result = analyze_full(d, AnalyzeOptions(topk=0))
+    result = analyze(d, AnalyzeOptions(topk=0))
     res = result.data.occupancy.resources
     reach = _isa_reach(d / "code.json")
     assert res["lds_isa"]["bytes"] >= reach > 0 and res["lds_isa"]["lower_bound"] is True

@@ -79,10 +79,10 @@ def test_plain_refuses_what_orjson_refuses(monkeypatch):
 @pytest.mark.parametrize("path", [corpus_path("att", "gfx950", "vec_add"),
                                   corpus_path("att", "gfx942", "ck_bmm")])
 def test_plain_of_analyses(corpus, path, monkeypatch):
-    from hotspot.att.model import AnalyzeOptions
-    from hotspot.plan.api import analyze_with_plan
+    from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+    from hotspot.plan.analyze import analyze
 
     monkeypatch.setattr(result_mod, "PLAIN_BYTES", 200)
     monkeypatch.setattr(result_mod, "PLAIN_BATCH", 5)
-    res = analyze_with_plan(path, AnalyzeOptions(topk=0, detail=True, all_dispatches=True))
+    res = analyze(path, AnalyzeOptions(topk=0, detail=True, all_dispatches=True, plan=PLAN_ATTACHED))
     _same(res.data)

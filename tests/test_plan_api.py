@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from hotspot.att.analyze import AnalyzeOptions, analyze_path
-from hotspot.plan.api import analyze_with_plan, match_kernel
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+from hotspot.plan.api import match_kernel
+from hotspot.plan.analyze import analyze
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE
 from tests.conftest import corpus_path
 from tests.plan_data import pmc_report
@@ -70,8 +72,8 @@ def test_corpus_known_patterns(corpus: Path, cli) -> None:
 def test_analyze_plan_keeps_topk_output_identical(corpus: Path) -> None:
     d = corpus_path("att", "gfx950", "preshuffle_gemm_v2")
     opts = AnalyzeOptions(topk=4)
-    plain = analyze_path(d, opts).plain_data()
-    planned = analyze_with_plan(d, opts).plain_data()
+    plain = analyze(d, opts).plain_data()
+    planned = analyze(d, replace(opts, plan=PLAN_ATTACHED)).plain_data()
     for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust", "verdict"):
         planned.pop(key, None)
     plain.pop("plan", None)
@@ -88,7 +90,7 @@ def test_the_plan_is_beside_the_analysis(corpus: Path) -> None:
     from hotspot.plan.api import PlannedDispatch
 
     d = corpus_path("att", "gfx950", "vec_add")
-    result = analyze_with_plan(d, AnalyzeOptions(topk=3))
+    result = analyze(d, AnalyzeOptions(topk=3, plan=PLAN_ATTACHED))
     planned = result.data
     assert isinstance(planned, PlannedDispatch) and planned.analysis.plan is None
     doc = result.plain_data()

@@ -211,11 +211,15 @@ def test_a_surer_gain_ranks_before_a_wider_one() -> None:
 
 
 def test_sweep_summary_names_item_one_not_a_capture_item() -> None:
-    from hotspot.sweep.summary import summarize
+    from hotspot.plan.model import Estimate, Location, PlanItem
+    from hotspot.sweep.summary import plan_columns
 
-    capture = {"id": "source-collapse", "kind": "capture", "priority": "HIGH", "title": "t",
-               "location": {}, "estimate": {"low_pct": None, "high_pct": None}}
-    code = {"id": "load-in-mfma-loop", "kind": "code", "priority": "MED", "title": "u",
-            "location": {"file": "k.py", "line": 3}, "estimate": {"low_pct": 5.0, "high_pct": 9.0}}
-    row = summarize({"plan": [capture, code]}, None)
-    assert row["top_plan_item"]["id"] == "load-in-mfma-loop" and row["headroom_pct"] == 9.0
+    def item(id_: str, kind: str, file: str | None, high: float | None) -> PlanItem:
+        return PlanItem(id_, "MED", "t", kind, Location(file, 3 if file else None, None, None, "k"), [], "", "",
+                        Estimate(None if high is None else 5.0, high, "", 0, 0.0))
+
+    top, headroom = plan_columns([item("source-collapse", "capture", None, None), item("load-in-mfma-loop", "code",
+                                                                                       "k.py", 9.0)])
+    assert top is not None and top.id == "load-in-mfma-loop" and (top.file, top.line) == ("k.py", 3)
+    assert headroom == 9.0
+    assert plan_columns([item("source-collapse", "capture", None, None)]) == (None, None)

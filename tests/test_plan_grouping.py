@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hotspot.att.model import AnalyzeOptions
-from hotspot.plan.api import analyze_with_plan
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+from hotspot.plan.analyze import analyze
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE, MAX_PLAN_ITEMS
 from hotspot.synth import DispatchSpec, ExplicitProgram, InstructionMix, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -26,7 +26,7 @@ def planned(tmp_path: Path, rows: list[str], loops=(), agent_info: bool = True, 
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], loops)
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=agent_info), seed=seed)
-    return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    return analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
 
 
 def test_lds_sites_of_one_loop_are_one_item(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_plan_invariants_on_generated_dispatches(tmp_path_factory, seed, loads, 
                       DispatchSpec(arch="gfx950", waves=4, layout=SMALL, variants=2, agent_info=True,
                                    program=InstructionMix(vmem_loads=loads, lds_reads=lds, mfma=mfma,
                                                       valu=valu)), seed=seed)
-    _invariants(analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data())
+    _invariants(analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data())
 
 
 def test_unknown_lds_is_a_null_limit_not_no_lds() -> None:
@@ -222,12 +222,12 @@ def _with_kernel_trace(tmp_path: Path, workgroups: int) -> dict:
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=True), seed=3)
-    first = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    first = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     name = first["dispatch"]["kernel"]
     (d.parent / "run_kernel_trace.csv").write_text(
         KT_HEADER + "\n" + f'KERNEL_DISPATCH,"Agent 4",1,0,7,9,3,"{name}",9,1000,51000,1024,0,32,0,'
         f"24,256,1,1,{256 * workgroups},1,1\n")
-    return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    return analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
 
 
 def test_grid_underfill_is_item_one(tmp_path: Path) -> None:
@@ -254,7 +254,7 @@ def test_bandwidth_bound_caps_memory_estimates(tmp_path: Path) -> None:
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=True), seed=3)
-    first = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    first = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     per_wave = sum(16 * 64 * r["hit"] for r in first["instructions"] if r["isa"].startswith("global_load"))
     per_wave /= first["dispatch"]["waves"]
     workgroups, wg = 4096, 256
@@ -264,7 +264,7 @@ def test_bandwidth_bound_caps_memory_estimates(tmp_path: Path) -> None:
     (d.parent / "run_kernel_trace.csv").write_text(
         KT_HEADER + "\n" + f'KERNEL_DISPATCH,"Agent 4",1,0,7,9,3,"{first["dispatch"]["kernel"]}",9,1000,'
         f"{1000 + duration},0,0,32,0,24,{wg},1,1,{wg * workgroups},1,1\n")
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     bound = next(i for i in data["plan"] if i["id"] == "bandwidth-bound")
     frac = {e["metric"]: e["value"] for e in bound["evidence"]}["fraction_of_peak"]
     assert abs(frac - 0.8) < 0.01

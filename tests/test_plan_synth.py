@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.analyze import AnalyzeOptions
-from hotspot.plan.api import analyze_with_plan
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+from hotspot.plan.analyze import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 
 SRC = "/work/synth/kernels/k.py"
@@ -20,7 +20,7 @@ def plan_of(tmp_path: Path, rows: list[str], loops=(), arch: str = "gfx950") -> 
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], loops)
     d = make_dispatch(tmp_path, DispatchSpec(arch=arch, program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=True), seed=3)
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert data["waits"] is not None, "wait attribution (issue 7) is needed for these tests"
     return data["plan"]
 

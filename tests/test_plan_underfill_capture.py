@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from hotspot.arch.achieved import achieved_from_columns
-from hotspot.att.model import AnalyzeOptions
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
 from hotspot.capture.occupancy import read_occupancy_json
-from hotspot.plan.api import analyze_with_plan
+from hotspot.plan.analyze import analyze
 from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -35,7 +35,7 @@ def planned(tmp_path: Path, waves: int) -> dict:
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(ROWS)], LOOPS)
     d = make_dispatch(tmp_path / "run" / "out", DispatchSpec(arch="gfx950", program=program, waves=waves,
                                                              layout=HALF, variants=4, agent_info=True), seed=3)
-    return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    return analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
 
 
 def test_one_round_on_half_the_cus_is_grid_underfill(tmp_path: Path) -> None:

@@ -132,7 +132,9 @@ def test_sweep_status_is_silent_under_quiet(monkeypatch, capsys, tmp_path) -> No
     from hotspot.sweep.scheduler import Worker, WorkerOptions
 
     monkeypatch.setitem(diagnostics.QUIET, "on", False)
-    doc = {"entries": [{"name": "a", "state": "pending"}, {"name": "b", "state": "done"}]}
+    from tests.sweep_support import new_manifest
+
+    doc = new_manifest([("a", "pending"), ("b", "done")])
     worker = Worker.__new__(Worker)  # only the progress line is exercised
     worker.jobs, worker.elapsed, worker.tty = {}, [], False
     worker.opts = WorkerOptions.__new__(WorkerOptions)

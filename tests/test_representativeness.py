@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from hotspot.arch.classify import classify
-from hotspot.att.model import AnalyzeOptions
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
 from hotspot.att.representativeness import (
     EARLY_EXIT_MATERIAL_SHARE,
     LIMITED,
@@ -22,7 +22,7 @@ from hotspot.att.representativeness import (
 )
 from hotspot.att.loops import Loop
 from hotspot.capture.waves import WaveTotals
-from hotspot.plan.api import analyze_with_plan
+from hotspot.plan.analyze import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 
@@ -93,7 +93,7 @@ def test_early_exit_waves_are_taken_out_of_the_shares(tmp_path: Path) -> None:
     d = _dispatch(tmp_path)
     working = _waves(d)
     _plant_early_exits(d, 12, wait_stall=50_000)  # 12 of 16 waves, each stalled long on the prologue
-    result = analyze_with_plan(d, AnalyzeOptions(topk=0))
+    result = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED))
     data = result.plain_data()
     rep = data["representativeness"]
     assert (rep["waves_traced"], rep["waves_working"], rep["waves_early_exit"]) == (16, 4, 12)
@@ -126,14 +126,14 @@ def test_early_exit_waves_are_taken_out_of_the_shares(tmp_path: Path) -> None:
 def test_a_few_early_exits_leave_the_shares_over_all_waves(tmp_path: Path) -> None:
     d = _dispatch(tmp_path, waves=16)
     _plant_early_exits(d, 2, wait_stall=1_000)
-    rep = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()["representativeness"]
+    rep = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()["representativeness"]
     assert rep["waves_early_exit"] == 2 and rep["early_exit_share"] < EARLY_EXIT_MATERIAL_SHARE
     assert rep["shares_over"] == ALL_WAVES
 
 
 def test_runtime_kernel_is_unrepresentative(tmp_path: Path) -> None:
     d = _dispatch(tmp_path, waves=32, kernel="__amd_rocclr_fillBufferAligned")
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert data["plan_trust"]["level"] == UNREPRESENTATIVE
     assert data["plan_trust"]["reasons"][0].startswith("runtime-kernel:")
     assert all(i["estimate"]["high_pct"] is None for i in data["plan"] if i["kind"] == "code")
@@ -151,7 +151,7 @@ def test_wave_streams_missing_their_start_limit_trust(tmp_path: Path) -> None:
         if row[2] in (1, 2):
             row[6] = row[7] = row[8] = 0
     code_path.write_text(json.dumps(code))
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     miss = next(r for r in data["representativeness"]["reasons"] if r["id"] == "missing-start")
     assert miss["level"] == LIMITED and miss["evidence"]["entry_line_number"] == 1
     assert miss["evidence"]["first_executed_line_number"] == 3
@@ -161,15 +161,15 @@ def test_wave_streams_missing_their_start_limit_trust(tmp_path: Path) -> None:
 
 def test_sample_size_counts_waves_and_workgroups(tmp_path: Path) -> None:
     small = _dispatch(tmp_path / "small", waves=4)
-    _kernel_trace(small, analyze_with_plan(small, AnalyzeOptions()).plain_data()["dispatch"]["kernel"])
-    data = analyze_with_plan(small, AnalyzeOptions(topk=0)).plain_data()
+    _kernel_trace(small, analyze(small, AnalyzeOptions(plan=PLAN_ATTACHED)).plain_data()["dispatch"]["kernel"])
+    data = analyze(small, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     reason = next(r for r in data["representativeness"]["reasons"] if r["id"] == "small-sample")
     # 4 waves of a 256-thread workgroup: one workgroup of 4 waves
     assert reason["evidence"]["workgroups_estimated"] == 1 and reason["evidence"]["waves_per_workgroup"] == 4
     assert data["plan_trust"]["level"] == LIMITED
     big = _dispatch(tmp_path / "big", waves=MIN_WORKING_WAVES * 2)
-    _kernel_trace(big, analyze_with_plan(big, AnalyzeOptions()).plain_data()["dispatch"]["kernel"])
-    rep = analyze_with_plan(big, AnalyzeOptions(topk=0)).plain_data()["representativeness"]
+    _kernel_trace(big, analyze(big, AnalyzeOptions(plan=PLAN_ATTACHED)).plain_data()["dispatch"]["kernel"])
+    rep = analyze(big, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()["representativeness"]
     assert rep["workgroups_estimated"] == 8 and not [r for r in rep["reasons"] if r["id"] == "small-sample"]
 
 
@@ -177,8 +177,8 @@ def test_source_collapse_is_a_note_not_a_trust_level(tmp_path: Path) -> None:
     """A well-sampled capture whose rows all carry one source line: the finding stays, line-level
     claims are flagged, trust is ok."""
     d = _dispatch(tmp_path, waves=32, same_line=True)
-    _kernel_trace(d, analyze_with_plan(d, AnalyzeOptions()).plain_data()["dispatch"]["kernel"])
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    _kernel_trace(d, analyze(d, AnalyzeOptions(plan=PLAN_ATTACHED)).plain_data()["dispatch"]["kernel"])
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert "source-collapse" in [f["id"] for f in data["findings"]]
     note = next(r for r in data["representativeness"]["reasons"] if r["id"] == "source-collapse")
     assert note["level"] == NOTE and "line-level" in note["message"]
@@ -192,7 +192,7 @@ def test_code_json_sums_far_from_the_wave_files_are_unrepresentative(tmp_path: P
     for row in code["code"][1:]:
         row[6], row[7], row[8] = row[6] * 1000, row[7] * 1000, row[8] * 1000
     code_path.write_text(json.dumps(code))
-    result = analyze_with_plan(d, AnalyzeOptions(topk=0))
+    result = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED))
     data = result.plain_data()
     assert any(w.startswith("wave-mismatch:") for w in result.warnings)
     reason = next(r for r in data["representativeness"]["reasons"] if r["id"] == "wave-mismatch")
@@ -204,19 +204,19 @@ def test_corpus_blit_kernel_and_small_samples(corpus) -> None:
     """ck_bmm dispatch 1 is rocclr's fillBufferAligned, whose waves start after its argument-preload
     prologue;
     blockscale is 4 waves of one workgroup; vec_add (632 waves) is ok."""
-    blit = analyze_with_plan(corpus_path("att", "gfx942", "ck_bmm", "ui_output_agent_5600_dispatch_1"),
-                             AnalyzeOptions(topk=0)).plain_data()
+    blit = analyze(corpus_path("att", "gfx942", "ck_bmm", "ui_output_agent_5600_dispatch_1"),
+                             AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     ids = {r["id"]: r["level"] for r in blit["representativeness"]["reasons"]}
     # rows #1-#62 are the kernel-argument preload prologue; the waves start 256 bytes after the
     # entry (#63), as firmware that preloads arguments does: not a trace that began late
     assert ids["runtime-kernel"] == UNREPRESENTATIVE and ids["preload-entry"] == NOTE
     assert "missing-start" not in ids
     assert blit["plan_trust"]["level"] == UNREPRESENTATIVE
-    bs = analyze_with_plan(corpus_path("att", "gfx950", "blockscale_preshuffle_gemm"),
-                           AnalyzeOptions(topk=0)).plain_data()
+    bs = analyze(corpus_path("att", "gfx950", "blockscale_preshuffle_gemm"),
+                           AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert bs["representativeness"]["waves_traced"] == 4 and bs["plan_trust"]["level"] == LIMITED
     assert bs["representativeness"]["workgroups_estimated"] == 1
-    va = analyze_with_plan(corpus_path("att", "gfx950", "vec_add"), AnalyzeOptions(topk=0)).plain_data()
+    va = analyze(corpus_path("att", "gfx950", "vec_add"), AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert va["representativeness"]["level"] == "ok" and va["plan_trust"]["level"] == "ok"
 
 
@@ -234,7 +234,7 @@ def test_a_runtime_kernel_is_never_the_dispatch_chosen(tmp_path: Path) -> None:
                                                 kernel="my_kernel", dispatch_id=2), seed=1)
     ranking, _ = rank_dispatches(sorted(tmp_path.glob("ui_output_*")))
     assert ranking[0].path == str(mine) and ranking[1].executed_instructions > ranking[0].executed_instructions
-    data = analyze_with_plan(tmp_path, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(tmp_path, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert data["dispatch"]["kernel"] == "my_kernel"
 
 
@@ -269,6 +269,6 @@ def test_an_outer_loop_run_once_around_a_repeated_inner_loop_is_a_steady_state()
 
 def test_corpus_flash_attention_big_is_not_single_pass(corpus) -> None:
     d = corpus_path("att", "gfx950", "flash_attn_replicates", "big", "ui_output_agent_25171_dispatch_44")
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     assert "single-pass" not in {r["id"] for r in data["representativeness"]["reasons"]}
     assert data["representativeness"]["passes_per_wave"] > 2

@@ -941,3 +941,18 @@ def test_robust_unknown_gfxip_gets_no_wait_attribution_and_says_so(tmp_path):
     assert any("gfx IP 12" in w and "not attributed" in w for w in doc["warnings"])
     att = doc["data"]["attribution"]
     assert att["waits_stall"] > 0 and att["no_producer_stall"] == att["waits_stall"]  # not gfx9's guesses
+
+
+def test_robust_no_gfxip_and_a_target_without_a_table_gets_no_wait_attribution(tmp_path):
+    """No `gfxip` in filenames.json: the IP is the arch table's. An undecided capture's candidates
+    (every CDNA target, gfx IP 9) keep the gfx9 rules; a target hotspot has no table for has no
+    known IP and gets none of them (never gfx9's silently), with a warning that says so."""
+    d = _without_decoder_edges(capture(tmp_path))
+    edit_json(d / "filenames.json", lambda doc: doc.pop("gfxip", None))
+    base = _data(["analyze", str(d)])
+    assert not any("gfx IP" in w for w in base["warnings"])
+    assert base["data"]["attribution"]["no_producer_stall"] < base["data"]["attribution"]["waits_stall"]
+    doc = _data(["analyze", str(d), "--arch", "gfx1100"])
+    assert any("gfx IP of gfx1100 unknown" in w and "not attributed" in w for w in doc["warnings"])
+    att = doc["data"]["attribution"]
+    assert att["waits_stall"] > 0 and att["no_producer_stall"] == att["waits_stall"]

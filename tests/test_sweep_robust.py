@@ -146,3 +146,32 @@ def test_robust_cli_timeout_nan(tmp_path, value):
     code, doc, _ = run_json("sweep", str(recipes), "--gpus", "0", "--timeout", value, "-o", str(tmp_path / "sw"))
     assert code == 2 and "--timeout" in doc["error"]["message"]
     assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize("path,value,field,what", [
+    (("entries", 0, "attempts"), "two", "entries[0].attempts", "is not an integer"),
+    (("entries", 0, "summary"), {"kernel": 3}, "entries[0].summary.kernel", "is not a string"),
+    (("workers",), [], "workers", "is not an object"),
+    (("recipes",), {"path": "r.yaml"}, "recipes.sha256", "is missing"),
+])
+def test_robust_manifest_with_a_wrong_field_is_one_line_naming_it(tmp_path, path, value, field, what):
+    """sweep.json is decoded once where it is read: a field of the wrong type (or missing) is exit 3
+    naming the file and the field, for every command that reads it, never a traceback later."""
+    from hotspot.sweep import api, manifest as mf
+    from hotspot.sweep.recipes import load_recipes
+
+    recipes = write_recipes(tmp_path / "r.yaml", [entry("a", 0.0, tmp_path / "rec.jsonl")])
+    sw = tmp_path / "sw"
+    api._new_manifest(sw, load_recipes(recipes), api.SweepOptions(recipes=recipes))
+    doc = json.loads((sw / mf.MANIFEST).read_text())
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    (sw / mf.MANIFEST).write_text(json.dumps(doc))
+    for args in (("sweep", "status", str(sw)), ("sweep", "report", str(sw)),
+                 ("sweep", str(recipes), "-o", str(sw), "--gpus", "0")):
+        code, out, err = run_json(*args)
+        assert code == 3 and out["error"]["code"] == "bad-input", (args, out)
+        assert out["error"]["message"] == f"{sw / mf.MANIFEST}: field '{field}' {what}"
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -19,6 +19,7 @@ from tests.sweep_support import (
     hotspot,
     manifest,
     no_inherited_devices,  # noqa: F401  (autouse fixture)
+    new_manifest,
     no_overlap_per_gpu,
     states,
     write_recipes,
@@ -263,16 +264,15 @@ def test_worker_liveness_rules(monkeypatch):
     from hotspot.sweep import manifest as mf
 
     here = mf.hostname()
-    doc = {"workers": {"far:1": {"heartbeat_unix": time.time() - 10}, "old:1": {"heartbeat_unix": time.time() - 999}},
-           "entries": []}
+    doc = new_manifest(workers={"far:1": time.time() - 10, "old:1": time.time() - 999})
     assert not mf.worker_gone(doc, f"{here}:{os.getpid()}")  # us: alive
     assert mf.worker_gone(doc, f"{here}:999999999")  # no such pid on this host
     assert not mf.worker_gone(doc, "far:1")  # another host, fresh heartbeat
     assert mf.worker_gone(doc, "old:1") and mf.worker_gone(doc, "never:1")
-    doc["entries"] = [dict(mf.new_entry("a", "x", {}), state="running", worker="old:1"),
-                      dict(mf.new_entry("b", "x", {}), state="running", worker="far:1")]
+    doc.entries = new_manifest([("a", "running"), ("b", "running")]).entries
+    doc.entries[0].worker, doc.entries[1].worker = "old:1", "far:1"
     assert mf.reclaim_stale(doc) == ["a"]
-    assert [e["state"] for e in doc["entries"]] == ["interrupted", "running"]
+    assert [e.state for e in doc.entries] == ["interrupted", "running"]
 
 
 def test_slurm_dry_run_missing_sbatch_and_worker_without_shared_dir(fake, tmp_path, monkeypatch):

@@ -47,7 +47,7 @@ def test_sacct_lines_per_task_with_pending_ranges_and_signals():
     text = ("12_0|COMPLETED|0:0|gpu01|None\n12_1|FAILED|5:0|gpu02|None\n12_2|NODE_FAIL|0:0|gpu03|None\n"
             "12_[3-4,7%2]|PENDING|0:0|None assigned|ReqNodeNotAvail, UnavailableNodes:gpu04\n"
             "12_5|CANCELLED by 1000|0:15|gpu05|None\n12_6.batch|FAILED|5:0|gpu01|\n")
-    got = {t: (r["job_id"], r["state"], r["exit_code"], r["node"]) for t, r in parse_sacct(text).items()}
+    got = {t: (r.job_id, r.state, r.exit_code, r.node) for t, r in parse_sacct(text).items()}
     assert got == {"0": ("12_0", "COMPLETED", 0, "gpu01"), "1": ("12_1", "FAILED", 5, "gpu02"),
                    "2": ("12_2", "NODE_FAIL", 0, "gpu03"), "3": ("12_3", "PENDING", None, None),
                    "4": ("12_4", "PENDING", None, None), "7": ("12_7", "PENDING", None, None),
@@ -60,8 +60,8 @@ def test_squeue_lines_and_reason_parentheses():
     text = ("7_0|0|PENDING||(Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
             "partitions)\n7_1|1|RUNNING|n1|n1\nnot a line\n")
     got = parse_squeue(text)
-    assert got["0"]["reason"].startswith("Nodes required for job are DOWN") and got["0"]["node"] is None
-    assert (got["1"]["state"], got["1"]["node"], got["1"]["reason"]) == ("RUNNING", "n1", None)
+    assert got["0"].reason.startswith("Nodes required for job are DOWN") and got["0"].node is None
+    assert (got["1"].state, got["1"].node, got["1"].reason) == ("RUNNING", "n1", None)
     assert task_ids("9_[0-99999999]")[-1] == "99999" and len(task_ids("9_[0-99999999]")) == 100_000  # bounded
     assert task_ids("9") == [] and task_ids("9_1.extern") == []
 
@@ -71,8 +71,7 @@ def fake_submitted(sw: Path, job: str, nodes: int) -> None:
     from hotspot.sweep import manifest as mf
 
     with mf.locked(sw) as doc:
-        doc["slurm"] = {"job_id": job, "script": "sweep.sbatch", "nodes": nodes, "submitted_at": mf.utc_iso(),
-                        "dry_run": False, "partition": None}
+        doc.slurm = mf.SlurmJob(job, "sweep.sbatch", nodes, mf.utc_iso(), False, partition=None)
     (sw / "slurm").mkdir(exist_ok=True)
 
 
@@ -114,7 +113,7 @@ def test_new_twice_in_one_second_gives_two_directories(tmp_path, monkeypatch):
     dirs = []
     for _ in range(3):
         r = api.run_sweep(api.SweepOptions(recipes=recipes, new=True, slurm=True, dry_run=True), cwd=tmp_path)
-        dirs.append(Path(r.data["sweep_dir"]).name)
+        dirs.append(Path(r.data.sweep_dir).name)
     assert dirs == ["20261125T120000Z-lib", "20261125T120000Z-2-lib", "20261125T120000Z-3-lib"]
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hotspot.att.address_taint import TID, WG, loop_invariant_addresses, taint_of_addresses
-from hotspot.att.model import AnalyzeOptions
-from hotspot.plan.api import analyze_with_plan
+from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+from hotspot.plan.analyze import analyze
 from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -67,14 +67,14 @@ def _dispatch(tmp_path: Path) -> tuple[Path, dict]:
     program = ExplicitProgram.of([(isa, f"{SRC}:{i + 10}") for i, isa in enumerate(rows)], ())
     d = make_dispatch(tmp_path, DispatchSpec(arch="gfx950", program=program, waves=4, layout=SMALL,
                                              variants=4, agent_info=True), seed=3)
-    return d, analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    return d, analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
 
 
 def _with_duration(d: Path, name: str, workgroups: int, wg: int, duration: int) -> dict:
     (d.parent / "run_kernel_trace.csv").write_text(
         KT_HEADER + "\n" + f'KERNEL_DISPATCH,"Agent 4",1,0,7,9,3,"{name}",9,1000,'
         f"{1000 + duration},0,0,32,0,24,{wg},1,1,{wg * workgroups},1,1\n")
-    return analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    return analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
 
 
 def _bytes(first: dict, waves_per_wg: int, grid_waves: int) -> tuple[float, float]:
@@ -125,7 +125,7 @@ def test_above_the_peak_is_cache_served_and_caps_nothing(tmp_path: Path) -> None
 def test_counters_win_over_the_isa_bound(tmp_path: Path) -> None:
     d, first = _dispatch(tmp_path)
     _with_duration(d, first["dispatch"]["kernel"], 4096, 256, 1000)
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     outcome = plan_of(data, pmc={"kernel": first["dispatch"]["kernel"]})
     skipped = {s.id: s.reason for s in outcome.skipped}
     assert "bandwidth-bound" not in [i.id for i in outcome.items]
@@ -139,7 +139,7 @@ def test_vec_add_bandwidth_from_unique_bytes(corpus) -> None:
     from statistics import median
 
     d = corpus_path("att", "gfx950", "vec_add")
-    data = analyze_with_plan(d, AnalyzeOptions(topk=0)).plain_data()
+    data = analyze(d, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED)).plain_data()
     bound = next(i for i in data["plan"] if i["id"] == "bandwidth-bound")
     ev = {e["metric"]: e["value"] for e in bound["evidence"]}
     with corpus_path("att", "gfx950", "vec_add.meta", "discover_kernel_trace.csv").open() as fh:

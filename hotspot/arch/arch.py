@@ -42,6 +42,24 @@ class Arch:
     def label(self) -> str:
         return self.gfx or UNKNOWN_LABEL
 
+    @property
+    def gfxip(self) -> int | None:
+        """The major gfx IP version (which s_waitcnt rules apply): the target's, or, undecided, the
+        one every candidate shares; None for a target hotspot has no table for."""
+        if self.target is not None:
+            return self.target.gfxip
+        if self.gfx is not None or not self.candidates or any(c not in TARGETS for c in self.candidates):
+            return None
+        ips = {TARGETS[c].gfxip for c in self.candidates}
+        return ips.pop() if len(ips) == 1 else None
+
+
+def gfx_target_version(gfx: str) -> int:
+    """KFD's gfx_target_version of a target (major * 10000 + minor * 100 + stepping, the last two
+    hex digits of the name): gfx942 -> 90402, gfx90a -> 90010."""
+    digits = gfx.removeprefix("gfx")
+    return int(digits[:-2]) * 10000 + int(digits[-2], 16) * 100 + int(digits[-1], 16)
+
 
 def split_target_id(text: str) -> tuple[str, tuple[str, ...]] | None:
     """(`gfx942`, (`sramecc+`, `xnack-`)) for `gfx942:sramecc+:xnack-`; None if not a gfx name."""

@@ -2,7 +2,8 @@
 instructions increment which counter. The decoder applies the same rules to draw its edges.
 
 Keyed by the major gfx IP version (filenames.json `gfxip`), which every capture states even when the
-exact target is undecided: gfx908, gfx90a, gfx942 and gfx950 all follow the gfx9 rules.
+exact target is undecided: gfx908, gfx90a, gfx942 and gfx950 all follow the gfx9 rules. Without it
+the IP is the arch table's (`Arch.gfxip`); a target with no table has none, and gets no rules.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ GFX9 = WaitcntRules(
 )
 
 BY_GFXIP: dict[int, WaitcntRules] = {9: GFX9}
-# A ui_output dir without filenames.json: decoder format 3.0.0 captures of CDNA parts are gfx IP 9.
-DEFAULT_GFXIP = 9
 
 
 def rules_for_gfxip(gfxip: int | None) -> WaitcntRules | None:

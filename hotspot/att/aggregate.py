@@ -7,8 +7,7 @@ from dataclasses import field
 from operator import attrgetter
 
 from hotspot.arch.classify import CATEGORIES, Category, classify
-from hotspot.capture.model import CodeRow
-from hotspot.capture.source import NO_SOURCE, SourceRef
+from hotspot.capture import NO_SOURCE, CodeRow, SourceRef
 from hotspot.record import record
 
 

@@ -1,4 +1,5 @@
-"""Use case: analyze one ATT dispatch dir (or choose among several) into one Result."""
+"""The ATT analysis of one dispatch dir (or of the one chosen among several) into one Result: the
+step hotspot/plan/api.py `analyze`, the one analysis use case, runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.arch.arch import Arch
-from hotspot.arch.waitcnt import DEFAULT_GFXIP, WaitcntRules, rules_for_gfxip
+from hotspot.arch.waitcnt import WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
@@ -27,14 +28,15 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.representativeness import assess, working_waits
-from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
-from hotspot.capture.sidefiles import check_meta
-from hotspot.capture.select import (
+from hotspot.capture import (
     OK,
     DispatchCandidate,
+    DispatchDir,
+    check_meta,
     kernel_name,
     pct,
     rank_dispatches,
+    require_dispatch_dirs,
     selection_reason,
 )
 from hotspot.errors import UsageError
@@ -42,8 +44,7 @@ from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.capture.open import Capture
-    from hotspot.capture.snapshots import SourceMap
+    from hotspot.capture import Capture, SourceMap
 
 # The readers and the wave pass (hotspot.capture.open/target/snapshots, hotspot.att.wave_results)
 # are imported where they run: an analysis answered by the result cache never needs them.
@@ -51,14 +52,11 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------------------------
 
 
-def analyze_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """`hotspot analyze`: the analysis, its tables shortened to `--topk` for output."""
-    full = analyze_full(path, opts)
-    return Result("analyze", trimmed_data(full.data, opts.topk), full.warnings)
-
-
 def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """The analysis with every row (what the plan, diff and report read)."""
+    """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
+    them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
+    analysis use case runs (hotspot/plan/api.py `analyze`: the plan, the tables shortened to
+    --topk); nothing else calls it."""
     with paused_cyclic_gc():
         return _analyze_path(path, opts)
 
@@ -85,33 +83,42 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
             raise UsageError(f"{name} {value}: larger than any capture needs (at most "
                              f"{COUNT_OPTION_LIMIT})")
     check_meta(opts.meta_paths)
+    if opts.replicates > 0:
+        return _replicates(path, opts)
     dirs = require_dispatch_dirs(path)
     if len(dirs) == 1:
         warnings: list[str] = []
-        data = analyze_dispatch_dir(dirs[0], opts, warnings)
+        data = _analyze_dispatch_dir(dirs[0], opts, warnings)
         return Result("analyze", data, warnings)
     ranking, warnings = rank_dispatches(dirs, opts.kernel, _max_bytes(opts))
     usable = [c for c in ranking if c.status == OK]
     if opts.all_dispatches:
-        analyses = [analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
+        analyses = [_analyze_dispatch_dir(Path(c.path), opts, warnings) for c in usable]
         if not analyses:
             _raise_all_empty(path, ranking, opts)
         return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
     if not usable:
         _raise_all_empty(path, ranking, opts)
     best = usable[0]
-    data = analyze_dispatch_dir(Path(best.path), opts, warnings)
+    data = _analyze_dispatch_dir(Path(best.path), opts, warnings)
     data.selection = Selection(best.path, selection_reason(best, len(dirs)), ranking)
     return Result("analyze", data, warnings)
 
 
-def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
-    """Entry point for other layers (collect): same as analyze_path."""
-    return analyze_path(path, opts)
+def _replicates(path: Path, opts: AnalyzeOptions) -> Result:
+    """The best usable dispatch under `path` and the next ones of the same kernel, at most
+    `opts.replicates` in all (a diff's side: replicates measure the capture noise)."""
+    from hotspot.capture import usable_ranking
+
+    usable, ranking, warnings = usable_ranking(path, opts.kernel)
+    best = usable[0]
+    same = [c for c in usable if c.kernel == best.kernel][:opts.replicates]
+    analyses = [_analyze_dispatch_dir(Path(c.path), opts, warnings) for c in same]
+    return Result("analyze", MultiAnalysis(analyses, ranking), warnings)
 
 
 def _raise_all_empty(path: Path, ranking: list[DispatchCandidate], opts: AnalyzeOptions) -> None:
-    from hotspot.capture.select import raise_none_usable
+    from hotspot.capture import raise_none_usable
 
     raise_none_usable(path, ranking, opts.kernel, _max_bytes(opts))
 
@@ -120,7 +127,7 @@ def _max_bytes(opts: AnalyzeOptions) -> int | None:
     return int(opts.max_file_mb * MB) if opts.max_file_mb else None
 
 
-def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
+def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     """The analysis of one dispatch dir. Its core (everything but the --detail snippets and the
     echoed options) is kept in the result cache (hotspot/cache/derived.py) while no file it read
     has changed, so analyze, plan, report, diff and export share one wave pass per capture."""
@@ -129,7 +136,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
                _max_bytes(opts))
     if opts.detail and a.mode == "cycles":
-        from hotspot.capture.snapshots import load_source_map
+        from hotspot.capture import load_source_map
 
         a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
                            opts)
@@ -144,7 +151,7 @@ def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
 
 
 def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
-    from hotspot.capture.open import open_capture
+    from hotspot.capture import open_capture
 
     cap = open_capture(d, opts.kernel, _max_bytes(opts), opts.meta_paths)
     warnings.extend(cap.warnings)
@@ -164,13 +171,12 @@ def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     """Every analysis of one cycle-mode capture (pure over the Capture and its readers)."""
     from hotspot.att.wave_results import analyze_waves
-    from hotspot.capture.target import detect_arch
 
     d, disp, table, kernel, rows = cap.path, cap.dispatch, cap.table, cap.kernel, cap.rows
     executed = cap.executed
     mapped = sum(1 for r in executed if r.source)
     totals = agg.totals_of(rows)
-    arch = detect_arch(d, (r.isa for r in executed), opts.arch, opts.meta_paths)
+    arch = cap.arch(opts.arch)
     warnings.extend(arch.warnings)
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
@@ -183,8 +189,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     occupancy_out: list[tuple[DispatchOccupancy, Finding | None]] = []
 
     def occupancy_meanwhile() -> None:
-        occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings,
-                                                opts.meta_paths))
+        occupancy_out.append(dispatch_occupancy(cap, arch, occupancy_warnings))
 
     rules = _waitcnt_rules(disp, arch, warnings)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
@@ -239,12 +244,18 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
 
 def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules | None:
-    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch.
-    None (no wait is attributed to a load) for a generation hotspot has no rules for: another
-    generation's counters would name the wrong loads."""
+    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch's
+    (its table, or the IP every undecided candidate shares). None (no wait is attributed to a
+    load) for a generation hotspot has no rules for, or an unknown one: another generation's
+    counters would name the wrong loads."""
     gfxip = disp.filenames_doc.get("gfxip")
     if not isinstance(gfxip, int) or isinstance(gfxip, bool):
-        gfxip = arch.target.gfxip if arch.target else DEFAULT_GFXIP
+        gfxip = arch.gfxip
+    if gfxip is None:
+        warnings.append(f"gfx IP of {arch.label} unknown (no 'gfxip' in filenames.json, no table for the "
+                        "target): waits are not attributed to the loads they wait for (hotspot has rules for "
+                        "gfx IP 9: gfx908, gfx90a, gfx942, gfx950)")
+        return None
     rules = rules_for_gfxip(gfxip)
     if rules is None:
         warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are not attributed to "
@@ -257,7 +268,7 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
     """Source snippet and worst instructions of each hot line (snapshots or --source-map files
     are read only here). `instructions` is every executed instruction in worst-first order, so a
     line's worst ones are its members in that order."""
-    from hotspot.capture.snapshots import read_source_lines
+    from hotspot.capture import read_source_lines
 
     out = []
     texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from hotspot.arch.classify import Category, classify, is_wait
 from hotspot.att.waits.reduce import WaitBlame
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.record import record
 
 

@@ -20,7 +20,7 @@ from hotspot.record import record
 
 if TYPE_CHECKING:
     pass
-from hotspot.capture.select import DispatchCandidate
+from hotspot.capture import DispatchCandidate
 from hotspot.result import JsonObject
 
 DEFAULT_TOPK = 15
@@ -32,6 +32,9 @@ MB = 1024 * 1024
 # code.json with --plan. 32 MB keeps `analyze --plan` under 1.5 GB on any input; a larger file is
 # refused before it is read, naming --max-file-mb.
 DEFAULT_MAX_FILE_MB = 32.0
+
+
+PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE = "", "attached", "alone"
 
 
 @record
@@ -51,6 +54,12 @@ class AnalyzeOptions:
     meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
     # --source-map / HOTSPOT_SOURCE_MAP: (OLD prefix, local checkout) pairs for sources without snapshots
     source_map: tuple[tuple[str, str], ...] = ()
+    # > 0: the best dispatch and up to this many in all of the same kernel (diff's noise estimate)
+    replicates: int = 0
+    # The plan (hotspot/plan/api.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
+    # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
+    plan: str = ""
+    pmc: tuple[str, ...] = ()  # --pmc: counter files for the plan's memory verdicts
 
     @property
     def meta_paths(self) -> tuple[Path, ...]:

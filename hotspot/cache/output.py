@@ -108,10 +108,12 @@ def replay(p: Plan) -> int | None:
 
 
 def _rewrite(path: str, data: bytes, force: bool) -> bool:
-    """Write a recorded output file again as the command would (hotspot/export/output.py): through
-    a temporary file renamed into place, with the usual permissions; only where the command would
-    write without complaint (absent, or a regular file and --force). False when it did not."""
+    """Write a recorded output file again as the command would (hotspot/outfile.py, atomically,
+    with the usual permissions); only where the command would write without complaint (absent,
+    or a regular file and --force). False when it did not."""
     import stat
+
+    from hotspot.outfile import replace_atomically
 
     try:
         st = os.lstat(path)
@@ -121,25 +123,9 @@ def _rewrite(path: str, data: bytes, force: bool) -> bool:
         return False
     if st is not None and (not force or not stat.S_ISREG(st.st_mode)):
         return False
-    # a fresh name of our own (tempfile would cost the replay more than all the rest of it)
-    tmp = os.path.join(os.path.dirname(path),
-                       f".{os.path.basename(path)}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        replace_atomically(path, lambda fh: fh.write(data))
     except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         return False
     return True
 

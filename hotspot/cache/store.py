@@ -40,7 +40,7 @@ MAGIC = b"HSPCACHE\x02"            # bump the last byte when the body layout cha
 DIGEST_SIZE = 32
 KEY_LENGTH = 4                     # bytes of the key's length (little-endian) before the key
 ENTRY_SUFFIX = ".entry"
-TMP_SUFFIX = ".tmp"
+TMP_SUFFIX = ".tmp"                 # as hotspot/outfile.py names its temporary files
 
 # --no-cache (any command) sets this for the process; the launcher reads argv itself
 DISABLED = {"on": False}
@@ -188,36 +188,34 @@ def write_entry(folder: str, name: str, body: bytes,
     limit = max_bytes()
     if len(MAGIC) + DIGEST_SIZE + len(body) > limit * LOW_WATER:
         return False
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}{TMP_SUFFIX}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(MAGIC)
-                fh.write(bytes(DIGEST_SIZE))  # the digest, once the body is written
-                out = _Hashed(fh)
-                out.write(len(key).to_bytes(KEY_LENGTH, "little"))
-                out.write(key)
-                out.write(body)
-                if stream is not None:
-                    stream(out)
-                fh.seek(len(MAGIC))
-                fh.write(out.hash.digest())
-            if len(MAGIC) + DIGEST_SIZE + out.size > limit * LOW_WATER:
-                _unlink(tmp)
-                return False
-        except BaseException:
-            _unlink(tmp)
-            raise
-        from hotspot.cache.deps import unrecorded
+    from hotspot.cache.deps import unrecorded
+    from hotspot.outfile import replace_atomically
 
+    def write(fh: BinaryIO) -> None:
+        fh.write(MAGIC)
+        fh.write(bytes(DIGEST_SIZE))  # the digest, once the body is written
+        out = _Hashed(fh)
+        out.write(len(key).to_bytes(KEY_LENGTH, "little"))
+        out.write(key)
+        out.write(body)
+        if stream is not None:
+            stream(out)
+        fh.seek(len(MAGIC))
+        fh.write(out.hash.digest())
+        if len(MAGIC) + DIGEST_SIZE + out.size > limit * LOW_WATER:
+            raise _TooLarge
+
+    try:
         with unrecorded():  # not an output of the command being recorded (cache/output.py)
-            os.replace(tmp, os.path.join(folder, name))
-    except OSError:
-        _unlink(tmp)
+            replace_atomically(os.path.join(folder, name), write, private=True)
+    except (OSError, _TooLarge):
         return False
     evict(folder, limit)
     return True
+
+
+class _TooLarge(Exception):
+    """An entry over the folder's bound: not written."""
 
 
 class Entry:

@@ -10,12 +10,11 @@ Outside a session (library use, tests) every call reads afresh.
 The session also remembers which files the command read (every open for reading in this process,
 seen through the audit hook of hotspot/cache/deps.py, plus the wave files handed to worker
 processes), so that a writer can refuse to replace an input: `report -o <the capture's code.json> --force` must not
-destroy the capture (`input_clash`).
+destroy the capture (it hands them to hotspot/outfile.py's `INPUTS_READ`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -45,11 +44,17 @@ def capture_session() -> Iterator[CaptureSession]:
         return
     from hotspot.cache.deps import one_command, recording
 
+    from hotspot.outfile import INPUTS_READ
+
     session = CaptureSession()
     token = _current.set(session)
     try:
         with recording() as session.inputs, one_command():
-            yield session
+            inputs_token = INPUTS_READ.set(session.inputs)
+            try:
+                yield session
+            finally:
+                INPUTS_READ.reset(inputs_token)
     finally:
         _current.reset(token)
 
@@ -96,26 +101,3 @@ def note_inputs(paths: Iterable[str]) -> None:
     from hotspot.cache.deps import note
 
     note(paths)
-
-
-def input_clash(target: str | os.PathLike) -> str | None:
-    """The input file `target` is (the same file: through a symlink, `..`, or a hard link), or
-    None. Only an existing target can be one, so a new output costs one failed stat."""
-    session = _current.get()
-    if session is None:
-        return None
-    try:
-        st = os.stat(target)
-    except OSError:
-        return None
-    ident = (st.st_dev, st.st_ino)
-    for path in list(session.inputs):
-        if not isinstance(path, str):  # a listing of a searched folder, not a file read
-            continue
-        try:
-            other = os.stat(path)
-        except OSError:
-            continue
-        if (other.st_dev, other.st_ino) == ident:
-            return os.fsdecode(path)
-    return None

@@ -339,20 +339,24 @@ class Collector:
         self.say(f"[discover] kernel_include_regex: {k.regex}")
 
     def _arch(self) -> str | None:
-        if self.opts.arch:
-            return self.opts.arch.lower()
-        if self.run_dir is not None and (self.run_dir / "discover").is_dir():
-            try:
-                from hotspot.capture.target import detect_arch
+        """The target the counter presets are for, by the one arch decision (hotspot/arch/decide.py):
+        --arch, else the discovery run's side files, else this machine's GPUs when they are all one
+        target; None when nothing decides."""
+        from hotspot.arch.decide import OVERRIDE, SIDE_FILE, ArchHint, decide
 
-                gfx = detect_arch(self.run_dir / "discover").gfx
-                if gfx:
-                    return gfx
-            except ImportError:
-                pass
-        gpus, _ = tools.list_gpus(self.prof_path)
-        archs = sorted({g.gfx for g in gpus})
-        return archs[0] if len(archs) == 1 else None
+        if self.opts.arch:
+            return decide([ArchHint(self.opts.arch, "--arch", OVERRIDE)]).gfx
+        hints: list[ArchHint] = []
+        if self.run_dir is not None and (self.run_dir / "discover").is_dir():
+            from hotspot.capture import arch_hints
+
+            hints, _ = arch_hints(self.run_dir / "discover")
+        if not hints:
+            gpus, _ = tools.list_gpus(self.prof_path)
+            archs = sorted({g.gfx for g in gpus})
+            if len(archs) == 1:
+                hints = [ArchHint(archs[0], f"{gpus[0].source}: the GPUs of this machine", SIDE_FILE)]
+        return decide(hints).gfx if hints else None
 
     def _counter_plan(self) -> None:
         names = counters.parse_counter_args(list(self.opts.pmc))
@@ -438,11 +442,11 @@ class Collector:
 
     def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, JsonObject | None, int]:
         assert self.run_dir is not None
-        from hotspot.att.api import analyze_dispatch
+        from hotspot.plan.analyze import analyze
 
         self.say(f"[analyze] {best.path}")
         try:
-            res = analyze_dispatch(best.path)
+            res = analyze(best.path)
         except HotspotError as err:
             self.warn(f"analysis of {best.path.name} failed: {err.message}")
             return None, {"code": err.code, "exit_code": err.exit_code, "message": err.message,

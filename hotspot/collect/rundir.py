@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, os_fault
-from hotspot.outfile import write_atomically
+from hotspot.outfile import move_onto_claimed, write_atomically
 from hotspot.result import JsonObject, dumps
 
 RUNS_DIR = "hotspot-runs"
@@ -192,9 +192,8 @@ def rename_unique(current: Path, wanted: Path) -> Path:
         except OSError as exc:
             raise fault(exc, target, "cannot rename the run directory") from None
         try:
-            os.rename(current, target)
+            move_onto_claimed(current, target)
         except OSError as exc:
-            os.rmdir(target)
             raise fault(exc, target, "cannot rename the run directory") from None
         return target
     raise InputError(f"{wanted}: cannot find a free run directory name", "pass --output DIR")

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 from hotspot.diagnostics import warn
 from hotspot.outfile import quiet_stdout
 from hotspot.outfile import write_stdout as _write_stdout
-from hotspot.render.registry import Renderer
 from hotspot.signals import signals_as_interrupts
 
 
@@ -51,25 +50,23 @@ def interrupted_error(exc: BaseException) -> "HotspotError":
     return err
 
 
-def run(command: str, fmt: str, produce: Callable[[], "Result"],
-        renderers: dict[str, Renderer] | None = None) -> int:
-    """Run `produce` inside one capture session, print the Result in `fmt` (renderers from the
-    registry unless given), return the exit code. Never raises."""
+def run(command: str, fmt: str, produce: Callable[[], "Result"], view: str | None = None) -> int:
+    """Run `produce` inside one capture session, print the Result in `fmt` (the renderer the
+    registry, hotspot/render/registry.py, names for `view`, by default the command), return the
+    exit code. Never raises."""
     from hotspot.errors import HotspotError
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
-    from hotspot.capture.session import capture_session
-    from hotspot.render.registry import renderers as registered
+    from hotspot.capture import capture_session
+    from hotspot.render.registry import renderer as registered
 
-    if renderers is None:
-        renderers = registered(command)
     try:
         with signals_as_interrupts(), capture_session():
             result = produce()
         if fmt == "json":
             _write_stdout(result.to_json())
         else:
-            renderer = (renderers or {}).get(fmt)
+            renderer = registered(view or command, fmt)
             if renderer is None:
                 raise HotspotError(f"--format {fmt} is not available for '{command}'",
                                    "use --format text or --format json", code="usage")

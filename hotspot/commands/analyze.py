@@ -19,7 +19,6 @@ from hotspot.commands.options import (
     PmcOpt,
     SourceMapOpt,
 )
-from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -58,9 +57,8 @@ def register(app: typer.Typer) -> None:
         def produce():
             from pathlib import Path
 
-            from hotspot.att.analyze import analyze_path
-            from hotspot.att.model import DEFAULT_MAX_FILE_MB, AnalyzeOptions
-            from hotspot.capture.snapshots import parse_source_maps
+            from hotspot.att.model import DEFAULT_MAX_FILE_MB, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions
+            from hotspot.capture import parse_source_maps
             from hotspot.errors import UsageError
 
             target = path or dir_
@@ -85,17 +83,15 @@ def register(app: typer.Typer) -> None:
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
                                   source_map=parse_source_maps(source_map or ()),
-                                  jobs=n_jobs)
-            if plan or pmc or brief:
-                from hotspot.plan.api import analyze_with_plan
+                                  jobs=n_jobs, plan=PLAN_ATTACHED if plan or pmc or brief else PLAN_NONE,
+                                  pmc=tuple(pmc or ()))
+            from hotspot.plan.analyze import analyze
 
-                result = analyze_with_plan(Path(target), opts, [Path(p) for p in pmc] if pmc else None)
-                if brief and fmt == FormatWithHtml.json:
-                    from hotspot.plan.brief import brief_result, repeated_options
+            result = analyze(Path(target), opts)
+            if brief and fmt == FormatWithHtml.json:
+                from hotspot.plan.brief import brief_result, repeated_options
 
-                    return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc,
-                                                                 meta=meta))
-                return result
-            return analyze_path(Path(target), opts)
+                return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
+            return result
 
-        raise typer.Exit(run("analyze", fmt, produce, renderers("brief") if brief else None))
+        raise typer.Exit(run("analyze", fmt, produce, "brief" if brief else None))

@@ -33,8 +33,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.export.output import STDOUT
         from hotspot.export.perfetto import PerfettoOptions
+        from hotspot.outfile import STDOUT
 
         opts = PerfettoOptions(instructions=instructions, max_file_mb=max_file_mb)
         if output == STDOUT:
@@ -77,4 +77,4 @@ def _to_stdout(path, opts, fmt) -> int:
 
         return Result("export", None, warnings)
 
-    return run("export", fmt, produce, {"text": lambda r: ""})
+    return run("export", fmt, produce, "export stream")

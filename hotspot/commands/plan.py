@@ -16,7 +16,6 @@ from hotspot.commands.options import (
     MetaOpt,
     PmcOpt,
 )
-from hotspot.render.registry import renderers
 
 
 def register(app: typer.Typer) -> None:
@@ -39,17 +38,15 @@ def register(app: typer.Typer) -> None:
         def produce():
             from pathlib import Path
 
-            from hotspot.att.model import AnalyzeOptions
-            from hotspot.plan.api import plan_path
+            from hotspot.att.model import PLAN_ALONE, AnalyzeOptions
+            from hotspot.plan.analyze import analyze
 
-            result = plan_path(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch,
-                                                               meta=tuple(meta or ())),
-                               [Path(p) for p in pmc] if pmc else None)
+            result = analyze(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch, meta=tuple(meta or ()),
+                                                        plan=PLAN_ALONE, pmc=tuple(pmc or ())))
             if brief and fmt == Format.json:
                 from hotspot.plan.brief import brief_result, repeated_options
 
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
             return result
 
-        chosen = renderers("brief") if brief else renderers("plan detail") if detail else None
-        raise typer.Exit(run("plan", fmt, produce, chosen))
+        raise typer.Exit(run("plan", fmt, produce, "brief" if brief else "plan detail" if detail else None))

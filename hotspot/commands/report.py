@@ -40,11 +40,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from pathlib import Path
 
-        from hotspot.export.output import STDOUT
         from hotspot.export.report_data import ReportOptions
+        from hotspot.outfile import STDOUT
 
         def options() -> ReportOptions:
-            from hotspot.capture.snapshots import parse_source_maps
+            from hotspot.capture import parse_source_maps
 
             return ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb,
                                  meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()))
@@ -58,9 +58,7 @@ def register(app: typer.Typer) -> None:
                     raise UsageError("-o - prints the HTML page itself; it takes no --format")
                 return report_data(Path(path), options())
 
-            from hotspot.render.html import render_html
-
-            raise typer.Exit(run("report", fmt, page, {"text": render_html}))
+            raise typer.Exit(run("report", fmt, page, "report page"))
 
         def produce():
             from hotspot.export.report_file import write_report

@@ -8,7 +8,6 @@ import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import Format, FormatOpt
-from hotspot.render.registry import renderers
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -42,7 +41,7 @@ def register(app: typer.Typer) -> None:
 
             return install_skill(Path(dest or DEFAULT_DEST), force=force)
 
-        raise typer.Exit(run("skill install", fmt, produce, renderers("skill mcp") if print_mcp else None))
+        raise typer.Exit(run("skill install", fmt, produce, "skill mcp" if print_mcp else None))
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
     def path(fmt: FormatOpt = Format.text) -> None:

@@ -23,7 +23,6 @@ from typer.core import TyperCommand
 
 from hotspot.commands._run import run
 from hotspot.commands.options import Format, FormatOpt
-from hotspot.render.registry import lazy
 
 _RUN = "Run"
 _SLURM = "Slurm"
@@ -31,7 +30,6 @@ HELP = ("Profile a whole kernel library: every entry of a recipes file traced (A
         "GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
         "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report DIR "
         "[-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.")
-_R = "hotspot.render.sweep"
 DirArg = Annotated[Path, typer.Argument(help="The sweep directory (holds sweep.json).", show_default=False,
                                         metavar="DIR")]
 
@@ -61,8 +59,7 @@ def _status_cmd(sweep_dir: DirArg,
 
         return views.follow(sweep_dir) if wait else views.sweep_status(sweep_dir)
 
-    raise typer.Exit(run("sweep status", fmt, produce,
-                         {"text": lazy(_R, "render_status"), "markdown": lazy(_R, "render_status_markdown")}))
+    raise typer.Exit(run("sweep status", fmt, produce))
 
 
 def _report_cmd(sweep_dir: DirArg,
@@ -78,8 +75,7 @@ def _report_cmd(sweep_dir: DirArg,
 
         return views.sweep_report(sweep_dir, output, force)
 
-    raise typer.Exit(run("sweep report", fmt, produce,
-                         {"text": lazy(_R, "render_report"), "markdown": lazy(_R, "render_report_markdown")}))
+    raise typer.Exit(run("sweep report", fmt, produce))
 
 
 def _cancel_cmd(sweep_dir: DirArg, fmt: FormatOpt = Format.text) -> None:
@@ -91,8 +87,7 @@ def _cancel_cmd(sweep_dir: DirArg, fmt: FormatOpt = Format.text) -> None:
 
         return views.cancel(sweep_dir)
 
-    raise typer.Exit(run("sweep cancel", fmt, produce,
-                         {"text": lazy(_R, "render_cancel"), "markdown": lazy(_R, "render_cancel")}))
+    raise typer.Exit(run("sweep cancel", fmt, produce))
 
 
 def _subcommands() -> dict:
@@ -186,8 +181,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         words = list(args or [])
         command = "sweep init" if init else "sweep"
-        renderers = ({"text": lazy(_R, "render_init"), "markdown": lazy(_R, "render_init")} if init else
-                     {"text": lazy(_R, "render_sweep"), "markdown": lazy(_R, "render_sweep_markdown")})
 
         def produce():
             from hotspot.errors import UsageError
@@ -222,10 +215,10 @@ def register(app: typer.Typer) -> None:
             except Exception as err:
                 _problems_to_stderr(err)
                 raise
-            if wait and result.data.get("slurm"):
+            if wait and result.data.submission and result.data.slurm:
                 from hotspot.sweep import views
 
-                return views.follow(Path(result.data["sweep_dir"]))
+                return views.follow(Path(result.data.sweep_dir))
             return result
 
-        raise typer.Exit(run(command, fmt, produce, renderers))
+        raise typer.Exit(run(command, fmt, produce))

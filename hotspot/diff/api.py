@@ -161,11 +161,11 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 
 
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
-    from hotspot.capture.files import load_json
+    from hotspot.capture import read_saved_json
 
     from hotspot.result import check_saved_analysis, check_saved_envelope
 
-    doc = load_json(path)  # a malformed or unreadable file is an InputError naming it
+    doc = read_saved_json(path)  # a malformed or unreadable file is an InputError naming it
     if isinstance(doc, dict):
         check_saved_envelope(path, doc)
     if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
@@ -197,23 +197,20 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
 
 def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
-    from hotspot.att.analyze import analyze_dispatch_dir
     from hotspot.att.model import AnalyzeOptions
-    from hotspot.capture.select import usable_ranking
+    from hotspot.plan.analyze import analyze
     from hotspot.result import plain
 
-    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
-    usable, _, rank_warnings = usable_ranking(path, kernel)
-    warnings.extend(rank_warnings)
-    best = usable[0]
-    same = [c for c in usable if c.kernel == best.kernel][:MAX_REPLICATES]  # replicates: the noise
+    # the best dispatch and the next ones of its kernel: replicates measure the capture noise
+    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES)
+    result = analyze(path, opts)
+    warnings.extend(result.warnings)
     analyses = []
     samples = []
-    for c in same:
-        a = analyze_dispatch_dir(Path(c.path), opts, warnings)
+    for a in result.data.dispatches:
         analyses.append(plain(a))
         if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
-            samples.append(_samples_of(Path(c.path), opts))
+            samples.append(_samples_of(Path(a.dispatch.path), opts))
     if len(samples) != len(analyses):
         samples = []
     info = _info(path, "dispatch-dir", analyses)

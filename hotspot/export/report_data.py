@@ -41,8 +41,8 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     """Everything the report shows, as plain JSON-able data (dicts, lists, scalars)."""
     if path.is_file():
         return load_saved(path)
-    from hotspot.att.analyze import AnalyzeOptions
-    from hotspot.plan.api import analyze_with_plan
+    from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+    from hotspot.plan.analyze import analyze
 
     cap = REPORT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
     max_bytes = int(cap * MB) if cap else None
@@ -55,9 +55,9 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
         _keep_representative_waves(path, opts.kernel, max_bytes)
     # The report shows the plan too: same analysis as `analyze --plan`, full listing (topk 0).
     # detail: the source text around every line (snapshot or --source-map checkout) for its panel
-    result = analyze_with_plan(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
-                                                    max_file_mb=cap, detail=True,
-                                                    source_map=opts.source_map))
+    result = analyze(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
+                                          max_file_mb=cap, detail=True, source_map=opts.source_map,
+                                          plan=PLAN_ATTACHED))
     data = result.plain_data()
     warnings = list(result.warnings)
     del result  # the typed analysis: the page is rendered from `data`
@@ -75,9 +75,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
 
 
 def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | None) -> None:
-    from hotspot.capture.layout import open_dispatch
-    from hotspot.capture.select import choose_dispatch
-    from hotspot.capture.session import keep_bytes
+    from hotspot.capture import choose_dispatch, keep_bytes, open_dispatch
     from hotspot.errors import HotspotError
     from hotspot.export.timeline import pick_representative
 
@@ -93,9 +91,9 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
 
 def load_saved(path: Path) -> Result:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object)."""
-    from hotspot.capture.files import load_json
+    from hotspot.capture import read_saved_json
 
-    doc = load_json(path)
+    doc = read_saved_json(path)
     if not isinstance(doc, dict):
         raise bad_file(path, "top level is not a JSON object",
                        "pass a dispatch dir, or the output of hotspot analyze --format json")
@@ -125,9 +123,9 @@ def load_saved(path: Path) -> Result:
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
     from hotspot.arch.classify import classify
-    from hotspot.capture.codejson import read_code_json
+    from hotspot.capture import read_code_table
 
-    table = read_code_json(ddir / "code.json", max_bytes)
+    table = read_code_table(ddir, max_bytes)
     rows = table.rows
     match = [k for k in table.kernels if k.symbol == symbol]
     if match:
@@ -139,9 +137,9 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
 
 def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
     """Wave-state timelines of the longest, median and shortest traced wave."""
-    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture import open_dispatch
     from hotspot.att.engine.native import read_wave
-    from hotspot.capture.waves import WAVE_STATES
+    from hotspot.capture import WAVE_STATES
     from hotspot.export.timeline import downsample, pick_representative, segments
 
     disp = open_dispatch(ddir)

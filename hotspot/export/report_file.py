@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from hotspot.errors import UsageError
-from hotspot.export.output import resolve_output, write_atomically
+from hotspot.outfile import resolve_output, write_output
 from hotspot.export.report_data import ReportOptions, report_data
 from hotspot.result import Result
 from hotspot.record import record
@@ -44,7 +44,7 @@ def write_report(path: Path, output: str | None, force: bool,
         for chunk in page_chunks(data, list(data_result.warnings)):
             fh.write(chunk.encode("utf-8"))
 
-    size = write_atomically(target, write)
+    size = write_output(target, write)
     one = data if isinstance(data, dict) and "dispatch" in data else (data.get("dispatches") or [{}])[0]
     listing = one.get("listing")
     timelines = one.get("wave_timelines") or {}

@@ -1,4 +1,5 @@
-"""Use cases: `hotspot analyze --plan` and `hotspot plan` (analysis, then the rule table over it)."""
+"""The plan over an analysis: beside each dispatch (`analyze --plan`) or alone (`hotspot plan`'s
+document). Reached through the one analysis use case, hotspot/plan/analyze.py `analyze`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from hotspot.att.aggregate import CategoryStall
-from hotspot.att.analyze import analyze_full
 from hotspot.att.model import (
     AnalyzeOptions,
     ArchOut,
@@ -18,7 +18,7 @@ from hotspot.att.model import (
     trimmed,
 )
 from hotspot.att.occupancy import DispatchOccupancy
-from hotspot.capture.select import DispatchCandidate
+from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.model import PlanItem, Skipped, Trust
@@ -95,11 +95,10 @@ class PlanData:
     selection: Selection | None
 
 
-def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
-                      pmc_paths: list[Path] | None = None) -> Result:
+def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
     """The full analysis of each dispatch with its plan beside it (PlannedDispatch), the analysis's
     tables shortened to `--topk` for output (the rules saw every row)."""
-    full = analyze_full(Path(path), opts)
+    pmc_paths = [Path(p) for p in opts.pmc] or None
     warnings = list(full.warnings)
     data = full.data
     if isinstance(data, MultiAnalysis):
@@ -108,11 +107,10 @@ def analyze_with_plan(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
     return Result("analyze", _attach(data, opts, pmc_paths, warnings), _dedupe(warnings))
 
 
-def plan_path(path: Path, opts: AnalyzeOptions = AnalyzeOptions(),
-              pmc_paths: list[Path] | None = None) -> Result:
-    result = analyze_with_plan(path, opts, pmc_paths)
+def plan_document(result: Result) -> Result:
+    """`hotspot plan`'s document: what the plan needs, without the analyze tables."""
     planned = result.data
-    if not isinstance(planned, PlannedDispatch):  # analyze_path picks one dispatch unless --all
+    if not isinstance(planned, PlannedDispatch):  # the analysis picks one dispatch unless --all
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     a, p = planned.analysis, planned.plan
     data = PlanData(a.dispatch, a.arch, p.summary, a.stall_by_category, a.occupancy, p.trust, p.verdict,

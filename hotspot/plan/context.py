@@ -17,7 +17,7 @@ from hotspot.att.model import DispatchAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.aggregate import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
-from hotspot.capture.source import SourceRef
+from hotspot.capture import SourceRef
 from hotspot.pmc.analysis import KernelReport
 from hotspot.plan.model import Location
 from hotspot.record import record

@@ -13,6 +13,7 @@ from hotspot.arch.counters import (
     wanted_counters,
 )
 from hotspot.arch.targets import counters_for_arch, normalize_gfx
+from hotspot.capture import CounterFile, load_counter_files
 from hotspot.errors import UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
@@ -22,9 +23,7 @@ from hotspot.pmc.analysis import (
     kernel_metrics,
     kernel_sort_key,
 )
-from hotspot.pmc.discover import load_inputs
 from hotspot.pmc.join import join_files
-from hotspot.pmc.model import CounterFile
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import JsonObject, Result
@@ -80,7 +79,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
     if arch is not None and not _GFX.match(arch.lower()):
         raise UsageError(f"--arch {arch!r} is not a gfx target name", "e.g. --arch gfx942")
 
-    files = load_inputs([Path(p) for p in paths])
+    files = load_counter_files([Path(p) for p in paths])
     warnings: list[str] = []
     for f in files:
         warnings.extend(f.warnings)
@@ -143,21 +142,25 @@ def _compile(pattern: str | None) -> UserRegex | None:
 
 def decide_arch(files: list[CounterFile], arch: str | None) -> ArchDecision:
     """--arch > side files / rocpd agents (all inputs must agree: counters of two GPUs summed
-    are wrong numbers) > counter names; weighed by the one arch decision (hotspot/arch/decide.py)."""
-    from hotspot.arch.decide import OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
+    are wrong numbers) > counter names: every hint weighed by the one arch decision
+    (hotspot/arch/decide.py); the counter names are read only when nothing else names a target."""
+    from hotspot.arch.decide import COUNTERS, OVERRIDE, SIDE_FILE, ArchHint as Evidence, decide
 
     if arch is not None:
         gfx = normalize_gfx(arch)  # gfx942:sramecc+ names gfx942
         return ArchDecision(decide([Evidence(gfx, "--arch", OVERRIDE)]).gfx, "--arch", [gfx])
     hints = [Evidence(normalize_gfx(h.arch), h.source, SIDE_FILE, h.product)
              for f in files for h in f.arch_hints]
-    if hints:
-        decided = decide(hints, on_conflict="refuse")
-        return ArchDecision(decided.gfx, decided.source, sorted({h.name for h in hints}))
-    names = set().union(*(f.counter_names for f in files))
-    guess = guess_arch_from_counters(names)
-    source = f"counter names: {guess.reason}"
-    return ArchDecision(guess.arch, source, list(guess.candidates))
+    candidates = sorted({h.name for h in hints})
+    if not hints:
+        guess = guess_arch_from_counters(set().union(*(f.counter_names for f in files)))
+        source = f"counter names: {guess.reason}"
+        candidates = list(guess.candidates)
+        if guess.arch is None:  # nothing names one target: undecided, with the candidates
+            return ArchDecision(None, source, candidates)
+        hints = [Evidence(guess.arch, source, COUNTERS)]
+    decided = decide(hints, on_conflict="refuse")
+    return ArchDecision(decided.gfx, decided.source, candidates)
 
 
 def plan_counters(decision: ArchDecision, files: list[CounterFile]) -> CounterPlan:

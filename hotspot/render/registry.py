@@ -1,6 +1,9 @@
 """Which renderer turns each command's Result into each output format (JSON is the Result's own
-serialization and needs none). Renderers are named, not imported: `--format json` never loads
-table or HTML code. Adding an output format = one renderer module + its entries here."""
+serialization and needs none): one table keyed by (view, format), for every command. A view is
+a command's name, or a named way of showing its Result (`brief`, `plan detail`, `report page`).
+Renderers are named, not imported: `--format json` never loads table or HTML code. Adding an
+output format = one renderer module + its entries here (+ the `--format` choice in
+hotspot/commands/options.py)."""
 
 from __future__ import annotations
 
@@ -13,44 +16,45 @@ if TYPE_CHECKING:
 
 Renderer = Callable[["Result"], str]
 
-# command -> format -> (module, function)
-RENDERERS: dict[str, dict[str, tuple[str, str]]] = {
-    "analyze": {"text": ("hotspot.render.analyze", "render_text"),
-                "markdown": ("hotspot.render.analyze", "render_markdown"),
+
+def _both(module: str, text: str, markdown: str | None = None) -> dict[str, tuple[str, str]]:
+    """A view's text and markdown renderers (the same function when `markdown` is not named)."""
+    return {"text": (module, text), "markdown": (module, markdown or text)}
+
+
+_VIEWS: dict[str, dict[str, tuple[str, str]]] = {
+    "analyze": {**_both("hotspot.render.analyze", "render_text", "render_markdown"),
                 "html": ("hotspot.render.html", "render_html")},
-    "plan": {"text": ("hotspot.render.plan", "render_text"),
-             "markdown": ("hotspot.render.plan", "render_markdown")},
-    "diff": {"text": ("hotspot.render.diff", "render_text"),
-             "markdown": ("hotspot.render.diff", "render_markdown")},
-    "occupancy": {"text": ("hotspot.render.occupancy", "render_text"),
-                  "markdown": ("hotspot.render.occupancy", "render_markdown")},
-    "pmc": {"text": ("hotspot.render.pmc", "render_text"),
-            "markdown": ("hotspot.render.pmc", "render_markdown")},
-    "kernels": {"text": ("hotspot.render.kernels", "render_text"),
-                "markdown": ("hotspot.render.kernels", "render_markdown")},
-    "report": {"text": ("hotspot.render.written", "render_written"),
-               "markdown": ("hotspot.render.written", "render_written")},
-    "collect": {"text": ("hotspot.render.collect", "render_collect"),
-                "markdown": ("hotspot.render.collect", "render_collect_markdown")},
-    "doctor": {"text": ("hotspot.render.collect", "render_doctor"),
-               "markdown": ("hotspot.render.collect", "render_doctor_markdown")},
-    "skill install": {"text": ("hotspot.render.skill", "render_install"),
-                      "markdown": ("hotspot.render.skill", "render_install")},
-    "skill mcp": {"text": ("hotspot.render.skill", "render_mcp"),
-                  "markdown": ("hotspot.render.skill", "render_mcp")},
-    "skill path": {"text": ("hotspot.render.skill", "render_path"),
-                   "markdown": ("hotspot.render.skill", "render_path")},
-    "plan detail": {"text": ("hotspot.render.plan", "render_text_detail"),
-                    "markdown": ("hotspot.render.plan", "render_markdown_detail")},
-    "brief": {"text": ("hotspot.render.plan", "render_brief"),
-              "markdown": ("hotspot.render.plan", "render_brief")},
-    "cache info": {"text": ("hotspot.render.cache", "render_info"),
-                   "markdown": ("hotspot.render.cache", "render_info")},
-    "cache clear": {"text": ("hotspot.render.cache", "render_clear"),
-                    "markdown": ("hotspot.render.cache", "render_clear")},
-    "export": {"text": ("hotspot.render.written", "render_export_written"),
-               "markdown": ("hotspot.render.written", "render_export_written")},
+    "plan": _both("hotspot.render.plan", "render_text", "render_markdown"),
+    "plan detail": _both("hotspot.render.plan", "render_text_detail", "render_markdown_detail"),
+    "brief": _both("hotspot.render.plan", "render_brief"),
+    "diff": _both("hotspot.render.diff", "render_text", "render_markdown"),
+    "occupancy": _both("hotspot.render.occupancy", "render_text", "render_markdown"),
+    "pmc": _both("hotspot.render.pmc", "render_text", "render_markdown"),
+    "kernels": _both("hotspot.render.kernels", "render_text", "render_markdown"),
+    "report": _both("hotspot.render.written", "render_written"),
+    # `report -o -`: the page itself on stdout
+    "report page": {"text": ("hotspot.render.html", "render_html")},
+    "export": _both("hotspot.render.written", "render_export_written"),
+    # `export perfetto -o -`: the trace was streamed to stdout while it was made
+    "export stream": {"text": ("hotspot.render.written", "render_streamed")},
+    "collect": _both("hotspot.render.collect", "render_collect", "render_collect_markdown"),
+    "doctor": _both("hotspot.render.collect", "render_doctor", "render_doctor_markdown"),
+    "skill install": _both("hotspot.render.skill", "render_install"),
+    "skill mcp": _both("hotspot.render.skill", "render_mcp"),
+    "skill path": _both("hotspot.render.skill", "render_path"),
+    "cache info": _both("hotspot.render.cache", "render_info"),
+    "cache clear": _both("hotspot.render.cache", "render_clear"),
+    "sweep": _both("hotspot.render.sweep", "render_sweep", "render_sweep_markdown"),
+    "sweep init": _both("hotspot.render.sweep", "render_init"),
+    "sweep status": _both("hotspot.render.sweep", "render_status", "render_status_markdown"),
+    "sweep report": _both("hotspot.render.sweep", "render_report", "render_report_markdown"),
+    "sweep cancel": _both("hotspot.render.sweep", "render_cancel"),
 }
+
+# (view, format) -> (module, function)
+RENDERERS: dict[tuple[str, str], tuple[str, str]] = {
+    (view, fmt): named for view, formats in _VIEWS.items() for fmt, named in formats.items()}
 
 
 def lazy(module: str, name: str) -> Renderer:
@@ -61,6 +65,13 @@ def lazy(module: str, name: str) -> Renderer:
     return render
 
 
-def renderers(command: str) -> dict[str, Renderer]:
-    """The format -> renderer map of one command (imports nothing until a renderer runs)."""
-    return {fmt: lazy(module, name) for fmt, (module, name) in RENDERERS.get(command, {}).items()}
+def renderer(view: str, fmt: str) -> Renderer | None:
+    """The renderer of `view` in `fmt`, None when that view has no such format (imports nothing
+    until the renderer runs)."""
+    named = RENDERERS.get((view, fmt))
+    return lazy(*named) if named is not None else None
+
+
+def renderers(view: str) -> dict[str, Renderer]:
+    """The format -> renderer map of one view."""
+    return {fmt: lazy(module, name) for (v, fmt), (module, name) in RENDERERS.items() if v == view}

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hotspot.render.tables import shorten, table
-from hotspot.result import JsonObject, Result
+from hotspot.result import Result
+
+if TYPE_CHECKING:
+    from hotspot.sweep.model import EntryRow, ProgressData, StatusData, Summary
 
 
 COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
@@ -22,30 +27,33 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: JsonObject) -> str:
+def duration_text(s: Summary | None) -> str:
     """Discovery's untraced average; else the traced dispatch, marked (tracing slows it)."""
-    if s.get("duration_ns") is not None:
-        return f"{s['duration_ns']:,.0f}"
-    return f"{s['traced_dispatch_ns']:,} (traced)" if s.get("traced_dispatch_ns") is not None else ""
+    if s is None:
+        return ""
+    if s.duration_ns is not None:
+        return f"{s.duration_ns:,.0f}"
+    return f"{s.traced_dispatch_ns:,} (traced)" if s.traced_dispatch_ns is not None else ""
 
 
-def _report_rows(entries: list[JsonObject], width: int) -> list[list[object]]:
-    rows = []
+def _report_rows(entries: list[EntryRow], width: int) -> list[list[object]]:
+    rows: list[list[object]] = []
     for e in entries:
-        s = e.get("summary") or {}
-        top = s.get("top_plan_item") or {}
-        line = s.get("hottest_line") or {}
-        occ_a = s.get("occupancy_achieved")
+        s = e.summary
+        if s is None:
+            rows.append([e.name, e.state] + [""] * (len(REPORT_HEADERS) - 2))
+            continue
+        top, line, occ_a = s.top_plan_item, s.hottest_line, s.occupancy_achieved
         rows.append([
-            e["name"], e["state"], shorten(s.get("kernel") or "", width), s.get("arch") or "",
-            _duration(s),
-            (f"{s.get('occupancy_theoretical')}/{occ_a:.2f}" if occ_a is not None else "") +
-            (f" {s['occupancy_limiter']}" if s.get("occupancy_limiter") else ""),
-            f"{s.get('top_stall_category')} {_pct(s.get('top_stall_share'))}" if s.get("top_stall_category") else "",
-            f"{shorten(str(line.get('file')), 30)}:{line.get('line')}" if line else "",
-            "yes" if s.get("source_collapse") else "",
-            shorten(f"{top.get('id')}", 28) if top else "",
-            f"{s['headroom_pct']:.0f}%" if s.get("headroom_pct") is not None else "",
+            e.name, e.state, shorten(s.kernel or "", width), s.arch or "",
+            duration_text(s),
+            (f"{s.occupancy_theoretical}/{occ_a:.2f}" if occ_a is not None else "") +
+            (f" {s.occupancy_limiter}" if s.occupancy_limiter else ""),
+            f"{s.top_stall_category} {_pct(s.top_stall_share)}" if s.top_stall_category else "",
+            f"{shorten(str(line.file), 30)}:{line.line}" if line else "",
+            "yes" if s.source_collapse else "",
+            shorten(f"{top.id}", 28) if top else "",
+            f"{s.headroom_pct:.0f}%" if s.headroom_pct is not None else "",
         ])
     return rows
 
@@ -54,9 +62,9 @@ REPORT_HEADERS = ["entry", "state", "kernel", "arch", "avg ns", "occ t/a", "top 
                   "collapse", "top plan item", "headroom"]
 
 
-def _failures(entries: list[JsonObject]) -> str:
-    lines = [f"  {e['name']} [{e['state']}]: {e.get('reason') or ''}" + (f" (log: {e['log']})" if e.get("log") else "")
-             for e in entries if e["state"] in ("failed", "empty", "timed-out", "interrupted")]
+def _failures(entries: list[EntryRow]) -> str:
+    lines = [f"  {e.name} [{e.state}]: {e.reason or ''}" + (f" (log: {e.log})" if e.log else "")
+             for e in entries if e.state in ("failed", "empty", "timed-out", "interrupted")]
     return ("\nnot done:\n" + "\n".join(lines)) if lines else ""
 
 
@@ -79,80 +87,78 @@ def _fit_report(rows: list[list[object]], headers: list[str]) -> tuple[str, list
 
 def render_report(result: Result) -> str:
     d = result.data
-    body, hidden = _fit_report(_report_rows(d["entries"], 40), REPORT_HEADERS)
+    body, hidden = _fit_report(_report_rows(d.entries, 40), REPORT_HEADERS)
     note = f"\n(not shown at this width: {', '.join(hidden)}; --format json has every field)" if hidden else ""
-    html = f"\ndashboard: {d['html']}" if d.get("html") else ""
-    return (f"sweep {d['sweep_dir']}: {_counts(d['counts'])} of {d['total']} (sorted by estimated headroom)\n"
-            f"{body}{note}{_failures(d['entries'])}{html}")
+    html = f"\ndashboard: {d.html}" if d.html else ""
+    return (f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total} (sorted by estimated headroom)\n"
+            f"{body}{note}{_failures(d.entries)}{html}")
 
 
 def render_report_markdown(result: Result) -> str:
     d = result.data
-    rows = _report_rows(d["entries"], 60)
-    out = [f"## hotspot sweep: {d['sweep_dir']}", "", f"{_counts(d['counts'])} of {d['total']} entries, "
+    rows = _report_rows(d.entries, 60)
+    out = [f"## hotspot sweep: {d.sweep_dir}", "", f"{_counts(d.counts)} of {d.total} entries, "
            "sorted by estimated headroom.", "", "| " + " | ".join(REPORT_HEADERS) + " |",
            "|" + "---|" * len(REPORT_HEADERS)]
     out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
-    if d.get("html"):
-        out += ["", f"Dashboard: `{d['html']}`"]
+    if d.html:
+        out += ["", f"Dashboard: `{d.html}`"]
     return "\n".join(out)
 
 
-def _progress_table(entries: list[JsonObject]) -> str:
-    rows = [[e["name"], e["state"], e.get("host") or "", "" if e.get("gpu") is None else e["gpu"],
-             "" if e.get("elapsed_s") is None else f"{e['elapsed_s']:.1f}", e["attempts"]] for e in entries]
+def _progress_table(entries: list[EntryRow]) -> str:
+    rows = [[e.name, e.state, e.host or "", "" if e.gpu is None else e.gpu,
+             "" if e.elapsed_s is None else f"{e.elapsed_s:.1f}", e.attempts] for e in entries]
     return table(rows, ["entry", "state", "host", "GPU", "elapsed s", "attempts"])
 
 
-def _next(d: JsonObject) -> str:
-    c = d["counts"]
+def _next(d: ProgressData) -> str:
+    c = d.counts
     if c["pending"] or c["interrupted"]:
-        return f"next: finish it with the same command (hotspot sweep {d['recipes'].get('path')} -o {d['sweep_dir']})"
-    return f"next: hotspot sweep report {d['sweep_dir']} -o dashboard.html"
+        return f"next: finish it with the same command (hotspot sweep {d.recipes.path} -o {d.sweep_dir})"
+    return f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html"
 
 
 def render_sweep(result: Result) -> str:
     d = result.data
-    if d.get("nothing_to_do"):
-        return (f"nothing to do: every entry of {d['sweep_dir']} has run ({_counts(d['counts'])}); nothing "
+    if d.submission and d.nothing_to_do:
+        return (f"nothing to do: every entry of {d.sweep_dir} has run ({_counts(d.counts)}); nothing "
                 f"submitted\n(--retry failed / --only NAME re-queue entries)\n"
-                f"next: hotspot sweep report {d['sweep_dir']} -o dashboard.html")
-    if d.get("slurm"):
-        s = d["slurm"]
-        head = (f"submitted Slurm job {s['job_id']} ({s['nodes']} array task(s), {s.get('cpus_per_task')} CPUs "
-                f"each); script {s['script']}" if s.get("job_id") else
-                f"wrote {s['script']} (not submitted); submit it with: {s['submit']}")
-        return (f"{head}\nsweep dir: {d['sweep_dir']}\nfollow it with: hotspot sweep status {d['sweep_dir']} "
+                f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html")
+    if d.submission and d.slurm:
+        s = d.slurm
+        head = (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
+                f"each); script {s.script}" if s.job_id else
+                f"wrote {s.script} (not submitted); submit it with: {s.submit}")
+        return (f"{head}\nsweep dir: {d.sweep_dir}\nfollow it with: hotspot sweep status {d.sweep_dir} "
                 f"--wait")
-    return (f"{_progress_table(d['entries'])}\n{_failures(d['entries']).lstrip()}\n"
-            f"sweep {d['sweep_dir']}: {_counts(d['counts'])}\n{_next(d)}").replace("\n\n", "\n")
+    return (f"{_progress_table(d.entries)}\n{_failures(d.entries).lstrip()}\n"
+            f"sweep {d.sweep_dir}: {_counts(d.counts)}\n{_next(d)}").replace("\n\n", "\n")
 
 
 def render_sweep_markdown(result: Result) -> str:
     d = result.data
-    return f"## hotspot sweep {d['sweep_dir']}\n\n{_counts(d['counts'])}\n\n```\n{_progress_table(d['entries'])}\n```"
+    return f"## hotspot sweep {d.sweep_dir}\n\n{_counts(d.counts)}\n\n```\n{_progress_table(d.entries)}\n```"
 
 
 def render_status(result: Result) -> str:
-    d = result.data
-    out = [f"sweep {d['sweep_dir']}: {_counts(d['counts'])} of {d['total']}", _progress_table(d["entries"])]
-    if d.get("workers"):
-        out.append(table([[w["id"], w.get("state") or "", ",".join(map(str, w.get("gpus") or [])),
-                           w.get("heartbeat_at") or "",
-                           (w.get("slurm") or {}).get("slurm_array_task_id", "")] for w in d["workers"]],
+    d: StatusData = result.data
+    out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
+    if d.workers:
+        out.append(table([[w.id, w.state or "", ",".join(map(str, w.gpus or [])), w.heartbeat_at or "",
+                           (w.slurm or {}).get("slurm_array_task_id", "")] for w in d.workers],
                          ["worker", "state", "GPUs", "last heartbeat", "array task"]))
-    s = d.get("slurm")
+    s = d.slurm
     if s:
-        if s.get("tasks"):
-            out.append(f"Slurm job {s['job_id']} (from {s.get('source')}):")
-            out.append(table([[t["job_id"], t["state"], "" if t.get("exit_code") is None else t["exit_code"],
-                               t.get("node") or "", t.get("starts") or "", t.get("log") or "",
-                               t.get("reason") or ""] for t in s["tasks"]],
+        if s.tasks:
+            out.append(f"Slurm job {s.job_id} (from {s.source}):")
+            out.append(table([[t.job_id, t.state, "" if t.exit_code is None else t.exit_code, t.node or "",
+                               t.starts or "", t.log or "", t.reason or ""] for t in s.tasks],
                              ["task", "state", "exit", "node", "starts", "log", "reason"]))
         else:
-            out.append(f"Slurm job {s.get('job_id')}: {s.get('source')}")
-    for p in d.get("problems") or []:
-        out.append(f"problem: {p['message']}\n  fix: {p['fix']}")
+            out.append(f"Slurm job {s.job_id}: {s.source}")
+    for p in d.problems:
+        out.append(f"problem: {p.message}\n  fix: {p.fix}")
     return "\n".join(out)
 
 
@@ -162,8 +168,8 @@ def render_status_markdown(result: Result) -> str:
 
 def render_cancel(result: Result) -> str:
     d = result.data
-    return (f"cancelled Slurm job {d['job_id']} of {d['sweep_dir']}: its workers mark running entries "
-            f"interrupted\nnext: {d['next']}")
+    return (f"cancelled Slurm job {d.job_id} of {d.sweep_dir}: its workers mark running entries "
+            f"interrupted\nnext: {d.next}")
 
 
 def render_init(result: Result) -> str:

@@ -25,3 +25,8 @@ def render_export_written(result: Result) -> str:
     return (f"wrote {w.output} ({w.bytes / 1024:,.0f} KB): {w.waves:,} waves on {w.tracks:,} tracks, "
             f"{w.events:,} events, time in {unit}. Open it at https://ui.perfetto.dev (Open trace "
             "file) or chrome://tracing.")
+
+
+def render_streamed(result: Result) -> str:
+    """After `hotspot export perfetto -o -`: the trace itself went to stdout; nothing to add."""
+    return ""

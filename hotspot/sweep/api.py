@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import tempfile
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, UsageError
-from hotspot.result import JsonObject, Result
+from hotspot.outfile import write_new
+from hotspot.result import Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
 from hotspot.sweep.outcome import SweepResult, exit_code
+from hotspot.sweep.model import LocalRun, NothingToDo, Submission, Submitted, WorkerRun
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 
@@ -55,6 +56,17 @@ class SweepOptions:
     cpus_per_task: int | None = None
 
 
+@record
+class Prepared:
+    """What a command did to the sweep before its workers ran."""
+
+    created: bool
+    recipes_diff: dict[str, list[str]] | None  # changed, added, removed entries
+    reclaimed: list[str]
+    requeued: list[str]
+    to_do: int | None = None  # None: a Slurm task's worker (it runs what is left)
+
+
 # ---------------------------------------------------------------------------- options
 def parse_retry(values: tuple[str, ...]) -> tuple[str, ...]:
     states: list[str] = []
@@ -78,8 +90,8 @@ def _find_previous(cwd: Path, recipes: Recipes) -> Path | None:
             doc = mf.read(d)
         except InputError:
             continue
-        if doc["recipes"].get("path") == str(recipes.path):
-            hits.append((doc.get("created_at") or "", d))
+        if doc.recipes.path == str(recipes.path):
+            hits.append((doc.created_at or "", d))
     return max(hits)[1] if hits else None
 
 
@@ -106,21 +118,20 @@ def _new_manifest(sweep_dir: Path, recipes: Recipes, opts: SweepOptions) -> None
         raise InputError(f"{sweep_dir}: exists, is not empty and holds no sweep.json",
                          "give a new or empty --output directory (nothing there is touched)")
     sweep_dir.mkdir(parents=True, exist_ok=True)
-    entries = [mf.new_entry(e.name, e.sha256(), e.to_json()) for e in recipes.entries]
-    doc = mf.new_document({"path": str(recipes.path), "sha256": recipes.sha256, "prelude": recipes.slurm_prelude},
+    entries = [mf.EntryState(e.name, e.sha256(), e.recipe()) for e in recipes.entries]
+    doc = mf.new_document(mf.RecipesRef(str(recipes.path), recipes.sha256, recipes.slurm_prelude),
                           entries, _options(opts))
     with mf.lock(sweep_dir):
         mf.write(sweep_dir, doc)
 
 
-def _options(opts: SweepOptions) -> JsonObject:
-    return {"att_retries": opts.att_retries, "timeout_s": opts.timeout_s, "rocprofv3": opts.rocprofv3,
-            "att_library_path": opts.att_library_path, "only": list(opts.only)}
+def _options(opts: SweepOptions) -> mf.RunOptions:
+    return mf.RunOptions(opts.att_retries, opts.timeout_s, opts.rocprofv3, opts.att_library_path, list(opts.only))
 
 
-def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool, sweep_dir: Path) -> dict[str, list[str]]:
+def _sync_recipes(doc: mf.Manifest, recipes: Recipes, force: bool, sweep_dir: Path) -> dict[str, list[str]]:
     """Compare the manifest with the recipes file; with `force`, re-queue changed entries only."""
-    mine = doc["recipes"].get("path")
+    mine = doc.recipes.path
     if mine and mine != str(recipes.path):
         # --force-recipes would replace the other sweep's entries: never suggest it here.
         raise InputError(f"{sweep_dir}: is the sweep of {mine}, not of {recipes.path}",
@@ -128,15 +139,15 @@ def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool, sweep_dir: Pat
                          f"that sweep: hotspot sweep {mine} -o {sweep_dir}", code="other-recipes",
                          details={"sweep_recipes": mine, "given": str(recipes.path)})
     now = recipes.by_name()
-    have = {e["name"]: e for e in doc["entries"]}
-    changed = [n for n, e in now.items() if n in have and have[n]["recipe_sha256"] != e.sha256()]
+    have = {e.name: e for e in doc.entries}
+    changed = [n for n, e in now.items() if n in have and have[n].recipe_sha256 != e.sha256()]
     added = [n for n in now if n not in have]
     removed = [n for n in have if n not in now]
     diff = {"changed": changed, "added": added, "removed": removed}
     if not (changed or added or removed):
-        doc["recipes"]["sha256"] = recipes.sha256  # comments or tags only
+        doc.recipes.sha256 = recipes.sha256  # comments or tags only
         for n, e in now.items():
-            have[n]["recipe"]["tags"] = list(e.tags)
+            have[n].recipe.tags = list(e.tags)
         return diff
     if not force:
         what = "; ".join(f"{k}: {', '.join(v)}" for k, v in diff.items() if v)
@@ -144,32 +155,32 @@ def _sync_recipes(doc: JsonObject, recipes: Recipes, force: bool, sweep_dir: Pat
                          "rerun with --force-recipes to re-queue just those entries, or start a new sweep "
                          "with --new / another --output", code="recipes-changed", details=diff)
     for n in changed:
-        have[n].update(recipe=now[n].to_json(), recipe_sha256=now[n].sha256())
-        if have[n]["state"] != "running":
+        have[n].recipe, have[n].recipe_sha256 = now[n].recipe(), now[n].sha256()
+        if have[n].state != "running":
             mf.requeue(have[n], "recipe changed (--force-recipes)")
     for n in added:
-        doc["entries"].append(mf.new_entry(n, now[n].sha256(), now[n].to_json()))
-    doc["removed_entries"] += [have[n] for n in removed if have[n]["state"] != "running"]
-    doc["entries"] = [e for e in doc["entries"] if e["name"] in now or e["state"] == "running"]
+        doc.entries.append(mf.EntryState(n, now[n].sha256(), now[n].recipe()))
+    doc.removed_entries += [have[n] for n in removed if have[n].state != "running"]
+    doc.entries = [e for e in doc.entries if e.name in now or e.state == "running"]
     order = {n: i for i, n in enumerate(now)}
-    doc["entries"].sort(key=lambda e: order.get(e["name"], len(order)))
-    doc["recipes"].update(sha256=recipes.sha256, prelude=recipes.slurm_prelude)
+    doc.entries.sort(key=lambda e: order.get(e.name, len(order)))
+    doc.recipes.sha256, doc.recipes.prelude = recipes.sha256, recipes.slurm_prelude
     return diff
 
 
-def resume_interrupted(doc: JsonObject, why: str, only: tuple[str, ...] = ()) -> list[str]:
+def resume_interrupted(doc: mf.Manifest, why: str, only: tuple[str, ...] = ()) -> list[str]:
     """`interrupted` entries were never finished: back to pending (a rerun or a Slurm requeue
     finishes them without being asked)."""
     names = []
-    for e in doc["entries"]:
-        if e["state"] == "interrupted" and (not only or e["name"] in only):
+    for e in doc.entries:
+        if e.state == "interrupted" and (not only or e.name in only):
             mf.requeue(e, why)
-            names.append(e["name"])
+            names.append(e.name)
     return names
 
 
 def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple[str, ...],
-             created: bool) -> JsonObject:
+             created: bool) -> Prepared:
     """Bring an existing or new sweep dir in line with this command (done once, before workers)."""
     if not (sweep_dir / mf.MANIFEST).exists():
         _new_manifest(sweep_dir, recipes, opts)
@@ -177,23 +188,23 @@ def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple
     with mf.locked(sweep_dir) as doc:
         diff = _sync_recipes(doc, recipes, opts.force_recipes, sweep_dir)
         stale = mf.reclaim_stale(doc)
-        names = {e["name"] for e in doc["entries"]}
+        names = {e.name for e in doc.entries}
         unknown = [n for n in opts.only if n not in names]
         if unknown:
             raise UsageError(f"--only {', '.join(unknown)}: no such entry in {recipes.path}",
                              f"entries are: {', '.join(sorted(names))}")
         requeued = resume_interrupted(doc, "resumed: interrupted before it finished", opts.only)
-        for e in doc["entries"]:
-            if e["state"] in retry and (not opts.only or e["name"] in opts.only):
-                mf.requeue(e, f"--retry {e['state']}")
-                requeued.append(e["name"])
-            elif e["name"] in opts.only and e["state"] not in ("pending", "running"):
+        for e in doc.entries:
+            if e.state in retry and (not opts.only or e.name in opts.only):
+                mf.requeue(e, f"--retry {e.state}")
+                requeued.append(e.name)
+            elif e.name in opts.only and e.state not in ("pending", "running"):
                 mf.requeue(e, "--only")
-                requeued.append(e["name"])
-        doc["options"] = _options(opts)
-        return {"created": created, "recipes_diff": diff, "reclaimed": stale, "requeued": requeued,
-                "to_do": sum(1 for e in doc["entries"] if e["state"] in ("pending", "running")
-                             and (not opts.only or e["name"] in opts.only))}
+                requeued.append(e.name)
+        doc.options = _options(opts)
+        return Prepared(created, diff, stale, requeued,
+                        sum(1 for e in doc.entries if e.state in ("pending", "running")
+                            and (not opts.only or e.name in opts.only)))
 
 
 # ---------------------------------------------------------------------------- run
@@ -240,7 +251,7 @@ def _discard(sweep_dir: Path, keep_dir: bool) -> None:
 
     try:
         doc = mf.read(sweep_dir)
-        if any(e["attempts"] for e in doc["entries"]):
+        if any(e.attempts for e in doc.entries):
             return
     except InputError:
         pass
@@ -254,7 +265,7 @@ def _discard(sweep_dir: Path, keep_dir: bool) -> None:
             child.unlink(missing_ok=True)
 
 
-def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: JsonObject, command: str,
+def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: Prepared, command: str,
           scope: str) -> Result:
     """Run a worker; `scope` "sweep" judges the exit code on every entry (of --only), "worker" on
     the entries this worker ran (an array task's code describes that task)."""
@@ -268,17 +279,19 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
             raise UsageError(f"--gpus: {exc}", "this process may only use the GPUs in ROCR_VISIBLE_DEVICES / "
                              "HIP_VISIBLE_DEVICES (e.g. from Slurm --gres); count them from 0") from None
     doc = mf.read(sweep_dir)
-    o = doc.get("options") or {}
-    progress(f"[sweep] {sweep_dir}: {len(doc['entries'])} entries, GPUs {','.join(map(str, gpus))}")
-    worker = Worker(sweep_dir, WorkerOptions(gpus=gpus, only=frozenset(only), att_retries=o.get("att_retries", 2),
-                                             timeout_s=o.get("timeout_s"), rocprofv3=o.get("rocprofv3"),
-                                             att_library_path=o.get("att_library_path")))
+    o = doc.options
+    progress(f"[sweep] {sweep_dir}: {len(doc.entries)} entries, GPUs {','.join(map(str, gpus))}")
+    worker = Worker(sweep_dir, WorkerOptions(gpus=gpus, only=frozenset(only), att_retries=o.att_retries,
+                                             timeout_s=o.timeout_s, rocprofv3=o.rocprofv3,
+                                             att_library_path=o.att_library_path))
     outcome = worker.run()
     doc = mf.read(sweep_dir)
-    data = progress_data(sweep_dir, doc)
-    data.update(worker=outcome.worker, gpus=list(gpus), ran=outcome.finished, **prep)
+    ran = dict(vars(progress_data(sweep_dir, doc)), worker=outcome.worker, gpus=list(gpus), ran=outcome.finished,
+               created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
+               requeued=prep.requeued)
+    data = WorkerRun(**ran) if prep.to_do is None else LocalRun(**ran, to_do=prep.to_do)
     if outcome.interrupted:
-        c = data["counts"]
+        c = data.counts
         err = SweepInterrupted(
             f"interrupted: {describe_counts(c)} in {sweep_dir}",
             f"finish it with the same command (interrupted entries are re-queued): {_resume_hint(doc, sweep_dir)}",
@@ -288,15 +301,15 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: J
         raise err
     result = SweepResult(command, data, [])
     if scope == "worker":
-        result.exit_code = exit_code({r["state"] for r in outcome.finished})
+        result.exit_code = exit_code({r.state for r in outcome.finished})
     else:
-        result.exit_code = exit_code({e["state"] for e in doc["entries"] if not only or e["name"] in only})
-    data["exit_code"] = result.exit_code
+        result.exit_code = exit_code({e.state for e in doc.entries if not only or e.name in only})
+    data.exit_code = result.exit_code
     return result
 
 
-def _resume_hint(doc: JsonObject, sweep_dir: Path) -> str:
-    return f"hotspot sweep {doc['recipes'].get('path')} -o {sweep_dir}"
+def _resume_hint(doc: mf.Manifest, sweep_dir: Path) -> str:
+    return f"hotspot sweep {doc.recipes.path} -o {sweep_dir}"
 
 
 def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> Result:
@@ -313,7 +326,7 @@ def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) ->
     except OSError as exc:
         raise InputError(f"{sweep_dir}: not writable from {host} ({exc.strerror or exc})",
                          "the sweep directory must be on a shared filesystem every node can write") from None
-    only = tuple((mf.read(sweep_dir).get("options") or {}).get("only") or ())
+    only = tuple(mf.read(sweep_dir).options.only)
     gpus = parse_gpus(gpus_spec, rocprofv3)
     requeued: list[str] = []
     reclaimed: list[str] = []
@@ -324,41 +337,41 @@ def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) ->
         with mf.locked(sweep_dir) as doc:
             reclaimed = mf.reclaim_stale(doc) + reclaim_earlier_run(doc)
             requeued = resume_interrupted(doc, f"Slurm requeue (restart {restart})", only)
-    return _work(sweep_dir, gpus, only, {"created": False, "recipes_diff": None, "reclaimed": reclaimed,
-                                         "requeued": requeued}, "sweep", scope="worker")
+    return _work(sweep_dir, gpus, only, Prepared(False, None, reclaimed, requeued), "sweep", scope="worker")
 
 
-def reclaim_earlier_run(doc: JsonObject) -> list[str]:
+def reclaim_earlier_run(doc: mf.Manifest) -> list[str]:
     """Entries still `running` under an earlier run of this same Slurm array task (same array job
     and task id, another worker id): Slurm starts a task again only after the earlier run ended."""
     me = {k: os.environ.get(k.upper()) for k in ("slurm_array_job_id", "slurm_array_task_id")}
     if not all(me.values()):
         return []
     me_id = mf.worker_id()
-    earlier = {wid for wid, w in (doc.get("workers") or {}).items()
-               if wid != me_id and all((w.get("slurm") or {}).get(k) == v for k, v in me.items())}
+    earlier = {wid for wid, w in doc.workers.items()
+               if wid != me_id and all((w.slurm or {}).get(k) == v for k, v in me.items())}
     names = []
-    for e in doc["entries"]:
-        if e["state"] == "running" and e.get("worker") in earlier:
+    for e in doc.entries:
+        if e.state == "running" and e.worker in earlier:
             mf.set_state(e, "interrupted", finished_at=mf.utc_iso(), exit_code=None,
-                         reason=f"its worker {e.get('worker')} (this array task's earlier run) ended without finishing it")
-            names.append(e["name"])
+                         reason=f"its worker {e.worker} (this array task's earlier run) ended without finishing it")
+            names.append(e.name)
     for wid in earlier:
-        if doc["workers"][wid].get("state") == "running":
-            doc["workers"][wid]["state"] = "gone"
+        if doc.workers[wid].state == "running":
+            doc.workers[wid].state = "gone"
     return names
 
 
-def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObject) -> Result:
+def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepared) -> Result:
     from hotspot.sweep import slurm
 
-    if not prep["to_do"]:
+    done = dict(created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
+                requeued=prep.requeued, to_do=prep.to_do)
+    if not prep.to_do:
         with mf.locked(sweep_dir) as doc:
-            data = progress_data(sweep_dir, doc)
-        data.update(slurm=None, nothing_to_do=True, **prep)
+            progress = progress_data(sweep_dir, doc)
+        data = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
         result = SweepResult("sweep", data, [])
-        result.exit_code = exit_code({e["state"] for e in doc["entries"]})
-        data["exit_code"] = result.exit_code
+        result.exit_code = data.exit_code = exit_code({e.state for e in doc.entries})
         return result
     warnings = []
     per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))
@@ -375,14 +388,13 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: JsonObj
     script = slurm.write_script(sweep_dir, text)
     job_id = None if opts.dry_run else slurm.submit(script)
     with mf.locked(sweep_dir) as doc:
-        earlier = doc.get("slurm")
-        doc["slurm"] = {"job_id": job_id, "script": slurm.SCRIPT, "nodes": opts.nodes, "submitted_at":
-                        mf.utc_iso() if job_id else None, "dry_run": opts.dry_run, "cpus_per_task": cpus,
-                        "partition": opts.partition, "earlier": ((earlier or {}).get("earlier") or []) + ([earlier] if earlier else [])}
-        data = progress_data(sweep_dir, doc)
-    data.update(slurm={"job_id": job_id, "script": str(script), "nodes": opts.nodes, "dry_run": opts.dry_run,
-                       "cpus_per_task": cpus, "submit": None if job_id else f"sbatch {script}"},
-                nothing_to_do=False, **prep)
+        earlier = doc.slurm
+        doc.slurm = mf.SlurmJob(job_id, slurm.SCRIPT, opts.nodes, mf.utc_iso() if job_id else None, opts.dry_run, cpus,
+                                opts.partition, (earlier.earlier + [earlier]) if earlier else [])
+        progress = progress_data(sweep_dir, doc)
+    data = Submission(**vars(progress), slurm=Submitted(job_id, str(script), opts.nodes, opts.dry_run, cpus,
+                                                        None if job_id else f"sbatch {script}"),
+                      nothing_to_do=False, **done)
     return SweepResult("sweep", data, warnings)
 
 
@@ -393,36 +405,10 @@ def write_example(path: Path) -> Result:
     if os.path.lexists(path):
         raise InputError(f"{path}: already exists; not overwritten", "give another file name: hotspot sweep --init NEW.yaml",
                          code="exists")
-    parent = path.resolve().parent
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(EXAMPLE.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        try:
-            os.link(tmp, path)  # fails if the name appeared meanwhile: nothing is replaced
-        except FileExistsError:
-            raise InputError(f"{path}: already exists; not overwritten",
-                             "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            if os.path.lexists(path):  # a file system without hard links: check, then rename
-                raise InputError(f"{path}: already exists; not overwritten",
-                                 "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
-            os.replace(tmp, path)
-    except OSError as exc:
-        from hotspot.errors import os_fault
-
-        fault = os_fault(exc, path, "cannot write the example recipes file")
-        if fault is None:
-            raise
-        raise fault from None
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        write_new(path, lambda fh: fh.write(EXAMPLE.encode("utf-8")),
+                  action="cannot write the example recipes file")
+    except FileExistsError:
+        raise InputError(f"{path}: already exists; not overwritten",
+                         "give another file name: hotspot sweep --init NEW.yaml", code="exists") from None
     return Result("sweep init", {"written": str(path.resolve()), "entries": 2}, [])

@@ -11,7 +11,11 @@ import os
 from html import escape
 from pathlib import Path
 
-from hotspot.result import JsonObject
+from hotspot.render.sweep import duration_text
+from hotspot.sweep.model import EntryRow, ReportData, ReportRow, Summary
+
+# An entry without a plan: every column of its summary blank.
+NO_SUMMARY = Summary(None, None, None, None, None, None, None, None, None, None, None, None, None, False, None, None)
 
 COLUMNS = (  # (key, header, numeric)
     ("name", "entry", False), ("state", "state", False), ("kernel", "kernel", False), ("arch", "arch", False),
@@ -76,82 +80,71 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _duration(s: JsonObject) -> str:
-    from hotspot.render.sweep import _duration as text
-
-    return text(s)
-
-
-def _cells(row: JsonObject, base: Path) -> list[tuple[str, str, str]]:
+def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str]]:
     """(sort value, html, css class) per column."""
-    s = row.get("summary") or {}
-    link = row.get("report_html")
-    name = escape(row["name"])
-    if link:
-        href = escape(Path(os.path.relpath(link, base)).as_posix(), quote=True)
+    s = row.summary or NO_SUMMARY
+    name = escape(row.name)
+    if row.report_html:
+        href = escape(Path(os.path.relpath(row.report_html, base)).as_posix(), quote=True)
         name = f'<a href="{href}">{name}</a>'
-    occ_t, occ_a = s.get("occupancy_theoretical"), s.get("occupancy_achieved")
+    occ_t, occ_a = s.occupancy_theoretical, s.occupancy_achieved
     occ = "" if occ_t is None and occ_a is None else f"{occ_t if occ_t is not None else '?'} / " + \
         (f"{occ_a:.2f}" if occ_a is not None else "?")
-    stall = s.get("top_stall_category")
-    line = s.get("hottest_line") or {}
-    top = s.get("top_plan_item") or {}
-    head = s.get("headroom_pct")
+    stall = s.top_stall_category
+    line, top, head = s.hottest_line, s.top_plan_item, s.headroom_pct
     plan = ""
     if top:
         est = ""
-        if top.get("estimate_low_pct") is not None:
-            est = f" ({top['estimate_low_pct']:.0f}–{top['estimate_high_pct']:.0f}%)"
-        plan = f"{escape(str(top.get('priority') or ''))} {escape(str(top.get('title') or top.get('id')))}{escape(est)}"
-    reason = row.get("reason") or ""
-    log = row.get("log")
-    log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(log, base)).as_posix(), quote=True)}">job.log</a>'
-                if log else "")
+        if top.estimate_low_pct is not None:
+            est = f" ({top.estimate_low_pct:.0f}–{top.estimate_high_pct:.0f}%)"
+        plan = f"{escape(str(top.priority or ''))} {escape(str(top.title or top.id))}{escape(est)}"
+    reason = row.reason or ""
+    log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(row.log, base)).as_posix(), quote=True)}">'
+                "job.log</a>" if row.log else "")
     where = ""
-    if row.get("host") and row["state"] != "pending":
-        dev = f" = device {row['device']}" if row.get("device") not in (None, str(row.get("gpu"))) else ""
-        where = f'<div class="muted">{escape(str(row["host"]))} GPU {escape(str(row.get("gpu")))}{escape(dev)}</div>'
-    state = escape(row["state"]) + log_link + where + \
+    if row.host and row.state != "pending":
+        dev = f" = device {row.device}" if row.device not in (None, str(row.gpu)) else ""
+        where = f'<div class="muted">{escape(str(row.host))} GPU {escape(str(row.gpu))}{escape(dev)}</div>'
+    state = escape(row.state) + log_link + where + \
         (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
-    task = row.get("slurm") or {}
-    slurm_txt = f"{task.get('job_id')} {task.get('state')}" + (f" on {task['node']}" if task.get("node") else "") \
-        if task else ""
-    line_txt = f"{line.get('file')}:{line.get('line')} ({_pct(line.get('share'))})" if line else ""
+    task = row.slurm if isinstance(row, ReportRow) else None
+    slurm_txt = f"{task.job_id} {task.state}" + (f" on {task.node}" if task.node else "") if task else ""
+    line_txt = f"{line.file}:{line.line} ({_pct(line.share)})" if line else ""
     return [
-        (row["name"], name, ""),
-        (row["state"], state, ""),
-        (s.get("kernel") or "", escape(s.get("kernel") or ""), "kernel"),
-        (s.get("arch") or "", escape(s.get("arch") or ""), ""),
-        (str(s.get("duration_ns") if s.get("duration_ns") is not None else s.get("traced_dispatch_ns") or ""),
-         escape(_duration(s)), "num"),
+        (row.name, name, ""),
+        (row.state, state, ""),
+        (s.kernel or "", escape(s.kernel or ""), "kernel"),
+        (s.arch or "", escape(s.arch or ""), ""),
+        (str(s.duration_ns if s.duration_ns is not None else s.traced_dispatch_ns or ""),
+         escape(duration_text(s)), "num"),
         ("" if occ_a is None else str(occ_a), escape(occ), "num"),
-        (s.get("occupancy_limiter") or "", escape(s.get("occupancy_limiter") or ""), ""),
-        ("" if s.get("top_stall_share") is None else str(s["top_stall_share"]),
-         escape(f"{stall} {_pct(s.get('top_stall_share'))}" if stall else ""), "num"),
+        (s.occupancy_limiter or "", escape(s.occupancy_limiter or ""), ""),
+        ("" if s.top_stall_share is None else str(s.top_stall_share),
+         escape(f"{stall} {_pct(s.top_stall_share)}" if stall else ""), "num"),
         (line_txt, escape(line_txt), ""),
-        ("yes" if s.get("source_collapse") else "", "yes" if s.get("source_collapse") else "", ""),
+        ("yes" if s.source_collapse else "", "yes" if s.source_collapse else "", ""),
         (plan, plan, ""),
         ("" if head is None else str(head), "" if head is None else f"{head:.0f}%", "num"),
         (slurm_txt, escape(slurm_txt), ""),
     ]
 
 
-def render_dashboard(data: JsonObject, base: Path) -> str:
-    c = data["counts"]
-    title = f"hotspot sweep: {Path(data['recipes'].get('path') or data['sweep_dir']).name}"
+def render_dashboard(data: ReportData, base: Path) -> str:
+    c = data.counts
+    title = f"hotspot sweep: {Path(data.recipes.path or data.sweep_dir).name}"
     counts = "".join(f"<span>{escape(k)}: <b>{v}</b></span>" for k, v in c.items() if v)
     head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}">{escape(h)}</th>' for k, h, num in COLUMNS)
     body = []
-    for row in data["entries"]:
+    for row in data.entries:
         tds = "".join(f'<td data-sort="{escape(v, quote=True)}"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>'
                       f"{h}</td>" for v, h, cls in _cells(row, base))
-        body.append(f'<tr class="state-{escape(row["state"])}" data-name="{escape(row["name"], quote=True)}">{tds}</tr>')
+        body.append(f'<tr class="state-{escape(row.state)}" data-name="{escape(row.name, quote=True)}">{tds}</tr>')
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
             f'script-src \'unsafe-inline\'; img-src data:">'
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{escape(title)}</h1><p class=\"counts\">{counts}</p>"
-            f"<p class=\"muted\">{escape(data['sweep_dir'])} · sorted by estimated headroom (the top plan "
+            f"<p class=\"muted\">{escape(data.sweep_dir)} · sorted by estimated headroom (the top plan "
             f"item's upper estimate); occupancy is theoretical / achieved waves per SIMD; click a header to sort (ascending first), an entry to open its report, job.log for its log.</p>"
             f'<table id="entries">{COLGROUP}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"<script>{SCRIPT}</script></body></html>\n")

@@ -25,8 +25,13 @@ from types import FrameType
 
 import orjson
 
-from hotspot.result import JsonObject
+from dataclasses import field
+
+from hotspot.record import record
+from hotspot.result import JsonObject, from_plain
+from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
+from hotspot.sweep.summary import Summary
 
 RESULT = "result.json"
 SPEC = "job.json"
@@ -37,6 +42,45 @@ WIDE_SE_MASK = 0xF
 WIDER_SE_MASK = 0xFF
 EMPTY_REMEDIES = ("use a larger grid or more waves, set att.target_cu / att.shader_engine_mask in the "
                   "recipe to a CU that runs the kernel, check kernel and iterations match a real dispatch")
+
+
+@record
+class JobSpec:
+    """`job.json`: what the sweep asks of one attempt (written by the scheduler)."""
+
+    entry: Recipe
+    sweep_dir: str
+    attempt_dir: str
+    att_retries: int
+    rocprofv3: str | None
+    att_library_path: str | None
+    parent_pid: int
+
+
+@record(frozen=False)
+class JobOutcome:
+    """`result.json`: how the attempt ended (read by the scheduler when the job's group exited)."""
+
+    state: str
+    exit_code: int | None
+    code: str | None
+    reason: str | None
+    att_attempts: list[FailedAttempt | AttAttempt] = field(default_factory=list)
+    run_dir: str | None = None
+    kernel: JsonObject | None = None
+    summary: Summary | None = None
+    plan_json: str | None = None
+    report_html: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_spec(path: Path) -> JobSpec:
+    return from_plain(JobSpec, orjson.loads(path.read_bytes()), source=path, hint="a job.json the sweep wrote")
+
+
+def read_outcome(path: Path) -> JobOutcome:
+    return from_plain(JobOutcome, orjson.loads(path.read_bytes()), source=path,
+                      hint="a result.json the sweep's job wrote")
 
 
 def att_variants(entry: Entry, retries: int) -> list[tuple[int, int]]:
@@ -72,7 +116,7 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
     os.killpg(0, signal.SIGKILL)  # the whole entry: us, rocprofv3, the application
 
 
-def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JsonObject,
+def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JobSpec,
                      kernel: str | None, iterations: str | None):
     from hotspot.collect.api import CollectOptions
     from hotspot.collect.jobs import AttSettings
@@ -80,35 +124,33 @@ def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JsonObje
     return CollectOptions(
         command=entry.cmd, cwd=Path(entry.cwd), output=out, kernel=kernel, iterations=iterations,
         att=AttSettings(target_cu=cu, se_mask=mask, simd_select=entry.simd_select, buffer_size=entry.buffer_size),
-        env=entry.env, pmc=entry.pmc, analyze=False, rocprofv3=spec.get("rocprofv3"),
-        att_library_path=spec.get("att_library_path"))
+        env=entry.env, pmc=entry.pmc, analyze=False, rocprofv3=spec.rocprofv3,
+        att_library_path=spec.att_library_path)
 
 
-def run_entry(spec: JsonObject) -> JsonObject:
+def run_entry(spec: JobSpec) -> JobOutcome:
     from hotspot.collect.api import CollectInterrupted, collect
     from hotspot.errors import EmptyTraceError, HotspotError
 
-    entry = Entry.from_json(spec["entry"])
-    attempt_dir = Path(spec["attempt_dir"])
+    entry = Entry.from_recipe(spec.entry)
+    attempt_dir = Path(spec.attempt_dir)
     say = lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())  # noqa: E731 - the job log
-    attempts: list[JsonObject] = []
+    attempts: list[AttAttempt] = []
     kernel, iterations = entry.kernel, entry.iterations
     collected = None
-    variants = att_variants(entry, int(spec.get("att_retries", 0)))
+    variants = att_variants(entry, spec.att_retries)
     for n, (cu, mask) in enumerate(variants):
         out = attempt_dir / ("collect" if n == 0 else f"collect-retry{n}")
-        rec = {"target_cu": cu, "shader_engine_mask": hex(mask), "run_dir": str(out.relative_to(spec["sweep_dir"]))}
-        attempts.append(rec)
+        where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
             collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
-            rec["outcome"] = "ok"
+            attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
-            rec.update(outcome=err.code, message=err.message)
+            attempts.append(FailedAttempt(*where, err.code, err.message))
             if err.code != "empty-trace":  # no kernel launched at all: another CU will not help
-                return {"state": "failed", "exit_code": err.exit_code, "code": err.code, "reason": err.message,
-                        "att_attempts": attempts, "run_dir": rec["run_dir"]}
+                return JobOutcome("failed", err.exit_code, err.code, err.message, attempts, where[2])
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
@@ -116,65 +158,62 @@ def run_entry(spec: JsonObject) -> JsonObject:
                 kernel = kernel or (doc.get("kernel") or {}).get("regex")
                 iterations = iterations or (doc.get("iterations") or {}).get("range")
         except CollectInterrupted as err:
-            rec.update(outcome="interrupted", message=err.message)
-            return {"state": "interrupted", "exit_code": 130, "code": "interrupted", "reason": err.message,
-                    "att_attempts": attempts, "run_dir": rec["run_dir"]}
+            attempts.append(FailedAttempt(*where, "interrupted", err.message))
+            return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
         except HotspotError as err:
-            rec.update(outcome=err.code, message=err.message)
+            attempts.append(FailedAttempt(*where, err.code, err.message))
             state = "timed-out" if err.code == "timeout" else "failed"
-            return {"state": state, "exit_code": err.exit_code, "code": err.code,
-                    "reason": err.message + (f" (next: {err.hint})" if err.hint else ""),
-                    "att_attempts": attempts, "run_dir": rec["run_dir"]}
+            return JobOutcome(state, err.exit_code, err.code,
+                              err.message + (f" (next: {err.hint})" if err.hint else ""), attempts, where[2])
     if collected is None:
-        tried = ", ".join(f"CU {a['target_cu']}/SE mask {a['shader_engine_mask']}" for a in attempts)
-        return {"state": "empty", "exit_code": 4, "code": "empty-trace",
-                "reason": f"no wave reached the traced CU in {len(attempts)} capture(s) ({tried}); "
-                          f"remedies: {EMPTY_REMEDIES}", "att_attempts": attempts, "run_dir": attempts[-1]["run_dir"]}
+        tried = ", ".join(f"CU {a.target_cu}/SE mask {a.shader_engine_mask}" for a in attempts)
+        return JobOutcome("empty", 4, "empty-trace",
+                          f"no wave reached the traced CU in {len(attempts)} capture(s) ({tried}); "
+                          f"remedies: {EMPTY_REMEDIES}", attempts, attempts[-1].run_dir)
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: JsonObject, collected: JsonObject, attempts: list[JsonObject], say) -> JsonObject:
-    from hotspot.att.analyze import AnalyzeOptions
+def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt], say) -> JobOutcome:
+    from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
-    from hotspot.plan.api import analyze_with_plan
+    from hotspot.plan.analyze import analyze
     from hotspot.sweep.summary import summarize, traced_dispatch_ns
 
-    sweep_dir = Path(spec["sweep_dir"])
-    attempt_dir = Path(spec["attempt_dir"])
+    sweep_dir = Path(spec.sweep_dir)
+    attempt_dir = Path(spec.attempt_dir)
     run_dir = Path(collected["run_dir"])
     rel = lambda p: str(Path(p).relative_to(sweep_dir))  # noqa: E731
-    result: JsonObject = {"state": "done", "exit_code": 0, "code": None, "reason": None,
-                              "att_attempts": attempts, "run_dir": rel(run_dir), "kernel": collected.get("kernel"),
-                              "summary": None, "plan_json": None, "report_html": None, "warnings": []}
+    kernel = collected.get("kernel")
+    result = JobOutcome("done", 0, None, None, attempts, rel(run_dir), kernel)
     dispatch = Path(collected["chosen_dispatch"]["path"])
     say(f"[sweep] analyze --plan {dispatch}")
     try:
-        planned = analyze_with_plan(dispatch, AnalyzeOptions(jobs=1))
+        planned = analyze(dispatch, AnalyzeOptions(jobs=1, plan=PLAN_ATTACHED))
     except HotspotError as err:
-        result.update(state="failed", exit_code=err.exit_code, code=err.code,
-                      reason=f"analysis of {dispatch.name} failed: {err.message}")
+        result.state, result.exit_code, result.code = "failed", err.exit_code, err.code
+        result.reason = f"analysis of {dispatch.name} failed: {err.message}"
         return result
     (attempt_dir / PLAN).write_bytes(planned.to_json())
-    result["plan_json"] = rel(attempt_dir / PLAN)
-    data = orjson.loads(planned.to_json())["data"]
+    result.plan_json = rel(attempt_dir / PLAN)
+    analysis = planned.data
     traced = traced_dispatch_ns(run_dir / "att", collected["chosen_dispatch"].get("dispatch_id"))
-    result["summary"] = summarize(data, collected.get("kernel"), traced)
-    result["summary"]["dispatch"] = rel(dispatch)  # the manifest holds paths relative to the sweep dir
-    result["warnings"] += list(planned.warnings)
+    # the manifest holds paths relative to the sweep dir
+    result.summary = summarize(analysis, analysis.plan or [], kernel, rel(dispatch), traced)
+    result.warnings += list(planned.warnings)
     try:
         from hotspot.export.report_file import write_report
 
         write_report(dispatch, str(attempt_dir / REPORT), False)
-        result["report_html"] = rel(attempt_dir / REPORT)
+        result.report_html = rel(attempt_dir / REPORT)
     except HotspotError as err:  # the summary stands; say why there is no page
-        result["warnings"].append(f"report: {err.message}")
+        result.warnings.append(f"report: {err.message}")
     return result
 
 
 def main(argv: list[str]) -> int:
     spec_path = Path(argv[0])
-    spec = orjson.loads(spec_path.read_bytes())
-    _pin_to_parent(int(spec["parent_pid"]))
+    spec = read_spec(spec_path)
+    _pin_to_parent(spec.parent_pid)
     signal.signal(signal.SIGTERM, _on_sigterm)
     from hotspot.collect import process
 
@@ -185,17 +224,18 @@ def main(argv: list[str]) -> int:
     try:
         result = run_entry(spec)
     except KeyboardInterrupt:
-        result = {"state": "interrupted", "exit_code": 130, "code": "interrupted", "reason": "interrupted"}
+        result = JobOutcome("interrupted", 130, "interrupted", "interrupted")
     except Exception as exc:  # noqa: BLE001 - a bug in one entry must not lose the sweep's record of it
         import traceback
 
         traceback.print_exc()
-        result = {"state": "failed", "exit_code": 1, "code": "internal-error",
-                  "reason": f"internal error: {type(exc).__name__}: {exc} (traceback in the log)"}
-    tmp = spec_path.with_name(RESULT + ".tmp")
-    tmp.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
-    os.replace(tmp, spec_path.with_name(RESULT))
-    return int(result.get("exit_code") or 0)
+        result = JobOutcome("failed", 1, "internal-error",
+                            f"internal error: {type(exc).__name__}: {exc} (traceback in the log)")
+    from hotspot.outfile import write_atomically
+
+    data = orjson.dumps(result, option=orjson.OPT_INDENT_2)
+    write_atomically(spec_path.with_name(RESULT), lambda fh: fh.write(data))
+    return int(result.exit_code or 0)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ from typing import Iterator
 import orjson
 
 from hotspot.errors import InputError
-from hotspot.result import JsonObject, JsonValue
+from hotspot.outfile import write_atomically
+from hotspot.result import from_plain
+from hotspot.sweep.model import (  # noqa: F401  (the manifest's records, named here for its readers)
+    AttSettings, EntryState, LateResult, Manifest, Recipe, RecipesRef, Requeued, RunOptions, SlurmJob, WorkerInfo)
 
 MANIFEST = "sweep.json"
 LOCK = "sweep.lock"
@@ -53,15 +56,6 @@ def hostname() -> str:
 
 def worker_id(pid: int | None = None) -> str:
     return f"{hostname()}:{pid or os.getpid()}"
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{hostname()}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_regular(path: Path, limit: int) -> bytes:
@@ -95,7 +89,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read(sweep_dir: Path) -> JsonObject:
+def read(sweep_dir: Path) -> Manifest:
     """The manifest as it is now (no lock: the rename makes every read see a whole document)."""
     path = Path(sweep_dir) / MANIFEST
     try:
@@ -109,12 +103,15 @@ def read(sweep_dir: Path) -> JsonObject:
     if not isinstance(doc, dict) or doc.get("kind") != KIND or not isinstance(doc.get("entries"), list):
         raise InputError(f"{path}: not a hotspot sweep manifest (field 'kind' is not {KIND!r})",
                          "give the directory `hotspot sweep` created")
-    return doc
+    return from_plain(Manifest, doc, source=path,
+                      hint="restore it from the workers' logs or start a new sweep with --output")
 
 
-def write(sweep_dir: Path, doc: JsonObject) -> None:
-    doc["updated_at"] = utc_iso()
-    _write_atomically(Path(sweep_dir) / MANIFEST, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+def write(sweep_dir: Path, doc: Manifest) -> None:
+    doc.updated_at = utc_iso()
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+    write_atomically(Path(sweep_dir) / MANIFEST, lambda fh: fh.write(data), durable=True,
+                     action="cannot write the sweep manifest")
 
 
 @contextmanager
@@ -131,7 +128,7 @@ def lock(sweep_dir: Path) -> Iterator[None]:
 
 
 @contextmanager
-def locked(sweep_dir: Path) -> Iterator[JsonObject]:
+def locked(sweep_dir: Path) -> Iterator[Manifest]:
     """Read the manifest under the lock, let the caller change it, write it back atomically."""
     with lock(sweep_dir):
         doc = read(sweep_dir)
@@ -139,34 +136,27 @@ def locked(sweep_dir: Path) -> Iterator[JsonObject]:
         write(sweep_dir, doc)
 
 
-def new_document(recipes: JsonObject, entries: list[JsonObject], options: JsonObject) -> JsonObject:
+def new_document(recipes: RecipesRef, entries: list[EntryState], options: RunOptions) -> Manifest:
     now = utc_iso()
-    return {"schema_version": MANIFEST_VERSION, "kind": KIND, "created_at": now, "updated_at": now,
-            "recipes": recipes, "options": options, "slurm": None, "workers": {}, "entries": entries,
-            "removed_entries": []}
+    return Manifest(MANIFEST_VERSION, KIND, now, now, recipes, options, None, {}, entries, [])
 
 
-def new_entry(name: str, sha: str, recipe: JsonObject) -> JsonObject:
-    return {"name": name, "recipe_sha256": sha, "recipe": recipe, "state": "pending", "attempts": 0,
-            "host": None, "gpu": None, "device": None, "pid": None, "worker": None, "started_at": None,
-            "finished_at": None, "elapsed_s": None, "exit_code": None, "reason": None, "log": None,
-            "run_dir": None, "report_html": None, "plan_json": None, "kernel": None, "summary": None,
-            "att_attempts": [], "warnings": [], "history": []}
-
-
-def set_state(entry: JsonObject, state: str, **fields: JsonValue) -> None:
+def set_state(entry: EntryState, state: str, **fields: object) -> None:
     assert state in STATES, state
-    entry["state"] = state
-    entry.update(fields)
+    entry.state = state
+    for name, value in fields.items():
+        if not hasattr(entry, name):
+            raise AttributeError(f"EntryState has no field {name!r}")
+        setattr(entry, name, value)
 
 
-def requeue(entry: JsonObject, why: str) -> None:
+def requeue(entry: EntryState, why: str) -> None:
     """Back to pending; the previous outcome stays in `history`."""
-    if entry["state"] != "pending":
-        keep = ("state", "attempts", "host", "gpu", "started_at", "finished_at", "exit_code", "reason", "log",
-                "run_dir", "plan_json", "report_html")
-        entry["history"].append({k: entry.get(k) for k in keep} | {
-            "dispatch": (entry.get("summary") or {}).get("dispatch"), "requeued": why, "at": utc_iso()})
+    if entry.state != "pending":
+        e = entry
+        entry.history.append(Requeued(
+            e.state, e.attempts, e.host, e.gpu, e.started_at, e.finished_at, e.exit_code, e.reason, e.log,
+            e.run_dir, e.plan_json, e.report_html, e.summary.dispatch if e.summary else None, why, utc_iso()))
     set_state(entry, "pending", host=None, gpu=None, device=None, pid=None, worker=None, started_at=None,
               finished_at=None, elapsed_s=None, exit_code=None, reason=None, log=None, run_dir=None,
               report_html=None, plan_json=None, kernel=None, summary=None, att_attempts=[], warnings=[])
@@ -187,36 +177,37 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def worker_gone(doc: JsonObject, wid: str | None, now: float | None = None) -> bool:
+def worker_gone(doc: Manifest, wid: str | None, now: float | None = None) -> bool:
     """Same host: its pid is dead. Another host: its heartbeat is older than STALE_S."""
     if not wid:
         return True
     host, _, pid = wid.rpartition(":")
     if host == hostname() and pid.isdigit():
         return not pid_alive(int(pid))
-    beat = (doc.get("workers") or {}).get(wid, {}).get("heartbeat_unix")
+    w = doc.workers.get(wid)
+    beat = w.heartbeat_unix if w else None
     return beat is None or (now or time.time()) - beat > STALE_S
 
 
-def reclaim_stale(doc: JsonObject) -> list[str]:
+def reclaim_stale(doc: Manifest) -> list[str]:
     """Entries `running` under a worker that is gone become `interrupted` (a rerun or a Slurm
     requeue re-queues them). Returns their names."""
     names = []
     now = time.time()
-    for e in doc["entries"]:
-        if e["state"] == "running" and worker_gone(doc, e.get("worker"), now):
+    for e in doc.entries:
+        if e.state == "running" and worker_gone(doc, e.worker, now):
             set_state(e, "interrupted", finished_at=utc_iso(), exit_code=None,
-                      reason=f"its worker {e.get('worker')} stopped without finishing it (killed, node lost)")
-            names.append(e["name"])
-    for wid, w in (doc.get("workers") or {}).items():
-        if w.get("state") == "running" and worker_gone(doc, wid, now):
-            w["state"] = "gone"
+                      reason=f"its worker {e.worker} stopped without finishing it (killed, node lost)")
+            names.append(e.name)
+    for wid, w in doc.workers.items():
+        if w.state == "running" and worker_gone(doc, wid, now):
+            w.state = "gone"
     return names
 
 
-def counts(doc: JsonObject) -> dict[str, int]:
+def counts(doc: Manifest) -> dict[str, int]:
     out = {s: 0 for s in STATES}
-    for e in doc["entries"]:
-        out[e["state"]] = out.get(e["state"], 0) + 1
+    for e in doc.entries:
+        out[e.state] = out.get(e.state, 0) + 1
     return out
 

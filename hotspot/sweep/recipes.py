@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+from dataclasses import asdict
 from pathlib import Path
 
 import orjson
@@ -18,11 +19,15 @@ import orjson
 from hotspot.errors import InputError
 from hotspot.result import JsonObject
 from hotspot.record import record
+from hotspot.sweep.manifest import read_regular
+from hotspot.sweep.model import AttSettings, Recipe
 
 ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
 DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
 TOP_FIELDS = ("defaults", "entries", "slurm")
+# What a field is when neither the entry nor `defaults` gives it (the others are then None).
+FIELD_DEFAULTS = {"cwd": ".", "env": {}, "pmc": [], "att": {}, "tags": []}
 # The sweep pins every entry to its GPU through these; a recipe must not override them.
 # A week: longer than any job's time limit; nan and inf are not a timeout.
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
@@ -74,25 +79,23 @@ class Entry:
     timeout_s: float | None = None
     tags: tuple[str, ...] = ()
 
-    def to_json(self) -> JsonObject:
-        return {"name": self.name, "cmd": list(self.cmd), "cwd": self.cwd, "env": dict(self.env),
-                "kernel": self.kernel, "iterations": self.iterations, "pmc": list(self.pmc),
-                "att": {"target_cu": self.target_cu, "shader_engine_mask": self.shader_engine_mask,
-                        "simd_select": self.simd_select, "buffer_size": self.buffer_size},
-                "timeout_s": self.timeout_s, "tags": list(self.tags)}
+    def recipe(self) -> Recipe:
+        """The entry as the manifest and the job spec hold it."""
+        return Recipe(self.name, list(self.cmd), self.cwd, dict(self.env), self.kernel, self.iterations,
+                      list(self.pmc), AttSettings(self.target_cu, self.shader_engine_mask, self.simd_select,
+                                                  self.buffer_size), self.timeout_s, list(self.tags))
 
     @classmethod
-    def from_json(cls, d: JsonObject) -> "Entry":
-        att = d.get("att") or {}
-        return cls(name=d["name"], cmd=tuple(d["cmd"]), cwd=d["cwd"], env=tuple(sorted(d["env"].items())),
-                   kernel=d.get("kernel"), iterations=d.get("iterations"), pmc=tuple(d.get("pmc") or ()),
-                   target_cu=att.get("target_cu", 1), shader_engine_mask=att.get("shader_engine_mask", 1),
-                   simd_select=att.get("simd_select", 0xF), buffer_size=att.get("buffer_size", 0x10000000),
-                   timeout_s=d.get("timeout_s"), tags=tuple(d.get("tags") or ()))
+    def from_recipe(cls, r: Recipe) -> "Entry":
+        a = r.att
+        return cls(name=r.name, cmd=tuple(r.cmd), cwd=r.cwd, env=tuple(sorted(r.env.items())), kernel=r.kernel,
+                   iterations=r.iterations, pmc=tuple(r.pmc), target_cu=a.target_cu,
+                   shader_engine_mask=a.shader_engine_mask, simd_select=a.simd_select, buffer_size=a.buffer_size,
+                   timeout_s=r.timeout_s, tags=tuple(r.tags))
 
     def sha256(self) -> str:
         """What the entry asks for; a changed hash means a changed recipe (tags excluded: they label)."""
-        data = self.to_json()
+        data = asdict(self.recipe())
         data.pop("tags")
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -162,11 +165,12 @@ class _Checker:
 
 def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker,
            required: bool = True) -> Entry | None:
-    merged = {**defaults, **raw}
-    if isinstance(defaults.get("env"), dict) and isinstance(raw.get("env"), dict):
-        merged["env"] = {**defaults["env"], **raw["env"]}
-    if isinstance(defaults.get("att"), dict) and isinstance(raw.get("att"), dict):
-        merged["att"] = {**defaults["att"], **raw["att"]}
+    given = {**defaults, **raw}
+    for key in ("env", "att"):  # maps merge, the entry's own keys winning
+        if isinstance(defaults.get(key), dict) and isinstance(raw.get(key), dict):
+            given[key] = {**defaults[key], **raw[key]}
+    # every field once, as given or its default: the checks below read this, never `raw` again
+    merged = {f: given[f] if f in given else FIELD_DEFAULTS.get(f) for f in ENTRY_FIELDS}
     ok = True
 
     def bad(field: str, problem: str, fix: str | None = None) -> None:
@@ -177,10 +181,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     for key in raw:
         if key not in ENTRY_FIELDS:
             bad(str(key), "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
-    name = merged.get("name")
+    name = merged["name"]
     if required and (not isinstance(name, str) or not NAME_RE.fullmatch(name)):
         bad("name", "missing" if name is None else f"{_short(name)} is not file-name safe")
-    cmd_raw = merged.get("cmd")
+    cmd_raw = merged["cmd"]
     cmd: tuple[str, ...] = ()
     if isinstance(cmd_raw, str):
         try:
@@ -195,7 +199,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     if not cmd and (cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())
                     or (cmd_raw is None and required)):
         bad("cmd", "missing or empty")
-    cwd_raw = merged.get("cwd", ".")
+    cwd_raw = merged["cwd"]
     cwd = base
     if not isinstance(cwd_raw, str):
         bad("cwd", f"is a {type(cwd_raw).__name__}")
@@ -204,7 +208,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         if not cwd.is_dir():
             bad("cwd", f"{cwd} is not a directory", "create it, or fix the path")
     env: dict[str, str] = {}
-    env_raw = merged.get("env", {})
+    env_raw = merged["env"]
     if not isinstance(env_raw, dict):
         bad("env", f"is a {type(env_raw).__name__}")
     else:
@@ -218,7 +222,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 bad(f"env.{k}", "must be a scalar value", FIELD_FIX["env"])
             else:
                 env[k] = str(v).lower() if isinstance(v, bool) else str(v)
-    kernel = merged.get("kernel")
+    kernel = merged["kernel"]
     if kernel is not None:
         if not isinstance(kernel, str):
             bad("kernel", f"is a {type(kernel).__name__}")
@@ -227,7 +231,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 re.compile(kernel)
             except re.error as exc:
                 bad("kernel", f"{kernel!r} is not a valid regex: {exc}")
-    iterations = merged.get("iterations")
+    iterations = merged["iterations"]
     if iterations is not None:
         from hotspot.collect.iterations import parse_spec
 
@@ -236,7 +240,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             parse_spec(iterations)
         except Exception as exc:  # UsageError with its own wording
             bad("iterations", getattr(exc, "message", str(exc)))
-    pmc_raw = merged.get("pmc", [])
+    pmc_raw = merged["pmc"]
     pmc: tuple[str, ...] = ()
     if isinstance(pmc_raw, str):
         pmc = tuple(p for p in re.split(r"[,\s]+", pmc_raw) if p)
@@ -245,7 +249,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     else:
         bad("pmc", f"is a {type(pmc_raw).__name__} of mixed items")
     limits = att_limits()
-    att_raw = merged.get("att", {})
+    att_raw = merged["att"]
     att = {"target_cu": 1, "shader_engine_mask": 0x1, "simd_select": 0xF, "buffer_size": 0x10000000}
     if not isinstance(att_raw, dict):
         bad("att", f"is a {type(att_raw).__name__}")
@@ -264,10 +268,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             elif att[k] > limits[k]:
                 bad(f"att.{k}", f"{_short(v)} is above {limits[k]:#x}" if k != "target_cu" else
                     f"{_short(v)} is not a CU id (0 to {limits[k]})")
-    timeout = merged.get("timeout_s")
+    timeout = merged["timeout_s"]
     if timeout is not None and not valid_timeout(timeout):
         bad("timeout_s", f"{_short(timeout)} is not a positive number of seconds (at most {MAX_TIMEOUT_S:g})")
-    tags_raw = merged.get("tags", [])
+    tags_raw = merged["tags"]
     if not isinstance(tags_raw, list) or not all(isinstance(t, (str, int)) for t in tags_raw):
         bad("tags", "must be a list of strings")
         tags_raw = []
@@ -283,8 +287,6 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
 def load_recipes(path: Path) -> Recipes:
     """Parse and validate; raise InputError (exit 3) listing every problem in the file."""
     import yaml
-
-    from hotspot.sweep.manifest import read_regular
 
     path = Path(path)
     try:

@@ -32,10 +32,11 @@ import orjson
 
 from hotspot.diagnostics import QUIET
 from hotspot.collect import process
-from hotspot.result import JsonObject
+from hotspot.errors import InputError
 from hotspot.sweep import manifest as mf
+from hotspot.sweep.model import Finished
 from hotspot.render.sweep import describe_counts
-from hotspot.sweep.job import RESULT, SPEC
+from hotspot.sweep.job import RESULT, SPEC, JobOutcome, JobSpec, read_outcome
 from hotspot.record import record
 
 POLL_S = 0.05
@@ -73,7 +74,7 @@ class Job:
 @record(frozen=False)
 class WorkerOutcome:
     worker: str
-    finished: list[JsonObject] = field(default_factory=list)  # entries this worker completed
+    finished: list[Finished] = field(default_factory=list)  # entries this worker completed
     interrupted: bool = False
     gpus: tuple[int, ...] = ()
     signum: int | None = None  # the first signal (SIGINT, SIGTERM, SIGHUP): exit 128 + it
@@ -160,7 +161,7 @@ class Worker:
         sys.stderr.write(("\r\x1b[K" if self.tty else "") + line + "\n")
         sys.stderr.flush()
 
-    def _status(self, doc: JsonObject) -> None:
+    def _status(self, doc: mf.Manifest) -> None:
         if QUIET["on"]:
             return  # --quiet: no progress; entry results and errors still print
         c = mf.counts(doc)
@@ -202,28 +203,28 @@ class Worker:
         _killpg(job.proc.pid, sig)
 
     # ------------------------------------------------------------------ manifest
-    def _beat(self, doc: JsonObject, state: str = "running") -> None:
-        w = doc.setdefault("workers", {}).setdefault(self.id, {
-            "host": mf.hostname(), "pid": os.getpid(), "gpus": list(self.opts.gpus), "started_at": mf.utc_iso(),
-            "slurm": _slurm_env()})
-        w.update(state=state, heartbeat_at=mf.utc_iso(), heartbeat_unix=time.time())
+    def _beat(self, doc: mf.Manifest, state: str = "running") -> None:
+        w = doc.workers.get(self.id)
+        if w is None:
+            w = doc.workers[self.id] = mf.WorkerInfo(mf.hostname(), os.getpid(), list(self.opts.gpus), mf.utc_iso(),
+                                                     _slurm_env())
+        w.state, w.heartbeat_at, w.heartbeat_unix = state, mf.utc_iso(), time.time()
         self.last_beat = time.monotonic()
 
-    def _launch(self, doc: JsonObject, gpu: int, lock_fd: int) -> Job | None:
+    def _launch(self, doc: mf.Manifest, gpu: int, lock_fd: int) -> Job | None:
         """Claim the next pending entry (we hold the manifest lock) and start its job on `gpu`."""
-        entry = next((e for e in doc["entries"] if e["state"] == "pending"
-                      and (not self.opts.only or e["name"] in self.opts.only)), None)
+        entry = next((e for e in doc.entries if e.state == "pending"
+                      and (not self.opts.only or e.name in self.opts.only)), None)
         if entry is None:
             return None
-        entry["attempts"] += 1
-        attempt_dir = self.dir / ENTRIES / entry["name"] / f"attempt-{entry['attempts']}"
+        entry.attempts += 1
+        attempt_dir = self.dir / ENTRIES / entry.name / f"attempt-{entry.attempts}"
         while attempt_dir.exists():  # an attempt dir left by a worker killed mid-claim: never reuse it
-            entry["attempts"] += 1
-            attempt_dir = self.dir / ENTRIES / entry["name"] / f"attempt-{entry['attempts']}"
+            entry.attempts += 1
+            attempt_dir = self.dir / ENTRIES / entry.name / f"attempt-{entry.attempts}"
         attempt_dir.mkdir(parents=True)
-        spec = {"entry": entry["recipe"], "sweep_dir": str(self.dir), "attempt_dir": str(attempt_dir),
-                "att_retries": self.opts.att_retries, "rocprofv3": self.opts.rocprofv3,
-                "att_library_path": self.opts.att_library_path, "parent_pid": os.getpid()}
+        spec = JobSpec(entry.recipe, str(self.dir), str(attempt_dir), self.opts.att_retries, self.opts.rocprofv3,
+                       self.opts.att_library_path, os.getpid())
         (attempt_dir / SPEC).write_bytes(orjson.dumps(spec, option=orjson.OPT_INDENT_2))
         env = pin_env(dict(os.environ), gpu)
         log = attempt_dir / "job.log"
@@ -231,57 +232,56 @@ class Worker:
             with log.open("wb") as fh:
                 proc = subprocess.Popen([sys.executable, "-m", "hotspot.sweep.job", str(attempt_dir / SPEC)],
                                         stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env,
-                                        cwd=entry["recipe"]["cwd"], start_new_session=True)
+                                        cwd=entry.recipe.cwd, start_new_session=True)
         except OSError as exc:  # e.g. its cwd vanished: this entry fails, the sweep goes on
             mf.set_state(entry, "failed", host=mf.hostname(), gpu=gpu, worker=self.id, started_at=mf.utc_iso(),
                          finished_at=mf.utc_iso(), exit_code=None, log=str(log.relative_to(self.dir)),
-                         reason=f"cannot start the entry's job: {exc} (check its cwd {entry['recipe']['cwd']})")
-            self._say(f"[sweep] failed {entry['name']}: {entry['reason']}")
-            self.outcome.finished.append({"name": entry["name"], "state": "failed", "gpu": gpu, "elapsed_s": 0.0})
+                         reason=f"cannot start the entry's job: {exc} (check its cwd {entry.recipe.cwd})")
+            self._say(f"[sweep] failed {entry.name}: {entry.reason}")
+            self.outcome.finished.append(Finished(entry.name, "failed", gpu, 0.0))
             return self._launch(doc, gpu, lock_fd)
-        timeout = entry["recipe"].get("timeout_s") or self.opts.timeout_s
+        timeout = entry.recipe.timeout_s or self.opts.timeout_s
         mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
                      pid=proc.pid, worker=self.id,
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
                      log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, plan_json=None,
                      kernel=None, summary=None, att_attempts=[], warnings=[])
         dev = "" if env["ROCR_VISIBLE_DEVICES"] == str(gpu) else f" = device {env['ROCR_VISIBLE_DEVICES']}"
-        self._say(f"[sweep] start {entry['name']} on GPU {gpu}{dev} (pid {proc.pid}, attempt {entry['attempts']})")
-        return Job(entry["name"], gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
+        self._say(f"[sweep] start {entry.name} on GPU {gpu}{dev} (pid {proc.pid}, attempt {entry.attempts})")
+        return Job(entry.name, gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
 
-    def _finish(self, doc: JsonObject, job: Job) -> None:
-        entry = next(e for e in doc["entries"] if e["name"] == job.name)
+    def _finish(self, doc: mf.Manifest, job: Job) -> None:
+        entry = doc.entry(job.name)
         elapsed = time.monotonic() - job.started
-        result: JsonObject = {}
+        result: JobOutcome | None = None
         try:
-            result = orjson.loads((job.attempt_dir / RESULT).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
+            result = read_outcome(job.attempt_dir / RESULT)
+        except (OSError, orjson.JSONDecodeError, InputError):
             pass
         code = job.proc.returncode
         if job.timed_out:
             state = "timed-out"
             reason = (f"timed out after {job.timeout_s:g} s; its process group was stopped "
                       f"(raise timeout_s in the recipe, or profile a shorter run)")
-        elif result.get("state") == "done":  # finished before the interrupt reached it
+        elif result is not None and result.state == "done":  # finished before the interrupt reached it
             state, reason = "done", None
         elif self.interrupts and (job.signalled_at is not None or job.killed):
             state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it"
-        elif result:
-            state, reason = result["state"], result.get("reason")
+        elif result is not None:
+            state, reason = result.state, result.reason
         else:
-            state, reason = "failed", f"the entry's job exited {code} without a result (see {entry['log']})"
-        if entry.get("worker") != self.id or entry["state"] != "running":
+            state, reason = "failed", f"the entry's job exited {code} without a result (see {entry.log})"
+        if entry.worker != self.id or entry.state != "running":
             # Someone reclaimed it (our heartbeat went stale): record, but do not overwrite theirs.
-            entry["history"].append({"late_result_from": self.id, "state": state, "at": mf.utc_iso()})
+            entry.history.append(mf.LateResult(self.id, state, mf.utc_iso()))
             return
+        r = result or JobOutcome(state, code, None, reason)
         mf.set_state(entry, state, finished_at=mf.utc_iso(), elapsed_s=round(elapsed, 3),
-                     exit_code=result.get("exit_code", code) if not job.timed_out else None, reason=reason,
-                     run_dir=result.get("run_dir"), report_html=result.get("report_html"),
-                     plan_json=result.get("plan_json"), summary=result.get("summary"),
-                     kernel=result.get("kernel"), att_attempts=result.get("att_attempts", []),
-                     warnings=result.get("warnings", []), pid=None)
+                     exit_code=(r.exit_code if result is not None else code) if not job.timed_out else None,
+                     reason=reason, run_dir=r.run_dir, report_html=r.report_html, plan_json=r.plan_json,
+                     summary=r.summary, kernel=r.kernel, att_attempts=r.att_attempts, warnings=r.warnings, pid=None)
         self.elapsed.append(elapsed)
-        self.outcome.finished.append({"name": job.name, "state": state, "gpu": job.gpu, "elapsed_s": round(elapsed, 3)})
+        self.outcome.finished.append(Finished(job.name, state, job.gpu, round(elapsed, 3)))
         what = state if state != "done" else "done"
         extra = f": {reason}" if reason and state != "done" else ""
         self._say(f"[sweep] {what} {job.name} on GPU {job.gpu} in {_fmt_s(elapsed)}{extra}")
@@ -352,8 +352,8 @@ class Worker:
                             job = self._launch(doc, gpu, fd)
                             if job is None:
                                 os.close(fd)
-                                exhausted = not any(e["state"] == "pending" for e in doc["entries"]
-                                                    if not self.opts.only or e["name"] in self.opts.only)
+                                exhausted = not any(e.state == "pending" for e in doc.entries
+                                                    if not self.opts.only or e.name in self.opts.only)
                                 break
                             self.jobs[gpu] = job
                             changed = True

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from hotspot.errors import CommandFailedError, ToolMissingError
-from hotspot.result import JsonObject
+from hotspot.sweep.model import NodeDown, TaskLog, TaskRow
 
 SCRIPT = "sweep.sbatch"
 LOG_DIR = "slurm"
@@ -181,23 +181,23 @@ def task_ids(job_field: str) -> list[str]:
     return out[:MAX_TASK_IDS]
 
 
-def parse_sacct(text: str) -> dict[str, JsonObject]:
+def parse_sacct(text: str) -> dict[str, TaskRow]:
     """`sacct -n -P -X --format=JobID,State,ExitCode,NodeList,Reason` lines -> per array task id."""
-    tasks: dict[str, JsonObject] = {}
+    tasks: dict[str, TaskRow] = {}
     for line in text.splitlines():
         parts = line.split("|")
         if len(parts) != 5:
             continue
         for task in task_ids(parts[0]):
             state = _state_word(parts[1])
-            tasks[task] = {"job_id": f"{parts[0].split('_')[0]}_{task}", "state": state,
-                           "exit_code": None if state in ACTIVE else _exit_code(parts[2]),
-                           "node": None if parts[3] in ("", "None assigned") else parts[3],
-                           "reason": None if parts[4] in ("", "None") else parts[4], "source": "sacct"}
+            tasks[task] = TaskRow(f"{parts[0].split('_')[0]}_{task}", state,
+                                  None if state in ACTIVE else _exit_code(parts[2]),
+                                  None if parts[3] in ("", "None assigned") else parts[3],
+                                  None if parts[4] in ("", "None") else parts[4], "sacct")
     return tasks
 
 
-def sacct(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
+def sacct(job_id: str) -> tuple[dict[str, TaskRow] | None, str]:
     """Per array task (by task id): state, exit code, node and reason from accounting; None when
     sacct cannot answer (not installed, accounting disabled)."""
     out, note = _query(["sacct", "-n", "-P", "-X", "-j", str(job_id),
@@ -207,9 +207,9 @@ def sacct(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
     return parse_sacct(out), "sacct"
 
 
-def parse_squeue(text: str) -> dict[str, JsonObject]:
+def parse_squeue(text: str) -> dict[str, TaskRow]:
     """`squeue -h -r -t all -o %i|%K|%T|%N|%R` lines -> per array task id."""
-    tasks: dict[str, JsonObject] = {}
+    tasks: dict[str, TaskRow] = {}
     for line in text.splitlines():
         parts = line.strip().split("|")
         if len(parts) != 5 or not parts[1].isdigit():
@@ -217,14 +217,12 @@ def parse_squeue(text: str) -> dict[str, JsonObject]:
         reason = parts[4].strip()
         if reason.startswith("(") and reason.endswith(")"):
             reason = reason[1:-1]
-        tasks[parts[1]] = {"job_id": parts[0], "state": _state_word(parts[2]), "exit_code": None,
-                           "node": parts[3] or None,
-                           "reason": None if reason in ("", "None") or reason == parts[3] else reason,
-                           "source": "squeue"}
+        tasks[parts[1]] = TaskRow(parts[0], _state_word(parts[2]), None, parts[3] or None,
+                                  None if reason in ("", "None") or reason == parts[3] else reason, "squeue")
     return tasks
 
 
-def squeue(job_id: str) -> tuple[dict[str, JsonObject] | None, str]:
+def squeue(job_id: str) -> tuple[dict[str, TaskRow] | None, str]:
     """Per array task: state, node and reason as the controller holds them now (finished tasks
     stay listed for MinJobAge); {} once the job left the controller; None when squeue fails."""
     out, note = _query(["squeue", "-h", "-r", "-t", "all", "-j", str(job_id), "-o", "%i|%K|%T|%N|%R"])
@@ -239,7 +237,7 @@ UNUSABLE_NODE = re.compile(r"^(down|drain|drng|drained|draining|fail|failg|maint
                            r"power_down|pow_dn|inval|futr|future|unk|unknown)")
 
 
-def node_health(partition: str | None) -> tuple[int, list[JsonObject]] | None:
+def node_health(partition: str | None) -> tuple[int, list[NodeDown]] | None:
     """(nodes that can take a job, [{node, state, reason}] that cannot) in the partition (all
     partitions when None), from sinfo; None when sinfo cannot answer."""
     out, _ = _query(["sinfo", "-h", "-N", "-o", "%N|%t|%E", *(["-p", partition] if partition else [])])
@@ -252,15 +250,14 @@ def node_health(partition: str | None) -> tuple[int, list[JsonObject]] | None:
             continue
         node, state, reason = parts
         if UNUSABLE_NODE.match(state.rstrip("*~#!%$@^-")):
-            down[node] = {"node": node, "state": state, "reason": None if reason in ("", "none") else reason}
+            down[node] = NodeDown(node, state, None if reason in ("", "none") else reason)
         else:
             usable.add(node)
     return len(usable - set(down)), list(down.values())
 
 
-def read_task_log(path: Path) -> JsonObject | None:
-    """What the script's begin/end lines say: starts (1 + requeues), the last exit code (None while
-    the last start has not ended), whether SIGTERM reached it; None when there is no log."""
+def read_task_log(path: Path) -> TaskLog | None:
+    """What the script's begin/end lines say (TaskLog); None when there is no log."""
     from hotspot.sweep.manifest import read_regular
 
     try:
@@ -281,8 +278,7 @@ def read_task_log(path: Path) -> JsonObject | None:
             code = int(m.group(1)) if m else None
         elif "=== hotspot sweep: SIGTERM" in line:
             term = True
-    ended = code is not None
-    return {"starts": starts, "exit_code": code, "ended": ended, "sigterm": term, "node": node}
+    return TaskLog(starts, code, code is not None, term, node)
 
 
 def scancel(job_id: str) -> None:

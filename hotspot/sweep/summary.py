@@ -6,10 +6,17 @@ the stall went, and what the plan says is worth the most.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from hotspot.result import JsonObject
+from hotspot.sweep.model import HottestLine, Summary, TopPlanItem
+
+if TYPE_CHECKING:
+    from hotspot.att.model import DispatchAnalysis
+    from hotspot.plan.model import PlanItem
 
 
 def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
@@ -17,72 +24,74 @@ def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
     the untraced average comes from discovery)."""
     if dispatch_id is None:
         return None
+    from hotspot.capture import read_kernel_trace_csv
+    from hotspot.errors import HotspotError
+
     for path in sorted(att_dir.rglob("*kernel_trace.csv")):
         try:
-            with path.open(newline="") as fh:
-                for row in csv.DictReader(fh):
-                    if row.get("Dispatch_Id", "").strip() == str(dispatch_id):
-                        return int(row["End_Timestamp"]) - int(row["Start_Timestamp"])
-        except (OSError, ValueError, KeyError, csv.Error):
+            rows = read_kernel_trace_csv(path)
+        except HotspotError:
             continue
+        row = next((r for r in rows if r.dispatch_id == dispatch_id), None)
+        if row is not None and row.duration_ns is not None:
+            return row.duration_ns
     return None
 
 
-def _top_stall(analysis: JsonObject) -> tuple[str | None, float | None]:
-    cats = [c for c in analysis.get("stall_by_category") or [] if c.get("stall")]
+def _top_stall(analysis: DispatchAnalysis) -> tuple[str | None, float | None]:
+    cats = [c for c in analysis.stall_by_category if c.stall]
     if not cats:
         return None, None
-    top = max(cats, key=lambda c: c["stall"])
-    return top["category"], top.get("share")
+    top = max(cats, key=lambda c: c.stall)
+    return top.category, top.share
 
 
-def _hottest_line(analysis: JsonObject) -> JsonObject | None:
-    lines = [ln for ln in analysis.get("source_lines") or [] if ln.get("stall")]
+def _hottest_line(analysis: DispatchAnalysis) -> HottestLine | None:
+    lines = [ln for ln in analysis.source_lines if ln.stall]
     if not lines:
         return None
-    top = max(lines, key=lambda ln: ln["stall"])
-    return {"file": top.get("file"), "line": top.get("line"), "share": top.get("share"),
-            "category": top.get("dominant_category")}
+    top = max(lines, key=lambda ln: ln.stall)
+    return HottestLine(top.file, top.line, top.share, top.dominant_category)
 
 
-def _top_plan_item(analysis: JsonObject) -> JsonObject | None:
-    # item #1: the first item that is not a capture item (those are trust, listed first)
-    plan = [i for i in analysis.get("plan") or [] if i.get("kind") != "capture"]
-    if not plan:
-        return None
-    item = plan[0]  # the plan is already in priority order
-    est = item.get("estimate") or {}
-    loc = item.get("location") or {}
-    return {"id": item.get("id"), "priority": item.get("priority"), "title": item.get("title"),
-            "file": loc.get("file"), "line": loc.get("line"),
-            "estimate_low_pct": est.get("low_pct"), "estimate_high_pct": est.get("high_pct")}
+def plan_columns(plan: Sequence[PlanItem]) -> tuple[TopPlanItem | None, float | None]:
+    """Item #1 (the first that is not a capture item: those are trust, listed first) and the
+    headroom, the best item's upper estimate (the sort key of the cross-kernel table); None
+    without an item #1."""
+    code = [i for i in plan if i.kind != "capture"]
+    if not code:
+        return None, None
+    item = code[0]  # the plan is already in priority order
+    top = TopPlanItem(item.id, item.priority, item.title, item.location.file, item.location.line,
+                      item.estimate.low_pct, item.estimate.high_pct)
+    return top, max((p.estimate.high_pct or 0.0 for p in plan), default=0.0)
 
 
-def summarize(analysis: JsonObject, kernel: JsonObject | None,
-              traced_ns: int | None = None) -> JsonObject:
-    """The report row of one analyzed dispatch (analysis = `analyze --plan` data)."""
-    disp = analysis.get("dispatch") or {}
-    occ = analysis.get("occupancy") or {}
-    achieved = occ.get("achieved") or {}
+def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: JsonObject | None,
+              dispatch: str | None, traced_ns: int | None = None) -> Summary:
+    """The report row of one analyzed dispatch (`analyze --plan`'s analysis and plan)."""
+    disp = analysis.dispatch
+    occ = analysis.occupancy
+    available = occ is not None and occ.available
     category, share = _top_stall(analysis)
-    top = _top_plan_item(analysis)
-    # Headroom: the best plan item's upper estimate; the sort key of the cross-kernel table.
-    headroom = max((p.get("estimate") or {}).get("high_pct") or 0.0 for p in analysis.get("plan") or [{}])
-    return {
-        "kernel": disp.get("kernel") or (kernel or {}).get("name"),
-        "arch": (analysis.get("arch") or {}).get("gfx"),
-        "dispatch": disp.get("path"),
-        "waves": disp.get("waves"),
-        "duration_ns": (kernel or {}).get("avg_ns"),
-        "traced_dispatch_ns": traced_ns,
-        "total_cycles": (analysis.get("totals") or {}).get("latency"),
-        "occupancy_theoretical": occ.get("waves_per_simd") if occ.get("available") else None,
-        "occupancy_achieved": achieved.get("mean_waves_per_simd"),
-        "occupancy_limiter": occ.get("limiter") if occ.get("available") else None,
-        "top_stall_category": category,
-        "top_stall_share": share,
-        "hottest_line": _hottest_line(analysis),
-        "source_collapse": any(f.get("id") == "source-collapse" for f in analysis.get("findings") or []),
-        "top_plan_item": top,
-        "headroom_pct": headroom if top else None,
-    }
+    top, headroom = plan_columns(plan)
+    name = (kernel or {}).get("name")
+    avg = (kernel or {}).get("avg_ns")
+    return Summary(
+        kernel=disp.kernel or (name if isinstance(name, str) else None),
+        arch=analysis.arch.gfx,
+        dispatch=dispatch,
+        waves=disp.waves,
+        duration_ns=avg if isinstance(avg, (int, float)) else None,
+        traced_dispatch_ns=traced_ns,
+        total_cycles=analysis.totals.latency,
+        occupancy_theoretical=occ.waves_per_simd if available else None,
+        occupancy_achieved=occ.achieved.mean_waves_per_simd if occ is not None and occ.achieved else None,
+        occupancy_limiter=occ.limiter if available else None,
+        top_stall_category=category,
+        top_stall_share=share,
+        hottest_line=_hottest_line(analysis),
+        source_collapse=any(f.id == "source-collapse" for f in analysis.findings),
+        top_plan_item=top,
+        headroom_pct=headroom,
+    )

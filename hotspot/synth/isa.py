@@ -1,16 +1,22 @@
 """What the generator needs to know about a gfx9 instruction: decoder category, counters, sizes.
 
-Sources: FORMATS.md §1.2 (decoder category enum, waitcnt list rules), HARDWARE.md §3 (s_waitcnt
-counters and their maxima), §4 (MFMA pass counts), §5 (engine clocks). Instructions are classified by
-hotspot/arch/classify.py (the ISA's instruction classes), below the analyses the generator tests.
+Sources: FORMATS.md §1.2 (decoder category enum, waitcnt list rules). The hardware facts (s_waitcnt
+counter maxima, MFMA pass counts, engine clocks, products) are the arch tables' (hotspot/arch/), the
+ones the analysis reads: one place to correct a number. Instructions are classified by
+hotspot/arch/classify.py, the one instruction classifier (below the analyses the generator tests).
 """
 
 from __future__ import annotations
 
 import re
 
+from hotspot.arch.arch import gfx_target_version
 from hotspot.arch.classify import WAIT_CATEGORIES, Category
 from hotspot.arch.classify import classify as stall_category
+from hotspot.arch.mfma import CYCLES_PER_PASS
+from hotspot.arch.mfma import mfma_passes as table_passes
+from hotspot.arch.products import Product, find_product
+from hotspot.arch.targets import TARGETS
 from hotspot.record import record
 
 # Decoder instruction categories (FORMATS.md §1.2).
@@ -20,47 +26,31 @@ CAT_JUMP, CAT_NEXT, CAT_IMMED, CAT_MESSAGE = 7, 8, 9, 11
 # Wave timeline states (FORMATS.md §1.2).
 STATE_IDLE, STATE_EXEC, STATE_WAIT, STATE_STALL = 1, 2, 3, 4
 
-# Counter maxima on gfx9 (HARDWARE.md §3): vmcnt 6 bits, lgkmcnt 4 bits.
-VMCNT_MAX = 63
-LGKMCNT_MAX = 15
+# The product a synthetic capture of each target claims to be: its agent_info row and its engine
+# clock (realtime.json) come from the arch tables (hotspot/arch/products.py, targets.py).
+SYNTH_PRODUCT = {"gfx942": "MI300X", "gfx950": "MI350X"}
+ARCHES = tuple(sorted(SYNTH_PRODUCT))
 
-# Engine clock in MHz, for realtime.json (HARDWARE.md §5: MI300X 2100, MI350X 2200 (unverified)).
-ENGINE_CLOCK_MHZ = {"gfx942": 2100, "gfx950": 2200}
-# Product facts for the optional agent_info CSV (HARDWARE.md §1 and §5).
-PRODUCT = {
-    "gfx942": {"Product_Name": "AMD Instinct MI300X", "Gfx_Target_Version": 90402, "Cu_Count": 304,
-               "Lds_Size_In_Kb": 64, "Num_Xcc": 8},
-    "gfx950": {"Product_Name": "AMD Instinct MI350X", "Gfx_Target_Version": 90500, "Cu_Count": 256,
-               "Lds_Size_In_Kb": 160, "Num_Xcc": 8},
-}
-ARCHES = tuple(sorted(ENGINE_CLOCK_MHZ))
 
-# MFMA passes (1 pass = 4 cycles), HARDWARE.md §4. Keyed by mnemonic; arch-specific where it differs.
-MFMA_PASSES: dict[str, int] = {
-    "v_mfma_f32_4x4x4_16b_f16": 2,
-    "v_mfma_f32_16x16x16_f16": 4,
-    "v_mfma_f32_16x16x16_bf16": 4,
-    "v_mfma_f32_32x32x8_f16": 8,
-    "v_mfma_f32_32x32x8_bf16": 8,
-    "v_mfma_f32_16x16x32_fp8_fp8": 4,
-    "v_mfma_f32_32x32x16_fp8_fp8": 8,
-    "v_mfma_f32_16x16x4_f32": 8,
-    "v_mfma_f32_32x32x2_f32": 16,
-    "v_mfma_f64_16x16x4_f64": 8,
-    # gfx950 only
-    "v_mfma_f32_16x16x32_f16": 4,
-    "v_mfma_f32_16x16x32_bf16": 4,
-    "v_mfma_f32_32x32x16_f16": 8,
-    "v_mfma_f32_32x32x16_bf16": 8,
-    "v_mfma_i32_16x16x64_i8": 4,
-}
-MFMA_PASSES_GFX950_OVERRIDE = {"v_mfma_f64_16x16x4_f64": 16}
-GFX950_ONLY_MFMA = frozenset({
-    "v_mfma_f32_16x16x32_f16", "v_mfma_f32_16x16x32_bf16", "v_mfma_f32_32x32x16_f16",
-    "v_mfma_f32_32x32x16_bf16", "v_mfma_i32_16x16x64_i8",
-})
-CYCLES_PER_PASS = 4
+def _product(arch: str) -> Product:
+    product = find_product(SYNTH_PRODUCT[arch])
+    assert product is not None and product.gfx == arch, SYNTH_PRODUCT[arch]  # a table bug
+    return product
+
+
+# Counter maxima (the arch table's s_waitcnt field widths; every synthesized target is gfx9).
+VMCNT_MAX = min(TARGETS[a].vmcnt_max for a in ARCHES)
+LGKMCNT_MAX = min(TARGETS[a].lgkmcnt_max for a in ARCHES)
+ENGINE_CLOCK_MHZ = {a: _product(a).peak_engine_clock_mhz for a in ARCHES}
+# Product facts for the optional agent_info CSV.
+PRODUCT = {a: {"Product_Name": f"AMD Instinct {_product(a).name}", "Gfx_Target_Version": gfx_target_version(a),
+               "Cu_Count": _product(a).cus, "Lds_Size_In_Kb": TARGETS[a].lds_per_cu_bytes // 1024,
+               "Num_Xcc": _product(a).xcds}
+           for a in ARCHES}
+# The MFMA a mix uses unless it names one (each exists on its target: the arch table's passes).
 DEFAULT_MFMA = {"gfx942": "v_mfma_f32_32x32x8_f16", "gfx950": "v_mfma_f32_16x16x32_bf16"}
+# An MFMA shape the arch table does not know is timed as this many passes.
+UNKNOWN_MFMA_PASSES = 8
 
 _WAITCNT_FIELD = re.compile(r"\b(vmcnt|lgkmcnt|expcnt)\((\d+)\)")
 
@@ -90,9 +80,10 @@ def waitcnt_fields(isa: str) -> dict[str, int]:
 
 
 def mfma_passes(mn: str, arch: str) -> int:
-    if arch == "gfx950" and mn in MFMA_PASSES_GFX950_OVERRIDE:
-        return MFMA_PASSES_GFX950_OVERRIDE[mn]
-    return MFMA_PASSES[mn]
+    """Passes of an MFMA on `arch` (the arch table, HARDWARE.md §4); UNKNOWN_MFMA_PASSES for a
+    shape it does not list there."""
+    passes = table_passes(mn, arch)
+    return passes if passes is not None else UNKNOWN_MFMA_PASSES
 
 
 @record
@@ -133,7 +124,7 @@ def classify(isa: str, arch: str) -> OpInfo:
     if category is C.SCRATCH and ("store" in mn or "atomic" in mn):
         kind = "vmem_store"
     if kind == "mfma":
-        return OpInfo(decoder, kind, (), mfma_passes(mn, arch) if mn in MFMA_PASSES else 8)
+        return OpInfo(decoder, kind, (), mfma_passes(mn, arch))
     return OpInfo(decoder, kind, counters(mn) if kind in _COUNTED else ())
 
 

@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass
 
 from hotspot.arch.mfma import mfma_passes as table_passes
+from hotspot.arch.mfma import parse_mfma
 from hotspot.errors import UsageError
 from hotspot.synth import isa as I
 from hotspot.synth.spec import ExplicitProgram, InstructionMix, Program, SourceSpec
@@ -83,9 +84,9 @@ class _Emitter:
         self.vreg = 40
         self.line = 20 + 4 * rng.randrange(10)
         self.mfma = mix.mfma_op or I.DEFAULT_MFMA[arch]
-        if self.mfma not in I.MFMA_PASSES:
+        if parse_mfma(self.mfma) is None:
             raise UsageError(f"unknown MFMA mnemonic {self.mfma!r}",
-                             f"use one of {', '.join(sorted(I.MFMA_PASSES))}")
+                             f"e.g. {I.DEFAULT_MFMA[arch]} (any MFMA shape of the target)")
         if table_passes(self.mfma, arch) is None:  # the arch table lists every shape a target has
             raise UsageError(f"{self.mfma} does not exist on {arch}",
                              "pick an MFMA of that target, or another --arch")

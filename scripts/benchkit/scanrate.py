@@ -71,7 +71,7 @@ def measure(dispatch: Path) -> dict:
         return real_wave(self, data, se)
 
     from hotspot.att import wave_results
-    from hotspot.att.analyze import analyze_path
+    from hotspot.plan.analyze import analyze
 
     real_pass = wave_results.run_wave_pass
     pass_ns = [0]
@@ -86,7 +86,7 @@ def measure(dispatch: Path) -> dict:
     groups.NativeFold.wave = wave
     wave_results.run_wave_pass = timed_pass
     try:
-        analyze_path(dispatch, AnalyzeOptions(jobs=1))
+        analyze(dispatch, AnalyzeOptions(jobs=1))
     finally:
         groups.NativeFold.wave = real_wave
         wave_results.run_wave_pass = real_pass

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.arch.classify import LGKM_CLASSES as CATEGORY_LGKM_CLASSES
 from hotspot.arch.classify import LGKM_WAITS, WAIT_CATEGORIES, Category, classify, mnemonic_of
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.record import record
 
 # Counter lists (bit mask of what an instruction increments).

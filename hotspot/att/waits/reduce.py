@@ -14,8 +14,7 @@ from hotspot.att.waits.counters import (
     LGKM_WAIT_CATEGORIES,
     NO_PRODUCER,
 )
-from hotspot.capture.model import CodeRow
-from hotspot.capture.source import NO_SOURCE, SourceRef
+from hotspot.capture import NO_SOURCE, CodeRow, SourceRef
 from hotspot.result import JsonObject
 from hotspot.record import record
 

@@ -1,0 +1,31 @@
+"""The one analysis use case, `analyze(target, options)`: every caller (the analyze and plan
+commands, diff, report, collect, sweep, the MCP tools through the commands) asks it for an
+analysis, and the options say which: the dispatches (one, all, replicates), the plan attached
+or alone, the counter files. It lives in plan/ because the plan sits above the ATT analysis
+(hotspot/att/analyze.py `analyze_full`, the step it runs); the plan's code is imported only when
+a plan is asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hotspot.att.model import PLAN_ALONE, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions, trimmed_data
+from hotspot.result import Result
+
+
+def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    """The analysis of `target` (a dispatch dir, or a folder of them: `opts` choose which), its
+    tables shortened to `opts.topk` (0: every row); with `opts.plan` the plan attached to each
+    dispatch (its memory verdicts from the counter files `opts.pmc`), or `hotspot plan`'s
+    document (PLAN_ALONE: one dispatch)."""
+    from hotspot.att.analyze import analyze_full
+
+    if opts.plan not in (PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE):
+        raise ValueError(f"AnalyzeOptions.plan: {opts.plan!r}")
+    full = analyze_full(Path(target), opts)
+    if opts.plan == PLAN_NONE:
+        return Result("analyze", trimmed_data(full.data, opts.topk), full.warnings)
+    from hotspot.plan.api import plan_document, with_plan
+
+    planned = with_plan(full, opts)
+    return plan_document(planned) if opts.plan == PLAN_ALONE else planned
