@@ -195,10 +195,10 @@ def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt
         return result
     (attempt_dir / PLAN).write_bytes(planned.to_json())
     result.plan_json = rel(attempt_dir / PLAN)
-    analysis = planned.data
+    one = planned.data  # hotspot/plan/api.py PlannedDispatch: the analysis and its plan
     traced = traced_dispatch_ns(run_dir / "att", collected["chosen_dispatch"].get("dispatch_id"))
     # the manifest holds paths relative to the sweep dir
-    result.summary = summarize(analysis, analysis.plan or [], kernel, rel(dispatch), traced)
+    result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), traced)
     result.warnings += list(planned.warnings)
     try:
         from hotspot.export.report_file import write_report
