@@ -5,9 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hotspot.capture.target import UNKNOWN_LABEL, detect_arch
 
 AGENT_HEADER = '"Node_Id","Agent_Type","Name","Product_Name","Gfx_Target_Version"\n'
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Path:
+    """Each test's capture folder three levels below its own temporary folder: the side-file
+    search climbs up to three levels, and must find only what this test wrote (pytest keeps the
+    folders of earlier tests, with their agent_info files, beside it)."""
+    root = tmp_path / "runs" / "today" / "job"
+    root.mkdir(parents=True)
+    return root
 
 
 def _dispatch(root: Path) -> Path:
