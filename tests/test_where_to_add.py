@@ -173,9 +173,8 @@ CATEGORY_MEMORY = Recipe(
     name="stall-category-memory-op",
     row="a stall category",
     edits=(
-        Edit("hotspot/att/classify.py", '    "vmem-load", "vmem-store", "vmem-atomic", "flat", "scratch", "smem", "lds", "cross-lane",\n',
-             '    "vmem-load", "vmem-load-lds", "vmem-store", "vmem-atomic", "flat", "scratch", "smem", "lds",\n'
-             '    "cross-lane",\n'),
+        Edit("hotspot/att/classify.py", 'CATEGORIES: tuple[str, ...] = (\n    "vmem-load", ',
+             'CATEGORIES: tuple[str, ...] = (\n    "vmem-load", "vmem-load-lds", '),
         Edit("hotspot/att/classify.py", 'MEMORY_CATEGORIES = frozenset({"vmem-load", ',
              'MEMORY_CATEGORIES = frozenset({"vmem-load", "vmem-load-lds", '),
         Edit("hotspot/att/classify.py", "    return Classified(mnemonic, category, direct_to_lds=direct)",
@@ -187,8 +186,8 @@ CATEGORY_MEMORY = Recipe(
         Edit("docs/stall-taxonomy.md", ". Direct-to-LDS loads (`... lds` operand, `*_load_lds_*`) are here with "
              "`direct_to_lds: true`", ", except direct-to-LDS loads"),
         Edit("docs/stall-taxonomy.md", "| `vmem-store` |",
-             "| `vmem-load-lds` | direct-to-LDS loads: `... lds` operand, `*_load_lds_*` (`direct_to_lds: true`) | "
-             "as `vmem-load`; the data lands in LDS, not in VGPRs |\n| `vmem-store` |"),
+             "| `vmem-load-lds` | direct-to-LDS loads: `... lds` operand, `*_load_lds_*` "
+             "(`direct_to_lds: true`) | as `vmem-load`; the data lands in LDS, not in VGPRs |\n| `vmem-store` |"),
     ),
     run=("sync_skill.py",),
     generated=("skills/hotspot/references/stall-taxonomy.md",),
@@ -225,14 +224,13 @@ LAYOUT = Recipe(
     name="input-layout",
     row="an input layout",
     edits=(
-        Edit("hotspot/capture/sidefiles.py", '    "*_code_object_id_*.out",               # code objects (arch from the name)\n',
-             '    "*_code_object_id_*.out",               # code objects (arch from the name)\n'
-             '    "sysinfo.csv",                          # rocprof-compute workload: gpu_arch, gpu_model\n',
-             named_as="hotspot/capture/sidefiles.py"),
+        Edit("hotspot/capture/sidefiles.py", "# code objects (arch from the name)\n",
+             "# code objects (arch from the name)\n"
+             '    "sysinfo.csv",                          # rocprof-compute workload: gpu_arch, gpu_model\n'),
         Edit("hotspot/capture/target.py", "    read_agents_rocpd,\n)",
              "    read_agents_rocpd,\n    read_agents_sysinfo,\n)"),
-        Edit("hotspot/capture/target.py", '        ("results.json", ("*results.json",), read_agents_results_json),\n',
-             '        ("results.json", ("*results.json",), read_agents_results_json),\n'
+        Edit("hotspot/capture/target.py", "read_agents_results_json),\n",
+             "read_agents_results_json),\n"
              '        ("sysinfo", ("sysinfo.csv",), read_agents_sysinfo),\n'),
         Edit("hotspot/capture/agents.py", "def read_agents_results_json(path: Path) -> list[tuple[str, str]]:",
              '''def read_agents_sysinfo(path: Path) -> list[tuple[str, str]]:
@@ -400,7 +398,8 @@ FORMAT = Recipe(
         Edit("hotspot/commands/options.py", '    html = "html"\n', '    html = "html"\n    csv = "csv"\n'),
         Edit("hotspot/commands/options.py", 'help="text, json, markdown or html.")',
              'help="text, json, markdown, html or csv.")'),
-        Edit("docs/cli/analyze.md", "[--format text|json|markdown|html]", "[--format text|json|markdown|html|csv]"),
+        Edit("docs/cli/analyze.md", "[--format text|json|markdown|html]",
+             "[--format text|json|markdown|html|csv]"),
         Edit("docs/cli/analyze.md", "`markdown`, `html` |", "`markdown`, `html`, `csv` (the instruction table) |"),
     ),
     run=("gen_help.py",),
