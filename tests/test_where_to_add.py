@@ -13,6 +13,8 @@ temporary git repository, applies the recipe there, and checks that
       references are copies of docs/, written by scripts/sync_skill.py).
 A row that needs more files today fails (c) with the files named; it is marked
 xfail(strict=True, raises=RowOverBudget) so it flips to a failure, to be unmarked, once it holds.
+The stall-category row has two recipes: a VALU op (`trans`) and a memory op (`vmem-load-lds`), whose
+category sets differ. test_the_table_names_only_what_exists checks every row of the table.
 
 When the code moves, re-aim a recipe: its edits name the file and a unique anchor text; a missing
 anchor fails with the file and the anchor.
