@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Measure the counts issue 25 ("One model end to end") names, over hotspot/, with `ast`.
+
+    scripts/model_counts.py                  # a text table
+    scripts/model_counts.py --format json    # one JSON document
+    scripts/model_counts.py --root DIR       # another checkout (DIR holds hotspot/)
+
+What is counted (paths relative to the root; every .py file under hotspot/):
+- get_calls: `.get(` calls (any call of an attribute named `get`) in hotspot/plan, render, sweep.
+- json_types: uses of the names JsonObject / JsonValue (not their imports) outside the modules
+  that hold serialization (hotspot/result.py, and any module whose name says "serializ").
+- any: uses of the name `Any` (not its import), anywhere.
+- object_annotations: annotations (parameters, returns, annotated assignments) that mention the
+  name `object`, e.g. `x: object`, `-> list[object]`.
+- type_ignores: `# type: ignore` comments.
+- atomic_writers: functions that call os.replace / os.rename, or `.replace(x)` / `.rename(x)` with
+  one positional argument (Path.replace/rename; str.replace takes two), innermost function named.
+- arch_deciders: modules that construct an arch decision (calls of Arch, parse_arch, ArchDecision,
+  guess_arch_from_counters) outside the value's own module (hotspot/arch/arch.py); the one
+  decision, hotspot/arch/decide.py, is counted among them.
+- entry_points: public module-level functions in hotspot/att and hotspot/plan whose first
+  parameter is annotated Path and whose return annotation names Result or DispatchAnalysis.
+- capture_imports: modules outside hotspot/capture that import a hotspot.capture module
+  (imports inside functions included), and the distinct capture modules they import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import sys
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GET_PACKAGES = ("plan", "render", "sweep")
+JSON_TYPE_NAMES = frozenset({"JsonObject", "JsonValue"})
+SERIALIZATION_MODULES = frozenset({"hotspot/result.py"})
+ARCH_VALUE_MODULE = "hotspot/arch/arch.py"
+ARCH_DECISION_CALLS = frozenset({"Arch", "parse_arch", "ArchDecision", "guess_arch_from_counters"})
+ENTRY_PACKAGES = ("att", "plan")
+ENTRY_RETURNS = frozenset({"Result", "DispatchAnalysis"})
+CAPTURE_PACKAGE = "hotspot.capture"
+
+
+@dataclass
+class Module:
+    rel: str        # hotspot/plan/rules.py
+    name: str       # hotspot.plan.rules
+    tree: ast.Module
+    source: str
+
+
+@dataclass
+class Counts:
+    get_calls: dict[str, int] = field(default_factory=dict)
+    json_types: int = 0
+    json_types_by_module: dict[str, int] = field(default_factory=dict)
+    any: int = 0
+    object_annotations: int = 0
+    type_ignores: int = 0
+    atomic_writers: list[str] = field(default_factory=list)
+    arch_deciders: list[str] = field(default_factory=list)
+    entry_points: list[str] = field(default_factory=list)
+    capture_importers: list[str] = field(default_factory=list)
+    capture_modules_imported: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "schema_version": 1,
+            "get_calls": {**self.get_calls, "total": sum(self.get_calls.values())},
+            "json_types_outside_serialization": self.json_types,
+            "json_types_by_module": dict(sorted(self.json_types_by_module.items())),
+            "any": self.any,
+            "object_annotations": self.object_annotations,
+            "type_ignores": self.type_ignores,
+            "atomic_writers": {"count": len(self.atomic_writers), "functions": self.atomic_writers},
+            "arch_deciders": {"count": len(self.arch_deciders), "modules": self.arch_deciders},
+            "entry_points": {"count": len(self.entry_points), "functions": self.entry_points},
+            "capture_imports": {"importers": len(self.capture_importers),
+                                "capture_modules": len(self.capture_modules_imported),
+                                "importer_modules": self.capture_importers,
+                                "imported_modules": self.capture_modules_imported},
+        }
+
+
+def load_modules(root: Path) -> list[Module]:
+    out = []
+    for path in sorted((root / "hotspot").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        source = path.read_text(encoding="utf-8")
+        out.append(Module(rel, ".".join(parts), ast.parse(source, filename=rel), source))
+    return out
+
+
+def _in_package(m: Module, package: str) -> bool:
+    return m.rel.startswith(f"hotspot/{package}/")
+
+
+def _is_serialization(m: Module) -> bool:
+    return m.rel in SERIALIZATION_MODULES or "serializ" in Path(m.rel).stem
+
+
+def _names(nodes: list[ast.AST]) -> Iterator[str]:
+    """Every name a module uses: `X` and the last part of `a.X` (imports are not ast.Name), and the
+    names inside quoted annotations."""
+    for node in nodes:
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+    for ann in _annotations(nodes):
+        for node in ast.walk(ann):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield from _string_annotation_names(node.value)
+
+
+def _string_annotation_names(text: str) -> Iterator[str]:
+    """Names in a quoted annotation ("JsonObject", "list[object]")."""
+    try:
+        expr = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+
+
+def _annotations(nodes: list[ast.AST]) -> Iterator[ast.expr]:
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None and arg.annotation is not None:
+                    yield arg.annotation
+            if node.returns is not None:
+                yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def _annotation_names(ann: ast.expr) -> set[str]:
+    names = set()
+    for node in ast.walk(ann):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.update(_string_annotation_names(node.value))
+    return names
+
+
+def _called_name(call: ast.Call) -> str | None:
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return None
+
+
+def _is_atomic_replace(call: ast.Call) -> bool:
+    f = call.func
+    if not isinstance(f, ast.Attribute) or f.attr not in ("replace", "rename"):
+        return False
+    if isinstance(f.value, ast.Name) and f.value.id == "os":
+        return True
+    if isinstance(f.value, ast.Name) and f.value.id == "dataclasses":
+        return False
+    return len(call.args) == 1 and not call.keywords and not isinstance(f.value, ast.Constant)
+
+
+def _functions_calling(tree: ast.Module, predicate) -> list[str]:  # noqa: ANN001
+    """Qualified names of the innermost functions holding a call the predicate accepts."""
+    found: list[str] = []
+
+    def visit(node: ast.AST, scope: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, [*scope, child.name])
+                continue
+            if isinstance(child, ast.Call) and predicate(child):
+                name = ".".join(scope) or "<module>"
+                if name not in found:
+                    found.append(name)
+            visit(child, scope)
+
+    visit(tree, [])
+    return found
+
+
+def _imported_modules(m: Module, known: set[str]) -> Iterator[str]:
+    """Absolute names of the hotspot modules a module imports (a `from pkg import sub` names the
+    submodule when it is one)."""
+    package = m.name if m.rel.endswith("__init__.py") else m.name.rpartition(".")[0]
+    for node in ast.walk(m.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[:len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield sub if sub in known else base
+
+
+def _type_ignores(source: str) -> int:
+    if "type: ignore" not in source:
+        return 0
+    n = 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT and "type: ignore" in tok.string:
+            n += 1
+    return n
+
+
+def measure(root: Path) -> Counts:
+    modules = load_modules(root)
+    known = {m.name for m in modules}
+    c = Counts(get_calls={p: 0 for p in GET_PACKAGES})
+    importers: list[str] = []
+    imported: set[str] = set()
+    for m in modules:
+        nodes = list(ast.walk(m.tree))
+        calls = [n for n in nodes if isinstance(n, ast.Call)]
+        for p in GET_PACKAGES:
+            if _in_package(m, p):
+                c.get_calls[p] += sum(1 for n in calls if isinstance(n.func, ast.Attribute)
+                                      and n.func.attr == "get")
+        names = list(_names(nodes))
+        if not _is_serialization(m):
+            uses = sum(1 for n in names if n in JSON_TYPE_NAMES)
+            if uses:
+                c.json_types += uses
+                c.json_types_by_module[m.rel] = uses
+        c.any += sum(1 for n in names if n == "Any")
+        c.object_annotations += sum(1 for a in _annotations(nodes) if "object" in _annotation_names(a))
+        c.type_ignores += _type_ignores(m.source)
+        c.atomic_writers += [f"{m.rel}:{f}" for f in _functions_calling(m.tree, _is_atomic_replace)]
+        if m.rel != ARCH_VALUE_MODULE and any(_called_name(n) in ARCH_DECISION_CALLS for n in calls):
+            c.arch_deciders.append(m.rel)
+        if any(_in_package(m, p) for p in ENTRY_PACKAGES):
+            c.entry_points += [f"{m.rel}:{f.name}" for f in m.tree.body if _is_entry_point(f)]
+        if not (m.name == CAPTURE_PACKAGE or m.name.startswith(CAPTURE_PACKAGE + ".")):
+            caps = {i for i in _imported_modules(m, known)
+                    if i == CAPTURE_PACKAGE or i.startswith(CAPTURE_PACKAGE + ".")}
+            if caps:
+                importers.append(m.rel)
+                imported |= caps
+    c.capture_importers = importers
+    c.capture_modules_imported = sorted(imported)
+    return c
+
+
+def _is_entry_point(node: ast.stmt) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("_"):
+        return False
+    params = [*node.args.posonlyargs, *node.args.args]
+    if not params or params[0].annotation is None or node.returns is None:
+        return False
+    return "Path" in _annotation_names(params[0].annotation) \
+        and bool(_annotation_names(node.returns) & ENTRY_RETURNS)
+
+
+def render_text(c: Counts) -> str:
+    gets = ", ".join(f"{p} {n}" for p, n in c.get_calls.items())
+    lines = [
+        f".get( calls in plan/render/sweep: {sum(c.get_calls.values())} ({gets})",
+        f"JsonObject/JsonValue uses outside serialization: {c.json_types}",
+        f"Any: {c.any}",
+        f"object annotations: {c.object_annotations}",
+        f"type: ignore: {c.type_ignores}",
+        f"atomic-write routines: {len(c.atomic_writers)}",
+        *(f"  {f}" for f in c.atomic_writers),
+        f"modules that decide an arch: {len(c.arch_deciders)}",
+        *(f"  {m}" for m in c.arch_deciders),
+        f"analysis entry points: {len(c.entry_points)}",
+        *(f"  {f}" for f in c.entry_points),
+        f"modules outside capture/ importing capture: {len(c.capture_importers)} "
+        f"(importing {len(c.capture_modules_imported)} capture modules)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--root", type=Path, default=ROOT, help="checkout holding hotspot/ (default: this one)")
+    ap.add_argument("--format", choices=("text", "json"), default="text")
+    args = ap.parse_args(argv)
+    if not (args.root / "hotspot").is_dir():
+        print(f"model_counts: {args.root} holds no hotspot/ package; pass --root DIR", file=sys.stderr)
+        return 2
+    counts = measure(args.root)
+    sys.stdout.write(json.dumps(counts.as_json(), indent=2) + "\n" if args.format == "json"
+                     else render_text(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
