@@ -82,11 +82,20 @@ class ArchOut:
 
 
 @record
+class SnippetLine:
+    """One line of source text around a hot line (--detail)."""
+
+    line: int
+    text: str
+    hot: bool  # the hot line itself
+
+
+@record
 class DetailLine:
     file: str
     line: int | None
     source_available: bool
-    snippet: list[JsonObject]  # [{line, text, hot}]
+    snippet: list[SnippetLine]
     instructions: list[agg.InstructionStat]
     source_found: str = ""  # "snapshot", "source-map" or "" (not found)
     source_path: str = ""  # the local file read

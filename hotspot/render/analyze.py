@@ -228,8 +228,8 @@ def _detail(detail: list[DetailLine], markdown: bool) -> str:
         parts.append(f"{_loc(dl.file, dl.line)}{where}")
         if dl.source_available:
             for s in dl.snippet:
-                mark = ">>" if s["hot"] else "  "
-                parts.append(f"  {mark} {s['line']:>5} | {s['text']}")
+                mark = ">>" if s.hot else "  "
+                parts.append(f"  {mark} {s.line:>5} | {s.text}")
         else:
             parts.append("  (source not available: no snapshot; pass --source-map OLD=NEW to read it "
                          "from a local checkout)")
