@@ -54,7 +54,9 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     # with the plan, the default view is the verdict, the summary and the plan; the big tables come
     # with --detail (the plan's evidence and sites too)
     planned = getattr(a, "plan", None) is not None
-    tables = not planned or bool(a.options.get("detail"))
+    # options: the free-form echo of the command line (its keys differ by mode and with --plan)
+    detail, mode = bool(a.options.get("detail")), a.options.get("mode", "both")
+    tables = not planned or detail
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
@@ -102,7 +104,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     if occ and tables:
         out.append(_occupancy(occ, markdown))
     if not tables:
-        out.extend(_plan(a, markdown))
+        out.extend(_plan(a, markdown, detail))
         return "\n\n".join(out)
 
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
@@ -110,7 +112,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
                + table(cats, ["category", "stall", "share", "", "hits"], markdown))
 
-    if a.options.get("mode", "both") in ("src", "both"):
+    if mode in ("src", "both"):
         if a.source_lines:
             rows = [[shorten_left(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
                      pct(100 * s.stall_rate, 0), s.dominant_category, len(s.instructions)]
@@ -119,7 +121,7 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
                 rows, ["source line", "stall", "share", "stall rate", "dominant", "instrs"], markdown))
         else:
             out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
-    if a.options.get("mode", "both") in ("asm", "both"):
+    if mode in ("asm", "both"):
         rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
                  pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
                 for i in a.instructions]
@@ -150,18 +152,18 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
             if f.hint:
                 lines.append(f"    next: {f.hint}")
         out.append("\n".join(lines))
-    out.extend(_plan(a, markdown))
+    out.extend(_plan(a, markdown, detail))
     return "\n\n".join(out)
 
 
-def _plan(a: DispatchAnalysis, markdown: bool) -> list[str]:
+def _plan(a: DispatchAnalysis, markdown: bool, detail: bool) -> list[str]:
     """The optimization plan section (only with `analyze --plan`; rendering lives in hotspot/plan)."""
     if getattr(a, "plan", None) is None:
         return []
     from hotspot.render.plan import items_block
 
     return [items_block(a.plan, getattr(a, "plan_skipped", None), markdown, getattr(a, "plan_trust", None),
-                        detail=bool(a.options.get("detail")))]
+                        detail=detail)]
 
 
 def _working(a: DispatchAnalysis) -> str:
