@@ -6,6 +6,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Protocol
 
+from hotspot.collect.doctor import DoctorReport
 from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
 from hotspot.result import JsonObject, Result
 
@@ -13,27 +14,20 @@ KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
 
 
-def _get(obj: object, key: str) -> object:
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key)
-
-
 def render_doctor(result: Result, markdown: bool = False) -> str:
     rep = result.data
-    rows = []
-    for c in _get(rep, "checks"):
-        rows.append([_STATUS_MARK.get(_get(c, "status"), _get(c, "status")), _get(c, "name"),
-                     _get(c, "detail"), _get(c, "fix")])
+    assert isinstance(rep, DoctorReport)
+    rows = [[_STATUS_MARK.get(c.status, c.status), c.name, c.detail, c.fix] for c in rep.checks]
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
-    missing = _get(rep, "missing")
-    if not _get(rep, "ok"):
-        out.append(f"NOT ready: required {', '.join(missing)} missing (fix above)")
-    elif not _get(rep, "gpus"):
+    if not rep.ok:
+        out.append(f"NOT ready: required {', '.join(rep.missing)} missing (fix above)")
+    elif not rep.gpus:
         # the tools are there, but `collect` here would fail: say so, not "ready"
         out.append("NOT ready to collect here: the tools are installed but no GPU was found (run "
                    "collect on a node with an AMD Instinct GPU; analyze, plan and report work here)")
     else:
         out.append("ready to collect")
-    doc = _get(rep, "rocprofv3_doctor")
+    doc = rep.rocprofv3_doctor  # free-form: rocprofv3-doctor's own JSON
     if doc and doc.get("findings") is not None:
         out.append("rocprofv3-doctor findings are included in --format json")
     return "\n\n".join(out)
