@@ -3,6 +3,7 @@ totals), and the rows (groups of code lines) both sides are summed over."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from operator import sub
 from typing import TYPE_CHECKING
 
@@ -68,12 +69,11 @@ def groups(a: "DispatchAnalysis") -> dict[str, Group]:
     out: dict[str, Group] = {}
     for name in TOTAL_FIELDS:
         out[f"total:{name}"] = Group("total", name, executed, MEASURE_OF_TOTAL[name])
-    cats: dict[str, list[int]] = {}
+    cats: defaultdict[str, list[int]] = defaultdict(list)
     for i in instructions:
-        cats.setdefault(i.category, []).append(i.line_number)
+        cats[i.category].append(i.line_number)
     for c in a.stall_by_category:
-        out[f"category:{c.category}"] = Group("category", c.category, cats.get(c.category, []),
-                                              "stall")
+        out[f"category:{c.category}"] = Group("category", c.category, cats[c.category], "stall")
     loops = a.loops or []
     spans = [(lp.first_line_number, lp.last_line_number) for lp in loops]
     for lp in loops:
@@ -148,16 +148,17 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
 def totals_table(analyses: list["DispatchAnalysis"]) -> Table:
     """One sample per code line: the mean over the side's analyses of what analyze reports (all
     waves read, also when the test resamples a spread subset of them)."""
-    acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
+    acc: dict[str, defaultdict[int, float]] = {name: defaultdict(float)
+                                               for name in ("stall", "latency", "hits", "blame")}
     k = len(analyses)
     for a in analyses:
         for i in a.instructions:
             n = i.line_number
             for name, value in (("stall", i.stall), ("latency", i.latency), ("hits", i.hit)):
-                acc[name][n] = acc[name].get(n, 0.0) + float(value) / k
+                acc[name][n] += float(value) / k
         for w in a.waits or []:
             for p in w.producers:
                 if p.line_number is not None:
                     n = p.line_number
-                    acc["blame"][n] = acc["blame"].get(n, 0.0) + float(p.blamed_stall) / k
+                    acc["blame"][n] += float(p.blamed_stall) / k
     return Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)
