@@ -102,6 +102,26 @@ class DetailLine:
 
 
 @record
+class SampleColumns:
+    """The code.json columns the PC samples were read from (reasons: None when not written)."""
+
+    issued: str
+    stalled: str
+    reasons: str | None
+
+
+@record
+class SampleCounts:
+    """A PC-sampling dispatch's sample totals (`data.samples`)."""
+
+    total: int
+    issued: int
+    stalled: int
+    stall_reasons: dict[str, int]  # why stalled samples were not issued -> samples ({} when unknown)
+    columns: SampleColumns
+
+
+@record
 class Selection:
     """Why this dispatch was analyzed when the path held several (capture/select.py ranking)."""
 
@@ -134,7 +154,7 @@ class DispatchAnalysis:
     representativeness: Representativeness | None = None
     # PlanItems (hotspot/plan/model.py), attached by the plan layer above this one; null without --plan
     plan: list[object] | None = None
-    samples: JsonObject | None = None
+    samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
     options: JsonObject = field(default_factory=dict)

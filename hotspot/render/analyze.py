@@ -79,8 +79,9 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     ]
     if sampling:
         s = a.samples
-        summary.append(["samples", f"{num(s['total'])} ({num(s['issued'])} issued, "
-                                   f"{num(s['stalled'])} stalled)"])
+        assert s is not None  # a PC-sampling analysis always has its counts
+        summary.append(["samples", f"{num(s.total)} ({num(s.issued)} issued, "
+                                   f"{num(s.stalled)} stalled)"])
     else:
         stall_pct = 100.0 * t.stall / t.latency if t.latency else 0.0
         summary += [
@@ -93,9 +94,9 @@ def _one(a: DispatchAnalysis, markdown: bool) -> str:
     out.append(table(summary, ["", ""], markdown) if markdown else
                "\n".join(f"  {k:<20} {v}" for k, v in summary))
 
-    if sampling and a.samples.get("stall_reasons"):
-        reasons = sorted(a.samples["stall_reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
-        stalled = a.samples["stalled"] or 1
+    if sampling and a.samples is not None and a.samples.stall_reasons:
+        reasons = sorted(a.samples.stall_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        stalled = a.samples.stalled or 1
         out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
             [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
             ["reason", "samples", "share", ""], markdown))

@@ -253,9 +253,9 @@ def _summary(a: DispatchAnalysis, prefix: str, unit: str) -> str:
                                   f"{_n(d.code_rows)} rows; "
                                   f"{pct(d.source_mapped_pct or 0, 0)} source-mapped"))
     samples = a.samples
-    if unit == "samples" and isinstance(samples, dict):  # free-form: the sampler's own totals
-        pairs.append(("samples", f"{_n(samples.get('total'))} ({_n(samples.get('issued'))} issued, "
-                                 f"{_n(samples.get('stalled'))} stalled)"))
+    if unit == "samples" and samples is not None:
+        pairs.append(("samples", f"{_n(samples.total)} ({_n(samples.issued)} issued, "
+                                 f"{_n(samples.stalled)} stalled)"))
     else:
         lat, stall = t.latency or 0, t.stall or 0
         pairs.append(("latency (Σ cycles)", _n(lat)))
