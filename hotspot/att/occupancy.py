@@ -12,6 +12,7 @@ from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import (
+    NextStep,
     Occupancy,
     OccupancyDetails,
     compute_occupancy,
@@ -58,7 +59,7 @@ class DispatchOccupancy:
     limiter: str | None = None
     limiters: tuple[str, ...] = ()
     limits: dict[str, int | None] = field(default_factory=dict)
-    next_step: JsonObject = field(default_factory=dict)
+    next_step: dict[str, NextStep] = field(default_factory=dict)  # per binding limiter
     notes: tuple[str, ...] = ()
     details: OccupancyDetails | None = None
     resources: JsonObject = field(default_factory=dict)

@@ -300,12 +300,9 @@ def _occupancy(occ: DispatchOccupancy | None) -> str:
                    + esc(fmt_value(plain(occ.limits))) + "</p>")
     if occ.resources:
         out.append('<p class="note">resources: ' + esc(fmt_value(plain(occ.resources))) + "</p>")
-    steps = plain(occ.next_step)  # free-form: NextStep records, or their JSON read back
-    if isinstance(steps, dict):
-        for name, step in steps.items():
-            msg = step.get("message") if isinstance(step, dict) else step
-            if msg:
-                out.append(f'<p class="hint">next step ({esc(name)}): {esc(fmt_value(msg))}</p>')
+    for name, step in occ.next_step.items():
+        if step.message:
+            out.append(f'<p class="hint">next step ({esc(name)}): {esc(fmt_value(step.message))}</p>')
     return "".join(out)
 
 
