@@ -186,7 +186,9 @@ def test_optional_sections_light_up_when_present():
     d = minimal_data()
     d["occupancy"] = {"available": True, "reason": "", "arch": "gfx950",
                       "waves_per_simd": 4, "limiter": "vgpr", "limits": {"vgpr": 4, "lds": 8},
-                      "next_step": {"vgpr": {"message": "use at most 96 VGPRs for 5 waves"}},
+                      "next_step": {"vgpr": {"target_waves": 5, "resource": "vgpr_total", "current": 100,
+                                             "max_allowed": 96, "reduce_by": 4,
+                                             "message": "use at most 96 VGPRs for 5 waves"}},
                       "resources": {"vgpr": 100}, "achieved": {"mean_waves_per_simd": 1.5,
                                                               "peak_waves_per_simd": 2,
                                                               "simds": 4, "waves": 6,

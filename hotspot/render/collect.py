@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
-from hotspot.collect.doctor import DoctorReport
 from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
 from hotspot.result import JsonObject, Result
 
@@ -14,9 +13,25 @@ KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
 
 
+class _Check(Protocol):
+    name: str
+    status: str
+    detail: str
+    fix: str
+
+
+class _Doctor(Protocol):
+    """hotspot/collect/doctor.py DoctorReport, read by name (render sits below collect)."""
+
+    ok: bool
+    checks: Sequence[_Check]
+    gpus: Sequence[object]
+    rocprofv3_doctor: JsonObject | None
+    missing: Sequence[str]
+
+
 def render_doctor(result: Result, markdown: bool = False) -> str:
-    rep = result.data
-    assert isinstance(rep, DoctorReport)
+    rep = cast(_Doctor, result.data)
     rows = [[_STATUS_MARK.get(c.status, c.status), c.name, c.detail, c.fix] for c in rep.checks]
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
     if not rep.ok:

@@ -297,7 +297,7 @@ def _occupancy(occ: DispatchOccupancy | None) -> str:
         out.append(f"<p>{esc(fmt_value(plain(occ)))}</p>")
     if occ.limits:
         out.append('<p class="note">waves/SIMD allowed by each resource: '
-                   + esc(fmt_value(plain(occ.limits))) + "</p>")
+                   + esc(fmt_value(occ.limits)) + "</p>")
     if occ.resources:
         out.append('<p class="note">resources: ' + esc(fmt_value(plain(occ.resources))) + "</p>")
     for name, step in occ.next_step.items():
