@@ -30,11 +30,11 @@ def fmt_bytes(value: float | None) -> str:
 
 def fmt_range(e: Estimate | None, fmt: Callable[[float], str]) -> str:
     """An Estimate as 'x' (exact), 'lo–hi' (range, marked ~) or blank (unknown)."""
-    if e is None or e.low is None:
+    if e is None or e.low is None or e.high is None:  # low and high are set together
         return ""
-    if e.exact:
-        return fmt(e.value)  # type: ignore[arg-type]  # exact: value is set
-    return f"~{fmt(e.low)}–{fmt(e.high)}"  # type: ignore[arg-type]  # low set: high is too
+    if e.exact and e.value is not None:
+        return fmt(e.value)
+    return f"~{fmt(e.low)}–{fmt(e.high)}"
 
 
 def fmt_ns(value: float | None) -> str:
