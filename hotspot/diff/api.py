@@ -351,8 +351,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     nums_a: list[list[float]] = []
     dens_a: list[list[float]] = []
     for kb, ka, how in pairs:
-        g_b = gb.get(kb) if kb else None
-        g_a = ga.get(ka) if ka else None
+        g_b = gb[kb] if kb else None  # a pair names keys of its sides' groups, or None
+        g_a = ga[ka] if ka else None
         ref = g_b or g_a
         assert ref is not None
         vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
