@@ -105,7 +105,8 @@ def test_reader_rejects_malformed(tmp_path, doc, needle):
 
 
 def test_reader_missing_file(tmp_path):
-    with pytest.raises(InputError, match="cannot read"):
+    # read through capture/files.py like every input file: the same refusal and message
+    with pytest.raises(InputError, match="nope.json: file not found"):
         read_occupancy_json(tmp_path / "nope.json")
 
 

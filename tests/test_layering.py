@@ -1,12 +1,19 @@
 """The layer order of docs/architecture.md holds for every import in hotspot/ (function-level ones
-included), there are no import cycles, and only the modules listed below open files."""
+included), there are no import cycles, only the modules listed below open files, outside
+hotspot/capture only its public surface is imported, and, checked on the calls a command makes,
+only hotspot/capture opens an input file."""
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "hotspot"
@@ -14,11 +21,8 @@ DOC = ROOT / "docs" / "architecture.md"
 
 # Modules that may open files, and why. Everything else reads through hotspot/capture.
 MAY_OPEN = {
-    "hotspot.capture": "the capture layer: every capture file is read here",
-    "hotspot.pmc.read_csv": "counter CSV reader",
-    "hotspot.pmc.read_rocpd": "counter rocpd reader",
-    "hotspot.pmc.read_side": "sysinfo/roofline/agent_info beside counter files",
-    "hotspot.pmc.discover": "lists the counter files the user named",
+    "hotspot.capture": "the capture layer: every input file (captures, side files, kernel traces, "
+                       "counter files, saved JSON) is read here",
     "hotspot.collect": "writes run directories, reads its own logs and rocprofv3 outputs it made",
     "hotspot.sweep": "the sweep manifest, lock and logs",
     "hotspot.outfile": "the one writer of stdout and of every output file (atomic, never a special file)",
@@ -179,3 +183,163 @@ def test_only_listed_modules_open_files() -> None:
             if OPEN_CALLS.search(code) and not code.strip().startswith(("def ", '"', "'")):
                 offenders.append(f"{name}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+# --- one reader surface ------------------------------------------------------------------------
+
+
+def _capture_imports(path: Path, name: str) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import of hotspot.capture or below in one module."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name, []) for a in node.names
+                    if a.name == "hotspot.capture" or a.name.startswith("hotspot.capture.")]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module == "hotspot.capture" or node.module.startswith("hotspot.capture.")):
+            out.append((node.lineno, node.module, [a.name for a in node.names]))
+    return out
+
+
+def test_outside_capture_only_its_public_surface_is_imported() -> None:
+    from hotspot.capture import _PUBLIC
+
+    bad = []
+    for name, path in sorted(_modules().items()):
+        if name == "hotspot.capture" or name.startswith("hotspot.capture."):
+            continue
+        for line, module, names in _capture_imports(path, name):
+            if module != "hotspot.capture":
+                bad.append(f"{name}:{line}: imports {module} (import from hotspot.capture instead)")
+            bad += [f"{name}:{line}: hotspot.capture.{n} is not public (capture/__init__.py _PUBLIC)"
+                    for n in names if n not in _PUBLIC]
+    assert not bad, "\n".join(bad)
+
+
+def test_capture_public_names_resolve() -> None:
+    """Every public name is defined where the table says (a stale entry fails here, not in use)."""
+    import importlib
+
+    from hotspot.capture import _PUBLIC
+
+    missing = [f"{n} (hotspot.capture.{m})" for n, m in sorted(_PUBLIC.items())
+               if not hasattr(importlib.import_module(f"hotspot.capture.{m}"), n)]
+    assert not missing, missing
+    assert not [n for n in _PUBLIC if (PACKAGE / "capture" / f"{n}.py").exists()], \
+        "a public name shadows a capture module"
+
+
+# Run in a child interpreter: an audit hook cannot be removed, so it must not outlive the check.
+# The child runs the read-only commands in-process over the bundled example and corpus captures
+# and records every file opened below an input folder (open, os.open, sqlite3.connect) with the
+# module that opened it: the innermost hotspot frame, not counting capture/files.py (the opening
+# primitives a capture reader calls). `violate` makes diff read its saved JSON through a function
+# that opens the file itself, as diff/api.py did before it read through hotspot.capture.
+_OPENS_PROBE = r"""
+import os, sys, urllib.parse
+from pathlib import Path
+
+tests, out, violate = sys.argv[1], Path(sys.argv[2]), sys.argv[3] == "1"
+roots = [os.path.abspath(r) + os.sep for r in sys.argv[4:]]
+sys.path.insert(0, tests)
+from conftest import run_cli  # noqa: E402
+import hotspot  # noqa: E402
+
+pkg = os.path.dirname(os.path.abspath(hotspot.__file__)) + os.sep
+primitives = pkg + os.path.join("capture", "files.py")
+example = os.path.join(pkg, "examples", "data", "example_run")
+corpus = sys.argv[5]
+att = os.path.join(corpus, "att", "gfx942", "ck_bmm", "ui_output_agent_5600_dispatch_2")
+inputs = sys.argv[4]
+saved = os.path.join(inputs, "saved.json")
+run = run_cli("analyze", example, "--format", "json", "--topk", "0")
+assert run.exit_code == 0, run.stderr
+Path(saved).write_text(run.stdout)  # before the hook: the test's own write is no read
+
+opened = []
+
+
+def hook(event, args):
+    if event not in ("open", "sqlite3.connect") or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return
+    where = os.fsdecode(args[0])
+    if where.startswith("file:"):  # a sqlite URI (capture/trace/_sqlite.py opens read-only)
+        where = urllib.parse.unquote(where[5:].split("?", 1)[0])
+    where = os.path.abspath(where)
+    if not any(where.startswith(r) for r in roots):
+        return
+    f = sys._getframe(1)
+    while f is not None and not (f.f_code.co_filename.startswith(pkg)
+                                 and f.f_code.co_filename != primitives):
+        f = f.f_back
+    module = f.f_code.co_filename[len(pkg):] if f is not None else "<no hotspot frame>"
+    opened.append(f"{module}	{where}")
+
+
+if violate:
+    import orjson
+    import hotspot.capture
+
+    hotspot.capture.read_saved_json = lambda path: orjson.loads(Path(path).read_bytes())
+
+sys.addaudithook(hook)
+tmp = os.path.join(out.parent, "outputs")
+os.makedirs(tmp, exist_ok=True)
+commands = [
+    ("analyze", example, "--format", "json", "--jobs", "1"),
+    ("plan", example, "--format", "json"),
+    ("analyze", att, "--format", "text", "--jobs", "1", "--detail"),
+    ("report", example, "-o", os.path.join(tmp, "r.html")),
+    ("report", saved, "-o", os.path.join(tmp, "s.html")),
+    ("export", "perfetto", att, "-o", os.path.join(tmp, "t.json")),
+    ("diff", example, example, "--format", "json"),
+    ("diff", saved, saved, "--format", "json"),
+    ("kernels", os.path.join(corpus, "csv", "kernel_trace.csv"), "--format", "json"),
+    ("kernels", os.path.join(corpus, "csv"), "--format", "json"),
+    ("pmc", os.path.join(corpus, "pmc", "rocprof-compute_MI300X_vcopy_rocpd"), "--format", "json"),
+    ("pmc", os.path.join(corpus, "csv", "counter_collection.csv"), "--format", "json"),
+]
+codes = []
+for args in commands:
+    codes.append(f"{run_cli(*args).exit_code}	{' '.join(args[:2])}")
+out.write_text("\n".join(codes) + "\n--\n" + "\n".join(opened) + "\n")
+"""
+
+
+def _opens(tmp_path: Path, violate: bool) -> tuple[list[str], list[tuple[str, str]]]:
+    corpus = (ROOT / ".." / "shared" / "corpus").resolve()
+    if not corpus.is_dir():
+        pytest.skip(f"real-data corpus not found at {corpus}")
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    out = tmp_path / "opens.txt"
+    example = PACKAGE / "examples" / "data" / "example_run"
+    env = {**os.environ, "HOTSPOT_CACHE": "off"}
+    run = subprocess.run([sys.executable, "-c", _OPENS_PROBE, str(ROOT / "tests"), str(out),
+                          "1" if violate else "0", str(inputs), str(corpus), str(example)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    codes, opens = out.read_text().split("\n--\n")
+    return codes.splitlines(), [tuple(line.split("\t")) for line in opens.splitlines() if line]
+
+
+def test_only_capture_opens_input_files(tmp_path: Path) -> None:
+    codes, opens = _opens(tmp_path, violate=False)
+    assert all(c.startswith("0\t") for c in codes), codes  # every command read its input
+    outside = sorted({f"{module} opened {path}" for module, path in opens
+                      if not module.startswith("capture" + os.sep)})
+    assert not outside, "\n".join(outside)
+    # the check saw the reads it is about: code.json, wave files, a side db, saved JSON, counters
+    seen = " ".join(path for _, path in opens)
+    for needle in ("code.json", "_wv0.json", "occupancy.json", "agent_info.csv", "results.db",
+                   "saved.json", "kernel_trace.csv", "counter_collection.csv", "pmc_perf.csv"):
+        assert needle in seen, needle
+
+
+def test_the_open_check_catches_a_reader_outside_capture(tmp_path: Path) -> None:
+    """diff and report reading their saved JSON themselves (not through hotspot.capture) is named,
+    with the file: att/load.py reads it for both."""
+    _codes, opens = _opens(tmp_path, violate=True)
+    outside = {(module, Path(path).name) for module, path in opens
+               if not module.startswith("capture" + os.sep)}
+    assert (os.path.join("att", "load.py"), "saved.json") in outside, outside

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.load import load_analysis, load_saved_analysis
+from hotspot.att.load import load_analysis, read_analysis
 from hotspot.att.model import DispatchAnalysis, MultiAnalysis
 from hotspot.errors import InputError
 from hotspot.examples import example_dispatch_dir
@@ -38,7 +38,7 @@ def test_a_saved_analysis_reads_back_as_what_analyze_wrote(saved):
     # every field of the analysis comes back as written (the plan's own fields are the plan's)
     assert {k: v for k, v in doc["data"].items() if k in again} == again
     assert a.detail and a.detail[0].snippet[0].line == doc["data"]["detail"][0]["snippet"][0]["line"]
-    _, warnings = load_saved_analysis(path.read_bytes(), path)
+    _, warnings = read_analysis(path)
     assert warnings == doc["warnings"]
 
 

@@ -7,7 +7,7 @@ from dataclasses import field
 from operator import attrgetter
 
 from hotspot.att.classify import CATEGORIES, classify
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.record import record
 
 

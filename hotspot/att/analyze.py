@@ -28,14 +28,15 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.representativeness import assess, working_waits
-from hotspot.capture.layout import DispatchDir, require_dispatch_dirs
-from hotspot.capture.sidefiles import check_meta
-from hotspot.capture.select import (
+from hotspot.capture import (
     OK,
     DispatchCandidate,
+    DispatchDir,
+    check_meta,
     kernel_name,
     pct,
     rank_dispatches,
+    require_dispatch_dirs,
     selection_reason,
 )
 from hotspot.errors import UsageError
@@ -43,8 +44,7 @@ from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.capture.open import Capture
-    from hotspot.capture.snapshots import SourceMap
+    from hotspot.capture import Capture, SourceMap
 
 # The readers and the wave pass (hotspot.capture.open/target/snapshots, hotspot.att.wave_results)
 # are imported where they run: an analysis answered by the result cache never needs them.
@@ -112,7 +112,7 @@ def analyze_dispatch(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Res
 
 
 def _raise_all_empty(path: Path, ranking: list[DispatchCandidate], opts: AnalyzeOptions) -> None:
-    from hotspot.capture.select import raise_none_usable
+    from hotspot.capture import raise_none_usable
 
     raise_none_usable(path, ranking, opts.kernel, _max_bytes(opts))
 
@@ -130,7 +130,7 @@ def analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> 
     a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
                _max_bytes(opts))
     if opts.detail and a.mode == "cycles":
-        from hotspot.capture.snapshots import load_source_map
+        from hotspot.capture import load_source_map
 
         a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
                            opts)
@@ -145,7 +145,7 @@ def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
 
 
 def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
-    from hotspot.capture.open import open_capture
+    from hotspot.capture import open_capture
 
     cap = open_capture(d, opts.kernel, _max_bytes(opts), opts.meta_paths)
     warnings.extend(cap.warnings)
@@ -165,13 +165,12 @@ def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
     """Every analysis of one cycle-mode capture (pure over the Capture and its readers)."""
     from hotspot.att.wave_results import analyze_waves
-    from hotspot.capture.target import detect_arch
 
     d, disp, table, kernel, rows = cap.path, cap.dispatch, cap.table, cap.kernel, cap.rows
     executed = cap.executed
     mapped = sum(1 for r in executed if r.source)
     totals = agg.totals_of(rows)
-    arch = detect_arch(d, (r.isa for r in executed), opts.arch, opts.meta_paths)
+    arch = cap.arch(opts.arch)
     warnings.extend(arch.warnings)
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
@@ -184,8 +183,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     occupancy_out: list[tuple[DispatchOccupancy, Finding | None]] = []
 
     def occupancy_meanwhile() -> None:
-        occupancy_out.append(dispatch_occupancy(d, disp, kernel, rows, arch, occupancy_warnings,
-                                                opts.meta_paths))
+        occupancy_out.append(dispatch_occupancy(cap, arch, occupancy_warnings))
 
     rules = _waitcnt_rules(disp, arch, warnings)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
@@ -258,7 +256,7 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
     """Source snippet and worst instructions of each hot line (snapshots or --source-map files
     are read only here). `instructions` is every executed instruction in worst-first order, so a
     line's worst ones are its members in that order."""
-    from hotspot.capture.snapshots import read_source_lines
+    from hotspot.capture import read_source_lines
 
     out = []
     texts: dict[Path, list[str] | None] = {}  # each source file read once, however many lines

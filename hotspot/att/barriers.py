@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import itemgetter
 
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.result import JsonObject
 from hotspot.record import record
 

@@ -7,8 +7,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from hotspot.att.aggregate import SourceLineStat, Totals
-from hotspot.capture.select import IDLE_SLICE_EXECUTED_SHARE
-from hotspot.capture.waves import WaveTotals
+from hotspot.capture import IDLE_SLICE_EXECUTED_SHARE, WaveTotals
 from hotspot.result import JsonObject
 from hotspot.record import record
 

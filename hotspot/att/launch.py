@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import field, replace
 from statistics import median
 
-from hotspot.capture.trace.records import DispatchRecord
+from hotspot.capture import DispatchRecord
 from hotspot.record import record
 
 # launch.status values: only MATCHED launches feed grid-based plan items.

@@ -16,7 +16,7 @@ from hotspot.att.model import DispatchAnalysis, MultiAnalysis
 from hotspot.decode import from_plain
 from hotspot.errors import bad_file
 from hotspot.record import record
-from hotspot.result import check_saved_envelope
+from hotspot.result import JsonValue, check_saved_envelope
 
 SAVED_COMMAND = "analyze"
 HINT = "pass the output of hotspot analyze --format json"
@@ -36,16 +36,22 @@ class _SavedMany:
 
 def load_analysis(data: bytes, source: Path | str = "<data>") -> DispatchAnalysis | MultiAnalysis:
     """The typed analysis of a saved `analyze --format json` document; `source` names it in errors."""
-    analysis, _warnings = load_saved_analysis(data, source)
+    from hotspot.capture import parse_json
+
+    analysis, _warnings = analysis_of(parse_json(Path(source), data), source)
     return analysis
 
 
-def load_saved_analysis(data: bytes, source: Path | str = "<data>"
-                        ) -> tuple[DispatchAnalysis | MultiAnalysis, list[str]]:
-    """`load_analysis` and the warnings saved with it."""
-    from hotspot.capture.files import parse_json
+def read_analysis(path: Path) -> tuple[DispatchAnalysis | MultiAnalysis, list[str]]:
+    """The saved file at `path` (read by hotspot.capture, as every input) as the typed analysis,
+    and the warnings saved with it."""
+    from hotspot.capture import read_saved_json
 
-    doc = parse_json(Path(source), data)
+    return analysis_of(read_saved_json(path), path)
+
+
+def analysis_of(doc: JsonValue, source: Path | str) -> tuple[DispatchAnalysis | MultiAnalysis, list[str]]:
+    """A parsed saved document as the typed analysis and its saved warnings."""
     if not isinstance(doc, dict):
         raise bad_file(source, "top level is not a JSON object",
                        "pass a dispatch dir, or the output of hotspot analyze --format json")

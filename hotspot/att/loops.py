@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from hotspot.att.classify import classify
 from hotspot.att.waits.reduce import WaitBlame
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.record import record
 
 

@@ -20,7 +20,7 @@ from hotspot.record import record
 
 if TYPE_CHECKING:
     pass
-from hotspot.capture.select import DispatchCandidate
+from hotspot.capture import DispatchCandidate
 from hotspot.result import JsonObject
 
 DEFAULT_TOPK = 15

@@ -1,6 +1,6 @@
-"""Theoretical vs achieved occupancy of one dispatch: gathers the kernel's resources from the files
-beside the dispatch dir (rocpd db > kernel trace CSV > counter collection CSV, ISA scan as a floor),
-runs the hotspot/arch model, and measures achieved occupancy from occupancy.json."""
+"""Theoretical vs achieved occupancy of one dispatch: the kernel's resources from its rows in the side
+files the Capture found (rocpd db > kernel trace CSV > counter collection CSV, ISA scan as a floor),
+the hotspot/arch model over them, and the achieved occupancy from the capture's occupancy.json."""
 
 from __future__ import annotations
 
@@ -22,19 +22,13 @@ from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
 from hotspot.att.launch import LaunchOut, checked_against_occupancy, match_launch
 from hotspot.att.lds_bound import LdsBound, lds_lower_bound
-from hotspot.capture.layout import DispatchDir
-from hotspot.capture.model import CodeRow, KernelSymbol
-from hotspot.capture.occupancy import read_occupancy_json
-from hotspot.capture.sidefiles import nearby_files, same_run
-from hotspot.capture.trace.records import DispatchRecord
+from hotspot.capture import Capture, DispatchRecord, KernelRows, kernel_names, pick_row, same_kernel
 from hotspot.errors import HotspotError
 from hotspot.result import JsonObject
 from hotspot.record import record
 
 # Achieved mean below this fraction of the theoretical waves/SIMD is an `occupancy-gap` finding.
 OCCUPANCY_GAP_RATIO = 0.5
-# Trace names may be truncated by the profiler; a shared prefix this long counts as the same kernel.
-MIN_TRUNCATED_MATCH = 24
 
 
 @record
@@ -70,104 +64,31 @@ class DispatchOccupancy:
     #                                        an upper bound, and no occupancy rule acts on it
 
 
-def _names(kernel: KernelSymbol | None) -> list[str]:
-    if kernel is None:
-        return []
-    return [n for n in (kernel.demangled, kernel.symbol) if n]
-
-
-def _same_kernel(trace_name: str, names: Sequence[str]) -> bool:
-    for n in names:
-        if trace_name == n:
-            return True
-        shorter, longer = sorted((trace_name, n), key=len)
-        if len(shorter) >= MIN_TRUNCATED_MATCH and longer.startswith(shorter):
-            return True
-    return False
-
-
-def _pick(named: list[DispatchRecord], dispatch_id: int | None) -> DispatchRecord | None:
-    """The row whose resources stand for the traced kernel: among the rows of its name, the same
-    dispatch id (callers pass an id only when the file comes from the same run), else the first
-    (a kernel's registers do not change between its dispatches; its launch is matched apart,
-    hotspot/att/launch.py)."""
-    if dispatch_id is not None:
-        for r in named:
-            if r.dispatch_id == dispatch_id:
-                return r
-    return named[0] if named else None
-
-
 def _candidate(rec: DispatchRecord, kind: str, path: Path) -> res.ResourceCandidate:
     wg = rec.workgroup[0] * rec.workgroup[1] * rec.workgroup[2] if rec.workgroup else None
     return res.ResourceCandidate(rec.vgpr, rec.accum_vgpr, rec.sgpr, rec.lds_bytes, wg, kind, str(path))
 
 
-# The readers are imported when such a file is found: most captures have neither beside them, and
-# the rocpd reader loads sqlite3 and tempfile (~5 ms of every analysis).
-def _read_rocpd(path: Path) -> list[DispatchRecord]:
-    from hotspot.capture.trace.rocpd import read_rocpd_dispatches
-
-    return read_rocpd_dispatches(path)
-
-
-def _read_kernel_trace(path: Path) -> list[DispatchRecord]:
-    from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
-
-    return read_kernel_trace_csv(path)
-
-
-# (rows of the traced kernel's name in file order, the file, the dispatch id when the file is from
-# the capture's run): what the launch is matched from
-NamedRows = tuple[list[DispatchRecord], Path, int | None]
-
-
-def gather_candidates(d: Path, dispatch_id: int | None, kernel: KernelSymbol | None,
-                      warnings: list[str], meta: Sequence[Path] = (),
-                      records: list[NamedRows] | None = None) -> list[res.ResourceCandidate]:
-    """Resources from the nearest file of each kind that knows the kernel (most trusted first);
-    the rows of the kernel's name are appended to `records` when given (the launch is matched
-    from them)."""
-    names = _names(kernel)
-    if not names:
-        return []
-    from hotspot.capture.trace._sqlite import QueryBudgetError
-
-    explicit = {Path(m) for m in meta}
-    out: list[res.ResourceCandidate] = []
-    sources = ((res.ROCPD, ("*results.db",), _read_rocpd),
-               (res.KERNEL_TRACE, ("*kernel_trace.csv",), _read_kernel_trace),
-               (res.COUNTER_COLLECTION, ("*counter_collection.csv",), _read_kernel_trace))
-    for kind, patterns, reader in sources:
-        for path in nearby_files(d, *patterns, meta=meta):
-            run_id = dispatch_id if same_run(d, path) else None
-            try:
-                named = [r for r in reader(path) if _same_kernel(r.kernel_name, names)]
-            except HotspotError as err:
-                if isinstance(err, QueryBudgetError) and path in explicit:
-                    raise  # a file the user named that cannot be read in bounded time: said, exit 3
-                warnings.append(f"resources: {err.message}; file skipped")
-                continue
-            rec = _pick(named, run_id)
-            if rec is not None:
-                out.append(_candidate(rec, kind, path))
-                if records is not None:
-                    records.append((named, path, run_id))
-                break  # nearest file of this kind that knows the kernel
+def resource_candidates(found: Sequence[KernelRows]) -> list[res.ResourceCandidate]:
+    """Resources from the nearest file of each kind that knows the kernel (most trusted first)."""
+    out = []
+    for k in found:
+        rec = pick_row(k.rows, k.run_id)
+        if rec is not None:
+            out.append(_candidate(rec, k.kind, k.path))
     return out
 
 
-def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> AchievedOut | None:
-    path = d / "occupancy.json"
-    if not path.is_file():
-        return None
+def _achieved(cap: Capture, warnings: list[str]) -> AchievedOut | None:
     try:
-        trace = read_occupancy_json(path)
+        trace = cap.occupancy()
     except HotspotError as err:
         warnings.append(f"{err.message}; achieved occupancy not available")
         return None
-    names = _names(kernel)
-    ids = [k for k, name in trace.dispatches.items() if _same_kernel(name, names)]
+    if trace is None:
+        return None
+    names = kernel_names(cap.kernel)
+    ids = [k for k, name in trace.dispatches.items() if same_kernel(name, names)]
     got = achieved_from_columns(trace.columns_by_se, ids or None)
     if got is None:
         return None
@@ -176,13 +97,11 @@ def _achieved(d: Path, kernel: KernelSymbol | None, warnings: list[str]) -> Achi
                        got.one_round)
 
 
-def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
-                       rows: Sequence[CodeRow], arch: Arch, warnings: list[str],
-                       meta: Sequence[Path] = ()) -> tuple[DispatchOccupancy, Finding | None]:
-    records: list[NamedRows] = []
-    candidates = gather_candidates(d, disp.dispatch_id, kernel, warnings, meta, records)
-    occ, gap = _theoretical(d, disp, kernel, rows, arch, warnings, meta, candidates)
-    launch = launch_of(records, arch, len(disp.wave_files))
+def dispatch_occupancy(cap: Capture, arch: Arch, warnings: list[str]
+                       ) -> tuple[DispatchOccupancy, Finding | None]:
+    found = cap.kernel_rows(warnings)
+    occ, gap = _theoretical(cap, arch, warnings, resource_candidates(found))
+    launch = launch_of(found, arch, len(cap.wave_files))
     if launch is not None and occ.achieved is not None:
         from hotspot.arch.products import find_product
 
@@ -194,9 +113,9 @@ def dispatch_occupancy(d: Path, disp: DispatchDir, kernel: KernelSymbol | None,
     return replace(occ, launch=launch), gap
 
 
-def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: Sequence[CodeRow],
-                 arch: Arch, warnings: list[str], meta: Sequence[Path],
+def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
                  candidates: list[res.ResourceCandidate]) -> tuple[DispatchOccupancy, Finding | None]:
+    rows = cap.rows
     isa = res.scan_isa_registers(r.isa for r in rows)
     target = arch.target
     bound = lds_lower_bound(rows)
@@ -210,7 +129,7 @@ def _theoretical(d: Path, disp: DispatchDir, kernel: KernelSymbol | None, rows: 
         resources["lds_isa"] = {"bytes": bound.bytes, "line_number": bound.line_number,
                                 "isa": bound.isa, "offset": bound.offset, "width": bound.width,
                                 "basis": bound.basis, "lower_bound": True}
-    achieved = _achieved(d, kernel, warnings)
+    achieved = _achieved(cap, warnings)
     label = arch.label
     if resolved.vgpr is None:
         return DispatchOccupancy(False, "no VGPR count: no profiler CSV/db beside the dispatch and no "
@@ -273,7 +192,7 @@ def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: Achie
                              resources, achieved, candidates, unknown_limits=unknown)
 
 
-def launch_of(records: Sequence[NamedRows], arch: Arch, traced_waves: int | None = None) -> LaunchOut | None:
+def launch_of(found: Sequence[KernelRows], arch: Arch, traced_waves: int | None = None) -> LaunchOut | None:
     """The launch from the most trusted file whose rows of the kernel's name have a grid and a
     workgroup size, matched to the traced dispatch (hotspot/att/launch.py)."""
     from hotspot.arch.products import find_product
@@ -281,8 +200,8 @@ def launch_of(records: Sequence[NamedRows], arch: Arch, traced_waves: int | None
     product = find_product(arch.product) if arch.product else None
     same = product is not None and product.gfx == arch.gfx
     wave_size = arch.target.wave_size if arch.target is not None else None
-    for named, path, run_id in records:
-        out = match_launch(named, str(path), run_id, traced_waves, wave_size,
+    for k in found:
+        out = match_launch(k.rows, str(k.path), k.run_id, traced_waves, wave_size,
                            product.cus if same else None, product.peak_hbm_gbps if same else None)
         if out is not None:
             return out

@@ -13,16 +13,19 @@ from pathlib import Path
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.model import DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
-from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.capture.pcsampling import (
+from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
     REASON_COLUMNS,
     STALLED_COLUMNS,
+    CodeRow,
+    CodeTable,
+    KernelSymbol,
+    detect_arch,
     first_present,
+    kernel_name,
+    pct,
 )
-from hotspot.capture.select import kernel_name, pct
-from hotspot.capture.target import detect_arch
 from hotspot.errors import EmptyTraceError, bad_file
 
 

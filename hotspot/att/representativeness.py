@@ -27,9 +27,7 @@ from hotspot.arch.targets import KERNARG_PRELOAD_ENTRY_OFFSET
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
 from hotspot.att.waits.reduce import WaitBlame
-from hotspot.capture.model import CodeRow
-from hotspot.capture.runtime_kernels import is_runtime_kernel
-from hotspot.capture.waves import SHORT_WAVE_MAX_RECORDS, WaveTotals
+from hotspot.capture import SHORT_WAVE_MAX_RECORDS, CodeRow, WaveTotals, is_runtime_kernel
 from hotspot.record import record
 from hotspot.result import JsonObject
 

@@ -9,8 +9,7 @@ sum to the timeline totals. WAIT is waiting on a counter or a barrier; STALL is 
 from __future__ import annotations
 
 
-from hotspot.capture.model import CodeRow
-from hotspot.capture.waves import WAVE_STATES
+from hotspot.capture import WAVE_STATES, CodeRow
 from hotspot.record import record
 
 _EMPTY, _IDLE, _EXEC, _WAIT, _STALL = range(len(WAVE_STATES))

@@ -27,9 +27,7 @@ from hotspot.att.waits.reduce import (
     lgkm_breakdown,
     wait_blames,
 )
-from hotspot.capture.layout import WaveFile
-from hotspot.capture.model import CodeRow
-from hotspot.capture.waves import WaveTotals
+from hotspot.capture import CodeRow, WaveFile, WaveTotals
 from hotspot.record import record
 
 # Producers named in an lgkm finding's evidence.

@@ -25,9 +25,7 @@ from hotspot.att.engine.wavepass import sample_wave_files
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, LineTables, build_tables
 from hotspot.att.waits.replay import edge_keys, reconstruct
-from hotspot.capture.layout import WaveFile
-from hotspot.capture.model import CodeRow
-from hotspot.capture.waves import Wave
+from hotspot.capture import CodeRow, Wave, WaveFile
 from hotspot.record import record
 
 
@@ -170,12 +168,11 @@ def dispatch_samples(d: Path, kernel: str | None, max_waves: int | None,
     """Open the capture as analyze does and take its per-wave samples (capture warnings are
     analyze's, already reported by the caller's analysis of the same dir)."""
     from hotspot.att.analyze import _waitcnt_rules
-    from hotspot.capture.open import open_capture
-    from hotspot.capture.target import detect_arch
+    from hotspot.capture import open_capture
 
     cap = open_capture(d, kernel, max_bytes)
     ignored: list[str] = []
-    arch = detect_arch(d, (r.isa for r in cap.executed), None, ())
+    arch = cap.arch()
     rules = _waitcnt_rules(cap.dispatch, arch, ignored)
     samples = wave_samples(cap.wave_files, cap.table.rows, max_waves, max_bytes, rules)
     code = [(r.line_number, r.isa, r.source.label if r.source else "") for r in cap.rows]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
+from hotspot.capture.files import CSV_FIELD_LIMIT, open_text, read_capped
 from hotspot.errors import InputError
 
 # A gfx target name, possibly with target features (gfx942:sramecc+:xnack-).
@@ -19,6 +19,8 @@ RESULTS_JSON_MAX_BYTES = 256 * 1024 * 1024
 
 
 def read_agents_csv(path: Path) -> list[tuple[str, str]]:
+    """(gfx name, product name) of the GPU agents of a rocprofv3 agent_info CSV, in file order (the
+    one reader of that file: the arch of a capture, and of counter files in `pmc`)."""
     import csv  # only when an agent_info CSV is beside the capture
 
     try:
@@ -27,7 +29,7 @@ def read_agents_csv(path: Path) -> list[tuple[str, str]]:
             reader = csv.DictReader(fh)
             fields = {(f or "").lower(): f for f in reader.fieldnames or []}
             name_col, type_col = fields.get("name"), fields.get("agent_type")
-            prod_col = fields.get("product_name")
+            prod_cols = [fields[c] for c in ("product_name", "marketing_name") if c in fields]
             if not name_col:
                 return []
             out = []
@@ -36,7 +38,8 @@ def read_agents_csv(path: Path) -> list[tuple[str, str]]:
                     continue
                 name = (row.get(name_col) or "").strip()
                 if GFX_RE.match(name):
-                    out.append((name, (row.get(prod_col) or "").strip() if prod_col else ""))
+                    products = [(row.get(c) or "").strip() for c in prod_cols]
+                    out.append((name, next((p for p in products if p), "")))
             return out
     except (OSError, csv.Error, InputError):
         return []
@@ -59,11 +62,9 @@ def read_agents_rocpd(path: Path) -> list[tuple[str, str]]:
 
 def read_agents_results_json(path: Path) -> list[tuple[str, str]]:
     try:
-        if path.stat().st_size > RESULTS_JSON_MAX_BYTES:
-            return []
-        doc = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return []
+        doc = orjson.loads(read_capped(path, RESULTS_JSON_MAX_BYTES, confine=False))
+    except (InputError, orjson.JSONDecodeError):
+        return []  # over the cap, unreadable or not JSON: another source decides
     out = []
     tools = doc.get("rocprofiler-sdk-tool") if isinstance(doc, dict) else None
     for tool in tools if isinstance(tools, list) else []:

@@ -85,6 +85,11 @@ def read_code_json(path: Path, max_bytes: int | None = None) -> CodeTable:
     return memoized("code.json", str(path), lambda: _read_code_json(path, max_bytes))
 
 
+def read_code_table(dispatch_dir: Path, max_bytes: int | None = None) -> CodeTable:
+    """The code table of a dispatch dir (its code.json)."""
+    return read_code_json(dispatch_dir / "code.json", max_bytes)
+
+
 def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
     data = read_capped(path, max_bytes)
     if len(data) >= PIECEWISE_MIN_BYTES:

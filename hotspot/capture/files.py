@@ -116,20 +116,21 @@ def load_json(path: Path, max_bytes: int | None = None) -> JsonValue:
     return parse_json(path, read_capped(path, max_bytes))
 
 
-def read_capped(path: Path | str, max_bytes: int | None = None) -> bytes:
+def read_capped(path: Path | str, max_bytes: int | None = None, confine: bool = True) -> bytes:
     """The bytes of one input file, refused when over `max_bytes`; every failure names the file.
     Plain os calls (`path` may be a str): the wave pass reads ~50,000 files on a large capture.
-    Within a capture session, bytes another step asked to keep are served without a second read."""
+    Within a capture session, bytes another step asked to keep are served without a second read.
+    `confine`: as `open_input`."""
     kept = kept_bytes(os.fspath(path))
     if kept is not None:
         return kept
-    data = _read_capped(path, max_bytes)
+    data = _read_capped(path, max_bytes, confine)
     remember_bytes(os.fspath(path), data)
     return data
 
 
-def _read_capped(path: Path | str, max_bytes: int | None) -> bytes:
-    fd = open_input(path)
+def _read_capped(path: Path | str, max_bytes: int | None, confine: bool = True) -> bytes:
+    fd = open_input(path, confine)
     try:
         size = os.fstat(fd).st_size
         if max_bytes is not None and size > max_bytes:

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from hotspot.arch.achieved import EventColumns, OccupancyEvent, events_to_columns
+from hotspot.capture.files import read_capped
 from hotspot.capture.session import memoized
 from hotspot.errors import bad_file
 from hotspot.record import record
@@ -121,10 +122,7 @@ def read_occupancy_json(path: Path | str) -> OccupancyTrace:
 
 def _read_occupancy_json(path: Path | str) -> OccupancyTrace:
     """Read and validate one occupancy.json; InputError (bad_file) on anything malformed."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as err:
-        raise bad_file(path, f"cannot read: {err.strerror or err}", "check the path") from None
+    raw = read_capped(path)  # an unreadable file is an InputError naming it
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as err:

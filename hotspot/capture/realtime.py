@@ -46,6 +46,11 @@ def fit(pairs: list[tuple[int, int]]) -> ClockMap | None:
     return ClockMap(slope, my - slope * mx, n)
 
 
+def read_dispatch_realtime(dispatch_dir: Path, warnings: list[str]) -> Realtime | None:
+    """A dispatch dir's realtime.json (see read_realtime)."""
+    return read_realtime(dispatch_dir / "realtime.json", warnings)
+
+
 def read_realtime(path: Path, warnings: list[str]) -> Realtime | None:
     """The clock maps, or None (with a warning naming the file and field) when unusable."""
     from hotspot.capture.files import load_json

@@ -12,41 +12,86 @@ Where they are, by layout (nearest first):
 The climb stops below a folder unrelated work shares (`shared_folder`: the filesystem root, the
 home folder, any folder other users may write such as /tmp): what lies there or beside it belongs to
 no run in particular, so a capture in /tmp/x never reads /tmp/y's databases.
-Adding a layout is one entry in LAYOUTS (and a reader, if the file type is new).
+Adding a side file is one entry in SIDE_FILES (and a reader, if the file type is new); adding a
+place to look is a level of `_search_dirs`.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from hotspot.arch.resources import COUNTER_COLLECTION, KERNEL_TRACE, ROCPD
 from hotspot.cache.deps import DIRS, DIRS_FOLLOWED, FILES, listed, note
 from hotspot.capture.layout import DISPATCH_DIR_RE, is_dispatch_dir
 from hotspot.capture.session import memoized
+from hotspot.record import record
 
-# How far up from the dispatch dir side files are looked for, and what each level is.
+# How far up from the dispatch dir side files are looked for (what each level is: the module doc).
 MAX_ANCESTORS = 3
-LAYOUTS: tuple[tuple[int, str], ...] = (
-    (1, "rocprofv3 output folder (and its <hostname>/ subfolder)"),
-    (2, "a run folder holding pass_N/ or att/ outputs"),
-    (3, "kernel-library layout: <kernel>/att_viewer/<name>/ui_output_*, <kernel>/compute_viewer/"),
-)
 # Direct subfolders listed per ancestor: a capture under a huge folder must not scan all of it.
 MAX_SUBFOLDERS = 256
-# Every side file any reader looks for (case-insensitive globs). A search lists only names that
-# match one of these, and the result cache depends on those names only (hotspot/cache/deps.py), so
-# unrelated files coming and going in a searched folder ($HOME, /tmp) change nothing.
-SIDE_FILE_PATTERNS: tuple[str, ...] = (
-    "*agent_info.csv", "*agent-info.csv",   # GPU architecture (rocprofv3 --sys-info)
-    "*results.db",                          # rocpd database
-    "*results.json",                        # rocprofv3 JSON output
-    "*kernel_trace.csv",                    # kernel trace (resources, launch)
-    "*counter_collection.csv",              # counter collection (resources)
-    "*_code_object_id_*.out",               # code objects (arch from the name)
+
+# What a side file tells: the GPU agents of the run (the arch), or the kernel's dispatch rows
+# (registers, LDS, grid: occupancy and the launch).
+AGENTS = "agents"
+DISPATCHES = "dispatches"
+
+
+@record
+class SideFile:
+    """One kind of side file: the names it has (case-insensitive globs), what it tells (`fact`),
+    its reader (`module:function`, imported when such a file is found: most captures have none,
+    and the rocpd readers load sqlite3), and its rank among the files telling the same fact
+    (1 = most trusted)."""
+
+    kind: str
+    globs: tuple[str, ...]
+    fact: str
+    reader: str
+    rank: int
+
+    def read(self, path: Path) -> Any:
+        module, name = self.reader.split(":")
+        return getattr(importlib.import_module(module), name)(path)
+
+
+# GPU architecture (rocprofv3 --sys-info), FORMATS.md §3: [(gfx name, product name)]; also read
+# beside counter files (capture/counters/discover.py)
+AGENT_INFO = SideFile("agent_info", ("*agent_info.csv", "*agent-info.csv"), AGENTS,
+                      "hotspot.capture.agents:read_agents_csv", 1)
+# Every side file any reader looks for. A search lists only names that match one of these globs,
+# and the result cache depends on those names only (hotspot/cache/deps.py), so unrelated files
+# coming and going in a searched folder ($HOME, /tmp) change nothing.
+SIDE_FILES: tuple[SideFile, ...] = (
+    AGENT_INFO,
+    SideFile("rocpd", ("*results.db",), AGENTS, "hotspot.capture.agents:read_agents_rocpd", 2),
+    SideFile("results.json", ("*results.json",), AGENTS,
+             "hotspot.capture.agents:read_agents_results_json", 3),
+    # code objects: the arch from the file name alone (capture/target.py CODE_OBJECT_RE)
+    SideFile("code object", ("*_code_object_id_*.out",), AGENTS,
+             "hotspot.capture.target:code_object_agents", 4),
+    # the kernel's dispatches (resources, launch): [DispatchRecord]
+    SideFile(ROCPD, ("*results.db",), DISPATCHES,
+             "hotspot.capture.trace.rocpd:read_rocpd_dispatches", 1),
+    SideFile(KERNEL_TRACE, ("*kernel_trace.csv",), DISPATCHES,
+             "hotspot.capture.trace.kernel_trace:read_kernel_trace_csv", 2),
+    SideFile(COUNTER_COLLECTION, ("*counter_collection.csv",), DISPATCHES,
+             "hotspot.capture.trace.kernel_trace:read_kernel_trace_csv", 3),
 )
+SIDE_FILE_PATTERNS: tuple[str, ...] = tuple(dict.fromkeys(g for s in SIDE_FILES for g in s.globs))
+
+
+def side_files(fact: str) -> list[SideFile]:
+    """The kinds of side file that tell `fact`, most trusted first."""
+    return sorted((s for s in SIDE_FILES if s.fact == fact), key=lambda s: s.rank)
+
+
 # A folder holds dispatch dirs when it has subfolders with these names (checked by the regex after)
 DISPATCH_DIR_GLOB = ("ui_output_agent_*_dispatch_*",)
 
@@ -137,13 +182,10 @@ def _file_names(folder: str) -> tuple[str, ...]:
     return memoized("listing", folder, lambda: tuple(listed(folder, SIDE_FILE_PATTERNS, FILES)))
 
 
-def nearby_files(dispatch_dir: Path, *patterns: str, meta: Sequence[Path] = ()) -> list[Path]:
-    """Files matching any glob pattern (case-insensitive): --meta files first, then nearest folder
+def nearby_files(dispatch_dir: Path, side: SideFile, meta: Sequence[Path] = ()) -> list[Path]:
+    """Files of one kind (its globs, case-insensitive): --meta files first, then nearest folder
     first."""
-    unknown = [pat for pat in patterns if pat not in SIDE_FILE_PATTERNS]
-    if unknown:  # a programming error: the listing would not hold such names
-        raise ValueError(f"side-file patterns {unknown} are not in SIDE_FILE_PATTERNS")
-    lowered = [pat.lower() for pat in patterns]
+    lowered = [pat.lower() for pat in side.globs]
 
     def matches(name: str) -> bool:
         low = name.lower()

@@ -16,12 +16,7 @@ from pathlib import Path
 
 from hotspot.arch.arch import UNKNOWN_LABEL, Arch, split_target_id  # noqa: F401 - UNKNOWN_LABEL re-exported
 from hotspot.arch.decide import CODE_OBJECT, ISA, OVERRIDE, SIDE_FILE, ArchHint, decide
-from hotspot.capture.agents import (
-    read_agents_csv,
-    read_agents_results_json,
-    read_agents_rocpd,
-)
-from hotspot.capture.sidefiles import nearby_files
+from hotspot.capture.sidefiles import AGENTS, nearby_files, side_files
 
 CODE_OBJECT_RE = re.compile(r"_(gfx[0-9a-f]{3,4})_code_object_id_\d+\.out$", re.IGNORECASE)
 
@@ -61,16 +56,16 @@ def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path]
             mnemonic = text.split(None, 1)[0]
             hints.append(ArchHint(gfx, f"ISA: {mnemonic} exists only on {gfx}", ISA))
             break
-    readers = (
-        ("agent_info", ("*agent_info.csv", "*agent-info.csv"), read_agents_csv),
-        ("rocpd", ("*results.db",), read_agents_rocpd),
-        ("results.json", ("*results.json",), read_agents_results_json),
-    )
     explicit = {Path(m) for m in meta}
-    for label, patterns, read in readers:
-        for path in nearby_files(dispatch_dir, *patterns, meta=meta):
-            agents = read(path)
+    for side in side_files(AGENTS):
+        for path in nearby_files(dispatch_dir, side, meta=meta):
+            agents = side.read(path)
             if not agents:
+                continue
+            this_run = path in explicit or same_run(dispatch_dir, path)
+            if side.kind == "code object":  # the name says it: no product, no other agent
+                hints.append(ArchHint(agents[0][0], f"code object name: {path}", CODE_OBJECT, None,
+                                      this_run))
                 continue
             decided = _decide(agents)
             if decided is None:
@@ -78,11 +73,11 @@ def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path]
                                 f"({', '.join(sorted({g for g, _ in agents}))}); not used")
                 continue
             name, product = decided
-            hints.append(ArchHint(name, f"{label}: {path}", SIDE_FILE, product or None,
-                                  path in explicit or same_run(dispatch_dir, path)))
-    for path in nearby_files(dispatch_dir, "*_code_object_id_*.out", meta=meta):
-        m = CODE_OBJECT_RE.search(path.name)
-        if m:
-            hints.append(ArchHint(m.group(1), f"code object name: {path}", CODE_OBJECT, None,
-                                  path in explicit or same_run(dispatch_dir, path)))
+            hints.append(ArchHint(name, f"{side.kind}: {path}", SIDE_FILE, product or None, this_run))
     return hints, warnings
+
+
+def code_object_agents(path: Path) -> list[tuple[str, str]]:
+    """The target a code object's file name carries (`*_gfxNNN_code_object_id_*.out`; not opened)."""
+    m = CODE_OBJECT_RE.search(path.name)
+    return [(m.group(1), "")] if m else []

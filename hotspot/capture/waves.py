@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import field
 
@@ -32,6 +33,11 @@ class Wave:
 def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     """One wave file, its values checked as the wave pass checks them."""
     return wave_of_bytes(wf, read_capped(wf.path, max_bytes))
+
+
+def read_wave_bytes(path: str | os.PathLike[str], max_bytes: int | None = None) -> bytes:
+    """The bytes of one wave file (the wave pass parses them itself, in its worker processes)."""
+    return read_capped(path, max_bytes)
 
 
 def wave_of_bytes(wf: WaveFile, data: bytes) -> Wave:

@@ -343,7 +343,7 @@ class Collector:
             return self.opts.arch.lower()
         if self.run_dir is not None and (self.run_dir / "discover").is_dir():
             try:
-                from hotspot.capture.target import detect_arch
+                from hotspot.capture import detect_arch
 
                 gfx = detect_arch(self.run_dir / "discover").gfx
                 if gfx:

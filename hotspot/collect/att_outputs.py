@@ -45,8 +45,7 @@ class Truncation:
 def find_dispatches(root: Path) -> list[DispatchOutput]:
     """Every dispatch dir the run produced, best first, by the ranking every command uses
     (hotspot/capture/select.py), so a later `hotspot analyze RUNDIR` picks the same one."""
-    from hotspot.capture.layout import find_dispatch_dirs, parse_dir_name
-    from hotspot.capture.select import OK, rank_dispatches
+    from hotspot.capture import OK, find_dispatch_dirs, parse_dir_name, rank_dispatches
 
     dirs = find_dispatch_dirs(root)
     ranking, _ = rank_dispatches(dirs) if dirs else ([], [])

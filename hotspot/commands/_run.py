@@ -58,7 +58,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"],
     from hotspot.errors import HotspotError
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
-    from hotspot.capture.session import capture_session
+    from hotspot.capture import capture_session
     from hotspot.render.registry import renderers as registered
 
     if renderers is None:

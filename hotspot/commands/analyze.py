@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
 
             from hotspot.att.analyze import analyze_path
             from hotspot.att.model import DEFAULT_MAX_FILE_MB, AnalyzeOptions
-            from hotspot.capture.snapshots import parse_source_maps
+            from hotspot.capture import parse_source_maps
             from hotspot.errors import UsageError
 
             target = path or dir_

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
         from hotspot.export.report_data import ReportOptions
 
         def options() -> ReportOptions:
-            from hotspot.capture.snapshots import parse_source_maps
+            from hotspot.capture import parse_source_maps
 
             return ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb,
                                  meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()))

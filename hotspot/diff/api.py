@@ -161,11 +161,10 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 
 
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
-    from hotspot.att.load import load_analysis
-    from hotspot.capture.files import read_capped
+    from hotspot.att.load import read_analysis
 
     # a malformed, unreadable or foreign file is an InputError naming it (and the field)
-    data = load_analysis(read_capped(path), path)
+    data, _saved_warnings = read_analysis(path)
     analyses = data.dispatches if isinstance(data, MultiAnalysis) else [data]
     analyses = [a for a in analyses if a.mode == "cycles"] or analyses
     chosen = _pick(analyses, kernel, path)
@@ -183,7 +182,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
     from hotspot.att.analyze import analyze_dispatch_dir
     from hotspot.att.model import AnalyzeOptions
-    from hotspot.capture.select import usable_ranking
+    from hotspot.capture import usable_ranking
 
     opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves)
     usable, _, rank_warnings = usable_ranking(path, kernel)

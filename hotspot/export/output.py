@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from hotspot.capture.session import input_clash
+from hotspot.capture import input_clash
 from hotspot import outfile
 from hotspot.errors import InputError
 from hotspot.outfile import STDOUT, check_target

@@ -27,8 +27,7 @@ from hotspot.result import JsonObject, Result
 from hotspot.record import record
 
 if TYPE_CHECKING:
-    from hotspot.capture.layout import WaveFile
-    from hotspot.capture.waves import Wave
+    from hotspot.capture import Wave, WaveFile
 
 DEFAULT_TRACE = "trace.json"
 US_PER_S = 1_000_000
@@ -88,7 +87,7 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 
 def select_dispatch(path: Path, warnings: list[str]) -> Path:
     """The dispatch dir to export: the one every command picks (hotspot/capture/select.py)."""
-    from hotspot.capture.select import choose_dispatch
+    from hotspot.capture import choose_dispatch
 
     chosen, notes = choose_dispatch(path)
     warnings.extend(notes)
@@ -98,8 +97,7 @@ def select_dispatch(path: Path, warnings: list[str]) -> Path:
 def write_trace(ddir: Path, fh: BinaryIO, opts: PerfettoOptions, warnings: list[str]) -> JsonObject:
     """Stream the trace of dispatch dir `ddir` to `fh`; returns the TraceWritten fields but
     output/bytes."""
-    from hotspot.capture.codejson import EMPTY_TRACE_HINT
-    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture import EMPTY_TRACE_HINT, open_dispatch
     from hotspot.att.engine.native import read_wave
 
     disp = open_dispatch(ddir)
@@ -178,10 +176,10 @@ def _meta(name: str, pid: int, tid: int, args: JsonObject) -> JsonObject:
 
 
 def _code_info(ddir: Path, max_bytes: int | None) -> tuple[str, dict[int, tuple[str, str]]]:
-    from hotspot.capture.codejson import read_code_json
+    from hotspot.capture import read_code_table
 
     try:
-        table = read_code_json(ddir / "code.json", max_bytes)
+        table = read_code_table(ddir, max_bytes)
     except EmptyTraceError:
         return "", {}
     kernel = ""
@@ -193,9 +191,9 @@ def _code_info(ddir: Path, max_bytes: int | None) -> tuple[str, dict[int, tuple[
 
 def time_base(ddir: Path, begins: list[tuple[int, int]], warnings: list[str]) -> TimeBase:
     """Wall time from realtime.json when it maps every SE that has waves, else shader cycles."""
-    from hotspot.capture.realtime import read_realtime
+    from hotspot.capture import read_dispatch_realtime
 
-    rt = read_realtime(ddir / "realtime.json", warnings)
+    rt = read_dispatch_realtime(ddir, warnings)
     ses = {se for se, _ in begins}
     if rt is not None and ses <= set(rt.maps):
         maps, hz = rt.maps, rt.frequency_hz
@@ -254,7 +252,7 @@ def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
     """One X slice per executed instruction, from its first issue attempt for its duration
     (stall included). A slice that would run past the next instruction's start is cut there
     (args keep the real duration), so slices on the track never overlap."""
-    from hotspot.capture.waves import DECODER_CATEGORIES
+    from hotspot.capture import DECODER_CATEGORIES
 
     for rec in records:
         if not _ints(rec, 5):

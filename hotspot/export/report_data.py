@@ -82,9 +82,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
 
 
 def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | None) -> None:
-    from hotspot.capture.layout import open_dispatch
-    from hotspot.capture.select import choose_dispatch
-    from hotspot.capture.session import keep_bytes
+    from hotspot.capture import choose_dispatch, keep_bytes, open_dispatch
     from hotspot.errors import HotspotError
     from hotspot.export.timeline import pick_representative
 
@@ -101,12 +99,11 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
 def load_saved(path: Path) -> Result:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
     data; the plan items it holds are read back as PlanItems."""
-    from hotspot.att.load import load_saved_analysis
-    from hotspot.capture.files import read_capped
+    from hotspot.att.load import read_analysis
     from hotspot.decode import from_plain
     from hotspot.plan.model import PlanItem
 
-    analysis, warnings = load_saved_analysis(read_capped(path), path)
+    analysis, warnings = read_analysis(path)
     page = page_of(analysis)
     for view in page.dispatches:
         a = view.analysis
@@ -119,9 +116,9 @@ def load_saved(path: Path) -> Result:
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
     from hotspot.att.classify import classify
-    from hotspot.capture.codejson import read_code_json
+    from hotspot.capture import read_code_table
 
-    table = read_code_json(ddir / "code.json", max_bytes)
+    table = read_code_table(ddir, max_bytes)
     rows = table.rows
     match = [k for k in table.kernels if k.symbol == symbol]
     if match:
@@ -132,9 +129,9 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:
 
 def wave_timelines(ddir: Path, max_bytes: int | None) -> WaveTimelines:
     """Wave-state timelines of the longest, median and shortest traced wave."""
-    from hotspot.capture.layout import open_dispatch
+    from hotspot.capture import open_dispatch
     from hotspot.att.engine.native import read_wave
-    from hotspot.capture.waves import WAVE_STATES
+    from hotspot.capture import WAVE_STATES
     from hotspot.export.timeline import downsample, pick_representative, segments
 
     disp = open_dispatch(ddir)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 from functools import cached_property
 
-from hotspot.capture.source import parse_source
+from hotspot.capture import parse_source
 from hotspot.plan.model import Location
 from hotspot.result import JsonObject
 from hotspot.record import record

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from hotspot.capture.source import parse_source
+from hotspot.capture import parse_source
 from hotspot.plan.context import MFMA_CATEGORY, PlanContext, is_kernarg_load
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost

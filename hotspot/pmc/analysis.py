@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import field
 
 from hotspot.arch.counters import ArchCounters
-from hotspot.capture.runtime_kernels import is_runtime_kernel
+from hotspot.capture import is_runtime_kernel
 from hotspot.pmc.estimate import Estimate, median, total
 from hotspot.pmc.fabric_bytes import dram_read_bytes, read_bytes_any
 from hotspot.pmc.join import JoinedDispatch

@@ -13,6 +13,7 @@ from hotspot.arch.counters import (
     wanted_counters,
 )
 from hotspot.arch.targets import counters_for_arch, normalize_gfx
+from hotspot.capture import CounterFile, load_counter_files
 from hotspot.errors import UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
@@ -22,9 +23,7 @@ from hotspot.pmc.analysis import (
     kernel_metrics,
     kernel_sort_key,
 )
-from hotspot.pmc.discover import load_inputs
 from hotspot.pmc.join import join_files
-from hotspot.pmc.model import CounterFile
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import JsonObject, Result
@@ -80,7 +79,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
     if arch is not None and not _GFX.match(arch.lower()):
         raise UsageError(f"--arch {arch!r} is not a gfx target name", "e.g. --arch gfx942")
 
-    files = load_inputs([Path(p) for p in paths])
+    files = load_counter_files([Path(p) for p in paths])
     warnings: list[str] = []
     for f in files:
         warnings.extend(f.warnings)

@@ -11,7 +11,7 @@ import statistics
 from collections import defaultdict
 from typing import Hashable
 
-from hotspot.pmc.model import CounterFile, DispatchCounters
+from hotspot.capture import CounterFile, DispatchCounters
 from hotspot.record import record
 
 JOIN_SINGLE = "single-file"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hotspot.pmc.model import PeakHint
+from hotspot.capture import PeakHint
 from hotspot.record import record
 
 SOURCE_USER = "--peak-gbps"

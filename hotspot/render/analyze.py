@@ -5,7 +5,7 @@ from __future__ import annotations
 from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
 from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
-from hotspot.capture.select import DispatchCandidate
+from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
 from hotspot.render.tables import (
     bar,

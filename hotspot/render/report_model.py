@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import field
 
 from hotspot.att.model import DispatchAnalysis, MultiAnalysis
-from hotspot.capture.select import DispatchCandidate
+from hotspot.capture import DispatchCandidate
 from hotspot.record import record
 
 

@@ -6,7 +6,6 @@ the stall went, and what the plan says is worth the most.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from hotspot.result import JsonObject
@@ -17,14 +16,17 @@ def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
     the untraced average comes from discovery)."""
     if dispatch_id is None:
         return None
+    from hotspot.capture import read_kernel_trace_csv
+    from hotspot.errors import HotspotError
+
     for path in sorted(att_dir.rglob("*kernel_trace.csv")):
         try:
-            with path.open(newline="") as fh:
-                for row in csv.DictReader(fh):
-                    if row.get("Dispatch_Id", "").strip() == str(dispatch_id):
-                        return int(row["End_Timestamp"]) - int(row["Start_Timestamp"])
-        except (OSError, ValueError, KeyError, csv.Error):
+            rows = read_kernel_trace_csv(path)
+        except HotspotError:
             continue
+        row = next((r for r in rows if r.dispatch_id == dispatch_id), None)
+        if row is not None and row.duration_ns is not None:
+            return row.duration_ns
     return None
 
 

@@ -6,7 +6,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
+from hotspot.capture import DispatchRecord, KernelStatRecord, MarkerRecord
 from hotspot.trace.family import kernel_family
 from hotspot.trace.model import GpuRow, KernelResources, KernelRow, RegionRow
 from hotspot.userregex import UserRegex, user_regex

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field, replace
+from dataclasses import replace
 from pathlib import Path
 
-from hotspot.capture.trace import detect
-from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv
-from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv
-from hotspot.capture.trace.marker_trace import read_marker_trace_csv
-from hotspot.capture.trace.records import DispatchRecord, KernelStatRecord, MarkerRecord
-from hotspot.capture.trace.rocpd import read_rocpd_dispatches, read_rocpd_markers
-from hotspot.capture.trace.rtl import read_rtl_dispatches, read_rtl_markers
+from hotspot.capture import (
+    KERNEL_STATS,
+    DispatchRecord,
+    KernelInputs,
+    KernelStatRecord,
+    load_markers,
+    read_dispatches,
+    read_kernel_stats_csv,
+    resolve_kernel_inputs,
+)
 from hotspot.errors import EmptyTraceError, HotspotError, UsageError, bad_file
 from hotspot.result import Result
 from hotspot.trace.aggregate import (
@@ -24,61 +27,10 @@ from hotspot.trace.aggregate import (
 )
 from hotspot.trace.model import KernelTable, RegionRow
 from hotspot.trace.regex import kernel_regexes
-from hotspot.record import record
 from hotspot.userregex import UserRegex, user_regex
 
 COMMAND = "kernels"
 COLLECTIVE = "collective"
-_KINDS_HINT = ("pass a rocprofv3 *_kernel_stats.csv / *_kernel_trace.csv, a rocpd *_results.db, "
-               "a rocm-trace-lite trace.db, or the folder holding them")
-_DISPATCH_READERS = {
-    detect.KERNEL_TRACE: read_kernel_trace_csv,
-    detect.COUNTER_COLLECTION: read_kernel_trace_csv,
-    detect.ROCPD: read_rocpd_dispatches,
-    detect.RTL: read_rtl_dispatches,
-}
-_MARKER_READERS = {detect.ROCPD: read_rocpd_markers, detect.RTL: read_rtl_markers}
-
-
-@record(frozen=False)
-class _Inputs:
-    kind: str
-    files: list[Path]
-    marker_files: list[Path] = field(default_factory=list)  # separate marker CSVs (CSV inputs only)
-
-
-def _refuse_v1(path: Path) -> None:
-    raise bad_file(path, "is a legacy rocprof (v1) SQLite database (KERN/OPS tables), which hotspot "
-                   "does not read", "re-run with rocprofv3 --kernel-trace --stats (CSV or rocpd output)",
-                   code="unsupported-format")
-
-
-def _resolve(path: Path) -> _Inputs:
-    if not path.exists():
-        raise bad_file(path, "does not exist", _KINDS_HINT)
-    if path.is_dir():
-        found = detect.scan_directory(path)
-        for kind in detect.PREFERENCE:
-            if kind in found:
-                return _Inputs(kind, found[kind], found.get(detect.MARKER_TRACE, []))
-        if detect.ROCPROF_V1 in found:
-            _refuse_v1(found[detect.ROCPROF_V1][0])
-        raise bad_file(path, "holds no kernel-level trace (searched two levels deep)", _KINDS_HINT)
-    kind = detect.detect_kind(path)
-    if kind == detect.ROCPROF_V1:
-        _refuse_v1(path)
-    if kind == detect.MARKER_TRACE:
-        raise bad_file(path, "is a marker (roctx) trace without kernels",
-                       "pass the kernel trace beside it; --by-marker picks the markers up")
-    if kind is None:
-        raise bad_file(path, "is not a kernel stats/trace CSV, rocpd database or rocm-trace-lite "
-                       "trace.db (recognised from the CSV header or the SQLite tables)", _KINDS_HINT,
-                       code="unsupported-format")
-    markers = detect.sibling_marker_traces(path) if kind in (detect.KERNEL_TRACE,
-                                                              detect.COUNTER_COLLECTION) else []
-    return _Inputs(kind, [path], markers)
-
-
 def _check_timed(dispatches: list[DispatchRecord]) -> None:
     for d in dispatches:
         if d.start_ns is None or d.end_ns is None:
@@ -101,18 +53,6 @@ def _filter_gpu(dispatches: list[DispatchRecord], gpu: int) -> list[DispatchReco
     return kept
 
 
-def _load_markers(inputs: _Inputs, run: Path) -> list[MarkerRecord]:
-    """The roctx ranges of one run: those in its database, or the marker CSVs in its folder."""
-    reader = _MARKER_READERS.get(inputs.kind)
-    markers: list[MarkerRecord] = []
-    if reader is not None:
-        markers.extend(reader(run))
-    for f in inputs.marker_files:
-        if f.parent == run.parent:
-            markers.extend(read_marker_trace_csv(f))
-    return markers
-
-
 def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None, gpu: int | None = None,
                  exclude_collectives: bool = False) -> Result:
     """Rank the kernels of a trace by total GPU time. `by_marker` is a regex over roctx range names
@@ -124,20 +64,20 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
         marker_rx = user_regex(by_marker, "--marker", "escape special characters, or use "
                                "--by-marker alone for all ranges")
     path = Path(path)
-    inputs = _resolve(path)
+    inputs = resolve_kernel_inputs(path)
     excluded = frozenset({COLLECTIVE}) if exclude_collectives else frozenset()
     warnings: list[str] = []
     if len(inputs.files) > 1:
         warnings.append(f"combined {len(inputs.files)} {inputs.kind} files under {path}")
 
-    if inputs.kind == detect.KERNEL_STATS:
+    if inputs.kind == KERNEL_STATS:
         return _stats_table(inputs, top, marker_rx, gpu, excluded, warnings)
 
     dispatches: list[DispatchRecord] = []
     runs: list[tuple[Path, int, int]] = []  # (file, first, end) index range of its dispatches
     for f in inputs.files:
         try:
-            records = _DISPATCH_READERS[inputs.kind](f)
+            records = read_dispatches(inputs.kind, f)
             if path.is_dir():
                 _check_timed(records)
         except HotspotError as err:
@@ -176,7 +116,7 @@ def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None
     return Result(COMMAND, table, warnings)
 
 
-def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, list[DispatchRecord]]],
+def _add_regions(table: KernelTable, inputs: KernelInputs, per_run: list[tuple[Path, list[DispatchRecord]]],
                  marker_rx: UserRegex, regexes: dict[str, str], excluded: frozenset[str], top: int,
                  warnings: list[str]) -> None:
     """Regions per run: a folder may hold runs of different processes or GPUs whose markers have
@@ -187,7 +127,7 @@ def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, 
     outside = instants = 0
     any_markers = any_selected = False
     for f, run_dispatches in per_run:
-        markers = _load_markers(inputs, f)
+        markers = load_markers(inputs, f)
         selected, skipped = select_markers(markers, marker_rx)
         instants += skipped
         any_markers |= bool(markers)
@@ -209,7 +149,7 @@ def _add_regions(table: KernelTable, inputs: _Inputs, per_run: list[tuple[Path, 
     table.sources += [str(f) for f in inputs.marker_files]
 
 
-def _stats_table(inputs: _Inputs, top: int, marker_rx: re.Pattern | None, gpu: int | None,
+def _stats_table(inputs: KernelInputs, top: int, marker_rx: re.Pattern | None, gpu: int | None,
                  excluded: frozenset[str], warnings: list[str]) -> Result:
     only = inputs.files[0]
     if marker_rx is not None or gpu is not None:

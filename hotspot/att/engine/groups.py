@@ -38,7 +38,7 @@ from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
-from hotspot.capture.waves import WAVE_STATES, WaveTotals
+from hotspot.capture import WAVE_STATES, WaveTotals
 from hotspot.result import JsonValue
 
 if TYPE_CHECKING:

@@ -17,11 +17,15 @@ from typing import NamedTuple
 
 import orjson
 
-from hotspot.capture import waves
-from hotspot.capture.files import read_capped
-from hotspot.capture.layout import WaveFile
-from hotspot.capture.wavecheck import check_wave, scanned_ranges
-from hotspot.capture.waves import Wave
+from hotspot.capture import (
+    Wave,
+    WaveFile,
+    check_wave,
+    read_wave_bytes,
+    scanned_ranges,
+    wave_of_bytes,
+)
+from hotspot.capture import read_wave as read_wave_checked
 from hotspot.result import JsonValue
 
 # WAVESCAN_ABI in _wavescan.c: the calls this module makes. A build from older source (an editable
@@ -140,11 +144,11 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     into a list per row (a 10 MB wave file: ~30 MB instead of ~180 MB at the peak)."""
     mod = native()
     if mod is None:
-        return waves.read_wave(wf, max_bytes)
-    data = read_capped(wf.path, max_bytes)
+        return read_wave_checked(wf, max_bytes)
+    data = read_wave_bytes(wf.path, max_bytes)
     scanned = scan(mod, data)
     if scanned is None:
-        return waves.wave_of_bytes(wf, data)
+        return wave_of_bytes(wf, data)
     del data
     check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
     records = Rows(*(scanned.column(c) for c in ("times", "cats", "stalls", "durations", "lines")))

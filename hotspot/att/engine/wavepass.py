@@ -41,10 +41,17 @@ from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
-from hotspot.capture.files import parse_json, read_capped
-from hotspot.capture.layout import WaveFile
-from hotspot.capture.wavecheck import check_wave, record_ranges, scanned_ranges
-from hotspot.capture.waves import Wave, WaveTotals, wave_from_doc
+from hotspot.capture import (
+    Wave,
+    WaveFile,
+    WaveTotals,
+    check_wave,
+    parse_json,
+    read_wave_bytes,
+    record_ranges,
+    scanned_ranges,
+    wave_from_doc,
+)
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
 
@@ -165,7 +172,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
-        data = read_capped(path, opts.max_bytes)
+        data = read_wave_bytes(path, opts.max_bytes)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
@@ -254,7 +261,7 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from hotspot.capture.session import note_inputs
+    from hotspot.capture import note_inputs
 
     note_inputs(d[0] for chunk in work for d in chunk)  # read by the workers, inputs all the same
     methods = multiprocessing.get_all_start_methods()

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att.classify import WAIT_CATEGORIES, classify, mnemonic_of
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.record import record
 
 # Counter lists (bit mask of what an instruction increments).

@@ -14,7 +14,7 @@ from hotspot.att.waits.counters import (
     LGKM_WAIT_CATEGORIES,
     NO_PRODUCER,
 )
-from hotspot.capture.model import CodeRow
+from hotspot.capture import CodeRow
 from hotspot.result import JsonObject
 from hotspot.record import record
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from hotspot.capture.files import open_input
 from hotspot.capture.trace._csv import read_header
 from hotspot.capture.trace._sqlite import connect_ro, is_sqlite, object_names
+from hotspot.errors import InputError
 
 KERNEL_TRACE = "kernel_trace_csv"
 KERNEL_STATS = "kernel_stats_csv"
@@ -41,10 +44,15 @@ def detect_kind(path: Path) -> str | None:
             return ROCPROF_V1
         return None
     try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+        fd = open_input(path, confine=False)  # a FIFO or device is refused, not read
+    except InputError:
+        return None
+    try:
+        head = os.read(fd, _SNIFF_BYTES)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     if b"\x00" in head:
         return None
     cols = {c.strip().lower() for c in read_header(path)}

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from hotspot.arch.counters import wanted_counters
+from hotspot.capture.counters.model import CounterFile, DispatchCounters
 from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import bad_file
-from hotspot.pmc.model import CounterFile, DispatchCounters
 
 _INSTANCE = re.compile(r"^(?P<base>.+)\[(?P<index>\d+)\]$")
 # Base columns rocprof-compute repeats per pass with `_1`, `_2` suffixes: take the first present.

@@ -6,14 +6,14 @@ import math
 import sqlite3
 from pathlib import Path
 
-from hotspot.capture.trace._sqlite import budget_error, open_readonly
-from hotspot.errors import bad_file
-from hotspot.pmc.model import ArchHint, CounterFile
-from hotspot.pmc.read_csv import (
+from hotspot.capture.counters.model import ArchHint, CounterFile
+from hotspot.capture.counters.read_csv import (
     DispatchAccumulator,
     canonical_counter,
     finish_dispatches,
 )
+from hotspot.capture.trace._sqlite import budget_error, open_readonly
+from hotspot.errors import bad_file
 
 VALUE_LIMIT = 1 << 64  # counters, timestamps and dispatch ids are unsigned 64-bit values
 _NEEDED = ("dispatch_id", "kernel_name", "counter_name", "value", "start", "end", "agent_id")

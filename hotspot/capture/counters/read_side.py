@@ -10,9 +10,10 @@ import math
 import statistics
 from pathlib import Path
 
+from hotspot.capture.agents import read_agents_csv
+from hotspot.capture.counters.model import ArchHint, PeakHint
 from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import HotspotError
-from hotspot.pmc.model import ArchHint, PeakHint
 
 
 def _dict_rows(path: Path) -> list[dict[str, str]]:
@@ -64,15 +65,12 @@ def read_roofline(path: Path) -> list[PeakHint]:
 
 
 def read_agent_info(path: Path) -> tuple[list[ArchHint], list[str]]:
-    """GPU agents of a rocprofv3 agent_info.csv: the most reliable arch source (FORMATS.md §3)."""
+    """GPU agents of a rocprofv3 agent_info.csv (capture/agents.py reads it): the most reliable
+    arch source (FORMATS.md §3)."""
     hints: dict[str, ArchHint] = {}
     products: list[str] = []
-    for row in _dict_rows(path):
-        name = row.get("name", "")
-        if row.get("agent_type", "GPU").upper() != "GPU" or not name.startswith("gfx"):
-            continue
-        product = row.get("product_name") or row.get("marketing_name") or None
-        hints.setdefault(name, ArchHint(name, f"{path} Name", product))
+    for name, product in read_agents_csv(path):
+        hints.setdefault(name, ArchHint(name, f"{path} Name", product or None))
         if product and product not in products:
             products.append(product)
     return sorted(hints.values(), key=lambda h: h.arch), products

@@ -5,20 +5,20 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hotspot.capture.counters.model import CounterFile
+from hotspot.capture.counters.read_csv import read_counter_csv
+from hotspot.capture.counters.read_rocpd import read_rocpd
+from hotspot.capture.counters.read_side import read_agent_info, read_roofline, read_sysinfo
+from hotspot.capture.sidefiles import AGENT_INFO
 from hotspot.errors import InputError, bad_file
-from hotspot.pmc.model import CounterFile
-from hotspot.pmc.read_csv import read_counter_csv
-from hotspot.pmc.read_rocpd import read_rocpd
-from hotspot.pmc.read_side import read_agent_info, read_roofline, read_sysinfo
 
 WORKLOAD_FILE = "pmc_perf.csv"          # rocprof-compute: merged per-dispatch counters
 COUNTER_CSV_GLOB = "*counter_collection.csv"
 ROCPD_GLOB = "*_results.db"
-AGENT_INFO_GLOBS = ("*agent_info.csv", "*agent-info.csv")
 _LOOKED_FOR = f"{WORKLOAD_FILE}, {COUNTER_CSV_GLOB}, {ROCPD_GLOB}"
 
 
-def load_inputs(paths: list[Path]) -> list[CounterFile]:
+def load_counter_files(paths: list[Path]) -> list[CounterFile]:
     if not paths:
         raise InputError("no input given", "pass counter files or folders", code="usage")
     files: list[Path] = []
@@ -73,7 +73,7 @@ def _with_side_files(counters: CounterFile) -> CounterFile:
         arch_hints += s_arch
         peaks += s_peak
         products += s_products
-    for pattern in AGENT_INFO_GLOBS:
+    for pattern in AGENT_INFO.globs:
         for info in sorted(folder.glob(pattern)):
             a_hints, a_products = read_agent_info(info)
             arch_hints += a_hints
