@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
-from hotspot.result import JsonObject, Result
+from hotspot.result import JsonObject, JsonValue, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
@@ -28,6 +28,57 @@ class _Doctor(Protocol):
     gpus: Sequence[object]
     rocprofv3_doctor: JsonObject | None
     missing: Sequence[str]
+
+
+class _Iterations(Protocol):
+    description: str
+
+
+class _DryPhase(Protocol):
+    name: str
+    argv: Sequence[str]
+    input_file: str | None
+    yaml: str | None
+
+
+class _DryRun(Protocol):
+    """hotspot/collect/summary.py CollectDryRun, read by name."""
+
+    run_dir: str
+    iterations: _Iterations | None
+    pmc_plan_text: str | None
+    phases: Sequence[_DryPhase]
+
+
+class _Phase(Protocol):
+    name: str
+    status: str
+    exit_code: int | None
+    elapsed_ns: int | None
+
+
+class _Dispatch(Protocol):
+    path: str
+    waves: int
+    executed_instructions: int
+    empty: bool
+    truncated: bool
+
+
+class _Run(Protocol):
+    """hotspot/collect/summary.py CollectRun, read by name."""
+
+    dry_run: bool
+    run_dir: str
+    status: str
+    kernel: JsonObject | None
+    iterations: _Iterations | None
+    phases: Sequence[_Phase]
+    dispatches: Sequence[_Dispatch]
+    chosen_dispatch: _Dispatch | None
+    pmc: JsonObject | None
+    analysis: JsonValue
+    analysis_error: JsonObject | None
 
 
 def render_doctor(result: Result, markdown: bool = False) -> str:
@@ -56,54 +107,53 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + ln for ln in text.rstrip("\n").splitlines())
 
 
-def _render_dry_run(d: JsonObject, markdown: bool) -> str:
+def _render_dry_run(d: _DryRun, markdown: bool) -> str:
     out = [heading("hotspot collect --dry-run (nothing was run)", markdown),
-           f"run directory would be: {d['run_dir']}"]
-    if d.get("iterations"):
-        out.append(d["iterations"]["description"])
-    if d.get("pmc_plan_text"):
-        out.append(d["pmc_plan_text"])
-    for p in d["phases"]:
-        block = [f"phase {p['name']}:"]
-        if p.get("yaml") and p.get("input_file"):
-            block.append(f"  {p['input_file']}:")
-            block.append(verbatim(_indent(p["yaml"])))
-        block.append(verbatim("  $ " + shlex.join(p["argv"])))
+           f"run directory would be: {d.run_dir}"]
+    if d.iterations:
+        out.append(d.iterations.description)
+    if d.pmc_plan_text:
+        out.append(d.pmc_plan_text)
+    for p in d.phases:
+        block = [f"phase {p.name}:"]
+        if p.yaml and p.input_file:
+            block.append(f"  {p.input_file}:")
+            block.append(verbatim(_indent(p.yaml)))
+        block.append(verbatim("  $ " + shlex.join(p.argv)))
         out.append("\n".join(block))
     return "\n\n".join(out)
 
 
 def render_collect(result: Result, markdown: bool = False) -> str:
-    d = result.data
-    if d.get("dry_run"):
-        return _render_dry_run(d, markdown)
-    out = [heading("hotspot collect", markdown), f"run directory: {d['run_dir']} ({d['status']})"]
-    k = d.get("kernel")
+    d = cast(_Run, result.data)
+    if d.dry_run:
+        return _render_dry_run(cast(_DryRun, result.data), markdown)
+    out = [heading("hotspot collect", markdown), f"run directory: {d.run_dir} ({d.status})"]
+    k = d.kernel  # free-form: discovery's row, or --kernel's regex
     if k:
         lines = [f"kernel: {k.get('name') or '(by regex)'}", f"  kernel_include_regex: {k['regex']}",
                  f"  why: {k['reason']}"]
         out.append("\n".join(lines))
-    if d.get("iterations"):
-        out.append(d["iterations"]["description"])
-    out.append(table([[p["name"], p["status"], p["exit_code"], f"{(p['elapsed_ns'] or 0) / 1e9:.1f}"]
-                      for p in d["phases"]], ["phase", "status", "exit", "seconds"], markdown=markdown))
-    if d["dispatches"]:
-        chosen = (d.get("chosen_dispatch") or {}).get("path")
-        rows = [["*" if x["path"] == chosen else "", x["path"].rsplit("/", 1)[-1], num(x["waves"]),
-                 num(x["executed_instructions"]),
-                 "empty" if x["empty"] else "TRUNCATED" if x["truncated"] else "ok"] for x in d["dispatches"]]
+    if d.iterations:
+        out.append(d.iterations.description)
+    out.append(table([[p.name, p.status, p.exit_code, f"{(p.elapsed_ns or 0) / 1e9:.1f}"]
+                      for p in d.phases], ["phase", "status", "exit", "seconds"], markdown=markdown))
+    chosen = d.chosen_dispatch.path if d.chosen_dispatch else None
+    if d.dispatches:
+        rows = [["*" if x.path == chosen else "", x.path.rsplit("/", 1)[-1], num(x.waves),
+                 num(x.executed_instructions),
+                 "empty" if x.empty else "TRUNCATED" if x.truncated else "ok"] for x in d.dispatches]
         out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
-    pmc = d.get("pmc")
+    pmc = d.pmc  # free-form: the counter passes (hotspot/collect/counters.py)
     if pmc:
         out.append(f"counters: {len(pmc['counters'])} in {len(pmc['passes'])} pass(es); "
                    f"{len(pmc['csv_files'])} CSV file(s)" +
                    ("; analysis in pmc_analysis.json" if pmc.get("analysis") is not None else ""))
-    if d.get("analysis") is not None:
-        chosen = d["chosen_dispatch"]["path"]
-        out.append(f"analysis of the chosen dispatch: {d['run_dir']}/analysis.json "
-                   f"(full report: hotspot analyze {shlex.quote(chosen)})")
-    elif d.get("analysis_error"):
-        out.append(f"analysis failed: {d['analysis_error']['message']}")
+    if d.analysis is not None:
+        out.append(f"analysis of the chosen dispatch: {d.run_dir}/analysis.json "
+                   f"(full report: hotspot analyze {shlex.quote(str(chosen))})")
+    elif d.analysis_error:
+        out.append(f"analysis failed: {d.analysis_error['message']}")
     return "\n\n".join(out)
 
 

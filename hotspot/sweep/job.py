@@ -101,7 +101,7 @@ def run_entry(spec: JsonObject) -> JsonObject:
         attempts.append(rec)
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
-            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).plain_data()
             rec["outcome"] = "ok"
             break
         except EmptyTraceError as err:
