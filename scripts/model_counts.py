@@ -15,11 +15,14 @@ What is counted (paths relative to the root; every .py file under hotspot/):
 - type_ignores: `# type: ignore` comments.
 - atomic_writers: functions that call os.replace / os.rename, or `.replace(x)` / `.rename(x)` with
   one positional argument (Path.replace/rename; str.replace takes two), innermost function named.
-- arch_deciders: modules that construct an arch decision (calls of Arch, parse_arch, ArchDecision,
-  guess_arch_from_counters) outside the value's own module (hotspot/arch/arch.py); the one
-  decision, hotspot/arch/decide.py, is counted among them.
+- arch_deciders: modules that make an Arch value themselves (calls of Arch or parse_arch) outside
+  the value's own module (hotspot/arch/arch.py); the one decision, hotspot/arch/decide.py, is
+  counted among them. A module that only states hints (an ArchHint, a guess from counter names)
+  and takes decide()'s answer does not decide.
 - entry_points: public module-level functions in hotspot/att and hotspot/plan whose first
-  parameter is annotated Path and whose return annotation names Result or DispatchAnalysis.
+  parameter is annotated Path and that return a Result or a DispatchAnalysis (the annotation's
+  outer type: a loader returning `tuple[DispatchAnalysis, warnings]` is not one), leaving out a
+  step that only the use case (USE_CASE) imports: callers reach it through the use case.
 - capture_imports: modules outside hotspot/capture that import a hotspot.capture module
   (imports inside functions included), and the distinct capture modules they import.
 """
@@ -41,9 +44,10 @@ GET_PACKAGES = ("plan", "render", "sweep")
 JSON_TYPE_NAMES = frozenset({"JsonObject", "JsonValue"})
 SERIALIZATION_MODULES = frozenset({"hotspot/result.py"})
 ARCH_VALUE_MODULE = "hotspot/arch/arch.py"
-ARCH_DECISION_CALLS = frozenset({"Arch", "parse_arch", "ArchDecision", "guess_arch_from_counters"})
+ARCH_DECISION_CALLS = frozenset({"Arch", "parse_arch"})
 ENTRY_PACKAGES = ("att", "plan")
 ENTRY_RETURNS = frozenset({"Result", "DispatchAnalysis"})
+USE_CASE = "hotspot/plan/analyze.py"
 CAPTURE_PACKAGE = "hotspot.capture"
 
 
@@ -255,7 +259,8 @@ def measure(root: Path) -> Counts:
         if m.rel != ARCH_VALUE_MODULE and any(_called_name(n) in ARCH_DECISION_CALLS for n in calls):
             c.arch_deciders.append(m.rel)
         if any(_in_package(m, p) for p in ENTRY_PACKAGES):
-            c.entry_points += [f"{m.rel}:{f.name}" for f in m.tree.body if _is_entry_point(f)]
+            c.entry_points += [f"{m.rel}:{f.name}" for f in m.tree.body if _is_entry_point(f)
+                               and not _a_step_of_the_use_case(modules, m, f.name)]
         if not (m.name == CAPTURE_PACKAGE or m.name.startswith(CAPTURE_PACKAGE + ".")):
             caps = {i for i in _imported_modules(m, known)
                     if i == CAPTURE_PACKAGE or i.startswith(CAPTURE_PACKAGE + ".")}
@@ -274,7 +279,41 @@ def _is_entry_point(node: ast.stmt) -> bool:
     if not params or params[0].annotation is None or node.returns is None:
         return False
     return "Path" in _annotation_names(params[0].annotation) \
-        and bool(_annotation_names(node.returns) & ENTRY_RETURNS)
+        and bool(_outer_names(node.returns) & ENTRY_RETURNS)
+
+
+def _outer_names(ann: ast.expr) -> set[str]:
+    """The outer types an annotation names: `A | B` both, `tuple[A, B]` only tuple."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return _outer_names(ast.parse(ann.value, mode="eval").body)
+        except SyntaxError:
+            return set()
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _outer_names(ann.left) | _outer_names(ann.right)
+    if isinstance(ann, ast.Subscript):
+        return _outer_names(ann.value)
+    if isinstance(ann, ast.Name):
+        return {ann.id}
+    if isinstance(ann, ast.Attribute):
+        return {ann.attr}
+    return set()
+
+
+def _a_step_of_the_use_case(modules: list[Module], m: Module, name: str) -> bool:
+    importers = _importers(modules, m.name, name) - {m.rel}
+    return bool(importers) and importers <= {USE_CASE}
+
+
+def _importers(modules: list[Module], module_name: str, name: str) -> set[str]:
+    """Modules that import `name` from `module_name` (`from module_name import name`, at any depth)."""
+    out = set()
+    for m in modules:
+        for node in ast.walk(m.tree):
+            if isinstance(node, ast.ImportFrom) and node.module == module_name \
+                    and any(a.name == name for a in node.names):
+                out.add(m.rel)
+    return out
 
 
 def render_text(c: Counts) -> str:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hotspot.outfile import write_atomically
 from hotspot.errors import CommandFailedError, ToolMissingError
 from hotspot.sweep.model import NodeDown, TaskLog, TaskRow
 
@@ -89,10 +90,8 @@ def script_text(sweep_dir: Path, *, nodes: int, gpus: str, partition: str | None
 def write_script(sweep_dir: Path, text: str) -> Path:
     (sweep_dir / LOG_DIR).mkdir(exist_ok=True)
     path = sweep_dir / SCRIPT
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.chmod(0o755)
-    tmp.replace(path)
+    write_atomically(path, lambda fh: fh.write(text.encode("utf-8")), durable=True)
+    path.chmod(0o755)  # sbatch reads it only after this returns
     return path
 
 
