@@ -8,7 +8,8 @@
 What is counted (paths relative to the root; every .py file under hotspot/):
 - get_calls: `.get(` calls (any call of an attribute named `get`) in hotspot/plan, render, sweep.
 - json_types: uses of the names JsonObject / JsonValue (not their imports) outside the modules
-  that hold serialization (hotspot/result.py, and any module whose name says "serializ").
+  that hold serialization: JSON written or read as such (SERIALIZATION_MODULES, each with why,
+  and any module whose name says "serializ"). `--format json` also gives the count in every module.
 - any: uses of the name `Any` (not its import), anywhere.
 - object_annotations: annotations (parameters, returns, annotated assignments) that mention the
   name `object`, e.g. `x: object`, `-> list[object]`.
@@ -42,7 +43,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GET_PACKAGES = ("plan", "render", "sweep")
 JSON_TYPE_NAMES = frozenset({"JsonObject", "JsonValue"})
-SERIALIZATION_MODULES = frozenset({"hotspot/result.py"})
+SERIALIZATION_MODULES = {
+    "hotspot/result.py": "the JSON envelope and plain()",
+    "hotspot/decode.py": "JSON read back into the records (from_plain)",
+    "hotspot/capture/files.py": "load_json/parse_json: every input JSON document is parsed here",
+    "hotspot/capture/codejson.py": "code.json's document, before its rows become CodeRows",
+    "hotspot/capture/layout.py": "filenames.json's document, before it becomes WaveFiles",
+    "hotspot/capture/snapshots.py": "snapshots.json's tree, before it becomes a SourceMap",
+    "hotspot/capture/waves.py": "a wave file's document and the decoder's raw waitcnt edges",
+    "hotspot/capture/saved.py": "a saved hotspot JSON document, before load_analysis decodes it",
+    "hotspot/export/perfetto.py": "the Chrome trace-event JSON it writes",
+}
 ARCH_VALUE_MODULE = "hotspot/arch/arch.py"
 ARCH_DECISION_CALLS = frozenset({"Arch", "parse_arch"})
 ENTRY_PACKAGES = ("att", "plan")
