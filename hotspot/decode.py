@@ -16,12 +16,12 @@ import typing
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path, PurePath
-from typing import Any, ForwardRef, TypeVar, Union
+from typing import Any, ForwardRef, TypeVar, Union, cast
 
 from hotspot.errors import InputError
 
 T = TypeVar("T")
-Decoder = Callable[[Any, str], Any]
+Decoder = Callable[[object, str], object]
 
 
 class _Bad(Exception):
@@ -35,7 +35,7 @@ def from_plain(cls: type[T], value: object, *, source: object = "<data>",
                hint: str = "pass an unedited hotspot --format json output") -> T:
     """`value` (plain JSON) as an instance of `cls` (a record, or any hint such as list[X])."""
     try:
-        return _decoder(cls)(value, "")
+        return cast(T, _decoder(cls)(value, ""))
     except _Bad as bad:
         where = bad.where.lstrip(".") or "(document)"
         what = "is missing" if bad.expected == "present" else f"is not {bad.expected}"
@@ -87,13 +87,13 @@ def _build(hint: object) -> Decoder:
     if hint is bool:
         return _expect(bool, "true or false")
     if hint is int:
-        def dec_int(v: Any, w: str) -> int:
+        def dec_int(v: object, w: str) -> int:
             if type(v) is not int:
                 raise _Bad(w, "an integer")
             return v
         return dec_int
     if hint is float:
-        def dec_float(v: Any, w: str) -> float:
+        def dec_float(v: object, w: str) -> float:
             if v is None:  # orjson writes NaN and infinities as null
                 return float("nan")
             if type(v) is float or type(v) is int:  # an int is a float (PEP 484), kept as written
@@ -126,7 +126,7 @@ def _build(hint: object) -> Decoder:
     if origin is typing.Literal:
         allowed = set(args)
 
-        def dec_literal(v: Any, w: str) -> Any:
+        def dec_literal(v: object, w: str) -> object:
             if v not in allowed or type(v) is bool and True not in allowed and False not in allowed:
                 raise _Bad(w, "one of " + ", ".join(map(repr, args)))
             return v
@@ -135,7 +135,7 @@ def _build(hint: object) -> Decoder:
 
 
 def _expect(kind: type, expected: str) -> Decoder:
-    def dec(v: Any, w: str) -> Any:
+    def dec(v: object, w: str) -> object:
         if type(v) is not kind:
             raise _Bad(w, expected)
         return v
@@ -143,7 +143,7 @@ def _expect(kind: type, expected: str) -> Decoder:
 
 
 def _enum(cls: type[Enum]) -> Decoder:
-    def dec(v: Any, w: str) -> Enum:
+    def dec(v: object, w: str) -> Enum:
         try:
             return cls(v)
         except ValueError:
@@ -157,7 +157,7 @@ def _union(args: tuple) -> Decoder:
     decs = [_decoder(a) for a in rest]
     names = " or ".join(_name(a) for a in rest) + (" or null" if optional else "")
 
-    def dec(v: Any, w: str) -> Any:
+    def dec(v: object, w: str) -> object:
         if v is None and optional:
             return None
         if len(decs) == 1:
@@ -184,7 +184,7 @@ def _name(hint: object) -> str:
 def _sequence(kind: type, item: object) -> Decoder:
     dec_item = _decoder(item)
 
-    def dec(v: Any, w: str) -> Any:
+    def dec(v: object, w: str) -> object:
         if type(v) is not list:
             raise _Bad(w, "a list")
         return kind(dec_item(x, f"{w}[{i}]") for i, x in enumerate(v))
@@ -194,7 +194,7 @@ def _sequence(kind: type, item: object) -> Decoder:
 def _fixed_tuple(args: tuple) -> Decoder:
     decs = [_decoder(a) for a in args]
 
-    def dec(v: Any, w: str) -> tuple:
+    def dec(v: object, w: str) -> tuple:
         if type(v) is not list or len(v) != len(decs):
             raise _Bad(w, f"a list of {len(decs)}")
         return tuple(d(x, f"{w}[{i}]") for i, (d, x) in enumerate(zip(decs, v)))
@@ -204,7 +204,7 @@ def _fixed_tuple(args: tuple) -> Decoder:
 def _mapping(item: object) -> Decoder:
     dec_item = _decoder(item)
 
-    def dec(v: Any, w: str) -> dict:
+    def dec(v: object, w: str) -> dict:
         if type(v) is not dict:
             raise _Bad(w, "an object")
         return {k: dec_item(x, f"{w}.{k}") for k, x in v.items()}
@@ -216,20 +216,20 @@ def _record(cls: type) -> Decoder:
     # JsonValue's recursive forward refs resolve to `object` (kept as read) wherever they occur
     hints = typing.get_type_hints(cls, vars(module) if module else None,
                                   {"JsonValue": object, "JsonObject": dict[str, object]})
-    plan: list[tuple[str, Decoder, bool, Callable[[], Any] | None]] = []
+    plan: list[tuple[str, Decoder, bool, Callable[[], object] | None]] = []
     for f in dataclasses.fields(cls):
         if not f.init:
             continue
         if f.default is not dataclasses.MISSING:
             default = f.default
-            make: Callable[[], Any] | None = lambda d=default: d  # noqa: E731
+            make: Callable[[], object] | None = lambda d=default: d  # noqa: E731
         elif f.default_factory is not dataclasses.MISSING:
             make = f.default_factory
         else:
             make = None
         plan.append((f.name, _LazyDecoder(hints[f.name]), make is None, make))
 
-    def dec(v: Any, w: str) -> Any:
+    def dec(v: object, w: str) -> object:
         if type(v) is not dict:
             raise _Bad(w, "an object")
         values = {}
@@ -253,7 +253,7 @@ class _LazyDecoder:
         self.hint = hint
         self.dec: Decoder | None = None
 
-    def __call__(self, v: Any, w: str) -> Any:
+    def __call__(self, v: object, w: str) -> object:
         if self.dec is None:
             self.dec = _decoder(self.hint)
         return self.dec(v, w)
