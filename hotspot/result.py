@@ -7,7 +7,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Union
+from typing import TypeVar, Union
 
 import orjson
 from hotspot.record import record
@@ -17,6 +17,9 @@ SCHEMA_VERSION = 1
 # carry their own version. diff 2: rows are tested on cycles per execution with an interval and a
 # q-value (rows[].threshold and noise.relative_threshold removed), `code` added.
 COMMAND_SCHEMA_VERSIONS = {"diff": 2}
+
+
+T = TypeVar("T")
 
 
 def schema_version_of(command: str) -> int:
@@ -69,11 +72,13 @@ class Result:
         return plain(self.data)
 
 
-def from_plain(cls: type, value: object, **how: object) -> object:
-    """Plain JSON back into the typed records it was written from (hotspot/decode.py)."""
+def from_plain(cls: type[T], value: object, *, source: object = "<data>",
+               hint: str = "pass an unedited hotspot --format json output") -> T:
+    """Plain JSON back into the typed records it was written from (hotspot/decode.py, imported
+    when first needed)."""
     from hotspot.decode import from_plain as decode
 
-    return decode(cls, value, **how)  # type: ignore[arg-type]
+    return decode(cls, value, source=source, hint=hint)
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
