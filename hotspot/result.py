@@ -218,13 +218,6 @@ def _utf8_safe(obj: object) -> object:
     return obj
 
 
-# Sections of a saved analysis (`hotspot analyze --format json`) read back by diff and report:
-# the object sections and the lists of objects, checked by shape before any is used.
-_SAVED_OBJECTS = ("dispatch", "totals")
-_SAVED_LISTS = ("stall_by_category", "source_lines", "instructions", "blamed_lines", "findings",
-                "files", "waits", "loops", "barriers", "instruction_mix")
-
-
 def check_saved_envelope(path: object, doc: JsonObject) -> None:
     """A saved envelope from a newer hotspot is refused by name (its fields may mean other
     things); this one reads schema_version SCHEMA_VERSION."""
@@ -236,30 +229,3 @@ def check_saved_envelope(path: object, doc: JsonObject) -> None:
                          f"reads {SCHEMA_VERSION}",
                          "re-run hotspot analyze --format json with this version of hotspot",
                          code="unsupported-schema")
-
-
-def check_saved_analysis(path: object, where: str, a: JsonValue) -> None:
-    """The sections of one saved dispatch analysis have the shapes analyze writes: objects, lists
-    of objects, numeric totals. Anything else is bad input naming the field."""
-    from hotspot.errors import InputError
-
-    def bad(field_name: str, expected: str) -> InputError:
-        return InputError(f"{path}: field '{where}.{field_name}' is not {expected}",
-                          "pass an unedited hotspot analyze --format json output",
-                          code="bad-input")
-
-    if not isinstance(a, dict):
-        raise InputError(f"{path}: field '{where}' is not an object",
-                         "pass an unedited hotspot analyze --format json output")
-    for name in _SAVED_OBJECTS:
-        if name in a and not isinstance(a[name], dict):
-            raise bad(name, "an object")
-    for name in _SAVED_LISTS:
-        value = a.get(name)
-        if value is not None and not (isinstance(value, list)
-                                      and all(isinstance(v, dict) for v in value)):
-            raise bad(name, "a list of objects")
-    totals = a.get("totals") or {}
-    for name, value in totals.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise bad(f"totals.{name}", "a number")

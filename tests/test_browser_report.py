@@ -7,6 +7,7 @@ click on a source line reveals its instructions. Skipped when Chromium is not in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -14,6 +15,8 @@ import pytest
 
 from hotspot.export.report_data import report_data
 from hotspot.render.html import render_page
+from hotspot.render.report_model import ReportPage
+from hotspot.result import plain
 from tests.chromium import Browser, find_chromium
 from tests.test_report_html import (
     SECTIONS,
@@ -61,7 +64,7 @@ def browser():
         yield b
 
 
-def open_report(browser: Browser, data: dict, tmp_path: Path):
+def open_report(browser: Browser, data: ReportPage, tmp_path: Path):
     path = tmp_path / "report.html"
     path.write_text(render_page(data), encoding="utf-8")
     page = browser.open(path.resolve().as_uri())
@@ -69,28 +72,30 @@ def open_report(browser: Browser, data: dict, tmp_path: Path):
     return page, path
 
 
-def check_page(browser: Browser, data: dict, tmp_path: Path) -> dict:
+def check_page(browser: Browser, data: ReportPage, tmp_path: Path) -> dict:
     page, path = open_report(browser, data, tmp_path)
+    view = data.dispatches[0]
+    a = view.analysis
     try:
         state = page.evaluate(STATE_JS)
         assert state["ready"] == "1"
         for name in SECTIONS:
             assert state["visible"].get(name), f"section {name} not rendered/visible"
-        n_rows = len(data.get("listing") or data.get("instructions") or [])
+        n_rows = len(view.listing or a.instructions)
         assert state["rows"] == state["rendered"] == n_rows
         assert state["ms"] < ISA_RENDER_BUDGET_MS, f"ISA table took {state['ms']} ms"
-        waves = (data.get("wave_timelines") or {}).get("waves") or []
-        assert state["rects"] == sum(len(w["segments"]) for w in waves)
+        waves = view.wave_timelines.waves if view.wave_timelines is not None else []
+        assert state["rects"] == sum(len(w.segments) for w in waves)
         assert state["scripts"] == 2  # our data blob and page script, nothing injected
-        assert state["srcRows"] == len(data.get("source_lines") or [])
-        if data.get("source_lines"):
+        assert state["srcRows"] == len(a.source_lines)
+        if a.source_lines:
             before = page.evaluate(DETAIL_JS)
             assert before["hidden"] and before["height"] == 0 and before["expanded"] == "false"
             assert page.click("tr.src-row td.loc")
             after = page.evaluate(DETAIL_JS)
             assert not after["hidden"] and after["height"] > 0 and after["expanded"] == "true"
-            isa = {r["line_number"]: r["isa"] for r in (data.get("listing") or data["instructions"])}
-            for n in data["source_lines"][0]["instructions"][:5]:
+            isa = {r.line_number: r.isa for r in (view.listing or a.instructions)}
+            for n in a.source_lines[0].instructions[:5]:
                 assert isa[n] in after["text"]
         log = page.log
         assert log.errors == [], log.errors
@@ -108,13 +113,14 @@ def test_corpus_report_in_chromium(corpus, browser, tmp_path, rel):
     from hotspot.render.tables import short_kernel_name
 
     # the title and heading carry the short form (template arguments elided); JSON keeps it whole
-    assert state["title"] == "hotspot report: " + short_kernel_name(data["dispatch"]["kernel"])
+    kernel = data.dispatches[0].analysis.dispatch.kernel
+    assert state["title"] == "hotspot report: " + short_kernel_name(kernel)
 
 
 def test_script_kernel_name_is_text(browser, tmp_path):
     d = make_script_kernel_dir(tmp_path / "in")
     data = report_data(d).data
-    assert data["dispatch"]["kernel"] == XSS_KERNEL
+    assert data.dispatches[0].analysis.dispatch.kernel == XSS_KERNEL
     state = check_page(browser, data, tmp_path)
     assert state["h1"] == "hotspot report: " + XSS_KERNEL  # shown literally, as text
     assert XSS_KERNEL in state["title"]
@@ -124,17 +130,19 @@ def test_wait_arrows_and_filter(browser, tmp_path):
     """Blame data as the `waits` section will carry it: clicking the wait draws one arrow per
     producer and highlights them; hiding never-executed rows leaves only executed ones."""
     d = make_script_kernel_dir(tmp_path / "in", "arrows_kernel")
-    data = report_data(d).data
-    rows = [r for r in data["listing"] if r["hit"]]
-    wait = next(r for r in rows if r["isa"].startswith("s_waitcnt"))
-    loads = [r for r in rows if r["category"] in ("vmem-load", "smem", "lds")
-             and r["line_number"] < wait["line_number"]][:2]
+    view = report_data(d).data.dispatches[0]
+    rows = [r for r in view.listing if r.hit]
+    wait = next(r for r in rows if r.isa.startswith("s_waitcnt"))
+    loads = [r for r in rows if r.category in ("vmem-load", "smem", "lds")
+             and r.line_number < wait.line_number][:2]
     assert loads
-    data["waits"] = [{"line_number": wait["line_number"], "isa": wait["isa"], "source": "", "stall":
-                      wait["stall"], "producers": [
-                          {"line_number": r["line_number"], "isa": r["isa"], "category": r["category"],
-                           "source": r["source"], "blamed_stall": 10, "share": 1 / len(loads),
-                           "median_distance_cycles": 100, "median_distance_instructions": 3}
+    data = plain(view.analysis)
+    data["waits"] = [{"line_number": wait.line_number, "isa": wait.isa, "category": wait.category,
+                      "source": "", "stall": wait.stall, "hits": wait.hit, "share": 1.0, "producers": [
+                          {"line_number": r.line_number, "isa": r.isa, "category": r.category,
+                           "source": r.source, "blamed_stall": 10, "share": 1 / len(loads),
+                           "instances": 1, "median_distance_cycles": 100,
+                           "median_distance_instructions": 3}
                           for r in loads]}]
     saved = tmp_path / "saved.json"
     saved.write_bytes(orjson.dumps({"schema_version": 1, "command": "analyze", "ok": True,
@@ -143,12 +151,12 @@ def test_wait_arrows_and_filter(browser, tmp_path):
 
     page, _ = open_report(browser, load_saved(saved).data, tmp_path)
     try:
-        assert page.click(f"#d0-isa-{wait['line_number']} .isa-text")
+        assert page.click(f"#d0-isa-{wait.line_number} .isa-text")
         got = page.evaluate("""(() => ({arrows: Number(document.querySelector('section.dispatch')
               .getAttribute('data-arrows')), linked: Array.from(document.querySelectorAll('.isa-row.linked'))
               .map(r => r.id), paths: document.querySelectorAll('svg.arrows path.link').length}))()""")
         assert got["arrows"] == got["paths"] == len(loads)
-        assert set(got["linked"]) == {f"d0-isa-{r['line_number']}" for r in loads + [wait]}
+        assert set(got["linked"]) == {f"d0-isa-{r.line_number}" for r in loads + [wait]}
         assert page.click("input.hide-cold")
         shown = page.evaluate("Array.from(document.querySelectorAll('.isa-row')).filter("
                               "r => r.getBoundingClientRect().height > 0).length")
@@ -161,7 +169,8 @@ def test_wait_arrows_and_filter(browser, tmp_path):
 def test_no_js_injection_through_isa_text(browser, tmp_path):
     """ISA text and source paths are set with textContent: markup in them stays text."""
     data = report_data(make_script_kernel_dir(tmp_path / "in", "k")).data
-    data["listing"][0]["isa"] = '<img src=x onerror="alert(7)">'
+    listing = data.dispatches[0].listing
+    listing[0] = replace(listing[0], isa='<img src=x onerror="alert(7)">')
     page, _ = open_report(browser, data, tmp_path)
     try:
         text = page.evaluate("document.querySelector('#d0 .isa-row .isa-text').textContent")

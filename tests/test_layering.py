@@ -336,8 +336,9 @@ def test_only_capture_opens_input_files(tmp_path: Path) -> None:
 
 
 def test_the_open_check_catches_a_reader_outside_capture(tmp_path: Path) -> None:
-    """diff reading its saved JSON itself (not through hotspot.capture) is named, with the file."""
+    """diff and report reading their saved JSON themselves (not through hotspot.capture) is named,
+    with the file: att/load.py reads it for both."""
     _codes, opens = _opens(tmp_path, violate=True)
     outside = {(module, Path(path).name) for module, path in opens
                if not module.startswith("capture" + os.sep)}
-    assert (os.path.join("diff", "api.py"), "saved.json") in outside, outside
+    assert (os.path.join("att", "load.py"), "saved.json") in outside, outside

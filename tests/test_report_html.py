@@ -11,9 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hotspot.att.model import DispatchAnalysis, MultiAnalysis
+from hotspot.decode import from_plain
 from hotspot.export.report_data import listing, report_data, wave_timelines
 from hotspot.export.timeline import downsample, pick_representative, segments
-from hotspot.render.html import render_page, script_safe_json
+from hotspot.plan.model import PlanItem
+from hotspot.render import html as html_view
+from hotspot.render.html import script_safe_json
+from hotspot.render.report_model import ReportDispatch, ReportPage, WaveTimelines
 from tests.conftest import CORPUS
 
 XSS_KERNEL = "<script>alert(1)</script>"
@@ -67,9 +72,12 @@ def _hand_built_dir(root: Path, kernel: str) -> Path:
 def minimal_data(kernel: str = "k") -> dict:
     """The smallest analyze-shaped data: every optional section absent."""
     return {
-        "dispatch": {"path": "/x/ui_output_agent_1_dispatch_1", "kernel": kernel, "symbol": kernel,
-                     "waves": 1, "code_rows": 2, "executed_instructions": 2, "source_mapped_pct": 50.0},
-        "arch": {"gfx": "gfx950", "product": None, "source": "test", "known": True, "candidates": []},
+        "dispatch": {"path": "/x/ui_output_agent_1_dispatch_1", "agent_handle": None,
+                     "dispatch_id": None, "kernel": kernel, "symbol": kernel,
+                     "waves": 1, "code_rows": 2, "executed_instructions": 2, "source_mapped_pct": 50.0,
+                     "kernels_in_code": 1},
+        "arch": {"gfx": "gfx950", "product": None, "source": "test", "known": True, "candidates": [],
+                 "features": []},
         "mode": "cycles",
         "totals": {"hit": 2, "latency": 400, "stall": 300, "idle": 0, "issue": 100},
         "stall_by_category": [{"category": "wait-vmcnt", "stall": 300, "share": 1.0, "latency": 300,
@@ -87,6 +95,26 @@ def minimal_data(kernel: str = "k") -> dict:
                           "chains": []}],
         "files": [], "instruction_mix": [], "findings": [],
     }
+
+
+def typed(d: dict) -> DispatchAnalysis:
+    """The analysis `d` (analyze's JSON shape) as the typed value the page renders."""
+    a = from_plain(DispatchAnalysis, d)
+    if d.get("plan"):
+        a.plan = from_plain(list[PlanItem], d["plan"])
+    return a
+
+
+def render_page(data: dict | ReportPage, **views: object) -> str:
+    """The page of plain analyze data (or of report data), with the report's views when given."""
+    if isinstance(data, dict):
+        if data.get("plan"):  # the items a saved `analyze --plan` holds: the page shows them
+            from hotspot.decode import from_plain
+            from hotspot.plan.model import PlanItem
+
+            views.setdefault("plan", from_plain(list[PlanItem], data["plan"]))
+        data = ReportPage([ReportDispatch(typed(data), **views)])
+    return html_view.render_page(data)
 
 
 def blob_of(page: str, index: int = 0) -> dict:
@@ -142,15 +170,18 @@ def test_page_is_self_contained():
 
 def test_every_section_renders_when_optional_fields_are_absent_none_or_empty():
     base = minimal_data()
-    variants = [dict(base)]
-    for fill in (None, [], {}):
-        d = dict(base)
-        for key in ("occupancy", "waits", "blamed_lines", "lgkm_breakdown", "wave_states", "loops",
-                    "barriers", "plan", "listing", "wave_timelines", "samples", "selection"):
-            d[key] = fill
-        variants.append(d)
-    for d in variants:
-        page = render_page(d)
+    variants = [(dict(base), {})]
+    d = dict(base)
+    for key in ("occupancy", "waits", "blamed_lines", "lgkm_breakdown", "wave_states", "loops",
+                "barriers", "plan", "samples", "selection"):
+        d[key] = None
+    variants.append((d, {"listing": None, "wave_timelines": None}))
+    d = dict(base)
+    for key in ("waits", "blamed_lines", "loops", "barriers", "plan"):
+        d[key] = []
+    variants.append((d, {"listing": [], "wave_timelines": WaveTimelines(0, 1500, [])}))
+    for d, views in variants:
+        page = render_page(d, **views)
         for name in SECTIONS:
             assert f'data-section="{name}"' in page, name
         assert "not in this data" in page
@@ -158,23 +189,36 @@ def test_every_section_renders_when_optional_fields_are_absent_none_or_empty():
 
 def test_optional_sections_light_up_when_present():
     d = minimal_data()
-    d["occupancy"] = {"waves_per_simd": 4, "limiter": "vgpr", "limits": {"vgpr": 4, "lds": 8},
-                      "next_step": {"vgpr": {"message": "use at most 96 VGPRs for 5 waves"}},
+    d["occupancy"] = {"available": True, "reason": "", "arch": "gfx950",
+                      "waves_per_simd": 4, "limiter": "vgpr", "limits": {"vgpr": 4, "lds": 8},
+                      "next_step": {"vgpr": {"target_waves": 5, "resource": "vgpr_total", "current": 100,
+                                             "max_allowed": 96, "reduce_by": 4,
+                                             "message": "use at most 96 VGPRs for 5 waves"}},
                       "resources": {"vgpr": 100}, "achieved": {"mean_waves_per_simd": 1.5,
-                                                              "peak_waves_per_simd": 2}}
-    d["waits"] = [{"line_number": 1, "isa": "s_waitcnt vmcnt(0)", "source": "", "stall": 300,
+                                                              "peak_waves_per_simd": 2,
+                                                              "simds": 4, "waves": 6,
+                                                              "kernel_ids": [1]}}
+    d["waits"] = [{"line_number": 1, "isa": "s_waitcnt vmcnt(0)", "category": "wait-vmcnt",
+                   "source": "", "stall": 300, "hits": 1, "share": 1.0,
                    "producers": [{"line_number": 2, "isa": XSS_ISA, "category": "vmem-load",
                                   "source": "k.py:7", "blamed_stall": 240, "share": 0.8,
-                                  "median_distance_cycles": 120, "median_distance_instructions": 3}]}]
-    d["plan"] = [{"id": "p1", "priority": 1, "title": "Prefetch the <A> tile", "location": "k.py:7",
-                  "evidence": {"share": 0.8}, "estimate": {"low_pct": 5, "high_pct": 12,
-                                                           "basis": "wait share"}, "fix": "double-buffer"}]
-    d["loops"] = [{"start": 3, "end": 9, "trips": 8}]
+                                  "instances": 1, "median_distance_cycles": 120,
+                                  "median_distance_instructions": 3}]}]
+    d["plan"] = [{"id": "p1", "priority": "HIGH", "title": "Prefetch the <A> tile", "kind": "code",
+                  "location": {"file": "k.py", "line": 7, "line_number": 2, "isa": None, "kernel": "k"},
+                  "evidence": [{"metric": "share", "value": 0.8}], "root_cause": "the load waits",
+                  "fix": "double-buffer",
+                  "estimate": {"low_pct": 5, "high_pct": 12, "basis": "wait share",
+                               "target_cycles": 240, "target_stall_pct": 80.0}}]
+    d["loops"] = [{"first_line_number": 1, "last_line_number": 2, "source_range": "k.py:7-9",
+                   "iterations": 8, "back_edges": 7, "waves": 1, "iterations_per_wave": 8.0,
+                   "stall": 300, "share": 1.0, "hot_wait": None}]
     page = render_page(d)
     txt = text_of(page)
     assert "limited by vgpr" in txt and "achieved mean" in txt and "1.5" in txt
     assert "use at most 96 VGPRs for 5 waves" in txt
     assert "Prefetch the <A> tile" in txt and "5–12%" in txt and "double-buffer" in txt
+    assert "k.py:7 #2" in txt and "share = 0.8" in txt
     # top blamed loads built from waits: producer #2 with its blamed stall and share
     loads = page[page.index('data-section="loads"'):page.index('data-section="timeline"')]
     assert 'href="#d0-isa-2"' in loads and "240" in loads and "80.0%" in loads
@@ -185,9 +229,12 @@ def test_optional_sections_light_up_when_present():
 
 def test_several_dispatches_render_each_with_its_own_data():
     a, b = minimal_data("first"), minimal_data("second")
-    page = render_page({"dispatches": [a, b], "ranking": [
-        {"path": "p1", "kernel": "first", "waves": 2, "executed_instructions": 2, "status": "ok"},
-        {"path": "p2", "kernel": "second", "waves": 1, "executed_instructions": 2, "status": "ok"}]})
+    row = {"instructions_hit": 2, "code_rows": 2, "source_mapped_pct": 50.0, "idle_slice": False,
+           "dispatch_id": None}
+    multi = from_plain(MultiAnalysis, {"dispatches": [a, b], "ranking": [
+        {"path": "p1", "kernel": "first", "waves": 2, "executed_instructions": 2, "status": "ok", **row},
+        {"path": "p2", "kernel": "second", "waves": 1, "executed_instructions": 2, "status": "ok", **row}]})
+    page = html_view.render_page(multi)
     assert 'id="d0"' in page and 'id="d1"' in page
     assert blob_of(page, 1)["prefix"] == "d1"
     assert 'data-section="ranking"' in page
@@ -247,12 +294,12 @@ def corpus_wave_dirs() -> list[str]:
 
 def test_report_data_on_vec_add(corpus):
     d = corpus / "att/gfx950/vec_add"
-    data = report_data(d).data
+    data = report_data(d).data.dispatches[0]
     # listing: every code row, in program order
     code = orjson.loads((d / "code.json").read_bytes())["code"]
     real_rows = [r for r in code if not r[0].startswith(";")]
-    assert [r["line_number"] for r in data["listing"]] == [r[2] for r in real_rows]
-    assert sum(r["stall"] for r in data["listing"]) == 2_101_364  # corpus README
+    assert [r.line_number for r in data.listing] == [r[2] for r in real_rows]
+    assert sum(r.stall for r in data.listing) == 2_101_364  # corpus README
     # representative waves: longest/median/shortest by filenames.json begin/end
     names = orjson.loads((d / "filenames.json").read_bytes())["wave_filenames"]
     spans = {}
@@ -261,45 +308,47 @@ def test_report_data_on_vec_add(corpus):
             for slot in simd.values():
                 for name, begin, end in slot.values():
                     spans[name] = end - begin
-    waves = data["wave_timelines"]["waves"]
-    assert waves[0]["role"] == "longest" and waves[0]["cycles"] == max(spans.values())
-    assert waves[-1]["role"] == "shortest" and waves[-1]["cycles"] == min(spans.values())
+    waves = data.wave_timelines.waves
+    assert waves[0].role == "longest" and waves[0].cycles == max(spans.values())
+    assert waves[-1].role == "shortest" and waves[-1].cycles == min(spans.values())
     for w in waves:
-        tl = orjson.loads((d / w["file"]).read_bytes())["wave"]["timeline"]
-        assert sum(s[2] for s in w["segments"]) == sum(c for _, c in tl)
-        assert sum(w["states"].values()) == sum(c for _, c in tl)
+        tl = orjson.loads((d / w.file).read_bytes())["wave"]["timeline"]
+        assert sum(s[2] for s in w.segments) == sum(c for _, c in tl)
+        assert sum(w.states.values()) == sum(c for _, c in tl)
 
 
 @pytest.mark.parametrize("rel", ["att/gfx950/mla_decode", "att/gfx942/ck_bmm/ui_output_agent_5600_dispatch_2"])
 def test_report_page_on_corpus(corpus, rel):
-    data = report_data(corpus / rel).data
-    page = render_page(data)
+    page_data = report_data(corpus / rel).data
+    page = render_page(page_data)
+    view = page_data.dispatches[0]
+    a = view.analysis
     for name in SECTIONS:
         assert f'data-section="{name}"' in page
     blob = blob_of(page)
-    assert len(blob["rows"]) == data["dispatch"]["code_rows"] == len(data["listing"])
-    assert page.count('class="src-row"') == len(data["source_lines"])
-    assert page.count("<rect ") == sum(len(w["segments"]) for w in data["wave_timelines"]["waves"])
+    assert len(blob["rows"]) == a.dispatch.code_rows == len(view.listing)
+    assert page.count('class="src-row"') == len(a.source_lines)
+    assert page.count("<rect ") == sum(len(w.segments) for w in view.wave_timelines.waves)
     # a source line's hidden detail lists its instructions' ISA text
-    if data["source_lines"]:
-        by_line = {r["line_number"]: r["isa"] for r in data["listing"]}
-        first = data["source_lines"][0]
+    if a.source_lines:
+        by_line = {r.line_number: r.isa for r in view.listing}
+        first = a.source_lines[0]
         detail = page[page.index('id="d0-src-0"'):]
         detail = detail[:detail.index("</tr></tbody></table></td></tr>")]
         import html
 
-        for n in first["instructions"][:5]:
+        for n in first.instructions[:5]:
             assert html.escape(by_line[n]) in detail
 
 
 def test_listing_selects_the_kernel_by_symbol(tmp_path):
     d = _hand_built_dir(tmp_path, "kern_a")
-    assert [r["line_number"] for r in listing(d, "kern_a", None)] == [1, 2, 3, 4]
-    assert [r["category"] for r in listing(d, "kern_a", None)] == ["smem", "vmem-load", "wait-vmcnt",
-                                                                    "message"]
+    assert [r.line_number for r in listing(d, "kern_a", None)] == [1, 2, 3, 4]
+    assert [r.category for r in listing(d, "kern_a", None)] == ["smem", "vmem-load", "wait-vmcnt",
+                                                                "message"]
     wt = wave_timelines(d, None)
-    assert wt["waves_total"] == 1 and wt["waves"][0]["segments"] == [["idle", 0, 4], ["exec", 4, 16],
-                                                                     ["wait", 20, 300], ["exec", 320, 4]]
+    assert wt.waves_total == 1 and wt.waves[0].segments == [("idle", 0, 4), ("exec", 4, 16),
+                                                            ("wait", 20, 300), ("exec", 320, 4)]
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -370,9 +419,12 @@ def test_report_errors(cli, tmp_path):
 
 def test_a_wait_with_nothing_outstanding_links_nowhere():
     d = minimal_data()
-    d["waits"] = [{"line_number": 1, "isa": "s_waitcnt vmcnt(0)", "source": "", "stall": 300,
-                   "producers": [{"line_number": None, "isa": None, "category": None, "source": "",
-                                  "blamed_stall": 300, "share": 1.0}]}]
+    d["waits"] = [{"line_number": 1, "isa": "s_waitcnt vmcnt(0)", "category": "wait-vmcnt",
+                   "source": "", "stall": 300, "hits": 1, "share": 1.0,
+                   "producers": [{"line_number": None, "isa": "", "category": "none", "source": "",
+                                  "blamed_stall": 300, "share": 1.0, "instances": 1,
+                                  "median_distance_cycles": None,
+                                  "median_distance_instructions": None}]}]
     page = render_page(d)
     loads = page[page.index('data-section="loads"'):page.index('data-section="timeline"')]
     assert 'href="#d0-isa-None"' not in page and ">#None" not in loads and "# 100.0%" not in loads
@@ -409,8 +461,9 @@ def test_more_analysis_sections_are_tables_with_named_columns():
     long paths shortened from the left with the whole string kept in the tooltip."""
     from hotspot.examples import example_dispatch_dir
 
-    data = report_data(example_dispatch_dir()).data
-    page = render_page(data)
+    page_data = report_data(example_dispatch_dir()).data
+    page = render_page(page_data)
+    a = page_data.dispatches[0].analysis
     more = page[page.index('data-section="more"'):]
     more = more[:more.index("</section>")]
     txt = text_of(more)
@@ -418,14 +471,14 @@ def test_more_analysis_sections_are_tables_with_named_columns():
         assert head in txt, head
     assert "hot_wait" not in txt and "producer_class" not in txt
     assert not re.search(r"[a-z_]+: [^;]*; [a-z_]+: ", txt)  # no `key: value; key: value` dump
-    loop = data["loops"][0]
-    assert f"{loop['stall']:,}" in txt and f"{100 * loop['share']:.1f}%" in txt
-    hot = loop["hot_wait"]
-    assert f"#{hot['line_number']} {hot['isa']}" in txt
-    assert f'title="{hot["top_producer_source"]}"' in more
-    mix = data["instruction_mix"]
-    total = sum(m["dynamic"] for m in mix)
-    assert f"{100 * mix[0]['dynamic'] / total:.1f}%" in txt
+    loop = a.loops[0]
+    assert f"{loop.stall:,}" in txt and f"{100 * loop.share:.1f}%" in txt
+    hot = loop.hot_wait
+    assert f"#{hot.line_number} {hot.isa}" in txt
+    assert f'title="{hot.top_producer_source}"' in more
+    mix = a.instruction_mix
+    total = sum(m.dynamic for m in mix)
+    assert f"{100 * mix[0].dynamic / total:.1f}%" in txt
 
 
 @pytest.mark.parametrize("rel", ["att/gfx950/mla_decode", "att/gfx942/ck_bmm/ui_output_agent_5600_dispatch_2"])

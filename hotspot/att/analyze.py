@@ -22,6 +22,7 @@ from hotspot.att.model import (
     DispatchInfo,
     MultiAnalysis,
     Selection,
+    SnippetLine,
     arch_out,
     limit,
     trimmed_data,
@@ -283,7 +284,7 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
             worst_of[k].append(i)
     del line_of
     for s, worst in zip(shown, worst_of):
-        snippet: list[JsonObject] = []
+        snippet: list[SnippetLine] = []
         local, found = smap.find(s.file)
         if local and local not in texts:
             texts[local] = read_source_lines(local)
@@ -291,7 +292,7 @@ def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionS
         if text is not None and s.line is not None:
             lo = max(1, s.line - opts.context)
             hi = min(len(text), s.line + opts.context)
-            snippet = [{"line": n, "text": text[n - 1], "hot": n == s.line} for n in range(lo, hi + 1)]
+            snippet = [SnippetLine(n, text[n - 1], n == s.line) for n in range(lo, hi + 1)]
         out.append(DetailLine(s.file, s.line, bool(snippet), snippet, worst,
                               found if snippet else "", str(local) if snippet and local else ""))
     return out

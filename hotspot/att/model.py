@@ -91,14 +91,43 @@ class ArchOut:
 
 
 @record
+class SnippetLine:
+    """One line of source text around a hot line (--detail)."""
+
+    line: int
+    text: str
+    hot: bool  # the hot line itself
+
+
+@record
 class DetailLine:
     file: str
     line: int | None
     source_available: bool
-    snippet: list[JsonObject]  # [{line, text, hot}]
+    snippet: list[SnippetLine]
     instructions: list[agg.InstructionStat]
     source_found: str = ""  # "snapshot", "source-map" or "" (not found)
     source_path: str = ""  # the local file read
+
+
+@record
+class SampleColumns:
+    """The code.json columns the PC samples were read from (reasons: None when not written)."""
+
+    issued: str
+    stalled: str
+    reasons: str | None
+
+
+@record
+class SampleCounts:
+    """A PC-sampling dispatch's sample totals (`data.samples`)."""
+
+    total: int
+    issued: int
+    stalled: int
+    stall_reasons: dict[str, int]  # why stalled samples were not issued -> samples ({} when unknown)
+    columns: SampleColumns
 
 
 @record
@@ -136,7 +165,7 @@ class DispatchAnalysis:
     # own value beside the analysis (hotspot/plan/api.py PlannedDispatch writes its items here); a
     # saved `analyze --plan` document reads its items back as JSON.
     plan: list[JsonObject] | None = None
-    samples: JsonObject | None = None
+    samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
     options: JsonObject = field(default_factory=dict)

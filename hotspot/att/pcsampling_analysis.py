@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import DispatchAnalysis, DispatchInfo, arch_out
+from hotspot.att.model import DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
 from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
@@ -81,9 +81,8 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
         instructions=agg.instruction_stats(sampled_rows, totals.stall),
         source_lines=lines, files=agg.file_stats(lines, totals.stall),
         instruction_mix=agg.instruction_mix(rows), findings=findings,
-        samples={"total": issued_total + stalled_total, "issued": issued_total,
-                 "stalled": stalled_total,
-                 "stall_reasons": dict(zip(NOT_ISSUED_REASONS, reasons)) if reasons_col else {},
-                 "columns": {"issued": issued_col, "stalled": stalled_col, "reasons": reasons_col}},
+        samples=SampleCounts(issued_total + stalled_total, issued_total, stalled_total,
+                             dict(zip(NOT_ISSUED_REASONS, reasons)) if reasons_col else {},
+                             SampleColumns(issued_col, stalled_col, reasons_col)),
         options={"topk": opts.topk, "mode": opts.mode},
     )

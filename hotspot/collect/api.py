@@ -25,6 +25,15 @@ from hotspot.collect import (
     tools,
 )
 from hotspot.collect.process import ProcessOutcome, run_process, tail
+from hotspot.collect.summary import (
+    CollectDryRun,
+    CollectRun,
+    DispatchOut,
+    DryPhase,
+    IterationsOut,
+    KernelRowOut,
+    PhaseOut,
+)
 from hotspot.errors import (
     CommandFailedError,
     EmptyTraceError,
@@ -573,26 +582,27 @@ class Collector:
         self._save()
         self.say(f"run directory renamed: {new_dir}")
 
-    def _summary(self, best, analysis, analysis_error, pmc) -> JsonObject:
-        return {
-            "dry_run": False,
-            "run_dir": str(self.run_dir),
-            "run_json": str(self.run_dir / rundir.RUN_JSON),
-            "status": "complete",
-            "command": list(self.opts.command),
-            "rocprofv3": self.record.data["rocprofv3"],
-            "decoder": self.record.data["decoder"],
-            "kernel": self.kernel,
-            "kernels": [_row_json(r) for r in self.kernel_rows[:discovery.SHOWN_KERNELS]],
-            "iterations": _plan_json(self.plan) if self.plan else None,
-            "phases": [{k: p[k] for k in ("name", "status", "exit_code", "elapsed_ns", "argv", "input_file",
-                                          "output_dir", "stdout", "stderr")} for p in self.phases],
-            "dispatches": [_dispatch_json(d) for d in self.dispatches],
-            "chosen_dispatch": _dispatch_json(best) if best else None,
-            "pmc": pmc,
-            "analysis": analysis,
-            "analysis_error": analysis_error,
-        }
+    def _summary(self, best, analysis, analysis_error, pmc) -> CollectRun:
+        return CollectRun(
+            dry_run=False,
+            run_dir=str(self.run_dir),
+            run_json=str(self.run_dir / rundir.RUN_JSON),
+            status="complete",
+            command=list(self.opts.command),
+            rocprofv3=self.record.data["rocprofv3"],
+            decoder=self.record.data["decoder"],
+            kernel=self.kernel,
+            kernels=[_row_json(r) for r in self.kernel_rows[:discovery.SHOWN_KERNELS]],
+            iterations=_plan_json(self.plan) if self.plan else None,
+            phases=[PhaseOut(**{k: p[k] for k in ("name", "status", "exit_code", "elapsed_ns", "argv",
+                                                  "input_file", "output_dir", "stdout", "stderr")})
+                    for p in self.phases],
+            dispatches=[_dispatch_json(d) for d in self.dispatches],
+            chosen_dispatch=_dispatch_json(best) if best else None,
+            pmc=pmc,
+            analysis=analysis,
+            analysis_error=analysis_error,
+        )
 
     def _dry_run(self, prof: str, decoder: str | None) -> Result:
         o = self.opts
@@ -600,10 +610,10 @@ class Collector:
         run_dir = o.output.resolve() if o.output else o.cwd / rundir.RUNS_DIR / f"{rundir.utc_stamp()}-{slug}"
         if o.output is not None:
             rundir.check_explicit(run_dir)
-        phases: list[JsonObject] = []
+        phases: list[DryPhase] = []
         if o.kernel is None:
             argv = [*jobs.discovery_argv(prof, run_dir / "discover"), "--", *o.command]
-            phases.append({"name": "discover", "argv": argv, "input_file": None, "yaml": None})
+            phases.append(DryPhase("discover", argv, None, None))
         regex = o.kernel if o.kernel is not None else PLACEHOLDER_REGEX
         plan = None
         if o.trace:
@@ -623,21 +633,18 @@ class Collector:
             else:
                 job_list = [jobs.pmc_job(regex, p, run_dir / "pmc") for p in self.pass_plan.passes]
                 phases.append(self._dry_phase("pmc", prof, job_list, run_dir / "pmc_input.yaml"))
-        data = {"dry_run": True, "run_dir": str(run_dir), "command": list(o.command), "rocprofv3": prof,
-                "decoder": decoder, "kernel": self.kernel,
-                "iterations": _plan_json(plan) if plan else None,
-                "pmc_plan": [list(p) for p in self.pass_plan.passes] if self.pass_plan else None,
-                "pmc_plan_text": self.pass_plan.describe() if self.pass_plan else None,
-                "phases": phases}
+        data = CollectDryRun(True, str(run_dir), list(o.command), prof, decoder, self.kernel,
+                             _plan_json(plan) if plan else None,
+                             [list(p) for p in self.pass_plan.passes] if self.pass_plan else None,
+                             self.pass_plan.describe() if self.pass_plan else None, phases)
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> JsonObject:
+    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
-            return {"name": name, "argv": [*argv, "--", *self.opts.command], "input_file": None, "yaml": text}
-        return {"name": name, "argv": [prof, "-i", str(input_file), "--", *self.opts.command],
-                "input_file": str(input_file), "yaml": text}
+            return DryPhase(name, [*argv, "--", *self.opts.command], None, text)
+        return DryPhase(name, [prof, "-i", str(input_file), "--", *self.opts.command], str(input_file), text)
 
 
 _FULL_MESSAGES = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG))
@@ -666,19 +673,17 @@ def _with_truncated(d: att_outputs.DispatchOutput) -> att_outputs.DispatchOutput
     return replace(d, truncated=True)
 
 
-def _dispatch_json(d: att_outputs.DispatchOutput) -> JsonObject:
-    return {"path": str(d.path), "agent": d.agent, "dispatch_id": d.dispatch_id, "waves": d.waves,
-            "executed_instructions": d.executed_instructions, "instructions_hit": d.instructions_hit,
-            "empty": d.empty, "truncated": d.truncated, "note": d.note or None}
+def _dispatch_json(d: att_outputs.DispatchOutput) -> DispatchOut:
+    return DispatchOut(str(d.path), d.agent, d.dispatch_id, d.waves, d.executed_instructions,
+                       d.instructions_hit, d.empty, d.truncated, d.note or None)
 
 
-def _row_json(r: discovery.KernelRow) -> JsonObject:
-    return {"name": r.name, "family": r.family, "calls": r.calls, "total_ns": r.total_ns, "avg_ns": r.avg_ns,
-            "pct": r.pct, "regex": r.regex}
+def _row_json(r: discovery.KernelRow) -> KernelRowOut:
+    return KernelRowOut(r.name, r.family, r.calls, r.total_ns, r.avg_ns, r.pct, r.regex)
 
 
-def _plan_json(p: iterations.IterationPlan) -> JsonObject:
-    return {"set": list(p.iterations), "range": p.range_text, "description": p.description, "calls": p.calls}
+def _plan_json(p: iterations.IterationPlan) -> IterationsOut:
+    return IterationsOut(list(p.iterations), p.range_text, p.description, p.calls)
 
 
 def _options_json(o: CollectOptions) -> JsonObject:

@@ -46,9 +46,9 @@ from hotspot.diff.noise import (
     REPLICATES,
     WIDE_INTERVAL,
 )
+from hotspot.att.model import DispatchAnalysis, MultiAnalysis
 from hotspot.errors import InputError, UsageError
 from hotspot.record import record
-from hotspot.result import JsonObject
 from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class DiffResult:
 @record(frozen=False)
 class _Side:
     info: SideInfo
-    analyses: list[JsonObject]  # 1 or 2 (replicates) analyze `data` dicts
+    analyses: list[DispatchAnalysis]  # 1 or 2 (replicates)
     samples: list["DispatchSamples"] = field(default_factory=list)  # per analysis (dispatch dirs)
 
 
@@ -161,36 +161,19 @@ def load_side(path: Path, kernel: str | None, max_waves: int | None, warnings: l
 
 
 def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Side:
-    from hotspot.capture import read_saved_json
+    from hotspot.att.load import read_analysis
 
-    from hotspot.result import check_saved_analysis, check_saved_envelope
-
-    doc = read_saved_json(path)  # a malformed or unreadable file is an InputError naming it
-    if isinstance(doc, dict):
-        check_saved_envelope(path, doc)
-    if not isinstance(doc, dict) or doc.get("command") != "analyze" or not doc.get("ok"):
-        raise InputError(f"{path}: not a successful `hotspot analyze --format json` output "
-                         "(field 'command' must be 'analyze' and 'ok' true)",
-                         "save it with `hotspot analyze DIR --format json --topk 0 > FILE`")
-    data = doc.get("data")
-    analyses = data.get("dispatches") if isinstance(data, dict) and "dispatches" in data else [data]
-    if not isinstance(analyses, list) or not all(_is_analysis(a) for a in analyses):
-        raise InputError(f"{path}: field 'data' holds no dispatch analysis "
-                         "(expected 'dispatch', 'totals', 'stall_by_category')")
-    for i, a in enumerate(analyses):
-        check_saved_analysis(path, "data" if analyses == [data] else f"data.dispatches[{i}]", a)
-    analyses = [a for a in analyses if a.get("mode") == "cycles"] or analyses
-    try:
-        chosen = _pick(analyses, kernel, path)
-        for a in chosen:  # every value diff reads, read once here so a bad one is named now
-            _check_values(path, a)
-        info = _info(path, "analyze-json", chosen)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"{path}: field 'data' does not have the shape hotspot analyze writes "
-                         f"({type(exc).__name__}: {exc})",
-                         "pass an unedited hotspot analyze --format json output") from None
-    if any((a.get("options") or {}).get("topk") not in (0, None) for a in chosen):
-        warnings.append(f"{path}: saved with --topk {chosen[0]['options']['topk']}: lines and loads "
+    # a malformed, unreadable or foreign file is an InputError naming it (and the field)
+    data, _saved_warnings = read_analysis(path)
+    analyses = data.dispatches if isinstance(data, MultiAnalysis) else [data]
+    analyses = [a for a in analyses if a.mode == "cycles"] or analyses
+    chosen = _pick(analyses, kernel, path)
+    for a in chosen:  # every value diff reads, checked here so a bad one is named now
+        _check_values(path, a)
+    info = _info(path, "analyze-json", chosen)
+    topk = [a.options.get("topk") for a in chosen]  # options: free-form, as analyze wrote them
+    if any(k not in (0, None) for k in topk):
+        warnings.append(f"{path}: saved with --topk {topk[0]}: lines and loads "
                         "beyond the top rows are missing; save with --topk 0 for a complete diff")
     return _Side(info, chosen)
 
@@ -199,7 +182,6 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
     from hotspot.att.model import AnalyzeOptions
     from hotspot.plan.analyze import analyze
-    from hotspot.result import plain
 
     # the best dispatch and the next ones of its kernel: replicates measure the capture noise
     opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES)
@@ -208,7 +190,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     analyses = []
     samples = []
     for a in result.data.dispatches:
-        analyses.append(plain(a))
+        analyses.append(a)
         if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
             samples.append(_samples_of(Path(a.dispatch.path), opts))
     if len(samples) != len(analyses):
@@ -234,30 +216,24 @@ def _samples_of(d: Path, opts) -> "DispatchSamples":
                   ignored, max_bytes)
 
 
-def _is_analysis(a: object) -> bool:
-    return isinstance(a, dict) and all(k in a for k in ("dispatch", "totals", "stall_by_category"))
+def _kernel_of(a: DispatchAnalysis) -> str:
+    return a.dispatch.kernel or ""
 
 
-def _kernel_of(a: JsonObject) -> str:
-    return str(a["dispatch"].get("kernel") or "")
-
-
-def _pick(analyses: list[JsonObject], kernel: str | None, path: Path) -> list[JsonObject]:
+def _pick(analyses: list[DispatchAnalysis], kernel: str | None, path: Path) -> list[DispatchAnalysis]:
     if kernel:
         pat = user_regex(kernel, "--kernel")
         analyses = [a for a in analyses if pat.search(_kernel_of(a))]
         if not analyses:
             raise InputError(f"{path}: no analysis of a kernel matching --kernel {kernel!r}")
-    best = max(analyses, key=lambda a: (a["dispatch"].get("waves", 0),
-                                        a["dispatch"].get("executed_instructions", 0)))
+    best = max(analyses, key=lambda a: (a.dispatch.waves, a.dispatch.executed_instructions))
     return [a for a in analyses if _kernel_of(a) == _kernel_of(best)][:MAX_REPLICATES]
 
 
-def _info(path: Path, kind: str, analyses: list[JsonObject]) -> SideInfo:
+def _info(path: Path, kind: str, analyses: list[DispatchAnalysis]) -> SideInfo:
     return SideInfo(str(path), kind, _kernel_of(analyses[0]),
-                    [str(a["dispatch"].get("path", "")) for a in analyses],
-                    int(analyses[0]["dispatch"].get("waves", 0)),
-                    _mean([float(a["totals"]["stall"]) for a in analyses]), 0)
+                    [a.dispatch.path for a in analyses], analyses[0].dispatch.waves,
+                    _mean([float(a.totals.stall) for a in analyses]), 0)
 
 
 def _mean(values: list[float]) -> float:
@@ -271,36 +247,24 @@ def _table(side: _Side) -> Table:
     return totals_table(side.analyses)
 
 
-def _check_values(path: Path, a: JsonObject) -> None:
-    """Refuse cycle counts no analysis writes (negative totals or rows): diff would print them as
-    a change."""
-    for name in TOTAL_FIELDS[:2] + TOTAL_FIELDS[3:]:
-        v = float(a["totals"].get(name, 0))
+def _check_values(path: Path, a: DispatchAnalysis) -> None:
+    """Refuse cycle counts no analysis writes (negative or infinite totals or rows, a null read
+    back as NaN): diff would print them as a change. The types were checked when it was read."""
+    # (field, where in it, value): the named field of every row diff reads
+    values: list[tuple[str, str, float]] = [
+        (f"totals.{name}", "", getattr(a.totals, name)) for name in TOTAL_FIELDS[:2] + TOTAL_FIELDS[3:]]
+    values += [(f"instructions[].{fld}", f" of line {i.line_number}", getattr(i, fld))
+               for i in a.instructions for fld in ("hit", "latency", "stall")]
+    values += [("stall_by_category[].stall", "", c.stall) for c in a.stall_by_category]
+    values += [("source_lines[].stall", "", r.stall) for r in a.source_lines]
+    values += [("blamed_lines[].blamed_stall", "", b.blamed_stall) for b in a.blamed_lines or []]
+    values += [("waits[].producers[].blamed_stall", "", p.blamed_stall) for w in a.waits or []
+               for p in w.producers]
+    for name, where, v in values:
         if not math.isfinite(v) or v < 0:
-            raise InputError(f"{path}: field 'totals.{name}' is {v}: a cycle count is never "
+            raise InputError(f"{path}: field '{name}'{where} is {float(v)}: a cycle count is never "
                              "negative or infinite",
                              "pass an unedited hotspot analyze --format json output")
-    rows = [("instructions[]", i, ("hit", "latency", "stall")) for i in a.get("instructions") or []]
-    rows += [("stall_by_category[]", c, ("stall",)) for c in a.get("stall_by_category") or []]
-    rows += [("source_lines[]", r, ("stall",)) for r in a.get("source_lines") or []]
-    rows += [("blamed_lines[]", b, ("blamed_stall",)) for b in a.get("blamed_lines") or []]
-    rows += [("waits[].producers[]", p, ("blamed_stall",)) for w in a.get("waits") or []
-             for p in w.get("producers") or []]
-    for where, row, fields in rows:  # a wrong type raises here and is named by the caller
-        for fld in fields:
-            v = float(row[fld])
-            if not math.isfinite(v) or v < 0:
-                raise InputError(f"{path}: field '{where}.{fld}' is {v}: a cycle count is never "
-                                 "negative or infinite",
-                                 "pass an unedited hotspot analyze --format json output")
-    for i in a.get("instructions") or []:
-        for fld in ("hit", "latency", "stall"):
-            v = float(i[fld])
-            if not math.isfinite(v) or v < 0:
-                raise InputError(f"{path}: field 'instructions[].{fld}' of line {i['line_number']} "
-                                 f"is {v}: a cycle count is never negative or infinite",
-                                 "pass an unedited hotspot analyze --format json output")
-    groups(a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,9 +288,8 @@ def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: 
 def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:
     if side.samples:
         return side.samples[0].code, "code"
-    ins = sorted(side.analyses[0].get("instructions") or [], key=lambda i: int(i["line_number"]))
-    return [(int(i["line_number"]), str(i["isa"]), str(i.get("source") or "")) for i in ins], \
-        "executed"
+    ins = sorted(side.analyses[0].instructions, key=lambda i: i.line_number)
+    return [(i.line_number, i.isa, i.source or "") for i in ins], "executed"
 
 
 def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
@@ -376,7 +339,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
                  f"{MIN_WAVES})") if fewest < MIN_WAVES else ""
-    if any(x.get("mode") not in (None, "cycles") for x in b.analyses + a.analyses):
+    if any(x.mode != "cycles" for x in b.analyses + a.analyses):
         few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
     built = []
     nums_b: list[list[float]] = []
@@ -384,8 +347,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     nums_a: list[list[float]] = []
     dens_a: list[list[float]] = []
     for kb, ka, how in pairs:
-        g_b = gb.get(kb) if kb else None
-        g_a = ga.get(ka) if ka else None
+        g_b = gb[kb] if kb else None  # a pair names keys of its sides' groups, or None
+        g_a = ga[ka] if ka else None
         ref = g_b or g_a
         assert ref is not None
         vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
@@ -393,8 +356,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         sb = series(tb, g_b) if g_b else None
         sa = series(ta, g_a) if g_a else None
         if g_b is not None and g_b.measure == "idle":
-            vb = _mean([float(x["totals"].get("idle", 0)) for x in b.analyses])
-            va = _mean([float(x["totals"].get("idle", 0)) for x in a.analyses])
+            vb = _mean([float(x.totals.idle) for x in b.analyses])
+            va = _mean([float(x.totals.idle) for x in a.analyses])
             vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
         per_wave_rate = ref.kind == "total" and line_map is None
         unit = ("per wave" if per_wave_rate else
@@ -475,13 +438,13 @@ def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
 
 
 def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
-    executed = {int(i["line_number"]) for i in side.analyses[0].get("instructions") or []}
+    executed = {i.line_number for i in side.analyses[0].instructions}
     return [r for r in code if r[0] in executed]
 
 
 def _waves_traced(side: _Side, t: Table) -> int:
     """Waves behind a side's values: its samples, or the waves its saved analyses read."""
-    return t.n if t.per_wave else sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+    return t.n if t.per_wave else sum(x.dispatch.waves for x in side.analyses)
 
 
 def _waves_den(t: Table, waves: int) -> list[float]:
@@ -517,8 +480,8 @@ def _replicate_sd(sides: list[_Side]) -> tuple[float | None, int]:
     for side in sides:
         logs = []
         for x in side.analyses:
-            hits = float(x["totals"].get("hit", 0))
-            stall = float(x["totals"]["stall"])
+            hits = float(x.totals.hit)
+            stall = float(x.totals.stall)
             if hits > 0 and stall > 0:
                 logs.append(math.log(stall / hits))
         if len(logs) > 1:
@@ -532,7 +495,7 @@ def _subset_note(*sides: _Side) -> str:
     """Say so when the test resampled a spread subset of a side's traced waves."""
     parts = []
     for name, side in zip(("before", "after"), sides):
-        read = sum(int(x["dispatch"].get("waves", 0)) for x in side.analyses)
+        read = sum(x.dispatch.waves for x in side.analyses)
         if side.samples and 0 < side.info.samples < read:
             parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
                          "(spread over SE/SIMD groups; the rows show all)")

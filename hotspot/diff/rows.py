@@ -3,13 +3,14 @@ totals), and the rows (groups of code lines) both sides are summed over."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from operator import sub
 from typing import TYPE_CHECKING
 
 from hotspot.record import record
-from hotspot.result import JsonObject
 
 if TYPE_CHECKING:
+    from hotspot.att.model import DispatchAnalysis
     from hotspot.att.wave_samples import WaveSamples
 
 TOTAL_FIELDS = ("stall", "latency", "issue", "idle")
@@ -57,9 +58,9 @@ class Group:
     per: list[int] | None = None  # lines whose executions divide (a loop: its header), else members
 
 
-def groups(a: JsonObject) -> dict[str, Group]:
-    instructions = a.get("instructions") or []
-    isa_of = {int(i["line_number"]): str(i["isa"]) for i in instructions}
+def groups(a: "DispatchAnalysis") -> dict[str, Group]:
+    instructions = a.instructions
+    isa_of = {i.line_number: i.isa for i in instructions}
 
     def sig(numbers: list[int]) -> tuple[str, ...]:
         return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
@@ -68,29 +69,29 @@ def groups(a: JsonObject) -> dict[str, Group]:
     out: dict[str, Group] = {}
     for name in TOTAL_FIELDS:
         out[f"total:{name}"] = Group("total", name, executed, MEASURE_OF_TOTAL[name])
-    cats: dict[str, list[int]] = {}
+    cats: defaultdict[str, list[int]] = defaultdict(list)
     for i in instructions:
-        cats.setdefault(str(i["category"]), []).append(int(i["line_number"]))
-    for c in a.get("stall_by_category") or []:
-        out[f"category:{c['category']}"] = Group("category", c["category"],
-                                                  cats.get(c["category"], []), "stall")
-    spans = [(int(lp["first_line_number"]), int(lp["last_line_number"])) for lp in a.get("loops") or []]
-    for lp in a.get("loops") or []:
-        first, last = int(lp["first_line_number"]), int(lp["last_line_number"])
+        cats[i.category].append(i.line_number)
+    for c in a.stall_by_category:
+        out[f"category:{c.category}"] = Group("category", c.category, cats[c.category], "stall")
+    loops = a.loops or []
+    spans = [(lp.first_line_number, lp.last_line_number) for lp in loops]
+    for lp in loops:
+        first, last = lp.first_line_number, lp.last_line_number
         if any(first <= f and l <= last and (f, l) != (first, last) for f, l in spans):
             # an outer loop: its iterations run inner loops whose trips differ from wave to wave
             # (other CTAs, other positions of a mask), so per iteration is not the same work
             continue
         members = [n for n in executed if first <= n <= last]
-        label = f"#{first}-#{last}" + (f" {lp['source_range']}" if lp.get("source_range") else "")
+        label = f"#{first}-#{last}" + (f" {lp.source_range}" if lp.source_range else "")
         out[f"loop:{label}"] = Group("loop", label, members, "stall", sig(members), [first])
-    for s in a.get("source_lines") or []:
-        label = f"{s['file']}:{s['line'] if s['line'] is not None else '?'}"
-        members = [int(n) for n in s.get("instructions") or []]
+    for s in a.source_lines:
+        label = f"{s.file}:{s.line if s.line is not None else '?'}"
+        members = list(s.instructions)
         out[f"line:{label}"] = Group("line", label, members, "stall", sig(members))
-    for b in a.get("blamed_lines") or []:
-        members = [int(n) for n in b.get("instructions") or []]
-        out[f"load:{b['label']}"] = Group("load", b["label"], members, "blame", sig(members))
+    for b in a.blamed_lines or []:
+        members = list(b.instructions)
+        out[f"load:{b.label}"] = Group("load", b.label, members, "blame", sig(members))
     return out
 
 
@@ -144,19 +145,20 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
     return pairs
 
 
-def totals_table(analyses: list[JsonObject]) -> Table:
+def totals_table(analyses: list["DispatchAnalysis"]) -> Table:
     """One sample per code line: the mean over the side's analyses of what analyze reports (all
     waves read, also when the test resamples a spread subset of them)."""
-    acc: dict[str, dict[int, float]] = {"stall": {}, "latency": {}, "hits": {}, "blame": {}}
+    acc: dict[str, defaultdict[int, float]] = {name: defaultdict(float)
+                                               for name in ("stall", "latency", "hits", "blame")}
     k = len(analyses)
     for a in analyses:
-        for i in a.get("instructions") or []:
-            n = int(i["line_number"])
-            for name, fld in (("stall", "stall"), ("latency", "latency"), ("hits", "hit")):
-                acc[name][n] = acc[name].get(n, 0.0) + float(i[fld]) / k
-        for w in a.get("waits") or []:
-            for p in w.get("producers") or []:
-                if p.get("line_number") is not None:
-                    n = int(p["line_number"])
-                    acc["blame"][n] = acc["blame"].get(n, 0.0) + float(p["blamed_stall"]) / k
+        for i in a.instructions:
+            n = i.line_number
+            for name, value in (("stall", i.stall), ("latency", i.latency), ("hits", i.hit)):
+                acc[name][n] += float(value) / k
+        for w in a.waits or []:
+            for p in w.producers:
+                if p.line_number is not None:
+                    n = p.line_number
+                    acc["blame"][n] += float(p.blamed_stall) / k
     return Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)

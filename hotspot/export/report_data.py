@@ -1,20 +1,28 @@
 """Use case behind `hotspot report`: the analyze Result plus what only a picture needs.
 
-The HTML page is rendered from plain JSON data: the `analyze` data (all rows, `--topk 0`) plus
-- `listing`: every code row of the analyzed kernel, executed or not (the ISA view), and
-- `wave_timelines`: the wave-state timelines of a few representative waves (longest, median,
-  shortest), read from their wave files.
-A saved `hotspot analyze --format json` document renders too (without those two extras).
+The HTML page is rendered from a `ReportPage` (hotspot/render/report_model.py): the typed `analyze`
+data (all rows, `--topk 0`, with the plan) plus the kernel's full listing and the wave-state
+timelines of a few representative waves. A saved `hotspot analyze --format json` document renders
+too (read back as the typed analysis, without those two extras).
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
-from hotspot.errors import bad_file
-from hotspot.result import JsonObject, Result
+from hotspot.plan.api import PlannedDispatch
 from hotspot.record import record
+from hotspot.render.report_model import (
+    ListingRow,
+    ReportDispatch,
+    ReportPage,
+    TimelineWave,
+    WaveTimelines,
+    page_of,
+)
+from hotspot.result import Result
 
 # Segments kept per wave in the timeline chart: the chart is about 1,200 px wide, so more
 # rectangles than this only cost bytes (state totals stay exact; see timeline.downsample).
@@ -24,7 +32,6 @@ MB = 1024 * 1024
 # pieces: ~16x a code.json in peak RSS (457 MiB for 28.6 MB; scripts/bench.py --hostile-rss,
 # docs/benchmark.md), so analyze's cap (hotspot.att.model.DEFAULT_MAX_FILE_MB) keeps it far under 1.5 GB.
 REPORT_MAX_FILE_MB = 32.0
-SAVED_COMMANDS = ("analyze", "report")
 
 
 @record
@@ -38,7 +45,7 @@ class ReportOptions:
 
 
 def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
-    """Everything the report shows, as plain JSON-able data (dicts, lists, scalars)."""
+    """Everything the report shows: a Result whose data is a `ReportPage`."""
     if path.is_file():
         return load_saved(path)
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
@@ -58,20 +65,22 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
     result = analyze(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
                                           max_file_mb=cap, detail=True, source_map=opts.source_map,
                                           plan=PLAN_ATTACHED))
-    data = result.plain_data()
+    a = result.data
     warnings = list(result.warnings)
-    del result  # the typed analysis: the page is rendered from `data`
-    if isinstance(data, dict) and isinstance(data.get("dispatch"), dict) and data.get("mode") == "cycles":
+    page = page_of(a)
+    if isinstance(a, PlannedDispatch) and a.analysis.mode == "cycles":
         from hotspot.cache.derived import cached
 
-        ddir = Path(data["dispatch"]["path"])
-        symbol = data["dispatch"].get("symbol") or ""
+        one = a.analysis
+        ddir = Path(one.dispatch.path)
+        symbol = one.dispatch.symbol or ""
         # kept in the result cache with the analysis: a repeated report reads no capture file
-        data["listing"], data["wave_timelines"] = cached(
+        rows, timelines = cached(
             "report-views", (str(ddir), os.path.abspath(ddir), symbol),
             lambda _: (listing(ddir, symbol, max_bytes), wave_timelines(ddir, max_bytes)), warnings,
             max_bytes)
-    return Result("report", data, warnings)
+        page = ReportPage([ReportDispatch(one, rows, timelines, a.plan.items)])
+    return Result("report", page, warnings)
 
 
 def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | None) -> None:
@@ -90,37 +99,21 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
 
 
 def load_saved(path: Path) -> Result:
-    """A saved `hotspot analyze --format json` envelope (or its bare `data` object)."""
-    from hotspot.capture import read_saved_json
+    """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
+    data; the plan items it holds are read back as PlanItems."""
+    from hotspot.att.load import read_analysis
+    from hotspot.decode import from_plain
+    from hotspot.plan.model import PlanItem
 
-    doc = read_saved_json(path)
-    if not isinstance(doc, dict):
-        raise bad_file(path, "top level is not a JSON object",
-                       "pass a dispatch dir, or the output of hotspot analyze --format json")
-    from hotspot.result import check_saved_analysis, check_saved_envelope
-
-    if "schema_version" in doc:
-        check_saved_envelope(path, doc)
-        if doc.get("ok") is False:
-            raise bad_file(path, "holds an error envelope, not analysis data",
-                           "re-run hotspot analyze --format json on a dispatch with executed waves")
-        if doc.get("command") not in SAVED_COMMANDS:
-            raise bad_file(path, f"field 'command' is {doc.get('command')!r}, expected 'analyze'",
-                           "pass the output of hotspot analyze --format json")
-        data, warnings = doc.get("data"), doc.get("warnings") or []
-    else:
-        data, warnings = doc, []
-    if not isinstance(data, dict) or not (isinstance(data.get("dispatch"), dict)
-                                          or isinstance(data.get("dispatches"), list)):
-        raise bad_file(path, "field 'data.dispatch' is missing: not hotspot analyze output",
-                       "pass the output of hotspot analyze --format json")
-    dispatches = data.get("dispatches") if isinstance(data.get("dispatches"), list) else [data]
-    for i, a in enumerate(dispatches):
-        check_saved_analysis(path, "data" if dispatches == [data] else f"data.dispatches[{i}]", a)
-    return Result("report", data, [w for w in warnings if isinstance(w, str)])
+    analysis, warnings = read_analysis(path)
+    page = page_of(analysis)
+    views = [replace(view, plan=from_plain(list[PlanItem], view.analysis.plan, source=path,
+                                           hint="pass an unedited hotspot analyze --format json output"))
+             if view.analysis.plan else view for view in page.dispatches]
+    return Result("report", replace(page, dispatches=views), warnings)
 
 
-def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
+def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:
     """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
     from hotspot.arch.classify import classify
     from hotspot.capture import read_code_table
@@ -130,12 +123,11 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[JsonObject]:
     match = [k for k in table.kernels if k.symbol == symbol]
     if match:
         rows = table.kernel_rows(match[0])
-    return [{"line_number": r.line_number, "isa": r.isa, "category": classify(r.isa).category,
-             "hit": r.hit, "latency": r.latency, "stall": r.stall, "idle": r.idle,
-             "source": r.source.label if r.source else ""} for r in rows]
+    return [ListingRow(r.line_number, r.isa, classify(r.isa).category, r.hit, r.latency, r.stall,
+                       r.idle, r.source.label if r.source else "") for r in rows]
 
 
-def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
+def wave_timelines(ddir: Path, max_bytes: int | None) -> WaveTimelines:
     """Wave-state timelines of the longest, median and shortest traced wave."""
     from hotspot.capture import open_dispatch
     from hotspot.att.engine.native import read_wave
@@ -162,14 +154,11 @@ def wave_timelines(ddir: Path, max_bytes: int | None) -> JsonObject:
                 states[state] += cycles
         shown, reduced = downsample(segs, TIMELINE_MAX_SEGMENTS)
         wf = wave.file
-        waves.append({
-            "role": role, "file": wf.path.name, "se": wf.se, "simd": wf.simd, "slot": wf.slot,
-            "wave": wf.n, "begin": wave.begin, "end": wave.end, "cycles": wave.end - wave.begin,
-            "instructions": len(wave.instructions),
-            "states": dict(zip(WAVE_STATES, states)),
-            "segments": [[WAVE_STATES[s] if 0 <= s < len(WAVE_STATES) else f"state-{s}", start, c]
-                         for s, start, c in shown],
-            "downsampled": reduced,
-        })
-    return {"waves_total": len(files), "max_segments": TIMELINE_MAX_SEGMENTS, "waves": waves}
+        waves.append(TimelineWave(
+            role, wf.path.name, wf.se, wf.simd, wf.slot, wf.n, wave.begin, wave.end,
+            wave.end - wave.begin, len(wave.instructions), dict(zip(WAVE_STATES, states)),
+            [(WAVE_STATES[s] if 0 <= s < len(WAVE_STATES) else f"state-{s}", start, c)
+             for s, start, c in shown],
+            reduced))
+    return WaveTimelines(len(files), TIMELINE_MAX_SEGMENTS, waves)
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
+from hotspot.att.model import DispatchAnalysis
 from hotspot.errors import UsageError
 from hotspot.outfile import resolve_output, write_output
 from hotspot.export.report_data import ReportOptions, report_data
+from hotspot.render.report_model import ReportPage
 from hotspot.result import Result
 from hotspot.record import record
 
@@ -36,25 +38,24 @@ def write_report(path: Path, output: str | None, force: bool,
     data_result = report_data(path, opts)
     if target is None:
         raise UsageError("write_report writes a file; render_html(report_data(...)) gives the page")
-    data = data_result.data
+    page = data_result.data
+    assert isinstance(page, ReportPage)
 
     def write(fh: BinaryIO) -> None:
-        # The page as render_html(data_result) gives it, written as it is rendered: report data is
-        # plain JSON data already, and the page (~6x a code.json) is never held whole.
-        for chunk in page_chunks(data, list(data_result.warnings)):
+        # The page as render_html(data_result) gives it, written as it is rendered: the page
+        # (~6x a code.json) is never held whole.
+        for chunk in page_chunks(page, list(data_result.warnings)):
             fh.write(chunk.encode("utf-8"))
 
     size = write_output(target, write)
-    one = data if isinstance(data, dict) and "dispatch" in data else (data.get("dispatches") or [{}])[0]
-    listing = one.get("listing")
-    timelines = one.get("wave_timelines") or {}
+    one = page.dispatches[0]
+    a = one.analysis
     written = ReportWritten(
-        output=str(target), bytes=size, kernel=str(one.get("dispatch", {}).get("kernel", "")),
-        dispatch=str(one.get("dispatch", {}).get("path", "")),
-        isa_rows=len(listing) if isinstance(listing, list) else len(one.get("instructions") or []),
-        source_lines=len(one.get("source_lines") or []),
-        waves_shown=len(timelines.get("waves") or []), full_listing=isinstance(listing, list),
-        **_sources(one))
+        output=str(target), bytes=size, kernel=a.dispatch.kernel, dispatch=a.dispatch.path,
+        isa_rows=len(one.listing) if one.listing is not None else len(a.instructions),
+        source_lines=len(a.source_lines),
+        waves_shown=len(one.wave_timelines.waves) if one.wave_timelines is not None else 0,
+        full_listing=one.listing is not None, **_sources(a))
     warnings = list(data_result.warnings)
     if written.source_files_found < written.source_files:
         warnings.append(f"report: source text of {written.source_files - written.source_files_found} of "
@@ -63,9 +64,9 @@ def write_report(path: Path, output: str | None, force: bool,
     return Result("report", written, warnings)
 
 
-def _sources(one: dict) -> dict[str, int]:
+def _sources(a: DispatchAnalysis) -> dict[str, int]:
     found: dict[str, bool] = {}
-    for d in one.get("detail") or []:
-        if isinstance(d, dict) and d.get("file"):
-            found[d["file"]] = found.get(d["file"], False) or bool(d.get("source_found"))
+    for d in a.detail or []:
+        if d.file:
+            found[d.file] = found.get(d.file, False) or bool(d.source_found)
     return {"source_files": len(found), "source_files_found": sum(found.values())}

@@ -40,7 +40,7 @@ class Site:
 @record
 class Evidence:
     metric: str
-    value: float | int | str | None
+    value: bool | float | int | str | None  # bool: a yes/no fact (dram_share_known)
     threshold: float | int | str | None = None
     comparison: str | None = None  # how value relates to threshold for the rule to fire: ">=", "<", ...
 

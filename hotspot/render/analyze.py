@@ -68,7 +68,9 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     # with the plan, the default view is the verdict, the summary and the plan; the big tables come
     # with --detail (the plan's evidence and sites too)
     planned = plan is not None
-    tables = not planned or bool(a.options.get("detail"))
+    # options: the free-form echo of the command line (its keys differ by mode and with --plan)
+    detail, mode = bool(a.options.get("detail")), a.options.get("mode", "both")
+    tables = not planned or detail
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
@@ -91,8 +93,9 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     ]
     if sampling:
         s = a.samples
-        summary.append(["samples", f"{num(s['total'])} ({num(s['issued'])} issued, "
-                                   f"{num(s['stalled'])} stalled)"])
+        assert s is not None  # a PC-sampling analysis always has its counts
+        summary.append(["samples", f"{num(s.total)} ({num(s.issued)} issued, "
+                                   f"{num(s.stalled)} stalled)"])
     else:
         stall_pct = 100.0 * t.stall / t.latency if t.latency else 0.0
         summary += [
@@ -105,9 +108,9 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     out.append(table(summary, ["", ""], markdown) if markdown else
                "\n".join(f"  {k:<20} {v}" for k, v in summary))
 
-    if sampling and a.samples.get("stall_reasons"):
-        reasons = sorted(a.samples["stall_reasons"].items(), key=lambda kv: (-kv[1], kv[0]))
-        stalled = a.samples["stalled"] or 1
+    if sampling and a.samples is not None and a.samples.stall_reasons:
+        reasons = sorted(a.samples.stall_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        stalled = a.samples.stalled or 1
         out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
             [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
             ["reason", "samples", "share", ""], markdown))
@@ -124,7 +127,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
                + table(cats, ["category", "stall", "share", "", "hits"], markdown))
 
-    if a.options.get("mode", "both") in ("src", "both"):
+    if mode in ("src", "both"):
         if a.source_lines:
             rows = [[shorten_left(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
                      pct(100 * s.stall_rate, 0), s.dominant_category, len(s.instructions)]
@@ -133,7 +136,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
                 rows, ["source line", "stall", "share", "stall rate", "dominant", "instrs"], markdown))
         else:
             out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
-    if a.options.get("mode", "both") in ("asm", "both"):
+    if mode in ("asm", "both"):
         rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
                  pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
                 for i in a.instructions]
@@ -241,8 +244,8 @@ def _detail(detail: list[DetailLine], markdown: bool) -> str:
         parts.append(f"{_loc(dl.file, dl.line)}{where}")
         if dl.source_available:
             for s in dl.snippet:
-                mark = ">>" if s["hot"] else "  "
-                parts.append(f"  {mark} {s['line']:>5} | {s['text']}")
+                mark = ">>" if s.hot else "  "
+                parts.append(f"  {mark} {s.line:>5} | {s.text}")
         else:
             parts.append("  (source not available: no snapshot; pass --source-map OLD=NEW to read it "
                          "from a local checkout)")

@@ -4,36 +4,96 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
-from hotspot.result import JsonObject, Result
+from hotspot.result import JsonObject, JsonValue, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
 
 
-def _get(obj: object, key: str) -> object:
-    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key)
+class _Check(Protocol):
+    name: str
+    status: str
+    detail: str
+    fix: str
+
+
+class _Doctor(Protocol):
+    """hotspot/collect/doctor.py DoctorReport, read by name (render sits below collect)."""
+
+    ok: bool
+    checks: Sequence[_Check]
+    gpus: Sequence[object]
+    rocprofv3_doctor: JsonObject | None
+    missing: Sequence[str]
+
+
+class _Iterations(Protocol):
+    description: str
+
+
+class _DryPhase(Protocol):
+    name: str
+    argv: Sequence[str]
+    input_file: str | None
+    yaml: str | None
+
+
+class _DryRun(Protocol):
+    """hotspot/collect/summary.py CollectDryRun, read by name."""
+
+    run_dir: str
+    iterations: _Iterations | None
+    pmc_plan_text: str | None
+    phases: Sequence[_DryPhase]
+
+
+class _Phase(Protocol):
+    name: str
+    status: str
+    exit_code: int | None
+    elapsed_ns: int | None
+
+
+class _Dispatch(Protocol):
+    path: str
+    waves: int
+    executed_instructions: int
+    empty: bool
+    truncated: bool
+
+
+class _Run(Protocol):
+    """hotspot/collect/summary.py CollectRun, read by name."""
+
+    dry_run: bool
+    run_dir: str
+    status: str
+    kernel: JsonObject | None
+    iterations: _Iterations | None
+    phases: Sequence[_Phase]
+    dispatches: Sequence[_Dispatch]
+    chosen_dispatch: _Dispatch | None
+    pmc: JsonObject | None
+    analysis: JsonValue
+    analysis_error: JsonObject | None
 
 
 def render_doctor(result: Result, markdown: bool = False) -> str:
-    rep = result.data
-    rows = []
-    for c in _get(rep, "checks"):
-        rows.append([_STATUS_MARK.get(_get(c, "status"), _get(c, "status")), _get(c, "name"),
-                     _get(c, "detail"), _get(c, "fix")])
+    rep = cast(_Doctor, result.data)
+    rows = [[_STATUS_MARK.get(c.status, c.status), c.name, c.detail, c.fix] for c in rep.checks]
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
-    missing = _get(rep, "missing")
-    if not _get(rep, "ok"):
-        out.append(f"NOT ready: required {', '.join(missing)} missing (fix above)")
-    elif not _get(rep, "gpus"):
+    if not rep.ok:
+        out.append(f"NOT ready: required {', '.join(rep.missing)} missing (fix above)")
+    elif not rep.gpus:
         # the tools are there, but `collect` here would fail: say so, not "ready"
         out.append("NOT ready to collect here: the tools are installed but no GPU was found (run "
                    "collect on a node with an AMD Instinct GPU; analyze, plan and report work here)")
     else:
         out.append("ready to collect")
-    doc = _get(rep, "rocprofv3_doctor")
+    doc = rep.rocprofv3_doctor  # free-form: rocprofv3-doctor's own JSON
     if doc and doc.get("findings") is not None:
         out.append("rocprofv3-doctor findings are included in --format json")
     return "\n\n".join(out)
@@ -47,54 +107,53 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + ln for ln in text.rstrip("\n").splitlines())
 
 
-def _render_dry_run(d: JsonObject, markdown: bool) -> str:
+def _render_dry_run(d: _DryRun, markdown: bool) -> str:
     out = [heading("hotspot collect --dry-run (nothing was run)", markdown),
-           f"run directory would be: {d['run_dir']}"]
-    if d.get("iterations"):
-        out.append(d["iterations"]["description"])
-    if d.get("pmc_plan_text"):
-        out.append(d["pmc_plan_text"])
-    for p in d["phases"]:
-        block = [f"phase {p['name']}:"]
-        if p.get("yaml") and p.get("input_file"):
-            block.append(f"  {p['input_file']}:")
-            block.append(verbatim(_indent(p["yaml"])))
-        block.append(verbatim("  $ " + shlex.join(p["argv"])))
+           f"run directory would be: {d.run_dir}"]
+    if d.iterations:
+        out.append(d.iterations.description)
+    if d.pmc_plan_text:
+        out.append(d.pmc_plan_text)
+    for p in d.phases:
+        block = [f"phase {p.name}:"]
+        if p.yaml and p.input_file:
+            block.append(f"  {p.input_file}:")
+            block.append(verbatim(_indent(p.yaml)))
+        block.append(verbatim("  $ " + shlex.join(p.argv)))
         out.append("\n".join(block))
     return "\n\n".join(out)
 
 
 def render_collect(result: Result, markdown: bool = False) -> str:
-    d = result.data
-    if d.get("dry_run"):
-        return _render_dry_run(d, markdown)
-    out = [heading("hotspot collect", markdown), f"run directory: {d['run_dir']} ({d['status']})"]
-    k = d.get("kernel")
+    d = cast(_Run, result.data)
+    if d.dry_run:
+        return _render_dry_run(cast(_DryRun, result.data), markdown)
+    out = [heading("hotspot collect", markdown), f"run directory: {d.run_dir} ({d.status})"]
+    k = d.kernel  # free-form: discovery's row, or --kernel's regex
     if k:
         lines = [f"kernel: {k.get('name') or '(by regex)'}", f"  kernel_include_regex: {k['regex']}",
                  f"  why: {k['reason']}"]
         out.append("\n".join(lines))
-    if d.get("iterations"):
-        out.append(d["iterations"]["description"])
-    out.append(table([[p["name"], p["status"], p["exit_code"], f"{(p['elapsed_ns'] or 0) / 1e9:.1f}"]
-                      for p in d["phases"]], ["phase", "status", "exit", "seconds"], markdown=markdown))
-    if d["dispatches"]:
-        chosen = (d.get("chosen_dispatch") or {}).get("path")
-        rows = [["*" if x["path"] == chosen else "", x["path"].rsplit("/", 1)[-1], num(x["waves"]),
-                 num(x["executed_instructions"]),
-                 "empty" if x["empty"] else "TRUNCATED" if x["truncated"] else "ok"] for x in d["dispatches"]]
+    if d.iterations:
+        out.append(d.iterations.description)
+    out.append(table([[p.name, p.status, p.exit_code, f"{(p.elapsed_ns or 0) / 1e9:.1f}"]
+                      for p in d.phases], ["phase", "status", "exit", "seconds"], markdown=markdown))
+    chosen = d.chosen_dispatch.path if d.chosen_dispatch else None
+    if d.dispatches:
+        rows = [["*" if x.path == chosen else "", x.path.rsplit("/", 1)[-1], num(x.waves),
+                 num(x.executed_instructions),
+                 "empty" if x.empty else "TRUNCATED" if x.truncated else "ok"] for x in d.dispatches]
         out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
-    pmc = d.get("pmc")
+    pmc = d.pmc  # free-form: the counter passes (hotspot/collect/counters.py)
     if pmc:
         out.append(f"counters: {len(pmc['counters'])} in {len(pmc['passes'])} pass(es); "
                    f"{len(pmc['csv_files'])} CSV file(s)" +
                    ("; analysis in pmc_analysis.json" if pmc.get("analysis") is not None else ""))
-    if d.get("analysis") is not None:
-        chosen = d["chosen_dispatch"]["path"]
-        out.append(f"analysis of the chosen dispatch: {d['run_dir']}/analysis.json "
-                   f"(full report: hotspot analyze {shlex.quote(chosen)})")
-    elif d.get("analysis_error"):
-        out.append(f"analysis failed: {d['analysis_error']['message']}")
+    if d.analysis is not None:
+        out.append(f"analysis of the chosen dispatch: {d.run_dir}/analysis.json "
+                   f"(full report: hotspot analyze {shlex.quote(str(chosen))})")
+    elif d.analysis_error:
+        out.append(f"analysis failed: {d.analysis_error['message']}")
     return "\n\n".join(out)
 
 

@@ -144,7 +144,7 @@ def run_entry(spec: JobSpec) -> JobOutcome:
         where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
-            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).plain_data()
             attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
