@@ -58,6 +58,9 @@ def test_the_registry_names_real_functions():
         assert callable(getattr(importlib.import_module(module), function)), (view, fmt)
     assert registry.renderer("report", "html") is None
     assert set(registry.renderers("analyze")) == {"text", "markdown", "html"}
+    # the --format choices are read from the table (commands/options.py format_option)
+    assert registry.output_formats("analyze") == ("text", "json", "markdown", "html")
+    assert registry.output_formats("sweep status") == ("text", "json", "markdown")
 
 
 def test_no_command_module_renders_itself():

@@ -10,15 +10,16 @@ from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
     BriefOpt,
-    FormatHtmlOpt,
-    FormatWithHtml,
     KernelOpt,
     MaxFileMbOpt,
     MaxWavesOpt,
     MetaOpt,
     PmcOpt,
     SourceMapOpt,
+    format_option,
 )
+
+FormatOpt = format_option("analyze")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +53,7 @@ def register(app: typer.Typer) -> None:
         brief: BriefOpt = False,
         meta: MetaOpt = None,
         source_map: SourceMapOpt = None,
-        fmt: FormatHtmlOpt = FormatWithHtml.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         def produce():
             from pathlib import Path
@@ -88,7 +89,7 @@ def register(app: typer.Typer) -> None:
             from hotspot.plan.analyze import analyze
 
             result = analyze(Path(target), opts)
-            if brief and fmt == FormatWithHtml.json:
+            if brief and fmt == "json":
                 from hotspot.plan.brief import brief_result, repeated_options
 
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))

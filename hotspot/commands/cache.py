@@ -5,7 +5,10 @@ from __future__ import annotations
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+InfoFormatOpt = format_option("cache info")
+ClearFormatOpt = format_option("cache clear")
 
 
 def register(app: typer.Typer) -> None:
@@ -13,7 +16,7 @@ def register(app: typer.Typer) -> None:
                             "and clearing it.", no_args_is_help=True)
 
     @cache_app.command("info", help="Where the cache is, whether it is on, and what it holds.")
-    def info(fmt: FormatOpt = Format.text) -> None:
+    def info(fmt: InfoFormatOpt = "text") -> None:
         def produce():
             from hotspot.cache.manage import cache_info
 
@@ -22,7 +25,7 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(run("cache info", fmt, produce))
 
     @cache_app.command("clear", help="Remove every cached result (captures are never touched).")
-    def clear(fmt: FormatOpt = Format.text) -> None:
+    def clear(fmt: ClearFormatOpt = "text") -> None:
         def produce():
             from hotspot.cache.manage import cache_clear
 

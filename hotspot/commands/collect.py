@@ -8,7 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+FormatOpt = format_option("collect")
 
 _ATT = "ATT capture"
 _PMC = "Counters"
@@ -71,7 +73,7 @@ def register(app: typer.Typer) -> None:
             rich_help_panel=_RUN)] = False,
         rocprofv3: Annotated[Optional[str], typer.Option("--rocprofv3", help="Path to rocprofv3.",
                                                          rich_help_panel=_RUN)] = None,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
 
         def produce():

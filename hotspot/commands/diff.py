@@ -7,7 +7,9 @@ from typing import Annotated
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt, KernelOpt, MaxWavesOpt
+from hotspot.commands.options import format_option, KernelOpt, MaxWavesOpt
+
+FormatOpt = format_option("diff")
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +25,7 @@ def register(app: typer.Typer) -> None:
         max_waves: MaxWavesOpt = None,
         seed: Annotated[int, typer.Option(
             "--seed", help="Seed of the bootstrap (the same seed gives the same intervals).")] = 29,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         def produce():
             from pathlib import Path

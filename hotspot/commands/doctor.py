@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+FormatOpt = format_option("doctor")
 
 
 def register(app: typer.Typer) -> None:
@@ -18,7 +20,7 @@ def register(app: typer.Typer) -> None:
                                                          "(default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).")] = None,
         att_library_path: Annotated[Optional[str], typer.Option(
             "--att-library-path", help="Folder holding librocprof-trace-decoder.so.")] = None,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         from hotspot.render.collect import render_doctor, render_doctor_markdown
 

@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt, MaxFileMbOpt
+from hotspot.commands.options import format_option, MaxFileMbOpt
+
+FormatOpt = format_option("export")
 
 
 def register(app: typer.Typer) -> None:
@@ -29,7 +31,7 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option("--force", help="Replace an existing output "
                                             "file.")] = False,
         max_file_mb: MaxFileMbOpt = None,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         from pathlib import Path
 

@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+FormatOpt = format_option("kernels")
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).
@@ -32,7 +34,7 @@ def register(app: typer.Typer) -> None:
             "--gpu", help="Only this GPU (rocpd/trace.db GPU index; Agent_Id number for CSV).")] = None,
         exclude_collectives: Annotated[bool, typer.Option(
             "--exclude-collectives", help="Leave RCCL/collective kernels out of the % of GPU time.")] = False,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         def produce():
             from hotspot.trace.api import kernel_table

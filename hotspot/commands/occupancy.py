@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+FormatOpt = format_option("occupancy")
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +29,7 @@ def register(app: typer.Typer) -> None:
                  "SGPR_Count / rocpd sgpr_count)")] = False,
         lds: Annotated[int, typer.Option("--lds", help="LDS bytes per workgroup (static + dynamic)")] = 0,
         wg: Annotated[Optional[int], typer.Option("--wg", help="work-items per workgroup")] = None,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         from hotspot.arch.what_if import what_if
 

@@ -1,31 +1,29 @@
 """Options shared by several commands, declared once (help text cannot drift between commands).
 
-Only typer is imported here: command modules stay cheap to import for `--help`.
+Only typer (and the output registry's names) is imported here: command modules stay cheap to import
+for `--help`.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
+def format_option(view: str) -> Any:
+    """The `--format` option of the command whose output is `view`: its choices are json and the
+    formats the output registry (hotspot/render/registry.py) has a renderer of `view` in, so a new
+    output format reaches the option, its help and the MCP tool schema from its registry entries."""
+    from hotspot.render.registry import output_formats  # names only: imports no renderer
+
+    choices = output_formats(view)
+    formats = Enum("Format", {c: c for c in choices}, type=str)
+    listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+    return Annotated[formats, typer.Option("--format", help=f"{listed}.")]
 
 
-class FormatWithHtml(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
-    html = "html"
-
-
-FormatOpt = Annotated[Format, typer.Option("--format", help="text, json or markdown.")]
-FormatHtmlOpt = Annotated[FormatWithHtml, typer.Option("--format", help="text, json, markdown or html.")]
 KernelOpt = Annotated[Optional[str], typer.Option(
     "--kernel", help="Regex selecting a kernel when the input holds several.")]
 ArchOpt = Annotated[Optional[str], typer.Option(

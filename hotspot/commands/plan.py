@@ -10,12 +10,13 @@ from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
     BriefOpt,
-    Format,
-    FormatOpt,
     KernelOpt,
     MetaOpt,
     PmcOpt,
+    format_option,
 )
+
+FormatOpt = format_option("plan")
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +34,7 @@ def register(app: typer.Typer) -> None:
         detail: Annotated[bool, typer.Option(
             "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
                              "priority table (text and markdown; JSON always has everything).")] = False,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         def produce():
             from pathlib import Path
@@ -43,7 +44,7 @@ def register(app: typer.Typer) -> None:
 
             result = analyze(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch, meta=tuple(meta or ()),
                                                         plan=PLAN_ALONE, pmc=tuple(pmc or ())))
-            if brief and fmt == Format.json:
+            if brief and fmt == "json":
                 from hotspot.plan.brief import brief_result, repeated_options
 
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))

@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+FormatOpt = format_option("pmc")
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -36,7 +38,7 @@ def register(app: typer.Typer) -> None:
                                 "measured/recorded/product peak).")] = None,
         per_dispatch: Annotated[bool, typer.Option(
             "--per-dispatch", help="Also list every dispatch.")] = False,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         def produce():
             from pathlib import Path

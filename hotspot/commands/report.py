@@ -9,13 +9,14 @@ import typer
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
-    Format,
-    FormatOpt,
     KernelOpt,
     MaxFileMbOpt,
     MetaOpt,
     SourceMapOpt,
+    format_option,
 )
+
+FormatOpt = format_option("report")
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +37,7 @@ def register(app: typer.Typer) -> None:
         meta: MetaOpt = None,
         max_file_mb: MaxFileMbOpt = None,
         source_map: SourceMapOpt = None,
-        fmt: FormatOpt = Format.text,
+        fmt: FormatOpt = "text",
     ) -> None:
         from pathlib import Path
 

@@ -7,7 +7,10 @@ from typing import Annotated, Optional
 import typer
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+InstallFormatOpt = format_option("skill install")
+PathFormatOpt = format_option("skill path")
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -25,7 +28,7 @@ def register(app: typer.Typer) -> None:
             "--print-mcp", help="Install nothing: print how to register the hotspot MCP server "
                                 "(`hotspot mcp`) with coding assistants: their command lines and the "
                                 "JSON mcpServers entry.")] = False,
-        fmt: FormatOpt = Format.text,
+        fmt: InstallFormatOpt = "text",
     ) -> None:
         def produce():
             from pathlib import Path
@@ -44,7 +47,7 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(run("skill install", fmt, produce, "skill mcp" if print_mcp else None))
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
-    def path(fmt: FormatOpt = Format.text) -> None:
+    def path(fmt: PathFormatOpt = "text") -> None:
         def produce():
             from hotspot.skill.install import skill_path_result
 

@@ -22,7 +22,12 @@ import typer
 from typer.core import TyperCommand
 
 from hotspot.commands._run import run
-from hotspot.commands.options import Format, FormatOpt
+from hotspot.commands.options import format_option
+
+SweepFormatOpt = format_option("sweep")
+StatusFormatOpt = format_option("sweep status")
+ReportFormatOpt = format_option("sweep report")
+CancelFormatOpt = format_option("sweep cancel")
 
 _RUN = "Run"
 _SLURM = "Slurm"
@@ -50,7 +55,7 @@ def _status_cmd(sweep_dir: DirArg,
                 wait: Annotated[bool, typer.Option("--wait", help="Follow the sweep until no entry is pending or "
                                                    "running and its Slurm array has ended; exit with its outcome.")
                                 ] = False,
-                fmt: FormatOpt = Format.text) -> None:
+                fmt: StatusFormatOpt = "text") -> None:
     """Progress of a sweep: entries, workers, and each Slurm array task's state, exit code, node and log
     (from sacct, else squeue, else the task logs), with the fix for dead, lost or stuck tasks."""
 
@@ -67,7 +72,7 @@ def _report_cmd(sweep_dir: DirArg,
                     "--output", "-o", "--html", help="Also write the dashboard page (self-contained HTML) here.")
                 ] = None,
                 force: Annotated[bool, typer.Option("--force", help="Replace an existing output file.")] = False,
-                fmt: FormatOpt = Format.text) -> None:
+                fmt: ReportFormatOpt = "text") -> None:
     """The cross-kernel table of a sweep (sorted by estimated headroom) and, with -o, its dashboard."""
 
     def produce():
@@ -78,7 +83,7 @@ def _report_cmd(sweep_dir: DirArg,
     raise typer.Exit(run("sweep report", fmt, produce))
 
 
-def _cancel_cmd(sweep_dir: DirArg, fmt: FormatOpt = Format.text) -> None:
+def _cancel_cmd(sweep_dir: DirArg, fmt: CancelFormatOpt = "text") -> None:
     """Stop a sweep's Slurm array (scancel): its workers mark running entries interrupted; a rerun
     of the sweep finishes them."""
 
@@ -177,7 +182,7 @@ def register(app: typer.Typer) -> None:
         wait: Annotated[bool, typer.Option("--wait", help="With --slurm: follow the array to its end (live "
                                            "status line) and exit with the sweep's outcome.",
                                            rich_help_panel=_SLURM)] = False,
-        fmt: FormatOpt = Format.text,
+        fmt: SweepFormatOpt = "text",
     ) -> None:
         words = list(args or [])
         command = "sweep init" if init else "sweep"

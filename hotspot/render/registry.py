@@ -1,9 +1,9 @@
 """Which renderer turns each command's Result into each output format (JSON is the Result's own
 serialization and needs none): one table keyed by (view, format), for every command. A view is
 a command's name, or a named way of showing its Result (`brief`, `plan detail`, `report page`).
-Renderers are named, not imported: `--format json` never loads table or HTML code. Adding an
-output format = one renderer module + its entries here (+ the `--format` choice in
-hotspot/commands/options.py)."""
+Renderers are named, not imported: `--format json` never loads table or HTML code. The `--format`
+choices of each command are read from here (hotspot/commands/options.py `format_option`), so adding
+an output format = one renderer module + its entries here (+ the regenerated help snapshot)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,10 @@ def renderer(view: str, fmt: str) -> Renderer | None:
 def renderers(view: str) -> dict[str, Renderer]:
     """The format -> renderer map of one view."""
     return {fmt: lazy(module, name) for (v, fmt), (module, name) in RENDERERS.items() if v == view}
+
+
+def output_formats(view: str) -> tuple[str, ...]:
+    """The `--format` choices of a command's view: text, json (the Result's own serialization, no
+    renderer), then the view's other formats in table order."""
+    named = [fmt for v, fmt in RENDERERS if v == view]
+    return ("text", "json", *(fmt for fmt in named if fmt != "text"))
