@@ -638,7 +638,7 @@ class Collector:
                              self.pass_plan.describe() if self.pass_plan else None, phases)
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> DryPhase:
+    def _dry_phase(self, name: str, prof: str, job_list: list[jobs.Job], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
