@@ -273,6 +273,24 @@ class RunDoc:
     error: ErrorOut | None = _unset()
 
 
+@record
+class RunChoice:
+    """What a run.json says the run chose: the kernel and the traced iterations (a sweep's retry
+    of an empty capture traces the same ones)."""
+
+    kernel: Kernel | None = None
+    iterations: IterationsOut | None = None
+
+
+def read_choice(run_json: Path) -> RunChoice:
+    import orjson
+
+    from hotspot.result import from_plain
+
+    return from_plain(RunChoice, orjson.loads(run_json.read_bytes()), source=run_json,
+                      hint="a run.json written by hotspot collect")
+
+
 class RunRecord:
     """run.json: a RunDoc persisted atomically on every `save()`."""
 

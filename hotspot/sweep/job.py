@@ -155,9 +155,11 @@ def run_entry(spec: JobSpec) -> JobOutcome:
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
-                doc = orjson.loads(run_json.read_bytes())
-                kernel = kernel or (doc.get("kernel") or {}).get("regex")
-                iterations = iterations or (doc.get("iterations") or {}).get("range")
+                from hotspot.collect.rundir import read_choice
+
+                chosen = read_choice(run_json)
+                kernel = kernel or (chosen.kernel.regex if chosen.kernel else None)
+                iterations = iterations or (chosen.iterations.range if chosen.iterations else None)
         except CollectInterrupted as err:
             attempts.append(FailedAttempt(*where, "interrupted", err.message))
             return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
