@@ -13,7 +13,7 @@ import shlex
 import signal
 from dataclasses import field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from hotspot.collect import (
     att_outputs,
@@ -54,6 +54,9 @@ from hotspot.errors import (
 )
 from hotspot.result import Result, dumps
 from hotspot.record import record
+
+if TYPE_CHECKING:
+    from hotspot.trace.model import KernelTable
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -332,9 +335,7 @@ class Collector:
         from hotspot.trace.api import kernel_table
 
         table = kernel_table(source, top=0)
-        data = table.data
-        rows = data.get("kernels") if isinstance(data, dict) else getattr(data, "kernels", None)
-        self.kernel_rows = discovery.to_rows(list(rows or []))
+        self.kernel_rows = discovery.to_rows(cast("KernelTable", table.data).kernels)
         for w in table.warnings:
             self.warn(f"discovery: {w}")
         if not self.kernel_rows:
