@@ -215,3 +215,29 @@ def test_parse_size_and_env():
     assert parse_env(["A=1", "B_2=x=y"]) == (("A", "1"), ("B_2", "x=y"))
     with pytest.raises(UsageError):
         parse_env(["=1"])
+
+
+def test_run_json_gains_each_part_when_set_in_the_order_set(tmp_path):
+    """run.json (RunDoc) leaves out the parts the run has not reached and writes the others in
+    the order the run set them, as the dict it replaced did; PmcOut's analysis_error likewise."""
+    import orjson
+
+    from hotspot.collect.summary import ErrorOut, PmcErrorOut, PmcOut, RocprofOut
+
+    opts = rundir.RunOptions(None, [], None, 1, "0x1", "0xf", 1, True, False, None, [], None, None, True)
+    doc = rundir.RunDoc(1, "running", str(tmp_path), ["app"], str(tmp_path), {}, RocprofOut("r", None), None,
+                        "t0", opts, [], [], None)
+    rec = rundir.RunRecord(tmp_path, doc)
+    rec.save()
+    first = list(orjson.loads((tmp_path / "run.json").read_bytes()))
+    assert first[-3:] == ["phases", "warnings", "kernel"] and "error" not in first
+    doc.input_yaml = "jobs: []\n"
+    doc.pmc_plan = [["A"]]  # set after input_yaml: written after it
+    rec.finish("failed", ErrorOut("x", 1, "m", ""))
+    saved = orjson.loads((tmp_path / "run.json").read_bytes())
+    assert list(saved)[len(first):] == ["input_yaml", "pmc_plan", "finished_at", "elapsed_ns", "error"]
+    assert saved["status"] == "failed" and saved["error"] == {"code": "x", "exit_code": 1, "message": "m", "hint": ""}
+    pmc = PmcOut(["A"], [["A"]], [], None)
+    assert "analysis_error" not in orjson.loads(orjson.dumps(pmc))
+    pmc.analysis_error = PmcErrorOut("c", "m", "h")
+    assert list(orjson.loads(orjson.dumps(pmc.passes_only()))) == ["counters", "passes", "csv_files", "analysis_error"]

@@ -13,7 +13,7 @@ import shlex
 import signal
 from dataclasses import field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from hotspot.collect import (
     att_outputs,
@@ -30,9 +30,17 @@ from hotspot.collect.summary import (
     CollectRun,
     DispatchOut,
     DryPhase,
+    ErrorOut,
     IterationsOut,
+    Kernel,
+    KernelDiscovered,
+    KernelGiven,
     KernelRowOut,
-    PhaseOut,
+    Phase,
+    PmcErrorOut,
+    PmcOut,
+    RocprofOut,
+    SkippedKernel,
 )
 from hotspot.errors import (
     CommandFailedError,
@@ -44,8 +52,11 @@ from hotspot.errors import (
     os_fault,
     signal_name,
 )
-from hotspot.result import JsonObject, Result, dumps
+from hotspot.result import Result, dumps
 from hotspot.record import record
+
+if TYPE_CHECKING:
+    from hotspot.trace.model import KernelTable
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -148,10 +159,10 @@ class Collector:
         self.say = say
         self.show_kernels = show_kernels
         self.warnings: list[str] = []
-        self.phases: list[JsonObject] = []
+        self.phases: list[Phase] = []
         self.record: rundir.RunRecord | None = None
         self.run_dir: Path | None = None
-        self.kernel: JsonObject | None = None
+        self.kernel: Kernel | None = None
         self.kernel_rows: list[discovery.KernelRow] = []
         self.plan: iterations.IterationPlan | None = None
         self.pass_plan: counters.PassPlan | None = None
@@ -165,7 +176,7 @@ class Collector:
         # Printed once at the end (text mode) or carried in the JSON document, not here.
         self.warnings.append(message)
         if self.record:
-            self.record.data["warnings"] = self.warnings
+            self.record.doc.warnings = self.warnings
 
     def _validate(self) -> None:
         o = self.opts
@@ -246,20 +257,18 @@ class Collector:
 
     def _save(self) -> None:
         if self.record:
-            self.record.data["phases"] = self.phases
-            self.record.data["warnings"] = self.warnings
+            self.record.doc.phases = self.phases
+            self.record.doc.warnings = self.warnings
             self.record.save()
 
     # ---------------------------------------------------------------- phases
     def _phase(self, name: str, argv: list[str], *, output_dir: Path, input_file: Path | None = None,
-               yaml_text: str | None = None) -> tuple[JsonObject, ProcessOutcome]:
+               yaml_text: str | None = None) -> tuple[Phase, ProcessOutcome]:
         assert self.run_dir is not None
         full = [*argv, "--", *self.opts.command]
         stdout, stderr = self.run_dir / f"{name}.stdout.log", self.run_dir / f"{name}.stderr.log"
-        phase: JsonObject = {"name": name, "argv": full, "input_file": str(input_file) if input_file else None,
-                                 "yaml": yaml_text, "output_dir": str(output_dir), "stdout": str(stdout),
-                                 "stderr": str(stderr), "started_at": rundir.utc_iso(), "status": "running",
-                                 "exit_code": None, "elapsed_ns": None}
+        phase = Phase(name, full, str(input_file) if input_file else None, yaml_text, str(output_dir), str(stdout),
+                      str(stderr), rundir.utc_iso())
         self.phases.append(phase)
         self._save()
         self.say(f"[{name}] running: {shlex.join(full)}")
@@ -268,19 +277,19 @@ class Collector:
         outcome = run_process(full, self.env, stdout, stderr, timeout_s=self.opts.timeout_s, cwd=self.opts.cwd,
                               heartbeat=lambda s: self.say(f"[{name}] still running ({s:.0f} s)"),
                               stream=None if QUIET["on"] or not STREAM_OUTPUT["on"] else f"[{name}] | ")
-        phase.update(exit_code=outcome.exit_code, elapsed_ns=outcome.elapsed_ns)
-        phase["status"] = ("interrupted" if outcome.interrupted else "timeout" if outcome.timed_out else
+        phase.exit_code, phase.elapsed_ns = outcome.exit_code, outcome.elapsed_ns
+        phase.status = ("interrupted" if outcome.interrupted else "timeout" if outcome.timed_out else
                            "ok" if outcome.exit_code == 0 else "failed")
         self._save()
-        self.say(f"[{name}] {phase['status']} after {outcome.elapsed_ns / 1e9:.1f} s (exit {outcome.exit_code})")
+        self.say(f"[{name}] {phase.status} after {outcome.elapsed_ns / 1e9:.1f} s (exit {outcome.exit_code})")
         self._check_outcome(phase, outcome, stdout, stderr)
         return phase, outcome
 
-    def _check_outcome(self, phase: JsonObject, outcome: ProcessOutcome, stdout: Path, stderr: Path) -> None:
-        name = phase["name"]
+    def _check_outcome(self, phase: Phase, outcome: ProcessOutcome, stdout: Path, stderr: Path) -> None:
+        name = phase.name
         kept = f"outputs kept in {self.run_dir}"
         if outcome.start_error is not None:
-            raise ToolMissingError(f"[{name}] cannot start {phase['argv'][0]}: {outcome.start_error}",
+            raise ToolMissingError(f"[{name}] cannot start {phase.argv[0]}: {outcome.start_error}",
                                    tools.FIX_ROCPROFV3)
         if outcome.interrupted:
             sig = outcome.signum or signal.SIGINT
@@ -326,9 +335,7 @@ class Collector:
         from hotspot.trace.api import kernel_table
 
         table = kernel_table(source, top=0)
-        data = table.data
-        rows = data.get("kernels") if isinstance(data, dict) else getattr(data, "kernels", None)
-        self.kernel_rows = discovery.to_rows(list(rows or []))
+        self.kernel_rows = discovery.to_rows(cast("KernelTable", table.data).kernels)
         for w in table.warnings:
             self.warn(f"discovery: {w}")
         if not self.kernel_rows:
@@ -341,9 +348,8 @@ class Collector:
             choice = discovery.Choice(top, "every kernel looks like runtime plumbing; tracing the top one", ())
             self.warn(f"all kernels matched the plumbing list; tracing {top.name!r} (pass --kernel REGEX to choose)")
         k = choice.kernel
-        self.kernel = {"name": k.name, "regex": k.regex, "source": "discovery", "reason": choice.reason,
-                       "calls": k.calls, "total_ns": k.total_ns, "avg_ns": k.avg_ns, "pct": k.pct,
-                       "skipped": [{"name": n, "pattern": p} for n, p in choice.skipped]}
+        self.kernel = KernelDiscovered(k.name, k.regex, "discovery", choice.reason, k.calls, k.total_ns,
+                                       k.avg_ns, k.pct, [SkippedKernel(n, p) for n, p in choice.skipped])
         self.say(f"[discover] chose {k.name}: {choice.reason}")
         self.say(f"[discover] kernel_include_regex: {k.regex}")
 
@@ -379,7 +385,7 @@ class Collector:
     def _att(self, prof: str, decoder: str | None) -> None:
         assert self.run_dir is not None and self.kernel is not None and self.plan is not None
         out = self.run_dir / "att"
-        job = jobs.att_job(self.kernel["regex"], self.plan.range_text, out, self.opts.att, decoder)
+        job = jobs.att_job(self.kernel.regex, self.plan.range_text, out, self.opts.att, decoder)
         text = jobs.input_yaml([job])
         if self.opts.flags:
             argv, input_file = [prof, *jobs.flags(job)], None
@@ -387,10 +393,10 @@ class Collector:
             input_file = self.run_dir / "input.yaml"
             rundir.write_file(input_file, text)
             argv = [prof, "-i", str(input_file)]
-        self.record.data["input_yaml"] = text  # type: ignore[union-attr]
+        self.record.doc.input_yaml = text  # type: ignore[union-attr]
         phase, _ = self._phase("att", argv, output_dir=out, input_file=input_file, yaml_text=text)
         self.dispatches = att_outputs.find_dispatches(out)
-        logs = tail(Path(phase["stdout"]), LOG_SCAN_BYTES) + "\n" + tail(Path(phase["stderr"]), LOG_SCAN_BYTES)
+        logs = tail(Path(phase.stdout), LOG_SCAN_BYTES) + "\n" + tail(Path(phase.stderr), LOG_SCAN_BYTES)
         cuts = att_outputs.find_truncation(out, self.opts.att.buffer_size, logs)
         cut_ids = {t.dispatch_id for t in cuts if t.dispatch_id is not None}
         self.dispatches = [d if d.dispatch_id not in cut_ids else _with_truncated(d) for d in self.dispatches]
@@ -399,20 +405,20 @@ class Collector:
         for d in self.dispatches:
             if d.empty:
                 self.warn(f"{d.path.name}: empty (no wave reached the traced CU{'; ' + d.note if d.note else ''}); kept")
-        self.record.data["dispatches"] = [_dispatch_json(d) for d in self.dispatches]  # type: ignore[union-attr]
+        self.record.doc.dispatches = [_dispatch_json(d) for d in self.dispatches]  # type: ignore[union-attr]
         self._save()
         if not any(not d.empty for d in self.dispatches):
             what = (f"all {len(self.dispatches)} traced dispatch(es) are empty: no wave reached CU "
                     f"{self.opts.att.target_cu} of the traced shader engines (mask {hex(self.opts.att.se_mask)})"
                     if self.dispatches else
-                    f"ATT wrote no dispatch directory: the regex {self.kernel['regex']!r} with iterations "
+                    f"ATT wrote no dispatch directory: the regex {self.kernel.regex!r} with iterations "
                     f"{self.plan.range_text} matched no dispatch")
             raise EmptyTraceError(what, _EMPTY_REMEDIES, details={"run_dir": str(self.run_dir)})
 
-    def _pmc(self, prof: str) -> JsonObject:
+    def _pmc(self, prof: str) -> PmcOut:
         assert self.run_dir is not None and self.pass_plan is not None
         out = self.run_dir / "pmc"
-        regex = self.kernel["regex"] if self.kernel else None
+        regex = self.kernel.regex if self.kernel else None
         self.say(self.pass_plan.describe())
         job_list = [jobs.pmc_job(regex, p, out) for p in self.pass_plan.passes]
         text = jobs.input_yaml(job_list)
@@ -426,9 +432,8 @@ class Collector:
             rundir.write_file(input_file, text)
             self._phase("pmc", [prof, "-i", str(input_file)], output_dir=out, input_file=input_file, yaml_text=text)
         csvs = sorted(out.rglob("*counter_collection.csv"))
-        summary: JsonObject = {"counters": list(self.pass_plan.counters),
-                                   "passes": [list(p) for p in self.pass_plan.passes],
-                                   "csv_files": [str(c) for c in csvs], "analysis": None}
+        summary = PmcOut(list(self.pass_plan.counters), [list(p) for p in self.pass_plan.passes],
+                         [str(c) for c in csvs], None)
         if not csvs:
             self.warn(f"counter collection wrote no *counter_collection.csv under {out}")
             return summary
@@ -441,15 +446,15 @@ class Collector:
             res = analyze_pmc(csvs)
         except HotspotError as err:
             self.warn(f"counter analysis failed: {err.message}")
-            summary["analysis_error"] = {"code": err.code, "message": err.message, "hint": err.hint}
+            summary.analysis_error = PmcErrorOut(err.code, err.message, err.hint)
             return summary
         rundir.write_file(self.run_dir / "pmc_analysis.json", res.to_json())
-        summary["analysis"] = res.data
+        summary.analysis = res.data
         for w in res.warnings:
             self.warn(f"pmc: {w}")
         return summary
 
-    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, JsonObject | None, int]:
+    def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, ErrorOut | None, int]:
         assert self.run_dir is not None
         from hotspot.plan.analyze import analyze
 
@@ -458,8 +463,7 @@ class Collector:
             res = analyze(best.path)
         except HotspotError as err:
             self.warn(f"analysis of {best.path.name} failed: {err.message}")
-            return None, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
-                          "hint": err.hint}, err.exit_code
+            return None, ErrorOut(err.code, err.exit_code, err.message, err.hint), err.exit_code
         rundir.write_file(self.run_dir / "analysis.json", res.to_json())
         for w in res.warnings:
             self.warn(f"analysis: {w}")
@@ -472,8 +476,7 @@ class Collector:
         prof = self._rocprofv3()
         decoder = self._decoder(prof)
         if o.kernel is not None:
-            self.kernel = {"name": None, "regex": o.kernel, "source": "--kernel",
-                           "reason": "given with --kernel (discovery skipped)"}
+            self.kernel = KernelGiven(None, o.kernel, "--kernel", "given with --kernel (discovery skipped)")
         if o.dry_run:
             return self._dry_run(prof, decoder)
         if o.kernel is not None or o.arch or not o.pmc_preset:
@@ -484,11 +487,10 @@ class Collector:
         target = o.output.resolve() if o.output is not None else o.cwd / rundir.RUNS_DIR / f"{stamp}-{slug}"
         self.run_dir = rundir.create(target, explicit, dumps({"schema_version": rundir.RUN_SCHEMA_VERSION,
                                                               "status": "running"}))
-        self.record = rundir.RunRecord(self.run_dir, {
-            "run_dir": str(self.run_dir), "command": list(o.command), "cwd": str(o.cwd),
-            "env_added": dict(o.env), "rocprofv3": {"path": prof, "version": tools.rocprofv3_version(prof)[0]},
-            "decoder": decoder, "started_at": rundir.utc_iso(), "options": _options_json(o),
-            "phases": self.phases, "warnings": self.warnings, "kernel": self.kernel})
+        self.record = rundir.RunRecord(self.run_dir, rundir.RunDoc(
+            rundir.RUN_SCHEMA_VERSION, "running", str(self.run_dir), list(o.command), str(o.cwd), dict(o.env),
+            RocprofOut(prof, tools.rocprofv3_version(prof)[0]), decoder, rundir.utc_iso(), _options_json(o),
+            self.phases, self.warnings, self.kernel))
         self.record.save()
         self.say(f"run directory: {self.run_dir}")
         try:
@@ -506,23 +508,20 @@ class Collector:
             err.details["warnings"] = list(self.warnings)
             for w in self.warnings:  # the error path prints no Result, so say them here
                 self.say(f"warning: {w}")
-            self._finish(status, {"code": err.code, "exit_code": err.exit_code, "message": err.message,
-                                  "hint": err.hint})
+            self._finish(status, ErrorOut(err.code, err.exit_code, err.message, err.hint))
             raise
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated) between phases
             sig = int(getattr(exc, "signum", signal.SIGINT))
             message = f"interrupted by {signal_name(sig)}"
-            self._finish("interrupted", {"code": "interrupted", "exit_code": 128 + sig, "message": message,
-                                         "hint": ""})
+            self._finish("interrupted", ErrorOut("interrupted", 128 + sig, message, ""))
             raise CollectInterrupted(message, f"outputs kept in {self.run_dir}", signum=sig,
                                      details={"run_dir": str(self.run_dir),
                                               "run_json": str(self.run_dir / rundir.RUN_JSON)}) from None
         except BaseException as exc:
-            self._finish("failed", {"code": "internal-error", "exit_code": 1,
-                                    "message": f"{type(exc).__name__}: {exc}", "hint": ""})
+            self._finish("failed", ErrorOut("internal-error", 1, f"{type(exc).__name__}: {exc}", ""))
             raise
 
-    def _finish(self, status: str, error: JsonObject) -> None:
+    def _finish(self, status: str, error: ErrorOut) -> None:
         """Mark run.json; a record that cannot be written (the disk that failed the run) must not
         hide the error that ended the run."""
         assert self.record is not None
@@ -537,32 +536,32 @@ class Collector:
         if o.kernel is None:
             self._discover(prof)
             if not explicit:  # name the run after the kernel now that we know it
-                wanted = self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel['name'])}")
+                wanted = self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel.name)}")
                 self._relocate(rundir.rename_unique(self.run_dir, wanted))
-        self.record.data["kernel"] = self.kernel
+        self.record.doc.kernel = self.kernel
         if self.pass_plan is None:
             self._counter_plan()  # the preset needed the arch from discovery
         if self.pass_plan:
-            self.record.data["pmc_plan"] = [list(p) for p in self.pass_plan.passes]
+            self.record.doc.pmc_plan = [list(p) for p in self.pass_plan.passes]
         analysis = analysis_error = None
         exit_code = 0
         best = None
         if o.trace:
-            self.plan = iterations.plan_iterations(o.iterations, self.kernel.get("calls"))
+            self.plan = iterations.plan_iterations(o.iterations, getattr(self.kernel, "calls", None))
             self.say(self.plan.description)
-            self.record.data["iterations"] = _plan_json(self.plan)
+            self.record.doc.iterations = _plan_json(self.plan)
             self._att(prof, decoder)
             best = next(d for d in self.dispatches if not d.empty)
-            self.record.data["chosen_dispatch"] = _dispatch_json(best)
+            self.record.doc.chosen_dispatch = _dispatch_json(best)
             self.say(f"[att] best dispatch: {best.path.name} ({best.waves} waves, "
                      f"{best.executed_instructions} executed instructions)")
         self._save()
         pmc = self._pmc(prof) if self.pass_plan else None
         if pmc is not None:
-            self.record.data["pmc"] = {k: v for k, v in pmc.items() if k != "analysis"}
+            self.record.doc.pmc = pmc.passes_only()
         if best is not None and o.analyze:
             analysis, analysis_error, exit_code = self._analyze(best)
-        self.record.data["analysis_file"] = str(self.run_dir / "analysis.json") if analysis is not None else None
+        self.record.doc.analysis_file = str(self.run_dir / "analysis.json") if analysis is not None else None
         self.record.finish("complete", analysis_error)
         data = self._summary(best, analysis, analysis_error, pmc)
         result = Result("collect", data, list(self.warnings))
@@ -575,28 +574,29 @@ class Collector:
         self.run_dir = new_dir
         self.record.move(new_dir)  # type: ignore[union-attr]
         for phase in self.phases:
-            for key in ("stdout", "stderr", "output_dir", "input_file"):
-                if phase.get(key):
-                    phase[key] = phase[key].replace(old, str(new_dir), 1)
-            phase["argv"] = [a.replace(old, str(new_dir), 1) for a in phase["argv"]]
+            phase.stdout = phase.stdout.replace(old, str(new_dir), 1)
+            phase.stderr = phase.stderr.replace(old, str(new_dir), 1)
+            phase.output_dir = phase.output_dir.replace(old, str(new_dir), 1)
+            if phase.input_file:
+                phase.input_file = phase.input_file.replace(old, str(new_dir), 1)
+            phase.argv = [a.replace(old, str(new_dir), 1) for a in phase.argv]
         self._save()
         self.say(f"run directory renamed: {new_dir}")
 
-    def _summary(self, best, analysis, analysis_error, pmc) -> CollectRun:
+    def _summary(self, best: att_outputs.DispatchOutput | None, analysis: object,
+                 analysis_error: ErrorOut | None, pmc: PmcOut | None) -> CollectRun:
         return CollectRun(
             dry_run=False,
             run_dir=str(self.run_dir),
             run_json=str(self.run_dir / rundir.RUN_JSON),
             status="complete",
             command=list(self.opts.command),
-            rocprofv3=self.record.data["rocprofv3"],
-            decoder=self.record.data["decoder"],
+            rocprofv3=self.record.doc.rocprofv3,
+            decoder=self.record.doc.decoder,
             kernel=self.kernel,
             kernels=[_row_json(r) for r in self.kernel_rows[:discovery.SHOWN_KERNELS]],
             iterations=_plan_json(self.plan) if self.plan else None,
-            phases=[PhaseOut(**{k: p[k] for k in ("name", "status", "exit_code", "elapsed_ns", "argv",
-                                                  "input_file", "output_dir", "stdout", "stderr")})
-                    for p in self.phases],
+            phases=[p.out() for p in self.phases],
             dispatches=[_dispatch_json(d) for d in self.dispatches],
             chosen_dispatch=_dispatch_json(best) if best else None,
             pmc=pmc,
@@ -639,7 +639,7 @@ class Collector:
                              self.pass_plan.describe() if self.pass_plan else None, phases)
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[dict], input_file: Path | None) -> DryPhase:
+    def _dry_phase(self, name: str, prof: str, job_list: list[jobs.Job], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
@@ -686,11 +686,10 @@ def _plan_json(p: iterations.IterationPlan) -> IterationsOut:
     return IterationsOut(list(p.iterations), p.range_text, p.description, p.calls)
 
 
-def _options_json(o: CollectOptions) -> JsonObject:
-    return {"kernel": o.kernel, "skip": list(o.skip), "iterations": o.iterations, "target_cu": o.att.target_cu,
-            "se_mask": hex(o.att.se_mask), "simd_select": hex(o.att.simd_select),
-            "buffer_size": o.att.buffer_size, "att": o.trace, "flags": o.flags, "timeout_s": o.timeout_s,
-            "pmc": list(o.pmc), "pmc_preset": o.pmc_preset, "arch": o.arch, "analyze": o.analyze}
+def _options_json(o: CollectOptions) -> rundir.RunOptions:
+    return rundir.RunOptions(o.kernel, list(o.skip), o.iterations, o.att.target_cu, hex(o.att.se_mask),
+                             hex(o.att.simd_select), o.att.buffer_size, o.trace, o.flags, o.timeout_s,
+                             list(o.pmc), o.pmc_preset, o.arch, o.analyze)
 
 
 def collect(opts: CollectOptions, say: Callable[[str], None] = _say,

@@ -7,7 +7,13 @@ module only decides which row to trace and says why.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from hotspot.record import record
+
+if TYPE_CHECKING:
+    from hotspot.trace.model import KernelRow as TraceKernelRow
 
 # Runtime plumbing, not the user's compute: HIP runtime blit kernels (rocclr copy/fill) and PyTorch's
 # fill/copy element-wise kernels. Extend with --skip REGEX.
@@ -38,19 +44,10 @@ class Choice:
     skipped: tuple[tuple[str, str], ...]  # (name, the plumbing pattern that matched)
 
 
-def _get(row: object, key: str) -> object:
-    return row.get(key) if isinstance(row, dict) else getattr(row, key, None)
-
-
-def to_rows(kernels: list[object]) -> list[KernelRow]:
-    """Rows of hotspot.trace.api.kernel_table (dicts or dataclasses), already ranked by total time."""
-    out = []
-    for r in kernels:
-        out.append(KernelRow(name=str(_get(r, "name")), calls=int(_get(r, "calls") or 0),
-                             total_ns=_get(r, "total_ns") or 0, avg_ns=float(_get(r, "avg_ns") or 0.0),
-                             pct=float(_get(r, "pct") or 0.0), regex=str(_get(r, "regex") or ""),
-                             family=_get(r, "family")))
-    return out
+def to_rows(kernels: Sequence[TraceKernelRow]) -> list[KernelRow]:
+    """Rows of hotspot.trace.api.kernel_table, already ranked by total time."""
+    return [KernelRow(name=r.name, calls=r.calls, total_ns=r.total_ns, avg_ns=float(r.avg_ns),
+                      pct=float(r.pct or 0.0), regex=r.regex, family=r.family) for r in kernels]
 
 
 def plumbing_match(name: str, patterns: tuple[str, ...]) -> str | None:

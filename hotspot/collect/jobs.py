@@ -11,7 +11,6 @@ from pathlib import Path
 
 import yaml
 
-from hotspot.result import JsonObject
 from hotspot.record import record
 
 OUTPUT_FILE = "out"  # -o: files become out_kernel_trace.csv, out_agent_info.csv, ...
@@ -49,43 +48,62 @@ class AttSettings:
     buffer_size: int = DEFAULT_BUFFER_SIZE
 
 
+class _Job:
+    """A rocprofv3 job: its fields are the job's keys, in the order they are written."""
+
+    def yaml_doc(self) -> dict[str, object]:
+        # The one place a job is a plain mapping: what yaml.safe_dump writes into input.yaml
+        # (and what --flags spells as options). An option left unset (None) is not written.
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@record
+class AttJob(_Job):
+    kernel_include_regex: str
+    kernel_iteration_range: str
+    output_directory: str
+    output_file: str
+    output_format: list[str]
+    kernel_trace: bool  # resource counts (VGPR/SGPR/LDS) for the occupancy analysis
+    advanced_thread_trace: bool
+    att_target_cu: int
+    att_shader_engine_mask: str  # "0x..."
+    att_simd_select: str
+    att_buffer_size: str
+    att_library_path: str | None  # None: rocprofv3 looks for the decoder itself
+
+
+@record
+class PmcJob(_Job):
+    kernel_include_regex: str | None  # None: every kernel
+    pmc: list[str]
+    output_directory: str
+    output_file: str
+    output_format: list[str]
+
+
+Job = AttJob | PmcJob
+
+
 def att_job(regex: str, iteration_range: str, output_dir: Path, settings: AttSettings,
-            library_path: str | None) -> JsonObject:
-    job: JsonObject = {
-        "kernel_include_regex": regex,
-        "kernel_iteration_range": iteration_range,
-        "output_directory": str(output_dir),
-        "output_file": OUTPUT_FILE,
-        "output_format": ["csv"],
-        "kernel_trace": True,  # resource counts (VGPR/SGPR/LDS) for the occupancy analysis
-        "advanced_thread_trace": True,
-        "att_target_cu": settings.target_cu,
-        "att_shader_engine_mask": hex(settings.se_mask),
-        "att_simd_select": hex(settings.simd_select),
-        "att_buffer_size": hex(settings.buffer_size),
-    }
-    if library_path:
-        job["att_library_path"] = library_path
-    return job
+            library_path: str | None) -> AttJob:
+    return AttJob(regex, iteration_range, str(output_dir), OUTPUT_FILE, ["csv"], True, True, settings.target_cu,
+                  hex(settings.se_mask), hex(settings.simd_select), hex(settings.buffer_size), library_path or None)
 
 
-def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> JsonObject:
-    job: JsonObject = {}
-    if regex:
-        job["kernel_include_regex"] = regex
-    job.update({"pmc": list(counters), "output_directory": str(output_dir), "output_file": OUTPUT_FILE,
-                "output_format": ["csv"]})
-    return job
+def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> PmcJob:
+    return PmcJob(regex or None, list(counters), str(output_dir), OUTPUT_FILE, ["csv"])
 
 
-def input_yaml(jobs: list[JsonObject]) -> str:
-    return yaml.safe_dump({"jobs": jobs}, sort_keys=False, default_flow_style=None, width=10_000)
+def input_yaml(jobs: list[Job]) -> str:
+    return yaml.safe_dump({"jobs": [j.yaml_doc() for j in jobs]}, sort_keys=False, default_flow_style=None,
+                          width=10_000)
 
 
-def flags(job: JsonObject) -> list[str]:
+def flags(job: Job) -> list[str]:
     """The same job as rocprofv3 command-line options (for releases where `-i` misbehaves)."""
     argv: list[str] = []
-    for key, value in job.items():
+    for key, value in job.yaml_doc().items():
         opt = _FLAG[key]
         if value is True:
             argv.append(opt)  # boolean switches take no value (`--att VALUE` is rejected)

@@ -12,12 +12,23 @@ from __future__ import annotations
 import os
 import re
 import time
+from dataclasses import field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from hotspot.collect.summary import (
+    DispatchOut,
+    ErrorOut,
+    IterationsOut,
+    Kernel,
+    Phase,
+    PmcPasses,
+    RocprofOut,
+)
 from hotspot.errors import HotspotError, InputError, os_fault
 from hotspot.outfile import move_onto_claimed, write_atomically
-from hotspot.result import JsonObject, dumps
+from hotspot.record import record
+from hotspot.result import dumps
 
 RUNS_DIR = "hotspot-runs"
 RUN_JSON = "run.json"
@@ -206,25 +217,99 @@ def write_file(path: Path, data: bytes | str) -> None:
     write_atomically(path, lambda fh: fh.write(payload))
 
 
-class RunRecord:
-    """run.json: a plain dict persisted atomically on every `save()`."""
+@record
+class RunOptions:
+    """run.json `options`: the collect options as given."""
 
-    def __init__(self, run_dir: Path, data: JsonObject) -> None:
+    kernel: str | None
+    skip: list[str]
+    iterations: str | None
+    target_cu: int
+    se_mask: str  # hex
+    simd_select: str  # hex
+    buffer_size: int
+    att: bool
+    flags: bool
+    timeout_s: float | None
+    pmc: list[str]
+    pmc_preset: str | None
+    arch: str | None
+    analyze: bool
+
+
+def _unset() -> object:
+    # A run.json part the run has not reached: an init=False field never assigned is not in the
+    # instance's __dict__, which is what orjson writes, so run.json gains each key when (and in
+    # the order) the run sets it, as it always has.
+    return field(default=None, init=False)
+
+
+@record(frozen=False)
+class RunDoc:
+    """run.json (its key order is this field order, then the parts in the order the run set them)."""
+
+    schema_version: int
+    status: str
+    run_dir: str
+    command: list[str]
+    cwd: str
+    env_added: dict[str, str]
+    rocprofv3: RocprofOut
+    decoder: str | None
+    started_at: str
+    options: RunOptions
+    phases: list[Phase]
+    warnings: list[str]
+    kernel: Kernel | None
+    pmc_plan: list[list[str]] | None = _unset()
+    iterations: IterationsOut | None = _unset()
+    input_yaml: str | None = _unset()
+    dispatches: list[DispatchOut] | None = _unset()
+    chosen_dispatch: DispatchOut | None = _unset()
+    pmc: PmcPasses | None = _unset()
+    analysis_file: str | None = _unset()
+    finished_at: str | None = _unset()
+    elapsed_ns: int | None = _unset()
+    error: ErrorOut | None = _unset()
+
+
+@record
+class RunChoice:
+    """What a run.json says the run chose: the kernel and the traced iterations (a sweep's retry
+    of an empty capture traces the same ones)."""
+
+    kernel: Kernel | None = None
+    iterations: IterationsOut | None = None
+
+
+def read_choice(run_json: Path) -> RunChoice:
+    import orjson
+
+    from hotspot.result import from_plain
+
+    return from_plain(RunChoice, orjson.loads(run_json.read_bytes()), source=run_json,
+                      hint="a run.json written by hotspot collect")
+
+
+class RunRecord:
+    """run.json: a RunDoc persisted atomically on every `save()`."""
+
+    def __init__(self, run_dir: Path, doc: RunDoc) -> None:
         self.run_dir = run_dir
-        self.data = {"schema_version": RUN_SCHEMA_VERSION, "status": "running", **data}
+        self.doc = doc
         self._t0 = time.monotonic_ns()
 
     def move(self, run_dir: Path) -> None:
         self.run_dir = run_dir
-        self.data["run_dir"] = str(run_dir)
+        self.doc.run_dir = str(run_dir)
 
     def save(self) -> None:
-        write_file(self.run_dir / RUN_JSON, dumps(self.data))
+        write_file(self.run_dir / RUN_JSON, dumps(self.doc))
 
-    def finish(self, status: str, error: JsonObject | None = None) -> None:
-        self.data["status"] = status
-        self.data["finished_at"] = utc_iso()
-        self.data["elapsed_ns"] = time.monotonic_ns() - self._t0
+    def finish(self, status: str, error: ErrorOut | None = None) -> None:
+        self.doc.status = status
+        self.doc.finished_at = utc_iso()
+        self.doc.elapsed_ns = time.monotonic_ns() - self._t0
         if error is not None:
-            self.data["error"] = error
+            self.doc.error = error
         self.save()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
-from hotspot.result import JsonObject, JsonValue, Result
+from hotspot.result import JsonObject, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
 _STATUS_MARK = {"pass": "ok", "warn": "WARN", "fail": "FAIL", "skip": "skip"}
@@ -65,20 +65,37 @@ class _Dispatch(Protocol):
     truncated: bool
 
 
+class _Kernel(Protocol):
+    name: str | None
+    regex: str
+    reason: str
+
+
+class _Pmc(Protocol):
+    counters: Sequence[str]
+    passes: Sequence[Sequence[str]]
+    csv_files: Sequence[str]
+    analysis: object
+
+
+class _AnalysisError(Protocol):
+    message: str
+
+
 class _Run(Protocol):
     """hotspot/collect/summary.py CollectRun, read by name."""
 
     dry_run: bool
     run_dir: str
     status: str
-    kernel: JsonObject | None
+    kernel: _Kernel | None
     iterations: _Iterations | None
     phases: Sequence[_Phase]
     dispatches: Sequence[_Dispatch]
     chosen_dispatch: _Dispatch | None
-    pmc: JsonObject | None
-    analysis: JsonValue
-    analysis_error: JsonObject | None
+    pmc: _Pmc | None
+    analysis: object
+    analysis_error: _AnalysisError | None
 
 
 def render_doctor(result: Result, markdown: bool = False) -> str:
@@ -129,10 +146,10 @@ def render_collect(result: Result, markdown: bool = False) -> str:
     if d.dry_run:
         return _render_dry_run(cast(_DryRun, result.data), markdown)
     out = [heading("hotspot collect", markdown), f"run directory: {d.run_dir} ({d.status})"]
-    k = d.kernel  # free-form: discovery's row, or --kernel's regex
+    k = d.kernel  # discovery's row, or --kernel's regex
     if k:
-        lines = [f"kernel: {k.get('name') or '(by regex)'}", f"  kernel_include_regex: {k['regex']}",
-                 f"  why: {k['reason']}"]
+        lines = [f"kernel: {k.name or '(by regex)'}", f"  kernel_include_regex: {k.regex}",
+                 f"  why: {k.reason}"]
         out.append("\n".join(lines))
     if d.iterations:
         out.append(d.iterations.description)
@@ -144,16 +161,16 @@ def render_collect(result: Result, markdown: bool = False) -> str:
                  num(x.executed_instructions),
                  "empty" if x.empty else "TRUNCATED" if x.truncated else "ok"] for x in d.dispatches]
         out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
-    pmc = d.pmc  # free-form: the counter passes (hotspot/collect/counters.py)
+    pmc = d.pmc  # the counter passes (hotspot/collect/counters.py)
     if pmc:
-        out.append(f"counters: {len(pmc['counters'])} in {len(pmc['passes'])} pass(es); "
-                   f"{len(pmc['csv_files'])} CSV file(s)" +
-                   ("; analysis in pmc_analysis.json" if pmc.get("analysis") is not None else ""))
+        out.append(f"counters: {len(pmc.counters)} in {len(pmc.passes)} pass(es); "
+                   f"{len(pmc.csv_files)} CSV file(s)" +
+                   ("; analysis in pmc_analysis.json" if pmc.analysis is not None else ""))
     if d.analysis is not None:
         out.append(f"analysis of the chosen dispatch: {d.run_dir}/analysis.json "
                    f"(full report: hotspot analyze {shlex.quote(str(chosen))})")
     elif d.analysis_error:
-        out.append(f"analysis failed: {d.analysis_error['message']}")
+        out.append(f"analysis failed: {d.analysis_error.message}")
     return "\n\n".join(out)
 
 

@@ -27,8 +27,9 @@ import orjson
 
 from dataclasses import field
 
+from hotspot.collect.summary import CollectRun, Kernel
 from hotspot.record import record
-from hotspot.result import JsonObject, from_plain
+from hotspot.result import from_plain
 from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
 from hotspot.sweep.summary import Summary
@@ -67,7 +68,7 @@ class JobOutcome:
     reason: str | None
     att_attempts: list[FailedAttempt | AttAttempt] = field(default_factory=list)
     run_dir: str | None = None
-    kernel: JsonObject | None = None
+    kernel: Kernel | None = None  # collect's kernel choice, written into the manifest as it is
     summary: Summary | None = None
     plan_json: str | None = None
     report_html: str | None = None
@@ -144,7 +145,7 @@ def run_entry(spec: JobSpec) -> JobOutcome:
         where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
-            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).plain_data()
+            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
             attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
@@ -154,9 +155,11 @@ def run_entry(spec: JobSpec) -> JobOutcome:
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
-                doc = orjson.loads(run_json.read_bytes())
-                kernel = kernel or (doc.get("kernel") or {}).get("regex")
-                iterations = iterations or (doc.get("iterations") or {}).get("range")
+                from hotspot.collect.rundir import read_choice
+
+                chosen = read_choice(run_json)
+                kernel = kernel or (chosen.kernel.regex if chosen.kernel else None)
+                iterations = iterations or (chosen.iterations.range if chosen.iterations else None)
         except CollectInterrupted as err:
             attempts.append(FailedAttempt(*where, "interrupted", err.message))
             return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
@@ -173,7 +176,7 @@ def run_entry(spec: JobSpec) -> JobOutcome:
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt], say) -> JobOutcome:
+def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt], say) -> JobOutcome:
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.analyze import analyze
@@ -181,11 +184,12 @@ def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt
 
     sweep_dir = Path(spec.sweep_dir)
     attempt_dir = Path(spec.attempt_dir)
-    run_dir = Path(collected["run_dir"])
+    run_dir = Path(collected.run_dir)
     rel = lambda p: str(Path(p).relative_to(sweep_dir))  # noqa: E731
-    kernel = collected.get("kernel")
+    kernel = collected.kernel
     result = JobOutcome("done", 0, None, None, attempts, rel(run_dir), kernel)
-    dispatch = Path(collected["chosen_dispatch"]["path"])
+    assert collected.chosen_dispatch is not None  # an ATT capture that ended well chose one
+    dispatch = Path(collected.chosen_dispatch.path)
     say(f"[sweep] analyze --plan {dispatch}")
     try:
         planned = analyze(dispatch, AnalyzeOptions(jobs=1, plan=PLAN_ATTACHED))
@@ -196,7 +200,7 @@ def _consolidate(spec: JobSpec, collected: JsonObject, attempts: list[AttAttempt
     (attempt_dir / PLAN).write_bytes(planned.to_json())
     result.plan_json = rel(attempt_dir / PLAN)
     one = planned.data  # hotspot/plan/api.py PlannedDispatch: the analysis and its plan
-    traced = traced_dispatch_ns(run_dir / "att", collected["chosen_dispatch"].get("dispatch_id"))
+    traced = traced_dispatch_ns(run_dir / "att", collected.chosen_dispatch.dispatch_id)
     # the manifest holds paths relative to the sweep dir
     result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), traced)
     result.warnings += list(planned.warnings)

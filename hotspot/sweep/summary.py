@@ -11,7 +11,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hotspot.result import JsonObject
+from hotspot.collect.summary import Kernel, KernelDiscovered
 from hotspot.sweep.model import HottestLine, Summary, TopPlanItem
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def plan_columns(plan: Sequence[PlanItem]) -> tuple[TopPlanItem | None, float | 
     return top, max((p.estimate.high_pct or 0.0 for p in plan), default=0.0)
 
 
-def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: JsonObject | None,
+def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Kernel | None,
               dispatch: str | None, traced_ns: int | None = None) -> Summary:
     """The report row of one analyzed dispatch (`analyze --plan`'s analysis and plan)."""
     disp = analysis.dispatch
@@ -75,14 +75,12 @@ def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Json
     available = occ is not None and occ.available
     category, share = _top_stall(analysis)
     top, headroom = plan_columns(plan)
-    name = (kernel or {}).get("name")
-    avg = (kernel or {}).get("avg_ns")
     return Summary(
-        kernel=disp.kernel or (name if isinstance(name, str) else None),
+        kernel=disp.kernel or (kernel.name if kernel is not None else None),
         arch=analysis.arch.gfx,
         dispatch=dispatch,
         waves=disp.waves,
-        duration_ns=avg if isinstance(avg, (int, float)) else None,
+        duration_ns=kernel.avg_ns if isinstance(kernel, KernelDiscovered) else None,
         traced_dispatch_ns=traced_ns,
         total_cycles=analysis.totals.latency,
         occupancy_theoretical=occ.waves_per_simd if available else None,
