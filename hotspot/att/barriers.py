@@ -11,10 +11,10 @@ no spread and are only counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import field
 from operator import itemgetter
 
 from hotspot.capture import CodeRow
-from hotspot.result import JsonObject
 from hotspot.record import record
 
 # Waves released by one barrier issue within a few cycles of each other (≤ 8 on the gfx942/gfx950
@@ -51,28 +51,38 @@ def group_episodes(instances: list[tuple[int, int]]) -> list[list[tuple[int, int
     return groups
 
 
+@record(frozen=False)
+class _LineEpisodes:
+    """One barrier line's instances so far: their stall, and each group's spread and size."""
+
+    instances: int = 0
+    stall: int = 0
+    spreads: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+
+
 def barrier_stats(barriers: dict[tuple[int, int, int], Sequence[int]],
                   rows_by_line: dict[int, CodeRow]) -> list[BarrierStat]:
     """Per barrier line, from flat [arrival, release, ...] sequences per (SE, CU, line)."""
-    per_line: dict[int, JsonObject] = {}
+    per_line: dict[int, _LineEpisodes] = {}
     for (_se, _cu, line), flat in barriers.items():
-        acc = per_line.setdefault(line, {"instances": 0, "stall": 0, "spreads": [], "sizes": []})
+        acc = per_line.setdefault(line, _LineEpisodes())
         arrivals, releases = flat[0::2], flat[1::2]
-        acc["instances"] += len(arrivals)
-        acc["stall"] += sum(releases) - sum(arrivals)
+        acc.instances += len(arrivals)
+        acc.stall += sum(releases) - sum(arrivals)
         for group in group_episodes(list(zip(arrivals, releases))):
             if len(group) >= 2:
                 times = [a for a, _ in group]
-                acc["spreads"].append(max(times) - min(times))
-                acc["sizes"].append(len(group))
+                acc.spreads.append(max(times) - min(times))
+                acc.sizes.append(len(group))
     out = []
     for line, acc in per_line.items():
         row = rows_by_line.get(line)
-        spreads = acc["spreads"]
+        spreads = acc.spreads
         out.append(BarrierStat(
             line, row.isa if row else "", row.source.label if row and row.source else "",
-            acc["instances"], acc["stall"], len(spreads),
-            _mean(acc["sizes"]) if acc["sizes"] else 0.0,
+            acc.instances, acc.stall, len(spreads),
+            _mean(acc.sizes) if acc.sizes else 0.0,
             _median(spreads) if spreads else None, max(spreads) if spreads else None))
     out.sort(key=lambda b: (-b.stall, b.line_number))
     return out

@@ -37,7 +37,7 @@ _PUBLIC: dict[str, str] = {
     # wave files (the wave pass reads their bytes in worker processes)
     "DECODER_CATEGORIES": "waves", "SHORT_WAVE_MAX_RECORDS": "waves", "WAVE_STATES": "waves",
     "Wave": "waves", "WaveTotals": "waves", "read_wave": "waves", "read_wave_bytes": "waves",
-    "wave_from_doc": "waves", "wave_of_bytes": "waves",
+    "wave_from_doc": "waves", "wave_of_bytes": "waves", "WaitcntEdges": "waves",
     "check_wave": "wavecheck", "record_ranges": "wavecheck", "scanned_ranges": "wavecheck",
     "arch_hints": "target",
     "parse_json": "files",

@@ -18,6 +18,12 @@ DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "
                                        "jump", "next", "immed", "context", "message", "bvh")
 
 
+# The decoder's s_waitcnt edges as the wave file holds them, checked by capture/wavecheck.py:
+# [[waitcnt_line, [[producer_line, 0], ...]], ...]. The wave pass folds them as they are (the C
+# fold reads these lists directly), so they stay the file's JSON under this name.
+WaitcntEdges = list[JsonValue]
+
+
 @record
 class Wave:
     file: WaveFile
@@ -26,7 +32,7 @@ class Wave:
     # [time, decoder_category, stall, duration, line_number] per executed instruction
     instructions: list[list[int]]
     timeline: list[list[int]]  # [state, cycles]
-    waitcnt: list[JsonValue]  # [[waitcnt_line, [[producer_line, 0], ...]], ...] (decoder edges)
+    waitcnt: WaitcntEdges
     cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
 
 

@@ -26,7 +26,7 @@ from hotspot.pmc.analysis import (
 from hotspot.pmc.join import join_files
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
-from hotspot.result import JsonObject, Result
+from hotspot.result import Result
 from hotspot.record import record
 from hotspot.userregex import UserRegex, user_regex
 
@@ -50,6 +50,14 @@ class ArchDecision:
     candidates: list[str]
 
 
+
+@record
+class Filters:
+    """The --kernel / --dispatch filters the report was made with."""
+
+    kernel: str | None
+    dispatches: list[int] | None
+
 @record
 class PmcData:
     inputs: list[InputSummary]
@@ -62,7 +70,7 @@ class PmcData:
     peak_gbps: float | None
     peak_source: str
     ideal_bytes_per_dispatch: float | None
-    filters: JsonObject
+    filters: Filters
     thresholds: dict[str, float]
     kernels: list[KernelReport]
     dispatches: list[DispatchReport] | None    # only with per_dispatch=True
@@ -128,7 +136,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
         arch=decision.arch, arch_source=decision.source, arch_candidates=decision.candidates,
         byte_formula=plan.specs[0].formula if len(plan.specs) == 1 and plan.specs[0].formula else None,
         peak_gbps=peak.gbps, peak_source=peak.source, ideal_bytes_per_dispatch=ideal_bytes,
-        filters={"kernel": kernel, "dispatches": sorted(dispatches) if dispatches else None},
+        filters=Filters(kernel, sorted(dispatches) if dispatches else None),
         thresholds=dict(THRESHOLDS), kernels=kernels,
         dispatches=[c.report for c in all_calcs] if per_dispatch else None)
     return Result(COMMAND, data, list(dict.fromkeys(warnings)))

@@ -38,8 +38,7 @@ from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
-from hotspot.capture import WAVE_STATES, WaveTotals
-from hotspot.result import JsonValue
+from hotspot.capture import WAVE_STATES, WaitcntEdges, WaveTotals
 
 if TYPE_CHECKING:
     from hotspot.att.engine.wavepass import WavePartial
@@ -293,7 +292,7 @@ def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, 
             slot += n_states
 
 
-def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[list[int]], edges: list[JsonValue],
+def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[list[int]], edges: WaitcntEdges,
                       begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
     """Fold one wave into `part` (a WavePartial) through its sequence group; False (nothing
     changed) when the wave must take the per-record path. What can fail runs before any change."""
@@ -350,7 +349,7 @@ def fold_wave_scanned(part: "WavePartial", mod: ModuleType, wave: ScannedWave, s
 
 def _fold(part: "WavePartial", key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
           records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
-          matches: bool, edges: Callable[[], list[JsonValue]], n_edges: int, begin: int, end: int,
+          matches: bool, edges: Callable[[], WaitcntEdges], n_edges: int, begin: int, end: int,
           se: int, cu: int, tables: LineTables, mod: ModuleType) -> bool:
     """The part of a wave's fold both column paths share: totals, barriers and wait blame.
     `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction;

@@ -26,7 +26,7 @@ from hotspot.capture import (
     wave_of_bytes,
 )
 from hotspot.capture import read_wave as read_wave_checked
-from hotspot.result import JsonValue
+from hotspot.capture import WaitcntEdges
 
 # WAVESCAN_ABI in _wavescan.c: the calls this module makes. A build from older source (an editable
 # install not rebuilt after an update) has another value and is not used: it would fail mid-run.
@@ -83,7 +83,7 @@ class ScannedWave(NamedTuple):
     sequence_hash: int  # 64-bit hash of the cats and lines columns (equal columns, equal hash)
 
     @property
-    def waitcnt(self) -> list[JsonValue]:
+    def waitcnt(self) -> WaitcntEdges:
         """The decoder edges as orjson would have returned them (parsed on demand: waves whose
         edges equal their sequence's reconstruction never need them as objects)."""
         return orjson.loads(self.waitcnt_json) if self.waitcnt_json else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hotspot.att.waits.counters import LineTables
 from hotspot.att.waits.replay import align_edges, blame_wave, edge_keys, reconstruct
-from hotspot.result import JsonValue
+from hotspot.capture import WaitcntEdges
 from hotspot.record import record
 
 
@@ -32,7 +32,7 @@ class BlameAccumulator:
     def empty(cls) -> "BlameAccumulator":
         return cls({}, {}, {}, {}, {})
 
-    def add_wave(self, ins: list[list[int]], edges: list[JsonValue], tables: LineTables) -> None:
+    def add_wave(self, ins: list[list[int]], edges: WaitcntEdges, tables: LineTables) -> None:
         entries, positions, ooo = reconstruct([rec[4] for rec in ins], tables)
         self.add_reconstructed(ins, edge_keys(edges) if edges else None, entries, positions, ooo)
 

@@ -4,6 +4,7 @@ breakdown and how the attribution was obtained."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import field
 from fractions import Fraction
 
 from hotspot.arch.classify import Category, classify
@@ -15,7 +16,6 @@ from hotspot.att.waits.counters import (
     NO_PRODUCER,
 )
 from hotspot.capture import NO_SOURCE, CodeRow, SourceRef
-from hotspot.result import JsonObject
 from hotspot.record import record
 
 # ---------------------------------------------------------------------------------------------
@@ -152,11 +152,24 @@ def wait_blames(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow], total_s
     return out
 
 
+@record(frozen=False)
+class _LineBlame:
+    """The blame gathered on one producer source line: exact shares by category, its rows, and
+    the (wait, producer) pairs whose distance histograms it merges."""
+
+    file: str
+    line: int | None
+    blamed: Fraction = Fraction(0)
+    cats: dict[str, Fraction] = field(default_factory=dict)
+    instructions: set[int] = field(default_factory=set)
+    keys: list[tuple[int, int]] = field(default_factory=list)
+
+
 def blamed_lines(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> list[BlamedLine]:
     """Producer source lines (instructions when no source) ranked by the waiting they cost."""
     exact = exact_blame(acc)
     waits_total = sum(acc.wait_stall.values())
-    groups: dict[str, JsonObject] = {}
+    groups: dict[str, _LineBlame] = {}
     for (wline, pline), value in exact.items():
         if pline == NO_PRODUCER:
             continue
@@ -165,20 +178,19 @@ def blamed_lines(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> lis
             label, file, line = prow.source.label, prow.source.file, prow.source.line
         else:
             label, file, line = f"#{pline} {prow.isa if prow else ''}".rstrip(), "", None
-        g = groups.setdefault(label, {"file": file, "line": line, "blamed": Fraction(0), "cats": {},
-                                      "instructions": set(), "keys": []})
-        g["blamed"] += value
+        g = groups.setdefault(label, _LineBlame(file, line))
+        g.blamed += value
         cat = classify(prow.isa).category if prow else "other"
-        g["cats"][cat] = g["cats"].get(cat, Fraction(0)) + value
-        g["instructions"].add(pline)
-        g["keys"].append((wline, pline))
+        g.cats[cat] = g.cats.get(cat, Fraction(0)) + value
+        g.instructions.add(pline)
+        g.keys.append((wline, pline))
     out = []
     for label, g in groups.items():
-        hc = _merge_hists(acc.dist_cycles.get(k, {}) for k in g["keys"])
-        hi = _merge_hists(acc.dist_instructions.get(k, {}) for k in g["keys"])
-        cats = {c: float(v) for c, v in sorted(g["cats"].items(), key=lambda kv: (-kv[1], kv[0]))}
-        out.append(BlamedLine(label, g["file"], g["line"], float(g["blamed"]),
-                              _ratio(g["blamed"], waits_total), cats, sorted(g["instructions"]),
+        hc = _merge_hists(acc.dist_cycles.get(k, {}) for k in g.keys)
+        hi = _merge_hists(acc.dist_instructions.get(k, {}) for k in g.keys)
+        cats = {c: float(v) for c, v in sorted(g.cats.items(), key=lambda kv: (-kv[1], kv[0]))}
+        out.append(BlamedLine(label, g.file, g.line, float(g.blamed),
+                              _ratio(g.blamed, waits_total), cats, sorted(g.instructions),
                               hist_median(hc), hist_median(hi)))
     out.sort(key=lambda b: (-b.blamed_stall, b.label))
     return out

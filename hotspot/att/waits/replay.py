@@ -16,7 +16,7 @@ from hotspot.att.waits.counters import (
     VM,
     LineTables,
 )
-from hotspot.result import JsonValue
+from hotspot.capture import WaitcntEdges
 
 
 def reconstruct(lines: Sequence[int], tables: LineTables
@@ -66,7 +66,7 @@ def reconstruct(lines: Sequence[int], tables: LineTables
     return entries, positions, ooo
 
 
-def edge_keys(edges: list[JsonValue]) -> list[tuple[int, tuple[int, ...]]]:
+def edge_keys(edges: WaitcntEdges) -> list[tuple[int, tuple[int, ...]]]:
     """Decoder edges as (waitcnt line, producer lines) keys."""
     return [(int(w), tuple(int(p[0]) for p in prods)) for w, prods in edges]
 
