@@ -13,6 +13,7 @@ import hashlib
 import re
 import shlex
 from dataclasses import asdict, replace
+from datetime import date
 from pathlib import Path
 
 import orjson
@@ -31,6 +32,8 @@ MAX_DEPTH = 32
 # The sweep pins every entry to its GPU through these; a recipe must not override them.
 PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# What yaml.safe_load gives: scalars (dates and !!binary bytes among them), lists, maps and !!set sets.
+YamlValue = None | bool | int | float | str | bytes | date | list | dict | set
 
 
 @record
@@ -39,7 +42,7 @@ class Field:
     it, what that means, and the fix every problem with it shows (so the fix is one look away)."""
     name: str
     type: str
-    default: object
+    default: YamlValue
     missing: str
     fix: str
 
@@ -186,21 +189,21 @@ class Given:
     """An entry (or `defaults`) as the file gives it, decoded once from the YAML map: one attribute per
     entry field holding the YAML value unchecked (None where absent: `present` tells an explicit null
     from an absent field), and the keys that are no entry field. `_entry` checks it into an Entry."""
-    name: object = None
-    cmd: object = None
-    cwd: object = None
-    env: object = None
-    kernel: object = None
-    iterations: object = None
-    pmc: object = None
-    att: object = None
-    timeout_s: object = None
-    tags: object = None
+    name: YamlValue = None
+    cmd: YamlValue = None
+    cwd: YamlValue = None
+    env: YamlValue = None
+    kernel: YamlValue = None
+    iterations: YamlValue = None
+    pmc: YamlValue = None
+    att: YamlValue = None
+    timeout_s: YamlValue = None
+    tags: YamlValue = None
     present: tuple[str, ...] = ()  # the entry fields the file gives, in its order
     unknown: tuple[str, ...] = ()  # the keys that are no entry field, in the file's order
 
     @classmethod
-    def read(cls, raw: dict[object, object]) -> "Given":
+    def read(cls, raw: dict) -> "Given":
         known = {str(k): v for k, v in raw.items() if k in ENTRY_FIELDS}
         return replace(cls(present=tuple(known), unknown=tuple(str(k) for k in raw if k not in ENTRY_FIELDS)),
                        **known)
@@ -213,7 +216,7 @@ class Given:
     def under(self, defaults: "Given") -> "Given":
         """Every field once: the entry's own, else `defaults`', else the field's default; env and att
         maps given by both merge, the entry's own keys winning."""
-        values: dict[str, object] = {}
+        values: dict[str, YamlValue] = {}
         for f in FIELDS:
             mine, theirs = getattr(self, f.name), getattr(defaults, f.name)
             if f.name in MERGED_MAPS and isinstance(mine, dict) and isinstance(theirs, dict):
@@ -354,13 +357,13 @@ def _entry(raw: Given, defaults: Given, label: str, base: Path, chk: _Checker,
 class Top:
     """The file's top level, decoded once: its entries (each still a YAML value), `defaults` and the
     Slurm prelude; a problem with either is added to the checker and leaves the field empty."""
-    entries: tuple[object, ...]
+    entries: tuple[YamlValue, ...]
     defaults: Given
     prelude: str
 
     @classmethod
-    def read(cls, doc: object, chk: _Checker) -> "Top":
-        items: object = None
+    def read(cls, doc: YamlValue, chk: _Checker) -> "Top":
+        items: YamlValue = None
         defaults, prelude = Given(), ""
         if isinstance(doc, list):
             items = doc
