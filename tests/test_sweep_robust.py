@@ -175,3 +175,28 @@ def test_robust_manifest_with_a_wrong_field_is_one_line_naming_it(tmp_path, path
         assert code == 3 and out["error"]["code"] == "bad-input", (args, out)
         assert out["error"]["message"] == f"{sw / mf.MANIFEST}: field '{field}' {what}"
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_recipes_field_table_decodes_given_absent_null_and_merged(tmp_path):
+    """Every entry field is in the field table and on the decoded entry (Given); a field the entry
+    does not give comes from `defaults`, then from the table; an explicit null is the entry's own
+    value (a problem), not the default; env and att maps merge, the entry's keys winning."""
+    from dataclasses import fields
+
+    from hotspot.errors import InputError
+    from hotspot.sweep.recipes import ENTRY_FIELDS, Entry, Given, load_recipes
+
+    assert [f.name for f in fields(Given)] == [*ENTRY_FIELDS, "present", "unknown"]
+    assert set(ENTRY_FIELDS) <= {f.name for f in fields(Entry)} | {"att"}
+    r = tmp_path / "r.yaml"
+    r.write_text("defaults: {env: {A: '1', B: '2'}, att: {target_cu: 3}, timeout_s: 5}\n"
+                 "entries:\n- {name: a, cmd: x, env: {B: '3'}, att: {simd_select: 3}}\n- {name: b, cmd: y}\n")
+    a, b = load_recipes(r).entries
+    assert (a.env, a.target_cu, a.simd_select, a.timeout_s) == ((("A", "1"), ("B", "3")), 3, 3, 5.0)
+    assert (b.env, b.target_cu, b.simd_select, b.cwd, b.pmc, b.tags) == ((("A", "1"), ("B", "2")), 3, 0xF,
+                                                                     str(tmp_path), (), ())
+    r.write_text("defaults: {env: {A: '1'}}\nentries:\n- {name: a, cmd: x, env: null, cwd: null}\n")
+    with pytest.raises(InputError) as err:
+        load_recipes(r)
+    assert [(p["entry"], p["field"], p["problem"]) for p in err.value.details["problems"]] == [
+        ("#1 (a)", "cwd", "is a NoneType"), ("#1 (a)", "env", "is a NoneType")]

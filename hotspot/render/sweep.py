@@ -146,7 +146,7 @@ def render_status(result: Result) -> str:
     out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
     if d.workers:
         out.append(table([[w.id, w.state or "", ",".join(map(str, w.gpus or [])), w.heartbeat_at or "",
-                           (w.slurm or {}).get("slurm_array_task_id", "")] for w in d.workers],
+                           w.array_task_id or ""] for w in d.workers],
                          ["worker", "state", "GPUs", "last heartbeat", "array task"]))
     s = d.slurm
     if s:

@@ -343,12 +343,12 @@ def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) ->
 def reclaim_earlier_run(doc: mf.Manifest) -> list[str]:
     """Entries still `running` under an earlier run of this same Slurm array task (same array job
     and task id, another worker id): Slurm starts a task again only after the earlier run ended."""
-    me = {k: os.environ.get(k.upper()) for k in ("slurm_array_job_id", "slurm_array_task_id")}
-    if not all(me.values()):
+    me = tuple(os.environ.get(k) for k in ("SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID"))
+    if not all(me):
         return []
     me_id = mf.worker_id()
     earlier = {wid for wid, w in doc.workers.items()
-               if wid != me_id and all((w.slurm or {}).get(k) == v for k, v in me.items())}
+               if wid != me_id and (w.array_job_id, w.array_task_id) == me}
     names = []
     for e in doc.entries:
         if e.state == "running" and e.worker in earlier:

@@ -18,6 +18,7 @@ import os
 import socket
 import stat
 import time
+from collections import Counter
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -206,8 +207,6 @@ def reclaim_stale(doc: Manifest) -> list[str]:
 
 
 def counts(doc: Manifest) -> dict[str, int]:
-    out = {s: 0 for s in STATES}
-    for e in doc.entries:
-        out[e.state] = out.get(e.state, 0) + 1
-    return out
+    # every state (0 when none is in it), then any state outside STATES in the order first seen
+    return {**dict.fromkeys(STATES, 0), **Counter(e.state for e in doc.entries)}
 

@@ -52,10 +52,24 @@ class WorkerInfo:
     pid: int
     gpus: list[int]
     started_at: str
-    slurm: dict[str, str] | None
+    slurm: dict[str, str] | None  # the SLURM_* variables it started under, lower-cased, the set ones only
     state: str = "running"  # running, finished, interrupted, gone
     heartbeat_at: str | None = None
     heartbeat_unix: float | None = None
+
+    @property
+    def array_job_id(self) -> str | None:
+        return slurm_id(self.slurm, "slurm_array_job_id")
+
+    @property
+    def array_task_id(self) -> str | None:
+        return slurm_id(self.slurm, "slurm_array_task_id")
+
+
+def slurm_id(slurm: dict[str, str] | None, name: str) -> str | None:
+    """One id of a worker's Slurm variables (`WorkerInfo.slurm`: a map of the variables that were
+    set, kept as such in the manifest); None outside Slurm or when it was not set."""
+    return slurm.get(name) if slurm else None
 
 
 @record(frozen=False)
@@ -331,6 +345,10 @@ class WorkerRow:
     state: str
     heartbeat_at: str | None
     slurm: dict[str, str] | None
+
+    @property
+    def array_task_id(self) -> str | None:
+        return slurm_id(self.slurm, "slurm_array_task_id")
 
 
 @record(frozen=False)

@@ -8,48 +8,77 @@ the field and the fix.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 import shlex
-from dataclasses import asdict
+from dataclasses import asdict, replace
+from datetime import date
 from pathlib import Path
 
 import orjson
 
 from hotspot.errors import InputError
-from hotspot.result import JsonObject
 from hotspot.record import record
 from hotspot.sweep.manifest import read_regular
 from hotspot.sweep.model import AttSettings, Recipe
 
-ENTRY_FIELDS = ("name", "cmd", "cwd", "env", "kernel", "iterations", "pmc", "att", "timeout_s", "tags")
-DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
-TOP_FIELDS = ("defaults", "entries", "slurm")
-# What a field is when neither the entry nor `defaults` gives it (the others are then None).
-FIELD_DEFAULTS = {"cwd": ".", "env": {}, "pmc": [], "att": {}, "tags": []}
-# The sweep pins every entry to its GPU through these; a recipe must not override them.
 # A week: longer than any job's time limit; nan and inf are not a timeout.
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
 # A recipes file is a few KB per entry; read at most this much, nest at most this deep.
 MAX_RECIPES_BYTES = 16 << 20
 MAX_DEPTH = 32
+# The sweep pins every entry to its GPU through these; a recipe must not override them.
 PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-# Shown in every problem so the fix is one look away.
-FIELD_FIX = {
-    "name": "a unique, file-name safe name: letters, digits, '.', '_' or '-' (e.g. gemm_bf16)",
-    "cmd": "an argument list (cmd: [python, bench.py, --m, '4096']) or one string split like a shell "
-           "would, without running one",
-    "cwd": "a directory path (relative paths are relative to the recipes file)",
-    "env": "a map of NAME: value (e.g. env: {HIP_FORCE_DEV_KERNARG: '1'})",
-    "kernel": "a Python regex matching the kernel name (omit it to let discovery choose)",
-    "iterations": "a set of 1-based iterations such as 12-13 or 3,5-7",
-    "pmc": "a list of counter names (e.g. [TCC_HIT_sum, TCC_MISS_sum])",
-    "att": f"a map with any of {', '.join(ATT_FIELDS)} (integers, 0x-hex, or sizes like 512M)",
-    "timeout_s": "a positive number of seconds (e.g. timeout_s: 900)",
-    "tags": "a list of short strings (e.g. tags: [gemm, bf16])",
-}
+# What yaml.safe_load gives: scalars (dates and !!binary bytes among them), lists, maps and !!set sets.
+YamlValue = None | bool | int | float | str | bytes | date | list | dict | set
+
+
+@record
+class Field:
+    """One field of an entry: what it holds, what it is when neither the entry nor `defaults` gives
+    it, what that means, and the fix every problem with it shows (so the fix is one look away)."""
+    name: str
+    type: str
+    default: YamlValue
+    missing: str
+    fix: str
+
+
+FIELDS = (
+    Field("name", "str", None, "an error: every entry is named",
+          "a unique, file-name safe name: letters, digits, '.', '_' or '-' (e.g. gemm_bf16)"),
+    Field("cmd", "list of str, or one str", None, "an error: every entry runs a command",
+          "an argument list (cmd: [python, bench.py, --m, '4096']) or one string split like a shell "
+          "would, without running one"),
+    Field("cwd", "str", ".", "the recipes file's directory",
+          "a directory path (relative paths are relative to the recipes file)"),
+    Field("env", "map of str", {}, "no variables added to the sweep's environment",
+          "a map of NAME: value (e.g. env: {HIP_FORCE_DEV_KERNARG: '1'})"),
+    Field("kernel", "str (regex)", None, "discovery chooses the kernel",
+          "a Python regex matching the kernel name (omit it to let discovery choose)"),
+    Field("iterations", "str", None, "discovery chooses the iterations",
+          "a set of 1-based iterations such as 12-13 or 3,5-7"),
+    Field("pmc", "list of str, or one str", [], "no counters",
+          "a list of counter names (e.g. [TCC_HIT_sum, TCC_MISS_sum])"),
+    Field("att", "map of int", {}, "the ATT defaults (target_cu 1, masks 0x1 and 0xF, 256M buffer)",
+          f"a map with any of {', '.join(ATT_FIELDS)} (integers, 0x-hex, or sizes like 512M)"),
+    Field("timeout_s", "number", None, "no timeout",
+          "a positive number of seconds (e.g. timeout_s: 900)"),
+    Field("tags", "list of str", [], "no tags", "a list of short strings (e.g. tags: [gemm, bf16])"),
+)
+ENTRY_FIELDS = tuple(f.name for f in FIELDS)
+DEFAULT_FIELDS = tuple(f for f in ENTRY_FIELDS if f != "name")
+TOP_FIELDS = ("defaults", "entries", "slurm")
+MERGED_MAPS = ("env", "att")  # merged with `defaults`, the entry's own keys winning
+
+
+def _fix(field: str) -> str:
+    """The fix of `field` (or of the entry field `env.X` names), "" for what is no entry field."""
+    head = field.split(".")[0]
+    return next((f.fix for f in FIELDS if f.name == head), "")
 
 
 @record
@@ -155,22 +184,63 @@ def _int(value: object, *, size: bool = False) -> int:
         raise ValueError(f"{_short(value)} is not {'a size' if size else 'an integer'}") from exc
 
 
+@record
+class Given:
+    """An entry (or `defaults`) as the file gives it, decoded once from the YAML map: one attribute per
+    entry field holding the YAML value unchecked (None where absent: `present` tells an explicit null
+    from an absent field), and the keys that are no entry field. `_entry` checks it into an Entry."""
+    name: YamlValue = None
+    cmd: YamlValue = None
+    cwd: YamlValue = None
+    env: YamlValue = None
+    kernel: YamlValue = None
+    iterations: YamlValue = None
+    pmc: YamlValue = None
+    att: YamlValue = None
+    timeout_s: YamlValue = None
+    tags: YamlValue = None
+    present: tuple[str, ...] = ()  # the entry fields the file gives, in its order
+    unknown: tuple[str, ...] = ()  # the keys that are no entry field, in the file's order
+
+    @classmethod
+    def read(cls, raw: dict) -> "Given":
+        known = {str(k): v for k, v in raw.items() if k in ENTRY_FIELDS}
+        return replace(cls(present=tuple(known), unknown=tuple(str(k) for k in raw if k not in ENTRY_FIELDS)),
+                       **known)
+
+    def without(self, fields: set[str]) -> "Given":
+        """These fields left out (as if the file did not give them)."""
+        kept = tuple(f for f in self.present if f not in fields)
+        return replace(Given(present=kept, unknown=self.unknown), **{f: getattr(self, f) for f in kept})
+
+    def under(self, defaults: "Given") -> "Given":
+        """Every field once: the entry's own, else `defaults`', else the field's default; env and att
+        maps given by both merge, the entry's own keys winning."""
+        values: dict[str, YamlValue] = {}
+        for f in FIELDS:
+            mine, theirs = getattr(self, f.name), getattr(defaults, f.name)
+            if f.name in MERGED_MAPS and isinstance(mine, dict) and isinstance(theirs, dict):
+                values[f.name] = {**theirs, **mine}
+            elif f.name in self.present:
+                values[f.name] = mine
+            elif f.name in defaults.present:
+                values[f.name] = theirs
+            else:
+                values[f.name] = copy.copy(f.default)
+        return replace(Given(present=ENTRY_FIELDS, unknown=self.unknown), **values)
+
+
 class _Checker:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
 
     def add(self, entry: str, field: str, problem: str, fix: str | None = None) -> None:
-        self.problems.append(Problem(entry, field, problem, fix or FIELD_FIX.get(field.split(".")[0], "")))
+        self.problems.append(Problem(entry, field, problem, fix or _fix(field)))
 
 
-def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _Checker,
+def _entry(raw: Given, defaults: Given, label: str, base: Path, chk: _Checker,
            required: bool = True) -> Entry | None:
-    given = {**defaults, **raw}
-    for key in ("env", "att"):  # maps merge, the entry's own keys winning
-        if isinstance(defaults.get(key), dict) and isinstance(raw.get(key), dict):
-            given[key] = {**defaults[key], **raw[key]}
-    # every field once, as given or its default: the checks below read this, never `raw` again
-    merged = {f: given[f] if f in given else FIELD_DEFAULTS.get(f) for f in ENTRY_FIELDS}
+    merged = raw.under(defaults)  # every field once: the checks below read this, never `raw` again
     ok = True
 
     def bad(field: str, problem: str, fix: str | None = None) -> None:
@@ -178,13 +248,12 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         ok = False
         chk.add(label, field, problem, fix)
 
-    for key in raw:
-        if key not in ENTRY_FIELDS:
-            bad(str(key), "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
-    name = merged["name"]
+    for key in raw.unknown:
+        bad(key, "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
+    name = merged.name
     if required and (not isinstance(name, str) or not NAME_RE.fullmatch(name)):
         bad("name", "missing" if name is None else f"{_short(name)} is not file-name safe")
-    cmd_raw = merged["cmd"]
+    cmd_raw = merged.cmd
     cmd: tuple[str, ...] = ()
     if isinstance(cmd_raw, str):
         try:
@@ -199,7 +268,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     if not cmd and (cmd_raw == [] or (isinstance(cmd_raw, str) and not cmd_raw.strip())
                     or (cmd_raw is None and required)):
         bad("cmd", "missing or empty")
-    cwd_raw = merged["cwd"]
+    cwd_raw = merged.cwd
     cwd = base
     if not isinstance(cwd_raw, str):
         bad("cwd", f"is a {type(cwd_raw).__name__}")
@@ -208,7 +277,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
         if not cwd.is_dir():
             bad("cwd", f"{cwd} is not a directory", "create it, or fix the path")
     env: dict[str, str] = {}
-    env_raw = merged["env"]
+    env_raw = merged.env
     if not isinstance(env_raw, dict):
         bad("env", f"is a {type(env_raw).__name__}")
     else:
@@ -219,10 +288,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 bad(f"env.{k}", "is set by the sweep (each entry is pinned to its GPU)",
                     "remove it; choose GPUs with hotspot sweep --gpus")
             elif isinstance(v, (dict, list)) or v is None:
-                bad(f"env.{k}", "must be a scalar value", FIELD_FIX["env"])
+                bad(f"env.{k}", "must be a scalar value", _fix("env"))
             else:
                 env[k] = str(v).lower() if isinstance(v, bool) else str(v)
-    kernel = merged["kernel"]
+    kernel = merged.kernel
     if kernel is not None:
         if not isinstance(kernel, str):
             bad("kernel", f"is a {type(kernel).__name__}")
@@ -231,7 +300,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                 re.compile(kernel)
             except re.error as exc:
                 bad("kernel", f"{kernel!r} is not a valid regex: {exc}")
-    iterations = merged["iterations"]
+    iterations = merged.iterations
     if iterations is not None:
         from hotspot.collect.iterations import parse_spec
 
@@ -240,7 +309,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             parse_spec(iterations)
         except Exception as exc:  # UsageError with its own wording
             bad("iterations", getattr(exc, "message", str(exc)))
-    pmc_raw = merged["pmc"]
+    pmc_raw = merged.pmc
     pmc: tuple[str, ...] = ()
     if isinstance(pmc_raw, str):
         pmc = tuple(p for p in re.split(r"[,\s]+", pmc_raw) if p)
@@ -249,7 +318,7 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
     else:
         bad("pmc", f"is a {type(pmc_raw).__name__} of mixed items")
     limits = att_limits()
-    att_raw = merged["att"]
+    att_raw = merged.att
     att = {"target_cu": 1, "shader_engine_mask": 0x1, "simd_select": 0xF, "buffer_size": 0x10000000}
     if not isinstance(att_raw, dict):
         bad("att", f"is a {type(att_raw).__name__}")
@@ -268,10 +337,10 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
             elif att[k] > limits[k]:
                 bad(f"att.{k}", f"{_short(v)} is above {limits[k]:#x}" if k != "target_cu" else
                     f"{_short(v)} is not a CU id (0 to {limits[k]})")
-    timeout = merged["timeout_s"]
+    timeout = merged.timeout_s
     if timeout is not None and not valid_timeout(timeout):
         bad("timeout_s", f"{_short(timeout)} is not a positive number of seconds (at most {MAX_TIMEOUT_S:g})")
-    tags_raw = merged["tags"]
+    tags_raw = merged.tags
     if not isinstance(tags_raw, list) or not all(isinstance(t, (str, int)) for t in tags_raw):
         bad("tags", "must be a list of strings")
         tags_raw = []
@@ -282,6 +351,49 @@ def _entry(raw: JsonObject, defaults: JsonObject, label: str, base: Path, chk: _
                  shader_engine_mask=att["shader_engine_mask"], simd_select=att["simd_select"],
                  buffer_size=att["buffer_size"], timeout_s=float(timeout) if timeout is not None else None,
                  tags=tuple(str(t) for t in tags_raw))
+
+
+@record
+class Top:
+    """The file's top level, decoded once: its entries (each still a YAML value), `defaults` and the
+    Slurm prelude; a problem with either is added to the checker and leaves the field empty."""
+    entries: tuple[YamlValue, ...]
+    defaults: Given
+    prelude: str
+
+    @classmethod
+    def read(cls, doc: YamlValue, chk: _Checker) -> "Top":
+        items: YamlValue = None
+        defaults, prelude = Given(), ""
+        if isinstance(doc, list):
+            items = doc
+        elif isinstance(doc, dict):
+            for key in doc:
+                if key not in TOP_FIELDS:
+                    chk.add("(file)", str(key), "unknown top-level key", f"use only {', '.join(TOP_FIELDS)}")
+            given = dict.fromkeys(TOP_FIELDS) | {k: v for k, v in doc.items() if k in TOP_FIELDS}
+            items, d = given["entries"], given["defaults"] or {}
+            if not isinstance(d, dict):
+                chk.add("(defaults)", "defaults", "must be a map of entry fields",
+                        f"any of {', '.join(DEFAULT_FIELDS)}")
+            else:
+                for key in d:
+                    if key not in DEFAULT_FIELDS:
+                        chk.add("(defaults)", str(key), "not allowed in defaults",
+                                f"use only {', '.join(DEFAULT_FIELDS)}")
+                defaults = Given.read({k: v for k, v in d.items() if k in DEFAULT_FIELDS})
+            slurm = given["slurm"] or {}
+            if not isinstance(slurm, dict) or set(slurm) - {"prelude"} or \
+                    not isinstance(text := ({"prelude": ""} | slurm)["prelude"], str):
+                chk.add("(file)", "slurm", "must be a map with one key, prelude (a string of shell lines)",
+                        "slurm: {prelude: 'module load rocm'}")
+            else:
+                prelude = text
+        if not isinstance(items, list) or not items:
+            chk.add("(file)", "entries", "no entries", "a YAML list of entries, or a map with an 'entries' list; "
+                    "`hotspot sweep --init` writes an example")
+            items = []
+        return cls(tuple(items), defaults, prelude)
 
 
 def load_recipes(path: Path) -> Recipes:
@@ -313,58 +425,29 @@ def load_recipes(path: Path) -> Recipes:
         raise InputError(f"{path}: nested more than {MAX_DEPTH} levels deep",
                          "a recipes file is a list of flat entries (`hotspot sweep --init` writes an example)")
     chk = _Checker()
-    defaults: JsonObject = {}
-    prelude = ""
-    if isinstance(doc, list):
-        items = doc
-    elif isinstance(doc, dict):
-        for key in doc:
-            if key not in TOP_FIELDS:
-                chk.add("(file)", str(key), "unknown top-level key", f"use only {', '.join(TOP_FIELDS)}")
-        items = doc.get("entries")
-        d = doc.get("defaults", {}) or {}
-        if not isinstance(d, dict):
-            chk.add("(defaults)", "defaults", "must be a map of entry fields", f"any of {', '.join(DEFAULT_FIELDS)}")
-        else:
-            for key in d:
-                if key not in DEFAULT_FIELDS:
-                    chk.add("(defaults)", str(key), "not allowed in defaults", f"use only {', '.join(DEFAULT_FIELDS)}")
-            defaults = {k: v for k, v in d.items() if k in DEFAULT_FIELDS}
-        slurm = doc.get("slurm", {}) or {}
-        if not isinstance(slurm, dict) or not isinstance(slurm.get("prelude", ""), str) or \
-                set(slurm) - {"prelude"}:
-            chk.add("(file)", "slurm", "must be a map with one key, prelude (a string of shell lines)",
-                    "slurm: {prelude: 'module load rocm'}")
-        else:
-            prelude = slurm.get("prelude", "")
-    else:
-        items = None
-    if not isinstance(items, list) or not items:
-        chk.add("(file)", "entries", "no entries", "a YAML list of entries, or a map with an 'entries' list; "
-                "`hotspot sweep --init` writes an example")
-        items = []
-    if defaults:
+    top = Top.read(doc, chk)
+    base = path.resolve().parent
+    defaults = top.defaults
+    if defaults.present:
         # Checked once, as "(defaults)"; a field with a problem there is left out of every entry.
         before = len(chk.problems)
-        _entry({}, defaults, "(defaults)", path.resolve().parent, chk, required=False)
-        broken = {p.field.split(".")[0] for p in chk.problems[before:]}
-        defaults = {k: v for k, v in defaults.items() if k not in broken}
+        _entry(Given(), defaults, "(defaults)", base, chk, required=False)
+        defaults = defaults.without({p.field.split(".")[0] for p in chk.problems[before:]})
     entries: list[Entry] = []
     seen: dict[str, int] = {}
-    for i, raw in enumerate(items, start=1):
-        label = f"#{i}"
-        if isinstance(raw, dict) and isinstance(raw.get("name"), str):
-            label = f"#{i} ({raw['name']})"
+    for i, raw in enumerate(top.entries, start=1):
         if not isinstance(raw, dict):
-            chk.add(label, "(entry)", f"is a {type(raw).__name__}, not a map", "each entry is a map with name and cmd")
+            chk.add(f"#{i}", "(entry)", f"is a {type(raw).__name__}, not a map", "each entry is a map with name and cmd")
             continue
-        name = raw.get("name")
+        given = Given.read(raw)  # the entry decoded once; everything below reads its attributes
+        name = given.name
+        label = f"#{i} ({name})" if isinstance(name, str) else f"#{i}"
         if isinstance(name, str) and name in seen:  # every duplicate, whatever else is wrong with it
             chk.add(label, "name", f"{name!r} is already used by entry #{seen[name]}",
                     "give every entry a unique name")
         elif isinstance(name, str):
             seen[name] = i
-        entry = _entry(raw, defaults, label, path.resolve().parent, chk)
+        entry = _entry(given, defaults, label, base, chk)
         if entry is not None:
             entries.append(entry)
     if chk.problems:
@@ -372,7 +455,7 @@ def load_recipes(path: Path) -> Recipes:
         raise InputError(f"{path}: {n} problem{'s' if n > 1 else ''} in the recipes file, nothing was run; "
                          f"first: {chk.problems[0].line()}", "fix every problem listed (one per line above) and rerun",
                          code="bad-recipes", details={"problems": [p.__dict__ for p in chk.problems]})
-    return Recipes(path.resolve(), tuple(entries), prelude, hashlib.sha256(raw_bytes).hexdigest())
+    return Recipes(path.resolve(), tuple(entries), top.prelude, hashlib.sha256(raw_bytes).hexdigest())
 
 
 def _depth(doc: object) -> int:

@@ -145,7 +145,7 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
     warnings = []
     if info:
         tasks, note = array_tasks(sweep_dir, doc)
-        seen = sorted({w.slurm.get("slurm_array_task_id", "") for w in workers if w.slurm} - {""}, key=int)
+        seen = sorted({w.array_task_id or "" for w in workers} - {""}, key=int)
         data.slurm = SlurmStatus(**vars(info), tasks=tasks, source=note, tasks_seen_in_manifest=seen)
         if tasks is not None:
             data.problems = task_problems(tasks, doc, sweep_dir)
@@ -156,7 +156,7 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
     for w in workers:  # a lost node outside Slurm's view: its worker's heartbeat stopped
         if w.state == "gone" and left and not any(p.kind == "node-lost" for p in data.problems):
             data.problems.append(TaskProblem(
-                (w.slurm or {}).get("slurm_array_task_id"), "worker-gone",
+                w.array_task_id, "worker-gone",
                 f"worker {w.id} stopped without finishing (killed, or its node lost)",
                 f"its entries are re-queued by a rerun: {_resume_command(doc, sweep_dir)}"))
     result = SweepResult(command, data, warnings)
@@ -236,7 +236,7 @@ def _with_tasks(doc: Manifest, rows: list[EntryRow], tasks: list[TaskRow]) -> li
     out: list[EntryRow] = []
     for row in rows:
         w = doc.workers.get(row.worker or "")
-        t = by_task.get(((w.slurm if w else None) or {}).get("slurm_array_task_id") or "")
+        t = by_task.get((w.array_task_id if w else None) or "")
         cell = None if t is None else SlurmCell(t.task, t.job_id, t.state, t.node, t.log)
         out.append(ReportRow(**vars(row), slurm=cell))
     return out
