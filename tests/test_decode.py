@@ -91,3 +91,15 @@ def test_a_wrong_value_names_the_file_and_the_field(doc: object, message: str) -
 def test_round_trip_of_written_records(rows: list[tuple[str, float, list[str]]]) -> None:
     tree = Tree([Leaf(n, w, tuple(t)) for n, w, t in rows], Colour.RED, by_name={"k": len(rows)})
     assert from_plain(Tree, plain(tree)) == tree
+
+
+def test_the_options_echo_reads_through_typed_accessors() -> None:
+    """The echo keeps the command line's keys (its JSON is unchanged); the views, the plan's
+    trust and diff read it through typed accessors."""
+    typed = analyze(EXAMPLE, AnalyzeOptions(detail=True, mode="src", max_waves=7, topk=3)).data
+    assert (typed.options["detail"], typed.options["mode"], typed.options["max_waves"]) == (True, "src", 7)
+    assert (typed.asked_detail, typed.asked_tables, typed.asked_max_waves, typed.asked_topk) == (True, "src", 7, 3)
+    back = from_plain(DispatchAnalysis, plain(typed))
+    assert (back.asked_detail, back.asked_tables, back.asked_max_waves) == (True, "src", 7)
+    bare = from_plain(DispatchAnalysis, {**plain(typed), "options": {"topk": 0, "mode": "asm"}})
+    assert (bare.asked_detail, bare.asked_tables, bare.asked_max_waves, bare.asked_topk) == (False, "asm", None, 0)

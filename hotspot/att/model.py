@@ -168,7 +168,31 @@ class DispatchAnalysis:
     samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
+    # The options echoed as the command line gave them (att/analyze.py options_out: its keys differ
+    # by mode, and the plan adds its own); read through the typed accessors below.
     options: JsonObject = field(default_factory=dict)
+
+    @property
+    def asked_detail(self) -> bool:
+        """`--detail` was given: the views show the big tables and the plan's evidence."""
+        return bool(self.options.get("detail"))
+
+    @property
+    def asked_tables(self) -> str:
+        """`--mode`: which hot-spot tables the text view shows (asm, src or both)."""
+        mode = self.options.get("mode", "both")
+        return mode if isinstance(mode, str) else ""
+
+    @property
+    def asked_topk(self) -> int | None:
+        topk = self.options.get("topk")
+        return topk if isinstance(topk, int) and not isinstance(topk, bool) else None
+
+    @property
+    def asked_max_waves(self) -> int | None:
+        """`--max-waves`: the wave files read were a sample of at most this many."""
+        n = self.options.get("max_waves")
+        return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
 @record(frozen=False)

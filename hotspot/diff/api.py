@@ -171,7 +171,7 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     for a in chosen:  # every value diff reads, checked here so a bad one is named now
         _check_values(path, a)
     info = _info(path, "analyze-json", chosen)
-    topk = [a.options.get("topk") for a in chosen]  # options: free-form, as analyze wrote them
+    topk = [a.asked_topk for a in chosen]
     if any(k not in (0, None) for k in topk):
         warnings.append(f"{path}: saved with --topk {topk[0]}: lines and loads "
                         "beyond the top rows are missing; save with --topk 0 for a complete diff")

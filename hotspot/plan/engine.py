@@ -146,7 +146,7 @@ def trust_of(ctx: PlanContext) -> Trust:
         missing = " and ".join(str(n) for n in occ.unknown_limits)
         reasons.append(f"occupancy: the {missing} limit is unknown (no kernel trace or rocpd row for "
                        "this kernel near the capture; name one with --meta): occupancy items are off")
-    max_waves = ctx.analysis.options.get("max_waves")
+    max_waves = ctx.analysis.asked_max_waves
     if max_waves:
         reasons.append(f"--max-waves {max_waves}: wave-derived results cover a sample")
     return Trust(LIMITED if reasons else OK, reasons)

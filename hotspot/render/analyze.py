@@ -68,8 +68,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     # with the plan, the default view is the verdict, the summary and the plan; the big tables come
     # with --detail (the plan's evidence and sites too)
     planned = plan is not None
-    # options: the free-form echo of the command line (its keys differ by mode and with --plan)
-    detail, mode = bool(a.options.get("detail")), a.options.get("mode", "both")
+    detail, mode = a.asked_detail, a.asked_tables
     tables = not planned or detail
     d, t = a.dispatch, a.totals
     sampling = a.mode == "pc-sampling"
@@ -177,7 +176,7 @@ def _plan(a: DispatchAnalysis, plan: DispatchPlan | None, markdown: bool) -> lis
         return []
     from hotspot.render.plan import items_block
 
-    return [items_block(plan.items, plan.skipped, markdown, plan.trust, detail=bool(a.options.get("detail")))]
+    return [items_block(plan.items, plan.skipped, markdown, plan.trust, detail=a.asked_detail)]
 
 
 def _working(a: DispatchAnalysis) -> str:
