@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from hotspot.arch.counters import wanted_counters
@@ -195,12 +195,7 @@ def _read_long(path: Path, header: list[str], index: dict[str, int],
     seen: dict[tuple[int, str], tuple[int, float]] = {}
     first_row: dict[int, tuple[int, str]] = {}
     repeats: list[int] = []
-    for line, row in enumerate(rows, start=2):
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if len(row) < width:
-            raise bad_file(path, f"line {line}: {len(row)} fields, header has {width}",
-                           "the file is truncated or malformed; regenerate it")
+    for line, row in _data_rows(path, rows, width):
         n_rows += 1
         dispatch = parse_dispatch_id(path, line, d_col, row[d_i])
         name = row[n_i].strip()
@@ -269,12 +264,7 @@ def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> Coun
     accs: dict[int, DispatchAccumulator] = {}
     first_line: dict[int, int] = {}
     any_nonzero = False
-    for line, row in enumerate(rows, start=2):
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if len(row) < width:
-            raise bad_file(path, f"line {line}: {len(row)} fields, header has {width}",
-                           "the file is truncated or malformed; regenerate it")
+    for line, row in _data_rows(path, rows, width):
         dispatch = parse_dispatch_id(path, line, d_col, row[d_i])
         acc = DispatchAccumulator(row[k_i].strip(),
                    parse_number(path, line, start[0], row[start[1]]) if start else None,
@@ -305,3 +295,14 @@ def finish_dispatches(accs: dict[int, DispatchAccumulator]) -> tuple[DispatchCou
     return tuple(DispatchCounters(dispatch_id=d, kernel=a.kernel, counters=a.resolve(),
                                   start_ns=a.start, end_ns=a.end)
                  for d, a in sorted(accs.items()))
+
+
+def _data_rows(path: Path, rows: Iterable[list[str]], width: int) -> Iterator[tuple[int, list[str]]]:
+    """(line number, row) of each non-blank data row; a row shorter than the header is refused."""
+    for line, row in enumerate(rows, start=2):
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if len(row) < width:
+            raise bad_file(path, f"line {line}: {len(row)} fields, header has {width}",
+                           "the file is truncated or malformed; regenerate it")
+        yield line, row
