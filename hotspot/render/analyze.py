@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.att.model import DetailLine, DispatchAnalysis
 from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
@@ -30,6 +30,15 @@ SOURCE_WIDTH = 60
 KERNEL_WIDTH = 160  # the full kernel name in the summary is cut to this without the tables (--detail)
 
 
+@runtime_checkable
+class ManyDispatches(Protocol):
+    """`analyze --all` data, with or without the plan (MultiAnalysis; hotspot/plan/api.py
+    PlannedMulti, whose module a plain analyze never loads): the ranking, then each dispatch."""
+
+    ranking: list[DispatchCandidate]
+    dispatches: list
+
+
 def render_text(result: Result) -> str:
     return _render(result, markdown=False)
 
@@ -40,7 +49,7 @@ def render_markdown(result: Result) -> str:
 
 def _render(result: Result, markdown: bool) -> str:
     data = result.data
-    if isinstance(data, MultiAnalysis) or _planned_multi(data):
+    if isinstance(data, ManyDispatches):
         parts = [_ranking(data.ranking, markdown)]
         parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
@@ -54,12 +63,6 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 
 
-def _planned_multi(data: object) -> bool:
-    """`analyze --plan --all` (hotspot/plan/api.py PlannedMulti, loaded only once a plan was made)."""
-    import sys
-
-    api = sys.modules.get("hotspot.plan.api")
-    return api is not None and isinstance(data, api.PlannedMulti)
 
 
 def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
