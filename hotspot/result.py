@@ -7,7 +7,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import field
-from typing import TypeVar, Union
+from typing import Union
 
 import orjson
 from hotspot.record import record
@@ -17,9 +17,6 @@ SCHEMA_VERSION = 1
 # carry their own version. diff 2: rows are tested on cycles per execution with an interval and a
 # q-value (rows[].threshold and noise.relative_threshold removed), `code` added.
 COMMAND_SCHEMA_VERSIONS = {"diff": 2}
-
-
-T = TypeVar("T")
 
 
 def schema_version_of(command: str) -> int:
@@ -70,15 +67,6 @@ class Result:
     def plain_data(self) -> JsonValue:
         """`data` as plain dicts/lists (dataclasses converted), e.g. for diffing."""
         return plain(self.data)
-
-
-def from_plain(cls: type[T], value: object, *, source: object = "<data>",
-               hint: str = "pass an unedited hotspot --format json output") -> T:
-    """Plain JSON back into the typed records it was written from (hotspot/decode.py, imported
-    when first needed)."""
-    from hotspot.decode import from_plain as decode
-
-    return decode(cls, value, source=source, hint=hint)
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,

@@ -15,7 +15,8 @@ from hotspot.plan.analyze import analyze
 from hotspot.att.model import AnalyzeOptions, DispatchAnalysis
 from hotspot.errors import InputError
 from hotspot.record import record
-from hotspot.result import JsonObject, dumps, from_plain, plain
+from hotspot.decode import from_plain
+from hotspot.result import JsonObject, dumps, plain
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "hotspot/examples/data/example_run/ui_output_agent_5600_dispatch_1"

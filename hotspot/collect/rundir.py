@@ -285,7 +285,7 @@ class RunChoice:
 def read_choice(run_json: Path) -> RunChoice:
     import orjson
 
-    from hotspot.result import from_plain
+    from hotspot.decode import from_plain
 
     return from_plain(RunChoice, orjson.loads(run_json.read_bytes()), source=run_json,
                       hint="a run.json written by hotspot collect")

@@ -29,7 +29,7 @@ from dataclasses import field
 
 from hotspot.collect.summary import CollectRun, Kernel
 from hotspot.record import record
-from hotspot.result import from_plain
+from hotspot.decode import from_plain
 from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
 from hotspot.sweep.summary import Summary

@@ -28,7 +28,7 @@ import orjson
 
 from hotspot.errors import InputError
 from hotspot.outfile import write_atomically
-from hotspot.result import from_plain
+from hotspot.decode import from_plain
 from hotspot.sweep.model import (  # noqa: F401  (the manifest's records, named here for its readers)
     AttSettings, EntryState, LateResult, Manifest, Recipe, RecipesRef, Requeued, RunOptions, SlurmJob, WorkerInfo)
 

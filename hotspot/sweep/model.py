@@ -1,5 +1,5 @@
 """The sweep's records: its files (sweep.json, a job's summary row) decoded once with
-`hotspot.result.from_plain` where they are read, and the typed data of every sweep command, which
+`hotspot.decode.from_plain` where they are read, and the typed data of every sweep command, which
 orjson serializes in field order and the views (render/sweep.py, sweep/dashboard.py) read by
 attribute. Layer 3 (below render): only records, no behaviour beyond small lookups."""
 
