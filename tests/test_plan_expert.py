@@ -127,6 +127,42 @@ def test_nop_outside_a_valu_chain_is_not_flagged(tmp_path: Path) -> None:
     assert "valu-dependency-chain" not in ids(planned(tmp_path, rows))
 
 
+def test_nop_between_valus_without_a_def_use_chain_is_not_flagged(tmp_path: Path) -> None:
+    """Adjacency is not a dependency: the VALU after the s_nop reads nothing the one before writes."""
+    rows = ["v_mov_b32 v1, 0"]
+    for k in range(6):
+        rows += [f"v_add_f32 v{2 + k}, v1, v1", "s_nop 1", f"v_mul_f32 v{10 + k}, v30, v31"]
+    rows += ["s_endpgm"]
+    data = planned(tmp_path, rows)
+    assert "valu-dependency-chain" not in ids(data)
+    assert any(s["id"] == "valu-dependency-chain" and "straight-line" in s["reason"] for s in data["plan_skipped"])
+
+
+def test_nop_chain_names_the_real_producer_above_an_unrelated_valu(tmp_path: Path) -> None:
+    """v_cmp writes VCC, an unrelated VALU follows, then s_nop and the v_cndmask reading VCC: the
+    chain is v_cmp -> v_cndmask (rows 2k+2 -> 2k+4 of each group), not the adjacent VALU."""
+    rows = ["v_mov_b32 v1, 0"]
+    for k in range(6):
+        rows += [f"v_cmp_gt_f32 vcc, v{2 + k}, v1", f"v_add_f32 v{20 + k}, v1, v1", "s_nop 1",
+                 f"v_cndmask_b32 v{10 + k}, v1, v{2 + k}, vcc"]
+    rows += ["s_endpgm"]
+    data = planned(tmp_path, rows)
+    item = next(i for i in data["plan"] if i["id"] == "valu-dependency-chain")
+    # 1-based rows: group k is v_cmp at 4k+2, v_add 4k+3, s_nop 4k+4, v_cndmask 4k+5
+    assert {tuple(s["producer_rows"]) for s in item["sites"]} == {(4 * k + 2, 4 * k + 4, 4 * k + 5) for k in range(6)}
+    assert "vcc_lo" in item["root_cause"]
+
+
+def test_nop_before_a_branch_target_is_not_a_chain(tmp_path: Path) -> None:
+    """The VALU after the s_nop heads a loop: it is also reached from the back edge (a control-flow
+    join), so the VALU before the s_nop is not its only producer."""
+    rows = ["v_cmp_gt_f32 vcc, v2, v1", "s_nop 1", "v_cndmask_b32 v10, v1, v2, vcc",
+            "v_cmp_gt_f32 vcc, v10, v1", "s_add_u32 s0, s0, 1", "s_cmp_lt_u32 s0, 8", "s_cbranch_scc1 -5",
+            "s_endpgm"]
+    data = planned(tmp_path, rows, loops=[(2, 6, 8)])
+    assert "valu-dependency-chain" not in ids(data)
+
+
 # ---- a wave spinning on a flag ---------------------------------------------------------------------------
 
 SPIN = ["s_mov_b32 s0, 0",

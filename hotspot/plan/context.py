@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from hotspot.arch.classify import Category
 from hotspot.att.findings import Finding
+from hotspot.att.loops import Loop
 from hotspot.att.model import DispatchAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.representativeness import MIN_PASSES_PER_WAVE
 from hotspot.att.aggregate import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.capture import SourceRef
@@ -138,9 +140,21 @@ class PlanContext:
         return wait.stall / wait.hits if wait.hits else None
 
     @cached_property
+    def loops(self) -> list[Loop]:
+        """The loops that repeat: a backward branch whose header runs at least
+        `MIN_PASSES_PER_WAVE` (2) times per wave that takes it. A one-shot backward `s_branch`
+        (prologue -> code laid out above it, taken once per wave) closes no loop: its rows run once."""
+        return [lp for lp in self.analysis.loops or [] if lp.iterations_per_wave >= MIN_PASSES_PER_WAVE]
+
+    @cached_property
+    def one_shot_branches(self) -> list[Loop]:
+        """Backward branches taken once per wave (not loops; listed so rules can say why)."""
+        return [lp for lp in self.analysis.loops or [] if lp.iterations_per_wave < MIN_PASSES_PER_WAVE]
+
+    @cached_property
     def loop_ranges(self) -> list[tuple[int, int]]:
-        """Inclusive code.json row ranges of the loops."""
-        return [(lp.first_line_number, lp.last_line_number) for lp in self.analysis.loops or []]
+        """Inclusive code.json row ranges of the loops that repeat (`loops`)."""
+        return [(lp.first_line_number, lp.last_line_number) for lp in self.loops]
 
     def mfma_loop_containing(self, *line_numbers: int) -> tuple[int, int] | None:
         """The innermost loop that holds every given row and at least one executed MFMA."""

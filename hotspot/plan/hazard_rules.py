@@ -13,28 +13,55 @@ from collections import defaultdict
 from hotspot.arch.classify import VECTOR_ALU
 from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext
+from hotspot.plan.def_use import reads, straight_line, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 
-Chain = tuple[InstructionStat, InstructionStat, InstructionStat]  # (VALU, s_nop, VALU)
+Chain = tuple[InstructionStat, InstructionStat, InstructionStat]  # (producer VALU, s_nop, VALU)
+
+# The farthest a producer can sit above the VALU whose hazard an s_nop pads: every instruction in
+# between is at least one wait state, and the longest VALU-side hazard on gfx9 is an MFMA result read
+# by a VALU, passes + 3 wait states (+1 on gfx950), 16 passes at most (HARDWARE.md §4): 20.
+HAZARD_MAX_WAIT_STATES = 20
+
+
+def _producer(ctx: PlanContext, nop: InstructionStat, after: InstructionStat) -> InstructionStat | None:
+    """The nearest vector ALU row above the s_nop, in the same straight-line piece, that writes a
+    register `after` reads; None when there is no such def-use chain (padding for another reason,
+    or a branch landing between them)."""
+    used = reads(after.isa)
+    if not used:
+        return None
+    above = ctx.preceding(nop.line_number, HAZARD_MAX_WAIT_STATES)
+    for k, prev in enumerate(above):
+        if not straight_line(list(reversed(above[:k + 1])) + [nop, after]):
+            return None
+        if prev.category in VECTOR_ALU and writes(prev.isa) & used:
+            return prev
+    return None
 
 
 def _chain_nops(ctx: PlanContext) -> list[Chain]:
-    """Executed s_nop rows with a VALU right before and right after them (padding inside a chain)."""
+    """Executed s_nop rows right before a VALU that reads a register an earlier VALU of the same
+    straight-line piece writes (padding inside a real dependency chain)."""
     out = []
     for n in ctx.order:
         ins = ctx.instructions[n]
         if not ins.isa.lower().startswith("s_nop") or not ins.hit:
             continue
-        before, after = ctx.preceding(n, 1), ctx.following(n, 1)
-        if before and after and before[0].category in VECTOR_ALU and after[0].category in VECTOR_ALU:
-            out.append((before[0], ins, after[0]))
+        after = ctx.following(n, 1)
+        if not after or after[0].category not in VECTOR_ALU:
+            continue
+        producer = _producer(ctx, ins, after[0])
+        if producer is not None:
+            out.append((producer, ins, after[0]))
     return out
 
 
 def valu_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
     chains = [c for c in _chain_nops(ctx) if c[1].stall > 0]
     if not chains:
-        return "no stalled s_nop between dependent VALU instructions"
+        return ("no stalled s_nop between a VALU and an earlier VALU of the same straight-line code "
+                "that writes a register it reads")
     fams: dict[str, list[Chain]] = defaultdict(list)
     for c in chains:
         n = c[1].line_number
@@ -57,8 +84,14 @@ def valu_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
               Evidence("example_chain", example), Evidence("family", family)]
         out.append(Candidate(
             ctx.location_of(after), ev, target,
-            f"the VALU at #{after.line_number} needs the result of #{before.line_number} after extra "
+            f"the VALU at #{after.line_number} reads {_shared(before, after)} written by "
+            f"#{before.line_number} and needs it after extra "
             f"wait states, so the compiler inserted {nop.isa} and the wave issues nothing meanwhile "
             f"({example}); {len(sites)} such padding row(s) in {family}",
             title="s_nop padding in VALU dependency chains", sites=sites))
     return out
+
+
+def _shared(producer: InstructionStat, consumer: InstructionStat) -> str:
+    regs = sorted(writes(producer.isa) & reads(consumer.isa))
+    return ", ".join(regs[:4]) + (" ..." if len(regs) > 4 else "")
