@@ -27,8 +27,10 @@ PRODUCER: Json = {"line_number": None, "isa": "", "category": "none", "source": 
                   "median_distance_instructions": None}
 WAIT: Json = {"line_number": 0, "isa": "", "category": "wait-vmcnt", "source": "", "stall": 0, "hits": 0,
               "share": 0.0, "producers": []}
+# a loop that repeats (the plan takes a backward branch run once per wave for no loop): tests of a
+# one-shot branch give iterations_per_wave 1.0
 LOOP: Json = {"first_line_number": 0, "last_line_number": 0, "source_range": "", "iterations": 0,
-              "back_edges": 0, "waves": 0, "iterations_per_wave": 0.0, "stall": 0, "share": 0.0,
+              "back_edges": 0, "waves": 0, "iterations_per_wave": 2.0, "stall": 0, "share": 0.0,
               "hot_wait": None}
 BARRIER: Json = {"line_number": 0, "isa": "s_barrier", "source": "", "instances": 0, "stall": 0, "groups": 0,
                  "mean_waves_per_group": 0.0, "median_spread_cycles": None, "max_spread_cycles": None}

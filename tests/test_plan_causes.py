@@ -150,6 +150,19 @@ def test_occupancy_limit_is_not_the_lever_when_the_grid_cannot_fill_it() -> None
     assert any("more workgroups" in s.reason for s in skipped(out, "occupancy-vgpr"))
 
 
+def test_one_more_wave_is_priced_in_rounds_of_the_grid() -> None:
+    """1,024 workgroups of 4 waves on 256 CUs: 2 per CU at 2 waves/SIMD (2 rounds), 3 per CU at 3
+    (1,024 / 768 -> 2 rounds): the extra wave leaves the rounds unchanged; 1,536 go from 3 to 2."""
+    neutral = occ_data("vgpr", waves=2)
+    neutral["occupancy"]["launch"] = launch(1024, wg=256)
+    out = plan_of(neutral)
+    assert "occupancy-vgpr" not in ids(out)
+    assert any("2 round(s) at both 2 and 3" in s.reason for s in skipped(out, "occupancy-vgpr"))
+    gains = occ_data("vgpr", waves=2)
+    gains["occupancy"]["launch"] = launch(1536, wg=256)
+    assert "occupancy-vgpr" in ids(plan_of(gains))
+
+
 def test_persistent_grid_below_the_allowed_occupancy_is_an_item() -> None:
     data = occ_data("vgpr", waves=5, achieved=1.75)
     data["occupancy"]["limits"]["vgpr"] = 5
@@ -174,21 +187,52 @@ def test_bandwidth_above_peak_caps_nothing() -> None:
     assert not any("capped at" in i.estimate.basis for i in out.items)
 
 
-def test_lds_ping_pong_pays_the_wave_its_registers_cost() -> None:
-    rows = [ins(1, "ds_read_b128 v[0:3], v10", "lds"), ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=50_000),
-            ins(3, "v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]", "mfma"),
-            ins(4, "s_endpgm", "message")]
+def _ping_pong(highest_vgpr: int, read: str = "ds_read_b128 v[0:3], v10",
+               mfma: str = "v_mfma_f32_16x16x32_bf16 v[100:103], v[0:3], v[4:7], v[100:103]",
+               waves: int = 2, grid: dict | None = None) -> object:
+    """An LDS read waited on right before its MFMA; the ISA's highest VGPR is `highest_vgpr`."""
+    rows = [ins(1, read, "lds"), ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=50_000),
+            ins(3, mfma, "mfma"), ins(4, f"v_mov_b32 v{highest_vgpr}, 0", "valu"),
+            ins(5, "s_endpgm", "message")]
     w = wait(2, rows[1]["isa"], 50_000, 100, [prod(1, rows[0]["isa"], "lds", 50_000, 8, 1)])
+    occ = {"waves_per_simd": waves, "limiter": "vgpr", "limiters": ["vgpr"],
+           "limits": {"hardware": 8, "vgpr": waves}, "details": {"vgpr_allocated": 512 // waves}}
+    if grid is not None:
+        occ["launch"] = grid
+    return plan_of(base(rows, waits=[w], occupancy=occ))
 
-    def plan(allocated: int) -> object:
-        occ = {"waves_per_simd": 2, "limiter": "vgpr", "limiters": ["vgpr"],
-               "limits": {"hardware": 8, "vgpr": 2}, "details": {"vgpr_allocated": allocated}}
-        return plan_of(base(rows, waits=[w], occupancy=occ))
 
-    free = item(plan(200), "lds-read-before-mfma")   # 256 - 200 VGPRs free: the 4 it needs fit
-    tight = item(plan(256), "lds-read-before-mfma")  # none free: 2 -> 1 wave/SIMD
+def test_lds_ping_pong_pays_the_wave_its_registers_cost() -> None:
+    # the ISA's real use decides the room (not the allocation): v199 -> 200 in use of 256 at 2 waves
+    free = item(_ping_pong(199), "lds-read-before-mfma")   # 56 free: the 4 it needs fit
+    tight = item(_ping_pong(255), "lds-read-before-mfma")  # none free: 2 -> 1 wave/SIMD
     assert tight.estimate.high_pct == pytest.approx(free.estimate.high_pct / 2, abs=0.01)
-    assert "Free 4 VGPRs" in tight.fix
+    assert "Free 4 VGPRs" in tight.fix and "uses 256 of the 256" in tight.fix
+
+
+def test_ping_pong_needs_the_whole_mfma_operand() -> None:
+    """One read fills v[70:73], the MFMA reads v[70:77]: a second fragment set is 8 registers.
+    At 3 waves/SIMD a wave may hold 512 // 3 = 170 -> 168 (granule 8); the ISA uses 164: 4 free."""
+    tight = item(_ping_pong(163, read="ds_read_b128 v[70:73], v10",
+                            mfma="v_mfma_f32_32x32x16_bf16 v[100:115], v[70:77], v[80:87], v[100:115]", waves=3),
+                 "lds-read-before-mfma")
+    needed = next(e for e in tight.evidence if e.metric == "fragment_vgprs_needed")
+    assert (needed.value, needed.threshold) == (8, 4)
+    assert "Free 4 VGPRs" in tight.fix and "uses 164 of the 168" in tight.fix
+
+
+def test_a_lost_wave_is_priced_in_rounds_of_the_grid() -> None:
+    """1,024 workgroups of 4 waves on 256 CUs: 2 rounds at 3 waves/SIMD (3 per CU) and at 2 (2 per
+    CU), so losing the third wave costs nothing; 1,536 take 2 rounds at 3 and 3 at 2."""
+    args = dict(read="ds_read_b128 v[70:73], v10",
+                mfma="v_mfma_f32_32x32x16_bf16 v[100:115], v[70:77], v[80:87], v[100:115]", waves=3)
+    free = item(_ping_pong(100, **args), "lds-read-before-mfma")
+    neutral = item(_ping_pong(163, grid=launch(1024), **args), "lds-read-before-mfma")
+    costly = item(_ping_pong(163, grid=launch(1536), **args), "lds-read-before-mfma")
+    assert neutral.estimate.high_pct == pytest.approx(free.estimate.high_pct, abs=0.01)
+    assert costly.estimate.high_pct == pytest.approx(free.estimate.high_pct * 2 / 3, abs=0.01)
+    rounds = {e.metric: e.value for e in neutral.evidence}
+    assert (rounds["grid_rounds"], rounds["grid_rounds_after"]) == (2, 2)
 
 
 def test_a_surer_gain_ranks_before_a_wider_one() -> None:

@@ -1,47 +1,143 @@
-"""Does a fix that needs more registers fit the kernel's VGPR budget at its current occupancy?
+"""The VGPR budget of a dispatch and what a fix that needs more registers costs.
 
 Register double-buffering (ping-pong fragments, prefetch one step ahead) needs one more copy of the
-registers it buffers. When the VGPR limit is the binding one and the allocation is already at the
-most that many waves allow, those registers cost a wave per SIMD: the latency the fix hides is then
-paid back by fewer waves to hide it behind. The gain keeps the share of waves that remain.
+registers it buffers. The room for them is the most a wave may hold at its current occupancy minus
+what the ISA really uses (highest register + 1 in the disassembly: the allocation is that rounded
+up, so a fix that stays within the rounding is free). When the VGPR limit binds and the room is too
+small, the registers cost waves per SIMD; the price of that is counted in rounds of the real grid
+(fewer waves per CU can leave the number of rounds unchanged: then it costs about nothing).
 """
 
 from __future__ import annotations
 
-from hotspot.arch.targets import UNIFIED, find_target
+from hotspot.arch.resources import scan_isa_registers
+from hotspot.arch.targets import UNIFIED, ArchTarget, find_target
 from hotspot.plan.context import PlanContext
+from hotspot.plan.roofline import known_launch, waves_per_workgroup
 from hotspot.record import record
+
+
+@record
+class VgprBudget:
+    """Registers per wave: what the ISA uses against what the current and the next occupancy allow."""
+
+    in_use: int               # the ISA's VGPRs (arch + AGPRs, as occupancy counts them): highest + 1
+    arch_vgprs: int           # highest arch VGPR + 1 in the ISA
+    agprs: int                # highest AGPR + 1 in the ISA
+    waves: int                # waves/SIMD now
+    allowed: int              # the most one wave may hold at `waves`
+    allowed_next: int | None  # ... at waves + 1 (None at the hardware cap)
+    vgpr_bound: bool          # the VGPR limit is the one that sets `waves`
+    gfx: str                  # the arch table the budget comes from
+
+    @property
+    def free(self) -> int:
+        return max(0, self.allowed - self.in_use)
 
 
 @record
 class RegisterCost:
     needed: int          # VGPRs the fix adds
-    headroom: int        # VGPRs free below the current occupancy step
+    headroom: int        # VGPRs free below the current occupancy step (the ISA's real use)
+    in_use: int          # VGPRs the ISA uses now
+    allowed: int         # the most a wave may hold at `waves`
     waves: int           # waves/SIMD now
     waves_after: int     # waves/SIMD once the registers are added
+    rounds: int | None = None        # rounds the real grid takes at `waves` (None: grid unknown)
+    rounds_after: int | None = None  # ... at `waves_after`
 
     @property
     def kept_share(self) -> float:
+        """The share of the fix's gain that survives the lost waves: the ratio of the grid's rounds
+        when the grid is known (time goes with rounds), else the ratio of waves."""
+        if self.rounds is not None and self.rounds_after:
+            return min(1.0, self.rounds / self.rounds_after)
         return self.waves_after / self.waves if self.waves else 1.0
 
 
-def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:
-    """The occupancy cost of `needed` more VGPRs; None when the budget is unknown or not binding."""
-    occ = ctx.occupancy()
+def budget_target(ctx: PlanContext) -> ArchTarget | None:
+    """The arch table for register arithmetic: the known arch, else the candidate arches of the
+    occupancy model when they all have the same register file (gfx942 and gfx950 do)."""
     target = find_target(ctx.gfx)
-    if occ is None or occ.details is None or target is None:
+    if target is not None:
+        return target
+    occ = ctx.occupancy()
+    by_arch = (occ.candidates or {}).get("by_arch") if occ is not None else None
+    names = list(by_arch) if isinstance(by_arch, dict) else []
+    targets = [t for t in (find_target(g) for g in names) if t is not None]
+    files = {(t.vgpr_file, t.vgprs_per_lane, t.vgpr_alloc_granule, t.max_waves_per_simd,
+              t.max_arch_vgprs_per_wave, t.agpr_base_align) for t in targets}
+    return targets[0] if len(files) == 1 else None
+
+
+def most_vgprs(target: ArchTarget, waves: int) -> int:
+    """The most VGPRs (arch + AGPR) one wave may hold with `waves` waves per SIMD (HARDWARE.md §1)."""
+    if waves <= 0:
+        return 0
+    if target.vgpr_file == UNIFIED:
+        return (target.vgprs_per_lane // waves) // target.vgpr_alloc_granule * target.vgpr_alloc_granule
+    return (target.max_arch_vgprs_per_wave // waves) // target.vgpr_alloc_granule * target.vgpr_alloc_granule
+
+
+def _isa_in_use(ctx: PlanContext, target: ArchTarget) -> tuple[int, int, int]:
+    regs = scan_isa_registers(i.isa for i in ctx.analysis.instructions)
+    arch = (regs.max_vgpr_used + 1) if regs.max_vgpr_used is not None else 0
+    agpr = (regs.max_agpr_used + 1) if regs.max_agpr_used is not None else 0
+    if target.vgpr_file != UNIFIED:
+        return max(arch, agpr), arch, agpr
+    base = -(-arch // target.agpr_base_align) * target.agpr_base_align if agpr else arch
+    return base + agpr, arch, agpr
+
+
+def vgpr_budget(ctx: PlanContext) -> VgprBudget | None:
+    """The ISA's register use against the budget at the current and the next occupancy; None
+    when the occupancy or the arch's register file is unknown."""
+    occ = ctx.occupancy()
+    target = budget_target(ctx)
+    if occ is None or target is None or not occ.waves_per_simd or occ.waves_per_simd <= 0:
         return None
-    waves, allocated = occ.waves_per_simd, occ.details.vgpr_allocated
-    if waves is None or waves <= 0:
+    waves = occ.waves_per_simd
+    in_use, arch, agpr = _isa_in_use(ctx, target)
+    nxt = most_vgprs(target, waves + 1) if waves < target.max_waves_per_simd else None
+    return VgprBudget(in_use, arch, agpr, waves, most_vgprs(target, waves), nxt,
+                      occ.limits.get("vgpr") == waves, target.gfx)
+
+
+def grid_rounds(ctx: PlanContext, waves: int) -> int | None:
+    """Rounds the matched launch's workgroups take with `waves` waves per SIMD on every CU (also
+    bounded by the LDS and workgroup-slot limits); None when the grid is unknown."""
+    launch = known_launch(ctx)
+    target = budget_target(ctx)
+    occ = ctx.occupancy()
+    if launch is None or target is None or waves <= 0:
         return None
-    if occ.limits.get("vgpr") != waves or needed <= 0:
+    per_wg = waves_per_workgroup(launch, target.wave_size)
+    per_cu = (waves * target.simds_per_cu) // per_wg if per_wg else 0
+    details = occ.details if occ is not None else None
+    for cap in (details.workgroups_per_cu_by_lds, details.workgroups_per_cu_by_slots) if details else ():
+        if cap is not None:
+            per_cu = min(per_cu, cap)
+    if per_cu <= 0:
+        return None
+    return -(-launch.workgroups // (launch.cus * per_cu))
+
+
+def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:
+    """The occupancy cost of `needed` more VGPRs; None when the budget is unknown, not binding, or
+    the registers fit below the current step."""
+    budget = vgpr_budget(ctx)
+    target = budget_target(ctx)
+    if budget is None or target is None or not budget.vgpr_bound or needed <= 0:
         return None  # another limit binds: a few more registers do not change the wave count
-    file_size = target.vgprs_per_lane if target.vgpr_file == UNIFIED else target.max_arch_vgprs_per_wave
-    granule = target.vgpr_alloc_granule
-    most = (file_size // waves) // granule * granule
-    headroom = max(0, most - allocated)
-    if needed <= headroom:
+    if needed <= budget.free:
         return None
-    new_alloc = -(-(allocated + needed) // granule) * granule
-    after = file_size // new_alloc if new_alloc <= file_size else 0
-    return RegisterCost(needed, headroom, waves, min(after, waves))
+    total = budget.in_use + needed
+    after = 0
+    for w in range(budget.waves, 0, -1):
+        if total <= most_vgprs(target, w):
+            after = w
+            break
+    rounds = grid_rounds(ctx, budget.waves)
+    rounds_after = grid_rounds(ctx, after) if after > 0 else None
+    return RegisterCost(needed, budget.free, budget.in_use, budget.allowed, budget.waves, after,
+                        rounds, rounds_after)

@@ -8,6 +8,7 @@ from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.register_budget import grid_rounds
 from hotspot.plan.roofline import grid_waves_per_simd, known_launch
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
@@ -57,6 +58,11 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
         # one more wave per SIMD needs the grid to have it: the launch, not the limit, caps occupancy
         return (f"the grid gives {grid:.2f} waves per SIMD when spread over every CU: one more wave "
                 f"than the {limiter} limit's {waves} needs more workgroups, not fewer {limiter.upper()}s")
+    rounds, rounds_next = grid_rounds(ctx, waves), grid_rounds(ctx, waves + 1)
+    if rounds is not None and rounds_next is not None and rounds_next >= rounds:
+        # time goes with the rounds of the real grid: the same rounds at W+1 leave it about unchanged
+        return (f"the grid's {known_launch_workgroups(ctx)} workgroups take {rounds} round(s) at both "
+                f"{waves} and {waves + 1} waves/SIMD: one more wave is about neutral")
     achieved = occ.achieved.mean_waves_per_simd if occ.achieved is not None else None
     if achieved is not None and achieved < OCCUPANCY_MIN_ACHIEVED_FRACTION * waves:
         return (f"achieved {achieved:.2f} of {waves} theoretical waves/SIMD: the {limiter} limit is "
@@ -186,3 +192,8 @@ def _arrival_spread(ctx: PlanContext, hot: InstructionStat | None) -> float | No
         if b.line_number == hot.line_number and b.median_spread_cycles is not None:
             return float(b.median_spread_cycles)
     return None
+
+
+def known_launch_workgroups(ctx: PlanContext) -> str:
+    launch = known_launch(ctx)
+    return f"{launch.workgroups:,}" if launch is not None else "?"

@@ -239,31 +239,63 @@ def lds_read_before_mfma(ctx: PlanContext, rule: Rule) -> Outcome:
         "matrix core idles for the LDS latency")
     out = []
     for c in items:
-        # ping-pong fragments need one more copy of the registers one wait's reads fill
-        needed = max((sum(_width(r) for r in dest_regs(p.producer.isa))
-                      for p in pairs if p.wait.line_number == (c.sites[0].wait_row if c.sites else None)),
-                     default=0)
+        # ping-pong fragments need one more copy of the MFMA operands one wait's reads fill
+        wait_row = c.sites[0].wait_row if c.sites else None
+        needed = fragment_vgprs(ctx, wait_row, [p.producer for p in pairs if p.wait.line_number == wait_row])
         cost = register_cost(ctx, needed)
         if cost is None:
             out.append(c)
             continue
         low, high = c.removable or rule.removable
         kept = cost.kept_share
+        priced = (f"the grid takes {cost.rounds} round(s) at {cost.waves} and {cost.rounds_after} at "
+                  f"{cost.waves_after} waves/SIMD: the gain keeps {kept:.0%} of it"
+                  if cost.rounds is not None and cost.rounds_after else f"the gain keeps {kept:.0%} of it")
         out.append(replace(
             c, removable=(low * kept, high * kept),
             evidence=c.evidence + [Evidence("fragment_vgprs_needed", cost.needed, cost.headroom, ">"),
-                                   Evidence("waves_per_simd_after", cost.waves_after)],
-            basis=(c.basis or rule.basis) + f"; the second fragment set needs {cost.needed} VGPRs with "
-                  f"{cost.headroom} free at {cost.waves} waves/SIMD, so it costs occupancy "
-                  f"({cost.waves} -> {cost.waves_after}): the gain keeps {kept:.0%} of it",
-            fix_extra=f" Free {cost.needed - cost.headroom} VGPRs first (the kernel is at its {cost.waves}-wave "
-                      "register budget), or the extra fragments cost a wave per SIMD."))
+                                   Evidence("vgprs_in_use_isa", cost.in_use, cost.allowed, "<="),
+                                   Evidence("waves_per_simd_after", cost.waves_after)]
+            + ([Evidence("grid_rounds", cost.rounds), Evidence("grid_rounds_after", cost.rounds_after)]
+               if cost.rounds is not None else []),
+            basis=(c.basis or rule.basis) + f"; the second fragment set needs {cost.needed} VGPRs; the ISA "
+                  f"uses {cost.in_use} of the {cost.allowed} a wave may hold at {cost.waves} waves/SIMD "
+                  f"({cost.headroom} free), so it costs occupancy ({cost.waves} -> {cost.waves_after}): "
+                  + priced,
+            fix_extra=f" Free {cost.needed - cost.headroom} VGPRs first (the ISA uses {cost.in_use} of the "
+                      f"{cost.allowed} allowed at {cost.waves} waves/SIMD), or the extra fragments cost "
+                      "a wave per SIMD."))
     return [c for c in out if (c.removable or rule.removable)[1] > 0] or \
         "LDS-read ping-pong needs registers the kernel does not have at any occupancy"
 
 
 def _width(reg: tuple[str, int, int]) -> int:
     return reg[2] - reg[1] + 1 if reg[0] == "v" else 0
+
+
+def fragment_vgprs(ctx: PlanContext, wait_row: int | None, reads: list[Producer]) -> int:
+    """VGPRs a second copy of one wait's fragments needs: the MFMA source operands (A and B) after
+    the wait that the LDS reads fill, whole (`v[70:77]` is 8 registers even when one read fills 4
+    of them); without such an MFMA, the reads' own destinations."""
+    dests = [r for p in reads for r in dest_regs(p.isa) if r[0] == "v"]
+    own = sum(_width(r) for r in dests)
+    if wait_row is None:
+        return own
+    operands: set[tuple[str, int, int]] = set()
+    for ins in ctx.following(wait_row, LDS_MFMA_WINDOW_INSTRUCTIONS):
+        if ins.category != Category.MFMA:
+            continue
+        parts = ins.isa.split(None, 1)
+        ops = parts[1].split(",") if len(parts) > 1 else []
+        for op in ops[1:3]:  # A and B; C/D are the accumulators
+            for reg in _regs_of(op):
+                if any(reg[0] == d[0] and reg[1] <= d[2] and d[1] <= reg[2] for d in dests):
+                    operands.add(reg)
+    return max(own, sum(_width(r) for r in operands))
+
+
+def _regs_of(text: str) -> list[tuple[str, int, int]]:
+    return dest_regs("x " + text.strip())
 
 
 def back_to_back_loads(ctx: PlanContext, rule: Rule) -> Outcome:
