@@ -79,6 +79,16 @@ def most_vgprs(target: ArchTarget, waves: int) -> int:
     return (target.max_arch_vgprs_per_wave // waves) // target.vgpr_alloc_granule * target.vgpr_alloc_granule
 
 
+def waves_for(target: ArchTarget | None, total: int) -> int:
+    """The most waves per SIMD at which one wave may hold `total` VGPRs (0: none)."""
+    if target is None:
+        return 0
+    for w in range(target.max_waves_per_simd, 0, -1):
+        if total <= most_vgprs(target, w):
+            return w
+    return 0
+
+
 def _isa_in_use(ctx: PlanContext, target: ArchTarget) -> tuple[int, int, int]:
     regs = scan_isa_registers(i.isa for i in ctx.analysis.instructions)
     arch = (regs.max_vgpr_used + 1) if regs.max_vgpr_used is not None else 0
@@ -131,12 +141,7 @@ def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:
         return None  # another limit binds: a few more registers do not change the wave count
     if needed <= budget.free:
         return None
-    total = budget.in_use + needed
-    after = 0
-    for w in range(budget.waves, 0, -1):
-        if total <= most_vgprs(target, w):
-            after = w
-            break
+    after = min(budget.waves, waves_for(target, budget.in_use + needed))
     rounds = grid_rounds(ctx, budget.waves)
     rounds_after = grid_rounds(ctx, after) if after > 0 else None
     return RegisterCost(needed, budget.free, budget.in_use, budget.allowed, budget.waves, after,

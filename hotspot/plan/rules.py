@@ -15,6 +15,7 @@ from hotspot.plan import kernarg_rules as ka
 from hotspot.plan import lgkm_rules as lgkm
 from hotspot.plan import memory_rules as mem
 from hotspot.plan import resource_rules as res
+from hotspot.plan import spill_rules as spill
 from hotspot.plan import spin_rules as spin
 from hotspot.plan import store_rules as st
 from hotspot.plan import waits_rules as wr
@@ -109,6 +110,20 @@ RULES: tuple[Rule, ...] = (
         basis="the wait lasts until the producing workgroup finishes; reordering or fewer splits "
               "shortens it, it does not disappear",
         evaluate=spin.spin_wait_barrier),
+    Rule(
+        id="register-spill", title="register spills reloaded from scratch inside the loop", kind=Kind.CODE,
+        reads=("waits", "instructions", "loops"), optional_reads=("occupancy",),
+        thresholds={},
+        fix="Keep the spilled values in registers: shrink what each wave holds live across the loop "
+            "(a smaller per-wave tile or fewer accumulators, fewer prefetch buffers in VGPRs, data "
+            "read once staged in LDS, cheap addresses recomputed instead of held), or trade a wave "
+            "per SIMD for the registers where fewer waves still hide the latency; never force a lower "
+            "register cap (launch bounds, waves-per-eu): it adds spills.",
+        removable=(0.5, 0.9),
+        basis="without the reloads their vmcnt waits go, and the older loads they drained (the "
+              "prefetch) stay in flight; the low end allows for the registers being found by work "
+              "that costs elsewhere (recomputation, LDS traffic, a smaller tile)",
+        evaluate=spill.register_spill),
     Rule(
         id="conservative-drain", title="wait drains loads its consumers do not need yet", kind=Kind.CODE,
         reads=("waits", "instructions"), optional_reads=("loops",),

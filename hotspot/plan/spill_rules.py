@@ -1,0 +1,133 @@
+"""`register-spill`: scratch reloads of spilled registers waited on inside a repeating loop.
+
+When a kernel needs more registers than its occupancy's budget allows, the compiler stores values
+to scratch (private memory, `scratch_store_*`) and reloads them (`scratch_load_*`) where they are
+used. A reload is a vector memory load: its `s_waitcnt vmcnt` waits for global-memory latency, and
+since vmcnt retires in order (HARDWARE.md §3) the same wait also drains every older vector memory
+operation still in flight — the next tile's prefetch included. In a hot loop that is paid every
+iteration. The cause is read from the ISA and the wait attribution: the producers of those waits
+are the scratch loads; the registers in use and the budget come from the ISA and the arch table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hotspot.arch.classify import VM_PRODUCERS, Category
+from hotspot.att.aggregate import InstructionStat
+from hotspot.plan.context import PlanContext, in_loop
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.register_budget import VgprBudget, budget_target, vgpr_budget, waves_for
+
+# Bytes per lane of a scratch access, by the mnemonic's width suffix (ISA: dword = 4 bytes).
+SCRATCH_WIDTH_BYTES = {"byte": 1, "ubyte": 1, "sbyte": 1, "short": 2, "ushort": 2, "sshort": 2,
+                       "dword": 4, "dwordx2": 8, "dwordx3": 12, "dwordx4": 16}
+DWORD_BYTES = 4
+_OFFSET = re.compile(r"offset:\s*(0x[0-9a-f]+|\d+)", re.IGNORECASE)
+
+
+def _is_scratch(ins_isa: str, category: Category | str) -> bool:
+    return category == Category.SCRATCH or ins_isa.lower().startswith("scratch_")
+
+
+def _is_load(isa: str) -> bool:
+    return "load" in isa.split(None, 1)[0].lower()
+
+
+def _width(isa: str) -> int:
+    mnemonic = isa.split(None, 1)[0].lower()
+    suffix = mnemonic.rsplit("_", 1)[-1]
+    return SCRATCH_WIDTH_BYTES.get(suffix, DWORD_BYTES)
+
+
+def spilled_dwords(rows: list[InstructionStat]) -> int:
+    """Distinct scratch dwords per lane the ISA touches (the union of offset..offset+width of every
+    scratch access): the spill slots."""
+    touched: set[int] = set()
+    for r in rows:
+        m = _OFFSET.search(r.isa)
+        base = int(m[1], 0) if m else 0
+        touched.update(range(base // DWORD_BYTES, (base + _width(r.isa) + DWORD_BYTES - 1) // DWORD_BYTES))
+    return len(touched)
+
+
+def _budget_text(budget: VgprBudget | None, spilled: int) -> str:
+    if budget is None:
+        return (f"{spilled} dword(s) per lane are spilled; the register budget is unknown (no arch or "
+                "occupancy)")
+    return (f"the ISA uses {budget.in_use} VGPRs ({budget.arch_vgprs} arch + {budget.agprs} AGPRs) of the "
+            f"{budget.allowed} one wave may hold at {budget.waves} waves/SIMD, and spills {spilled} more "
+            f"dword(s) per lane to scratch")
+
+
+def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
+    scratch = [i for i in ctx.instructions.values() if _is_scratch(i.isa, i.category) and i.hit > 0]
+    if not scratch:
+        return "no scratch (spill) instruction executed"
+    reloads = {i.line_number for i in scratch if _is_load(i.isa) and in_loop(ctx, i.line_number)}
+    if not reloads:
+        return "no scratch reload inside a loop that repeats (spills outside loops run once per wave)"
+    sites: list[Site] = []
+    reload_stall = drained_stall = 0.0
+    per_row: dict[int, float] = {}
+    drained_rows: set[int] = set()
+    for w in ctx.waits():
+        ours = [p for p in w.producers if p.line_number in reloads]
+        if not ours:
+            continue
+        newest = min((p.median_distance_cycles for p in ours if p.median_distance_cycles is not None),
+                     default=None)
+        # vmcnt retires in order: the older VMEM operations this wait also drains (a prefetch)
+        drained = [p for p in w.producers if p.line_number not in reloads and p.category in VM_PRODUCERS
+                   and not _is_scratch(p.isa, p.category)
+                   and (newest is None or (p.median_distance_cycles or 0) >= newest)]
+        blamed = sum(p.blamed_stall for p in ours)
+        extra = sum(p.blamed_stall for p in drained)
+        for p in ours:
+            per_row[p.line_number or 0] = per_row.get(p.line_number or 0, 0.0) + p.blamed_stall
+        drained_rows |= {p.line_number for p in drained if p.line_number is not None}
+        reload_stall += blamed
+        drained_stall += extra
+        src = ctx.location_of(max(ours, key=lambda p: p.blamed_stall))
+        sites.append(Site(w.line_number, sorted(p.line_number for p in ours if p.line_number is not None),
+                          src.file, src.line, int(blamed + extra)))
+    stores_in_loop = [i for i in scratch if not _is_load(i.isa) and in_loop(ctx, i.line_number)]
+    store_stall = sum(i.stall for i in stores_in_loop)
+    target = reload_stall + drained_stall + store_stall
+    if not sites or target <= 0:
+        return "the scratch reloads in loops carry no wait stall"
+    sites.sort(key=lambda s: (-s.target_cycles, s.wait_row or -1))
+    top = ctx.instructions[max(per_row, key=lambda n: (per_row[n], -n))]
+    spilled = spilled_dwords(scratch)
+    budget = vgpr_budget(ctx)
+    loads_per_wave = sum(ctx.instructions[n].hit for n in reloads) / max(1, ctx.traced_waves)
+    ev = [Evidence("scratch_reload_rows_in_loops", len(reloads)),
+          Evidence("scratch_reloads_per_wave", round(loads_per_wave, 1)),
+          Evidence("scratch_store_rows_in_loops", len(stores_in_loop)),
+          Evidence("reload_wait_stall_cycles", int(reload_stall)),
+          Evidence("reload_wait_stall_pct", round(100 * reload_stall / ctx.total_stall, 2)),
+          Evidence("drained_vmem_stall_cycles", int(drained_stall)),
+          Evidence("drained_vmem_rows", ", ".join(f"#{n}" for n in sorted(drained_rows)) or "none"),
+          Evidence("spilled_dwords_per_lane", spilled)]
+    if budget is not None:
+        ev += [Evidence("vgprs_in_use_isa", budget.in_use, budget.allowed, ">="),
+               Evidence("vgprs_allowed_at_waves", budget.allowed), Evidence("waves_per_simd", budget.waves)]
+    drain_text = (f"; they also drain {len(drained_rows)} older VMEM load(s) in flight ({int(drained_stall):,} "
+                  "cycles: vmcnt retires in order, so the prefetch is waited for too)" if drained_rows else
+                  "; vmcnt retires in order, so any prefetch issued before a reload is drained with it")
+    budget_fix = ""
+    if budget is not None:
+        need = budget.in_use + spilled
+        fit = waves_for(budget_target(ctx), need)
+        budget_fix = (f" Budget: the ISA uses {budget.in_use} VGPRs of the {budget.allowed} allowed at "
+                      f"{budget.waves} waves/SIMD; holding the {spilled} spilled dwords too needs about "
+                      f"{need}, which "
+                      + (f"fits at {fit} wave(s)/SIMD (trade occupancy only if fewer waves still hide "
+                         "the memory latency)." if fit else "no occupancy allows: free registers."))
+    return [Candidate(
+        ctx.location_of(top), ev, int(target),
+        f"{len(reloads)} scratch reload(s) of spilled registers run every loop iteration "
+        f"({loads_per_wave:,.0f} per wave) and each is waited on with s_waitcnt vmcnt at global-memory "
+        f"latency{drain_text}; {_budget_text(budget, spilled)}",
+        title=f"register spills reloaded from scratch inside the loop ({len(sites)} waits)",
+        fix_extra=budget_fix, sites=sites)]
