@@ -48,9 +48,14 @@ def test_one_round_on_half_the_cus_is_grid_underfill(tmp_path: Path) -> None:
     it = next(i for i in data["plan"] if i["id"] == "grid-underfill")
     idle = 1 - len(HALF.ses) * busy_per_se / (len(HALF.ses) * MI350X_CUS_PER_SE)
     assert idle == 0.5
-    # no kernel-argument load in the program: no fixed entry share, so the bound is the idle share
-    assert it["estimate"]["high_pct"] == pytest.approx(100 * idle)
-    assert it["estimate"]["low_pct"] == pytest.approx(50 * idle)
+    # the bound is the idle share of the loop's time: rows outside the loop (here s_endpgm, which
+    # lasts until memory drains) are a fixed cost per workgroup that a split does not shrink
+    loop_rows = range(LOOPS[0][0] + 1, LOOPS[0][1] + 2)  # 1-based code rows of the loop
+    fixed = sum(i["latency"] for i in data["instructions"] if i["line_number"] not in loop_rows)
+    kept = 1 - fixed / data["totals"]["latency"]
+    assert 0 < kept < 1
+    assert it["estimate"]["high_pct"] == pytest.approx(100 * idle * kept, abs=0.01)
+    assert it["estimate"]["low_pct"] == pytest.approx(50 * idle * kept, abs=0.01)
     assert "measured on the traced shader engines" in it["title"]
     ev = {e["metric"]: e["value"] for e in it["evidence"]}
     assert ev["traced_shader_engines"] == 2 and ev["busy_cus_on_traced_ses"] == 8
@@ -78,9 +83,19 @@ def _capture(busy: dict[str, int], one_round: bool | None = True, peak: int = 1,
     return data
 
 
+def _loop_share(data: dict) -> float:
+    """The share of the waves' cycles inside the loop (1 minus the fixed per-workgroup share)."""
+    lo, hi = data["loops"][0]["first_line_number"], data["loops"][0]["last_line_number"]
+    inside = sum(i["latency"] for i in data["instructions"] if lo <= i["line_number"] <= hi)
+    return inside / sum(i["latency"] for i in data["instructions"])
+
+
 def test_capture_underfill_bounds_and_guards() -> None:
-    it = item(plan_of(_capture({"0": 4, "1": 4, "2": 4, "3": 4})), "grid-underfill")
-    assert it.estimate.high_pct == pytest.approx(50.0) and it.estimate.low_pct == pytest.approx(25.0)
+    data = _capture({"0": 4, "1": 4, "2": 4, "3": 4})
+    it = item(plan_of(data), "grid-underfill")
+    kept = _loop_share(data)
+    assert it.estimate.high_pct == pytest.approx(50.0 * kept, abs=0.01)
+    assert it.estimate.low_pct == pytest.approx(25.0 * kept, abs=0.01)
     # busy CUs at the kernel's occupancy limit: idle CUs may not have been this kernel's to use
     full = plan_of(_capture({"0": 4}, peak=2))
     assert "grid-underfill" not in ids(full)
@@ -90,8 +105,9 @@ def test_capture_underfill_bounds_and_guards() -> None:
     assert "grid-underfill" not in ids(plan_of(_capture({"0": 4}, one_round=None)))
     # MI300X: 9.5 CUs per SE on average (9 or 10): 9 busy could be a full SE, 4 busy is underfill
     assert "grid-underfill" not in ids(plan_of(_capture({"0": 9}, product="MI300X")))
-    it = item(plan_of(_capture({"0": 4, "1": 5}, product="MI300X")), "grid-underfill")
-    assert it.estimate.high_pct == pytest.approx(100 * (1 - 9 / 19), abs=0.01)
+    data = _capture({"0": 4, "1": 5}, product="MI300X")
+    it = item(plan_of(data), "grid-underfill")
+    assert it.estimate.high_pct == pytest.approx(100 * (1 - 9 / 19) * _loop_share(data), abs=0.01)
 
 
 def test_a_matched_launch_row_wins_over_the_capture() -> None:
@@ -148,3 +164,24 @@ def test_a_row_matched_by_name_that_the_occupancy_contradicts_is_not_the_launch(
     assert checked_against_occupancy(replace(row, match=BY_DISPATCH_ID), busy, True, 8.0).status == MATCHED
     assert checked_against_occupancy(row, busy, False, 8.0).status == MATCHED
     assert checked_against_occupancy(row, {str(se): 8 for se in range(4)}, True, 8.0).status == MATCHED
+
+
+def test_a_name_only_row_is_checked_against_the_captures_own_workgroup_count() -> None:
+    """507 workgroups of 4 waves by name only; the capture ran in one round with 196 wave starts
+    on the 4 SEs of one XCD (49 workgroups) -> about 392 over the 32 SEs of an MI300X (8 XCDs x 4):
+    off by 115, more than max(15% of 392, 1 per SE = 32) -> refused. A row of 400 stands."""
+    from dataclasses import replace
+
+    from hotspot.att.launch import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, CAPTURE_GRID_TOLERANCE, INCONSISTENT,
+                                    MATCHED, LaunchOut, checked_against_capture_grid)
+
+    row = LaunchOut([507 * 256, 1, 1], [256, 1, 1], 507, 30_000, 304, "kt.csv", 5300.0, MATCHED,
+                    BY_UNIQUE_SHAPE)
+    out = checked_against_capture_grid(row, 196, 4, 32, 64, True)
+    assert out.status == INCONSISTENT and "about 392" in out.reason
+    assert all(reason for _, reason in CAPTURE_GRID_TOLERANCE.values())
+    near = replace(row, grid=[400 * 256, 1, 1], workgroups=400)
+    assert checked_against_capture_grid(near, 196, 4, 32, 64, True).status == MATCHED
+    # the dispatch's own row, or a capture that took more than one round: no check
+    assert checked_against_capture_grid(replace(row, match=BY_DISPATCH_ID), 196, 4, 32, 64, True).status == MATCHED
+    assert checked_against_capture_grid(row, 196, 4, 32, 64, False).status == MATCHED

@@ -34,6 +34,17 @@ MEDIAN_OF = "median-of-{n}"
 # Rows listed when several grid shapes disagree (the rest are counted).
 MAX_ROWS_LISTED = 8
 
+# How far the grid of a row matched by name only (its dispatch id absent) may differ from the
+# workgroups the capture itself shows when it ran in one round, before the row is refused as
+# another run's or config's launch. The allowed difference is the larger of the two.
+CAPTURE_GRID_TOLERANCE: dict[str, tuple[float, str]] = {
+    "relative": (0.15, "the traced shader engines stand for the others by their share: CDNA3 XCDs "
+                       "split 38 CUs 9/10 over 4 SEs and the dispatcher deals workgroups unevenly, so "
+                       "one SE's share is 1/SEs within about 10%; 15% leaves margin"),
+    "workgroups_per_se": (1.0, "workgroups are dealt round-robin over the shader engines: each may "
+                               "hold one more or one fewer than an even share"),
+}
+
 
 @record
 class LaunchRow:
@@ -186,4 +197,33 @@ def checked_against_occupancy(out: LaunchOut, busy_cus_per_se: dict[str, int], o
         f"the row(s) matched by name give {out.workgroups:,} workgroups, a workgroup for every one of "
         f"the {out.cus} CUs, but on the {traced_ses} traced shader engine(s) only {busy} of at least "
         f"{room} CUs ran a workgroup, all in one round (occupancy.json): the row is another run's or "
+        "config's launch; name this run's kernel trace with --meta"))
+
+
+def checked_against_capture_grid(out: LaunchOut, started_waves: int | None, traced_ses: int,
+                                 ses_total: int | None, wave_size: int | None,
+                                 one_round: bool | None) -> LaunchOut:
+    """A row matched by name only, against the capture's own workgroup count: when every workgroup
+    of the traced shader engines was resident in one round (occupancy.json), their wave starts ÷
+    waves per workgroup are all the workgroups those SEs got, and × (SEs of the product ÷ traced
+    SEs) the grid (round-robin over XCDs and SEs). A row off by more than `CAPTURE_GRID_TOLERANCE`
+    is another run's or config's launch."""
+    if (out.status != MATCHED or out.match == BY_DISPATCH_ID or one_round is not True
+            or not started_waves or traced_ses <= 0 or not ses_total or not wave_size
+            or out.workgroup is None or out.workgroups is None):
+        return out
+    per_wg = waves_per_workgroup(out.workgroup, wave_size)
+    if per_wg <= 0:
+        return out
+    estimate = started_waves / per_wg * ses_total / traced_ses
+    rel, _ = CAPTURE_GRID_TOLERANCE["relative"]
+    per_se, _ = CAPTURE_GRID_TOLERANCE["workgroups_per_se"]
+    allowed = max(rel * estimate, per_se * ses_total)
+    if abs(out.workgroups - estimate) <= allowed:
+        return out
+    return replace(out, status=INCONSISTENT, reason=(
+        f"the row(s) matched by name (no dispatch id) give {out.workgroups:,} workgroups, but the "
+        f"capture ran in one round with {started_waves:,} wave starts on {traced_ses} traced shader "
+        f"engine(s) = {started_waves / per_wg:,.0f} workgroups, about {estimate:,.0f} over the "
+        f"product's {ses_total} SEs (tolerance ±{allowed:,.0f}): the row is another run's or "
         "config's launch; name this run's kernel trace with --meta"))

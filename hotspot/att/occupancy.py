@@ -20,7 +20,7 @@ from hotspot.arch.occupancy import (
 )
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
-from hotspot.att.launch import LaunchOut, checked_against_occupancy, match_launch
+from hotspot.att.launch import LaunchOut, checked_against_capture_grid, checked_against_occupancy, match_launch
 from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture import Capture, DispatchRecord, KernelRows, kernel_names, pick_row, same_kernel
 from hotspot.errors import HotspotError
@@ -103,11 +103,16 @@ def dispatch_occupancy(cap: Capture, arch: Arch, warnings: list[str]
     occ, gap = _theoretical(cap, arch, warnings, resource_candidates(found))
     launch = launch_of(found, arch, len(cap.wave_files))
     if launch is not None and occ.achieved is not None:
-        from hotspot.arch.products import find_product
+        from hotspot.arch.products import SES_PER_XCD, find_product
 
         product = find_product(arch.product) if arch.product else None
         launch = checked_against_occupancy(launch, occ.achieved.busy_cus_per_se, occ.achieved.one_round,
                                            product.cus_per_se if product is not None else None)
+        ses_total = (product.xcds * SES_PER_XCD if product is not None and product.cus_per_se is not None
+                     else None)
+        launch = checked_against_capture_grid(
+            launch, occ.achieved.waves, len(occ.achieved.busy_cus_per_se), ses_total,
+            arch.target.wave_size if arch.target is not None else None, occ.achieved.one_round)
     if launch is not None and launch.reason:
         warnings.append(f"launch: {launch.reason}")
     return replace(occ, launch=launch), gap

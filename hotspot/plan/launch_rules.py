@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hotspot.arch.classify import VMCNT_WAITS, VMEM_ACCESS, Category
 from hotspot.att.launch import MATCHED, LaunchOut
-from hotspot.att.representativeness import MIN_PASSES_PER_WAVE, STEADY_LOOP_MIN_SHARE
+from hotspot.att.representativeness import STEADY_LOOP_MIN_SHARE
 from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.model import UNREPRESENTATIVE, Candidate, Evidence, Outcome, Rule
 from hotspot.plan.roofline import known_launch
@@ -85,19 +85,37 @@ def _underfill(ctx: PlanContext, ev: list[Evidence], idle_share: float, working:
 
 
 def _idle_bound(ctx: PlanContext, idle_share: float, ev: list[Evidence]) -> tuple[float, float]:
-    """(high estimate, fixed entry share): the idle share less the fixed entry latency share.
-    Spreading the work shrinks each workgroup's work, not the fixed latency every wave pays
-    (kernel-argument round trips at the entry): that share of the waves' time stays."""
-    fixed = fixed_entry_cycles(ctx)
+    """(high estimate, fixed share): the idle share less the fixed per-workgroup share. Spreading
+    the work shrinks each workgroup's loop work, not what every wave pays once: the prologue and
+    epilogue outside the loops that repeat (kernel-argument round trips, address setup, the output
+    tile's stores). With T = F + L per wave and G workgroups split over C CUs, a wave takes
+    F + L x G/C: the gain is the idle share x L / (F + L). A wave with no repeating loop keeps
+    only its kernel-argument latency as fixed (its work split is unknown)."""
+    fixed = fixed_workgroup_cycles(ctx)
+    how = "prologue and epilogue outside the repeating loops"
+    if fixed is None:
+        fixed, how = fixed_entry_cycles(ctx), "kernel-argument latency"
     fixed_share = min(1.0, fixed / ctx.total_cycles) if ctx.total_cycles else 0.0
     if fixed:
-        ev.append(Evidence("fixed_entry_share_of_cycles", round(fixed_share, 3)))
+        ev.append(Evidence("fixed_workgroup_share_of_cycles", round(fixed_share, 3)))
+        ev.append(Evidence("fixed_workgroup_cost", how))
     return idle_share * (1.0 - fixed_share), fixed_share
 
 
+def fixed_workgroup_cycles(ctx: PlanContext) -> float | None:
+    """Cycles of the traced waves outside every loop that repeats (the once-per-wave prologue and
+    epilogue); None when no loop repeats."""
+    ranges = ctx.loop_ranges
+    if not ranges:
+        return None
+    return float(sum(i.latency for n, i in ctx.instructions.items()
+                     if not any(lo <= n <= hi for lo, hi in ranges)))
+
+
 def _split_costs(fixed_share: float) -> str:
-    return ((f", less the {fixed_share:.0%} of the waves' time that is fixed entry latency "
-             "(kernel-argument round trips do not shrink with the work)" if fixed_share else "")
+    return ((f", less the {fixed_share:.0%} of the waves' time that is a fixed cost per workgroup "
+             "(the prologue and epilogue around the loops, kernel-argument round trips: they do not "
+             "shrink when the work is split)" if fixed_share else "")
             + "; the low end allows for what the split costs (a reduction pass or atomics, less "
               "reuse per smaller tile)")
 
@@ -122,8 +140,7 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
     # With the grid unknown, the capture must show work a split can spread: a loop holding a
     # material share of the stall that repeats per wave (split-K/split-KV divide its iterations).
     # A straight-line wave (one fixed-cost pass) gives no such evidence.
-    splittable = [lp for lp in ctx.analysis.loops or [] if lp.share >= STEADY_LOOP_MIN_SHARE
-                  and lp.iterations_per_wave >= MIN_PASSES_PER_WAVE]
+    splittable = [lp for lp in ctx.loops if lp.share >= STEADY_LOOP_MIN_SHARE]
     if not splittable:
         return (f"{no_launch}; no loop holding ≥ {STEADY_LOOP_MIN_SHARE:.0%} of the stall repeats per "
                 "wave: with the grid unknown, the capture shows no work a split could spread")
