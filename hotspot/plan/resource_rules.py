@@ -6,6 +6,7 @@ from hotspot.arch.classify import LATENCY_WAITS, Category
 from hotspot.arch.occupancy import per_simd
 from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext
+from hotspot.plan.pingpong_rules import conditional_barrier
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.plan.register_budget import grid_rounds
@@ -171,6 +172,10 @@ def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
         return f"barrier stall is {share:.0%} of stall (< {BARRIER_MIN_SHARE:.0%})"
     if ctx.has("loops") and spin_loop(ctx) is not None:
         return "the barrier is held by a wave polling a flag: reported as spin-wait-barrier"
+    ahead = conditional_barrier(ctx) if ctx.has("loops") else None
+    if ahead is not None:
+        return (f"a ping-pong schedule (#{ahead.line_number} runs on part of the waves): its barriers "
+                "are judged by what precedes them, reported as pingpong-barrier")
     hot = ctx.hottest(Category.BARRIER)
     ev = [Evidence("barrier_share_of_stall", round(share, 3), BARRIER_MIN_SHARE, ">="),
           Evidence("barrier_stall_cycles", stall),

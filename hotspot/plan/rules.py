@@ -14,6 +14,7 @@ from hotspot.plan import hazard_rules as hz
 from hotspot.plan import kernarg_rules as ka
 from hotspot.plan import lgkm_rules as lgkm
 from hotspot.plan import memory_rules as mem
+from hotspot.plan import pingpong_rules as pp
 from hotspot.plan import resource_rules as res
 from hotspot.plan import spill_rules as spill
 from hotspot.plan import spin_rules as spin
@@ -258,6 +259,19 @@ RULES: tuple[Rule, ...] = (
         basis="barrier stall is the gap to the slowest wave; balancing removes part of the gap, "
               "the slowest wave's own work stays",
         evaluate=res.barrier_dominated),
+    Rule(
+        id="pingpong-barrier", title="ping-pong barrier after an MFMA cluster", kind=Kind.CODE,
+        reads=("instructions", "loops", "stall_by_category"), optional_reads=("barriers",),
+        thresholds={"ahead_share_low": pp.PINGPONG_AHEAD_SHARE[0], "ahead_share_high": pp.PINGPONG_AHEAD_SHARE[1]},
+        fix="Balance the two halves: the memory phase of one half must fit under the MFMA cluster of "
+            "the other. Move global loads and LDS writes out of the long memory phase (issue them in "
+            "the previous MFMA phase, a deeper LDS pipeline), split the memory phase over two MFMA "
+            "clusters, or give each MFMA cluster more work (larger per-wave tile) so it covers the "
+            "loads. The barriers after a memory phase are the schedule working: leave them.",
+        removable=(0.25, 0.6),
+        basis="the barrier after an MFMA cluster waits for the other half's memory phase; balancing "
+              "the phases removes part of that gap, the longer phase's own time stays",
+        evaluate=pp.pingpong_barrier),
     Rule(
         id="source-collapse", title="one source line holds most of the stall (attribution artifact)",
         kind=Kind.CAPTURE, reads=("findings",), optional_reads=("source_lines",),

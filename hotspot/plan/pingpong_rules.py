@@ -1,0 +1,124 @@
+"""`pingpong-barrier`: barriers of a ping-pong schedule, each classified by what precedes it.
+
+An 8-wave ping-pong kernel splits the workgroup in two halves that take turns: while one half runs
+its MFMA cluster the other loads the next tiles (global loads, LDS writes and reads). To start them
+out of step, one half executes one extra `s_barrier` before the loop (a barrier inside a branch that
+only part of the waves take). From then on every barrier a wave reaches after its *memory phase*
+is the design — it waits while the other half computes, and the matrix core stays busy: removing
+that wait gains nothing. A barrier reached after an *MFMA cluster* is real lost time: the matrix
+core idles until the other half's memory phase ends. Only the second kind is an item.
+
+The cause is read from the ISA and the execution counts: the conditional barrier (a barrier row
+outside the loops that only part of the traced waves run, each once), and per barrier the rows
+since the previous barrier of its loop (wrapping around the loop's back edge): more executed MFMA
+rows than memory rows make an MFMA phase, otherwise memory rows make a memory phase.
+"""
+
+from __future__ import annotations
+
+from hotspot.arch.classify import Category
+from hotspot.att.aggregate import InstructionStat
+from hotspot.plan.context import PlanContext
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+
+# The conditional barrier that offsets the two halves runs on "half the waves": with whole
+# workgroups traced that is 1/2; partial traces and odd workgroup counts move it, so any share
+# strictly inside this range counts (all or none of the waves is an ordinary barrier).
+PINGPONG_AHEAD_SHARE = (0.25, 0.75)
+# Instructions of a memory phase: what the loading half issues while the other half computes.
+MEMORY_PHASE = frozenset({Category.VMEM_LOAD, Category.VMEM_STORE, Category.FLAT, Category.LDS,
+                          Category.SCRATCH})
+MFMA_PHASE = "mfma"
+MEMORY = "memory"
+OTHER = "other"
+
+
+def _is_barrier(ins: InstructionStat) -> bool:
+    return ins.isa.strip().lower().startswith("s_barrier")
+
+
+def _innermost_loop(ctx: PlanContext, row: int) -> tuple[int, int] | None:
+    inside = [(lo, hi) for lo, hi in ctx.loop_ranges if lo <= row <= hi]
+    return min(inside, key=lambda r: r[1] - r[0]) if inside else None
+
+
+def phase_rows(ctx: PlanContext, barrier: int) -> list[InstructionStat]:
+    """The rows a wave runs between the previous barrier and this one: in a loop, from the
+    previous barrier of the loop body, wrapping around the back edge for the first one."""
+    loop = _innermost_loop(ctx, barrier)
+    rows = [n for n in ctx.order if (loop is None or loop[0] <= n <= loop[1])]
+    at = rows.index(barrier)
+    before = list(reversed(rows[:at])) + (list(reversed(rows[at + 1:])) if loop is not None else [])
+    out = []
+    for n in before:
+        ins = ctx.instructions[n]
+        if _is_barrier(ins):
+            break
+        out.append(ins)
+    return out
+
+
+def phase_of(ctx: PlanContext, barrier: int) -> tuple[str, int, int]:
+    """(kind, executed MFMA rows, executed memory rows) of the phase before `barrier`."""
+    rows = [i for i in phase_rows(ctx, barrier) if i.hit > 0]
+    mfma = sum(1 for i in rows if i.category == Category.MFMA)
+    memory = sum(1 for i in rows if i.category in MEMORY_PHASE)
+    if mfma and mfma >= memory:
+        return MFMA_PHASE, mfma, memory
+    return (MEMORY if memory else OTHER), mfma, memory
+
+
+def conditional_barrier(ctx: PlanContext) -> InstructionStat | None:
+    """A barrier outside every repeating loop that part of the traced waves run once each: the
+    barrier that puts one half of a ping-pong schedule one step ahead."""
+    waves = ctx.traced_waves
+    if not waves:
+        return None
+    lo, hi = PINGPONG_AHEAD_SHARE
+    for n in ctx.order:
+        ins = ctx.instructions[n]
+        if (_is_barrier(ins) and ins.hit > 0 and _innermost_loop(ctx, n) is None
+                and lo < ins.hit / waves < hi):
+            return ins
+    return None
+
+
+def pingpong_barrier(ctx: PlanContext, rule: Rule) -> Outcome:
+    ahead = conditional_barrier(ctx)
+    if ahead is None:
+        return ("no barrier outside the loops that only part of the waves run: not a ping-pong "
+                "schedule (barrier-dominated judges its barriers)")
+    barriers = [i for i in ctx.executed(Category.BARRIER) if _is_barrier(i) and i.line_number != ahead.line_number
+                and _innermost_loop(ctx, i.line_number) is not None]
+    if not barriers:
+        return "a conditional barrier but no barrier inside a repeating loop: no ping-pong loop"
+    kinds = {b.line_number: phase_of(ctx, b.line_number) for b in barriers}
+    lost = [b for b in barriers if kinds[b.line_number][0] != MEMORY and b.stall > 0]
+    design = [b for b in barriers if kinds[b.line_number][0] == MEMORY]
+    design_stall = sum(b.stall for b in design)
+    lost_stall = sum(b.stall for b in lost)
+    if not lost:
+        return (f"ping-pong schedule (#{ahead.line_number} runs on {ahead.hit} of {ctx.traced_waves} "
+                f"waves): its {len(design)} barrier(s) all follow a memory phase — the design, the other "
+                f"half computes meanwhile ({design_stall:,} stall cycles gain nothing)")
+    top = max(lost, key=lambda b: (b.stall, -b.line_number))
+    sites = []
+    for b in sorted(lost, key=lambda b: (-b.stall, b.line_number)):
+        loc = ctx.location_of(b)
+        sites.append(Site(None, [b.line_number], loc.file, loc.line, b.stall))
+    ev = [Evidence("ahead_barrier_row", ahead.line_number),
+          Evidence("ahead_share_of_waves", round(ahead.hit / ctx.traced_waves, 3), f"{PINGPONG_AHEAD_SHARE}", "in"),
+          Evidence("after_mfma_barrier_rows", ", ".join(f"#{b.line_number}" for b in lost)),
+          Evidence("after_mfma_barrier_stall_cycles", lost_stall),
+          Evidence("after_memory_barrier_rows", ", ".join(f"#{b.line_number}" for b in design) or "none"),
+          Evidence("after_memory_barrier_stall_cycles", design_stall)]
+    mfma_rows, memory_rows = kinds[top.line_number][1], kinds[top.line_number][2]
+    return [Candidate(
+        ctx.location_of(top), ev, lost_stall,
+        f"a ping-pong schedule (#{ahead.line_number}, a barrier {ahead.hit} of {ctx.traced_waves} waves "
+        f"run, puts half the waves one barrier ahead): the barrier(s) after an MFMA cluster "
+        f"(#{top.line_number}: {mfma_rows} MFMA rows since the previous barrier) wait for the other half's "
+        f"memory phase while the matrix core idles ({lost_stall:,} cycles); the {len(design)} barrier(s) "
+        f"after a memory phase are the design ({design_stall:,} cycles, gain 0: the other half computes)",
+        title="ping-pong barrier after an MFMA cluster: the matrix core waits for the memory phase",
+        sites=sites)]
