@@ -50,3 +50,40 @@ def test_barriers_run_by_every_wave_are_not_a_pingpong_schedule() -> None:
     assert "pingpong-barrier" not in ids(out)
     assert any("not a ping-pong" in s.reason for s in skipped(out, "pingpong-barrier"))
     assert item(out, "barrier-dominated").location.line_number == 6  # the ordinary rule judges it
+
+
+def _epilogue(store: str, offsets: list[int], store_stall: int) -> dict:
+    """A loop of loads and MFMAs (rows 1-4), then one store per offset (the epilogue)."""
+    rows = [ins(1, "buffer_load_dwordx4 v[0:3], v30, s[4:7], 0 offen", "vmem-load", hit=64),
+            ins(2, "s_waitcnt vmcnt(0)", "wait-vmcnt", hit=64, stall=10_000),
+            ins(3, MFMA, "mfma", hit=64, stall=500),
+            ins(4, "s_cbranch_scc1 -4", "branch", hit=64)]
+    for k, off in enumerate(offsets):
+        rows.append(ins(5 + k, f"{store} v[66:67], v[{2 * k}:{2 * k + 1}], off offset:{off}", "vmem-store",
+                        hit=4, stall=store_stall))
+    rows.append(ins(5 + len(offsets), "s_endpgm", "message", hit=4))
+    data = base(rows, loops=[{"first_line_number": 1, "last_line_number": 4, "iterations_per_wave": 16.0}])
+    data["dispatch"] = {"kernel": "k0", "symbol": "k0", "path": "/x", "waves": 4}
+    return data
+
+
+def test_row_strided_narrow_epilogue_stores_are_an_item() -> None:
+    """16 global_store_dwordx2 per wave at a 2 KB stride (the flash-attention epilogue of issue 33)."""
+    data = _epilogue("global_store_dwordx2", [2048 * k for k in range(16)], 800)
+    it = item(plan_of(data), "store-epilogue")
+    ev = {e.metric: e.value for e in it.evidence}
+    assert ev["store_bytes_per_lane"] == 8 and ev["store_offset_stride_bytes"] == 2048
+    assert ev["stores_per_wave"] == 16.0 and it.estimate.target_cycles == 16 * 800
+    # high = 1 - 8/16 of the store stall, as a share of the waves' cycles
+    total = sum(r["latency"] for r in data["instructions"])
+    assert abs(it.estimate.high_pct - 100 * 0.5 * 16 * 800 / total) < 0.01
+    assert "transpose" in it.fix and "2,048 B stride" in it.title
+
+
+def test_wide_contiguous_or_cheap_epilogues_are_not_items() -> None:
+    wide = _epilogue("global_store_dwordx4", [16 * k for k in range(4)], 800)
+    out = plan_of(wide)
+    assert "store-epilogue" not in ids(out)
+    assert any("already stores 16 bytes" in s.reason for s in skipped(out, "store-epilogue"))
+    cheap = _epilogue("global_store_dwordx2", [2048 * k for k in range(16)], 10)
+    assert "store-epilogue" not in ids(plan_of(cheap))

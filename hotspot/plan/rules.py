@@ -10,6 +10,7 @@ from hotspot.plan import capture_rules as cap
 from hotspot.plan import launch_rules as launch
 from hotspot.plan import compute_rules as cmp
 from hotspot.plan import drain_rules as drain
+from hotspot.plan import epilogue_rules as epi
 from hotspot.plan import hazard_rules as hz
 from hotspot.plan import kernarg_rules as ka
 from hotspot.plan import lgkm_rules as lgkm
@@ -272,6 +273,15 @@ RULES: tuple[Rule, ...] = (
         basis="the barrier after an MFMA cluster waits for the other half's memory phase; balancing "
               "the phases removes part of that gap, the longer phase's own time stays",
         evaluate=pp.pingpong_barrier),
+    Rule(
+        id="store-epilogue", title="store epilogue: narrow or row-strided output stores", kind=Kind.CODE,
+        reads=("instructions", "stall_by_category"), optional_reads=("waits", "loops"),
+        thresholds={"store_epilogue_min_share": epi.STORE_EPILOGUE_MIN_SHARE, "wide_bytes": epi.WIDE_BYTES},
+        fix="Write the tile so each lane stores 16 contiguous bytes of one row (transpose in "
+            "registers or through LDS, pack and convert first).",
+        removable=(0.0, 0.0),  # computed per dispatch from the store width
+        basis="wider, row-contiguous stores cut the store instructions and the partial-line writes",
+        evaluate=epi.store_epilogue),
     Rule(
         id="source-collapse", title="one source line holds most of the stall (attribution artifact)",
         kind=Kind.CAPTURE, reads=("findings",), optional_reads=("source_lines",),
