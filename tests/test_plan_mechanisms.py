@@ -87,3 +87,59 @@ def test_wide_contiguous_or_cheap_epilogues_are_not_items() -> None:
     assert any("already stores 16 bytes" in s.reason for s in skipped(out, "store-epilogue"))
     cheap = _epilogue("global_store_dwordx2", [2048 * k for k in range(16)], 10)
     assert "store-epilogue" not in ids(plan_of(cheap))
+
+
+# ---- a saturated streaming kernel ------------------------------------------------------------------------
+
+def _saturated(achieved: float = 7.6, product: str | None = "AMD Instinct MI350X",
+               wait_stall: int = 600_000) -> dict:
+    """vec_add's shape: argument wait, one 16-byte load, its wait, an add, one 16-byte store."""
+    from tests.test_plan_rules import prod, wait
+
+    waves = 100
+    rows = [ins(1, "s_load_dwordx4 s[4:7], s[0:1], 0x0", "smem", hit=waves),
+            ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", hit=waves, stall=2_000),
+            ins(3, "buffer_load_dwordx4 v[0:3], v8, s[4:7], s2 offen", "vmem-load", hit=waves),
+            ins(4, "s_waitcnt vmcnt(0)", "wait-vmcnt", hit=waves, stall=wait_stall),
+            ins(5, "v_add_f32 v0, v0, v1", "valu", hit=waves),
+            ins(6, "buffer_store_dwordx4 v[0:3], v8, s[4:7], s2 offen", "vmem-store", hit=waves),
+            ins(7, "s_endpgm", "message", hit=waves)]
+    waits = [wait(2, rows[1]["isa"], 2_000, waves, [prod(1, rows[0]["isa"], "smem", 2_000, 8, 1)]),
+             wait(4, rows[3]["isa"], wait_stall, waves, [prod(3, rows[2]["isa"], "vmem-load", wait_stall, 8, 1)])]
+    data = base(rows, waits=waits)
+    data["dispatch"]["waves"] = waves
+    data["arch"]["product"] = product
+    data["occupancy"] = {"waves_per_simd": 8, "limiter": "hardware", "limiters": ["hardware"],
+                         "limits": {"hardware": 8, "vgpr": 8, "sgpr": 8, "lds": 8, "workgroup": 8},
+                         "achieved": {"mean_waves_per_simd": achieved, "peak_waves_per_simd": 8}}
+    return data
+
+
+def test_streaming_at_the_wave_limit_is_a_verdict_that_caps_the_latency_items() -> None:
+    data = _saturated()
+    out = plan_of(data)
+    first = next(i for i in out.items if i.kind != "capture")
+    assert first.id == "streaming-saturated", ids(out)
+    # the exposed-latency item is the same cause: stated by the verdict, not beside it
+    assert "short-load-distance" not in ids(out)
+    assert any("streaming-saturated" in s.reason for s in skipped(out, "short-load-distance"))
+    # the streaming bound, recomputed: 2 x 16 B x 64 lanes per wave over its cycles, 7.6 waves x 4
+    # SIMDs per CU, 256 CUs at the MI350X's 2,200 MHz against 8,000 GB/s
+    per_wave = 2 * 16 * 64
+    cycles = sum(r["latency"] for r in data["instructions"]) / 100
+    gbps = 7.6 * 4 * per_wave / cycles * 256 * 2200e6 / 1e9
+    ev = {e.metric: e.value for e in first.evidence}
+    assert 0.2 < gbps / 8000 < 1 and abs(ev["trace_fraction_of_peak"] - gbps / 8000) < 0.001
+    assert first.estimate.high_pct == round(100 * (1 - gbps / 8000), 2)
+    for other in out.items:
+        if other.kind == "code" and other.estimate.high_pct is not None:
+            assert other.estimate.high_pct <= first.estimate.high_pct + 1e-9, other.id
+
+
+def test_below_the_wave_limit_or_with_mfma_it_is_not_saturated() -> None:
+    low = _saturated()
+    low["occupancy"]["waves_per_simd"] = 4
+    low["occupancy"]["limits"]["hardware"] = 8
+    assert "streaming-saturated" not in ids(plan_of(low))
+    sparse = _saturated(achieved=3.0)  # the SIMDs are not full: the grid, not the limit
+    assert "streaming-saturated" not in ids(plan_of(sparse))

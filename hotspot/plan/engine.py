@@ -157,6 +157,11 @@ def trust_of(ctx: PlanContext) -> Trust:
 # compute roof. A bandwidth share above 1 proves the bytes counted are not DRAM bytes (caches serve
 # them): it bounds nothing.
 MAX_ROOF_FRACTION = 1.0
+# The items that state a roof: their own estimate is the headroom, never capped by it.
+ROOF_VERDICTS = ("bandwidth-bound", "streaming-saturated")
+# An item absorbed by a verdict is also absorbed by these, which state the same cause (a load that
+# cannot move at the hardware wave limit is the streaming verdict), whether they claim a gain or not.
+ALSO_STATED_BY = {"bandwidth-bound": ("streaming-saturated",)}
 
 
 def bandwidth_fraction(items: list[PlanItem]) -> float | None:
@@ -166,6 +171,16 @@ def bandwidth_fraction(items: list[PlanItem]) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+def streaming_fraction(items: list[PlanItem]) -> float | None:
+    """The share of peak bandwidth `streaming-saturated` measured from the trace (None when it did
+    not fire or could not measure it)."""
+    from hotspot.plan.saturation_rules import TRACE_FRACTION_METRIC
+
+    verdict = next((i for i in items if i.id == "streaming-saturated"), None)
+    value = next((e.value for e in verdict.evidence if e.metric == TRACE_FRACTION_METRIC), None) if verdict else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _roof_caps(ctx: PlanContext, items: list[PlanItem]) -> dict[str, tuple[float, str]]:
     """{gain kind exempt from the cap: (cap in percent, why)} for the roofs this launch gives."""
     caps: dict[str, tuple[float, str]] = {}
@@ -173,6 +188,12 @@ def _roof_caps(ctx: PlanContext, items: list[PlanItem]) -> dict[str, tuple[float
     if fraction is not None and 0 <= fraction <= MAX_ROOF_FRACTION:
         caps[REMOVES_BYTES] = (round((1.0 - fraction) * PCT, ROUND_DIGITS),
                                f"the kernel already requests {fraction:.0%} of peak bandwidth")
+    streaming = streaming_fraction(items)  # at the hardware wave limit: the bytes the trace moves
+    if (streaming is not None and 0 <= streaming <= MAX_ROOF_FRACTION
+            and (fraction is None or not 0 <= fraction <= MAX_ROOF_FRACTION or streaming > fraction)):
+        caps[REMOVES_BYTES] = (round((1.0 - streaming) * PCT, ROUND_DIGITS),
+                               f"the streaming bound: at the hardware wave limit the resident waves move "
+                               f"{streaming:.0%} of peak bandwidth by the trace; more waves are not possible")
     busy = mfma_busy_fraction(ctx)
     if busy is not None and 0 <= busy <= MAX_ROOF_FRACTION:
         caps[REMOVES_COMPUTE] = (round((1.0 - busy) * PCT, ROUND_DIGITS),
@@ -189,7 +210,8 @@ def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
     for it in items:
         rule = rules.get(it.id)
         est = it.estimate
-        if rule is not None and it.kind != Kind.CAPTURE and it.id != "bandwidth-bound" and est.high_pct is not None:
+        if (rule is not None and it.kind != Kind.CAPTURE and it.id not in ROOF_VERDICTS
+                and est.high_pct is not None):
             for exempt, (cap, why) in caps.items():
                 if rule.gain != exempt and est.high_pct > cap:
                     est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
@@ -380,7 +402,15 @@ def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
     """Drop the items whose cause another item in the plan states (and claims a gain for): a load
     that cannot move, near the bandwidth roof, is the roof."""
     claims = {i.id for i in items if (i.estimate.high_pct or 0.0) > 0}
-    gone = [(it, by) for it, by in absorbed if by in claims]
+    present = {i.id for i in items}
+    gone = []
+    for it, by in absorbed:
+        if by in claims:
+            gone.append((it, by))
+            continue
+        other = next((v for v in ALSO_STATED_BY.get(by, ()) if v in present and v != it.id), None)
+        if other is not None:
+            gone.append((it, other))
     for it, by in gone:
         where = f" at #{it.location.line_number}" if it.location.line_number is not None else ""
         skipped.append(Skipped(it.id, "not-triggered",
@@ -397,7 +427,9 @@ def _order(item: PlanItem) -> tuple:
     loc = item.location.line_number if item.location.line_number is not None else -1
     severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
     return (item.kind != Kind.CAPTURE, severity if item.kind == Kind.CAPTURE else 0,
-            -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0), item.id, loc)
+            -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0),
+            item.id not in ROOF_VERDICTS,  # at an equal bound the roof is the statement
+            item.id, loc)
 
 
 def expected_pct(est: Estimate) -> float:

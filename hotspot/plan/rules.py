@@ -17,6 +17,7 @@ from hotspot.plan import lgkm_rules as lgkm
 from hotspot.plan import memory_rules as mem
 from hotspot.plan import pingpong_rules as pp
 from hotspot.plan import resource_rules as res
+from hotspot.plan import saturation_rules as sat
 from hotspot.plan import spill_rules as spill
 from hotspot.plan import spin_rules as spin
 from hotspot.plan import store_rules as st
@@ -49,6 +50,20 @@ RULES: tuple[Rule, ...] = (
         removable=(0.0, 0.0),
         basis="informational: caps the memory-latency estimates at the bandwidth headroom",
         evaluate=launch.bandwidth_bound),
+    Rule(
+        id="streaming-saturated", title="streaming kernel at the hardware wave limit", kind=Kind.MEMORY,
+        reads=("occupancy", "instructions", "stall_by_category"), optional_reads=(),
+        thresholds={"min_wait_share": res.OCCUPANCY_MIN_WAIT_SHARE,
+                    "min_achieved_fraction": res.OCCUPANCY_MIN_ACHIEVED_FRACTION},
+        fix="Latency hiding is exhausted: the SIMDs hold the most waves the hardware allows. Only "
+            "fewer bytes help (narrower types, fusing this kernel with its producer or consumer), or "
+            "more bytes in flight per wave (several independent 16-byte loads per lane before one "
+            "wait) while the traffic is below the bandwidth roof; confirm the bandwidth with a kernel "
+            "trace (duration) or --pmc counters.",
+        removable=(0.0, 0.0),  # the headroom below the streaming bound, computed per dispatch
+        basis="a verdict: its estimate is the headroom below the streaming bound, which caps every "
+              "latency item",
+        evaluate=sat.streaming_saturated),
     Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind=Kind.CODE,
         reads=("instructions",), optional_reads=("waits",),
