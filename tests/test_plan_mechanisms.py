@@ -38,11 +38,38 @@ def test_pingpong_barrier_after_the_mfma_cluster_is_the_item() -> None:
     assert it.location.line_number == 10 and it.estimate.target_cycles == 12_000
     assert [s.producer_rows for s in it.sites] == [[10]]
     ev = {e.metric: e.value for e in it.evidence}
-    assert ev["ahead_barrier_row"] == 2 and ev["after_memory_barrier_rows"] == "#6"
-    assert ev["after_memory_barrier_stall_cycles"] == 40_000
+    # #6 (after the memory phase) is released by the other half's MFMA cluster at #10: the design
+    assert ev["ahead_barrier_row"] == 2 and ev["lost_share_per_barrier"] == "#6: 0%, #10: 100%"
+    assert ev["design_barrier_stall_cycles"] == 40_000
     # the barrier after the memory phase (the hottest one) is not an item of any rule
     assert "barrier-dominated" not in ids(out)
     assert any("pingpong-barrier" in s.reason for s in skipped(out, "barrier-dominated"))
+
+
+def test_four_phase_pingpong_loses_the_windows_without_mfma() -> None:
+    """Four loop barriers after MFMA, memory, memory, memory phases (Triton's four-phase ping-pong):
+    each barrier's waves are released by the other half at the next and the previous barrier, so
+    only the waits released by the MFMA phase (#before the first barrier) are the design."""
+    waves, trips = 8, 16
+    it = waves * trips
+    load = "buffer_load_dwordx4 v[20:23], v30, s[4:7], 0 offen lds"
+    rows = [ins(1, "s_cbranch_execz 1", "branch", hit=waves), ins(2, "s_barrier", "barrier", hit=4, stall=100),
+            ins(3, MFMA, "mfma", hit=it), ins(4, MFMA, "mfma", hit=it),
+            ins(5, "s_barrier", "barrier", hit=it, stall=1_000),   # after MFMA
+            ins(6, load, "vmem-load", hit=it), ins(7, "s_barrier", "barrier", hit=it, stall=2_000),  # after memory
+            ins(8, "ds_read_b128 v[0:3], v31", "lds", hit=it),
+            ins(9, "s_barrier", "barrier", hit=it, stall=4_000),   # after memory
+            ins(10, load, "vmem-load", hit=it), ins(11, "s_barrier", "barrier", hit=it, stall=8_000),  # after memory
+            ins(12, "s_cbranch_scc1 -10", "branch", hit=it), ins(13, "s_endpgm", "message", hit=waves)]
+    data = base(rows, loops=[{"first_line_number": 3, "last_line_number": 12, "iterations_per_wave": float(trips)}])
+    data["dispatch"] = {"kernel": "k0", "symbol": "k0", "path": "/x", "waves": waves}
+    it_ = item(plan_of(data), "pingpong-barrier")
+    ev = {e.metric: e.value for e in it_.evidence}
+    # #5: partners #7, #11 (memory) -> lost; #7: #9 memory, #5 MFMA -> half; #9: #11, #7 -> lost;
+    # #11: #5 MFMA, #9 memory -> half
+    assert ev["lost_share_per_barrier"] == "#5: 100%, #7: 50%, #9: 100%, #11: 50%"
+    assert it_.estimate.target_cycles == 1_000 + 1_000 + 4_000 + 4_000
+    assert it_.location.line_number in (9, 11)
 
 
 def test_barriers_run_by_every_wave_are_not_a_pingpong_schedule() -> None:

@@ -83,6 +83,20 @@ def conditional_barrier(ctx: PlanContext) -> InstructionStat | None:
     return None
 
 
+def partners(ctx: PlanContext, barriers: list[int]) -> dict[int, tuple[int, int]]:
+    """{loop barrier: (the next, the previous) barrier of its loop body, cyclic}: with one half a
+    barrier ahead, a wave of the trailing half at barrier b is released by the leading half
+    arriving at the next one, a wave of the leading half by the trailing half at the previous one."""
+    out: dict[int, tuple[int, int]] = {}
+    by_loop: dict[tuple[int, int] | None, list[int]] = {}
+    for b in sorted(barriers):
+        by_loop.setdefault(_innermost_loop(ctx, b), []).append(b)
+    for rows in by_loop.values():
+        for k, b in enumerate(rows):
+            out[b] = (rows[(k + 1) % len(rows)], rows[k - 1])
+    return out
+
+
 def pingpong_barrier(ctx: PlanContext, rule: Rule) -> Outcome:
     ahead = conditional_barrier(ctx)
     if ahead is None:
@@ -93,32 +107,39 @@ def pingpong_barrier(ctx: PlanContext, rule: Rule) -> Outcome:
     if not barriers:
         return "a conditional barrier but no barrier inside a repeating loop: no ping-pong loop"
     kinds = {b.line_number: phase_of(ctx, b.line_number) for b in barriers}
-    lost = [b for b in barriers if kinds[b.line_number][0] != MEMORY and b.stall > 0]
-    design = [b for b in barriers if kinds[b.line_number][0] == MEMORY]
-    design_stall = sum(b.stall for b in design)
-    lost_stall = sum(b.stall for b in lost)
+    pair = partners(ctx, [b.line_number for b in barriers])
+    # the share of a barrier's stall that is lost: half of its waves are released by each partner
+    # (the two halves are taken to wait alike); a wait while the partner half runs its MFMA cluster
+    # keeps the matrix core busy (the design), a wait on a partner's memory phase leaves it idle
+    lost_share = {b: sum(kinds[p][0] != MFMA_PHASE for p in pair[b]) / len(pair[b]) for b in pair}
+    lost = [b for b in barriers if lost_share[b.line_number] > 0 and b.stall > 0]
+    lost_stall = sum(b.stall * lost_share[b.line_number] for b in lost)
+    design_stall = sum(b.stall * (1 - lost_share[b.line_number]) for b in barriers)
+    described = ", ".join(f"#{b.line_number} after {kinds[b.line_number][0]}" for b in barriers)
     if not lost:
         return (f"ping-pong schedule (#{ahead.line_number} runs on {ahead.hit} of {ctx.traced_waves} "
-                f"waves): its {len(design)} barrier(s) all follow a memory phase — the design, the other "
-                f"half computes meanwhile ({design_stall:,} stall cycles gain nothing)")
-    top = max(lost, key=lambda b: (b.stall, -b.line_number))
+                f"waves): every loop barrier ({described}) is released by the other half's MFMA "
+                f"cluster — the design ({design_stall:,.0f} stall cycles gain nothing)")
+    top = max(lost, key=lambda b: (b.stall * lost_share[b.line_number], -b.line_number))
     sites = []
-    for b in sorted(lost, key=lambda b: (-b.stall, b.line_number)):
+    for b in sorted(lost, key=lambda b: (-b.stall * lost_share[b.line_number], b.line_number)):
         loc = ctx.location_of(b)
-        sites.append(Site(None, [b.line_number], loc.file, loc.line, b.stall))
+        sites.append(Site(None, [b.line_number], loc.file, loc.line, int(b.stall * lost_share[b.line_number])))
     ev = [Evidence("ahead_barrier_row", ahead.line_number),
           Evidence("ahead_share_of_waves", round(ahead.hit / ctx.traced_waves, 3), f"{PINGPONG_AHEAD_SHARE}", "in"),
-          Evidence("after_mfma_barrier_rows", ", ".join(f"#{b.line_number}" for b in lost)),
-          Evidence("after_mfma_barrier_stall_cycles", lost_stall),
-          Evidence("after_memory_barrier_rows", ", ".join(f"#{b.line_number}" for b in design) or "none"),
-          Evidence("after_memory_barrier_stall_cycles", design_stall)]
-    mfma_rows, memory_rows = kinds[top.line_number][1], kinds[top.line_number][2]
+          Evidence("loop_barriers", described),
+          Evidence("lost_share_per_barrier", ", ".join(f"#{b}: {v:.0%}" for b, v in sorted(lost_share.items()))),
+          Evidence("lost_barrier_stall_cycles", int(lost_stall)),
+          Evidence("design_barrier_stall_cycles", int(design_stall))]
+    nxt, prv = pair[top.line_number]
     return [Candidate(
-        ctx.location_of(top), ev, lost_stall,
+        ctx.location_of(top), ev, int(lost_stall),
         f"a ping-pong schedule (#{ahead.line_number}, a barrier {ahead.hit} of {ctx.traced_waves} waves "
-        f"run, puts half the waves one barrier ahead): the barrier(s) after an MFMA cluster "
-        f"(#{top.line_number}: {mfma_rows} MFMA rows since the previous barrier) wait for the other half's "
-        f"memory phase while the matrix core idles ({lost_stall:,} cycles); the {len(design)} barrier(s) "
-        f"after a memory phase are the design ({design_stall:,} cycles, gain 0: the other half computes)",
-        title="ping-pong barrier after an MFMA cluster: the matrix core waits for the memory phase",
+        f"run, puts half the waves one barrier ahead): a wave at a loop barrier is released by the other "
+        f"half reaching the next (or previous) one, so its wait is the design when that half runs its MFMA "
+        f"cluster and lost matrix-core time when it runs a memory phase. #{top.line_number} (after "
+        f"{kinds[top.line_number][0]}) is released by #{nxt} (after {kinds[nxt][0]}) and #{prv} (after "
+        f"{kinds[prv][0]}); {lost_stall:,.0f} barrier cycles are lost this way, {design_stall:,.0f} are "
+        "the design (gain 0: the other half computes)",
+        title="ping-pong barriers released by a memory phase: the matrix core waits",
         sites=sites)]
