@@ -50,3 +50,20 @@ def test_reloads_outside_loops_are_not_a_spill_item(tmp_path: Path) -> None:
     data = planned(tmp_path, rows, loops=loops)
     assert "register-spill" not in [i["id"] for i in data["plan"]]
     assert any(s["id"] == "register-spill" and "inside a loop" in s["reason"] for s in data["plan_skipped"])
+
+
+def test_a_global_load_stored_straight_to_scratch_is_part_of_the_spill(tmp_path: Path) -> None:
+    """The next tile is loaded, waited on, and stored to scratch at once (no register to keep it):
+    that wait is the spill's, not a prefetch to move (load-in-mfma-loop must not claim it)."""
+    body = ["buffer_load_dwordx4 v[8:11], v20, s[4:7], 0 offen", "s_waitcnt vmcnt(0)",
+            "scratch_store_dwordx4 off, v[8:11], off offset:32",
+            "scratch_load_dword v60, off, off offset:0", "s_waitcnt vmcnt(0)", MFMA, "v_add_f32 v61, v60, v60"]
+    rows = ["s_mov_b32 s0, 0", "scratch_store_dword off, v60, off offset:0"] + body
+    rows += ["s_add_u32 s0, s0, 1", "s_cmp_lt_u32 s0, 16", f"s_cbranch_scc1 -{len(body) + 2}", "s_endpgm"]
+    data = planned(tmp_path, rows, loops=[(2, len(rows) - 2, 16)])
+    item = next(i for i in data["plan"] if i["id"] == "register-spill")
+    ev = {e["metric"]: e["value"] for e in item["evidence"]}
+    assert ev["loads_staged_to_scratch"] == "#3"
+    assert 3 in {r for s in item["sites"] for r in s["producer_rows"]}
+    assert not any(i["id"] == "load-in-mfma-loop" and 3 in {r for s in i["sites"] for r in s["producer_rows"]}
+                   for i in data["plan"])

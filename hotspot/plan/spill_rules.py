@@ -16,6 +16,7 @@ import re
 from hotspot.arch.classify import VM_PRODUCERS, Category
 from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
+from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.register_budget import VgprBudget, budget_target, vgpr_budget, waves_for
 
@@ -60,41 +61,100 @@ def _budget_text(budget: VgprBudget | None, spilled: int) -> str:
             f"dword(s) per lane to scratch")
 
 
+def staged_to_scratch(ctx: PlanContext, load_row: int, wait_row: int) -> bool:
+    """The load's data goes straight to scratch: after its wait, the first row of the loop that
+    reads one of its destination registers is a scratch store (before anything overwrites them).
+    Its wait exists only to spill the tile it fetched."""
+    load = ctx.instructions.get(load_row)
+    if load is None:
+        return False
+    dest = writes(load.isa)
+    if not dest:
+        return False
+    loop = next(((lo, hi) for lo, hi in sorted(ctx.loop_ranges, key=lambda r: r[1] - r[0])
+                 if lo <= wait_row <= hi), None)
+    if loop is None:
+        return False
+    for n in ctx.order:
+        if n <= wait_row or n > loop[1]:
+            continue
+        ins = ctx.instructions[n]
+        if reads(ins.isa) & dest:
+            return _is_scratch(ins.isa, ins.category) and not _is_load(ins.isa)
+        if writes(ins.isa) & dest:
+            return False
+    return False
+
+
+def reload_rows(ctx: PlanContext) -> set[int]:
+    """Executed scratch loads inside a repeating loop (the spill reloads this rule is about)."""
+    return {i.line_number for i in ctx.instructions.values()
+            if _is_scratch(i.isa, i.category) and _is_load(i.isa) and i.hit > 0 and in_loop(ctx, i.line_number)}
+
+
+def staged_pairs(ctx: PlanContext) -> set[tuple[int, int]]:
+    """(wait row, load row) of global loads in a spilling loop whose data goes straight to scratch:
+    register-spill claims their waits (no other wait rule should tell to prefetch them)."""
+    reloads = reload_rows(ctx)
+    if not reloads:
+        return set()
+    out = set()
+    for w in ctx.waits():
+        if not in_loop(ctx, w.line_number) or any(p.line_number in reloads for p in w.producers):
+            continue
+        for p in w.producers:
+            if (p.line_number is not None and p.category in VM_PRODUCERS and not _is_scratch(p.isa, p.category)
+                    and _is_load(p.isa) and staged_to_scratch(ctx, p.line_number, w.line_number)):
+                out.add((w.line_number, p.line_number))
+    return out
+
+
 def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
     scratch = [i for i in ctx.instructions.values() if _is_scratch(i.isa, i.category) and i.hit > 0]
     if not scratch:
         return "no scratch (spill) instruction executed"
-    reloads = {i.line_number for i in scratch if _is_load(i.isa) and in_loop(ctx, i.line_number)}
+    reloads = reload_rows(ctx)
     if not reloads:
         return "no scratch reload inside a loop that repeats (spills outside loops run once per wave)"
     sites: list[Site] = []
-    reload_stall = drained_stall = 0.0
+    reload_stall = drained_stall = staged_stall = 0.0
     per_row: dict[int, float] = {}
     drained_rows: set[int] = set()
+    staged_rows: set[int] = set()
     for w in ctx.waits():
         ours = [p for p in w.producers if p.line_number in reloads]
+        staged = []
+        if not ours and in_loop(ctx, w.line_number):
+            # a load whose data goes straight to scratch: its wait is part of the spill
+            staged = [p for p in w.producers if p.line_number is not None and p.category in VM_PRODUCERS
+                      and not _is_scratch(p.isa, p.category) and _is_load(p.isa)
+                      and staged_to_scratch(ctx, p.line_number, w.line_number)]
+            staged_rows |= {p.line_number for p in staged if p.line_number is not None}
+            staged_stall += sum(p.blamed_stall for p in staged)
+            ours = staged
         if not ours:
             continue
         newest = min((p.median_distance_cycles for p in ours if p.median_distance_cycles is not None),
                      default=None)
         # vmcnt retires in order: the older VMEM operations this wait also drains (a prefetch)
-        drained = [p for p in w.producers if p.line_number not in reloads and p.category in VM_PRODUCERS
+        drained = [p for p in w.producers if p not in ours and p.category in VM_PRODUCERS
                    and not _is_scratch(p.isa, p.category)
                    and (newest is None or (p.median_distance_cycles or 0) >= newest)]
         blamed = sum(p.blamed_stall for p in ours)
         extra = sum(p.blamed_stall for p in drained)
-        for p in ours:
-            per_row[p.line_number or 0] = per_row.get(p.line_number or 0, 0.0) + p.blamed_stall
+        if not staged:
+            for p in ours:
+                per_row[p.line_number or 0] = per_row.get(p.line_number or 0, 0.0) + p.blamed_stall
+            reload_stall += blamed
         drained_rows |= {p.line_number for p in drained if p.line_number is not None}
-        reload_stall += blamed
         drained_stall += extra
         src = ctx.location_of(max(ours, key=lambda p: p.blamed_stall))
         sites.append(Site(w.line_number, sorted(p.line_number for p in ours if p.line_number is not None),
                           src.file, src.line, int(blamed + extra)))
     stores_in_loop = [i for i in scratch if not _is_load(i.isa) and in_loop(ctx, i.line_number)]
     store_stall = sum(i.stall for i in stores_in_loop)
-    target = reload_stall + drained_stall + store_stall
-    if not sites or target <= 0:
+    target = reload_stall + staged_stall + drained_stall + store_stall
+    if not per_row or target <= 0:
         return "the scratch reloads in loops carry no wait stall"
     sites.sort(key=lambda s: (-s.target_cycles, s.wait_row or -1))
     top = ctx.instructions[max(per_row, key=lambda n: (per_row[n], -n))]
@@ -107,6 +167,8 @@ def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("reload_wait_stall_cycles", int(reload_stall)),
           Evidence("reload_wait_stall_pct", round(100 * reload_stall / ctx.total_stall, 2)),
           Evidence("drained_vmem_stall_cycles", int(drained_stall)),
+          Evidence("loads_staged_to_scratch", ", ".join(f"#{n}" for n in sorted(staged_rows)) or "none"),
+          Evidence("staged_wait_stall_cycles", int(staged_stall)),
           Evidence("drained_vmem_rows", ", ".join(f"#{n}" for n in sorted(drained_rows)) or "none"),
           Evidence("spilled_dwords_per_lane", spilled)]
     if budget is not None:
@@ -128,6 +190,9 @@ def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
         ctx.location_of(top), ev, int(target),
         f"{len(reloads)} scratch reload(s) of spilled registers run every loop iteration "
         f"({loads_per_wave:,.0f} per wave) and each is waited on with s_waitcnt vmcnt at global-memory "
-        f"latency{drain_text}; {_budget_text(budget, spilled)}",
+        f"latency{drain_text}"
+        + (f"; {len(staged_rows)} global load(s) in the loop are waited on only to store their data to "
+           f"scratch ({', '.join(f'#{n}' for n in sorted(staged_rows))})" if staged_rows else "")
+        + f"; {_budget_text(budget, spilled)}",
         title=f"register spills reloaded from scratch inside the loop ({len(sites)} waits)",
         fix_extra=budget_fix, sites=sites)]

@@ -26,6 +26,7 @@ from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.spill_rules import staged_pairs
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.record import record
 
@@ -85,6 +86,7 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
         return ctx.wait_pairs
     out: dict[str, list[Pair]] = defaultdict(list)
     poll = spin_rows(ctx)
+    spilled = staged_pairs(ctx)  # loads waited on only to be stored to scratch: register-spill's
     for wait in ctx.waits():
         spw = ctx.wait_stall_per_hit(wait)
         if not spw or wait.line_number in poll:
@@ -105,6 +107,8 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
                 out["lgkm-cross-lane"].append(pair)
                 continue
             if cat not in ANY_LOAD or is_store(p.isa) or pair.cover is None or pair.cover >= LITTLE_COVER_RATIO:
+                continue
+            if (wait.line_number, row_of(p)) in spilled:
                 continue
             if row_of(p) in drained:
                 out["conservative-drain"].append(pair)  # the wait need not wait for it at all
