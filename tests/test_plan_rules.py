@@ -290,6 +290,8 @@ def test_vgpr_occupancy_fires_with_next_step_and_spill_warning():
     it = item(plan_of(occ_data("vgpr")), "occupancy-vgpr")
     assert it.location.line_number is None and it.location.kernel == "k0"
     assert "free 80" in it.fix and "spill" in it.fix
+    # the ISA's own registers (v7 and a3: 8 + 4 = 12) against the 168 a wave may hold at 3 waves
+    assert "The ISA names only 12 VGPRs, within the 168" in it.fix
     # high = 1/(W+1) of the memory-wait stall, as % of cycles
     total = 60_000 + 1_000 + 4 * 300
     assert it.estimate.high_pct == pytest.approx(100 * 60_000 / total / 3, abs=0.01)

@@ -9,7 +9,7 @@ from hotspot.plan.context import PlanContext
 from hotspot.plan.pingpong_rules import conditional_barrier
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.register_budget import grid_rounds
+from hotspot.plan.register_budget import grid_rounds, vgpr_budget
 from hotspot.plan.roofline import grid_waves_per_simd, known_launch
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
@@ -98,6 +98,18 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
                       "count: the gain needs all of these changes together.")
         title = (f"{'- and '.join(n.upper() for n in [limiter] + others)}-limited occupancy "
                  f"({per_simd(waves)}) in a latency-bound kernel")
+    budget = vgpr_budget(ctx) if limiter == "vgpr" else None
+    if budget is not None and budget.allowed_next is not None:
+        # the ISA's real use against the next step (the allocation can be the profiler's rounding)
+        ev.append(Evidence("vgprs_in_use_isa", budget.in_use, budget.allowed_next, ">"))
+        ev.append(Evidence("vgprs_allowed_next", budget.allowed_next))
+        if budget.in_use > budget.allowed_next:
+            fix_extra += (f" The ISA uses {budget.in_use} VGPRs; {waves + 1} waves/SIMD allow "
+                          f"{budget.allowed_next} per wave: free {budget.in_use - budget.allowed_next}.")
+        else:
+            fix_extra += (f" The ISA names only {budget.in_use} VGPRs, within the {budget.allowed_next} "
+                          f"{waves + 1} waves/SIMD allow: the allocation the profiler reports binds, not the "
+                          "code (check the compiler's register count and occupancy hints).")
     if limiter == "vgpr" and ctx.mix_dynamic(Category.MFMA) > 0:
         fix_extra += MFMA_REGISTER_CAP_WARNING
     return [Candidate(
