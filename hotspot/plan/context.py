@@ -29,11 +29,15 @@ if TYPE_CHECKING:
 
 
 class Row(Protocol):
-    """An instruction-like row: an instruction, a wait or a producer."""
+    """An instruction-like row: an instruction, a wait or a producer (read-only members, so a row
+    whose line number is always known satisfies it too)."""
 
-    line_number: int | None
-    isa: str
-    source: SourceRef
+    @property
+    def line_number(self) -> int | None: ...
+    @property
+    def isa(self) -> str: ...
+    @property
+    def source(self) -> SourceRef: ...
 
 
 @record(frozen=False)
