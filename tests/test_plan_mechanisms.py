@@ -170,3 +170,22 @@ def test_below_the_wave_limit_or_with_mfma_it_is_not_saturated() -> None:
     assert "streaming-saturated" not in ids(plan_of(low))
     sparse = _saturated(achieved=3.0)  # the SIMDs are not full: the grid, not the limit
     assert "streaming-saturated" not in ids(plan_of(sparse))
+
+
+# ---- a one-shot backward branch is not a loop -----------------------------------------------------------
+
+def test_a_backward_branch_taken_once_per_wave_is_not_a_loop() -> None:
+    """The back edge #6 -> #2 is a plain s_branch run once per wave (a prologue block laid out after
+    the code it jumps back to); its header may run often (it is also a real loop's head), the branch
+    itself does not: the load in its range is not "inside the MFMA loop"."""
+    from tests.test_plan_rules import mfma_loop_data
+
+    once = mfma_loop_data(distance_cycles=8)
+    once["dispatch"]["waves"] = 100
+    once["loops"] = [{"first_line_number": 2, "last_line_number": 6, "iterations_per_wave": 12.0, "waves": 100}]
+    out = plan_of(once)  # row 6 ran 100 times for 100 waves: once each
+    assert "load-in-mfma-loop" not in ids(out) and "short-load-distance" in ids(out)
+    repeated = mfma_loop_data(distance_cycles=8)
+    repeated["dispatch"]["waves"] = 50
+    repeated["loops"] = [{"first_line_number": 2, "last_line_number": 6, "iterations_per_wave": 2.0, "waves": 50}]
+    assert "load-in-mfma-loop" in ids(plan_of(repeated))  # 100 runs of #6 for 50 waves: 2 each

@@ -143,17 +143,24 @@ class PlanContext:
     def wait_stall_per_hit(self, wait: WaitBlame) -> float | None:
         return wait.stall / wait.hits if wait.hits else None
 
+    def repeats(self, lp: Loop) -> bool:
+        """A backward branch closes a loop when both its header and the branch itself run at least
+        `MIN_PASSES_PER_WAVE` (2) times per wave that takes it. A one-shot backward `s_branch`
+        (a prologue block laid out after the loop jumping back to its head, taken once per wave)
+        runs once even when its target is a real loop's header (whose count it then shares)."""
+        branch = self.instructions.get(lp.last_line_number)
+        runs = branch.hit / lp.waves if branch is not None and lp.waves else lp.iterations_per_wave
+        return lp.iterations_per_wave >= MIN_PASSES_PER_WAVE and runs >= MIN_PASSES_PER_WAVE
+
     @cached_property
     def loops(self) -> list[Loop]:
-        """The loops that repeat: a backward branch whose header runs at least
-        `MIN_PASSES_PER_WAVE` (2) times per wave that takes it. A one-shot backward `s_branch`
-        (prologue -> code laid out above it, taken once per wave) closes no loop: its rows run once."""
-        return [lp for lp in self.analysis.loops or [] if lp.iterations_per_wave >= MIN_PASSES_PER_WAVE]
+        """The loops that repeat (`repeats`): a one-shot backward branch closes no loop."""
+        return [lp for lp in self.analysis.loops or [] if self.repeats(lp)]
 
     @cached_property
     def one_shot_branches(self) -> list[Loop]:
         """Backward branches taken once per wave (not loops; listed so rules can say why)."""
-        return [lp for lp in self.analysis.loops or [] if lp.iterations_per_wave < MIN_PASSES_PER_WAVE]
+        return [lp for lp in self.analysis.loops or [] if not self.repeats(lp)]
 
     @cached_property
     def loop_ranges(self) -> list[tuple[int, int]]:
