@@ -67,3 +67,11 @@ def test_a_global_load_stored_straight_to_scratch_is_part_of_the_spill(tmp_path:
     assert 3 in {r for s in item["sites"] for r in s["producer_rows"]}
     assert not any(i["id"] == "load-in-mfma-loop" and 3 in {r for s in i["sites"] for r in s["producer_rows"]}
                    for i in data["plan"])
+
+
+def test_the_prefetch_a_reload_wait_drains_is_not_a_load_in_mfma_loop_item(tmp_path: Path) -> None:
+    """vmcnt retires in order: the wait on the reload also waits for the older prefetch #4, which
+    was issued a whole reload earlier. That pair is the spill's, not a prefetch to move."""
+    rows, loops = _loop_rows(True)
+    data = planned(tmp_path, rows, loops=loops)
+    assert not any(i["id"] == "load-in-mfma-loop" for i in data["plan"]), [i["id"] for i in data["plan"]]

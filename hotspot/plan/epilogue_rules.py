@@ -44,6 +44,11 @@ def _address_key(isa: str) -> str:
     return " ".join(_OFFSET.sub("", " ".join(kept)).split())
 
 
+def _is_load(isa: str) -> bool:
+    mnemonic = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    return "load" in mnemonic or "read" in mnemonic
+
+
 def _offset(isa: str) -> int:
     m = _OFFSET.search(isa)
     return int(m[1], 0) if m else 0
@@ -67,7 +72,11 @@ def store_epilogue(ctx: PlanContext, rule: Rule) -> Outcome:
     if not stores:
         return "no VMEM store outside the repeating loops (no epilogue)"
     rows = {s.line_number for s in stores}
-    waited = sum(p.blamed_stall for w in ctx.waits() for p in w.producers if p.line_number in rows)
+    # waits on the stores alone (a drain before the end, a fence); a wait that also holds loads is
+    # the load's (store-gated-vmcnt judges the stores there)
+    waited = sum(p.blamed_stall for w in ctx.waits()
+                 if all(p.line_number in rows or not _is_load(p.isa) for p in w.producers)
+                 for p in w.producers if p.line_number in rows)
     issue = sum(s.stall for s in stores)
     target = issue + waited
     share = target / ctx.total_stall if ctx.total_stall else 0.0

@@ -92,15 +92,21 @@ def reload_rows(ctx: PlanContext) -> set[int]:
             if _is_scratch(i.isa, i.category) and _is_load(i.isa) and i.hit > 0 and in_loop(ctx, i.line_number)}
 
 
-def staged_pairs(ctx: PlanContext) -> set[tuple[int, int]]:
-    """(wait row, load row) of global loads in a spilling loop whose data goes straight to scratch:
-    register-spill claims their waits (no other wait rule should tell to prefetch them)."""
+def spill_pairs(ctx: PlanContext) -> set[tuple[int, int]]:
+    """(wait row, load row) pairs register-spill claims besides the reloads themselves: the older
+    global loads a reload's wait drains (vmcnt retires in order: the prefetch is waited for only
+    because the reload is), and global loads in a spilling loop whose data goes straight to
+    scratch. No other wait rule tells to prefetch them: the registers that would need are missing."""
     reloads = reload_rows(ctx)
     if not reloads:
         return set()
     out = set()
     for w in ctx.waits():
-        if not in_loop(ctx, w.line_number) or any(p.line_number in reloads for p in w.producers):
+        if not in_loop(ctx, w.line_number):
+            continue
+        if any(p.line_number in reloads for p in w.producers):
+            out |= {(w.line_number, p.line_number) for p in w.producers
+                    if p.line_number is not None and p.line_number not in reloads and p.category in VM_PRODUCERS}
             continue
         for p in w.producers:
             if (p.line_number is not None and p.category in VM_PRODUCERS and not _is_scratch(p.isa, p.category)

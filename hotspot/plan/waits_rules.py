@@ -26,7 +26,7 @@ from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
-from hotspot.plan.spill_rules import staged_pairs
+from hotspot.plan.spill_rules import spill_pairs
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.record import record
 
@@ -86,7 +86,7 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
         return ctx.wait_pairs
     out: dict[str, list[Pair]] = defaultdict(list)
     poll = spin_rows(ctx)
-    spilled = staged_pairs(ctx)  # loads waited on only to be stored to scratch: register-spill's
+    spilled = spill_pairs(ctx)  # loads drained by a reload's wait or stored to scratch: register-spill's
     for wait in ctx.waits():
         spw = ctx.wait_stall_per_hit(wait)
         if not spw or wait.line_number in poll:
