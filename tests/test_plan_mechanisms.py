@@ -26,7 +26,9 @@ def _pingpong(ahead_hits: int, waves: int = 8, trips: int = 16) -> dict:
             ins(10, "s_barrier", "barrier", hit=it, stall=12_000),  # after the MFMA cluster: lost time
             ins(11, "s_add_u32 s0, s0, 1", "salu", hit=it),
             ins(12, "s_cbranch_scc1 -10", "branch", hit=it),
-            ins(13, "s_endpgm", "message", hit=waves)]
+            ins(13, "s_cbranch_execnz 1", "branch", hit=waves),
+            ins(14, "s_barrier", "barrier", hit=waves - ahead_hits, stall=500),  # the other half catches up
+            ins(15, "s_endpgm", "message", hit=waves)]
     data = base(rows, loops=[{"first_line_number": 3, "last_line_number": 12, "iterations_per_wave": float(trips)}])
     data["dispatch"] = {"kernel": "k0", "symbol": "k0", "path": "/x", "waves": waves}
     return data
@@ -60,7 +62,8 @@ def test_four_phase_pingpong_loses_the_windows_without_mfma() -> None:
             ins(8, "ds_read_b128 v[0:3], v31", "lds", hit=it),
             ins(9, "s_barrier", "barrier", hit=it, stall=4_000),   # after memory
             ins(10, load, "vmem-load", hit=it), ins(11, "s_barrier", "barrier", hit=it, stall=8_000),  # after memory
-            ins(12, "s_cbranch_scc1 -10", "branch", hit=it), ins(13, "s_endpgm", "message", hit=waves)]
+            ins(12, "s_cbranch_scc1 -10", "branch", hit=it), ins(13, "s_barrier", "barrier", hit=4, stall=100),
+            ins(14, "s_endpgm", "message", hit=waves)]
     data = base(rows, loops=[{"first_line_number": 3, "last_line_number": 12, "iterations_per_wave": float(trips)}])
     data["dispatch"] = {"kernel": "k0", "symbol": "k0", "path": "/x", "waves": waves}
     it_ = item(plan_of(data), "pingpong-barrier")
@@ -70,6 +73,15 @@ def test_four_phase_pingpong_loses_the_windows_without_mfma() -> None:
     assert ev["lost_share_per_barrier"] == "#5: 100%, #7: 50%, #9: 100%, #11: 50%"
     assert it_.estimate.target_cycles == 1_000 + 1_000 + 4_000 + 4_000
     assert it_.location.line_number in (9, 11)
+
+
+def test_a_barrier_skipped_by_early_exit_waves_is_not_a_pingpong_schedule() -> None:
+    """Half the waves run the barrier before the loop but no barrier after it is run by the others
+    (they exited early): no catch-up partner, so not a ping-pong offset."""
+    data = _pingpong(ahead_hits=4)
+    data["instructions"] = [i for i in data["instructions"] if i["line_number"] != 14]
+    out = plan_of(data)
+    assert "pingpong-barrier" not in ids(out) and "barrier-dominated" in ids(out)
 
 
 def test_barriers_run_by_every_wave_are_not_a_pingpong_schedule() -> None:

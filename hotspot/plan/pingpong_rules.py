@@ -8,8 +8,9 @@ is the design — it waits while the other half computes, and the matrix core st
 that wait gains nothing. A barrier reached after an *MFMA cluster* is real lost time: the matrix
 core idles until the other half's memory phase ends. Only the second kind is an item.
 
-The cause is read from the ISA and the execution counts: the conditional barrier (a barrier row
-outside the loops that only part of the traced waves run, each once), and per barrier the rows
+The cause is read from the ISA and the execution counts: the conditional barriers (two barrier rows
+outside the loops, each run by part of the traced waves, together by every wave once: one half
+runs the first before the loop, the other catches up after it), and per barrier the rows
 since the previous barrier of its loop (wrapping around the loop's back edge): more executed MFMA
 rows than memory rows make an MFMA phase, otherwise memory rows make a memory phase.
 """
@@ -69,17 +70,20 @@ def phase_of(ctx: PlanContext, barrier: int) -> tuple[str, int, int]:
 
 
 def conditional_barrier(ctx: PlanContext) -> InstructionStat | None:
-    """A barrier outside every repeating loop that part of the traced waves run once each: the
-    barrier that puts one half of a ping-pong schedule one step ahead."""
+    """The barrier that puts one half of a ping-pong schedule one step ahead: a barrier outside
+    every repeating loop that part of the traced waves run, paired with another such barrier the
+    other waves run (the catch-up after the loop): each wave runs exactly one of the two, so their
+    executions add up to the traced waves. An early exit that skips a barrier has no such partner."""
     waves = ctx.traced_waves
     if not waves:
         return None
     lo, hi = PINGPONG_AHEAD_SHARE
-    for n in ctx.order:
-        ins = ctx.instructions[n]
-        if (_is_barrier(ins) and ins.hit > 0 and _innermost_loop(ctx, n) is None
-                and lo < ins.hit / waves < hi):
-            return ins
+    partial = [ctx.instructions[n] for n in ctx.order
+               if _is_barrier(ctx.instructions[n]) and _innermost_loop(ctx, n) is None
+               and lo < ctx.instructions[n].hit / waves < hi]
+    for k, first in enumerate(partial):
+        if any(first.hit + other.hit == waves for other in partial[k + 1:]):
+            return first
     return None
 
 
