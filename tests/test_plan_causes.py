@@ -267,3 +267,33 @@ def test_sweep_summary_names_item_one_not_a_capture_item() -> None:
     assert top is not None and top.id == "load-in-mfma-loop" and (top.file, top.line) == ("k.py", 3)
     assert headroom == 9.0
     assert plan_columns([item("source-collapse", "capture", None, None)]) == (None, None)
+
+
+def test_a_lost_wave_is_priced_in_rounds_of_the_measured_grid() -> None:
+    """No launch row: the capture ran in one round, 250 wave starts on 4 traced SEs of an MI350X
+    (8 XCDs x 4 SEs) with 4-wave workgroups -> 250 / 4 x 32 / 4 = 500 workgroups, one round at 3
+    and at 2 waves/SIMD (512 per round): losing the third wave is neutral; 300 starts -> 600
+    workgroups take 2 rounds at 2 waves/SIMD: the gain halves."""
+    args = dict(read="ds_read_b128 v[70:73], v10",
+                mfma="v_mfma_f32_32x32x16_bf16 v[100:115], v[70:77], v[80:87], v[100:115]", waves=3)
+
+    def measured(starts: int) -> object:
+        import copy
+
+        from tests.plan_data import plan_of as run
+        from tests.test_plan_rules import base as base_data
+
+        rows = [ins(1, args["read"], "lds"), ins(2, "s_waitcnt lgkmcnt(0)", "wait-lgkmcnt", stall=50_000),
+                ins(3, args["mfma"], "mfma"), ins(4, "v_mov_b32 v163, 0", "valu"), ins(5, "s_endpgm", "message")]
+        w = wait(2, rows[1]["isa"], 50_000, 100, [prod(1, rows[0]["isa"], "lds", 50_000, 8, 1)])
+        occ = {"waves_per_simd": 3, "limiter": "vgpr", "limiters": ["vgpr"],
+               "limits": {"hardware": 8, "vgpr": 3}, "details": {"vgpr_allocated": 168, "waves_per_workgroup": 4},
+               "achieved": {"mean_waves_per_simd": 2.9, "peak_waves_per_simd": 3, "waves": starts,
+                            "busy_cus_per_se": {str(se): 8 for se in range(4)}, "one_round": True}}
+        data = base_data(rows, waits=[w], occupancy=copy.deepcopy(occ))
+        data["arch"]["product"] = "AMD Instinct MI350X"
+        return item(run(data), "lds-read-before-mfma")
+
+    free = item(_ping_pong(100, **args), "lds-read-before-mfma")
+    assert measured(250).estimate.high_pct == pytest.approx(free.estimate.high_pct, abs=0.01)
+    assert measured(300).estimate.high_pct == pytest.approx(free.estimate.high_pct / 2, abs=0.01)

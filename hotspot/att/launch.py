@@ -200,6 +200,13 @@ def checked_against_occupancy(out: LaunchOut, busy_cus_per_se: dict[str, int], o
         "config's launch; name this run's kernel trace with --meta"))
 
 
+def capture_workgroups(started_waves: int, traced_ses: int, ses_total: int, waves_per_wg: int) -> float:
+    """The grid's workgroups as a capture that ran in one round shows them: the wave starts on the
+    traced shader engines ÷ waves per workgroup, × (the product's SEs ÷ traced SEs) — workgroups
+    are dealt round-robin over XCDs and SEs, so each SE holds its share."""
+    return started_waves / waves_per_wg * ses_total / traced_ses
+
+
 def checked_against_capture_grid(out: LaunchOut, started_waves: int | None, traced_ses: int,
                                  ses_total: int | None, wave_size: int | None,
                                  one_round: bool | None) -> LaunchOut:
@@ -215,7 +222,7 @@ def checked_against_capture_grid(out: LaunchOut, started_waves: int | None, trac
     per_wg = waves_per_workgroup(out.workgroup, wave_size)
     if per_wg <= 0:
         return out
-    estimate = started_waves / per_wg * ses_total / traced_ses
+    estimate = capture_workgroups(started_waves, traced_ses, ses_total, per_wg)
     rel, _ = CAPTURE_GRID_TOLERANCE["relative"]
     per_se, _ = CAPTURE_GRID_TOLERANCE["workgroups_per_se"]
     allowed = max(rel * estimate, per_se * ses_total)

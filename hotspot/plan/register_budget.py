@@ -10,11 +10,18 @@ small, the registers cost waves per SIMD; the price of that is counted in rounds
 
 from __future__ import annotations
 
+import math
+
 from hotspot.arch.resources import scan_isa_registers
 from hotspot.arch.targets import UNIFIED, ArchTarget, find_target
 from hotspot.plan.context import PlanContext
 from hotspot.plan.roofline import known_launch, waves_per_workgroup
 from hotspot.record import record
+
+
+# A measured grid is a float (an estimate from the traced SEs); rounding it before the ceiling keeps
+# 1024.0000001 from counting as one more round.
+ROUNDS_DIGITS = 6
 
 
 @record
@@ -113,15 +120,47 @@ def vgpr_budget(ctx: PlanContext) -> VgprBudget | None:
                       occ.limits.get("vgpr") == waves, target.gfx)
 
 
-def grid_rounds(ctx: PlanContext, waves: int) -> int | None:
-    """Rounds the matched launch's workgroups take with `waves` waves per SIMD on every CU (also
-    bounded by the LDS and workgroup-slot limits); None when the grid is unknown."""
+@record
+class Grid:
+    workgroups: float
+    waves_per_workgroup: int
+    cus: int
+    source: str   # "launch" (a matched row) or "capture" (measured: one round in occupancy.json)
+
+
+def real_grid(ctx: PlanContext) -> Grid | None:
+    """The grid: the matched launch row's, else the one a capture that ran in one round shows
+    (wave starts on the traced SEs ÷ waves per workgroup × the product's SEs ÷ traced SEs)."""
+    from hotspot.arch.products import SES_PER_XCD, find_product
+    from hotspot.att.launch import capture_workgroups
+
+    target = budget_target(ctx)
+    if target is None:
+        return None
     launch = known_launch(ctx)
+    if launch is not None:
+        return Grid(launch.workgroups, waves_per_workgroup(launch, target.wave_size), launch.cus, "launch")
+    occ = ctx.occupancy()
+    achieved = occ.achieved if occ is not None else None
+    per_wg = occ.details.waves_per_workgroup if occ is not None and occ.details is not None else None
+    product = find_product(ctx.analysis.arch.product or "")
+    if (achieved is None or achieved.one_round is not True or not achieved.busy_cus_per_se or not per_wg
+            or product is None or product.cus_per_se is None):
+        return None
+    workgroups = capture_workgroups(achieved.waves, len(achieved.busy_cus_per_se),
+                                    product.xcds * SES_PER_XCD, per_wg)
+    return Grid(workgroups, per_wg, product.cus, "capture")
+
+
+def grid_rounds(ctx: PlanContext, waves: int) -> int | None:
+    """Rounds the real (or measured) grid's workgroups take with `waves` waves per SIMD on every CU
+    (also bounded by the LDS and workgroup-slot limits); None when the grid is unknown."""
+    grid = real_grid(ctx)
     target = budget_target(ctx)
     occ = ctx.occupancy()
-    if launch is None or target is None or waves <= 0:
+    if grid is None or target is None or waves <= 0:
         return None
-    per_wg = waves_per_workgroup(launch, target.wave_size)
+    per_wg = grid.waves_per_workgroup
     per_cu = (waves * target.simds_per_cu) // per_wg if per_wg else 0
     details = occ.details if occ is not None else None
     for cap in (details.workgroups_per_cu_by_lds, details.workgroups_per_cu_by_slots) if details else ():
@@ -129,7 +168,7 @@ def grid_rounds(ctx: PlanContext, waves: int) -> int | None:
             per_cu = min(per_cu, cap)
     if per_cu <= 0:
         return None
-    return -(-launch.workgroups // (launch.cus * per_cu))
+    return math.ceil(round(grid.workgroups, ROUNDS_DIGITS) / (grid.cus * per_cu))
 
 
 def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:

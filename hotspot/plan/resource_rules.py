@@ -9,7 +9,7 @@ from hotspot.plan.context import PlanContext
 from hotspot.plan.pingpong_rules import conditional_barrier
 from hotspot.plan.spin_rules import spin_loop
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.register_budget import grid_rounds, vgpr_budget
+from hotspot.plan.register_budget import grid_rounds, real_grid, vgpr_budget
 from hotspot.plan.roofline import grid_waves_per_simd, known_launch
 
 # Stall that one more resident wave can hide: waits on memory counters (another wave issues while
@@ -212,5 +212,7 @@ def _arrival_spread(ctx: PlanContext, hot: InstructionStat | None) -> float | No
 
 
 def known_launch_workgroups(ctx: PlanContext) -> str:
-    launch = known_launch(ctx)
-    return f"{launch.workgroups:,}" if launch is not None else "?"
+    grid = real_grid(ctx)
+    if grid is None:
+        return "?"
+    return f"{grid.workgroups:,.0f}" + (" (measured in one round)" if grid.source == "capture" else "")
