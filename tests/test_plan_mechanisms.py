@@ -116,7 +116,27 @@ def test_row_strided_narrow_epilogue_stores_are_an_item() -> None:
     # high = 1 - 8/16 of the store stall, as a share of the waves' cycles
     total = sum(r["latency"] for r in data["instructions"])
     assert abs(it.estimate.high_pct - 100 * 0.5 * 16 * 800 / total) < 0.01
-    assert "transpose" in it.fix and "2,048 B stride" in it.title
+    assert "transpose" in it.fix and "2,048 B apart" in it.title
+
+
+def test_the_store_stride_counts_the_address_advanced_between_stores() -> None:
+    """The same offset every time, the address register advanced by 0x2000 between stores (the
+    compiler's form when the offset field cannot hold the step): an 8 KB stride."""
+    rows = [ins(1, "buffer_load_dwordx4 v[0:3], v30, s[4:7], 0 offen", "vmem-load", hit=64),
+            ins(2, "s_waitcnt vmcnt(0)", "wait-vmcnt", hit=64, stall=10_000),
+            ins(3, MFMA, "mfma", hit=64, stall=500), ins(4, "s_cbranch_scc1 -4", "branch", hit=64)]
+    n = 5
+    for k in range(8):
+        rows.append(ins(n, f"global_store_dwordx2 v[60:61], v[{2 * k}:{2 * k + 1}], off", "vmem-store",
+                        hit=4, stall=2_000))
+        rows.append(ins(n + 1, "v_add_co_u32_e32 v60, vcc, 0x2000, v60", "valu", hit=4))
+        rows.append(ins(n + 2, "v_addc_co_u32_e32 v61, vcc, 0, v61, vcc", "valu", hit=4))
+        n += 3
+    rows.append(ins(n, "s_endpgm", "message", hit=4))
+    data = base(rows, loops=[{"first_line_number": 1, "last_line_number": 4, "iterations_per_wave": 16.0}])
+    data["dispatch"] = {"kernel": "k0", "symbol": "k0", "path": "/x", "waves": 4}
+    ev = {e.metric: e.value for e in item(plan_of(data), "store-epilogue").evidence}
+    assert ev["store_offset_stride_bytes"] == 0x2000
 
 
 def test_wide_contiguous_or_cheap_epilogues_are_not_items() -> None:

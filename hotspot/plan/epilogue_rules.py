@@ -19,6 +19,7 @@ from hotspot.arch.classify import Category
 from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.access_rules import WIDE_BYTES, store_bytes_per_lane
 from hotspot.plan.context import PlanContext, in_loop
+from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 
 # The epilogue is worth a rewrite when its stores hold at least a tenth of all stall (the same
@@ -54,16 +55,60 @@ def _offset(isa: str) -> int:
     return int(m[1], 0) if m else 0
 
 
-def store_stride(stores: list[InstructionStat]) -> int | None:
-    """The median step between consecutive immediate offsets of stores sharing one address (the
-    byte distance from one store of a lane to its next); None without two such stores."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    for s in stores:
-        groups[_address_key(s.isa)].append(_offset(s.isa))
+def _address_register(isa: str) -> str | None:
+    """The first register of the store's address operand (global/flat: the first operand; buffer:
+    the second, its vaddr)."""
+    parts = isa.split(None, 1)
+    ops = [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
+    at = 1 if parts and parts[0].lower().startswith(("buffer_", "tbuffer_")) else 0
+    if len(ops) <= at:
+        return None
+    names = sorted(_names_of(ops[at]), key=_register_order)
+    return names[0] if names else None
+
+
+def _names_of(operand: str) -> set[str]:
+    return writes("v_mov_b32 " + operand + ", 0")
+
+
+def _register_order(name: str) -> tuple[str, int]:
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return (name.rstrip("0123456789"), int(digits) if digits else 0)
+
+
+_ADD = re.compile(r"^[vs]_add(?:_co|_nc)?_u32(?:_e32|_e64)?$|^s_add_u32$")
+_LITERAL = re.compile(r"^-?(0x[0-9a-f]+|\d+)$", re.IGNORECASE)
+
+
+def _constant_step(isa: str, register: str) -> int | None:
+    """The constant an instruction adds to `register` in place (`v_add_co_u32 v60, vcc, 0x2000,
+    v60`), 0 when it does not write it, None when it writes it some other way."""
+    if register not in writes(isa):
+        return 0
+    parts = isa.split(None, 1)
+    if not _ADD.match(parts[0].lower()) or register not in reads(isa):
+        return None
+    literals = [o.strip() for o in parts[1].split(",")[1:] if _LITERAL.match(o.strip())]
+    return int(literals[0], 0) if len(literals) == 1 else None
+
+
+def store_stride(ctx: PlanContext, stores: list[InstructionStat]) -> int | None:
+    """The median byte step from one store of a lane to its next, over consecutive stores (static
+    order) with the same address operands: the difference of their immediate offsets plus the
+    constants added to the address register in between; None without two such stores."""
+    ordered = sorted(stores, key=lambda s: s.line_number)
     steps = []
-    for offsets in groups.values():
-        ordered = sorted(set(offsets))
-        steps += [b - a for a, b in zip(ordered, ordered[1:])]
+    for a, b in zip(ordered, ordered[1:]):
+        if _address_key(a.isa) != _address_key(b.isa):
+            continue
+        register = _address_register(a.isa)
+        moved: int | None = 0
+        for n in ctx.order:
+            if a.line_number < n < b.line_number and register is not None and moved is not None:
+                step = _constant_step(ctx.instructions[n].isa, register)
+                moved = None if step is None else moved + step
+        if moved is not None:
+            steps.append(abs(_offset(b.isa) - _offset(a.isa) + moved))
     return int(median(steps)) if steps else None
 
 
@@ -86,7 +131,7 @@ def store_epilogue(ctx: PlanContext, rule: Rule) -> Outcome:
     if not widths:
         return "the epilogue's store widths are unknown"
     width = min(widths)
-    stride = store_stride(stores)
+    stride = store_stride(ctx, stores)
     per_wave = sum(s.hit for s in stores) / max(1, ctx.traced_waves)
     narrow = width < WIDE_BYTES
     spread = stride is not None and stride > width
@@ -95,8 +140,9 @@ def store_epilogue(ctx: PlanContext, rule: Rule) -> Outcome:
     high = 1.0 - width / WIDE_BYTES if narrow else STRIDED_STORE_HIGH
     how = []
     if spread:
-        how.append(f"one lane's stores step {stride:,} bytes apart with {width} bytes each (a row stride: "
-                   "every instruction writes pieces of several rows, partial lines)")
+        how.append(f"one lane's stores step {stride:,} bytes apart with {width} bytes each (a row stride, "
+                   "from the offsets and the constants added to the address between the stores: every "
+                   "instruction writes pieces of several rows, partial lines)")
     if narrow:
         how.append(f"{width} bytes per lane where {WIDE_BYTES} fit one instruction "
                    f"({WIDE_BYTES // width}x the store instructions)")
@@ -121,7 +167,7 @@ def store_epilogue(ctx: PlanContext, rule: Rule) -> Outcome:
         f"the epilogue's {len(stores)} store row(s) ({per_wave:,.0f} per wave) hold {share:.0%} of stall: "
         + "; ".join(how),
         title=f"store epilogue: {len(stores)} stores of {width} B per lane"
-              + (f" at a {stride:,} B stride" if spread and stride is not None else ""),
+              + (f", {stride:,} B apart" if spread and stride is not None else ""),
         fix=fix, removable=(STORE_EPILOGUE_LOW_FACTOR * high, high),
         basis=(f"{'wider stores cut the store instructions by ' + str(WIDE_BYTES // width) + 'x' if narrow else ''}"
                f"{' and ' if narrow and spread else ''}"
