@@ -473,8 +473,9 @@ def make_pingpong(out_dir: Path) -> Path:
     second_half = _with_branches(base, {18: (20, 0.0), 88: (90, 1.0)})
     slots = _wave_slots(spec)               # slot 0 waves: the first half, slot 1: the second half
     # The memory phase's LDS traffic is shared: a half's 4 waves read 16 x 1 KiB and write 2 x 1 KiB each
-    # at once (~72 KiB at 128 B/clk, ~580 cycles), so its lgkmcnt(0) (#47) waits about as long for all
-    # four, with bank-conflict spread: drawn once per half and iteration (the generator models one wave).
+    # at once (~72 KiB: hundreds of cycles of the CU's LDS bandwidth), so its lgkmcnt(0) (#47) waits
+    # about as long for all four, with bank-conflict spread: drawn once per half and iteration (the
+    # generator models one wave).
     return _make_synced(out_dir, spec, 23, lambda v: first_half if slots[v] == 0 else second_half,
                         shared={47: (0, 320)})
 
@@ -517,12 +518,14 @@ def _make_synced(out_dir: Path, spec: DispatchSpec, seed: int, code_of: Callable
             for v in members:
                 (s, simd, slot), _ = where[v]
                 if n == 0:
-                    begin[v] = spec.start_time + lay.ses.index(s) * lat.se_stagger + (slot * lay.simds + simd) * lat.slot_stagger
+                    begin[v] = (spec.start_time + lay.ses.index(s) * lat.se_stagger
+                                + (slot * lay.simds + simd) * lat.slot_stagger)
                 else:
                     p = v - 1                                    # the slot's previous wave
-                    begin[v] = begin[p] + runs[p].records[-1][0] + runs[p].records[-1][3] + sum(adds[p]) + lat.launch_gap[0]
-            bars = {v: [i for i, r in enumerate(runs[v].records) if code_of(v).rows[r[4] - 1].info.kind == "barrier"]
-                    for v in members}
+                    last = runs[p].records[-1]
+                    begin[v] = begin[p] + last[0] + last[3] + sum(adds[p]) + lat.launch_gap[0]
+            bars = {v: [i for i, r in enumerate(runs[v].records)
+                        if code_of(v).rows[r[4] - 1].info.kind == "barrier"] for v in members}
             if len({len(b) for b in bars.values()}) != 1:
                 raise ValueError("the waves of a workgroup execute different numbers of s_barrier")
             pos = {v: 0 for v in members}
@@ -680,9 +683,10 @@ def make_streaming_saturated(out_dir: Path) -> Path:
             "s_endpgm"]                                             # 11
     layout = Layout(ses=(0, 1), simds=4, slots=8, other_cus=(0, 2))
     # at 8 waves/SIMD every load queues behind the others' (loaded latency well above the idle one):
-    # by Little's law 256 CUs x 32 waves x 1 KiB in flight at ~3.4 TB/s of reads is ~2.4 us, ~5,000
-    # cycles at 2.2 GHz, so the traced rounds (~5,200 cycles a wave) match the kernel trace's 80 us
-    # (32 rounds); all slots start together and a finished wave's slot is refilled at once
+    # by Little's law 256 CUs x 32 waves x 1 KiB in flight at ~3.4 TB/s of reads is ~2.5 us (~2.2 us at
+    # the ~7 waves the slots keep), ~5,000 cycles at 2.2 GHz, so the traced rounds (~5,200 cycles a
+    # wave) match the kernel trace's 80 us (32 rounds); all slots start together and a finished
+    # wave's slot is refilled at once
     lat = LatencyModel(smem=(120, 280), vmem_load=(3600, 5000), slot_stagger=4, se_stagger=40, launch_gap=(16, 64))
     d = make_dispatch(out_dir, _spec(rows, waves=256, layout=layout, latency=lat), seed=37)
     _kernel_trace(d.parent / "truth_kernel_trace.csv", [(1, "truth_kernel_0", 1_000, 81_000, 256, 65536)])
