@@ -212,8 +212,21 @@ def _wave_slots(spec: DispatchSpec) -> list[int]:
 def _retimed(code: synth_program.Code, run: WaveRun, extra: dict[int, tuple[int, int]],
              rng: random.Random) -> WaveRun:
     """The simulated wave with `extra` stall (a drawn range per 1-based row) added to those rows'
-    records; later records shift, the timeline and per-row sums are rebuilt the way the timing model
-    builds them (gap -> IDLE, waits/barriers/nops/s_endpgm -> WAIT, other stall -> STALL, issue -> EXEC)."""
+    records (see `_with_adds`)."""
+    adds = []
+    for rec in run.records:
+        add = 0
+        if rec[4] in extra:
+            lo, hi = extra[rec[4]]
+            add = (lo + int(rng.random() * (hi - lo + 1))) // 4 * 4
+        adds.append(add)
+    return _with_adds(code, run, adds)
+
+
+def _with_adds(code: synth_program.Code, run: WaveRun, adds: list[int]) -> WaveRun:
+    """The simulated wave with adds[i] cycles of stall added to its i-th record; later records shift,
+    the timeline and per-row sums are rebuilt the way the timing model builds them (gap -> IDLE,
+    waits/barriers/nops/s_endpgm -> WAIT, other stall -> STALL, issue -> EXEC)."""
     n = len(code.rows) + 1
     hit, lat, stall, idle = [0] * n, [0] * n, [0] * n, [0] * n
     records: list[list[int]] = []
@@ -227,11 +240,7 @@ def _retimed(code: synth_program.Code, run: WaveRun, extra: dict[int, tuple[int,
                 timeline.append([st, cycles])
 
     shift, prev_end = 0, 0
-    for t, cat, st, du, line in run.records:
-        add = 0
-        if line in extra:
-            lo, hi = extra[line]
-            add = (lo + int(rng.random() * (hi - lo + 1))) // 4 * 4
+    for (t, cat, st, du, line), add in zip(run.records, adds):
         t += shift
         st, du = st + add, du + add
         shift += add
@@ -394,7 +403,9 @@ def make_pingpong(out_dir: Path) -> Path:
     workgroup executes one conditional s_barrier more before the loop, so from then on each
     hardware barrier pairs one half's barrier after its memory phase (#48) with the other half's
     barrier after its MFMA cluster (#83). Waiting at #48 is the design (the other half computes);
-    waiting at #83 leaves the SIMD's matrix core idle while the other half finishes its loads."""
+    waiting at #83 leaves the SIMD's matrix core idle while the other half finishes a memory phase
+    that outran the MFMA cluster. The barriers are real: the waves of a workgroup are released
+    together (`_make_synced`), so each wait is what the other half's phase makes it."""
     ds = [f"ds_read_b128 v[{4 * r}:{4 * r + 3}], v253 offset:{512 * r}" for r in range(16)]
     mfma = []
     for half in range(2):                      # two K halves: A v[0:15]/v[32:47], B v[16:31]/v[48:63]
@@ -450,21 +461,91 @@ def make_pingpong(out_dir: Path) -> Path:
                "v_cvt_pk_bf16_f32 v65, v66, v67",                   # 93
                "buffer_store_dwordx2 v[64:65], v251, s[16:19], 0 offen",  # 94
                "s_endpgm"])                                         # 95
+    # a workgroup's 8 waves are dispatched together (slot_stagger 4) and a slot's next wave follows
+    # after a fixed gap, so every wave's begin is known and barriers can be released in absolute time
     spec = DispatchSpec(arch="gfx950", kernel="truth_pingpong_gemm_0",
                         program=_program(_resolve_branches(rows), loops=[(22, 85, 32)]), waves=32,
                         layout=FOUR_SIMDS, variants=32, agent_info=True, prefix="truth",
-                        latency=LatencyModel(vmem_load=(480, 900), smem=(120, 280), barrier=(4, 8)))
+                        latency=LatencyModel(vmem_load=(480, 900), smem=(120, 280), barrier=(4, 8),
+                                             slot_stagger=4, launch_gap=(32, 32)))
     base = synth_program._explicit(spec.program, "gfx950")
     first_half = _with_branches(base, {18: (20, 1.0), 88: (90, 0.0)})
     second_half = _with_branches(base, {18: (20, 0.0), 88: (90, 1.0)})
     slots = _wave_slots(spec)               # slot 0 waves: the first half, slot 1: the second half
-    # what the other waves of the workgroup make each barrier wait (the generator does not synchronise
-    # waves): #48 waits for the other half's MFMA cluster (~512 cycles against a ~200-cycle memory
-    # phase), #83 for the other half's memory phase when it runs longer than an MFMA cluster
-    common = {17: (40, 300), 48: (180, 420), 83: (40, 260)}
-    extra = [{**common, 90: (200, 420)} if s == 0 else {**common, 20: (200, 420)} for s in slots]
-    return _make_planted(out_dir, spec, 23, lambda v: first_half if slots[v] == 0 else second_half,
-                         lambda v: extra[v])
+    # The memory phase's LDS traffic is shared: a half's 4 waves read 16 x 1 KiB and write 2 x 1 KiB each
+    # at once (~72 KiB: hundreds of cycles of the CU's LDS bandwidth), so its lgkmcnt(0) (#47) waits
+    # about as long for all four, with bank-conflict spread: drawn once per half and iteration (the
+    # generator models one wave).
+    return _make_synced(out_dir, spec, 23, lambda v: first_half if slots[v] == 0 else second_half,
+                        shared={47: (0, 320)})
+
+
+def _make_synced(out_dir: Path, spec: DispatchSpec, seed: int, code_of: Callable[[int], synth_program.Code],
+                 shared: dict[int, tuple[int, int]]) -> Path:
+    """make_dispatch for one workgroup per traced CU and round (all slots x SIMDs of an SE) whose waves
+    synchronise at s_barrier: the n-th barrier a wave executes is released for every wave of its
+    workgroup when the last of them arrives (the hardware's barrier count, whatever row each wave is
+    at). `shared` adds a stall drawn once per (workgroup, slot, occurrence) to a row, the same for the
+    waves of one slot (a cost they share, e.g. LDS bandwidth). Later records shift (in-flight memory
+    operations are not re-timed: keep the waits after a barrier independent of what precedes it)."""
+    lay, lat = spec.layout, spec.latency
+    if spec.variants < spec.waves or lat.launch_gap[0] != lat.launch_gap[1] or lat.launch_gap[0] % 4:
+        raise ValueError("_make_synced needs variants >= waves and a fixed launch gap (a multiple of 4)")
+    groups = [(se, simd, slot) for slot in range(lay.slots) for simd in range(lay.simds) for se in lay.ses]
+    per, extra = divmod(spec.waves, len(groups))
+    counts = {g: per + (i < extra) for i, g in enumerate(groups)}
+    order = sorted(groups, key=lambda g: (lay.ses.index(g[0]), g[1], g[2]))
+    where = [(g, n) for g in order for n in range(counts[g])]          # wave v -> ((se, simd, slot), n)
+    runs = [synth_writer.simulate(code_of(v), lat, random.Random(seed * 7919 + v)) for v in range(spec.waves)]
+    rng = random.Random(seed * 104729)
+    adds: list[list[int]] = [[0] * len(r.records) for r in runs]
+    draws: dict[tuple, int] = {}
+    for v, ((se, simd, slot), n) in enumerate(where):
+        seen: dict[int, int] = {}
+        for i, rec in enumerate(runs[v].records):
+            if rec[4] in shared:
+                k = seen[rec[4]] = seen.get(rec[4], -1) + 1
+                key = (se, n, slot, rec[4], k)
+                if key not in draws:
+                    lo, hi = shared[rec[4]]
+                    draws[key] = (lo + int(rng.random() * (hi - lo + 1))) // 4 * 4
+                adds[v][i] = draws[key]
+    begin: dict[int, int] = {}
+    rounds = max(n for _, n in where) + 1
+    for n in range(rounds):
+        for se in lay.ses:
+            members = [v for v, ((s, _, _), m) in enumerate(where) if s == se and m == n]
+            for v in members:
+                (s, simd, slot), _ = where[v]
+                if n == 0:
+                    begin[v] = (spec.start_time + lay.ses.index(s) * lat.se_stagger
+                                + (slot * lay.simds + simd) * lat.slot_stagger)
+                else:
+                    p = v - 1                                    # the slot's previous wave
+                    last = runs[p].records[-1]
+                    begin[v] = begin[p] + last[0] + last[3] + sum(adds[p]) + lat.launch_gap[0]
+            bars = {v: [i for i, r in enumerate(runs[v].records)
+                        if code_of(v).rows[r[4] - 1].info.kind == "barrier"] for v in members}
+            if len({len(b) for b in bars.values()}) != 1:
+                raise ValueError("the waves of a workgroup execute different numbers of s_barrier")
+            pos = {v: 0 for v in members}
+            off = {v: 0 for v in members}
+            for k in range(len(bars[members[0]])):
+                done = {}
+                for v in members:
+                    b = bars[v][k]
+                    off[v] += sum(adds[v][pos[v]:b])
+                    pos[v] = b
+                    t, _, _, du, _ = runs[v].records[b]
+                    done[v] = begin[v] + t + off[v] + du
+                release = max(done.values())
+                for v in members:
+                    adds[v][bars[v][k]] += release - done[v]
+    synced = [_with_adds(code_of(v), runs[v], adds[v]) for v in range(spec.waves)]
+    calls = iter(range(spec.waves))
+    with mock.patch.object(synth_writer, "build", lambda *_a, **_k: code_of(0)), \
+            mock.patch.object(synth_writer, "simulate", lambda *_a: synced[next(calls)]):
+        return make_dispatch(out_dir, spec, seed=seed)
 
 
 def make_backward_branch(out_dir: Path) -> Path:
@@ -601,9 +682,12 @@ def make_streaming_saturated(out_dir: Path) -> Path:
             "buffer_store_dwordx4 v[0:3], v8, s[8:11], 0 offen",    # 10 the only store
             "s_endpgm"]                                             # 11
     layout = Layout(ses=(0, 1), simds=4, slots=8, other_cus=(0, 2))
-    # at 8 waves/SIMD every load queues behind the others' (loaded latency well above the idle one),
-    # all slots start together and a finished wave's slot is refilled at once
-    lat = LatencyModel(smem=(120, 280), vmem_load=(1400, 2600), slot_stagger=4, se_stagger=40, launch_gap=(16, 64))
+    # at 8 waves/SIMD every load queues behind the others' (loaded latency well above the idle one):
+    # by Little's law 256 CUs x 32 waves x 1 KiB in flight at ~3.4 TB/s of reads is ~2.5 us (~2.2 us at
+    # the ~7 waves the slots keep), ~5,000 cycles at 2.2 GHz, so the traced rounds (~5,200 cycles a
+    # wave) match the kernel trace's 80 us (32 rounds); all slots start together and a finished
+    # wave's slot is refilled at once
+    lat = LatencyModel(smem=(120, 280), vmem_load=(3600, 5000), slot_stagger=4, se_stagger=40, launch_gap=(16, 64))
     d = make_dispatch(out_dir, _spec(rows, waves=256, layout=layout, latency=lat), seed=37)
     _kernel_trace(d.parent / "truth_kernel_trace.csv", [(1, "truth_kernel_0", 1_000, 81_000, 256, 65536)])
     return d
