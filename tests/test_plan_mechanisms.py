@@ -221,3 +221,22 @@ def test_a_backward_branch_taken_once_per_wave_is_not_a_loop() -> None:
     repeated["dispatch"]["waves"] = 50
     repeated["loops"] = [{"first_line_number": 2, "last_line_number": 6, "iterations_per_wave": 2.0, "waves": 50}]
     assert "load-in-mfma-loop" in ids(plan_of(repeated))  # 100 runs of #6 for 50 waves: 2 each
+
+
+def test_waits_inside_a_pingpong_memory_phase_are_not_wait_items() -> None:
+    """The memory phase's LDS wait (#5) is covered by the other half's MFMA cluster by design: no
+    wait rule claims it in a ping-pong schedule; without the schedule it is an ordinary item."""
+    from tests.test_plan_rules import prod, wait
+
+    def with_wait(ahead_hits: int) -> dict:
+        data = _pingpong(ahead_hits)
+        rows = {r["line_number"]: r for r in data["instructions"]}
+        rows[5]["stall"] = 30_000
+        data["waits"] = [wait(5, rows[5]["isa"], 30_000, rows[5]["hit"],
+                              [prod(4, rows[4]["isa"], "lds", 30_000, 8, 1)])]
+        return data
+
+    pingpong = plan_of(with_wait(4))
+    assert not any(i.sites and any(s.wait_row == 5 for s in i.sites) for i in pingpong.items), ids(pingpong)
+    ordinary = plan_of(with_wait(8))
+    assert any(i.sites and any(s.wait_row == 5 for s in i.sites) for i in ordinary.items), ids(ordinary)

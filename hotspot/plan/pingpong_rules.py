@@ -87,6 +87,21 @@ def conditional_barrier(ctx: PlanContext) -> InstructionStat | None:
     return None
 
 
+def memory_phase_rows(ctx: PlanContext) -> frozenset[int]:
+    """The rows of a ping-pong schedule's memory phases (the rows before each loop barrier whose
+    phase is a memory phase): their waits are covered by the other half's MFMA cluster by design;
+    what the cluster does not cover shows as the lost wait at the barrier after it, which this rule
+    reports. Empty when the kernel is not a ping-pong schedule."""
+    if not ctx.has("loops") or conditional_barrier(ctx) is None:
+        return frozenset()
+    out: set[int] = set()
+    for b in ctx.executed(Category.BARRIER):
+        if _is_barrier(b) and _innermost_loop(ctx, b.line_number) is not None \
+                and phase_of(ctx, b.line_number)[0] == MEMORY:
+            out |= {i.line_number for i in phase_rows(ctx, b.line_number)}
+    return frozenset(out)
+
+
 def partners(ctx: PlanContext, barriers: list[int]) -> dict[int, tuple[int, int]]:
     """{loop barrier: (the next, the previous) barrier of its loop body, cyclic}: with one half a
     barrier ahead, a wave of the trailing half at barrier b is released by the leading half

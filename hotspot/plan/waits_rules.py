@@ -26,6 +26,7 @@ from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
+from hotspot.plan.pingpong_rules import memory_phase_rows
 from hotspot.plan.spill_rules import spill_pairs
 from hotspot.plan.spin_rules import spin_rows
 from hotspot.record import record
@@ -87,10 +88,13 @@ def assign_pairs(ctx: PlanContext) -> dict[str, list[Pair]]:
     out: dict[str, list[Pair]] = defaultdict(list)
     poll = spin_rows(ctx)
     spilled = spill_pairs(ctx)  # loads drained by a reload's wait or stored to scratch: register-spill's
+    hidden = memory_phase_rows(ctx)  # a ping-pong memory phase: the other half's MFMAs cover it
     for wait in ctx.waits():
         spw = ctx.wait_stall_per_hit(wait)
         if not spw or wait.line_number in poll:
             continue  # a flag poll's wait is spin-wait-barrier's
+        if wait.line_number in hidden:
+            continue  # pingpong-barrier's: what the other half does not cover is its lost barrier wait
         producers = wait.producers
         vmem = [p for p in producers if p.category in VMEM_LOADS]
         back_to_back = len(vmem) >= BACK_TO_BACK_MIN_LOADS and all(
