@@ -24,7 +24,8 @@ NO_DESTINATION = tuple(k for k in ALL_SOURCES if k != "v_cmpx") + ("s_nop", "s_b
                                                                    "s_sleep", "s_endpgm")
 
 
-def _names(text: str) -> set[str]:
+def registers(text: str) -> set[str]:
+    """Every register an operand text names, one name per register (`v[4:7]` -> v4..v7)."""
     out: set[str] = set()
     for m in _TOKEN.finditer(text.lower()):
         kind, one, lo, hi, named, half, m0 = m.groups()
@@ -50,7 +51,7 @@ def _dest_count(mnemonic: str, ops: list[str]) -> int:
     if any(k in mnemonic for k in NO_DESTINATION) or not ops:
         return 0
     if any(k in mnemonic for k in TWO_DESTINATIONS) and len(ops) > 1:
-        second = _names(ops[1])
+        second = registers(ops[1])
         if second and not any(n[0] == "v" and n[1:].isdigit() for n in second):  # a scalar carry out
             return 2
     return 1
@@ -61,7 +62,7 @@ def writes(isa: str) -> set[str]:
     mnemonic, ops = _split(isa)
     out: set[str] = set()
     for op in ops[:_dest_count(mnemonic, ops)]:
-        out |= _names(op)
+        out |= registers(op)
     if mnemonic.startswith("v_cmpx"):
         out |= {"exec_lo", "exec_hi"}
     return out
@@ -72,7 +73,7 @@ def reads(isa: str) -> set[str]:
     mnemonic, ops = _split(isa)
     out: set[str] = set()
     for op in ops[_dest_count(mnemonic, ops):]:
-        out |= _names(op)
+        out |= registers(op)
     return out
 
 

@@ -19,7 +19,7 @@ from hotspot.arch.classify import Category
 from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.access_rules import WIDE_BYTES, store_bytes_per_lane
 from hotspot.plan.context import PlanContext, in_loop
-from hotspot.plan.def_use import reads, writes
+from hotspot.plan.def_use import reads, registers, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 
 # The epilogue is worth a rewrite when its stores hold at least a tenth of all stall (the same
@@ -63,12 +63,8 @@ def _address_register(isa: str) -> str | None:
     at = 1 if parts and parts[0].lower().startswith(("buffer_", "tbuffer_")) else 0
     if len(ops) <= at:
         return None
-    names = sorted(_names_of(ops[at]), key=_register_order)
+    names = sorted(registers(ops[at]), key=_register_order)
     return names[0] if names else None
-
-
-def _names_of(operand: str) -> set[str]:
-    return writes("v_mov_b32 " + operand + ", 0")
 
 
 def _register_order(name: str) -> tuple[str, int]:
