@@ -63,10 +63,18 @@ def test_the_registry_names_real_functions():
     assert registry.output_formats("sweep status") == ("text", "json", "markdown")
 
 
+def _without_spec(text: str) -> str:
+    """A command module's source without its SPEC (whose views name renderers, as text)."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SPEC" for t in node.targets):
+            return text.replace(ast.get_source_segment(text, node) or "", "")
+    return text
+
+
 def test_no_command_module_renders_itself():
     for path in sorted((PACKAGE / "commands").glob("*.py")):
-        text = path.read_text()
-        # a table of renderers, or one handed to run(): the registry's job
+        text = _without_spec(path.read_text())
+        # a table of renderers, or one handed to run(): the registry's job (a SPEC only names them)
         assert not re.search(r"\{\s*\"(text|markdown|html)\"\s*:", text), path
         assert "lambda r" not in text and "render_html" not in text, path
 

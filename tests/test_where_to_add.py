@@ -364,7 +364,7 @@ def _check_rule(copy: Path, scratch: Path) -> None:
 
 # ---- row: an output format ---------------------------------------------------------------------------
 # `analyze --format csv`: the instruction table, one CSV row per code row. The `--format` choices (and
-# so the help snapshot) come from the registry's (view, format) entries.
+# so the help snapshot) come from the views of the command's SPEC.
 
 CSV_RENDERER = '''"""`analyze --format csv`: the instruction table as CSV, one row per instruction row."""
 
@@ -393,9 +393,10 @@ FORMAT = Recipe(
     row="an output format",
     edits=(
         Edit("hotspot/render/csv_table.py", None, CSV_RENDERER, named_as="a renderer module in hotspot/render/"),
-        Edit("hotspot/render/registry.py", '"html": ("hotspot.render.html", "render_html")},',
-             '"html": ("hotspot.render.html", "render_html"),\n'
-             '                "csv": ("hotspot.render.csv_table", "render_csv")},'),
+        Edit("hotspot/commands/analyze.py", '"html": "hotspot.render.html:render_html"}',
+             '"html": "hotspot.render.html:render_html",\n'
+             '                    "csv": "hotspot.render.csv_table:render_csv"}',
+             named_as="hotspot/commands/<command>.py"),
         Edit("docs/cli/analyze.md", "[--format text|json|markdown|html]",
              "[--format text|json|markdown|html|csv]"),
         Edit("docs/cli/analyze.md", "`markdown`, `html` |", "`markdown`, `html`, `csv` (the instruction table) |"),
