@@ -75,7 +75,7 @@ def build_app(only: str | None = None, listing_only: bool = False,
                 app.command(name, help=text)(_stub)
         return app
     modules = commands if commands is not None else {name: entry[0] for name, entry in COMMANDS.items()}
-    for module in [modules[only]] if only in modules else modules.values():
+    for module in [modules[only]] if only is not None and only in modules else modules.values():
         importlib.import_module(module).register(app)
     _global_flags_in_help(app)
     return app

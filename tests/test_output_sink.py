@@ -58,9 +58,16 @@ def test_the_registry_names_real_functions():
         assert callable(getattr(importlib.import_module(module), function)), (view, fmt)
     assert registry.renderer("report", "html") is None
     assert set(registry.renderers("analyze")) == {"text", "markdown", "html"}
-    # the --format choices are read from the table (commands/options.py format_option)
-    assert registry.output_formats("analyze") == ("text", "json", "markdown", "html")
-    assert registry.output_formats("sweep status") == ("text", "json", "markdown")
+    # the --format choices are read from the command's spec (commands/options.py format_option), whose
+    # views the registry holds
+    from hotspot.commands.analyze import SPEC as ANALYZE
+    from hotspot.commands.sweep import SPEC as SWEEP
+
+    assert ANALYZE.formats() == ("text", "json", "markdown", "html")
+    assert SWEEP.formats("sweep status") == ("text", "json", "markdown")
+    for spec in (ANALYZE, SWEEP):
+        for view, formats in spec.views.items():
+            assert set(registry.renderers(view)) == set(formats)
 
 
 def _without_spec(text: str) -> str:

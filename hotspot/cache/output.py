@@ -1,8 +1,8 @@
 """The output cache: a read-only command's stdout, stderr and exit code, replayed byte for byte
 when the same command line runs again in the same place and nothing it read has changed.
 
-Which runs qualify: the commands whose spec says `cacheable` (hotspot/commandspec.py: `analyze`,
-`plan`, `diff`, `pmc`, `kernels`, `occupancy`, `report` and `export`, read from the command index),
+Which runs qualify: the commands whose spec says `cacheable` (hotspot/commandspec.py; today analyze,
+plan, diff, pmc, kernels, occupancy, report and export; read from the command index),
 and any `--help`, that exited 0. A report or trace written to a file is kept with the
 output and written again on a replay (atomically, as the command does), but only where the command
 would write it: the target absent, or present with `--force`, and never a symlink. Commands that

@@ -27,7 +27,6 @@ from hotspot.plan.register_reads import dest_regs
 from hotspot.plan.register_reads import drained_producers
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
-from hotspot.record import record
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
 # (cover = issue-to-wait distance / (distance + stall per wait)) is "waited on too early": half is

@@ -43,10 +43,3 @@ def renderer(view: str, fmt: str) -> Renderer | None:
 def renderers(view: str) -> dict[str, Renderer]:
     """The format -> renderer map of one view."""
     return {fmt: lazy(module, name) for (v, fmt), (module, name) in RENDERERS.items() if v == view}
-
-
-def output_formats(view: str) -> tuple[str, ...]:
-    """The `--format` choices of a command's view: text, json (the Result's own serialization, no
-    renderer), then the view's other formats in table order."""
-    named = [fmt for v, fmt in RENDERERS if v == view]
-    return ("text", "json", *(fmt for fmt in named if fmt != "text"))
