@@ -10,7 +10,7 @@ from hotspot.commands.options import format_option
 
 SPEC = CommandSpec(
     "cache", rank=130,
-    help=("The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it."),
+    help="The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it.",
     group=True,
     views={"cache info": text_and_markdown("hotspot.render.cache", "render_info"),
            "cache clear": text_and_markdown("hotspot.render.cache", "render_clear")},

@@ -12,7 +12,7 @@ from hotspot.commands.options import format_option, MaxFileMbOpt
 
 SPEC = CommandSpec(
     "export", rank=100,
-    help=("Export a dispatch for other viewers (Perfetto)."),
+    help="Export a dispatch for other viewers (Perfetto).",
     group=True,
     cacheable=True,
     views={"export": text_and_markdown("hotspot.render.written", "render_export_written"),

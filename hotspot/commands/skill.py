@@ -12,7 +12,7 @@ from hotspot.commands.options import format_option
 
 SPEC = CommandSpec(
     "skill", rank=110,
-    help=("The hotspot agent skill (SKILL.md for coding assistants)."),
+    help="The hotspot agent skill (SKILL.md for coding assistants).",
     group=True,
     views={"skill install": text_and_markdown("hotspot.render.skill", "render_install"),
            "skill mcp": text_and_markdown("hotspot.render.skill", "render_mcp"),
