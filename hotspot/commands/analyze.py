@@ -32,7 +32,7 @@ SPEC = CommandSpec(
                     "source lines, findings), with the plan. detail_level brief (default): the verdict, "
                     "trust and the top plan items in under 4 KB; full: the whole analysis JSON (add "
                     "plan=true for the plan).",
-                    paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True),),
+                    paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True, rank=1),),
 )
 
 FormatOpt = format_option(SPEC)

@@ -22,7 +22,7 @@ SPEC = CommandSpec(
                     "list): find its hottest kernel, trace it (ATT), optionally collect counters, "
                     "analyze the best dispatch. Long-running: sends progress notifications; cancelling "
                     "it stops the profiler and marks the run directory's run.json interrupted.",
-                    paths=frozenset({"output"}), remembered=False, long_running=True),),
+                    paths=frozenset({"output"}), remembered=False, long_running=True, rank=8),),
 )
 
 FormatOpt = format_option(SPEC)

@@ -17,7 +17,7 @@ SPEC = CommandSpec(
           "noise."),
     cacheable=True,
     views={"diff": text_and_markdown("hotspot.render.diff", "render_text", "render_markdown")},
-    tools=(ToolSpec("diff", paths=frozenset({"before", "after"})),),
+    tools=(ToolSpec("diff", paths=frozenset({"before", "after"}), rank=3),),
 )
 
 FormatOpt = format_option(SPEC)

@@ -15,7 +15,7 @@ SPEC = CommandSpec(
     help=("Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
           "Exit 5 when a required tool is missing."),
     views={"doctor": text_and_markdown("hotspot.render.collect", "render_doctor", "render_doctor_markdown")},
-    tools=(ToolSpec("doctor", remembered=False),),
+    tools=(ToolSpec("doctor", remembered=False, rank=7),),
 )
 
 FormatOpt = format_option(SPEC)

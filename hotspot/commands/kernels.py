@@ -17,7 +17,7 @@ SPEC = CommandSpec(
           "roctx marker regions; each row has a ready --kernel regex."),
     cacheable=True,
     views={"kernels": text_and_markdown("hotspot.render.kernels", "render_text", "render_markdown")},
-    tools=(ToolSpec("kernels", paths=frozenset({"path"})),),
+    tools=(ToolSpec("kernels", paths=frozenset({"path"}), rank=5),),
 )
 
 FormatOpt = format_option(SPEC)

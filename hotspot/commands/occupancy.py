@@ -16,7 +16,7 @@ SPEC = CommandSpec(
           "far each limit must move to gain a wave."),
     cacheable=True,
     views={"occupancy": text_and_markdown("hotspot.render.occupancy", "render_text", "render_markdown")},
-    tools=(ToolSpec("occupancy"),),
+    tools=(ToolSpec("occupancy", rank=6),),
 )
 
 FormatOpt = format_option(SPEC)

@@ -29,7 +29,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("plan",
                     "What to change next in one ATT dispatch: prioritized plan items with location, "
                     "evidence, fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
-                    paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"})),),
+                    paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"}), rank=2),),
 )
 
 FormatOpt = format_option(SPEC)

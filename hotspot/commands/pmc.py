@@ -16,7 +16,7 @@ SPEC = CommandSpec(
           "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs)."),
     cacheable=True,
     views={"pmc": text_and_markdown("hotspot.render.pmc", "render_text", "render_markdown")},
-    tools=(ToolSpec("pmc", paths=frozenset({"paths"})),),
+    tools=(ToolSpec("pmc", paths=frozenset({"paths"}), rank=4),),
 )
 
 FormatOpt = format_option(SPEC)

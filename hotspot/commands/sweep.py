@@ -38,13 +38,13 @@ SPEC = CommandSpec(
            "sweep cancel": text_and_markdown("hotspot.render.sweep", "render_cancel")},
     tools=(ToolSpec("sweep_status", "Progress of a sweep directory: each entry's state.",
                     words=("status",), only=("args",), rename={"args": "dir"}, single=frozenset({"args"}),
-                    help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False),
+                    help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False, rank=9),
            ToolSpec("sweep_report",
                     "The cross-kernel report of a sweep directory, entries sorted by headroom; html "
                     "writes the dashboard page.",
                     words=("report",), only=("args", "html", "force"), rename={"args": "dir"},
                     single=frozenset({"args"}), help={"dir": "The sweep directory."},
-                    paths=frozenset({"dir", "html"}), remembered=False)),
+                    paths=frozenset({"dir", "html"}), remembered=False, rank=10)),
 )
 
 SweepFormatOpt = format_option(SPEC)

@@ -23,9 +23,10 @@ DETAIL_PARAM = "detail_level"
 # Parameters no tool exposes: the output format (always JSON), `--brief` (the detail level says it).
 HIDDEN = frozenset({"fmt", "brief"})
 
-# Every command's MCP tools (its SPEC's `tools`), in the commands' order.
-SPECS: tuple[ToolSpec, ...] = tuple(
-    tool for module, _, _, _ in COMMANDS.values() for tool in importlib.import_module(module).SPEC.mcp_tools())
+# Every command's MCP tools (its SPEC's `tools`), listed by their rank.
+SPECS: tuple[ToolSpec, ...] = tuple(sorted(
+    (tool for module, _, _, _ in COMMANDS.values() for tool in importlib.import_module(module).SPEC.mcp_tools()),
+    key=lambda tool: tool.rank))
 BY_NAME = {s.name: s for s in SPECS}
 
 
