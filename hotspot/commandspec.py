@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 
 # view -> format -> "module:function" of the renderer (JSON is the Result's own serialization)
 Views = Mapping[str, Mapping[str, str]]
+# The specs built in this process, by the views they declare: an adapter module builds its SPEC
+# before the options that read it (hotspot/commands/options.py `format_option(view)`).
+_DECLARED: dict[str, CommandSpec] = {}
 
 
 def text_and_markdown(module: str, text: str, markdown: str | None = None) -> dict[str, str]:
@@ -54,6 +57,10 @@ class CommandSpec:
     cacheable: bool = False   # read-only: its output is replayed while nothing it read changed
     tools: tuple[ToolSpec, ...] = ()  # the MCP tools that run it
 
+    def __post_init__(self) -> None:
+        for view in self.views:
+            _DECLARED[view] = self
+
     def formats(self, view: str | None = None) -> tuple[str, ...]:
         """The `--format` choices of a view (default: the command's own): text, json (no
         renderer), then the view's other formats in the order they are declared."""
@@ -64,3 +71,12 @@ class CommandSpec:
         from dataclasses import replace
 
         return tuple(replace(t, command=self.name) for t in self.tools)
+
+
+def formats_of(view: str) -> tuple[str, ...]:
+    """The `--format` choices of a view, from the spec that declared it in this process."""
+    spec = _DECLARED.get(view)
+    if spec is None:
+        raise LookupError(f"no command spec declares the view {view!r}: build the adapter's SPEC "
+                          "before the options that read it")
+    return spec.formats(view)

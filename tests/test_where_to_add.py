@@ -442,7 +442,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("products"),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("products")
 
 
 def register(app: typer.Typer) -> None:

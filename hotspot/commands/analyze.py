@@ -35,7 +35,7 @@ SPEC = CommandSpec(
                     paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True, rank=1),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("analyze")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,8 +16,8 @@ SPEC = CommandSpec(
            "cache clear": text_and_markdown("hotspot.render.cache", "render_clear")},
 )
 
-InfoFormatOpt = format_option(SPEC, "cache info")
-ClearFormatOpt = format_option(SPEC, "cache clear")
+InfoFormatOpt = format_option("cache info")
+ClearFormatOpt = format_option("cache clear")
 
 
 def register(app: typer.Typer) -> None:

@@ -25,7 +25,7 @@ SPEC = CommandSpec(
                     paths=frozenset({"output"}), remembered=False, long_running=True, rank=8),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("collect")
 
 _ATT = "ATT capture"
 _PMC = "Counters"

@@ -20,7 +20,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("diff", paths=frozenset({"before", "after"}), rank=3),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("diff")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("doctor", remembered=False, rank=7),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("doctor")
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ SPEC = CommandSpec(
            "export stream": {"text": "hotspot.render.written:render_streamed"}},
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("export")
 
 
 def register(app: typer.Typer) -> None:

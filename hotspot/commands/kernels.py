@@ -20,7 +20,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("kernels", paths=frozenset({"path"}), rank=5),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("kernels")
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).

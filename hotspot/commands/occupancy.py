@@ -19,7 +19,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("occupancy", rank=6),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("occupancy")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,14 +11,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from hotspot.commandspec import CommandSpec
+from hotspot.commandspec import formats_of
 
 
-def format_option(spec: CommandSpec, view: str | None = None) -> Any:
-    """The `--format` option of a view of the command (default: its own): json and the formats its
-    spec (hotspot/commandspec.py) names a renderer for, so a new output format reaches the option,
-    its help and the MCP tool schema from the command's spec."""
-    choices = spec.formats(view)
+def format_option(view: str) -> Any:
+    """The `--format` option of the command whose output is `view`: its choices are json and the
+    formats the command's spec (hotspot/commandspec.py, its SPEC built above the option) names a
+    renderer for, so a new output format reaches the option, its help and the MCP tool schema from
+    the spec."""
+    choices = formats_of(view)
     formats = Enum("Format", {c: c for c in choices}, type=str)
     listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
     return Annotated[formats, typer.Option("--format", help=f"{listed}.")]

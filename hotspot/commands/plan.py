@@ -32,7 +32,7 @@ SPEC = CommandSpec(
                     paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"}), rank=2),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("plan")
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("pmc", paths=frozenset({"paths"}), rank=4),),
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("pmc")
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 

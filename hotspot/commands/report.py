@@ -27,7 +27,7 @@ SPEC = CommandSpec(
            "report page": {"text": "hotspot.render.html:render_html"}},
 )
 
-FormatOpt = format_option(SPEC)
+FormatOpt = format_option("report")
 
 
 def register(app: typer.Typer) -> None:

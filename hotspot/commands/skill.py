@@ -19,8 +19,8 @@ SPEC = CommandSpec(
            "skill path": text_and_markdown("hotspot.render.skill", "render_path")},
 )
 
-InstallFormatOpt = format_option(SPEC, "skill install")
-PathFormatOpt = format_option(SPEC, "skill path")
+InstallFormatOpt = format_option("skill install")
+PathFormatOpt = format_option("skill path")
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 

@@ -47,10 +47,10 @@ SPEC = CommandSpec(
                     paths=frozenset({"dir", "html"}), remembered=False, rank=10)),
 )
 
-SweepFormatOpt = format_option(SPEC)
-StatusFormatOpt = format_option(SPEC, "sweep status")
-ReportFormatOpt = format_option(SPEC, "sweep report")
-CancelFormatOpt = format_option(SPEC, "sweep cancel")
+SweepFormatOpt = format_option("sweep")
+StatusFormatOpt = format_option("sweep status")
+ReportFormatOpt = format_option("sweep report")
+CancelFormatOpt = format_option("sweep cancel")
 
 _RUN = "Run"
 _SLURM = "Slurm"
