@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import typer
 
 from hotspot._version import __version__
+# The commands (name -> adapter module, help, group, cacheable): the command index, each adapter's
+# SPEC (hotspot/commandspec.py) collected by scripts/gen_help.py. Every adapter defines
+# `register(app)` and imports only typer at import time (fast --help).
+from hotspot.clihelp.pages import COMMANDS
 from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, requested_format, take
 from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
     from typer._click import ClickException
-
-# Every command module defines `register(app)` and imports only typer at import time (fast --help).
-COMMANDS = ("analyze", "occupancy", "pmc", "kernels", "collect", "doctor", "diff", "plan", "report",
-            "export", "skill", "sweep", "cache", "mcp")
-# The command modules outside hotspot/commands/: the MCP server's adapter sits above the commands
-# it serves (docs/architecture.md).
-MODULES = {"mcp": "hotspot.mcp.command"}
-
 
 def _version(value: bool) -> None:
     if value:
@@ -45,60 +41,19 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 # What `hotspot --help` lists, in typer's order (commands, then command groups), so that the
 # top-level help does not import and build every command (~60 ms): (name, help, is a group).
 # tests/test_cli_surface.py checks that this is exactly what the real commands register.
-LISTING: tuple[tuple[str, str, bool], ...] = (
-    ("analyze",
-     "Where the cycles of one ATT dispatch go: stall by category, hot instructions and source "
-     "lines, findings.", False),
-    ("occupancy",
-     "Waves per SIMD for a register/LDS/workgroup configuration, what limits it, and how far "
-     "each limit must move to gain a wave.", False),
-    ("pmc",
-     "L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters (rocprofv3 "
-     "counter_collection CSVs, rocprof-compute workloads, rocpd dbs).", False),
-    ("kernels",
-     "Rank kernels by GPU time from a rocprofv3 kernel stats/trace CSV, a rocpd results.db or "
-     "a rocm-trace-lite trace.db (or the folder holding them), optionally split by roctx "
-     "marker regions; each row has a ready --kernel regex.", False),
-    ("collect",
-     "Profile a command with rocprofv3: find its hottest kernel, trace it (ATT), optionally "
-     "collect counters, and analyze the best dispatch. Put the command after --: hotspot "
-     "collect [OPTIONS] -- ./app ARGS", False),
-    ("doctor",
-     "Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
-     "Exit 5 when a required tool is missing.", False),
-    ("diff",
-     "Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, then "
-     "totals, categories, source lines and blamed loads, each tested against capture noise.", False),
-    ("plan",
-     "What to change next: rules over the analysis, each item with location, evidence, fix and"
-     " estimated gain, in priority order.", False),
-    ("report",
-     "Write a self-contained HTML report of one ATT dispatch (summary, stall chart, source and"
-     " ISA views, wave timelines); opens offline in any browser.", False),
-    ("sweep",
-     "Profile a whole kernel library: every entry of a recipes file traced (ATT) and analyzed "
-     "on a GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
-     "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report "
-     "DIR [-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.", False),
-    ("mcp",
-     "Serve hotspot's commands as MCP tools over stdio (for coding assistants; needs the extra "
-     "hotspot[mcp]). Register it with your assistant, e.g. `claude mcp add hotspot -- hotspot mcp`.",
-     False),
-    ("export",
-     "Export a dispatch for other viewers (Perfetto).", True),
-    ("skill",
-     "The hotspot agent skill (SKILL.md for coding assistants).", True),
-    ("cache",
-     "The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it.", True),
-)
+LISTING: tuple[tuple[str, str, bool], ...] = tuple(
+    (name, text, group) for grouped in (False, True)
+    for name, (_, text, group, _) in COMMANDS.items() if group == grouped)
 
 
-def build_app(only: str | None = None, listing_only: bool = False) -> typer.Typer:
+def build_app(only: str | None = None, listing_only: bool = False,
+              commands: Mapping[str, str] | None = None) -> typer.Typer:
     """The typer app with every command, or with just `only`: typer builds the click command of
     every mounted command on each call (~80 ms for all of them), so a call that names its
     command mounts that one alone. Help and errors for it read the same either way. With
     `listing_only` (no command named: top-level help, --version, an unknown command) the commands
-    are mounted as empty stubs carrying their help from LISTING."""
+    are mounted as empty stubs carrying their help from LISTING. `commands` (name -> adapter
+    module) replaces the index's (scripts/gen_help.py, writing the index, mounts what it found)."""
     import importlib
 
     app = typer.Typer(
@@ -119,8 +74,9 @@ def build_app(only: str | None = None, listing_only: bool = False) -> typer.Type
             else:
                 app.command(name, help=text)(_stub)
         return app
-    for name in (only,) if only in COMMANDS else COMMANDS:
-        importlib.import_module(MODULES.get(name, f"hotspot.commands.{name}")).register(app)
+    modules = commands if commands is not None else {name: entry[0] for name, entry in COMMANDS.items()}
+    for module in [modules[only]] if only is not None and only in modules else modules.values():
+        importlib.import_module(module).register(app)
     _global_flags_in_help(app)
     return app
 

@@ -51,7 +51,7 @@ SERIALIZATION_MODULES = {
     "hotspot/capture/layout.py": "filenames.json's document, before it becomes WaveFiles",
     "hotspot/capture/snapshots.py": "snapshots.json's tree, before it becomes a SourceMap",
     "hotspot/capture/waves.py": "a wave file's document and the decoder's raw waitcnt edges",
-    "hotspot/capture/saved.py": "a saved hotspot JSON document, before load_analysis decodes it",
+    "hotspot/capture/saved.py": "a saved hotspot JSON document, before hotspot/att/load.py decodes it",
     "hotspot/export/perfetto.py": "the Chrome trace-event JSON it writes",
 }
 ARCH_VALUE_MODULE = "hotspot/arch/arch.py"

@@ -7,9 +7,6 @@ import pytest
 from hotspot.arch.mfma import (
     exclusive_target,
     faster_shape,
-    is_legacy_shape_on,
-    mfma_dependent_wait_states,
-    mfma_latency_cycles,
     mfma_passes,
     parse_mfma,
 )
@@ -41,7 +38,6 @@ GFX942_CASES = [
 @pytest.mark.parametrize("mnemonic,passes", GFX942_CASES)
 def test_gfx942_passes(mnemonic, passes):
     assert mfma_passes(mnemonic, "gfx942") == passes
-    assert mfma_latency_cycles(mnemonic, "gfx942") == 4 * passes
 
 
 @pytest.mark.parametrize("mnemonic,passes", [
@@ -79,12 +75,6 @@ def test_unknown_or_unsupported_is_none():
     assert parse_mfma("v_mfmax") is None
 
 
-def test_dependent_wait_states():
-    assert mfma_dependent_wait_states("v_mfma_f32_32x32x8_f16", "gfx942") == 8 + 3
-    assert mfma_dependent_wait_states("v_mfma_f32_32x32x8_f16", "gfx950") == 8 + 3 + 1
-    assert mfma_dependent_wait_states("v_mfma_f32_4x4x4_16b_f16", "gfx950") == 2 + 3
-
-
 @pytest.mark.parametrize("mnemonic,replacement", [
     ("v_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x32_f16"),
     ("v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]", "v_mfma_f32_32x32x16_bf16"),
@@ -92,8 +82,7 @@ def test_dependent_wait_states():
     ("v_mfma_i32_32x32x16_i8", "v_mfma_i32_32x32x32_i8"),
 ])
 def test_legacy_shapes_on_gfx950(mnemonic, replacement):
-    assert is_legacy_shape_on("gfx950", mnemonic)
-    assert not is_legacy_shape_on("gfx942", mnemonic)
+    assert faster_shape("gfx942", mnemonic) is None
     assert faster_shape("gfx950", mnemonic) == replacement
     # the replacement does twice the K in the same number of passes (or 4x K in 2x passes for fp8)
     old, new = parse_mfma(mnemonic), parse_mfma(replacement)
@@ -105,7 +94,7 @@ def test_legacy_shapes_on_gfx950(mnemonic, replacement):
 @pytest.mark.parametrize("mnemonic", ["v_mfma_f32_16x16x32_f16", "v_mfma_f32_32x32x2_f32",
                                       "v_mfma_f64_16x16x4_f64", "v_add_f32"])
 def test_not_legacy(mnemonic):
-    assert not is_legacy_shape_on("gfx950", mnemonic)
+    assert faster_shape("gfx950", mnemonic) is None
 
 
 @pytest.mark.parametrize("mnemonic", [

@@ -129,10 +129,12 @@ def test_no_upward_imports() -> None:
 
 
 def test_no_import_cycles() -> None:
+    """No two modules import each other, directly or around a circle: imports inside functions and
+    annotation-only ones (`if TYPE_CHECKING:`) count, as they tie the modules as much."""
     modules = _modules()
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
-        for imp in _imports(path, name, runtime_only=True):
+        for imp in _imports(path, name):
             target = imp if imp in modules else imp.rsplit(".", 1)[0]
             if target in modules and target != name and not name.startswith(target + "."):
                 graph[name].add(target)
@@ -171,6 +173,46 @@ def test_no_import_cycles() -> None:
             visit(v)
     assert not cycles, cycles
 
+
+
+# --- until the module rename ---
+BEFORE_THE_RENAME = pytest.mark.xfail(
+    strict=True, reason="holds once the colliding modules are renamed (issue 35: the lead's "
+                        "rename_modules.py, which also removes this marker)")
+
+
+def _shared_names() -> set[str]:
+    """The module names docs/architecture.md lists as one role per package ("Module names")."""
+    block = DOC.read_text().split("<!-- shared names -->")[1].split("<!-- /shared names -->")[0]
+    return {m for row in block.strip().splitlines()[2:] for m in re.findall(r"`(\w+)\.py`", row.split("|")[1])}
+
+
+@BEFORE_THE_RENAME
+def test_no_two_modules_share_a_name() -> None:
+    """A module's file name says what it holds: two modules share one only when it is a role listed
+    in docs/architecture.md (each package's `api`, ...), or both are in hotspot/commands/ and
+    hotspot/render/, named after the command they serve."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py" and "examples" not in path.relative_to(PACKAGE).parts[:1]:
+            by_name[path.name].append(str(path.relative_to(ROOT)))
+    roles = _shared_names()
+    command_views = {"hotspot/commands", "hotspot/render"}
+    shared = {name: sorted(paths) for name, paths in by_name.items()
+              if len(paths) > 1 and name[:-3] not in roles
+              and not {p.rsplit("/", 1)[0] for p in paths} <= command_views}
+    assert not shared, shared
+
+
+@BEFORE_THE_RENAME
+def test_no_package_is_split_across_layers() -> None:
+    """Every module of a package sits in its package's layer: a module listed on its own in another
+    layer than its package is an arrow running back up between the two packages."""
+    layers = _layers()
+    where = {p: i for i, pkgs in enumerate(layers) for p in pkgs}
+    split = [f"{p} (layer {i}) is in {pkg} (layer {where[pkg]})" for p, i in where.items()
+             for pkg in [p.rsplit(".", 1)[0]] if pkg in where and pkg != "hotspot" and where[pkg] != i]
+    assert not split, split
 
 def test_only_listed_modules_open_files() -> None:
     offenders = []

@@ -1,4 +1,4 @@
-"""load_analysis: a saved `analyze --format json` output read back as the typed analysis diff and
+"""read_analysis: a saved `analyze --format json` output read back as the typed analysis diff and
 report take. Checked by the round trip (the typed value written again is what analyze wrote, and
 the page rendered from it is the page of the live analysis) and by one-line errors naming the file
 and the field."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.load import load_analysis, read_analysis
+from hotspot.att.load import read_analysis
 from hotspot.att.model import DispatchAnalysis, MultiAnalysis
 from hotspot.errors import InputError
 from hotspot.examples import example_dispatch_dir
@@ -31,14 +31,13 @@ def saved(tmp_path_factory) -> tuple[Path, dict]:
 
 def test_a_saved_analysis_reads_back_as_what_analyze_wrote(saved):
     path, doc = saved
-    a = load_analysis(path.read_bytes(), path)
+    a, warnings = read_analysis(path)
     assert isinstance(a, DispatchAnalysis)
     assert a.dispatch.kernel == doc["data"]["dispatch"]["kernel"]
     again = json.loads(dumps(a))
     # every field of the analysis comes back as written (the plan's own fields are the plan's)
     assert {k: v for k, v in doc["data"].items() if k in again} == again
     assert a.detail and a.detail[0].snippet[0].line == doc["data"]["detail"][0]["snippet"][0]["line"]
-    _, warnings = read_analysis(path)
     assert warnings == doc["warnings"]
 
 
@@ -61,10 +60,10 @@ def test_a_bare_data_object_and_an_all_dispatches_output_read(saved, tmp_path):
     path, doc = saved
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps(doc["data"]))
-    assert load_analysis(bare.read_bytes(), bare).dispatch.path == doc["data"]["dispatch"]["path"]
+    assert read_analysis(bare)[0].dispatch.path == doc["data"]["dispatch"]["path"]
     many = tmp_path / "many.json"
     many.write_text(json.dumps(dict(doc, data={"dispatches": [doc["data"]], "ranking": []})))
-    m = load_analysis(many.read_bytes(), many)
+    m, _ = read_analysis(many)
     assert isinstance(m, MultiAnalysis) and len(m.dispatches) == 1
 
 
@@ -84,13 +83,16 @@ def test_a_wrong_file_is_one_line_naming_the_file_and_field(saved, tmp_path, cha
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
     with pytest.raises(InputError) as err:
-        load_analysis(bad.read_bytes(), bad)
+        read_analysis(bad)
     assert str(err.value).startswith(f"{bad}: ") and says in str(err.value)
     assert "\n" not in str(err.value) and err.value.exit_code == 3
 
 
 def test_not_json_and_not_an_object_are_named(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_bytes(b"{")
     with pytest.raises(InputError, match="x.json: malformed JSON"):
-        load_analysis(b"{", tmp_path / "x.json")
+        read_analysis(path)
+    path.write_bytes(b"[1, 2]")
     with pytest.raises(InputError, match="x.json: top level is not a JSON object"):
-        load_analysis(b"[1, 2]", tmp_path / "x.json")
+        read_analysis(path)

@@ -255,7 +255,8 @@ def test_a_surer_gain_ranks_before_a_wider_one() -> None:
 
 
 def test_sweep_summary_names_item_one_not_a_capture_item() -> None:
-    from hotspot.plan.model import Estimate, Location, PlanItem
+    from hotspot.plan.location import Location
+    from hotspot.plan.model import Estimate, PlanItem
     from hotspot.sweep.summary import plan_columns
 
     def item(id_: str, kind: str, file: str | None, high: float | None) -> PlanItem:

@@ -16,7 +16,8 @@ from hotspot.att.engine.wavepass import (
     PassOptions,
     chunks,
     describe,
-    run_chunk,
+    _run_chunk_worker,
+    run_chunk_open,
     run_wave_pass,
     sample_wave_files,
 )
@@ -104,14 +105,16 @@ def test_chunks_merge_to_the_whole_and_are_picklable(corpus):
     d = corpus / "att/gfx950/vec_add"
     opts = PassOptions(build_tables(read_code_json(d / "code.json").rows))
     descs = describe(open_dispatch(d).wave_files)[:40]
-    whole = run_chunk(descs, opts)
-    parts = [run_chunk(c, opts) for c in chunks(descs, 7)]
+    whole = run_chunk_open(descs, opts).finish()
+    # what the pool's workers return (groups still open) merged as the parent merges them
+    parts = [_run_chunk_worker(c, opts) for c in chunks(descs, 7)]
+    # what a process pool needs: the worker, its arguments and its result pickle
+    assert pickle.loads(pickle.dumps(_run_chunk_worker)) is _run_chunk_worker
+    parts = [pickle.loads(pickle.dumps(p)) for p in parts]
     merged = parts[0]
     for p in parts[1:]:
         merged.merge(p)
-    assert asdict(merged) == asdict(whole)
-    # what a process pool needs: the worker, its arguments and its result pickle
-    assert pickle.loads(pickle.dumps(run_chunk)) is run_chunk
+    assert asdict(merged.finish()) == asdict(whole)
     assert asdict(pickle.loads(pickle.dumps(whole))) == asdict(whole)
     pickle.dumps((descs, opts))
 

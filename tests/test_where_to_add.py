@@ -1,7 +1,7 @@
-"""The "Where do I add ..." table of docs/architecture.md, tried as a contributor would.
+"""The "Where do I add ..." table of CONTRIBUTING.md, tried as a contributor would.
 
-For each row issue 25 names (a stall category, an input layout, a plan rule, an output format) a
-recipe below holds the addition as data: the edits to the files the row names, the scripts the
+For each row issues 25 and 35 name (a stall category, an input layout, a plan rule, an output
+format, a command, a code.json layout variant, an architecture) a recipe below holds the addition as data: the edits to the files the row names, the scripts the
 contributor then runs, and the project's own checks that must still pass. The test copies the
 project (hotspot/, docs/, skills/, the scripts and tests a recipe needs, pyproject.toml) into a
 temporary git repository, applies the recipe there, and checks that
@@ -63,7 +63,7 @@ class Edit:
 @dataclass(frozen=True)
 class Recipe:
     name: str                        # the test id
-    row: str                         # the row's first cell in docs/architecture.md
+    row: str                         # the row's first cell in CONTRIBUTING.md
     edits: tuple[Edit, ...]
     check: Callable[[Path, Path], None]   # (copy, scratch dir): the addition works end to end
     run: tuple[str, ...] = ()        # scripts/<name> the contributor runs after editing
@@ -365,7 +365,7 @@ def _check_rule(copy: Path, scratch: Path) -> None:
 
 # ---- row: an output format ---------------------------------------------------------------------------
 # `analyze --format csv`: the instruction table, one CSV row per code row. The `--format` choices (and
-# so the help snapshot) come from the registry's (view, format) entries.
+# so the help snapshot) come from the views of the command's SPEC.
 
 CSV_RENDERER = '''"""`analyze --format csv`: the instruction table as CSV, one row per instruction row."""
 
@@ -394,9 +394,10 @@ FORMAT = Recipe(
     row="an output format",
     edits=(
         Edit("hotspot/render/csv_table.py", None, CSV_RENDERER, named_as="a renderer module in hotspot/render/"),
-        Edit("hotspot/render/registry.py", '"html": ("hotspot.render.html", "render_html")},',
-             '"html": ("hotspot.render.html", "render_html"),\n'
-             '                "csv": ("hotspot.render.csv_table", "render_csv")},'),
+        Edit("hotspot/commands/analyze.py", '"html": "hotspot.render.html:render_html"}',
+             '"html": "hotspot.render.html:render_html",\n'
+             '                    "csv": "hotspot.render.csv_table:render_csv"}',
+             named_as="hotspot/commands/<command>.py"),
         Edit("docs/cli/analyze.md", "[--format text|json|markdown|html]",
              "[--format text|json|markdown|html|csv]"),
         Edit("docs/cli/analyze.md", "`markdown`, `html` |", "`markdown`, `html`, `csv` (the instruction table) |"),
@@ -418,9 +419,210 @@ def _check_format(copy: Path, scratch: Path) -> None:
     assert len(table) > 2
 
 
+# ---- row: a command ----------------------------------------------------------------------------------
+# `hotspot products`: the GPU products hotspot has numbers for (hotspot/arch/products.py), with the
+# clock, bandwidth and matrix throughput the rooflines use. Its SPEC puts it in the CLI, the top-level
+# help, the render registry, the output cache and the MCP server; nothing else is edited.
+
+PRODUCTS_COMMAND = '''"""`hotspot products`: the GPU products hotspot has numbers for (thin adapter)."""
+
+from __future__ import annotations
+
+import typer
+
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
+from hotspot.commands._run import run
+from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "products", rank=65,
+    help="The GPU products hotspot has numbers for: CUs, clock, HBM bandwidth and dense matrix "
+         "throughput, the numbers its rooflines use.",
+    cacheable=True,
+    views={"products": text_and_markdown("hotspot.render.products", "render_text", "render_markdown")},
+    tools=(ToolSpec("products"),),
+)
+
+FormatOpt = format_option("products")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("products", help=SPEC.help)
+    def products(fmt: FormatOpt = "text") -> None:
+        def produce():
+            from hotspot.arch.products import PRODUCTS
+            from hotspot.result import Result
+
+            return Result("products", list(PRODUCTS.values()))
+
+        raise typer.Exit(run("products", fmt, produce))
+'''
+
+PRODUCTS_RENDERER = '''"""Text and markdown views of a `products` Result."""
+
+from __future__ import annotations
+
+from hotspot.render.tables import heading, table
+from hotspot.result import Result
+
+HEADERS = ("product", "gfx", "CUs", "clock MHz", "HBM GB/s", "f16 TFLOP/s")
+
+
+def _render(result: Result, md: bool) -> str:
+    rows = [[p.name, p.gfx, p.cus, p.peak_engine_clock_mhz, p.peak_hbm_gbps, p.dense_f16_tflops]
+            for p in result.data]
+    return "\\n".join([heading("GPU products", md), table(rows, HEADERS, markdown=md)])
+
+
+def render_text(result: Result) -> str:
+    return _render(result, False)
+
+
+def render_markdown(result: Result) -> str:
+    return _render(result, True)
+'''
+
+COMMAND = Recipe(
+    name="command",
+    row="a command",
+    edits=(
+        Edit("hotspot/commands/products.py", None, PRODUCTS_COMMAND, named_as="hotspot/commands/<command>.py"),
+        Edit("hotspot/render/products.py", None, PRODUCTS_RENDERER, named_as="hotspot/render/<command>.py"),
+        Edit("docs/cli/products.md", None, "# hotspot products\n\n`hotspot products [--format "
+             "text|json|markdown]`: the GPU products hotspot has numbers for (hotspot/arch/products.py).\n"),
+    ),
+    run=("gen_help.py",),
+    generated=("hotspot/clihelp/pages.py",),
+    project_tests=("tests/test_clihelp.py::test_snapshot_is_what_the_commands_register",
+                   "tests/test_cli_surface.py::test_top_level_listing_is_what_the_commands_register",
+                   "tests/test_output_sink.py::test_every_command_renders_through_the_registry",
+                   "tests/test_output_sink.py::test_the_registry_names_real_functions",
+                   "tests/test_output_sink.py::test_no_command_module_renders_itself"),
+    check=lambda copy, scratch: _check_command(copy, scratch),
+)
+
+
+def _python(copy: Path, scratch: Path, code: str) -> str:
+    p = subprocess.run([sys.executable, "-c", code], cwd=copy, env=_env(copy, scratch), capture_output=True,
+                       text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def _check_command(copy: Path, scratch: Path) -> None:
+    from hotspot.arch.products import PRODUCTS
+
+    data = _json(copy, scratch, "products")
+    assert [(p["name"], p["gfx"], p["cus"]) for p in data] == [(p.name, p.gfx, p.cus) for p in PRODUCTS.values()]
+    text = _hotspot(copy, scratch, "products").stdout
+    assert all(p.name in text for p in PRODUCTS.values())
+    markdown = _hotspot(copy, scratch, "products", "--format", "markdown").stdout
+    assert markdown.count("\n|") >= len(PRODUCTS) + 1  # header + one row per product
+    # the top-level help (the snapshot, printed without typer) lists it with its help
+    listing = _hotspot(copy, scratch, "--help").stdout
+    assert re.search(r"^\s+products\s+The GPU products hotspot has numbers for", listing, re.M), listing
+    # --format refuses what the spec has no renderer for
+    p = subprocess.run([sys.executable, "-m", "hotspot", "products", "--format", "html"], cwd=copy,
+                       env=_env(copy, scratch), capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    assert p.returncode == 2 and "html" in p.stderr
+    # the output cache and the MCP server know it from the same spec
+    known = json.loads(_python(copy, scratch, "import json; from hotspot.cache.output import CACHEABLE; "
+                               "from hotspot.mcp.tools import BY_NAME, input_schema; "
+                               "print(json.dumps([CACHEABLE, input_schema(BY_NAME['products'])]))"))
+    assert "products" in known[0] and known[1]["properties"] == {}
+
+
+# ---- row: a code.json layout variant -----------------------------------------------------------------
+# A decoder that names the second column of code.json's header `Index` instead of `_`: the same
+# table under another column name. Refused today (header column 1 is not '_'), read the same after.
+
+LAYOUT_VARIANT = Recipe(
+    name="code-json-layout-variant",
+    row="a code.json layout variant",
+    edits=(
+        Edit("hotspot/capture/codejson.py", "_INT_COLUMNS = (",
+             "# Other names decoders give a base column -> the name above.\n"
+             "COLUMN_ALIASES = {\"Index\": \"_\"}\n_INT_COLUMNS = ("),
+        Edit("hotspot/capture/codejson.py", "        raise bad_file(path, \"field 'header' is neither a string nor a list of strings\")\n",
+             "        raise bad_file(path, \"field 'header' is neither a string nor a list of strings\")\n"
+             "    names = tuple(COLUMN_ALIASES.get(n, n) for n in names)\n"),
+    ),
+    check=lambda copy, scratch: _check_layout_variant(copy, scratch),
+)
+
+
+def _check_layout_variant(copy: Path, scratch: Path) -> None:
+    run = scratch / "variant"
+    shutil.copytree(EXAMPLE_RUN, run)
+    code = run / EXAMPLE_DISPATCH / "code.json"
+    doc = json.loads(code.read_text())
+    header = doc["header"].split(",") if isinstance(doc["header"], str) else list(doc["header"])
+    assert header[1].strip() == "_"
+    header[1] = "Index"
+    doc["header"] = ",".join(h.strip() for h in header) if isinstance(doc["header"], str) else header
+    code.write_text(json.dumps(doc))
+    p = subprocess.run([sys.executable, "-m", "hotspot", "analyze", str(run / EXAMPLE_DISPATCH), "--format", "json"],
+                       cwd=ROOT, env=_env(ROOT, scratch), capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    assert p.returncode != 0 and "header column 1 is 'Index'" in p.stderr, p.stderr  # refused before
+    after = _json(copy, scratch, "analyze", str(run / EXAMPLE_DISPATCH))
+    before = _json(ROOT, scratch, "analyze", str(EXAMPLE_RUN / EXAMPLE_DISPATCH))
+    assert after["instructions"] == before["instructions"] and after["totals"] == before["totals"]
+
+
+# ---- row: an architecture ----------------------------------------------------------------------------
+# gfx940, the first MI300 target (CDNA3 as gfx942, the same per-CU tables): one table entry. Refused
+# today (no table), then the occupancy model and the analysis run on it.
+
+GFX940 = """GFX940 = _entry(**_common_gfx9(
+    gfx=Sourced("gfx940", "LLVM processor name (MI300 pre-production)"),
+    family=Sourced("CDNA3", "AMD CDNA3 whitepaper"),
+    max_waves_per_simd=Sourced(8, _T1),
+    max_waves_per_cu=Sourced(32, _T1),
+    vgpr_file=Sourced(UNIFIED, f"{_T1}: 512 unified"),
+    vgprs_per_lane=Sourced(512, _T1),
+    vgpr_alloc_granule=Sourced(8, _T1),
+    implicit_sgprs_always=Sourced(True, f"{_T1}: always 6"),
+    lds_per_cu_bytes=Sourced(64 * 1024, _T1),
+    max_lds_per_workgroup_bytes=Sourced(64 * 1024, f"{_T1}: LDS per CU = max per workgroup"),
+    lds_alloc_granule_bytes=Sourced(512, _T1),
+    single_wave_workgroups_per_cu=Sourced(32, f"{_T1}: 1-wave WGs: 32"),
+    dense_f16_flops_per_clk_per_cu=Sourced(2048, "CDNA3 per-CU rate, as gfx942"),
+    dense_fp8_flops_per_clk_per_cu=Sourced(4096, "CDNA3 per-CU rate, as gfx942"),
+    counters=Sourced(GFX942_COUNTERS, "CDNA3 counter names, as gfx942"),
+    mfma_passes=Sourced(mt.GFX942_PASSES, "CDNA3 MFMA passes, as gfx942"),
+))
+
+"""
+
+ARCH = Recipe(
+    name="architecture",
+    row="an architecture",
+    edits=(
+        Edit("hotspot/arch/targets.py", "GFX950 = _entry(", GFX940 + "GFX950 = _entry("),
+        Edit("hotspot/arch/targets.py", "for t in (GFX908, GFX90A, GFX942, GFX950)}",
+             "for t in (GFX908, GFX90A, GFX940, GFX942, GFX950)}"),
+    ),
+    check=lambda copy, scratch: _check_arch(copy, scratch),
+)
+
+
+def _check_arch(copy: Path, scratch: Path) -> None:
+    args = ("occupancy", "--vgpr", "128", "--lds", "40000", "--wg", "256")
+    p = subprocess.run([sys.executable, "-m", "hotspot", *args, "--arch", "gfx940", "--format", "json"], cwd=ROOT,
+                       env=_env(ROOT, scratch), capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    assert p.returncode != 0  # no table for it before
+    new = _json(copy, scratch, *args, "--arch", "gfx940")
+    # 128 VGPRs of 512: 4 waves/SIMD; 40000 B of LDS (512 B granule) of 64 KiB: 1 workgroup of 4
+    # waves per CU = 1 wave per SIMD, the limit
+    assert new["arch"] == "gfx940" and new["limits"]["vgpr"] == 4 and new["waves_per_simd"] == 1
+    assert new["limiter"] == "lds"
+    analysis = _json(copy, scratch, "analyze", str(EXAMPLE_RUN / EXAMPLE_DISPATCH), "--arch", "gfx940")
+    assert analysis["arch"]["gfx"] == "gfx940"
+
+
 # ---- the test ----------------------------------------------------------------------------------------
 
-RECIPES = (CATEGORY, CATEGORY_MEMORY, LAYOUT, RULE, FORMAT)
+RECIPES = (CATEGORY, CATEGORY_MEMORY, LAYOUT, RULE, FORMAT, COMMAND, LAYOUT_VARIANT, ARCH)
 # Recipes over MAX_CODE_FILES today, and why (name -> reason); the xfail reason adds the files. Empty
 # since every row holds (the memory-op row: the named sets moved into hotspot/arch/classify.py; the
 # output-format row: the `--format` choices are read from the output registry).
@@ -469,11 +671,17 @@ def _apply(copy: Path, edit: Edit) -> None:
     path.write_text(text.replace(edit.old, edit.new))
 
 
+TABLE = "CONTRIBUTING.md"  # the one where-to-add table
+
+
+def _table_section() -> str:
+    doc = (ROOT / TABLE).read_text()
+    return doc.split("## Where do I add", 1)[1].split("\n## ", 1)[0]
+
+
 def _table_row(row: str) -> str:
-    doc = (ROOT / "docs" / "architecture.md").read_text()
-    section = doc.split("## Where do I add", 1)[1].split("\n## ", 1)[0]
-    cells = [line for line in section.splitlines() if line.startswith(f"| {row} |")]
-    assert len(cells) == 1, f"docs/architecture.md has no single row '{row}' in its where-to-add table"
+    cells = [line for line in _table_section().splitlines() if line.startswith(f"| {row} |")]
+    assert len(cells) == 1, f"{TABLE} has no single row '{row}' in its where-to-add table"
     return cells[0].split("|", 2)[2]
 
 
@@ -512,7 +720,7 @@ def test_where_to_add_row(recipe: Recipe, tmp_path: Path) -> None:
         assert p.returncode == 0, f"the project's checks fail in the copy:\n{p.stdout[-3000:]}"
     row = _table_row(recipe.row)
     unnamed = sorted(n for n in recipe.table_names() if n not in row)
-    assert not unnamed, f"docs/architecture.md's row '{recipe.row}' does not name {unnamed}"
+    assert not unnamed, f"{TABLE}'s row '{recipe.row}' does not name {unnamed}"
 
     # (c) the row holds
     code = recipe.code_files()
@@ -521,12 +729,13 @@ def test_where_to_add_row(recipe: Recipe, tmp_path: Path) -> None:
                             f"{MAX_CODE_FILES}): {', '.join(code)}")
 
 
-def test_recipes_cover_the_rows_issue_25_names() -> None:
+def test_recipes_cover_the_rows_the_issues_name() -> None:
     rows = {r.row for r in RECIPES}
-    assert rows == {"a stall category", "an input layout", "a plan rule", "an output format"}
+    assert rows == {"a stall category", "an input layout", "a plan rule", "an output format", "a command",
+                    "a code.json layout variant", "an architecture"}
     assert set(OVER_TODAY) <= {r.name for r in RECIPES} and len({r.name for r in RECIPES}) == len(RECIPES)
     for r in RECIPES:
-        assert re.fullmatch(r"[a-z ]+", r.row) and _table_row(r.row)
+        assert re.fullmatch(r"[a-z .]+", r.row) and _table_row(r.row)
 
 
 # ---- the table names only what exists -----------------------------------------------------------------
@@ -556,9 +765,8 @@ def _defined_names(path: Path) -> set[str]:
 def test_the_table_names_only_what_exists() -> None:
     """Every file a where-to-add row names exists (`<kind>`-style placeholders aside), and every
     `symbol` it names is defined in one of the row's Python files."""
-    doc = (ROOT / "docs" / "architecture.md").read_text()
-    section = doc.split("## Where do I add", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| change")]
+    rows = [line for line in _table_section().splitlines()
+            if line.startswith("| ") and not line.startswith("| change")]
     assert len(rows) >= 10
     problems = []
     for row in rows:

@@ -16,7 +16,6 @@ from hotspot.arch.mfma_tables import FOUR_BY_FOUR_PASSES
 from hotspot.arch.targets import TARGETS, find_target
 
 CYCLES_PER_PASS = 4            # HARDWARE.md §4: 1 pass = 4 cycles
-DEPENDENT_READ_EXTRA_WAIT = 3  # §4: dependent VALU/VMEM read of an MFMA result needs passes + 3
 FP8_FORMATS = frozenset({0, 1})  # §4 / MFMA cbsz, blgp encoding: 0 = FP8 (E4M3), 1 = BF8 (E5M2)
 
 _MFMA = re.compile(
@@ -87,21 +86,6 @@ def mfma_passes(mnemonic: str, gfx: str) -> int | None:
     return table.get((shape.m, shape.n, shape.k, shape.kind))
 
 
-def mfma_latency_cycles(mnemonic: str, gfx: str) -> int | None:
-    passes = mfma_passes(mnemonic, gfx)
-    return None if passes is None else passes * CYCLES_PER_PASS
-
-
-def mfma_dependent_wait_states(mnemonic: str, gfx: str) -> int | None:
-    """Wait states before a dependent VALU/VMEM read of this MFMA's result (§4)."""
-    passes = mfma_passes(mnemonic, gfx)
-    if passes is None:
-        return None
-    target = find_target(gfx)
-    extra = target.mfma_extra_wait_not_2_passes if target is not None and passes != 2 else 0
-    return passes + DEPENDENT_READ_EXTRA_WAIT + extra
-
-
 def faster_shape(gfx: str, mnemonic: str) -> str | None:
     """The shape `gfx` runs at a higher rate than this older one (same passes, more K), or None."""
     target = find_target(gfx)
@@ -110,11 +94,6 @@ def faster_shape(gfx: str, mnemonic: str) -> str | None:
             or shape.scale or shape.sparse:
         return None
     return target.mfma_faster_shapes.get((shape.m, shape.n, shape.k, shape.kind))
-
-
-def is_legacy_shape_on(gfx: str, mnemonic: str) -> bool:
-    """True when `mnemonic` is an older shape that runs below peak on `gfx` (a faster one exists)."""
-    return faster_shape(gfx, mnemonic) is not None
 
 
 def k_ratio(gfx: str, mnemonic: str) -> int | None:

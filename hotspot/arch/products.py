@@ -33,10 +33,6 @@ class Product:
     # None where the SE structure is not documented.
     cus_per_se: float | None = None
 
-    @property
-    def peak_hbm_bytes_per_s(self) -> float:
-        return self.peak_hbm_gbps * 1e9
-
     def source(self, field_name: str) -> str:
         return dict(self.sources).get(field_name, _S5)
 

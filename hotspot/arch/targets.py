@@ -81,7 +81,6 @@ class ArchTarget:
     counters: ArchCounters | None     # L2/fabric counter semantics and the `--pmc-preset l2` list
     mfma_passes: Mapping[tuple[int, int, int, str], int] | None  # dense single-block shapes
     mfma_f8f6f4_passes: Mapping[tuple[int, int, int], tuple[int, int]] | None  # (fp8, other)
-    mfma_extra_wait_not_2_passes: int  # extra wait states for a dependent read of a non-2-pass MFMA
     mfma_faster_shapes: Mapping[tuple[int, int, int, str], str] | None  # older shape -> faster one
     exclusive_mnemonics: tuple[str, ...]  # regexes of mnemonics only this target has
     old_profilers_halve_vgprs: bool   # rocprofv3 before a 2025 fix reports half the VGPRs, Accum 0
@@ -125,7 +124,6 @@ def _common_gfx9(**overrides: Sourced) -> dict[str, Sourced]:
         analysis_tested=Sourced(False, "no real capture of this target in the test corpus"),
         mfma_passes=Sourced(None, "HARDWARE.md §4 gives no pass table for this target"),
         mfma_f8f6f4_passes=Sourced(None, "HARDWARE.md §4: f8f6f4 shapes exist only on gfx950"),
-        mfma_extra_wait_not_2_passes=Sourced(0, "HARDWARE.md §4: passes + 3 wait states"),
         mfma_faster_shapes=Sourced(None, "HARDWARE.md §4: no faster replacement shapes listed"),
         exclusive_mnemonics=Sourced((), "none listed in HARDWARE.md §2"),
         old_profilers_halve_vgprs=Sourced(False, "FORMATS.md §3: the register bug is gfx950's"),
@@ -210,7 +208,6 @@ GFX950 = _entry(**_common_gfx9(
     counters=Sourced(GFX950_COUNTERS, "HARDWARE.md §6 (32/64/128 B request counters)"),
     mfma_passes=Sourced(mt.GFX950_PASSES, "HARDWARE.md §4 gfx950: gfx942 shapes kept, xf32 removed"),
     mfma_f8f6f4_passes=Sourced(mt.GFX950_F8F6F4_PASSES, "HARDWARE.md §4 f8f6f4 shapes"),
-    mfma_extra_wait_not_2_passes=Sourced(1, "HARDWARE.md §4: gfx950 +1 more when passes != 2"),
     mfma_faster_shapes=Sourced(mt.GFX950_REPLACEMENTS, "HARDWARE.md §4: old shapes run at half of "
                                "peak on gfx950; the new shape does twice the K in the same passes"),
     exclusive_mnemonics=Sourced(mt.GFX950_EXCLUSIVE_MNEMONICS, "HARDWARE.md §2 gfx950-only list"),

@@ -1,5 +1,5 @@
 """The ATT analysis of one dispatch dir (or of the one chosen among several) into one Result: the
-step hotspot/plan/api.py `analyze`, the one analysis use case, runs."""
+step hotspot/plan/analyze.py `analyze`, the one analysis use case, runs."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
     """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
     them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
-    analysis use case runs (hotspot/plan/api.py `analyze`: the plan, the tables shortened to
+    analysis use case runs (hotspot/plan/analyze.py `analyze`: the plan, the tables shortened to
     --topk); nothing else calls it."""
     with paused_cyclic_gc():
         return _analyze_path(path, opts)

@@ -34,14 +34,6 @@ class _SavedMany:
     warnings: list[str] = field(default_factory=list)
 
 
-def load_analysis(data: bytes, source: Path | str = "<data>") -> DispatchAnalysis | MultiAnalysis:
-    """The typed analysis of a saved `analyze --format json` document; `source` names it in errors."""
-    from hotspot.capture import parse_json
-
-    analysis, _warnings = analysis_of(parse_json(Path(source), data), source)
-    return analysis
-
-
 def read_analysis(path: Path) -> tuple[DispatchAnalysis | MultiAnalysis, list[str]]:
     """The saved file at `path` (read by hotspot.capture, as every input) as the typed analysis,
     and the warnings saved with it."""

@@ -56,7 +56,7 @@ class AnalyzeOptions:
     source_map: tuple[tuple[str, str], ...] = ()
     # > 0: the best dispatch and up to this many in all of the same kernel (diff's noise estimate)
     replicates: int = 0
-    # The plan (hotspot/plan/api.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
+    # The plan (hotspot/plan/analyze.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
     # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
     plan: str = ""
     pmc: tuple[str, ...] = ()  # --pmc: counter files for the plan's memory verdicts

@@ -1,4 +1,5 @@
-"""Does the capture represent the kernel? One model, read by the plan's trust (`plan_trust`).
+"""Does the capture represent the kernel? One model, read by the plan's trust (hotspot/plan/engine.py
+`trust_of`, written as `plan_trust`).
 
 A capture can be well-formed and still describe something other than the kernel's steady work:
 - most traced waves retired early (workgroups with no work: a handful of records, then s_endpgm);

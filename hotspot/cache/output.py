@@ -1,8 +1,9 @@
 """The output cache: a read-only command's stdout, stderr and exit code, replayed byte for byte
 when the same command line runs again in the same place and nothing it read has changed.
 
-Which runs qualify: `analyze`, `plan`, `diff`, `pmc`, `kernels`, `occupancy`, `report` and
-`export`, and any `--help`, that exited 0. A report or trace written to a file is kept with the
+Which runs qualify: the commands whose spec says `cacheable` (hotspot/commandspec.py; today analyze,
+plan, diff, pmc, kernels, occupancy, report and export; read from the command index),
+and any `--help`, that exited 0. A report or trace written to a file is kept with the
 output and written again on a replay (atomically, as the command does), but only where the command
 would write it: the target absent, or present with `--force`, and never a symlink. Commands that
 start processes, install files or read the machine's state (collect, sweep, doctor, skill, cache)
@@ -13,7 +14,7 @@ signature of every file and folder the run read, side-file listings, and every m
 outside the standard library. Progress lines are not recorded (a replay is instant).
 
 This module runs before typer and the rest of hotspot are imported (hotspot/launch.py): standard
-library and hotspot.cache only.
+library, hotspot.cache and the command index (hotspot/clihelp/pages.py, generated data) only.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ if TYPE_CHECKING:  # annotations only: this module is the launcher's hit path
     from collections.abc import Callable, Sequence
 
 from hotspot.cache import deps, store
+from hotspot.clihelp.pages import COMMANDS
 from hotspot.globalflags import COMPLETION_ENV, NO_CACHE  # completion: never cached
 
 FORMAT = 2  # bump when the body layout below changes
-CACHEABLE = ("analyze", "plan", "diff", "pmc", "kernels", "occupancy", "report", "export")
+CACHEABLE = tuple(name for name, (_, _, _, cacheable) in COMMANDS.items() if cacheable)
 FORCE_FLAG = "--force"
 HELP_FLAGS = ("--help", "-h")
 # Environment variables that change what a command prints, besides every HOTSPOT_* one.

@@ -110,11 +110,6 @@ def entry_key(kind: str, key_material: object) -> bytes:
     return f"{kind}:{key_material!r}".encode("utf-8", "backslashreplace")
 
 
-def entry_name(kind: str, key_material: object) -> str:
-    """The file name of the entry for `key_material`: a hash of its full key."""
-    return name_of(kind, entry_key(kind, key_material))
-
-
 def name_of(kind: str, key: bytes) -> str:
     return f"{kind}-{blake2b(key, digest_size=20).hexdigest()}{ENTRY_SUFFIX}"
 

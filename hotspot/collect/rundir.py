@@ -58,10 +58,6 @@ def regex_slug(regex: str) -> str:
     return kernel_slug(re.sub(r"\\(.)", r"\1", regex).lstrip("^"))
 
 
-def default_run_dir(cwd: Path, slug: str) -> Path:
-    return cwd / RUNS_DIR / f"{utc_stamp()}-{slug}"
-
-
 def unique(path: Path) -> Path:
     if not path.exists():
         return path

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
@@ -19,12 +20,26 @@ from hotspot.commands.options import (
     format_option,
 )
 
+SPEC = CommandSpec(
+    "analyze", rank=10,
+    help=("Where the cycles of one ATT dispatch go: stall by category, hot instructions and "
+          "source lines, findings."),
+    cacheable=True,
+    views={"analyze": {**text_and_markdown("hotspot.render.analyze", "render_text", "render_markdown"),
+                    "html": "hotspot.render.html:render_html"}},
+    tools=(ToolSpec("analyze",
+                    "Where the cycles of one ATT dispatch go (stall by category, hot instructions and "
+                    "source lines, findings), with the plan. detail_level brief (default): the verdict, "
+                    "trust and the top plan items in under 4 KB; full: the whole analysis JSON (add "
+                    "plan=true for the plan).",
+                    paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True, rank=1),),
+)
+
 FormatOpt = format_option("analyze")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("analyze", help="Where the cycles of one ATT dispatch go: stall by category, hot "
-                 "instructions and source lines, findings.")
+    @app.command("analyze", help=SPEC.help)
     def analyze(
         path: Annotated[Optional[str], typer.Argument(metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, or a "
                                                       "folder holding several")] = None,

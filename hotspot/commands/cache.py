@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import typer
 
+from hotspot.commandspec import CommandSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "cache", rank=130,
+    help="The result cache ($XDG_CACHE_HOME/hotspot): what it holds, and clearing it.",
+    group=True,
+    views={"cache info": text_and_markdown("hotspot.render.cache", "render_info"),
+           "cache clear": text_and_markdown("hotspot.render.cache", "render_clear")},
+)
 
 InfoFormatOpt = format_option("cache info")
 ClearFormatOpt = format_option("cache clear")
 
 
 def register(app: typer.Typer) -> None:
-    cache_app = typer.Typer(help="The result cache ($XDG_CACHE_HOME/hotspot): what it holds, "
-                            "and clearing it.", no_args_is_help=True)
+    cache_app = typer.Typer(help=SPEC.help, no_args_is_help=True)
 
     @cache_app.command("info", help="Where the cache is, whether it is on, and what it holds.")
     def info(fmt: InfoFormatOpt = "text") -> None:

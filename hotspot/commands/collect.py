@@ -7,8 +7,23 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "collect", rank=50,
+    help=("Profile a command with rocprofv3: find its hottest kernel, trace it (ATT), "
+          "optionally collect counters, and analyze the best dispatch. Put the command after "
+          "--: hotspot collect [OPTIONS] -- ./app ARGS"),
+    views={"collect": text_and_markdown("hotspot.render.collect", "render_collect", "render_collect_markdown")},
+    tools=(ToolSpec("collect",
+                    "Profile a program with rocprofv3 (command: the program and its arguments as a "
+                    "list): find its hottest kernel, trace it (ATT), optionally collect counters, "
+                    "analyze the best dispatch. Long-running: sends progress notifications; cancelling "
+                    "it stops the profiler and marks the run directory's run.json interrupted.",
+                    paths=frozenset({"output"}), remembered=False, long_running=True, rank=8),),
+)
 
 FormatOpt = format_option("collect")
 
@@ -19,9 +34,7 @@ _RUN = "Run"
 
 def register(app: typer.Typer) -> None:
     @app.command("collect", no_args_is_help=True,
-                 help="Profile a command with rocprofv3: find its hottest kernel, trace it (ATT), optionally "
-                 "collect counters, and analyze the best dispatch. Put the command after --: "
-                 "hotspot collect [OPTIONS] -- ./app ARGS")
+                 help=SPEC.help)
     def collect(
         command: Annotated[Optional[list[str]], typer.Argument(
             metavar="[-- COMMAND ARGS...]", help="The command to profile, after --; run as an argument list, never through a shell.",

@@ -6,16 +6,25 @@ from typing import Annotated
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option, KernelOpt, MaxWavesOpt
+
+SPEC = CommandSpec(
+    "diff", rank=70,
+    help=("Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, "
+          "then totals, categories, source lines and blamed loads, each tested against capture "
+          "noise."),
+    cacheable=True,
+    views={"diff": text_and_markdown("hotspot.render.diff", "render_text", "render_markdown")},
+    tools=(ToolSpec("diff", paths=frozenset({"before", "after"}), rank=3),),
+)
 
 FormatOpt = format_option("diff")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("diff", help="Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): "
-                 "same code or not, then totals, categories, source lines and blamed loads, each "
-                 "tested against capture noise.",
+    @app.command("diff", help=SPEC.help,
                  no_args_is_help=True)
     def diff(
         before: Annotated[str, typer.Argument(metavar="BEFORE", help="Dispatch dir (or folder of them) or a saved "

@@ -6,15 +6,23 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "doctor", rank=60,
+    help=("Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
+          "Exit 5 when a required tool is missing."),
+    views={"doctor": text_and_markdown("hotspot.render.collect", "render_doctor", "render_doctor_markdown")},
+    tools=(ToolSpec("doctor", remembered=False, rank=7),),
+)
 
 FormatOpt = format_option("doctor")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("doctor", help="Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for "
-                 "each problem. Exit 5 when a required tool is missing.")
+    @app.command("doctor", help=SPEC.help)
     def doctor(
         rocprofv3: Annotated[Optional[str], typer.Option("--rocprofv3", help="Path to rocprofv3 "
                                                          "(default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).")] = None,

@@ -6,14 +6,25 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option, MaxFileMbOpt
+
+SPEC = CommandSpec(
+    "export", rank=100,
+    help="Export a dispatch for other viewers (Perfetto).",
+    group=True,
+    cacheable=True,
+    views={"export": text_and_markdown("hotspot.render.written", "render_export_written"),
+           # `export perfetto -o -`: the trace was streamed to stdout while it was made
+           "export stream": {"text": "hotspot.render.written:render_streamed"}},
+)
 
 FormatOpt = format_option("export")
 
 
 def register(app: typer.Typer) -> None:
-    export_app = typer.Typer(name="export", help="Export a dispatch for other viewers (Perfetto).",
+    export_app = typer.Typer(name="export", help=SPEC.help,
                              no_args_is_help=True, rich_markup_mode=None, add_completion=False)
 
     @export_app.command("perfetto", help="Wave-state timelines (and optionally instructions) as "

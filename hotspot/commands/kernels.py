@@ -6,8 +6,19 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "kernels", rank=40,
+    help=("Rank kernels by GPU time from a rocprofv3 kernel stats/trace CSV, a rocpd results.db "
+          "or a rocm-trace-lite trace.db (or the folder holding them), optionally split by "
+          "roctx marker regions; each row has a ready --kernel regex."),
+    cacheable=True,
+    views={"kernels": text_and_markdown("hotspot.render.kernels", "render_text", "render_markdown")},
+    tools=(ToolSpec("kernels", paths=frozenset({"path"}), rank=5),),
+)
 
 FormatOpt = format_option("kernels")
 
@@ -18,9 +29,7 @@ ALL_MARKERS = ""
 
 def register(app: typer.Typer) -> None:
     @app.command("kernels", no_args_is_help=True,
-                 help="Rank kernels by GPU time from a rocprofv3 kernel stats/trace CSV, a rocpd "
-                      "results.db or a rocm-trace-lite trace.db (or the folder holding them), "
-                      "optionally split by roctx marker regions; each row has a ready --kernel regex.")
+                 help=SPEC.help)
     def kernels(
         path: Annotated[str, typer.Argument(metavar="PATH", help="Kernel stats/trace CSV, rocpd *_results.db, "
                                                  "rocm-trace-lite trace.db, or a folder with them.")],

@@ -6,16 +6,25 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "occupancy", rank=20,
+    help=("Waves per SIMD for a register/LDS/workgroup configuration, what limits it, and how "
+          "far each limit must move to gain a wave."),
+    cacheable=True,
+    views={"occupancy": text_and_markdown("hotspot.render.occupancy", "render_text", "render_markdown")},
+    tools=(ToolSpec("occupancy", rank=6),),
+)
 
 FormatOpt = format_option("occupancy")
 
 
 def register(app: typer.Typer) -> None:
     @app.command("occupancy", no_args_is_help=True,
-                 help="Waves per SIMD for a register/LDS/workgroup configuration, what limits it, "
-                      "and how far each limit must move to gain a wave.")
+                 help=SPEC.help)
     def occupancy(
         arch: Annotated[str, typer.Option("--arch", help="gfx908, gfx90a, gfx942, gfx950 (or a product "
                                                          "name such as MI300X)")],

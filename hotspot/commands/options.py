@@ -1,7 +1,7 @@
 """Options shared by several commands, declared once (help text cannot drift between commands).
 
-Only typer (and the output registry's names) is imported here: command modules stay cheap to import
-for `--help`.
+Only typer (and the command specs) is imported here: command modules stay cheap to import for
+`--help`.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from hotspot.commandspec import formats_of
+
 
 def format_option(view: str) -> Any:
     """The `--format` option of the command whose output is `view`: its choices are json and the
-    formats the output registry (hotspot/render/registry.py) has a renderer of `view` in, so a new
-    output format reaches the option, its help and the MCP tool schema from its registry entries."""
-    from hotspot.render.registry import output_formats  # names only: imports no renderer
-
-    choices = output_formats(view)
+    formats the command's spec (hotspot/commandspec.py, its SPEC built above the option) names a
+    renderer for, so a new output format reaches the option, its help and the MCP tool schema from
+    the spec."""
+    choices = formats_of(view)
     formats = Enum("Format", {c: c for c in choices}, type=str)
     listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
     return Annotated[formats, typer.Option("--format", help=f"{listed}.")]

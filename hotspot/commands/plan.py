@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
@@ -16,13 +17,27 @@ from hotspot.commands.options import (
     format_option,
 )
 
+SPEC = CommandSpec(
+    "plan", rank=80,
+    help=("What to change next: rules over the analysis, each item with location, evidence, fix "
+          "and estimated gain, in priority order."),
+    cacheable=True,
+    views={"plan": text_and_markdown("hotspot.render.plan", "render_text", "render_markdown"),
+           "plan detail": text_and_markdown("hotspot.render.plan", "render_text_detail", "render_markdown_detail"),
+           # `--brief` of plan and analyze
+           "brief": text_and_markdown("hotspot.render.plan", "render_brief")},
+    tools=(ToolSpec("plan",
+                    "What to change next in one ATT dispatch: prioritized plan items with location, "
+                    "evidence, fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
+                    paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"}), rank=2),),
+)
+
 FormatOpt = format_option("plan")
 
 
 def register(app: typer.Typer) -> None:
     @app.command("plan", no_args_is_help=True,
-                 help="What to change next: rules over the analysis, each item with location, "
-                      "evidence, fix and estimated gain, in priority order.")
+                 help=SPEC.help)
     def plan(
         path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir, or a folder "
                                                   "holding several (the busiest is chosen)")],

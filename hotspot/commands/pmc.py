@@ -6,8 +6,18 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "pmc", rank=30,
+    help=("L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters "
+          "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs)."),
+    cacheable=True,
+    views={"pmc": text_and_markdown("hotspot.render.pmc", "render_text", "render_markdown")},
+    tools=(ToolSpec("pmc", paths=frozenset({"paths"}), rank=4),),
+)
 
 FormatOpt = format_option("pmc")
 
@@ -16,8 +26,7 @@ GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
 def register(app: typer.Typer) -> None:
     @app.command("pmc", no_args_is_help=True,
-                 help="L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters "
-                      "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs).")
+                 help=SPEC.help)
     def pmc(
         paths: Annotated[list[str], typer.Argument(
             metavar="PATH...", help="Counter files or folders: *_counter_collection.csv (several passes are joined), "

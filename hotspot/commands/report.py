@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
@@ -16,12 +17,21 @@ from hotspot.commands.options import (
     format_option,
 )
 
+SPEC = CommandSpec(
+    "report", rank=90,
+    help=("Write a self-contained HTML report of one ATT dispatch (summary, stall chart, source "
+          "and ISA views, wave timelines); opens offline in any browser."),
+    cacheable=True,
+    views={"report": text_and_markdown("hotspot.render.written", "render_written"),
+           # `report -o -`: the page itself on stdout
+           "report page": {"text": "hotspot.render.html:render_html"}},
+)
+
 FormatOpt = format_option("report")
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("report", help="Write a self-contained HTML report of one ATT dispatch (summary, "
-                 "stall chart, source and ISA views, wave timelines); opens offline in any browser.",
+    @app.command("report", help=SPEC.help,
                  no_args_is_help=True)
     def report(
         path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "

@@ -6,8 +6,18 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "skill", rank=110,
+    help="The hotspot agent skill (SKILL.md for coding assistants).",
+    group=True,
+    views={"skill install": text_and_markdown("hotspot.render.skill", "render_install"),
+           "skill mcp": text_and_markdown("hotspot.render.skill", "render_mcp"),
+           "skill path": text_and_markdown("hotspot.render.skill", "render_path")},
+)
 
 InstallFormatOpt = format_option("skill install")
 PathFormatOpt = format_option("skill path")
@@ -16,7 +26,7 @@ DEFAULT_DEST = ".claude/skills/hotspot"
 
 
 def register(app: typer.Typer) -> None:
-    skill_app = typer.Typer(help="The hotspot agent skill (SKILL.md for coding assistants).",
+    skill_app = typer.Typer(help=SPEC.help,
                             no_args_is_help=True)
 
     @skill_app.command("install", help="Copy the skill into DIR (default .claude/skills/hotspot/); "

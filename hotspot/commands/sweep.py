@@ -21,8 +21,31 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand
 
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
+
+SPEC = CommandSpec(
+    "sweep", rank=120,
+    help=("Profile a whole kernel library: every entry of a recipes file traced (ATT) and "
+          "analyzed on a GPU of its own, resumable, with a cross-kernel report; across nodes "
+          "with --slurm. Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status "
+          "DIR`, `sweep report DIR [-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`."),
+    views={"sweep": text_and_markdown("hotspot.render.sweep", "render_sweep", "render_sweep_markdown"),
+           "sweep init": text_and_markdown("hotspot.render.sweep", "render_init"),
+           "sweep status": text_and_markdown("hotspot.render.sweep", "render_status", "render_status_markdown"),
+           "sweep report": text_and_markdown("hotspot.render.sweep", "render_report", "render_report_markdown"),
+           "sweep cancel": text_and_markdown("hotspot.render.sweep", "render_cancel")},
+    tools=(ToolSpec("sweep_status", "Progress of a sweep directory: each entry's state.",
+                    words=("status",), only=("args",), rename={"args": "dir"}, single=frozenset({"args"}),
+                    help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False, rank=9),
+           ToolSpec("sweep_report",
+                    "The cross-kernel report of a sweep directory, entries sorted by headroom; html "
+                    "writes the dashboard page.",
+                    words=("report",), only=("args", "html", "force"), rename={"args": "dir"},
+                    single=frozenset({"args"}), help={"dir": "The sweep directory."},
+                    paths=frozenset({"dir", "html"}), remembered=False, rank=10)),
+)
 
 SweepFormatOpt = format_option("sweep")
 StatusFormatOpt = format_option("sweep status")
@@ -31,10 +54,6 @@ CancelFormatOpt = format_option("sweep cancel")
 
 _RUN = "Run"
 _SLURM = "Slurm"
-HELP = ("Profile a whole kernel library: every entry of a recipes file traced (ATT) and analyzed on a "
-        "GPU of its own, resumable, with a cross-kernel report; across nodes with --slurm. "
-        "Forms: `sweep --init [FILE]`, `sweep RECIPES.yaml`, `sweep status DIR`, `sweep report DIR "
-        "[-o OUT.html]`, `sweep cancel DIR`, `sweep --worker DIR`.")
 DirArg = Annotated[Path, typer.Argument(help="The sweep directory (holds sweep.json).", show_default=False,
                                         metavar="DIR")]
 
@@ -123,7 +142,7 @@ class SweepCommand(TyperCommand):
 def register(app: typer.Typer) -> None:
     SweepCommand.subcommands = _subcommands()
 
-    @app.command("sweep", help=HELP, no_args_is_help=True, cls=SweepCommand)
+    @app.command("sweep", help=SPEC.help, no_args_is_help=True, cls=SweepCommand)
     def sweep(
         args: Annotated[Optional[list[str]], typer.Argument(
             help="RECIPES.yaml; or the file --init writes. (`status`, `report`, `cancel` DIR: see their --help.)",

@@ -241,7 +241,8 @@ def _mean(values: list[float]) -> float:
 
 
 def _table(side: _Side) -> Table:
-    """The side's values for the test: its traced waves' samples, else `_totals_table`."""
+    """The side's values for the test: its traced waves' samples, else hotspot/diff/rows.py
+    `totals_table`."""
     if side.samples:
         return pooled([s.samples for s in side.samples])
     return totals_table(side.analyses)

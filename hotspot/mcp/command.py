@@ -6,13 +6,21 @@ from typing import Annotated, Optional
 
 import typer
 
+from hotspot.commandspec import CommandSpec
+
+SPEC = CommandSpec(
+    "mcp", rank=140,
+    help=("Serve hotspot's commands as MCP tools over stdio (for coding assistants; needs the "
+          "extra hotspot[mcp]). Register it with your assistant, e.g. `claude mcp add hotspot "
+          "-- hotspot mcp`."),
+    views={},
+)
+
 INSTALL_HINT = "pip install 'hotspot[mcp]' (the official MCP Python SDK, Python >= 3.10)"
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("mcp", help="Serve hotspot's commands as MCP tools over stdio (for coding assistants; "
-                             "needs the extra hotspot[mcp]). Register it with your assistant, e.g. "
-                             "`claude mcp add hotspot -- hotspot mcp`.")
+    @app.command("mcp", help=SPEC.help)
     def mcp(
         root: Annotated[Optional[list[str]], typer.Option(
             "--root", help="A folder tool calls may read and write when the client grants no roots "

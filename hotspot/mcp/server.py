@@ -24,10 +24,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from hotspot._version import __version__
+from hotspot.commandspec import ToolSpec
 from hotspot.errors import HotspotError
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
-from hotspot.mcp.tools import BY_NAME, SPECS, ToolSpec, description, input_schema, path_values, to_argv
+from hotspot.mcp.tools import BY_NAME, SPECS, description, input_schema, path_values, to_argv
 from hotspot.result import dumps, error_envelope
 
 REMEMBERED_META = "hotspot/remembered"

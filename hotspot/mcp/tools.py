@@ -1,74 +1,32 @@
-"""The MCP tools: one per command, their input schemas read from the command's own click
-parameters (the options declared once in hotspot/commands/), and a tool call's arguments turned
-back into that command's argument list. Nothing here knows an option the CLI does not declare.
+"""The MCP tools: the ones each command's spec declares (hotspot/commandspec.py `ToolSpec`), their
+input schemas read from the command's own click parameters (the options declared once in
+hotspot/commands/), and a tool call's arguments turned back into that command's argument list.
+Nothing here knows an option the CLI does not declare.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import typer
 
+from hotspot.clihelp.pages import COMMANDS
+from hotspot.commandspec import ToolSpec
 from hotspot.errors import UsageError
 
 BRIEF, FULL = "brief", "full"
 DETAIL_PARAM = "detail_level"
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    command: str                       # the CLI command whose parameters and code the tool uses
-    description: str
-    words: tuple[str, ...] = ()        # fixed leading words (`sweep status`)
-    only: tuple[str, ...] | None = None  # the CLI parameters exposed (None: all but the hidden ones)
-    rename: Mapping[str, str] = field(default_factory=dict)  # CLI parameter -> tool argument
-    single: frozenset[str] = frozenset()  # variadic CLI arguments taken as one value
-    paths: frozenset[str] = frozenset()   # tool arguments naming files or folders (checked against roots)
-    help: Mapping[str, str] = field(default_factory=dict)  # a tool argument's own help (renamed ones)
-    detail: bool = False               # takes `detail_level` (brief | full)
-    remembered: bool = True            # a repeat call on unchanged inputs is answered from memory
-    long_running: bool = False         # reports progress; cancellation stops its child processes
-    hidden: frozenset[str] = frozenset()  # options of the command that change only its text view
-
-
 # Parameters no tool exposes: the output format (always JSON), `--brief` (the detail level says it).
 HIDDEN = frozenset({"fmt", "brief"})
 
-SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec("analyze", "analyze",
-             "Where the cycles of one ATT dispatch go (stall by category, hot instructions and source "
-             "lines, findings), with the plan. detail_level brief (default): the verdict, trust and the "
-             "top plan items in under 4 KB; full: the whole analysis JSON (add plan=true for the plan).",
-             paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True),
-    ToolSpec("plan", "plan",
-             "What to change next in one ATT dispatch: prioritized plan items with location, evidence, "
-             "fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
-             paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"})),
-    ToolSpec("diff", "diff", "", paths=frozenset({"before", "after"})),
-    ToolSpec("pmc", "pmc", "", paths=frozenset({"paths"})),
-    ToolSpec("kernels", "kernels", "", paths=frozenset({"path"})),
-    ToolSpec("occupancy", "occupancy", ""),
-    ToolSpec("doctor", "doctor", "", remembered=False),
-    ToolSpec("collect", "collect",
-             "Profile a program with rocprofv3 (command: the program and its arguments as a list): "
-             "find its hottest kernel, trace it (ATT), optionally collect counters, analyze the best "
-             "dispatch. Long-running: sends progress notifications; cancelling it stops the profiler "
-             "and marks the run directory's run.json interrupted.",
-             paths=frozenset({"output"}), remembered=False, long_running=True),
-    ToolSpec("sweep_status", "sweep", "Progress of a sweep directory: each entry's state.",
-             words=("status",), only=("args",), rename={"args": "dir"}, single=frozenset({"args"}),
-             help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False),
-    ToolSpec("sweep_report", "sweep",
-             "The cross-kernel report of a sweep directory, entries sorted by headroom; html writes "
-             "the dashboard page.",
-             words=("report",), only=("args", "html", "force"), rename={"args": "dir"},
-             single=frozenset({"args"}), help={"dir": "The sweep directory."},
-             paths=frozenset({"dir", "html"}), remembered=False),
-)
+# Every command's MCP tools (its SPEC's `tools`), listed by their rank.
+SPECS: tuple[ToolSpec, ...] = tuple(sorted(
+    (tool for module, _, _, _ in COMMANDS.values() for tool in importlib.import_module(module).SPEC.mcp_tools()),
+    key=lambda tool: tool.rank))
 BY_NAME = {s.name: s for s in SPECS}
 
 
@@ -80,7 +38,7 @@ def click_command(command: str) -> Any:
     if command not in _CLICK:
         app = typer.Typer(pretty_exceptions_enable=False, rich_markup_mode=None)
         app.callback()(lambda: None)
-        importlib.import_module(f"hotspot.commands.{command}").register(app)
+        importlib.import_module(COMMANDS[command][0]).register(app)
         group = typer.main.get_command(app)
         _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]
     return _CLICK[command]

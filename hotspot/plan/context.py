@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from hotspot.arch.classify import Category
 from hotspot.att.findings import Finding
@@ -21,11 +21,8 @@ from hotspot.att.aggregate import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.capture import SourceRef
 from hotspot.pmc.analysis import KernelReport
-from hotspot.plan.model import Location
+from hotspot.plan.location import Location
 from hotspot.record import record
-
-if TYPE_CHECKING:
-    from hotspot.plan.waits_rules import Pair
 
 
 class Row(Protocol):
@@ -38,6 +35,17 @@ class Row(Protocol):
     def isa(self) -> str: ...
     @property
     def source(self) -> SourceRef: ...
+
+
+@record
+class Pair:
+    """A wait and one of its producers, with how much of the load's latency was covered (the
+    wait rules' shared memo, `PlanContext.wait_pairs`; waits_rules.assign_pairs)."""
+
+    wait: WaitBlame
+    producer: Producer
+    stall_per_wait: float   # the wait's stall per execution (latency left uncovered)
+    cover: float | None     # distance / (distance + stall_per_wait), None without a distance
 
 
 @record(frozen=False)

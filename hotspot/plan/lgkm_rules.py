@@ -5,7 +5,8 @@ from __future__ import annotations
 from hotspot.arch.classify import LGKM_WAITS, Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
-from hotspot.plan.waits_rules import Pair, _blamed, pairs_of, row_of
+from hotspot.plan.context import Pair
+from hotspot.plan.waits_rules import _blamed, pairs_of, row_of
 
 # Same cut as issue 7's `lgkm-cross-lane` finding: when at least half of the lgkmcnt wait is blamed
 # on cross-lane ops, the "LDS wait" is a reduction pattern, not LDS traffic.

@@ -5,24 +5,13 @@ from __future__ import annotations
 from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Union
+from hotspot.plan.location import Location
 from hotspot.record import record
 
 if TYPE_CHECKING:
     from hotspot.plan.context import PlanContext
 
 PRIORITIES = ("HIGH", "MED", "LOW")
-
-
-@record
-class Location:
-    """Where to edit: source file:line and the instruction (code.json row). Kernel-wide items carry
-    only the kernel name (file/line/line_number null)."""
-
-    file: str | None
-    line: int | None
-    line_number: int | None
-    isa: str | None
-    kernel: str
 
 
 @record

@@ -20,7 +20,7 @@ from hotspot.arch.classify import LOADS as ANY_LOAD
 from hotspot.arch.classify import VMEM_LOADS
 from hotspot.att.aggregate import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
-from hotspot.plan.context import PlanContext, is_kernarg_load
+from hotspot.plan.context import Pair, PlanContext, is_kernarg_load
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
@@ -29,7 +29,6 @@ from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.pingpong_rules import memory_phase_rows
 from hotspot.plan.spill_rules import spill_pairs
 from hotspot.plan.spin_rules import spin_rows
-from hotspot.record import record
 
 # A load whose wait still stalls after less than half of its latency was covered by other work
 # (cover = issue-to-wait distance / (distance + stall per wait)) is "waited on too early": half is
@@ -52,14 +51,6 @@ ENTRY_VMEM_NOTE = (
     "that does not need it before the s_waitcnt, or give each wave more independent loads.")
 
 KERNARG_FAMILY = "kernel-argument scalar loads"
-
-
-@record
-class Pair:
-    wait: WaitBlame
-    producer: Producer
-    stall_per_wait: float   # the wait's stall per execution (latency left uncovered)
-    cover: float | None     # distance / (distance + stall_per_wait), None without a distance
 
 
 def _cover(distance: float | None, stall_per_wait: float) -> float | None:

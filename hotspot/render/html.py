@@ -31,7 +31,8 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import BlamedLine, LgkmBreakdown, Producer
 from hotspot.capture import DispatchCandidate
-from hotspot.plan.model import Evidence, Location, PlanItem
+from hotspot.plan.location import Location
+from hotspot.plan.model import Evidence, PlanItem
 from hotspot.render.report_model import ListingRow, ReportDispatch, ReportPage, page_of
 from hotspot.result import JsonValue, Result, plain
 

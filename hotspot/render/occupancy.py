@@ -3,7 +3,7 @@ Occupancy)."""
 
 from __future__ import annotations
 
-from hotspot.arch.occupancy import LIMIT_NAMES, CandidateOccupancy, Occupancy, per_simd
+from hotspot.arch.occupancy import LIMIT_NAMES, Occupancy, per_simd
 from hotspot.render.tables import heading, num, table
 from hotspot.result import Result
 
@@ -60,20 +60,6 @@ def occupancy_lines(occ: Occupancy, markdown: bool = False) -> list[str]:
         lines += ["", "At the hardware cap: no resource limits occupancy."]
     if occ.notes:
         lines += ["", "Notes:"] + [f"  - {note}" for note in occ.notes]
-    return lines
-
-
-def candidate_lines(cands: CandidateOccupancy, markdown: bool = False) -> list[str]:
-    """Occupancy under each candidate arch when the gfx9 variant is undecided."""
-    if cands.agree:
-        first = next(iter(cands.by_arch.values()))
-        return [f"arch undecided ({', '.join(cands.by_arch)}): same occupancy under each", "",
-                *occupancy_lines(first, markdown)]
-    rows = [[name, *("?" if occ.limits[name] is None else str(occ.limits[name])
-                     for occ in cands.by_arch.values())] for name in LIMIT_NAMES]
-    rows.append(["waves/SIMD", *(str(o.waves_per_simd) for o in cands.by_arch.values())])
-    lines = [heading("Occupancy per candidate arch", markdown), cands.summary, "",
-             table(rows, ["limit", *cands.by_arch], markdown=markdown)]
     return lines
 
 

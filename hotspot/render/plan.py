@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hotspot.att.model import ArchOut
 from hotspot.plan.engine import StallSummary, Verdict
-from hotspot.plan.model import Estimate, Kind, Location, PlanItem, Site, Skipped, Trust
+from hotspot.plan.location import Location
+from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
 from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_words, table
 from hotspot.result import Result
 

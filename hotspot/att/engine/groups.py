@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate
 from operator import add, sub
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import orjson
 
@@ -39,9 +39,6 @@ from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture import WAVE_STATES, WaitcntEdges, WaveTotals
-
-if TYPE_CHECKING:
-    from hotspot.att.engine.wavepass import WavePartial
 
 # Decoder instruction category of a taken branch (FORMATS.md §1.2: 7 JUMP).
 DECODER_JUMP = 7
@@ -292,9 +289,9 @@ def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, 
             slot += n_states
 
 
-def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[list[int]], edges: WaitcntEdges,
+def fold_wave_columns(part: Partial, ins: list[list[int]], timeline: list[list[int]], edges: WaitcntEdges,
                       begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
-    """Fold one wave into `part` (a WavePartial) through its sequence group; False (nothing
+    """Fold one wave into `part` (a Partial) through its sequence group; False (nothing
     changed) when the wave must take the per-record path. What can fail runs before any change."""
     if part.records_only:
         return False
@@ -323,7 +320,7 @@ def fold_wave_columns(part: "WavePartial", ins: list[list[int]], timeline: list[
                  len(edges), begin, end, se, cu, tables, None)
 
 
-def fold_wave_scanned(part: "WavePartial", mod: ModuleType, wave: ScannedWave, se: int, cu: int,
+def fold_wave_scanned(part: Partial, mod: ModuleType, wave: ScannedWave, se: int, cu: int,
                       tables: LineTables) -> bool:
     """`fold_wave_columns` for a wave read by the native scanner (hotspot/att/engine/native.py): the
     columns are int64 buffers and the per-wave sums are added in C."""
@@ -347,7 +344,7 @@ def fold_wave_scanned(part: "WavePartial", mod: ModuleType, wave: ScannedWave, s
                  wave.edge_count, wave.begin, wave.end, se, cu, tables, mod)
 
 
-def _fold(part: "WavePartial", key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
+def _fold(part: Partial, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
           records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
           matches: bool, edges: Callable[[], WaitcntEdges], n_edges: int, begin: int, end: int,
           se: int, cu: int, tables: LineTables, mod: ModuleType) -> bool:
@@ -448,7 +445,7 @@ class NativeFold:
     (end of a run), `release` (a group being flushed) and on the spill signal.
     """
 
-    def __init__(self, mod: ModuleType, part: "WavePartial", tables: LineTables) -> None:
+    def __init__(self, mod: ModuleType, part: Partial, tables: LineTables) -> None:
         self.mod = mod
         self.fold = mod.Fold(FOLD_SPILL_WAVES, FOLD_HASH_MASK)
         self.part = part
@@ -606,7 +603,24 @@ def _scanned_group(groups: dict, wave: ScannedWave) -> SequenceGroup | None:
     return group
 
 
-def admit_group(part: "WavePartial", folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
+
+class Partial(Protocol):
+    """What folding a wave needs of the partial result it folds into (hotspot/att/engine/wavepass.py
+    `WavePartial`), declared here so that this module does not import the one that imports it."""
+
+    totals: WaveTotals
+    blame: BlameAccumulator
+    barriers: dict[tuple[int, int, int], list[int] | array]
+    open_groups: SequenceFolder
+    records_only: bool
+    native: NativeFold | None
+
+    def finish(self) -> object: ...
+
+    def flush_group(self, group: SequenceGroup) -> None: ...
+
+
+def admit_group(part: Partial, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
     """Make `group` an open group of `folder`, flushing all groups first to bound memory."""
     if key in folder.groups:
         return
@@ -617,7 +631,7 @@ def admit_group(part: "WavePartial", folder: SequenceFolder, key: tuple, group: 
     folder.positions += len(group.lines)
 
 
-def _close(part: "WavePartial", folder: SequenceFolder, key: tuple) -> None:
+def _close(part: Partial, folder: SequenceFolder, key: tuple) -> None:
     group = folder.groups.pop(key)
     folder.positions -= len(group.lines)
     part.flush_group(group)

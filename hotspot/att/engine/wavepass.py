@@ -1,6 +1,6 @@
 """One streaming pass over the wave files, feeding every wave-derived result.
 
-Map-reduce shaped for a process pool: `run_chunk` is a top-level, picklable worker
+Map-reduce shaped for a process pool: `_run_chunk_worker` is a top-level, picklable worker
 `(wave descriptors, PassOptions) -> WavePartial`, and partials `merge` (the pool's workers return
 partials whose sequence groups are still open, so the parent adds those column-wise). Each wave
 file is parsed, folded into the partial and dropped before the next one is read.
@@ -153,17 +153,12 @@ def chunks(descs: list[WaveDesc], size: int = CHUNK_WAVES) -> list[list[WaveDesc
     return [descs[i:i + size] for i in range(0, len(descs), size)]
 
 
-def run_chunk(descs: list[WaveDesc], opts: PassOptions) -> WavePartial:
-    """Worker: fold the given wave files into one finished partial (one file at a time)."""
-    return run_chunk_open(descs, opts).finish()
-
-
 def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
                    progress: "Progress | None" = None, part: WavePartial | None = None
                    ) -> WavePartial:
-    """Worker for the pool: like run_chunk but sequence groups stay open, so the parent adds
-    them column-wise and folds each sequence into the dicts once. `progress` (parent only)
-    counts files done; `part`: an open partial to continue (default: a new one)."""
+    """Fold the given wave files into a partial whose sequence groups stay open, so that the
+    parent adds them column-wise and folds each sequence into the dicts once. `progress` (parent
+    only) counts files done; `part`: an open partial to continue (default: a new one)."""
     if part is None:
         part = WavePartial()
     mod = native()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from hotspot.att.waits.counters import LineTables
-from hotspot.att.waits.replay import align_edges, blame_wave, edge_keys, reconstruct
+from hotspot.att.waits.counters import NO_PRODUCER, LineTables
+from hotspot.att.waits.replay import align_edges, edge_keys, reconstruct
 from hotspot.capture import WaitcntEdges
 from hotspot.record import record
 
@@ -70,3 +70,43 @@ class BlameAccumulator:
         self.edge_entries += other.edge_entries
         self.edge_entries_reconstructed += other.edge_entries_reconstructed
         self.out_of_order_waits += other.out_of_order_waits
+
+
+def blame_wave(ins: list[list[int]], entries: list[tuple[int, list[int]]], positions: list[int],
+               acc: BlameAccumulator) -> None:
+    """Split each wait instance's stall over its producers into `acc` (integers only)."""
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        got = producers.get(w)
+        if got is None:
+            producers[w] = list(prods)
+        else:
+            got.extend(prods)
+    blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
+    dcyc, dins = acc.dist_cycles, acc.dist_instructions
+    for w in positions:
+        rec = ins[w]
+        wline, stall, wtime = rec[4], rec[2], rec[0]
+        wait_stall[wline] = wait_stall.get(wline, 0) + stall
+        wait_hits[wline] = wait_hits.get(wline, 0) + 1
+        prods = producers.get(w)
+        if not prods:
+            key = (wline, NO_PRODUCER, 1)
+            blame[key] = blame.get(key, 0) + stall
+            continue
+        k = len(prods)
+        for p in prods:
+            prec = ins[p]
+            pline = prec[4]
+            key = (wline, pline, k)
+            blame[key] = blame.get(key, 0) + stall
+            dkey = (wline, pline)
+            hc = dcyc.get(dkey)
+            if hc is None:
+                hc = dcyc[dkey] = {}
+                dins[dkey] = {}
+            c = wtime - prec[0] - prec[2]
+            hc[c] = hc.get(c, 0) + 1
+            hi = dins[dkey]
+            d = w - p - 1
+            hi[d] = hi.get(d, 0) + 1

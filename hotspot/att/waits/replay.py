@@ -1,16 +1,12 @@
-"""Hot path of wait attribution, per wave: replay the counter rules over the executed order, align
-the decoder's own edges, and charge each wait instance's stall to its producers (plain lists and dicts)."""
+"""Hot path of wait attribution, per wave: replay the counter rules over the executed order and align
+the decoder's own edges (plain lists and dicts); hotspot/att/waits/accumulate.py `blame_wave`
+charges each wait instance's stall to its producers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import (
     LGKM,
-    NO_PRODUCER,
     ROLE_MEM,
     ROLE_WAIT,
     VM,
@@ -126,43 +122,3 @@ def _place_edge(ins: list[list[int]], wline: int, plines: tuple[int, ...], start
         if p >= 0:
             prods.append(p)
     return w, prods
-
-
-def blame_wave(ins: list[list[int]], entries: list[tuple[int, list[int]]], positions: list[int],
-               acc: "BlameAccumulator") -> None:
-    """Split each wait instance's stall over its producers into `acc` (integers only)."""
-    producers: dict[int, list[int]] = {}
-    for w, prods in entries:
-        got = producers.get(w)
-        if got is None:
-            producers[w] = list(prods)
-        else:
-            got.extend(prods)
-    blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
-    dcyc, dins = acc.dist_cycles, acc.dist_instructions
-    for w in positions:
-        rec = ins[w]
-        wline, stall, wtime = rec[4], rec[2], rec[0]
-        wait_stall[wline] = wait_stall.get(wline, 0) + stall
-        wait_hits[wline] = wait_hits.get(wline, 0) + 1
-        prods = producers.get(w)
-        if not prods:
-            key = (wline, NO_PRODUCER, 1)
-            blame[key] = blame.get(key, 0) + stall
-            continue
-        k = len(prods)
-        for p in prods:
-            prec = ins[p]
-            pline = prec[4]
-            key = (wline, pline, k)
-            blame[key] = blame.get(key, 0) + stall
-            dkey = (wline, pline)
-            hc = dcyc.get(dkey)
-            if hc is None:
-                hc = dcyc[dkey] = {}
-                dins[dkey] = {}
-            c = wtime - prec[0] - prec[2]
-            hc[c] = hc.get(c, 0) + 1
-            hi = dins[dkey]
-            d = w - p - 1
-            hi[d] = hi.get(d, 0) + 1
