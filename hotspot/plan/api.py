@@ -21,7 +21,9 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
+from hotspot.plan.coverage import Coverage
 from hotspot.plan.model import PlanItem, Skipped, Trust
+from hotspot.plan.unit_busy import TraceCeilings
 from hotspot.pmc.analysis import KernelReport
 from hotspot.result import Result
 from hotspot.record import record
@@ -48,6 +50,8 @@ class DispatchPlan:
     trust: Trust
     verdict: Verdict
     pmc: PmcMatch | None = None
+    coverage: Coverage | None = None
+    ceilings: TraceCeilings | None = None
 
 
 class PlannedDispatch:
@@ -67,7 +71,8 @@ class PlannedDispatch:
         out["plan"] = self.plan.items
         return out | {"plan_skipped": self.plan.skipped, "plan_summary": self.plan.summary,
                       "plan_trust": self.plan.trust, "verdict": self.plan.verdict,
-                      "plan_pmc": self.plan.pmc}
+                      "plan_pmc": self.plan.pmc, "plan_coverage": self.plan.coverage,
+                      "plan_ceilings": self.plan.ceilings}
 
 
 @record(frozen=False)
@@ -93,6 +98,8 @@ class PlanData:
     plan_skipped: list[Skipped]
     pmc: PmcMatch | None
     selection: Selection | None
+    coverage: Coverage | None = None
+    ceilings: TraceCeilings | None = None
 
 
 def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
@@ -114,7 +121,7 @@ def plan_document(result: Result) -> Result:
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     a, p = planned.analysis, planned.plan
     data = PlanData(a.dispatch, a.arch, p.summary, a.stall_by_category, a.occupancy, p.trust, p.verdict,
-                    p.items, p.skipped, p.pmc, a.selection)
+                    p.items, p.skipped, p.pmc, a.selection, p.coverage, p.ceilings)
     return Result("plan", data, result.warnings)
 
 
@@ -131,7 +138,8 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
         pmc_info, pmc_kernel = _pmc_for(a, pmc_paths, warnings)
     outcome: PlanOutcome = run_plan(a, pmc_kernel)
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
-                        verdict_of(outcome.summary, outcome.items, outcome.trust), pmc_info)
+                        verdict_of(outcome.summary, outcome.items, outcome.trust, outcome.coverage), pmc_info,
+                        outcome.coverage, outcome.ceilings)
     shown = replace(a, options={**a.options, "topk": opts.topk, "plan": True})
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 

@@ -23,6 +23,7 @@ from hotspot.plan.model import Location
 from hotspot.record import record
 
 if TYPE_CHECKING:
+    from hotspot.plan.unit_busy import TraceCeilings
     from hotspot.plan.waits_rules import Pair
 
 
@@ -151,6 +152,14 @@ class PlanContext:
                 if best is None or hi - lo < best[1] - best[0]:
                     best = (lo, hi)
         return best
+
+    @cached_property
+    def ceilings(self) -> TraceCeilings | None:
+        """MFMA/VALU issue share per SIMD over the kernel and each loop, from the wave files
+        (hotspot/plan/unit_busy.py); None without wave files."""
+        from hotspot.plan.unit_busy import ceilings_of
+
+        return ceilings_of(self.analysis)
 
     def occupancy(self) -> DispatchOccupancy | None:
         return self.analysis.occupancy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hotspot.att.model import ArchOut
+from hotspot.plan.coverage import Coverage, gap_row_text
 from hotspot.plan.engine import StallSummary, Verdict
 from hotspot.plan.model import Estimate, Kind, Location, PlanItem, Site, Skipped, Trust
 from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_words, table
@@ -172,6 +173,18 @@ def items_block(plan: list[PlanItem], skipped: list[Skipped] | None, markdown: b
     return "\n".join(out)
 
 
+def gap_block(coverage: Coverage | None, markdown: bool) -> str:
+    """The top stall class the items leave mostly unexplained: its rows and what they wait for."""
+    gap = coverage.gap if coverage is not None else None
+    if gap is None:
+        return ""
+    out = [heading(f"Not explained: {gap.category}, {100 * (1 - gap.share_explained):.0f}% of it in no item",
+                   markdown)]
+    for g in gap.rows:
+        out.append(shorten_words(f"- {num(g.unexplained)} stall cycles at {gap_row_text(g)}", _width()))
+    return "\n".join(out)
+
+
 def _render(result: Result, markdown: bool, detail: bool = False) -> str:
     from hotspot.plan.api import PlanData
 
@@ -190,6 +203,7 @@ def _render(result: Result, markdown: bool, detail: bool = False) -> str:
     if detail:
         parts.append(summary_block(d.summary, markdown))
     parts.append(items_block(d.plan, d.plan_skipped, markdown, d.trust, detail))
+    parts.append(gap_block(d.coverage, markdown))
     return "\n\n".join(p for p in parts if p)
 
 
@@ -238,6 +252,11 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
         lines.append(shorten_words(trust_line(trust) or "trust: ok", w))
     lines.append(shorten(f"cycles: {pct(verdict.stall_pct_of_cycles)} stall — " + ", ".join(
         f"{c.category} {100 * c.share:.0f}%" for c in verdict.top_categories), w))
+    if verdict.explained_share is not None:
+        lines.append(shorten(f"explained by the items: {100 * verdict.explained_share:.0f}% of stall — " + ", ".join(
+            f"{c.category} {100 * c.share:.0f}%" for c in verdict.explained_by_class), w))
+    if verdict.unexplained:
+        lines.append(shorten_words("not explained: " + verdict.unexplained, w))
     items = verdict.top_items
     if not items:
         lines.append("no plan item: nothing to change was found in this capture")
