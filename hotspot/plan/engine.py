@@ -94,8 +94,8 @@ VERDICT_CATEGORIES = 3
 def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust,
                coverage: Coverage | None = None) -> Verdict:
     items = [i for i in items if i.kind != Kind.CAPTURE]  # capture items are the trust line
-    top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
-                       i.location.file, i.location.line, i.location.line_number)
+    top = [VerdictItem(i.rank if i.rank is not None else n, i.id, i.priority, i.title, i.estimate.low_pct,
+                       i.estimate.high_pct, i.location.file, i.location.line, i.location.line_number)
            for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
     return Verdict(trust, summary.stall_pct_of_cycles, summary.top_categories[:VERDICT_CATEGORIES], top,
                    max(0, len(items) - VERDICT_ITEMS),
@@ -482,7 +482,7 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
                                    i.estimate.target_stall_pct, i.estimate.high_pct, i.estimate.low_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
-    final = capture + _apply_trust(trust, items)
+    final = capture + [replace(it, rank=n) for n, it in enumerate(_apply_trust(trust, items), 1)]
     return PlanOutcome(summary, final, skipped, trust,
                        coverage_of(final, ctx.analysis.instructions, ctx.analysis.waits), ctx.ceilings)
 

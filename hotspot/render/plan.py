@@ -150,21 +150,22 @@ def items_block(plan: list[PlanItem], skipped: list[Skipped] | None, markdown: b
         out.append("(no rule fired" + ("; --format json lists in plan_skipped why each rule did not"
                                        if skipped else "") + ")")
     full = len(ranked) if detail else FULL_ITEMS
-    for i, it in enumerate(ranked, 1):
-        if i <= full:
+    for n, it in enumerate(ranked, 1):
+        i = it.rank if it.rank is not None else n  # the number JSON and HTML give it
+        if n <= full:
             out += _full_item(i, it, detail)
         else:
-            if i == full + 1:
+            if n == full + 1:
                 out.append("")
             out.append(_short_item(i, it, _width()))
     if ranked and detail:
         out.append("")
         out.append(heading("Priority order", markdown))
         rows = []
-        for i, it in enumerate(ranked, 1):
+        for k, it in enumerate(ranked, 1):
             loc = it.location
             file, line, n = loc.file, loc.line, loc.line_number
-            rows.append([i, it.priority, it.id, f"{file}:{line if line is not None else '?'}" if file else "",
+            rows.append([it.rank if it.rank is not None else k, it.priority, it.id, f"{file}:{line if line is not None else '?'}" if file else "",
                          f"#{n}" if n is not None else "kernel", _estimate_text(it.estimate)])
         out.append(table(rows, ["#", "priority", "rule", "source", "row", "est. gain"], markdown))
     elif ranked:
