@@ -314,7 +314,11 @@ def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
     code items are at most MED."""
     out = []
     for it in items:
-        if it.kind in (Kind.CAPTURE, Kind.LAUNCH):  # about the capture or the launch, not the traced waves
+        if it.kind == Kind.LAUNCH and trust.level == UNREPRESENTATIVE and it.priority == "HIGH":
+            # the launch's numbers stand, but a capture that does not represent the kernel (a
+            # runtime fill, an idle slice) carries no HIGH item: re-capture first
+            out.append(replace(it, priority="MED"))
+        elif it.kind in (Kind.CAPTURE, Kind.LAUNCH):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
             why = ("the capture does not represent the kernel (" + ", ".join(r.split(":", 1)[0] for r in trust.reasons)

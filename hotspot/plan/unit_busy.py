@@ -120,6 +120,12 @@ def _merge(intervals: list[tuple[int, int]]) -> int:
     return total
 
 
+def _share(cycles: int, span: int) -> float:
+    """cycles ÷ span, at most 1: one unit per SIMD cannot be busier than the time (a trace whose
+    timing says otherwise, e.g. a synthetic one, is read as fully busy)."""
+    return round(min(1.0, cycles / span), ROUND) if span > 0 else 0.0
+
+
 class _Scope:
     __slots__ = ("lo", "hi", "mfma", "valu", "spans", "wave_time", "waves")
 
@@ -137,10 +143,10 @@ class _Scope:
             span = _merge(self.spans[key])
             m, v = self.mfma.get(key, 0), self.valu.get(key, 0)
             simds.append(SimdBusy(key[0], key[1], key[2], self.waves.get(key, 0), span, m, v,
-                                  round(m / span, ROUND) if span else 0.0, round(v / span, ROUND) if span else 0.0))
+                                  _share(m, span), _share(v, span)))
         span = sum(s.span_cycles for s in simds)
         m, v = sum(s.mfma_cycles for s in simds), sum(s.valu_cycles for s in simds)
-        mb, vb = (m / span, v / span) if span else (0.0, 0.0)
+        mb, vb = _share(m, span), _share(v, span)
         scope = "kernel" if self.lo is None else f"loop #{self.lo}-#{self.hi}"
         return UnitBusy(scope, self.lo, self.hi, span, m, v, round(mb, ROUND), round(vb, ROUND),
                         max((s.mfma_busy for s in simds), default=0.0),
