@@ -198,6 +198,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     warnings.extend(occupancy_warnings)
     occupancy, gap = occupancy_out[0]
     findings = [f for f in (
+        fnd.rebuilt_columns(table.missing, table.rebuilt_from),
         fnd.source_collapse(lines),
         fnd.no_source(len(executed), mapped),
         fnd.idle_slice(len(rows), len(executed)),

@@ -89,6 +89,21 @@ def idle_slice(code_rows: int, executed: int) -> Finding | None:
         "kernel_iteration_range so the traced CU runs full waves")
 
 
+def rebuilt_columns(missing: Sequence[str], wave_files: int) -> Finding | None:
+    """The code table came from an early format-3.0.0 code.json: its `missing` columns were
+    rebuilt from `wave_files` wave files (hotspot/capture/early_layout.py)."""
+    if not missing or not wave_files:
+        return None
+    names = " and ".join(missing)
+    return Finding(
+        "rebuilt-columns", "info",
+        f"code.json is the early format-3.0.0 layout (no header, no {names} columns): {names} were "
+        f"rebuilt from the {wave_files} wave files (stall: the sum of each instruction's stall; "
+        "idle: the gaps before each instruction); the same sums a current decoder writes",
+        {"layout": "early-3.0.0", "columns": list(missing), "wave_files": wave_files},
+        "nothing to do; a current decoder writes these columns itself")
+
+
 def wave_mismatch(totals: Totals, waves: WaveTotals,
                   code_lines: Iterable[tuple[int, tuple[int, int, int]]]) -> Finding | None:
     """`code_lines`: (line, (hit, latency, stall)) of each code row with hits or latency (read

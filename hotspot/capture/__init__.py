@@ -22,7 +22,7 @@ _PUBLIC: dict[str, str] = {
     "CodeRow": "model", "CodeTable": "model", "KernelSymbol": "model",
     "DispatchDir": "layout", "WaveFile": "layout", "find_dispatch_dirs": "layout",
     "open_dispatch": "layout", "parse_dir_name": "layout", "require_dispatch_dirs": "layout",
-    "EMPTY_TRACE_HINT": "codejson", "read_code_table": "codejson",
+    "EMPTY_TRACE_HINT": "codejson", "read_code_table": "code_table",
     "SourceLoc": "source", "SourceRef": "source", "NO_SOURCE": "source", "parse_source": "source",
     "SourceMap": "snapshots", "load_source_map": "snapshots", "parse_source_maps": "snapshots",
     "read_source_lines": "snapshots",

@@ -21,6 +21,10 @@ BASE_COLUMNS = ("ISA", "_", "LineNumber", "Source", "Codeobj", "Vaddr", "Hit", "
                 "Idle")
 _INT_COLUMNS = ("LineNumber", "Codeobj", "Vaddr", "Hit", "Latency", "Stall", "Idle")
 LEGACY_ROW_WIDTH = 8
+# The early format-3.0.0 layout (2025 decoders): no `header`, rows of the first eight base columns;
+# Stall and Idle are rebuilt from the wave files (hotspot/capture/early_layout.py).
+EARLY_COLUMNS = BASE_COLUMNS[:8]
+EARLY_MISSING = BASE_COLUMNS[8:10]
 # Range of values a decoder writes (a bound, not a measurement): line ids index the code list and
 # the wave scanner's columns (hotspot/att/engine/_wavescan.c) hold values below 2**40; counts and
 # cycles below 2**44 per row keep sums over any code list far inside int64 (JSON output).
@@ -42,6 +46,12 @@ EMPTY_TRACE_HINT = (
 
 
 _REDECODE = "the file was edited or damaged; re-run the decoder on the .att files"
+LEGACY_HINT = (
+    "re-decode the raw .att files (the <name>_shader_engine_<se>_<dispatch>.att files and the "
+    "*_code_object_id_*.out code objects beside the ui dir) with a current decoder: install "
+    "rocprof-trace-decoder (ROCm 6.4 or later) and run rocprofv3 --att again, or decode the saved "
+    ".att files with its decoder (ROCPROF_ATT_LIBRARY_PATH naming the library); then pass the new "
+    "ui_output_agent_*_dispatch_* dir")
 
 
 def parse_header(path: Path, header: JsonValue) -> tuple[str, ...]:
@@ -67,6 +77,18 @@ def version_warning(path: Path, version: str, trusted: str) -> str | None:
             "the numbers against the decoder's documentation or re-decode with a 3.x decoder")
 
 
+def is_early_layout(doc: JsonValue) -> bool:
+    """The early format-3.0.0 code.json: `version` and `code`, no `header` and no `top_n` (the
+    legacy layout's key), rows of 8 columns (or no rows). Told by shape: its version string is
+    today's."""
+    if not isinstance(doc, dict) or "header" in doc or "top_n" in doc or "version" not in doc:
+        return False
+    code = doc.get("code")
+    if code is None or (isinstance(code, list) and not code):
+        return True
+    return isinstance(code, list) and isinstance(code[0], list) and len(code[0]) == LEGACY_ROW_WIDTH
+
+
 def is_legacy(doc: JsonValue) -> bool:
     """Pre-3.0 decoder output: no header/version, 8-column rows, a `top_n` key."""
     if not isinstance(doc, dict):
@@ -83,11 +105,6 @@ def is_legacy(doc: JsonValue) -> bool:
 def read_code_json(path: Path, max_bytes: int | None = None) -> CodeTable:
     """The code table of one code.json (read once per capture session)."""
     return memoized("code.json", str(path), lambda: _read_code_json(path, max_bytes))
-
-
-def read_code_table(dispatch_dir: Path, max_bytes: int | None = None) -> CodeTable:
-    """The code table of a dispatch dir (its code.json)."""
-    return read_code_json(dispatch_dir / "code.json", max_bytes)
 
 
 def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
@@ -113,13 +130,13 @@ def _check_doc(path: Path, doc: JsonValue, first: list | None = None
         raise bad_file(path, "top level is not a JSON object")
     code = doc.get("code") if first is None else first
     if is_legacy(doc if first is None else {**doc, "code": first}):
-        raise InputError(f"{path}: unsupported legacy ATT layout (decoder older than format 3.0.0)",
-                         "re-decode the .att files with a current rocprofv3 / rocprof-trace-decoder",
-                         code="legacy-layout")
+        raise InputError(f"{path}: unsupported legacy ATT layout (decoder older than format 3.0.0: "
+                         "no header, no version, 8-column rows)", LEGACY_HINT, code="legacy-layout")
     version = doc.get("version")
     if not isinstance(version, str):
         raise bad_file(path, "field 'version' is missing or not a string")
-    names = parse_header(path, doc.get("header"))
+    early = is_early_layout(doc if first is None else {**doc, "code": first})
+    names = EARLY_COLUMNS if early else parse_header(path, doc.get("header"))
     if code is None:
         raise EmptyTraceError(f"{path}: empty trace (\"code\": null): no wave reached the traced CU",
                               EMPTY_TRACE_HINT)
@@ -135,7 +152,7 @@ def _table(path: Path, version: str, names: tuple[str, ...], code: Iterable[Json
         return table
     from dataclasses import replace
 
-    return replace(table, warnings=(warning,))
+    return replace(table, warnings=(*table.warnings, warning))
 
 
 # --- Reading a large code.json a piece at a time ------------------------------------------------
@@ -233,12 +250,17 @@ def _pieces(data: bytes, begin: int, last: re.Match[bytes]) -> Iterator[list]:
 
 def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterable[JsonValue]
                  ) -> CodeTable:
+    early = names is EARLY_COLUMNS
     index = {name: i for i, name in enumerate(names)}
     # Base columns are kept by position (the format fixes 0..9); check the names agree.
-    for pos, expected in enumerate(BASE_COLUMNS):
+    for pos, expected in enumerate(BASE_COLUMNS[:len(names)] if early else BASE_COLUMNS):
         if names[pos].lower() != expected.lower():
             raise bad_file(path, f"header column {pos} is '{names[pos]}', expected '{expected}'")
-    extra_names = names[len(BASE_COLUMNS):]
+    # early layout: Stall and Idle read as 0 here, rebuilt from the wave files by read_code_table
+    columns = tuple(c for c in _INT_COLUMNS if c in index)
+    missing = (0,) * (len(_INT_COLUMNS) - len(columns))
+    min_width = len(names) if early else len(BASE_COLUMNS)
+    extra_names = () if early else names[len(BASE_COLUMNS):]
     width = len(names)
     rows: list[CodeRow] = []
     kernels: list[KernelSymbol] = []
@@ -248,7 +270,7 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterabl
     isas: dict[str, str] = {}
     sources: dict[str, tuple[str, SourceLoc | None]] = {}
     for n, raw in enumerate(code):
-        if not isinstance(raw, list) or len(raw) < len(BASE_COLUMNS):
+        if not isinstance(raw, list) or len(raw) < min_width:
             raise bad_file(path, f"code row {n} has {len(raw) if isinstance(raw, list) else 0} "
                            f"columns, expected {width}")
         isa, source_text = raw[0], raw[3]
@@ -259,7 +281,7 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterabl
         if not isinstance(source_text, str):
             raise bad_file(path, f"code row {n} field 'Source' is not a string")
         ints = []
-        for col in _INT_COLUMNS:
+        for col in columns:
             value = raw[index[col]]
             if isinstance(value, bool) or not isinstance(value, int):
                 if isinstance(value, float) and value.is_integer():
@@ -271,7 +293,7 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterabl
                                f"decoder writes (0 to {_LIMITS[col] - 1})", _REDECODE,
                                code="bad-value")
             ints.append(value)
-        line_number, codeobj, vaddr, hit, latency, stall, idle = ints
+        line_number, codeobj, vaddr, hit, latency, stall, idle = (*ints, *missing)
         if stall > latency:  # the stall is part of the latency: issue cycles would be negative
             raise bad_file(path, f"code row {n} field 'Stall' ({stall}) is larger than its 'Latency' "
                            f"({latency}); a decoder counts stall cycles inside the latency",
@@ -292,4 +314,6 @@ def _build_table(path: Path, version: str, names: tuple[str, ...], code: Iterabl
         isa = isas.setdefault(isa, isa)
         rows.append(CodeRow(line_number, isa, source[0], source[1], codeobj, vaddr, hit, latency,
                             stall, idle, extra))
+    if early:
+        return CodeTable(path, version, names, tuple(rows), tuple(kernels), (), (), EARLY_MISSING)
     return CodeTable(path, version, names, tuple(rows), tuple(kernels), tuple(extra_names))

@@ -54,6 +54,10 @@ class CodeTable:
     kernels: tuple[KernelSymbol, ...]
     extra_columns: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # e.g. an unknown decoder version: what was trusted
+    # columns the file lacks (the early format-3.0.0 layout: Stall, Idle), read as 0 until
+    # rebuilt from the wave files (capture/early_layout.py); `rebuilt_from`: how many wave files
+    missing: tuple[str, ...] = ()
+    rebuilt_from: int = 0
 
     def kernel_rows(self, kernel: KernelSymbol) -> tuple[CodeRow, ...]:
         """Rows belonging to `kernel` (up to the next pseudo row)."""

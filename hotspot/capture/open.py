@@ -14,7 +14,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_table
+from hotspot.capture.code_table import read_code_table
+from hotspot.capture.codejson import EMPTY_TRACE_HINT
 from hotspot.capture.layout import DispatchDir, WaveFile, open_dispatch
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
 from hotspot.capture.select import select_kernel
