@@ -27,7 +27,8 @@ CAPTURES = [("att", "gfx950", "vec_add"), ("att", "gfx950", "preshuffle_gemm_v2"
             ("att", "gfx942", "ck_bmm", "ui_output_agent_5600_dispatch_2"), FLASH,
             ("att", "gfx950", "flash_attn_replicates", "small", "ui_output_agent_14326_dispatch_44_after_loc_fix"),
             ("layouts", "kernel-lab", "blockscale_preshuffle_gemm", "att_viewer", "big",
-             "ui_output_agent_14065_dispatch_120"), SPILL]
+             "ui_output_agent_14065_dispatch_120"), SPILL,
+            ("att", "gfx950", "triton_gemm_early3", "ui_output_agent_50282_dispatch_20")]
 MAX_PLAN_LINES = 75
 BUSY_TOLERANCE = 0.02  # 2 points
 
