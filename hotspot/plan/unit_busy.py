@@ -2,7 +2,9 @@
 
 The trace says, per wave, which instruction issued when. A SIMD's MFMA unit is busy passes x 4
 cycles per MFMA it issues (HARDWARE.md §4); its VALU for the issue cycles of the other VALU
-instructions (each row's mean issue cycles, code.json latency - stall over its executions). Over the time the SIMD has waves of the kernel (the union of its waves'
+instructions (each row's mean issue cycles, code.json latency - stall over its executions). VMEM
+bytes requested per cycle per CU (ISA width × wave size per load/store) say how hard the traced CU
+pulls on memory where the widths are known. Over the time the SIMD has waves of the kernel (the union of its waves'
 [begin, end]), or the time its waves spend in one loop (per wave, first to last instruction of the
 loop's rows), that is the unit's issue share. No launch row or kernel duration is needed.
 
@@ -26,12 +28,15 @@ from hotspot.arch.classify import Category
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
 from hotspot.att.model import DispatchAnalysis
+from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 from hotspot.record import record
 
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl\d+_wv\d+\.json$")
 # Targets whose pass counts agree for the opcodes both have (HARDWARE.md §4: "Old gfx942 shapes
 # keep their pass counts"): with the arch unknown among them, a count they share is still exact.
 SHARED_PASS_TARGETS: tuple[str, ...] = ("gfx942", "gfx950")
+# Every CDNA target runs wave64 (HARDWARE.md §1): the width a VMEM row moves per lane × 64.
+CDNA_WAVE_SIZE = 64
 MATRIX_CORE = "matrix-core"
 VALU_UNIT = "valu"
 ROUND = 4
@@ -48,6 +53,7 @@ class SimdBusy:
     valu_cycles: int     # Σ issue cycles of the other VALU instructions (rows' mean issue cycles)
     mfma_busy: float     # mfma_cycles ÷ span_cycles
     valu_busy: float
+    vmem_bytes: int      # VMEM bytes requested (ISA width × wave size per load/store execution)
 
 
 @record
@@ -66,6 +72,8 @@ class UnitBusy:
     time_share: float          # the waves' time in this scope ÷ their whole time (1 for the kernel)
     bound_by: str              # the busier unit: "matrix-core" or "valu"
     simds: list[SimdBusy]
+    vmem_bytes: int            # Σ over the SIMDs; rows of unknown width are left out
+    vmem_bytes_per_cu_cycle: float  # Σ over a CU's SIMDs of bytes ÷ span, averaged over the traced CUs
 
     @property
     def busy(self) -> float:
@@ -127,12 +135,13 @@ def _share(cycles: int, span: int) -> float:
 
 
 class _Scope:
-    __slots__ = ("lo", "hi", "mfma", "valu", "spans", "wave_time", "waves")
+    __slots__ = ("lo", "hi", "mfma", "valu", "vmem", "spans", "wave_time", "waves")
 
     def __init__(self, lo: int | None, hi: int | None) -> None:
         self.lo, self.hi = lo, hi
         self.mfma: dict[tuple[int, int, int], int] = {}
         self.valu: dict[tuple[int, int, int], int] = {}
+        self.vmem: dict[tuple[int, int, int], int] = {}
         self.spans: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
         self.wave_time = 0
         self.waves: dict[tuple[int, int, int], int] = {}
@@ -143,15 +152,20 @@ class _Scope:
             span = _merge(self.spans[key])
             m, v = self.mfma.get(key, 0), self.valu.get(key, 0)
             simds.append(SimdBusy(key[0], key[1], key[2], self.waves.get(key, 0), span, m, v,
-                                  _share(m, span), _share(v, span)))
+                                  _share(m, span), _share(v, span), self.vmem.get(key, 0)))
         span = sum(s.span_cycles for s in simds)
         m, v = sum(s.mfma_cycles for s in simds), sum(s.valu_cycles for s in simds)
         mb, vb = _share(m, span), _share(v, span)
         scope = "kernel" if self.lo is None else f"loop #{self.lo}-#{self.hi}"
+        per_cu: dict[tuple[int, int], float] = {}
+        for sb in simds:
+            if sb.span_cycles:
+                per_cu[(sb.se, sb.cu)] = per_cu.get((sb.se, sb.cu), 0.0) + sb.vmem_bytes / sb.span_cycles
         return UnitBusy(scope, self.lo, self.hi, span, m, v, round(mb, ROUND), round(vb, ROUND),
                         max((s.mfma_busy for s in simds), default=0.0),
                         round(self.wave_time / total_wave_time, ROUND) if total_wave_time else 0.0,
-                        MATRIX_CORE if mb >= vb else VALU_UNIT, simds)
+                        MATRIX_CORE if mb >= vb else VALU_UNIT, simds, sum(sb.vmem_bytes for sb in simds),
+                        round(sum(per_cu.values()) / len(per_cu), 2) if per_cu else 0.0)
 
 
 Column = Sequence[int]
@@ -177,12 +191,13 @@ def _wave_columns(path: str) -> tuple[int, int, int, int, Column, Column, Column
 
 
 def _add(sc: _Scope, key: tuple[int, int, int], span: tuple[int, int], hits: Counter[int],
-         mfma_cycles: dict[int, int], valu_issue: dict[int, float]) -> None:
+         mfma_cycles: dict[int, int], valu_issue: dict[int, float], vmem_bytes: dict[int, int]) -> None:
     sc.spans.setdefault(key, []).append(span)
     sc.waves[key] = sc.waves.get(key, 0) + 1
     sc.wave_time += max(0, span[1] - span[0])
     sc.mfma[key] = sc.mfma.get(key, 0) + sum(c * mfma_cycles[n] for n, c in hits.items() if n in mfma_cycles)
     sc.valu[key] = sc.valu.get(key, 0) + round(sum(c * valu_issue[n] for n, c in hits.items() if n in valu_issue))
+    sc.vmem[key] = sc.vmem.get(key, 0) + sum(c * vmem_bytes[n] for n, c in hits.items() if n in vmem_bytes)
 
 
 def trace_ceilings(dispatch_dir: Path, rows: Iterable[tuple[int, Category, str, float]],
@@ -195,6 +210,8 @@ def trace_ceilings(dispatch_dir: Path, rows: Iterable[tuple[int, Category, str, 
         return None
     mfma_cycles: dict[int, int] = {}
     valu_issue: dict[int, float] = {}
+    vmem_bytes: dict[int, int] = {}
+    wave_size = TARGETS[gfx].wave_size if gfx is not None and gfx in TARGETS else CDNA_WAVE_SIZE
     pass_counts: dict[str, int] = {}
     unknown: set[str] = set()
     tables: set[str] = set()
@@ -210,6 +227,9 @@ def trace_ceilings(dispatch_dir: Path, rows: Iterable[tuple[int, Category, str, 
                 unknown.add(mnemonic)
         elif cat == Category.VALU:
             valu_issue[line] = issue
+        lane = bytes_per_lane(isa) or store_bytes_per_lane(isa)
+        if lane:
+            vmem_bytes[line] = lane * wave_size
     kernel = _Scope(None, None)
     scopes = [_Scope(lo, hi) for lo, hi in loops]
     total_time = 0
@@ -220,7 +240,7 @@ def trace_ceilings(dispatch_dir: Path, rows: Iterable[tuple[int, Category, str, 
         waves += 1
         total_time += max(0, end - begin)
         hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
-        _add(kernel, key, (begin, end), hits, mfma_cycles, valu_issue)
+        _add(kernel, key, (begin, end), hits, mfma_cycles, valu_issue, vmem_bytes)
         for sc in scopes:
             lo, hi = sc.lo or 0, sc.hi or 0
             first = next((i for i, n in enumerate(lines) if lo <= n <= hi), None)
@@ -228,7 +248,7 @@ def trace_ceilings(dispatch_dir: Path, rows: Iterable[tuple[int, Category, str, 
                 continue
             last = next(i for i in range(len(lines) - 1, -1, -1) if lo <= lines[i] <= hi)
             inside = Counter({n: c for n, c in hits.items() if lo <= n <= hi})
-            _add(sc, key, (times[first], times[last] + durations[last]), inside, mfma_cycles, valu_issue)
+            _add(sc, key, (times[first], times[last] + durations[last]), inside, mfma_cycles, valu_issue, vmem_bytes)
     source = (f"{waves} wave files of {dispatch_dir.name}; MFMA pass counts: "
               + ("; ".join(sorted(tables)) if tables else "no MFMA executed"))
     return TraceCeilings(source, waves, dict(sorted(pass_counts.items())), sorted(unknown),
