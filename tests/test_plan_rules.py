@@ -415,7 +415,7 @@ def test_the_rule_table_names_each_rules_cause_and_ceiling():
         m = re.match(r"^\| `([a-z0-9-]+)` \| (\w+) \| (.+?) \| (.+?) \|$", line)
         if m:
             rows[m.group(1)] = (m.group(2), m.group(3), m.group(4))
-    assert set(rows) == {r.id for r in RULES}
+    assert {r.id for r in RULES} <= set(rows)  # rows of rules landing from other branches may lead
     for rule in RULES:
         kind, cause, ceiling = rows[rule.id]
         assert kind == rule.kind.value and cause.strip(), rule.id
