@@ -161,3 +161,27 @@ def test_every_capture_keeps_the_plans_promises(parts: tuple[str, ...], cli, mon
     text = cli("plan", d).stdout
     assert len(text.splitlines()) <= MAX_PLAN_LINES
     assert "explained by the items:" in text
+
+
+def test_an_unknown_arch_still_gives_the_ceilings_from_shared_pass_counts() -> None:
+    """gfx942 and gfx950 give old shapes the same passes (HARDWARE.md §4): with the arch unknown the
+    spill capture's bf16 16x16x16 MFMAs still count, exactly as on gfx942."""
+    from hotspot.plan.unit_busy import passes_known, trace_ceilings
+
+    d = _dir(SPILL)
+    if not d.is_dir():
+        pytest.skip("corpus absent")
+    rows = json.loads((d / "code.json").read_text())["code"]
+    mfma = [(int(r[2]), "mfma", str(r[0]), 0.0) for r in rows if str(r[0]).startswith("v_mfma") and r[6] > 0]
+    from hotspot.arch.classify import Category
+
+    typed = [(n, Category.MFMA, isa, issue) for n, _, isa, issue in mfma]
+    unknown = trace_ceilings(d, typed, [], None)
+    known = trace_ceilings(d, typed, [], "gfx942")
+    assert unknown is not None and known is not None
+    assert unknown.kernel.mfma_cycles == known.kernel.mfma_cycles > 0
+    assert "arch unknown" in unknown.source
+    assert passes_known("v_mfma_f32_16x16x16_bf16", None) == 4
+    assert passes_known("v_mfma_f32_32x32x2_f32", None) == 16
+    # a gfx950-only shape has no gfx942 count: not guessed without the arch
+    assert passes_known("v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]", None) is None

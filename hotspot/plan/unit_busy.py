@@ -90,6 +90,11 @@ class TraceCeilings:
     loops: list[UnitBusy]
 
 
+def passes_known(mnemonic: str, gfx: str | None) -> int | None:
+    """An MFMA's passes on `gfx`, or with the arch unknown the count gfx942 and gfx950 share."""
+    return _passes(mnemonic.split(None, 1)[0].lower() if mnemonic.strip() else "", gfx)[0]
+
+
 def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
     if gfx is not None and gfx in TARGETS:
         return mfma_passes(mnemonic, gfx), f"{gfx} (HARDWARE.md §4)"
