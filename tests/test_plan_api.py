@@ -75,7 +75,7 @@ def test_analyze_plan_keeps_topk_output_identical(corpus: Path) -> None:
     plain = analyze(d, opts).plain_data()
     planned = analyze(d, replace(opts, plan=PLAN_ATTACHED)).plain_data()
     for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust", "verdict",
-                    "plan_coverage", "plan_ceilings"):
+                    "plan_coverage"):
         planned.pop(key, None)
     plain.pop("plan", None)
     planned["options"].pop("plan")
@@ -96,8 +96,8 @@ def test_the_plan_is_beside_the_analysis(corpus: Path) -> None:
     assert isinstance(planned, PlannedDispatch) and planned.analysis.plan is None
     doc = result.plain_data()
     keys = list(doc)
-    assert keys[-7:] == ["plan_skipped", "plan_summary", "plan_trust", "verdict", "plan_pmc",
-                         "plan_coverage", "plan_ceilings"]
+    assert keys[-6:] == ["plan_skipped", "plan_summary", "plan_trust", "verdict", "plan_pmc",
+                         "plan_coverage"]
     assert keys.index("plan") == keys.index("representativeness") + 1
     assert [i["id"] for i in doc["plan"]] == [i.id for i in planned.plan.items] != []
     back = from_plain(DispatchAnalysis, doc)

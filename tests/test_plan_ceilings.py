@@ -81,7 +81,7 @@ def test_mfma_busy_per_simd_matches_an_independent_count(parts: tuple[str, ...],
     if not d.is_dir():
         pytest.skip("corpus absent")
     want = _independent_mfma_busy(d, gfx)
-    got = {(s["se"], s["cu"], s["simd"]): s["mfma_busy"] for s in _plan(parts)["plan_ceilings"]["kernel"]["simds"]}
+    got = {(s["se"], s["cu"], s["simd"]): s["mfma_busy"] for s in _plan(parts)["ceilings"]["kernel"]["simds"]}
     assert set(got) == set(want)
     assert any(v > 0.05 for v in want.values())  # the captures run MFMAs: the check is not 0 == 0
     for key, value in want.items():
@@ -146,7 +146,7 @@ def test_every_capture_keeps_the_plans_promises(parts: tuple[str, ...], cli, mon
         pytest.skip("corpus absent")
     data = _plan(parts)
     items = [i for i in data["plan"] if i["kind"] != "capture"]
-    ceilings = data["plan_ceilings"]
+    ceilings = data["ceilings"]
     assert ceilings is not None
     for it in items:
         high = it["estimate"]["high_pct"]
@@ -166,18 +166,26 @@ def test_every_capture_keeps_the_plans_promises(parts: tuple[str, ...], cli, mon
 def test_an_unknown_arch_still_gives_the_ceilings_from_shared_pass_counts() -> None:
     """gfx942 and gfx950 give old shapes the same passes (HARDWARE.md §4): with the arch unknown the
     spill capture's bf16 16x16x16 MFMAs still count, exactly as on gfx942."""
-    from hotspot.plan.unit_busy import passes_known, trace_ceilings
+    from hotspot.att.issue_share import IssueAccumulator, IssueWeights, passes_known, trace_ceilings
+    from hotspot.capture import CodeRow
 
     d = _dir(SPILL)
     if not d.is_dir():
         pytest.skip("corpus absent")
-    rows = json.loads((d / "code.json").read_text())["code"]
-    mfma = [(int(r[2]), "mfma", str(r[0]), 0.0) for r in rows if str(r[0]).startswith("v_mfma") and r[6] > 0]
-    from hotspot.arch.classify import Category
-
-    typed = [(n, Category.MFMA, isa, issue) for n, _, isa, issue in mfma]
-    unknown = trace_ceilings(d, typed, [], None)
-    known = trace_ceilings(d, typed, [], "gfx942")
+    code = json.loads((d / "code.json").read_text())["code"]
+    rows = [CodeRow(int(r[2]), str(r[0]), "", None, int(r[4]), int(r[5]), int(r[6]), int(r[7]), int(r[8]), 0)
+            for r in code if not str(r[0]).startswith(";")]
+    got = {}
+    for gfx in (None, "gfx942"):
+        w = IssueWeights(rows, gfx)
+        acc = IssueAccumulator()
+        for f in sorted(d.glob("se*_sm*_sl*_wv*.json")):
+            wave = json.loads(f.read_text())["wave"]
+            ins = wave["instructions"]
+            acc.add_wave(w, (0, wave["cu"], wave["simd"]), wave["begin"], wave["end"], [i[4] for i in ins],
+                         [i[0] for i in ins], [i[3] for i in ins])
+        got[gfx] = trace_ceilings(acc, w, [])
+    unknown, known = got[None], got["gfx942"]
     assert unknown is not None and known is not None
     assert unknown.kernel.mfma_cycles == known.kernel.mfma_cycles > 0
     assert "arch unknown" in unknown.source

@@ -412,7 +412,7 @@ def test_the_rule_table_names_each_rules_cause_and_ceiling():
     section = doc.split("## Every rule: the cause it checks and the ceiling it respects", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
-        m = re.match(r"^\| `([a-z0-9-]+)` \| (\w+) \| (.+?) \| (.+?) \|$", line)
+        m = re.match(r"^\| `([a-z0-9-]+)` \((\w+)\) \| (.+?) \| (.+?) \|$", line)
         if m:
             rows[m.group(1)] = (m.group(2), m.group(3), m.group(4))
     assert {r.id for r in RULES} <= set(rows)  # rows of rules landing from other branches may lead

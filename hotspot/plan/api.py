@@ -23,7 +23,7 @@ from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.coverage import Coverage
 from hotspot.plan.model import PlanItem, Skipped, Trust
-from hotspot.plan.unit_busy import TraceCeilings
+from hotspot.att.issue_share import TraceCeilings
 from hotspot.pmc.analysis import KernelReport
 from hotspot.result import Result
 from hotspot.record import record
@@ -71,8 +71,7 @@ class PlannedDispatch:
         out["plan"] = self.plan.items
         return out | {"plan_skipped": self.plan.skipped, "plan_summary": self.plan.summary,
                       "plan_trust": self.plan.trust, "verdict": self.plan.verdict,
-                      "plan_pmc": self.plan.pmc, "plan_coverage": self.plan.coverage,
-                      "plan_ceilings": self.plan.ceilings}
+                      "plan_pmc": self.plan.pmc, "plan_coverage": self.plan.coverage}
 
 
 @record(frozen=False)

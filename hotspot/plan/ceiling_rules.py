@@ -1,13 +1,13 @@
 """`matrix-core-bound`: a loop (or kernel) whose SIMDs keep their matrix core >= 85% busy is at the
 roof of its MFMA work: its verdict says so (LOW), instead of latency items that cannot win more
-than the idle rest (hotspot/plan/unit_busy.py measures the busy share from the wave files)."""
+than the idle rest (hotspot/att/issue_share.py measures the busy share in the wave pass)."""
 
 from __future__ import annotations
 
 from hotspot.arch.classify import Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
-from hotspot.plan.unit_busy import UnitBusy
+from hotspot.att.issue_share import UnitBusy
 
 # A matrix core busy this share of the loop's time has no room a reordering can use: the waits
 # that remain overlap MFMA work already (issue 33: tuned GEMMs at 90-95% were told 10-13%).

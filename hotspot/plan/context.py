@@ -23,7 +23,7 @@ from hotspot.plan.model import Location
 from hotspot.record import record
 
 if TYPE_CHECKING:
-    from hotspot.plan.unit_busy import TraceCeilings
+    from hotspot.att.issue_share import TraceCeilings
     from hotspot.plan.waits_rules import Pair
 
 
@@ -153,13 +153,11 @@ class PlanContext:
                     best = (lo, hi)
         return best
 
-    @cached_property
+    @property
     def ceilings(self) -> TraceCeilings | None:
-        """MFMA/VALU issue share per SIMD over the kernel and each loop, from the wave files
-        (hotspot/plan/unit_busy.py); None without wave files."""
-        from hotspot.plan.unit_busy import ceilings_of
-
-        return ceilings_of(self.analysis)
+        """MFMA/VALU issue share per SIMD over the kernel and each loop, from the wave pass
+        (hotspot/att/issue_share.py); None without wave files."""
+        return self.analysis.ceilings
 
     def occupancy(self) -> DispatchOccupancy | None:
         return self.analysis.occupancy

@@ -29,7 +29,7 @@ from hotspot.plan.ceiling_rules import bound_scope
 from hotspot.plan.coverage import ClassCoverage, Coverage, coverage_of
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
-from hotspot.plan.unit_busy import TraceCeilings, UnitBusy
+from hotspot.att.issue_share import TraceCeilings, UnitBusy
 from hotspot.pmc.analysis import KernelReport
 from hotspot.record import record
 
@@ -269,7 +269,7 @@ def trace_ceiling_pct(scope: UnitBusy) -> float:
 
 def _apply_ceilings(ctx: PlanContext, items: list[PlanItem], rules: dict[str, Rule],
                     skipped: list[Skipped]) -> list[PlanItem]:
-    """The trace's unit ceilings (hotspot/plan/unit_busy.py) on every estimate, the matrix-core and
+    """The trace's unit ceilings (hotspot/att/issue_share.py) on every estimate, the matrix-core and
     bandwidth verdicts (LOW, first), the latency items of a matrix-core-bound loop dropped, and no
     HIGH code item beside a kernel at the roof."""
     tc = ctx.ceilings
