@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from operator import add
 
 from hotspot.arch.classify import Category, classify
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
@@ -187,49 +186,81 @@ SimdKey = tuple[int, int, int]  # (se, cu, simd)
 ScopeKey = tuple[int, int] | None  # a loop (header row, branch row), None for the kernel
 
 
-class IssueAccumulator:
-    """Per scope and SIMD: MFMA/VALU cycles, VMEM bytes, waves, their time and their spans."""
+Sums = tuple[float, float, float]  # (mfma cycles, valu cycles, vmem bytes) of one wave in one scope
+# What one executed sequence gives every wave that runs it: its kernel sums and, per loop it enters,
+# the positions of the header's first and the branch's last execution with the loop's sums.
+Shape = tuple[Sums, list[tuple[tuple[int, int], int, int, Sums]]]
 
-    __slots__ = ("sums", "spans", "wave_time", "waves")
+
+def _sums(hits: dict[int, int], w: IssueWeights) -> Sums:
+    return (sum(c * w.mfma_cycles[n] for n, c in hits.items() if n in w.mfma_cycles),
+            sum(c * w.valu_issue[n] for n, c in hits.items() if n in w.valu_issue),
+            sum(c * w.vmem_bytes[n] for n, c in hits.items() if n in w.vmem_bytes))
+
+
+def _shape(lines: list[int], w: IssueWeights) -> Shape:
+    hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
+    loops = []
+    for lo, hi in w.loops:
+        if lo not in hits or hi not in hits:
+            continue
+        first = lines.index(lo)  # C scans, stopping at the first hit
+        last = len(lines) - 1 - lines[::-1].index(hi)
+        loops.append(((lo, hi), first, last, _sums({n: c for n, c in hits.items() if lo <= n <= hi}, w)))
+    return _sums(hits, w), loops
+
+
+class IssueAccumulator:
+    """Per scope and SIMD: MFMA/VALU cycles, VMEM bytes, waves, their time and their spans. Waves
+    that run one executed sequence (all of a real dispatch's, usually) share its counts: they are
+    worked out once per sequence."""
+
+    __slots__ = ("sums", "spans", "wave_time", "waves", "shapes")
 
     def __init__(self) -> None:
         self.sums: dict[tuple[ScopeKey, SimdKey], list[float]] = {}  # [mfma, valu, vmem, waves]
         self.spans: dict[tuple[ScopeKey, SimdKey], list[tuple[int, int]]] = {}
         self.wave_time: dict[ScopeKey, int] = {}
         self.waves = 0
+        self.shapes: dict[int, tuple[bytes, Shape]] = {}  # sequence hash -> (its lines, its shape)
 
     def __getstate__(self) -> tuple[object, ...]:
-        return (self.sums, self.spans, self.wave_time, self.waves)
+        return (self.sums, self.spans, self.wave_time, self.waves)  # shapes are a cache
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         self.sums, self.spans, self.wave_time, self.waves = state  # type: ignore[assignment]
+        self.shapes = {}
 
-    def _add(self, scope: ScopeKey, key: SimdKey, span: tuple[int, int], hits: dict[int, int],
-             w: IssueWeights) -> None:
+    def _add(self, scope: ScopeKey, key: SimdKey, span: tuple[int, int], sums: Sums) -> None:
         slot = (scope, key)
         acc = self.sums.setdefault(slot, [0.0, 0.0, 0.0, 0.0])
-        acc[0] += sum(c * w.mfma_cycles[n] for n, c in hits.items() if n in w.mfma_cycles)
-        acc[1] += sum(c * w.valu_issue[n] for n, c in hits.items() if n in w.valu_issue)
-        acc[2] += sum(c * w.vmem_bytes[n] for n, c in hits.items() if n in w.vmem_bytes)
+        acc[0] += sums[0]
+        acc[1] += sums[1]
+        acc[2] += sums[2]
         acc[3] += 1
         self.spans.setdefault(slot, []).append(span)
         self.wave_time[scope] = self.wave_time.get(scope, 0) + max(0, span[1] - span[0])
 
     def add_wave(self, w: IssueWeights, key: SimdKey, begin: int, end: int, lines: Sequence[int],
-                 times: Sequence[int], durations: Sequence[int]) -> None:
-        """One wave's columns (its executed rows, issue times and durations)."""
+                 times: Sequence[int], durations: Sequence[int],
+                 sequence: tuple[int, bytes] | None = None) -> None:
+        """One wave's columns (its executed rows, issue times and durations); `sequence`, the
+        scanner's (hash, raw lines) of its executed sequence, lets waves of one sequence share
+        the counting."""
         self.waves += 1
-        hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
-        self._add(None, key, (begin, end), hits, w)
-        if not w.loops:
-            return
-        first = dict(zip(reversed(lines), reversed(times)))   # row -> its first issue time (C loops)
-        last_end = dict(zip(lines, map(add, times, durations)))  # row -> its last execution's end
-        for lo, hi in w.loops:
-            if lo not in first or hi not in last_end:
-                continue
-            inside = {n: c for n, c in hits.items() if lo <= n <= hi}
-            self._add((lo, hi), key, (first[lo], last_end[hi]), inside, w)
+        shape: Shape | None = None
+        if sequence is not None:
+            known = self.shapes.get(sequence[0])
+            if known is not None and known[0] == sequence[1]:
+                shape = known[1]
+        if shape is None:
+            shape = _shape(list(lines), w)
+            if sequence is not None:
+                self.shapes[sequence[0]] = (sequence[1], shape)
+        kernel, loops = shape
+        self._add(None, key, (begin, end), kernel)
+        for scope, first, last, sums in loops:
+            self._add(scope, key, (int(times[first]), int(times[last]) + int(durations[last])), sums)
 
     def merge(self, other: IssueAccumulator) -> None:
         for slot, acc in other.sums.items():

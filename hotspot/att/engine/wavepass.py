@@ -243,7 +243,8 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
         if scanned is not None:
             part.issue.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
                                 int(scanned.begin), int(scanned.end), scanned.column("lines"),
-                                scanned.column("times"), scanned.column("durations"))
+                                scanned.column("times"), scanned.column("durations"),
+                                (scanned.sequence_hash, scanned.lines))
             return
         doc = orjson.loads(data).get("wave") or {}
         ins = doc.get("instructions") or []
