@@ -175,6 +175,11 @@ def test_an_unknown_arch_still_gives_the_ceilings_from_shared_pass_counts() -> N
     code = json.loads((d / "code.json").read_text())["code"]
     rows = [CodeRow(int(r[2]), str(r[0]), "", None, int(r[4]), int(r[5]), int(r[6]), int(r[7]), int(r[8]), 0)
             for r in code if not str(r[0]).startswith(";")]
+    # the loops from the ISA's branch offsets: `s_cbranch_vccnz 64831` at 0x3464 jumps -705 dwords
+    # from the next instruction to row #788, as `s_branch 64746` at #1240 does
+    from hotspot.att.issue_share import backward_branches
+
+    assert {(788, 1191), (788, 1240)} <= set(backward_branches(rows))
     got = {}
     for gfx in (None, "gfx942"):
         w = IssueWeights(rows, gfx)
