@@ -474,7 +474,7 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
     items = _absorb(items, absorbed, skipped)
     items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
     items = _apply_ceilings(ctx, items, {r.id: r for r in rules}, skipped)
-    items.sort(key=_order)
+    items = _verdicts_first(sorted(items, key=_order))
     capture = [i for i in items if i.kind == Kind.CAPTURE]  # trust: first, and no slot among the rest
     items = [i for i in items if i.kind != Kind.CAPTURE]
     if len(items) > MAX_PLAN_ITEMS:
@@ -506,13 +506,31 @@ def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
     return [i for i in items if id(i) not in drop]
 
 
+def _verdicts_first(ordered: list[PlanItem]) -> list[PlanItem]:
+    """The roof verdicts (matrix core, bandwidth) before every code and memory item: they say what
+    bounds the waves, which the latency items cannot change. Launch items ranked above the first
+    code item keep their place: an idle GPU is bigger than any roof of the busy part."""
+    verdicts = [i for i in ordered if is_verdict(i)]
+    if not verdicts:
+        return ordered
+    out: list[PlanItem] = []
+    for it in ordered:
+        if is_verdict(it):
+            continue
+        if verdicts and it.kind not in (Kind.CAPTURE, Kind.LAUNCH):
+            out += verdicts
+            verdicts = []
+        out.append(it)
+    return out + verdicts
+
+
 def _order(item: PlanItem) -> tuple:
     """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
     middle of the range, then the high end): a launch item ranks by the idle share it can win like
     any other item by its gain."""
     loc = item.location.line_number if item.location.line_number is not None else -1
     severity = PRIORITIES.index(item.priority) if item.priority in PRIORITIES else len(PRIORITIES)
-    return (item.kind != Kind.CAPTURE, severity if item.kind == Kind.CAPTURE else 0, not is_verdict(item),
+    return (item.kind != Kind.CAPTURE, severity if item.kind == Kind.CAPTURE else 0,
             -expected_pct(item.estimate), -(item.estimate.high_pct or 0.0), item.id, loc)
 
 
