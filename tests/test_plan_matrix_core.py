@@ -105,3 +105,21 @@ def test_below_the_threshold_latency_items_stay_under_the_trace_ceiling(tmp_path
     loop = outcome.ceilings.loops[0] if outcome.ceilings else None
     assert loop is not None and item.estimate.high_pct is not None
     assert item.estimate.high_pct <= 100 * loop.time_share * (1 - max(loop.mfma_busy, loop.valu_busy)) + 0.01
+
+
+def test_roof_verdicts_go_before_code_items_but_not_before_a_bigger_launch_item() -> None:
+    from hotspot.plan.engine import _verdicts_first
+    from hotspot.plan.model import Estimate, Evidence, Kind, Location, PlanItem
+
+    def item(id_: str, kind: Kind, high: float, verdict: bool = False) -> PlanItem:
+        ev = [Evidence("at_the_roof", True)] if verdict else []
+        return PlanItem(id_, "LOW", id_, kind, Location(None, None, None, None, "k"), ev, "", "",
+                        Estimate(high / 2, high, "", 0, 0.0))
+
+    launch_big = item("grid-underfill", Kind.LAUNCH, 60.0)
+    code = item("load-in-mfma-loop", Kind.CODE, 30.0)
+    launch_small = item("occupancy-grid", Kind.LAUNCH, 5.0)
+    verdict = item("matrix-core-bound", Kind.CODE, 4.0, verdict=True)
+    got = _verdicts_first([launch_big, code, launch_small, verdict])
+    assert [i.id for i in got] == ["grid-underfill", "matrix-core-bound", "load-in-mfma-loop", "occupancy-grid"]
+    assert [i.id for i in _verdicts_first([launch_small, verdict])] == ["occupancy-grid", "matrix-core-bound"]
