@@ -102,8 +102,17 @@ def test_coverage_recomputed_from_item_rows_and_the_stall_table(parts: tuple[str
     stall = {i["line_number"]: i["stall"] for i in data["instructions"]}
     category = {i["line_number"]: i["category"] for i in data["instructions"]}
     at: dict[int, int] = {}
+    memory = {"wait-vmcnt", "wait-mixed", "vmem-load", "vmem-store", "vmem-atomic", "flat"}
     for item in data["plan"]:
         if item["kind"] == "capture":
+            continue
+        ev = {e["metric"]: e["value"] for e in item["evidence"]}
+        if ev.get("at_the_roof"):  # a roof verdict: all memory rows, or every row of its loop
+            lo, hi = ev.get("first_row"), ev.get("last_row")
+            for r in stall:
+                if (item["id"] == "bandwidth-bound" and category[r] in memory) or (
+                        item["id"] != "bandwidth-bound" and (lo is None or lo <= r <= hi)):
+                    at[r] = max(at.get(r, 0), stall[r])
             continue
         for s in item["sites"]:
             row = _site_row(s)

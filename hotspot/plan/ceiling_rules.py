@@ -46,7 +46,8 @@ def matrix_core_bound(ctx: PlanContext, rule: Rule) -> Outcome:
     ev = [Evidence("mfma_busy", scope.mfma_busy, MATRIX_CORE_BOUND_BUSY, ">="),
           Evidence("max_simd_mfma_busy", scope.max_simd_mfma_busy),
           Evidence("valu_busy", scope.valu_busy),
-          Evidence("scope", scope.scope), Evidence("time_share", scope.time_share),
+          Evidence("scope", scope.scope), Evidence("first_row", scope.first_row),
+          Evidence("last_row", scope.last_row), Evidence("time_share", scope.time_share),
           Evidence("mfma_cycles", scope.mfma_cycles), Evidence("simd_cycles", scope.span_cycles),
           Evidence("simds", len(scope.simds)), Evidence("pass_counts", tc.source)]
     return [Candidate(

@@ -3,8 +3,9 @@
 Each item's sites carry the stall they target at a row (the wait, or for a site without a wait its
 last producer row: the narrow load, the VALU after an s_nop). Summed per row and capped at the row's
 own stall (two items on one wait explain it at most once), over all rows, that is the stall the
-plan explains; split by the rows' categories, what it explains of each top class. Kernel-wide items
-(launch, occupancy, the roofs) name no row and explain no row's stall: they are listed by id.
+plan explains; split by the rows' categories, what it explains of each top class. A roof verdict
+explains the whole stall of the rows it bounds (`roof_rows`). Other kernel-wide items (launch,
+occupancy) name no row and explain no row's stall: they are listed by id.
 
 When the top class is less than half explained, `gap` names the rows that hold most of that class's
 unexplained stall and, for waits, the producers their stall is blamed on, so a plan never looks
@@ -80,6 +81,27 @@ class Coverage:
     gap: CoverageGap | None
 
 
+# The stall a roof verdict explains: at the bandwidth roof, the memory waits and memory issue stall
+# (what the roof looks like from inside a wave); at the matrix core, everything in its loop (its
+# latency items were dropped for it), or the kernel when the kernel is the scope.
+BANDWIDTH_ROOF_CLASSES = frozenset({Category.WAIT_VMCNT, Category.WAIT_MIXED, Category.VMEM_LOAD,
+                                    Category.VMEM_STORE, Category.VMEM_ATOMIC, Category.FLAT})
+AT_ROOF = "at_the_roof"
+
+
+def roof_rows(item: PlanItem, instructions: list[InstructionStat]) -> list[int] | None:
+    """The rows a roof verdict (evidence `at_the_roof`) explains, or None for any other item."""
+    ev = {e.metric: e.value for e in item.evidence}
+    if not ev.get(AT_ROOF):
+        return None
+    if item.id == "bandwidth-bound":
+        return [i.line_number for i in instructions if i.category in BANDWIDTH_ROOF_CLASSES]
+    lo, hi = ev.get("first_row"), ev.get("last_row")
+    if isinstance(lo, int) and isinstance(hi, int):
+        return [i.line_number for i in instructions if lo <= i.line_number <= hi]
+    return [i.line_number for i in instructions]
+
+
 def site_row(s: Site) -> int | None:
     """The row a site's stall sits on: its wait, else its last producer row."""
     if s.wait_row is not None:
@@ -95,6 +117,11 @@ def coverage_of(items: list[PlanItem], instructions: list[InstructionStat],
     kernel_wide: list[str] = []
     for it in items:
         if it.kind == Kind.CAPTURE:
+            continue
+        roof = roof_rows(it, instructions)
+        if roof is not None:  # a roof verdict explains the whole stall of the rows it bounds
+            for n in roof:
+                by_row[n] = max(by_row.get(n, 0), stall_at.get(n, 0))
             continue
         named = False
         for s in it.sites:
