@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.plan.api import match_kernel
+from hotspot.plan.api import kernel_identity, match_kernel
 from hotspot.plan.analyze import analyze
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE
 from tests.conftest import corpus_path
@@ -74,7 +74,8 @@ def test_analyze_plan_keeps_topk_output_identical(corpus: Path) -> None:
     opts = AnalyzeOptions(topk=4)
     plain = analyze(d, opts).plain_data()
     planned = analyze(d, replace(opts, plan=PLAN_ATTACHED)).plain_data()
-    for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust", "verdict"):
+    for key in ("plan", "plan_skipped", "plan_summary", "plan_pmc", "plan_trust", "verdict",
+                    "plan_coverage"):
         planned.pop(key, None)
     plain.pop("plan", None)
     planned["options"].pop("plan")
@@ -95,7 +96,8 @@ def test_the_plan_is_beside_the_analysis(corpus: Path) -> None:
     assert isinstance(planned, PlannedDispatch) and planned.analysis.plan is None
     doc = result.plain_data()
     keys = list(doc)
-    assert keys[-5:] == ["plan_skipped", "plan_summary", "plan_trust", "verdict", "plan_pmc"]
+    assert keys[-6:] == ["plan_skipped", "plan_summary", "plan_trust", "verdict", "plan_pmc",
+                         "plan_coverage"]
     assert keys.index("plan") == keys.index("representativeness") + 1
     assert [i["id"] for i in doc["plan"]] == [i.id for i in planned.plan.items] != []
     back = from_plain(DispatchAnalysis, doc)
@@ -136,8 +138,20 @@ def test_plan_errors_are_one_line(cli, tmp_path: Path) -> None:
 def test_match_kernel() -> None:
     ks = [pmc_report({"kernel": "void gemm<float>(float*, int)"}), pmc_report({"kernel": "copy_kernel(float const*)"})]
     assert match_kernel(ks, ["copy_kernel"])[0] is ks[1]
+    assert match_kernel(ks, ["gemm<float>(float*, int)"])[0] is ks[0]  # the return type identifies nothing
     assert match_kernel(ks, ["nothing"])[0] is None
-    assert match_kernel(ks[:1], ["other"])[1].startswith("only kernel")
+    # the only kernel in the files is not taken for another one (issue 33: counters of another kernel)
+    assert match_kernel(ks[:1], ["other"])[0] is None
+
+
+def test_match_kernel_never_by_a_leading_word() -> None:
+    ks = [pmc_report({"kernel": "void gemm<float>(float*, int)"}),
+          pmc_report({"kernel": "void gemm<__half>(__half*, int)"})]
+    assert match_kernel(ks, ["void other_kernel<int>(int*)"])[0] is None  # both start with `void`
+    assert match_kernel(ks, ["void gemm<__half>(__half*, int)"])[0] is ks[1]
+    assert match_kernel(ks, ["gemm<__half>"])[0] is ks[1]
+    assert match_kernel(ks, ["gemm"])[0] is None  # a base name matches neither instantiation
+    assert kernel_identity("void (anonymous namespace)::k<1>(int)") == "(anonymous namespace)::k<1>"
 
 
 # Every real capture the plan is run on (dispatch dirs and folders holding several).

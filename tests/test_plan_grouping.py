@@ -141,8 +141,9 @@ def test_example_without_lds_size_plans_no_occupancy_item(cli) -> None:
     occ = data["occupancy"]
     assert occ["limits"]["lds"] is None and "lds" in occ["unknown_limits"]
     assert not [i for i in data["plan"] if i["id"].startswith("occupancy")]
-    assert data["plan_trust"]["level"] == "limited"
-    assert any("lds" in r for r in data["plan_trust"]["reasons"])
+    # a side file missing is not a capture that misleads (truth entry `example`: ok): a note
+    assert data["plan_trust"]["level"] == "ok"
+    assert any(r.startswith("note: ") and "lds" in r for r in data["plan_trust"]["reasons"])
 
 
 def test_vgpr_and_lds_limiting_together_are_one_item() -> None:

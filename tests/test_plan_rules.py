@@ -403,3 +403,24 @@ def test_docs_list_every_rule_and_threshold():
             text = f"{value:g}"
             assert re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", doc) or \
                 f"{value * 100:g}%" in doc, (rule.id, value)
+
+
+def test_the_rule_table_names_each_rules_cause_and_ceiling():
+    """docs/plan-rules.md "Every rule": one row per rule, a cause, and the trace ceiling named exactly
+    where the engine applies it (code and memory items that neither remove compute nor are the
+    bandwidth roof itself)."""
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "plan-rules.md").read_text()
+    section = doc.split("## Every rule: the cause it checks and the ceiling it respects", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        m = re.match(r"^\| `([a-z0-9-]+)` \((\w+)\) \| (.+?) \| (.+?) \|$", line)
+        if m:
+            rows[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+    assert {r.id for r in RULES} <= set(rows)  # rows of rules landing from other branches may lead
+    for rule in RULES:
+        kind, cause, ceiling = rows[rule.id]
+        assert kind == rule.kind.value and cause.strip(), rule.id
+        capped = rule.kind.value in ("code", "memory") and rule.gain.value != "removes-compute" \
+            and rule.id != "bandwidth-bound"
+        assert ("trace ceiling" in ceiling and "not the trace ceiling" not in ceiling) == capped, rule.id

@@ -339,11 +339,15 @@ RULE = Recipe(
              "after it (within 8 rows: `WAIT_LOOKAHEAD`) with stall | – | stop the spill: more VGPRs "
              "(launch bounds), fewer live values, recompute | target = those waits' stall; 50–90% |\n"
              "| `spin-wait-barrier` |"),
+        Edit("docs/plan-rules.md", "| `spin-wait-barrier` (code) |",
+             "| `scratch-in-loop` (code) | scratch reloads waited on inside a loop | bandwidth roof, "
+             "compute roof, trace ceiling |\n| `spin-wait-barrier` (code) |"),
         Edit("docs/schema/plan.md", "`spin-wait-barrier`, ", "`spin-wait-barrier`, `scratch-in-loop`, "),
     ),
     run=("sync_skill.py",),
     generated=("skills/hotspot/references/plan-rules.md",),
     project_tests=("tests/test_plan_rules.py::test_docs_list_every_rule_and_threshold",
+                   "tests/test_plan_rules.py::test_the_rule_table_names_each_rules_cause_and_ceiling",
                    "tests/test_plan_rules.py::test_every_rule_reports_itself_and_tolerates_minimal_data",
                    "tests/test_skill.py::test_skill_references_are_copies_of_docs"),
     check=lambda copy, scratch: _check_rule(copy, scratch),

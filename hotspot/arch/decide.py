@@ -11,7 +11,10 @@ evidence it is); `decide` weighs them, so capture (hotspot/capture/target.py) an
 3. Side files and code-object names, in the order given (the reader's order of trust: agent_info,
    rocpd, results.json, code-object names; nearest folder first). A file from another run
    (`same_run` False) is used only when nothing from this run decides, never against the ISA.
-4. Counter-name guesses (pmc): the last resort.
+4. What the capture proves without side files (a kernel-name ISA tag; gfx940+ instructions with a
+   traced layout that rules the other target out: hotspot/capture/arch_evidence.py), before side
+   files of another run.
+5. Counter-name guesses (pmc): the last resort.
 
 Hints of one rank that disagree: the first one decides and the others are named in a warning
 (`on_conflict="warn"`, the capture's rule), or the decision is refused (`"refuse"`, pmc's rule:
@@ -31,6 +34,10 @@ ISA = "isa"
 SIDE_FILE = "side-file"
 CODE_OBJECT = "code-object"
 COUNTERS = "counters"
+# What the capture itself proves without side files (hotspot/capture/arch_evidence.py): a kernel-name
+# ISA tag, or gfx940+ instructions with a traced layout that leaves one target. Below this run's side
+# files, above another run's.
+CAPTURE = "capture"
 
 
 @record
@@ -55,9 +62,11 @@ def _rank(h: ArchHint) -> int:
         return 1
     if h.kind in (SIDE_FILE, CODE_OBJECT) and h.same_run:
         return 2
-    if h.kind in (SIDE_FILE, CODE_OBJECT):
+    if h.kind == CAPTURE:
         return 3
-    return 4
+    if h.kind in (SIDE_FILE, CODE_OBJECT):
+        return 4
+    return 5
 
 
 def decide(hints: Sequence[ArchHint], on_conflict: str = "warn",

@@ -194,7 +194,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
 
     rules = _waitcnt_rules(disp, arch, warnings)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
-                       opts.jobs, occupancy_meanwhile, rules=rules)
+                       opts.jobs, occupancy_meanwhile, rules=rules, gfx=arch.gfx if arch.known else None)
     warnings.extend(occupancy_warnings)
     occupancy, gap = occupancy_out[0]
     findings = [f for f in (
@@ -241,6 +241,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         barriers=wr.barriers, attribution=wr.attribution,
         occupancy=occupancy,
         representativeness=rep,
+        ceilings=wr.ceilings,
         options=options_out("cycles", opts),
     )
 

@@ -11,6 +11,7 @@ from hotspot.arch.arch import Arch
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat
+from hotspot.att.issue_share import TraceCeilings
 from hotspot.att.loops import Loop
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.representativeness import Representativeness
@@ -168,6 +169,9 @@ class DispatchAnalysis:
     samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
+    # MFMA/VALU issue share per SIMD over the kernel and each loop, from the wave pass
+    # (hotspot/att/issue_share.py): the trace ceilings the plan caps its estimates with
+    ceilings: TraceCeilings | None = None
     # The options echoed as the command line gave them (att/analyze.py options_out: its keys differ
     # by mode, and the plan adds its own); read through the typed accessors below.
     options: JsonObject = field(default_factory=dict)

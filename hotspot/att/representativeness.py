@@ -50,6 +50,11 @@ EARLY_EXIT_MATERIAL_SHARE = 0.25
 # working waves / waves per workgroup). 4 waves of one workgroup are one sample, not a kernel.
 MIN_WORKING_WAVES = 16
 MIN_WORKGROUPS = 2
+# ... unless those waves (of >= MIN_WORKGROUPS workgroups) each repeat a loop holding >=
+# STEADY_LOOP_MIN_SHARE of the stall at least this often and their record counts agree within 10%:
+# then the sample is the steady state many times over (a note).
+SMALL_SAMPLE_MIN_PASSES = 8.0
+UNIFORM_WAVES_MIN_RATIO = 0.9
 # Passes per wave through the hottest loop below this: no steady state was traced.
 MIN_PASSES_PER_WAVE = 2.0
 # A loop holding at least this share of the stall is where the kernel's time goes: one of them
@@ -252,7 +257,22 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
         small.append(f"{working} working wave(s) (< {MIN_WORKING_WAVES})")
     if workgroups is not None and workgroups < MIN_WORKGROUPS:
         small.append(f"about {workgroups} workgroup(s) of {per_wg} waves (< {MIN_WORKGROUPS})")
-    if small and traced:
+    # A few waves that each repeat the hot loop many times, all alike, are the steady state many
+    # times over (the kernel's workgroups do the same thing): a note, not a limit.
+    steady = [lp for lp in loops if lp.share >= STEADY_LOOP_MIN_SHARE]
+    repeats = max((lp.iterations_per_wave for lp in steady), default=0.0)
+    working_lengths = [n for n in waves.lengths if n not in early_exit_lengths(waves.lengths)]
+    alike = bool(working_lengths) and min(working_lengths) >= UNIFORM_WAVES_MIN_RATIO * max(working_lengths)
+    if small and traced and workgroups is not None and workgroups >= MIN_WORKGROUPS \
+            and repeats >= SMALL_SAMPLE_MIN_PASSES and alike:
+        reasons.append(Reason("small-sample", NOTE,
+                              "the capture traced " + " and ".join(small) + f", but each repeats the hot "
+                              f"loop {repeats:.0f} times and their lengths agree within "
+                              f"{1 - UNIFORM_WAVES_MIN_RATIO:.0%}: the steady state, many times over",
+                              RECAPTURE_SAMPLE,
+                              {"working_waves": working, "workgroups_estimated": workgroups,
+                               "passes_per_wave": repeats, "threshold_passes": SMALL_SAMPLE_MIN_PASSES}))
+    elif small and traced:
         reasons.append(Reason("small-sample", LIMITED,
                               "the capture traced " + " and ".join(small) + ": too few to tell the "
                               "kernel's behaviour from one wave's or one workgroup's",

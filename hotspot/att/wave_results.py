@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
@@ -14,6 +15,7 @@ from hotspot.att.engine.wavepass import (
     run_wave_pass,
     sample_wave_files,
 )
+from hotspot.att.issue_share import IssueWeights, TraceCeilings, trace_ceilings
 from hotspot.att.loops import Loop, find_loops
 from hotspot.att.states import WaveStates, wave_states
 from hotspot.att.waits.counters import build_tables
@@ -46,13 +48,14 @@ class WaveResults:
     barriers: list[BarrierStat]
     attribution: Attribution
     findings: list[fnd.Finding]
+    ceilings: TraceCeilings | None = None  # MFMA/VALU issue share per SIMD (hotspot/att/issue_share.py)
 
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
                   max_bytes: int | None, warnings: list[str], jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None,
-                  rules: WaitcntRules | None = GFX9) -> WaveResults:
+                  rules: WaitcntRules | None = GFX9, gfx: str | None = None) -> WaveResults:
     """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
@@ -61,9 +64,13 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
         warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes), jobs, meanwhile)
+    weights = IssueWeights(kernel_rows, gfx)
+    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes, weights), jobs,
+                         meanwhile)
     _warn_unknown_lines(part, all_rows, files, warnings)
-    return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
+    out = reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
+    loops = [(lp.first_line_number, lp.last_line_number) for lp in out.loops]
+    return replace(out, ceilings=trace_ceilings(part.issue, weights, loops))
 
 
 def _warn_unknown_lines(part: WavePartial, all_rows: Sequence[CodeRow], files: Sequence[WaveFile],

@@ -76,7 +76,8 @@ class Capture:
         from hotspot.capture.target import detect_arch
 
         return self._once(f"arch {override}", None, lambda _: detect_arch(
-            self.path, (r.isa for r in self.executed), override, self.meta))
+            self.path, (r.isa for r in self.executed), override, self.meta,
+            self.kernel.symbol if self.kernel is not None else ""))
 
     def kernel_rows(self, warnings: list[str]) -> list[KernelRows]:
         """The traced kernel's rows in the side files listing dispatches, nearest file of each kind

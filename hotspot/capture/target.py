@@ -32,16 +32,31 @@ def _decide(agents: list[tuple[str, str]]) -> tuple[str, str] | None:
 
 
 def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | None = None,
-                meta: Sequence[Path] = ()) -> Arch:
+                meta: Sequence[Path] = (), kernel: str = "") -> Arch:
     """The capture's target from every piece of evidence, weighed by hotspot/arch/decide.py: the
     ISA's exclusive instructions first, then side files of this run, then those of other runs."""
     if override:
         return decide([ArchHint(override, "--arch", OVERRIDE)])
-    hints, warnings = arch_hints(dispatch_dir, isa, meta)
+    hints, warnings = arch_hints(dispatch_dir, isa, meta, kernel)
     return decide(hints, warnings=warnings)
 
 
-def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path] = ()
+def _busy_cus_by_se(dispatch_dir: Path) -> dict[int, list[int]]:
+    """The CUs occupancy.json shows busy on each traced shader engine ({} without a readable file)."""
+    from hotspot.capture.occupancy import read_occupancy_json
+    from hotspot.errors import HotspotError
+
+    path = dispatch_dir / "occupancy.json"
+    if not path.is_file():
+        return {}
+    try:
+        trace = read_occupancy_json(path)
+    except HotspotError:
+        return {}  # the analysis reports an unreadable occupancy.json itself
+    return {se: list(cols[1]) for se, cols in trace.columns_by_se.items()}
+
+
+def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path] = (), kernel: str = ""
                ) -> tuple[list[ArchHint], list[str]]:
     """What each source says about the target (ArchHints, in the readers' order of trust), and
     warnings about sources that could not say."""
@@ -50,6 +65,7 @@ def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path]
 
     hints: list[ArchHint] = []
     warnings: list[str] = []
+    isa = list(isa)
     for text in isa:
         gfx = exclusive_target(text)
         if gfx is not None:
@@ -74,6 +90,12 @@ def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path]
                 continue
             name, product = decided
             hints.append(ArchHint(name, f"{side.kind}: {path}", SIDE_FILE, product or None, this_run))
+    if not any(h.kind == ISA for h in hints):
+        from hotspot.capture.arch_evidence import capture_hint
+
+        found = capture_hint(kernel, isa, _busy_cus_by_se(dispatch_dir))
+        if found is not None:
+            hints.append(found)
     return hints, warnings
 
 

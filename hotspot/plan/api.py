@@ -3,7 +3,7 @@ document). Reached through the one analysis use case, hotspot/plan/analyze.py `a
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +21,9 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
+from hotspot.plan.coverage import Coverage
 from hotspot.plan.model import PlanItem, Skipped, Trust
+from hotspot.att.issue_share import TraceCeilings
 from hotspot.pmc.analysis import KernelReport
 from hotspot.result import Result
 from hotspot.record import record
@@ -48,6 +50,8 @@ class DispatchPlan:
     trust: Trust
     verdict: Verdict
     pmc: PmcMatch | None = None
+    coverage: Coverage | None = None
+    ceilings: TraceCeilings | None = None
 
 
 class PlannedDispatch:
@@ -67,7 +71,7 @@ class PlannedDispatch:
         out["plan"] = self.plan.items
         return out | {"plan_skipped": self.plan.skipped, "plan_summary": self.plan.summary,
                       "plan_trust": self.plan.trust, "verdict": self.plan.verdict,
-                      "plan_pmc": self.plan.pmc}
+                      "plan_pmc": self.plan.pmc, "plan_coverage": self.plan.coverage}
 
 
 @record(frozen=False)
@@ -93,6 +97,8 @@ class PlanData:
     plan_skipped: list[Skipped]
     pmc: PmcMatch | None
     selection: Selection | None
+    coverage: Coverage | None = None
+    ceilings: TraceCeilings | None = None
 
 
 def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
@@ -114,7 +120,7 @@ def plan_document(result: Result) -> Result:
         raise UsageError("hotspot plan takes one dispatch", "use hotspot analyze --plan --all")
     a, p = planned.analysis, planned.plan
     data = PlanData(a.dispatch, a.arch, p.summary, a.stall_by_category, a.occupancy, p.trust, p.verdict,
-                    p.items, p.skipped, p.pmc, a.selection)
+                    p.items, p.skipped, p.pmc, a.selection, p.coverage, p.ceilings)
     return Result("plan", data, result.warnings)
 
 
@@ -131,7 +137,8 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
         pmc_info, pmc_kernel = _pmc_for(a, pmc_paths, warnings)
     outcome: PlanOutcome = run_plan(a, pmc_kernel)
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
-                        verdict_of(outcome.summary, outcome.items, outcome.trust), pmc_info)
+                        verdict_of(outcome.summary, outcome.items, outcome.trust, outcome.coverage), pmc_info,
+                        outcome.coverage, outcome.ceilings)
     shown = replace(a, options={**a.options, "topk": opts.topk, "plan": True})
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 
@@ -156,35 +163,62 @@ def _pmc_for(analysis: DispatchAnalysis, pmc_paths: list[Path], warnings: list[s
     assert isinstance(res.data, PmcData)
     kernels = res.data.kernels
     names = [n for n in (analysis.dispatch.kernel, analysis.dispatch.symbol) if n]
-    chosen, how = match_kernel(kernels, names)
+    chosen, how = match_kernel(kernels, names, analysis.dispatch.dispatch_id)
     info = PmcMatch([str(p) for p in pmc_paths], chosen.kernel if chosen else None, how,
                     [k.kernel for k in kernels])
-    if chosen is not None and how.startswith("only kernel"):
-        warnings.append(f"pmc: the counter files hold one kernel, {chosen.kernel!r}, whose name "
-                        f"differs from the traced kernel; its verdicts are used as this kernel's")
     if chosen is None:
         warnings.append(f"pmc: no kernel in the counter files matches {names[0] if names else '?'} "
-                        f"({how}); memory verdicts left out of the plan")
+                        f"by its full name ({how}); memory verdicts left out of the plan")
     return info, chosen
 
 
-def _base(name: str) -> str:
-    """Kernel name without argument list / template noise, lower case (names are often truncated)."""
-    return re.split(r"[(<\s]", name.strip(), maxsplit=1)[0].lower()
+# Kernels return void: a demangled name may carry it or not, it identifies nothing.
+RETURN_TYPE = "void "
+ANONYMOUS_NAMESPACE = "(anonymous namespace)"
 
 
-def match_kernel(kernels: list[KernelReport], names: list[str]
+def kernel_identity(name: str) -> str:
+    """A kernel's full identity: its qualified name with template arguments, without the return
+    type and the argument list (`void ns::gemm<float, 4>(float*, int)` -> `ns::gemm<float, 4>`)."""
+    s = name.strip()
+    if s.startswith(RETURN_TYPE):
+        s = s[len(RETURN_TYPE):].lstrip()
+    depth = 0
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if s.startswith(ANONYMOUS_NAMESPACE, i):
+            i += len(ANONYMOUS_NAMESPACE)
+            continue
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == "(" and depth == 0:
+            return s[:i].rstrip()
+        i += 1
+    return s
+
+
+def match_kernel(kernels: list[KernelReport], names: list[str], dispatch_id: int | None = None
                  ) -> tuple[KernelReport | None, str]:
-    """The counter report of the traced kernel: exact name, then base-name, then containment; a
-    single kernel in the files is taken as the one."""
-    for how, same in (("exact name", lambda k, n: k == n),
-                      ("base name", lambda k, n: _base(k) == _base(n) and _base(n) != ""),
-                      ("name containment", lambda k, n: bool(n) and (n in k or k in n))):
-        hits = [k for k in kernels if any(same(k.kernel, n) for n in names)]
+    """The counter report of the traced kernel by its full identity: the exact name, else the
+    qualified name with template arguments (return type and argument list aside), else the traced
+    dispatch id when one report has it and its name is a truncation of the traced one. Never by a
+    leading word, never "the only kernel in the files": counters of another kernel are not used."""
+    wanted = [n for n in names if n.strip()]
+    idents = {kernel_identity(n) for n in wanted} - {""}
+    tests: list[tuple[str, Callable[[KernelReport], bool]]] = [
+        ("exact name", lambda k: k.kernel in wanted),
+        ("name with template arguments", lambda k: kernel_identity(k.kernel) in idents),
+    ]
+    if dispatch_id is not None:
+        tests.append((f"dispatch id {dispatch_id}", lambda k: dispatch_id in k.dispatch_ids and any(
+            n.startswith(k.kernel.strip()) or k.kernel.startswith(n.strip()) for n in wanted)))
+    for how, same in tests:
+        hits = [k for k in kernels if same(k)]
         if len(hits) == 1:
             return hits[0], how
         if len(hits) > 1:
             return None, f"{len(hits)} kernels match by {how}; filter the files to one kernel"
-    if len(kernels) == 1:
-        return kernels[0], "only kernel in the counter files (name differs)"
-    return None, f"{len(kernels)} kernels in the files, none by name"
+    return None, f"{len(kernels)} kernel(s) in the files, none with this name and template arguments"

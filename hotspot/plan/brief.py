@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from hotspot.plan.coverage import Coverage
 from hotspot.plan.engine import CategoryShare
 from hotspot.plan.model import Kind, PlanItem, Trust
 from hotspot.record import record
@@ -37,6 +38,7 @@ class BriefItem:
     rows: list[int]          # code.json rows: the wait, then the loads it waits for (`#N` in analyze)
     isa: str | None
     fix: str
+    rank: int | None = None  # the item's number in every view (PlanItem.rank)
 
 
 @record
@@ -51,6 +53,8 @@ class BriefPlan:
     items: list[BriefItem]
     more_items: int
     more: str                # the one command that prints everything this view leaves out
+    explained_share: float | None = None  # of all stall, at the rows the items name (coverage)
+    unexplained: str | None = None        # the top class less than half explained: where it sits
 
 
 def cut(text: str | None, limit: int) -> str:
@@ -82,7 +86,7 @@ def brief_item(item: PlanItem) -> BriefItem:
     loc = item.location
     return BriefItem(item.id, item.priority, cut(item.title, TITLE_CHARS), item.estimate.low_pct,
                      item.estimate.high_pct, _at(loc.file, loc.line), _rows(item),
-                     cut(loc.isa, TITLE_CHARS) if loc.isa else None, cut(item.fix, TEXT_CHARS))
+                     cut(loc.isa, TITLE_CHARS) if loc.isa else None, cut(item.fix, TEXT_CHARS), item.rank)
 
 
 def more_command(command: str, path: str, extra: Sequence[str] = ()) -> str:
@@ -108,7 +112,7 @@ def repeated_options(kernel: str | None = None, arch: str | None = None,
 
 def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Trust,
                stall_pct_of_cycles: float, top_categories: list[CategoryShare], items: list[PlanItem],
-               extra: Sequence[str] = ()) -> BriefPlan:
+               extra: Sequence[str] = (), coverage: Coverage | None = None) -> BriefPlan:
     trust = Trust(trust.level, [cut(r, TEXT_CHARS) for r in trust.reasons[:BRIEF_WARNINGS]]
                   + ([f"(+{len(trust.reasons) - BRIEF_WARNINGS} more)"]
                      if len(trust.reasons) > BRIEF_WARNINGS else []))
@@ -117,7 +121,9 @@ def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Tru
     return BriefPlan("brief", path, cut(kernel, KERNEL_CHARS), gfx, trust, stall_pct_of_cycles,
                      list(top_categories[:BRIEF_CATEGORIES]),
                      [brief_item(i) for i in gains[:BRIEF_ITEMS]],
-                     max(0, len(gains) - BRIEF_ITEMS), more_command(command, path, extra))
+                     max(0, len(gains) - BRIEF_ITEMS), more_command(command, path, extra),
+                     coverage.share if coverage is not None else None,
+                     cut(coverage.gap.message, TEXT_CHARS) if coverage is not None and coverage.gap else None)
 
 
 def brief_warnings(warnings: list[str]) -> list[str]:
@@ -136,12 +142,14 @@ def brief_result(result: Result, extra: Sequence[str] = ()) -> Result:
     d = result.data
     if isinstance(d, PlanData):
         trust, summary, items, dispatch, arch = d.trust, d.summary, d.plan, d.dispatch, d.arch
+        coverage = d.coverage
     elif isinstance(d, PlannedDispatch):
         p = d.plan
         trust, summary, items, dispatch, arch = p.trust, p.summary, p.items, d.analysis.dispatch, d.analysis.arch
+        coverage = p.coverage
     else:
         raise UsageError("--brief JSON takes one dispatch", "drop --all, or drop --brief for the full JSON")
     view = brief_plan(result.command, str(dispatch.path), str(dispatch.kernel or dispatch.symbol or ""),
                       arch.gfx or None, trust, summary.stall_pct_of_cycles,
-                      summary.top_categories, items, extra)
+                      summary.top_categories, items, extra, coverage)
     return Result(result.command, view, brief_warnings(result.warnings))

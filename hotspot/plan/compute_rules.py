@@ -87,7 +87,9 @@ def mfma_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
         return "no stalled MFMA reads the result of an MFMA issued just before it"
     stall = sum(c[0].stall for c in chained)
     worst, producer, distance = max(chained, key=lambda c: (c[0].stall, -c[0].line_number))
-    passes = mfma_passes(producer.isa, ctx.gfx or "")
+    from hotspot.att.issue_share import passes_known
+
+    passes = passes_known(producer.isa, ctx.gfx)  # the arch unknown: the count gfx942/gfx950 share
     ev = [Evidence("chained_mfma_rows", len(chained)),
           Evidence("chained_mfma_stall_cycles", stall),
           Evidence("worst_stall_per_hit", round(worst.stall / worst.hit, 1),

@@ -24,6 +24,9 @@ from hotspot.pmc.analysis import KernelReport
 from hotspot.plan.location import Location
 from hotspot.record import record
 
+if TYPE_CHECKING:
+    from hotspot.att.issue_share import TraceCeilings
+
 
 class Row(Protocol):
     """An instruction-like row: an instruction, a wait or a producer (read-only members, so a row
@@ -184,6 +187,12 @@ class PlanContext:
                 if best is None or hi - lo < best[1] - best[0]:
                     best = (lo, hi)
         return best
+
+    @property
+    def ceilings(self) -> TraceCeilings | None:
+        """MFMA/VALU issue share per SIMD over the kernel and each loop, from the wave pass
+        (hotspot/att/issue_share.py); None without wave files."""
+        return self.analysis.ceilings
 
     def occupancy(self) -> DispatchOccupancy | None:
         return self.analysis.occupancy

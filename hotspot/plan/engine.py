@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import field, replace
 
 from hotspot.arch.classify import Category
 from hotspot.att.model import DispatchAnalysis
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
+    HIDES_LATENCY,
     LIMITED,
     OK,
     PRIORITIES,
@@ -24,8 +25,11 @@ from hotspot.plan.model import (
     Skipped,
     Trust,
 )
+from hotspot.plan.ceiling_rules import bound_scope
+from hotspot.plan.coverage import ClassCoverage, Coverage, coverage_of
 from hotspot.plan.roofline import mfma_busy_fraction
 from hotspot.plan.rules import RULES
+from hotspot.att.issue_share import TraceCeilings, UnitBusy
 from hotspot.pmc.analysis import KernelReport
 from hotspot.record import record
 
@@ -78,19 +82,26 @@ class Verdict:
     top_categories: list[CategoryShare]
     top_items: list[VerdictItem]
     more_items: int
+    explained_share: float | None = None        # of all stall, at the rows the items name (coverage)
+    explained_by_class: list[ClassCoverage] = field(default_factory=list)
+    unexplained: str | None = None              # the top class is less than half explained: where it sits
 
 
 VERDICT_ITEMS = 3
 VERDICT_CATEGORIES = 3
 
 
-def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust) -> Verdict:
+def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust,
+               coverage: Coverage | None = None) -> Verdict:
     items = [i for i in items if i.kind != Kind.CAPTURE]  # capture items are the trust line
-    top = [VerdictItem(n, i.id, i.priority, i.title, i.estimate.low_pct, i.estimate.high_pct,
-                       i.location.file, i.location.line, i.location.line_number)
+    top = [VerdictItem(i.rank if i.rank is not None else n, i.id, i.priority, i.title, i.estimate.low_pct,
+                       i.estimate.high_pct, i.location.file, i.location.line, i.location.line_number)
            for n, i in enumerate(items[:VERDICT_ITEMS], 1)]
     return Verdict(trust, summary.stall_pct_of_cycles, summary.top_categories[:VERDICT_CATEGORIES], top,
-                   max(0, len(items) - VERDICT_ITEMS))
+                   max(0, len(items) - VERDICT_ITEMS),
+                   coverage.share if coverage is not None else None,
+                   list(coverage.by_class) if coverage is not None else [],
+                   coverage.gap.message if coverage is not None and coverage.gap is not None else None)
 
 
 @record
@@ -99,6 +110,8 @@ class PlanOutcome:
     items: list[PlanItem]
     skipped: list[Skipped]
     trust: Trust = Trust(OK, [])
+    coverage: Coverage | None = None
+    ceilings: TraceCeilings | None = None
 
 
 # Findings that decide trust when the analysis has no `representativeness` section (a saved result
@@ -129,6 +142,10 @@ def _capture_reasons(ctx: PlanContext) -> tuple[list[str], list[str]]:
             [f"{f.id}: {f.message}" for f in findings if f.id in LIMITING_FINDINGS])
 
 
+# A reason that changes nothing: what the plan could not read, not what the capture is worth.
+NOTE_PREFIX = "note: "
+
+
 def trust_of(ctx: PlanContext) -> Trust:
     """The capture's trust level and the reasons: the representativeness model, then what the
     analysis lacks (arch, occupancy inputs, a --max-waves sample)."""
@@ -142,14 +159,17 @@ def trust_of(ctx: PlanContext) -> Trust:
     occ = ctx.occupancy()
     if occ is not None and not occ.available:
         reasons.append(f"occupancy unknown: {occ.reason}")
-    elif occ is not None and occ.unknown_limits:
+    notes = []
+    if occ is not None and occ.available and occ.unknown_limits:
+        # a side file missing, not a capture that misleads: the occupancy items are off (plan_skipped
+        # says so), every other estimate stands
         missing = " and ".join(str(n) for n in occ.unknown_limits)
-        reasons.append(f"occupancy: the {missing} limit is unknown (no kernel trace or rocpd row for "
-                       "this kernel near the capture; name one with --meta): occupancy items are off")
+        notes.append(f"{NOTE_PREFIX}occupancy: the {missing} limit is unknown (no kernel trace or rocpd row "
+                     "for this kernel near the capture; name one with --meta): occupancy items are off")
     max_waves = ctx.analysis.asked_max_waves
     if max_waves:
         reasons.append(f"--max-waves {max_waves}: wave-derived results cover a sample")
-    return Trust(LIMITED if reasons else OK, reasons)
+    return Trust(LIMITED if reasons else OK, reasons + notes)
 
 
 # The roofs (hotspot/plan/roofline.py): a fix that does not remove bytes can win at most the time
@@ -222,12 +242,105 @@ def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
     return out
 
 
+# A kernel at the bandwidth roof: >= 80% of the product's peak with nothing re-read (unique bytes =
+# requested bytes, within 1%: the ISA byte count rounds per row). Only fewer bytes help; that is a
+# verdict (LOW), not a HIGH "fewer bytes" item, and no code item beside it is HIGH.
+AT_ROOF_BANDWIDTH_FRACTION = 0.80
+NOTHING_REREAD_RATIO = 0.99
+# Items that state the roof a kernel or loop sits at: LOW whatever the headroom, ranked first.
+AT_ROOF = "at_the_roof"
+VERDICT_PRIORITY = "LOW"
+ROOF_KERNEL_MAX_PRIORITY = "MED"
+
+
+def _evidence(item: PlanItem, metric: str) -> object:
+    return next((e.value for e in item.evidence if e.metric == metric), None)
+
+
+def at_bandwidth_roof(item: PlanItem) -> bool:
+    """The `bandwidth-bound` item of a kernel at the roof (see AT_ROOF_BANDWIDTH_FRACTION)."""
+    if item.id != "bandwidth-bound":
+        return False
+    fraction, unique, requested = (_evidence(item, m) for m in
+                                   ("fraction_of_peak", "unique_bytes", "requested_bytes"))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (fraction, unique, requested)):
+        return False
+    assert isinstance(fraction, (int, float)) and isinstance(unique, (int, float)) \
+        and isinstance(requested, (int, float))
+    return AT_ROOF_BANDWIDTH_FRACTION <= fraction <= MAX_ROOF_FRACTION and requested > 0 \
+        and unique >= NOTHING_REREAD_RATIO * requested
+
+
+def is_verdict(item: PlanItem) -> bool:
+    return any(e.metric == AT_ROOF for e in item.evidence)
+
+
+def trace_scope(ceilings: TraceCeilings, row: int | None) -> UnitBusy:
+    """The innermost traced loop holding the row, else the kernel."""
+    loops = [u for u in ceilings.loops if row is not None and u.first_row is not None
+             and u.last_row is not None and u.first_row <= row <= u.last_row]
+    return min(loops, key=lambda u: ((u.last_row or 0) - (u.first_row or 0), u.first_row or 0)) \
+        if loops else ceilings.kernel
+
+
+def trace_ceiling_pct(scope: UnitBusy) -> float:
+    """What any fix that keeps the bounding unit's work can win on this scope, in percent of the
+    waves' time: the scope's share of it × the idle share of its busiest unit."""
+    return round(PCT * scope.time_share * (1.0 - scope.busy), ROUND_DIGITS)
+
+
+def _apply_ceilings(ctx: PlanContext, items: list[PlanItem], rules: dict[str, Rule],
+                    skipped: list[Skipped]) -> list[PlanItem]:
+    """The trace's unit ceilings (hotspot/att/issue_share.py) on every estimate, the matrix-core and
+    bandwidth verdicts (LOW, first), the latency items of a matrix-core-bound loop dropped, and no
+    HIGH code item beside a kernel at the roof."""
+    tc = ctx.ceilings
+    bound = bound_scope(ctx) if any(i.id == "matrix-core-bound" for i in items) else None
+    roof_kernel = any(at_bandwidth_roof(i) for i in items) or (bound is not None and bound.first_row is None)
+    out = []
+    for it in items:
+        rule = rules.get(it.id)
+        if it.id == "matrix-core-bound" or at_bandwidth_roof(it):
+            out.append(replace(it, priority=VERDICT_PRIORITY, evidence=[*it.evidence, Evidence(AT_ROOF, True)]))
+            continue
+        if it.kind in (Kind.CAPTURE, Kind.LAUNCH) or rule is None or it.id == "bandwidth-bound":
+            out.append(it)
+            continue
+        row = it.location.line_number
+        if bound is not None and rule.gain == HIDES_LATENCY and (
+                bound.first_row is None or (row is not None and bound.first_row <= row <= (bound.last_row or row))):
+            where = f" at #{row}" if row is not None else ""
+            skipped.append(Skipped(it.id, "not-triggered",
+                                   f"{it.title}{where}: {bound.scope} is at {bound.mfma_busy:.0%} of the "
+                                   f"matrix core: reported as matrix-core-bound", it.estimate.target_stall_pct))
+            continue
+        est = it.estimate
+        if tc is not None and rule.gain != REMOVES_COMPUTE and est.high_pct is not None:
+            scope = trace_scope(tc, row)
+            cap = trace_ceiling_pct(scope)
+            if est.high_pct > cap:
+                est = replace(est, high_pct=cap, low_pct=min(est.low_pct or 0.0, cap),
+                              basis=est.basis + f"; capped at {cap:g}%, the trace ceiling of {scope.scope}: "
+                                                f"its {scope.bound_by} is {scope.busy:.0%} busy over "
+                                                f"{scope.time_share:.0%} of the waves' time")
+                it = replace(it, estimate=est, priority=priority_of(cap),
+                             evidence=[*it.evidence, Evidence("trace_ceiling_pct", cap)])
+        if roof_kernel and it.priority == "HIGH":
+            it = replace(it, priority=ROOF_KERNEL_MAX_PRIORITY)
+        out.append(it)
+    return out
+
+
 def _apply_trust(trust: Trust, items: list[PlanItem]) -> list[PlanItem]:
     """Unrepresentative: code items lose their estimates (capture items come first); limited:
     code items are at most MED."""
     out = []
     for it in items:
-        if it.kind in (Kind.CAPTURE, Kind.LAUNCH):  # about the capture or the launch, not the traced waves
+        if it.kind == Kind.LAUNCH and trust.level == UNREPRESENTATIVE and it.priority == "HIGH":
+            # the launch's numbers stand, but a capture that does not represent the kernel (a
+            # runtime fill, an idle slice) carries no HIGH item: re-capture first
+            out.append(replace(it, priority="MED"))
+        elif it.kind in (Kind.CAPTURE, Kind.LAUNCH):  # about the capture or the launch, not the traced waves
             out.append(it)
         elif trust.level == UNREPRESENTATIVE:
             why = ("the capture does not represent the kernel (" + ", ".join(r.split(":", 1)[0] for r in trust.reasons)
@@ -382,7 +495,8 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
                 absorbed.append((items[-1], c.absorbed_by))
     items = _absorb(items, absorbed, skipped)
     items = _cap_at_roofs(ctx, items, {r.id: r for r in rules})
-    items.sort(key=_order)
+    items = _apply_ceilings(ctx, items, {r.id: r for r in rules}, skipped)
+    items = _verdicts_first(sorted(items, key=_order))
     capture = [i for i in items if i.kind == Kind.CAPTURE]  # trust: first, and no slot among the rest
     items = [i for i in items if i.kind != Kind.CAPTURE]
     if len(items) > MAX_PLAN_ITEMS:
@@ -394,7 +508,9 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
                                    i.estimate.target_stall_pct, i.estimate.high_pct, i.estimate.low_pct))
         items = items[:MAX_PLAN_ITEMS]
     trust = trust_of(ctx)
-    return PlanOutcome(summary, capture + _apply_trust(trust, items), skipped, trust)
+    final = capture + [replace(it, rank=n) for n, it in enumerate(_apply_trust(trust, items), 1)]
+    return PlanOutcome(summary, final, skipped, trust,
+                       coverage_of(final, ctx.analysis.instructions, ctx.analysis.waits), ctx.ceilings)
 
 
 def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
@@ -418,6 +534,24 @@ def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
                                f"roof: reported as {by}", it.estimate.target_stall_pct))
     drop = {id(it) for it, _ in gone}
     return [i for i in items if id(i) not in drop]
+
+
+def _verdicts_first(ordered: list[PlanItem]) -> list[PlanItem]:
+    """The roof verdicts (matrix core, bandwidth) before every code and memory item: they say what
+    bounds the waves, which the latency items cannot change. Launch items ranked above the first
+    code item keep their place: an idle GPU is bigger than any roof of the busy part."""
+    verdicts = [i for i in ordered if is_verdict(i)]
+    if not verdicts:
+        return ordered
+    out: list[PlanItem] = []
+    for it in ordered:
+        if is_verdict(it):
+            continue
+        if verdicts and it.kind not in (Kind.CAPTURE, Kind.LAUNCH):
+            out += verdicts
+            verdicts = []
+        out.append(it)
+    return out + verdicts
 
 
 def _order(item: PlanItem) -> tuple:

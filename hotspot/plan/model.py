@@ -91,6 +91,10 @@ class PlanItem:
     fix: str
     estimate: Estimate
     sites: list[Site] = field(default_factory=list)  # every site of the root cause, largest first
+    # The item's number, the same in every format (text, markdown, JSON, HTML, the verdict): 1..N over
+    # the items that are not capture items, in plan order; null for capture items (they are trust,
+    # listed first, and take no number: "item #1" is the first change to make).
+    rank: int | None = None
 
 
 @record

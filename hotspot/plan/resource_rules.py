@@ -8,7 +8,7 @@ from hotspot.att.aggregate import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.pingpong_rules import conditional_barrier
 from hotspot.plan.spin_rules import spin_loop
-from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
+from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.register_budget import grid_rounds, real_grid, vgpr_budget
 from hotspot.plan.roofline import grid_waves_per_simd, known_launch
 
@@ -195,10 +195,14 @@ def barrier_dominated(ctx: PlanContext, rule: Rule) -> Outcome:
     spread = _arrival_spread(ctx, hot)
     if spread is not None:
         ev.append(Evidence("arrival_spread_cycles", spread))
+    # every barrier with stall is a site: the item targets all of them (coverage counts each row)
+    barriers = sorted((b for b in ctx.executed(Category.BARRIER) if b.stall > 0),
+                      key=lambda b: (-b.stall, b.line_number))
     return [Candidate(
         ctx.location_of(hot), ev, stall,
         "waves reach s_barrier at different times and all wait for the slowest one (uneven work "
-        "per wave, or one wave's memory wait right before the barrier)")]
+        "per wave, or one wave's memory wait right before the barrier)",
+        sites=[Site(b.line_number, [], b.source.file, b.source.line, b.stall) for b in barriers])]
 
 
 def _arrival_spread(ctx: PlanContext, hot: InstructionStat | None) -> float | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hotspot.plan import access_rules as acc
 from hotspot.plan import capture_rules as cap
+from hotspot.plan import ceiling_rules as ceil
 from hotspot.plan import launch_rules as launch
 from hotspot.plan import compute_rules as cmp
 from hotspot.plan import drain_rules as drain
@@ -64,6 +65,16 @@ RULES: tuple[Rule, ...] = (
         basis="a verdict: its estimate is the headroom below the streaming bound, which caps every "
               "latency item",
         evaluate=sat.streaming_saturated),
+    Rule(
+        id="matrix-core-bound", title="at the matrix core", kind=Kind.CODE,
+        reads=("instructions",), optional_reads=("loops",),
+        thresholds={"matrix_core_bound_busy": ceil.MATRIX_CORE_BOUND_BUSY},
+        fix="Nothing to hide: the matrix cores are the bound. Only less MFMA work helps: the target's "
+            "fastest MFMA shape for the data type, a narrower type, fewer FLOPs (skip masked tiles); "
+            "latency work on this loop wins at most the idle share.",
+        removable=(0.0, 0.0),  # computed per dispatch: the idle share of the loop's time
+        basis="a verdict: the headroom below the matrix core",
+        evaluate=ceil.matrix_core_bound, gain=REMOVES_COMPUTE),
     Rule(
         id="narrow-loads", title="narrow loads dominate the memory traffic", kind=Kind.CODE,
         reads=("instructions",), optional_reads=("waits",),

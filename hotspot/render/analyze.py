@@ -177,9 +177,10 @@ def _plan(a: DispatchAnalysis, plan: DispatchPlan | None, markdown: bool) -> lis
     """The optimization plan section (only with `analyze --plan`; rendering lives in render/plan.py)."""
     if plan is None:
         return []
-    from hotspot.render.plan import items_block
+    from hotspot.render.plan import gap_block, items_block
 
-    return [items_block(plan.items, plan.skipped, markdown, plan.trust, detail=a.asked_detail)]
+    gap = gap_block(plan.coverage, markdown)
+    return [items_block(plan.items, plan.skipped, markdown, plan.trust, detail=a.asked_detail)] + ([gap] if gap else [])
 
 
 def _working(a: DispatchAnalysis) -> str:

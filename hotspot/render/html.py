@@ -32,7 +32,7 @@ from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import BlamedLine, LgkmBreakdown, Producer
 from hotspot.capture import DispatchCandidate
 from hotspot.plan.location import Location
-from hotspot.plan.model import Evidence, PlanItem
+from hotspot.plan.model import Evidence, Kind, PlanItem
 from hotspot.render.report_model import ListingRow, ReportDispatch, ReportPage, page_of
 from hotspot.result import JsonValue, Result, plain
 
@@ -343,23 +343,35 @@ def _findings(findings: list[Finding]) -> str:
 def _plan(plan: list[PlanItem] | None) -> str:
     if not plan:
         return '<p class="note">No optimization plan in this data.</p>'
-    items = []
+    items, trust = [], []
+    for n, p in enumerate((p for p in plan if p.kind != Kind.CAPTURE), 1):
+        items.append(_plan_item(p, p.rank if p.rank is not None else n))
     for p in plan:
-        est = p.estimate
-        est_text = ""
-        if est.low_pct is not None or est.high_pct is not None:
-            est_text = (f" · estimated gain {esc(fmt_value(est.low_pct))}–"
-                        f"{esc(fmt_value(est.high_pct))}%")
-            if est.basis:
-                est_text += f' <span class="note">({esc(fmt_value(est.basis))})</span>'
-        prio = f'<span class="sev info">{esc(fmt_value(p.priority))}</span>' \
-            if p.priority is not None else ""
-        loc = f' <span class="mono">{esc(_plan_location(p.location))}</span>' if p.location else ""
-        ev = f'<div class="note">evidence: {esc(_plan_evidence(p.evidence))}</div>' if p.evidence else ""
-        cause = f'<div class="note">why: {esc(fmt_value(p.root_cause))}</div>' if p.root_cause else ""
-        fix = f'<div class="hint">fix: {esc(fmt_value(p.fix))}</div>' if p.fix else ""
-        items.append(f"<li>{prio}<b>{esc(p.title or p.id)}</b>{loc}{est_text}{ev}{cause}{fix}</li>")
-    return f'<ol class="plan">{"".join(items)}</ol>'
+        if p.kind == Kind.CAPTURE:  # trust: no number, as in the text plan
+            trust.append(_plan_item(p, None))
+    # the same number as text, markdown and JSON (`rank`): capture items are trust, not item 1
+    head = f'<ul class="plan trust">{"".join(trust)}</ul>' if trust else ""
+    return head + f'<ol class="plan">{"".join(items)}</ol>'
+
+
+def _plan_item(p: PlanItem, rank: int | None) -> str:
+    """One plan item; `rank` None for a capture (trust) item."""
+    est = p.estimate
+    est_text = ""
+    if est.low_pct is not None or est.high_pct is not None:
+        est_text = (f" · estimated gain {esc(fmt_value(est.low_pct))}–"
+                    f"{esc(fmt_value(est.high_pct))}%")
+        if est.basis:
+            est_text += f' <span class="note">({esc(fmt_value(est.basis))})</span>'
+    prio = f'<span class="sev info">{esc(fmt_value(p.priority))}</span>' \
+        if p.priority is not None else ""
+    loc = f' <span class="mono">{esc(_plan_location(p.location))}</span>' if p.location else ""
+    ev = f'<div class="note">evidence: {esc(_plan_evidence(p.evidence))}</div>' if p.evidence else ""
+    cause = f'<div class="note">why: {esc(fmt_value(p.root_cause))}</div>' if p.root_cause else ""
+    fix = f'<div class="hint">fix: {esc(fmt_value(p.fix))}</div>' if p.fix else ""
+    value = f' value="{rank}"' if rank is not None else ""
+    label = "" if rank is not None else '<span class="sev info">trust</span>'
+    return f"<li{value}>{label}{prio}<b>{esc(p.title or p.id)}</b>{loc}{est_text}{ev}{cause}{fix}</li>"
 
 
 def _plan_location(loc: Location) -> str:

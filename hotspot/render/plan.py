@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hotspot.att.model import ArchOut
+from hotspot.plan.coverage import Coverage, gap_row_text
 from hotspot.plan.engine import StallSummary, Verdict
 from hotspot.plan.location import Location
 from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
@@ -150,26 +151,39 @@ def items_block(plan: list[PlanItem], skipped: list[Skipped] | None, markdown: b
         out.append("(no rule fired" + ("; --format json lists in plan_skipped why each rule did not"
                                        if skipped else "") + ")")
     full = len(ranked) if detail else FULL_ITEMS
-    for i, it in enumerate(ranked, 1):
-        if i <= full:
+    for n, it in enumerate(ranked, 1):
+        i = it.rank if it.rank is not None else n  # the number JSON and HTML give it
+        if n <= full:
             out += _full_item(i, it, detail)
         else:
-            if i == full + 1:
+            if n == full + 1:
                 out.append("")
             out.append(_short_item(i, it, _width()))
     if ranked and detail:
         out.append("")
         out.append(heading("Priority order", markdown))
         rows = []
-        for i, it in enumerate(ranked, 1):
+        for k, it in enumerate(ranked, 1):
             loc = it.location
             file, line, n = loc.file, loc.line, loc.line_number
-            rows.append([i, it.priority, it.id, f"{file}:{line if line is not None else '?'}" if file else "",
+            rows.append([it.rank if it.rank is not None else k, it.priority, it.id, f"{file}:{line if line is not None else '?'}" if file else "",
                          f"#{n}" if n is not None else "kernel", _estimate_text(it.estimate)])
         out.append(table(rows, ["#", "priority", "rule", "source", "row", "est. gain"], markdown))
     elif ranked:
         out.append("")
         out.append("(evidence, every site and the priority table: --detail; everything: --format json)")
+    return "\n".join(out)
+
+
+def gap_block(coverage: Coverage | None, markdown: bool) -> str:
+    """The top stall class the items leave mostly unexplained: its rows and what they wait for."""
+    gap = coverage.gap if coverage is not None else None
+    if gap is None:
+        return ""
+    out = [heading(f"Not explained: {gap.category}, {100 * (1 - gap.share_explained):.0f}% of it in no item",
+                   markdown)]
+    for g in gap.rows:
+        out.append(shorten_words(f"- {num(g.unexplained)} stall cycles at {gap_row_text(g)}", _width()))
     return "\n".join(out)
 
 
@@ -191,6 +205,7 @@ def _render(result: Result, markdown: bool, detail: bool = False) -> str:
     if detail:
         parts.append(summary_block(d.summary, markdown))
     parts.append(items_block(d.plan, d.plan_skipped, markdown, d.trust, detail))
+    parts.append(gap_block(d.coverage, markdown))
     return "\n\n".join(p for p in parts if p)
 
 
@@ -239,6 +254,11 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
         lines.append(shorten_words(trust_line(trust) or "trust: ok", w))
     lines.append(shorten(f"cycles: {pct(verdict.stall_pct_of_cycles)} stall — " + ", ".join(
         f"{c.category} {100 * c.share:.0f}%" for c in verdict.top_categories), w))
+    if verdict.explained_share is not None:
+        lines.append(shorten(f"explained by the items: {100 * verdict.explained_share:.0f}% of stall — " + ", ".join(
+            f"{c.category} {100 * c.share:.0f}%" for c in verdict.explained_by_class), w))
+    if verdict.unexplained:
+        lines.append(shorten_words("not explained: " + verdict.unexplained, w))
     items = verdict.top_items
     if not items:
         lines.append("no plan item: nothing to change was found in this capture")

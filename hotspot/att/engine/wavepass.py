@@ -25,6 +25,9 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
+from types import ModuleType
+
+import orjson
 
 from hotspot.att.engine.groups import (
     DECODER_JUMP,
@@ -39,6 +42,7 @@ from hotspot.att.engine.groups import (
 )
 from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import native, scan
+from hotspot.att.issue_share import IssueAccumulator, IssueWeights
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
 from hotspot.capture import (
@@ -71,6 +75,9 @@ WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklabl
 class PassOptions:
     tables: LineTables
     max_bytes: int | None = None
+    # the rows' unit costs: each wave's columns also go to the partial's IssueAccumulator
+    # (hotspot/att/issue_share.py) while its file is in hand
+    issue: IssueWeights | None = None
 
 
 @record(frozen=False)
@@ -84,6 +91,9 @@ class WavePartial:
     barriers: dict[tuple[int, int, int], list[int] | array] = field(default_factory=dict)
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+
+    # MFMA/VALU issue and VMEM bytes per SIMD, kernel and loops (with PassOptions.issue)
+    issue: IssueAccumulator | None = None
 
     def __post_init__(self) -> None:
         # Waves still summed by executed sequence (hotspot/att/engine/groups.py); not a field: the
@@ -142,6 +152,10 @@ class WavePartial:
             acc = self.backedges.setdefault(key, [0, 0])
             acc[0] += taken
             acc[1] += waves
+        if other.issue is not None:
+            if self.issue is None:
+                self.issue = IssueAccumulator()
+            self.issue.merge(other.issue)
         return self
 
 
@@ -168,6 +182,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         if progress is not None:
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
+        if opts.issue is not None:
+            observe_issue(part, opts.issue, mod, data, path, se, simd)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
@@ -209,6 +225,29 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     if fused is not None:
         fused.detach()
     return part
+
+
+def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, data: bytes, path: str,
+                  se: int, simd: int) -> None:
+    """Hand one wave's columns to the partial's issue accumulator (the scanner's int64 columns,
+    else orjson's records). A file the fold will refuse is skipped here: the fold says why."""
+    if part.issue is None:
+        part.issue = IssueAccumulator()
+    scanned = scan(mod, data) if mod is not None else None
+    try:
+        if scanned is not None:
+            part.issue.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
+                                int(scanned.begin), int(scanned.end), scanned.column("lines"),
+                                scanned.column("times"), scanned.column("durations"),
+                                (scanned.sequence_hash, scanned.lines))
+            return
+        doc = orjson.loads(data).get("wave") or {}
+        ins = doc.get("instructions") or []
+        part.issue.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
+                            int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
+                            [int(r[3]) for r in ins])
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, orjson.JSONDecodeError):
+        return
 
 
 def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int | None = None,

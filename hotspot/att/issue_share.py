@@ -1,0 +1,334 @@
+"""How busy each SIMD's matrix core and VALU are, from the wave files alone (issue 33, point 2).
+
+The trace says, per wave, which instruction issued when. A SIMD's MFMA unit is busy passes x 4
+cycles per MFMA it issues (HARDWARE.md §4); its VALU for the issue cycles of the other VALU
+instructions (each row's mean issue cycles, code.json latency - stall over its executions). Over
+the time the SIMD has waves of the kernel (the union of its waves' [begin, end]), or the time its
+waves spend in one loop (per wave, the loop header's first execution to the backward branch's
+last), that is the unit's issue share. VMEM bytes requested per cycle per CU (ISA width x wave size
+per load/store) say how hard the traced CU pulls on memory where the widths are known. No launch
+row or kernel duration is needed.
+
+The wave pass (hotspot/att/engine/wavepass.py) hands every wave's columns to an `IssueAccumulator`
+as it reads the file (each file is read once); `trace_ceilings` turns the sums into the
+`TraceCeilings` the plan caps its estimates with (hotspot/plan/engine.py) and the
+`matrix-core-bound` verdict reads (hotspot/plan/ceiling_rules.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from hotspot.arch.classify import Category, classify
+from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
+from hotspot.arch.targets import TARGETS
+from hotspot.capture import CodeRow
+from hotspot.record import record
+
+# Targets whose pass counts agree for the opcodes both have (HARDWARE.md §4: "Old gfx942 shapes
+# keep their pass counts"): with the arch unknown among them, a count they share is still exact.
+SHARED_PASS_TARGETS: tuple[str, ...] = ("gfx942", "gfx950")
+# Every CDNA target runs wave64 (HARDWARE.md §1): the width a VMEM row moves per lane x 64.
+CDNA_WAVE_SIZE = 64
+MATRIX_CORE = "matrix-core"
+VALU_UNIT = "valu"
+ROUND = 4
+# gfx9 SOPP branches: `s_branch`/`s_cbranch_*` with a signed 16-bit dword offset from the next
+# instruction (the decoder prints it unsigned: 64831 = -705).
+_BRANCH = re.compile(r"^s_(?:c)?branch\w*\s+(\d+)\s*$")
+SIMM16 = 1 << 16
+SIMM16_SIGN = 1 << 15
+BRANCH_BYTES = 4
+DWORD_BYTES = 4
+_WIDTH = re.compile(r"^(?:buffer|global|flat|scratch)_(?:load|store)_(?:lds_)?([a-z0-9_]+?)(?:_d16_hi|_d16)?$")
+_WIDTH_BYTES = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4), ("b128", 16),
+                ("b96", 12), ("b64", 8), ("b32", 4), ("short", 2), ("ushort", 2), ("sshort", 2),
+                ("b16", 2), ("byte", 1), ("ubyte", 1), ("sbyte", 1), ("b8", 1))
+
+
+@record
+class SimdBusy:
+    se: int
+    cu: int
+    simd: int
+    waves: int
+    span_cycles: int     # union of the waves' time on this SIMD (kernel) or in the loop
+    mfma_cycles: int     # Σ passes × 4 of the MFMAs issued
+    valu_cycles: int     # Σ issue cycles of the other VALU instructions (rows' mean issue cycles)
+    mfma_busy: float     # mfma_cycles ÷ span_cycles (at most 1)
+    valu_busy: float
+    vmem_bytes: int      # VMEM bytes requested (ISA width × wave size per load/store execution)
+
+
+@record
+class UnitBusy:
+    """One scope (the kernel, or one loop): every traced SIMD, and the share over all of them."""
+
+    scope: str                 # "kernel" or "loop #first-#last"
+    first_row: int | None
+    last_row: int | None
+    span_cycles: int           # Σ over the SIMDs
+    mfma_cycles: int
+    valu_cycles: int
+    mfma_busy: float           # Σ mfma cycles ÷ Σ span (the SIMDs' time-weighted mean)
+    valu_busy: float
+    max_simd_mfma_busy: float
+    time_share: float          # the waves' time in this scope ÷ their whole time (1 for the kernel)
+    bound_by: str              # the busier unit: "matrix-core" or "valu"
+    simds: list[SimdBusy]
+    vmem_bytes: int            # Σ over the SIMDs; rows of unknown width are left out
+    vmem_bytes_per_cu_cycle: float  # Σ over a CU's SIMDs of bytes ÷ span, averaged over the traced CUs
+
+    @property
+    def busy(self) -> float:
+        return max(self.mfma_busy, self.valu_busy)
+
+
+@record
+class TraceCeilings:
+    source: str                # which waves, which pass table
+    waves: int
+    pass_counts: dict[str, int]  # MFMA mnemonic -> passes used
+    unknown_mfma: list[str]      # executed MFMA mnemonics without a pass count (left out: busy is a floor)
+    kernel: UnitBusy
+    loops: list[UnitBusy]
+
+
+def passes_known(mnemonic: str, gfx: str | None) -> int | None:
+    """An MFMA's passes on `gfx`, or with the arch unknown the count gfx942 and gfx950 share."""
+    return _passes(mnemonic.split(None, 1)[0].lower() if mnemonic.strip() else "", gfx)[0]
+
+
+def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
+    if gfx is not None and gfx in TARGETS:
+        return mfma_passes(mnemonic, gfx), f"{gfx} (HARDWARE.md §4)"
+    counts = {mfma_passes(mnemonic, g) for g in SHARED_PASS_TARGETS}
+    if len(counts) == 1:
+        return counts.pop(), f"arch unknown: the count {'/'.join(SHARED_PASS_TARGETS)} share (HARDWARE.md §4)"
+    return None, "arch unknown and the targets' counts differ"
+
+
+def vmem_lane_bytes(isa: str) -> int | None:
+    """Per-lane bytes of a VMEM load or store mnemonic; None for anything else."""
+    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    m = _WIDTH.match(mn)
+    if m is None:
+        return None
+    size = m.group(1)
+    for suffix, width in _WIDTH_BYTES:
+        if size == suffix or size.startswith(suffix):
+            return width
+    return None
+
+
+def backward_branches(rows: Sequence[CodeRow]) -> list[tuple[int, int]]:
+    """(target row, branch row) of every backward branch of the code, from the ISA's offsets and
+    the rows' addresses: the loops a wave can run."""
+    at = {(r.codeobj, r.vaddr): r.line_number for r in rows}
+    out = []
+    for r in rows:
+        m = _BRANCH.match(r.isa.strip().lower())
+        if m is None:
+            continue
+        imm = int(m.group(1)) % SIMM16
+        offset = imm - SIMM16 if imm >= SIMM16_SIGN else imm
+        target = at.get((r.codeobj, r.vaddr + BRANCH_BYTES + offset * DWORD_BYTES))
+        if target is not None and target < r.line_number:
+            out.append((target, r.line_number))
+    return sorted(set(out))
+
+
+class IssueWeights:
+    """What one execution of each row costs its unit, and the loops, fixed before the wave pass
+    (picklable: pool workers get it with the pass options)."""
+
+    __slots__ = ("mfma_cycles", "valu_issue", "vmem_bytes", "loops", "pass_counts", "unknown", "tables")
+
+    def __init__(self, rows: Sequence[CodeRow], gfx: str | None) -> None:
+        self.mfma_cycles: dict[int, int] = {}
+        self.valu_issue: dict[int, float] = {}
+        self.vmem_bytes: dict[int, int] = {}
+        self.pass_counts: dict[str, int] = {}
+        self.unknown: set[str] = set()
+        self.tables: set[str] = set()
+        wave_size = TARGETS[gfx].wave_size if gfx is not None and gfx in TARGETS else CDNA_WAVE_SIZE
+        for r in rows:
+            cat = classify(r.isa).category
+            if cat == Category.MFMA:
+                mnemonic = r.isa.split(None, 1)[0].lower() if r.isa.strip() else ""
+                passes, table = _passes(mnemonic, gfx)
+                if r.hit:
+                    self.tables.add(table)
+                if passes:
+                    self.mfma_cycles[r.line_number] = passes * CYCLES_PER_PASS
+                    if r.hit:
+                        self.pass_counts[mnemonic] = passes
+                elif r.hit:
+                    self.unknown.add(mnemonic)
+            elif cat == Category.VALU and r.hit:
+                self.valu_issue[r.line_number] = r.issue / r.hit
+            lane = vmem_lane_bytes(r.isa)
+            if lane:
+                self.vmem_bytes[r.line_number] = lane * wave_size
+        self.loops = backward_branches(rows)
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return tuple(getattr(self, s) for s in self.__slots__)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        for s, v in zip(self.__slots__, state):
+            setattr(self, s, v)
+
+
+SimdKey = tuple[int, int, int]  # (se, cu, simd)
+ScopeKey = tuple[int, int] | None  # a loop (header row, branch row), None for the kernel
+
+
+Sums = tuple[float, float, float]  # (mfma cycles, valu cycles, vmem bytes) of one wave in one scope
+# What one executed sequence gives every wave that runs it: its kernel sums and, per loop it enters,
+# the positions of the header's first and the branch's last execution with the loop's sums.
+Shape = tuple[Sums, list[tuple[tuple[int, int], int, int, Sums]]]
+
+
+def _sums(hits: dict[int, int], w: IssueWeights) -> Sums:
+    return (sum(c * w.mfma_cycles[n] for n, c in hits.items() if n in w.mfma_cycles),
+            sum(c * w.valu_issue[n] for n, c in hits.items() if n in w.valu_issue),
+            sum(c * w.vmem_bytes[n] for n, c in hits.items() if n in w.vmem_bytes))
+
+
+def _shape(lines: list[int], w: IssueWeights) -> Shape:
+    hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
+    loops = []
+    for lo, hi in w.loops:
+        if lo not in hits or hi not in hits:
+            continue
+        first = lines.index(lo)  # C scans, stopping at the first hit
+        last = len(lines) - 1 - lines[::-1].index(hi)
+        loops.append(((lo, hi), first, last, _sums({n: c for n, c in hits.items() if lo <= n <= hi}, w)))
+    return _sums(hits, w), loops
+
+
+class IssueAccumulator:
+    """Per scope and SIMD: MFMA/VALU cycles, VMEM bytes, waves, their time and their spans. Waves
+    that run one executed sequence (all of a real dispatch's, usually) share its counts: they are
+    worked out once per sequence."""
+
+    __slots__ = ("sums", "spans", "wave_time", "waves", "shapes")
+
+    def __init__(self) -> None:
+        self.sums: dict[tuple[ScopeKey, SimdKey], list[float]] = {}  # [mfma, valu, vmem, waves]
+        self.spans: dict[tuple[ScopeKey, SimdKey], list[tuple[int, int]]] = {}
+        self.wave_time: dict[ScopeKey, int] = {}
+        self.waves = 0
+        self.shapes: dict[int, tuple[bytes, Shape]] = {}  # sequence hash -> (its lines, its shape)
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.sums, self.spans, self.wave_time, self.waves)  # shapes are a cache
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.sums, self.spans, self.wave_time, self.waves = state  # type: ignore[assignment]
+        self.shapes = {}
+
+    def _add(self, scope: ScopeKey, key: SimdKey, span: tuple[int, int], sums: Sums) -> None:
+        slot = (scope, key)
+        acc = self.sums.setdefault(slot, [0.0, 0.0, 0.0, 0.0])
+        acc[0] += sums[0]
+        acc[1] += sums[1]
+        acc[2] += sums[2]
+        acc[3] += 1
+        self.spans.setdefault(slot, []).append(span)
+        self.wave_time[scope] = self.wave_time.get(scope, 0) + max(0, span[1] - span[0])
+
+    def add_wave(self, w: IssueWeights, key: SimdKey, begin: int, end: int, lines: Sequence[int],
+                 times: Sequence[int], durations: Sequence[int],
+                 sequence: tuple[int, bytes] | None = None) -> None:
+        """One wave's columns (its executed rows, issue times and durations); `sequence`, the
+        scanner's (hash, raw lines) of its executed sequence, lets waves of one sequence share
+        the counting."""
+        self.waves += 1
+        shape: Shape | None = None
+        if sequence is not None:
+            known = self.shapes.get(sequence[0])
+            if known is not None and known[0] == sequence[1]:
+                shape = known[1]
+        if shape is None:
+            shape = _shape(list(lines), w)
+            if sequence is not None:
+                self.shapes[sequence[0]] = (sequence[1], shape)
+        kernel, loops = shape
+        self._add(None, key, (begin, end), kernel)
+        for scope, first, last, sums in loops:
+            self._add(scope, key, (int(times[first]), int(times[last]) + int(durations[last])), sums)
+
+    def merge(self, other: IssueAccumulator) -> None:
+        for slot, acc in other.sums.items():
+            mine = self.sums.setdefault(slot, [0.0, 0.0, 0.0, 0.0])
+            for i, v in enumerate(acc):
+                mine[i] += v
+        for slot, spans in other.spans.items():
+            self.spans.setdefault(slot, []).extend(spans)
+        for scope, t in other.wave_time.items():
+            self.wave_time[scope] = self.wave_time.get(scope, 0) + t
+        self.waves += other.waves
+
+
+def _union(intervals: list[tuple[int, int]]) -> int:
+    """Length of the union of [begin, end) intervals."""
+    total = 0
+    cur: tuple[int, int] | None = None
+    for lo, hi in sorted(intervals):
+        if cur is None or lo > cur[1]:
+            if cur is not None:
+                total += cur[1] - cur[0]
+            cur = (lo, hi)
+        else:
+            cur = (cur[0], max(cur[1], hi))
+    if cur is not None:
+        total += cur[1] - cur[0]
+    return total
+
+
+def _share(cycles: float, span: int) -> float:
+    """cycles ÷ span, at most 1: one unit per SIMD cannot be busier than the time (a trace whose
+    timing says otherwise, e.g. a synthetic one, is read as fully busy)."""
+    return round(min(1.0, cycles / span), ROUND) if span > 0 else 0.0
+
+
+def _unit(acc: IssueAccumulator, scope: ScopeKey) -> UnitBusy:
+    simds = []
+    for (sc, key), sums in sorted(acc.sums.items(), key=lambda kv: kv[0][1]):
+        if sc != scope:
+            continue
+        span = _union(acc.spans.get((sc, key), []))
+        m, v, b = round(sums[0]), round(sums[1]), round(sums[2])
+        simds.append(SimdBusy(key[0], key[1], key[2], int(sums[3]), span, m, v, _share(m, span),
+                              _share(v, span), b))
+    span = sum(s.span_cycles for s in simds)
+    m, v = sum(s.mfma_cycles for s in simds), sum(s.valu_cycles for s in simds)
+    mb, vb = _share(m, span), _share(v, span)
+    per_cu: dict[tuple[int, int], float] = {}
+    for s in simds:
+        if s.span_cycles:
+            per_cu[(s.se, s.cu)] = per_cu.get((s.se, s.cu), 0.0) + s.vmem_bytes / s.span_cycles
+    total_time = acc.wave_time.get(None, 0)
+    name = "kernel" if scope is None else f"loop #{scope[0]}-#{scope[1]}"
+    return UnitBusy(name, None if scope is None else scope[0], None if scope is None else scope[1],
+                    span, m, v, mb, vb, max((s.mfma_busy for s in simds), default=0.0),
+                    round(acc.wave_time.get(scope, 0) / total_time, ROUND) if total_time else 0.0,
+                    MATRIX_CORE if mb >= vb else VALU_UNIT, simds, sum(s.vmem_bytes for s in simds),
+                    round(sum(per_cu.values()) / len(per_cu), 2) if per_cu else 0.0)
+
+
+def trace_ceilings(acc: IssueAccumulator | None, w: IssueWeights | None,
+                   loops: Sequence[tuple[int, int]]) -> TraceCeilings | None:
+    """The ceilings of the kernel and of each loop ((first row, last row) of the analysis's loops)
+    the waves ran; None when no wave was read."""
+    if acc is None or w is None or not acc.waves:
+        return None
+    scopes = {s for s, _ in acc.sums if s is not None}
+    source = (f"{acc.waves} traced waves; MFMA pass counts: "
+              + ("; ".join(sorted(w.tables)) if w.tables else "no MFMA executed"))
+    return TraceCeilings(source, acc.waves, dict(sorted(w.pass_counts.items())), sorted(w.unknown),
+                         _unit(acc, None), [_unit(acc, lp) for lp in loops if lp in scopes])
