@@ -109,7 +109,8 @@ def test_below_the_threshold_latency_items_stay_under_the_trace_ceiling(tmp_path
 
 def test_roof_verdicts_go_before_code_items_but_not_before_a_bigger_launch_item() -> None:
     from hotspot.plan.engine import _verdicts_first
-    from hotspot.plan.model import Estimate, Evidence, Kind, Location, PlanItem
+    from hotspot.plan.location import Location
+    from hotspot.plan.model import Estimate, Evidence, Kind, PlanItem
 
     def item(id_: str, kind: Kind, high: float, verdict: bool = False) -> PlanItem:
         ev = [Evidence("at_the_roof", True)] if verdict else []
