@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hotspot.arch.classify import Category
 from hotspot.att.findings import Finding
