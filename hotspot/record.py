@@ -22,13 +22,22 @@ Fields of a base `record` come first, as with dataclasses.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
 from types import CodeType, FunctionType
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 T = TypeVar("T", bound=type)
+
+if TYPE_CHECKING:  # any Python the checker targets
+    from typing_extensions import dataclass_transform
+elif sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # Python 3.10: the marker only tells a type checker what `record` makes; nothing at run time
+    def dataclass_transform(**_: object) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        return lambda decorator: decorator
 
 _MISSING = dataclasses.MISSING
 
@@ -39,6 +48,9 @@ def record(cls: T) -> T: ...
 def record(*, frozen: bool = True) -> Callable[[T], T]: ...
 
 
+# A type checker sees a record's fields and __init__ as those of a frozen dataclass (mutable with
+# `frozen=False`), with dataclasses.field as the field specifier.
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def record(cls: Any = None, *, frozen: bool = True) -> Any:
     """`@record` / `@record(frozen=False)`: see the module doc."""
     def wrap(c: T) -> T:
