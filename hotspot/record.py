@@ -70,7 +70,7 @@ def _build(cls: T, frozen: bool) -> T:
     if cls.__doc__ is None:
         cls.__doc__ = cls.__name__
     dataclasses.dataclass(cls, init=False, repr=False, eq=False)
-    fields = list(cls.__dataclass_fields__.values())
+    fields: list[dataclasses.Field[Any]] = list(vars(cls)["__dataclass_fields__"].values())
     for f in fields:
         if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]
             raise TypeError(f"record {cls.__qualname__}.{f.name}: ClassVar/InitVar fields are not supported")
@@ -108,7 +108,7 @@ def _build(cls: T, frozen: bool) -> T:
         fn.__module__ = cls.__module__
         if name == "__init__" or name not in cls.__dict__:
             setattr(cls, name, fn)
-    cls.__record_frozen__ = frozen
+    setattr(cls, "__record_frozen__", frozen)  # noqa: B010 - a class attribute only records add
     if not frozen and "__hash__" not in cls.__dict__:
         cls.__hash__ = None  # type: ignore[assignment]  # eq without frozen: unhashable, as @dataclass
     return cls
@@ -120,7 +120,7 @@ _ARG, _FACTORY_ARG, _FACTORY, _SKIP = range(4)
 # Compiled __init__ per shape (the field kinds, frozen, __post_init__), with placeholder names that
 # are renamed per class: records share a few dozen shapes, and renaming a code object costs
 # microseconds where compiling one costs ~0.3 ms.
-_SHAPES: dict[tuple, CodeType] = {}
+_SHAPES: dict[tuple[tuple[int, ...], bool, bool], CodeType] = {}
 
 
 def _placeholder(i: int) -> str:
@@ -145,7 +145,7 @@ def _compile_init(kinds: tuple[int, ...], frozen: bool, post_init: bool) -> Code
     params, body = [], []
     for i, kind in enumerate(kinds):
         name = _placeholder(i)
-        set_to = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
+        set_to: Callable[[str], str] = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
             lambda v: f"self.{name} = {v}")
         if kind == _FACTORY_ARG:
             params.append(name)
@@ -157,19 +157,19 @@ def _compile_init(kinds: tuple[int, ...], frozen: bool, post_init: bool) -> Code
             body.append(set_to(name))
     if post_init:
         body.append("self.__post_init__()")
-    ns: dict[str, Any] = {}
+    ns: dict[str, FunctionType] = {}
     exec("\n".join([f"def __init__(self, {', '.join(params)}):", *(f"    {line}" for line in
                                                                  (body or ["pass"]))]), {}, ns)
     return ns["__init__"].__code__
 
 
-def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[str, Callable]:
+def _methods(cls: type[Any], fields: list[dataclasses.Field[Any]], frozen: bool) -> dict[str, Callable[..., Any]]:
     """__repr__, __eq__ and (frozen) __hash__, __setattr__, __delattr__ as dataclasses writes them."""
     shown = tuple(f.name for f in fields if f.repr)
     compared = [f.name for f in fields if f.compare]
     hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
 
-    def getter(names: list[str]) -> Callable[[object], tuple]:
+    def getter(names: list[str]) -> Callable[[object], tuple[object, ...]]:
         if not names:
             return lambda obj: ()
         get = attrgetter(*names)
@@ -187,10 +187,10 @@ def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[s
             return key(self) == key(other)
         return NotImplemented
 
-    out: dict[str, Callable] = {"__repr__": __repr__, "__eq__": __eq__}
+    out: dict[str, Callable[..., Any]] = {"__repr__": __repr__, "__eq__": __eq__}
     if not frozen:
         return out
-    names = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    names = vars(cls)["__dataclass_fields__"]
     base_setattr, base_delattr = super(cls, cls).__setattr__, super(cls, cls).__delattr__
 
     def __hash__(self: object) -> int:
