@@ -78,11 +78,11 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
         MarkerRecord as MarkerRecord,
     )
     from hotspot.capture.wavecheck import (
-        check_wave as check_wave, record_ranges as record_ranges, scanned_ranges as scanned_ranges,
+        WAVE_STATES as WAVE_STATES, check_wave as check_wave, record_ranges as record_ranges, scanned_ranges as scanned_ranges,
     )
     from hotspot.capture.waves import (
         DECODER_CATEGORIES as DECODER_CATEGORIES, SHORT_WAVE_MAX_RECORDS as SHORT_WAVE_MAX_RECORDS,
-        WAVE_STATES as WAVE_STATES, WaitcntEdges as WaitcntEdges, Wave as Wave,
+        WaitcntEdges as WaitcntEdges, Wave as Wave,
         WaveTotals as WaveTotals, read_wave as read_wave, read_wave_bytes as read_wave_bytes,
         wave_from_doc as wave_from_doc, wave_of_bytes as wave_of_bytes,
     )

@@ -8,6 +8,7 @@ The computation over the events (achieved occupancy) is hotspot/arch/achieved.py
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -45,7 +46,7 @@ def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> 
     return value
 
 
-def _plain_events(rows: list) -> EventColumns | None:
+def _plain_events(rows: list[Any]) -> EventColumns | None:
     """The event columns of one SE when every row is a list of >= 6 plain non-negative ints with
     a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
     if not rows:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import field
+from pathlib import Path
+from typing import Any
 
 from hotspot.capture.files import parse_json, read_capped
 from hotspot.capture.layout import WaveFile
@@ -41,7 +43,7 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     return wave_of_bytes(wf, read_capped(wf.path, max_bytes))
 
 
-def read_wave_bytes(path: str | os.PathLike[str], max_bytes: int | None = None) -> bytes:
+def read_wave_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
     """The bytes of one wave file (the wave pass parses them itself, in its worker processes)."""
     return read_capped(path, max_bytes)
 
@@ -57,7 +59,7 @@ def wave_of_bytes(wf: WaveFile, data: bytes) -> Wave:
 def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
     """A parsed wave file as a Wave; a document of another shape is refused naming the file."""
     try:
-        w = doc["wave"]
+        w: Any = doc["wave"]  # type: ignore[index, call-overload]  # any shape: a wrong one is caught below
         insts = w["instructions"]
         timeline = w.get("timeline") or []
         waitcnt = w.get("waitcnt") or []
@@ -157,9 +159,9 @@ class WaveTotals:
         for n, w in other.lengths.items():
             self.lengths[n] = self.lengths.get(n, 0) + w
         for n, lines in other.short_lines.items():
-            acc = self.short_lines.setdefault(n, {})
+            short = self.short_lines.setdefault(n, {})
             for line, (h, lat, st) in lines.items():
-                got = acc.setdefault(line, [0, 0, 0])
+                got = short.setdefault(line, [0, 0, 0])
                 got[0] += h
                 got[1] += lat
                 got[2] += st

@@ -6,6 +6,7 @@ markers (opType `UserMarker`, `gpuId = -1`). Names and op types are ids into `ro
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from hotspot.capture.trace._sqlite import (
@@ -25,7 +26,7 @@ HOST_GPU_ID = -1  # host-side ops (roctx markers) carry gpuId -1
 _OP_COLUMNS = {"id", "gpuid", "start", "end", "description_id", "optype_id"}
 
 
-def _check(conn, path: Path) -> None:
+def _check(conn: sqlite3.Connection, path: Path) -> None:
     if not {"rocpd_op", "rocpd_string"} <= object_names(conn):
         raise bad_file(path, "has no rocpd_op/rocpd_string tables", "is this a rocm-trace-lite trace.db?")
     missing = _OP_COLUMNS - columns(conn, "rocpd_op")
@@ -33,7 +34,7 @@ def _check(conn, path: Path) -> None:
         raise bad_file(path, f"rocpd_op lacks column(s) {', '.join(sorted(missing))}")
 
 
-def _launch_join(conn) -> tuple[str, str]:
+def _launch_join(conn: sqlite3.Connection) -> tuple[str, str]:
     """Optional join to the launching API's kernel record (grid, workgroup, kernel name)."""
     names = object_names(conn)
     if not {"rocpd_api_ops", "rocpd_kernelapi"} <= names:
