@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------------------------
 
 
-def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[DispatchAnalysis | MultiAnalysis]:
     """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
     them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
     analysis use case runs (hotspot/plan/api.py `analyze`: the plan, the tables shortened to
@@ -67,7 +67,7 @@ def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
 COUNT_OPTION_LIMIT = (1 << 31) - 1
 
 
-def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
+def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result[DispatchAnalysis | MultiAnalysis]:
     if opts.mode not in ("asm", "src", "both"):
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
@@ -106,7 +106,7 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     return Result("analyze", data, warnings)
 
 
-def _replicates(path: Path, opts: AnalyzeOptions) -> Result:
+def _replicates(path: Path, opts: AnalyzeOptions) -> Result[DispatchAnalysis | MultiAnalysis]:
     """The best usable dispatch under `path` and the next ones of the same kernel, at most
     `opts.replicates` in all (a diff's side: replicates measure the capture noise)."""
     from hotspot.capture import usable_ranking
@@ -145,7 +145,13 @@ def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) ->
     return a
 
 
-def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
+def _wg(resources: JsonObject) -> int | None:
+    """The workgroup size among the kernel's resources (None when unknown)."""
+    wg = resources.get("wg")
+    return wg if isinstance(wg, int) and not isinstance(wg, bool) else None
+
+
+def _core_key(d: Path, opts: AnalyzeOptions) -> tuple[object, ...]:
     """Everything besides the files read that the core analysis depends on (marshal-able)."""
     return (str(d), os.path.abspath(d), opts.kernel, opts.arch, opts.max_waves,
             tuple(os.path.abspath(m) for m in opts.meta))
@@ -213,7 +219,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         warnings.append(f"wave-mismatch: {mismatch.message}")
     names = [kernel_name(kernel, d)] + ([kernel.symbol] if kernel else [])
     rep, working = assess(rows, wr.totals, names, findings, wr.loops,
-                          occupancy.resources.get("wg") if occupancy.resources else None,
+                          _wg(occupancy.resources),
                           arch.target.wave_size if arch.target else None)
     if working is not None:
         # the shares the plan reads are the working waves': early-exit waves left out

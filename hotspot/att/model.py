@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hotspot.arch.arch import Arch
 from hotspot.att import aggregate as agg
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     pass
 from hotspot.capture import DispatchCandidate
 from hotspot.result import JsonObject
+
+T = TypeVar("T")
 
 DEFAULT_TOPK = 15
 DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
@@ -208,7 +210,7 @@ def arch_out(info: Arch) -> ArchOut:
                    list(info.features))
 
 
-def limit(items: list, topk: int) -> list:
+def limit(items: list[T], topk: int) -> list[T]:
     return items if topk == 0 else items[:topk]
 
 
@@ -221,7 +223,7 @@ def trimmed(a: DispatchAnalysis, topk: int) -> DispatchAnalysis:
     """A copy of `a` whose ranked tables hold their first `topk` rows (0 = all)."""
     if not topk:
         return a
-    values: dict[str, object] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
+    values: dict[str, Any] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
                                  if isinstance(getattr(a, name), list)}
     if a.wave_states is not None:
         values["wave_states"] = replace(a.wave_states, lines=a.wave_states.lines[:topk],

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import field, replace
 from pathlib import Path
+from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
@@ -58,7 +59,7 @@ class DispatchOccupancy:
     details: OccupancyDetails | None = None
     resources: JsonObject = field(default_factory=dict)
     achieved: AchievedOut | None = None
-    candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
+    candidates: dict[str, object] | None = None  # arch undecided: occupancy per candidate (with NextSteps)
     launch: LaunchOut | None = None        # grid/workgroups and the product's CUs, when known
     unknown_limits: tuple[str, ...] = ()   # limits whose input was not found: waves_per_simd is then
     #                                        an upper bound, and no occupancy rule acts on it
@@ -121,7 +122,7 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
     bound = lds_lower_bound(rows)
     resolved = with_isa_lds(res.resolve_resources(candidates, isa, target), bound)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
-    resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
+    resources: JsonObject = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
                  "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
                  "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
                  "source": dict(resolved.source)}
@@ -141,13 +142,13 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
                                  f"{', '.join(KNOWN_GFX)}): its register file, LDS and wave limits "
                                  "are unknown, so no theoretical occupancy", label,
                                  resources=resources, achieved=achieved), None
-    kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes,
+    kwargs: dict[str, Any] = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes,
                   wg_threads=resolved.wg_threads,
                   sgpr_includes_implicit=resolved.sgpr_includes_implicit)
     try:
         if target is None:
             cands = occupancy_candidates(arch.candidates or CDNA_CANDIDATES, resolved.vgpr, **kwargs)
-            per = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
+            per: dict[str, object] = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
                        "limits": o.limits, "next_step": o.next_step}
                    for g, o in cands.by_arch.items()}
             occ = DispatchOccupancy(
@@ -185,7 +186,7 @@ def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resourc
 
 
 def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
-                candidates: JsonObject | None) -> DispatchOccupancy:
+                candidates: dict[str, object] | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
@@ -202,7 +203,8 @@ def launch_of(found: Sequence[KernelRows], arch: Arch, traced_waves: int | None 
     wave_size = arch.target.wave_size if arch.target is not None else None
     for k in found:
         out = match_launch(k.rows, str(k.path), k.run_id, traced_waves, wave_size,
-                           product.cus if same else None, product.peak_hbm_gbps if same else None)
+                           product.cus if same and product else None,
+                           product.peak_hbm_gbps if same and product else None)
         if out is not None:
             return out
     return None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
+from hotspot.att.model import AnalyzeOptions, DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
 from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
@@ -20,6 +20,7 @@ from hotspot.capture import (
     STALLED_COLUMNS,
     CodeRow,
     CodeTable,
+    DispatchDir,
     KernelSymbol,
     detect_arch,
     first_present,
@@ -36,8 +37,9 @@ def _int(table: CodeTable, row: CodeRow, col: str) -> int:
     return value
 
 
-def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None,
-                    rows: tuple[CodeRow, ...], opts, warnings: list[str]):
+def analyze_samples(d: Path, disp: DispatchDir, table: CodeTable, kernel: KernelSymbol | None,
+                    rows: tuple[CodeRow, ...], opts: AnalyzeOptions, warnings: list[str]
+                    ) -> DispatchAnalysis:
 
     issued_col = first_present(table.extra_columns, ISSUED_COLUMNS)
     stalled_col = first_present(table.extra_columns, STALLED_COLUMNS)

@@ -75,7 +75,7 @@ def scanned_ranges(mod: ModuleType, wave: Any) -> tuple[list[Range], Range, Rang
              rng(wave.lines)], rng(wave.states), rng(wave.cycles))
 
 
-def record_ranges(path: str, instructions: list[Any], timeline: list[Any]
+def record_ranges(path: str, instructions: Sequence[Any], timeline: Sequence[Any]
                   ) -> tuple[list[Range], Range, Range]:
     """Column ranges of a parsed wave (lists of rows); a row of the wrong shape or a value that is
     not an integer (a float, even 7.0: no decoder writes one, and the native scanner refuses it

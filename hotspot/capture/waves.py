@@ -23,7 +23,7 @@ DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "
 # The decoder's s_waitcnt edges as the wave file holds them, checked by capture/wavecheck.py:
 # [[waitcnt_line, [[producer_line, 0], ...]], ...]. The wave pass folds them as they are (the C
 # fold reads these lists directly), so they stay the file's JSON under this name.
-WaitcntEdges = list[JsonValue]
+WaitcntEdges = list[Any]  # the decoder's [waitcnt, [[producer, ...], ...]] rows, checked where read
 
 
 @record
@@ -32,8 +32,9 @@ class Wave:
     begin: int
     end: int
     # [time, decoder_category, stall, duration, line_number] per executed instruction
-    instructions: list[list[int]]
-    timeline: list[list[int]]  # [state, cycles]
+    # lists as parsed, or int64 columns read as rows (hotspot/att/engine/native.py Rows)
+    instructions: Sequence[list[int]]
+    timeline: Sequence[list[int]]  # [state, cycles]
     waitcnt: WaitcntEdges
     cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
 
@@ -137,7 +138,7 @@ class WaveTotals:
             if 0 <= state < len(states):
                 states[state] += cycles
 
-    def add_records(self, ins: list[list[int]]) -> None:
+    def add_records(self, ins: Sequence[list[int]]) -> None:
         """`add_sequence` for one wave's instruction records ([time, category, stall, duration,
         line])."""
         if len(ins) > SHORT_WAVE_MAX_RECORDS:
