@@ -13,6 +13,8 @@ from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, requested_form
 from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from typer._click import ClickException
 
 # Every command module defines `register(app)` and imports only typer at import time (fast --help).
@@ -251,7 +253,7 @@ def _interrupted(exc: BaseException, args: Sequence[str], fmt: str | None) -> in
     return err.exit_code
 
 
-def _main(args: list[str], fmt: str | None, click) -> int:  # noqa: ANN001 - typer's vendored click or click
+def _main(args: list[str], fmt: str | None, click: ModuleType) -> int:  # typer's vendored click or click
     args = _take_global_flags(args)
     import os
 
@@ -264,7 +266,8 @@ def _main(args: list[str], fmt: str | None, click) -> int:  # noqa: ANN001 - typ
         return _usage_error(exc, fmt)
     except click.ClickException as exc:
         exc.show()
-        return exc.exit_code
+        exit_code: int = exc.exit_code
+        return exit_code
     except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)) as exc:
         # click turns a KeyboardInterrupt into Abort; the signal is in its cause
         return _interrupted(exc.__cause__ or exc.__context__ or exc, args, fmt)

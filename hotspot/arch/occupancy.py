@@ -353,6 +353,7 @@ def compute_occupancy(target: ArchTarget | str, vgpr: int, agpr: int = 0, sgpr: 
         limits["workgroup"] = workgroup_waves(target, wg_waves)
 
     waves = min(v for v in limits.values() if v is not None)
+    limiters: tuple[str, ...]
     if waves == cap:
         limiter, limiters = "hardware", ("hardware",)
     else:

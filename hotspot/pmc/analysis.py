@@ -191,7 +191,7 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
         runtime=bool(is_runtime_kernel(kernel)))
 
 
-def kernel_sort_key(k: KernelReport) -> tuple:
+def kernel_sort_key(k: KernelReport) -> tuple[float, float, str]:
     """Longest total time first, then most bytes, then name (stable and deterministic)."""
     high = k.fabric_read_bytes.high if k.fabric_read_bytes.high is not None else -1.0
     return (-(k.duration_ns or 0.0), -high, k.kernel)

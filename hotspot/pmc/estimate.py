@@ -71,8 +71,8 @@ def median(estimates: Iterable[Estimate]) -> Estimate:
     items = [e for e in estimates if e.known]
     if not items:
         return Estimate.unknown(reason="not computable")
-    low = statistics.median(e.low for e in items)  # type: ignore[type-var]
-    high = statistics.median(e.high for e in items)  # type: ignore[type-var]
+    low = statistics.median(e.low for e in items if e.low is not None)  # all: known ones
+    high = statistics.median(e.high for e in items if e.high is not None)
     if all(e.exact for e in items):
         return Estimate.of(low)
     missing = tuple(dict.fromkeys(m for e in items for m in e.missing))
