@@ -47,7 +47,7 @@ def _default(obj: object) -> object:
 
 
 # The type of a Result's data: each command's typed result (`Result[DispatchAnalysis]`, ...).
-T = TypeVar("T")
+T = TypeVar("T", covariant=True)  # a Result[PlanData] is a Result[object]
 
 
 @record(frozen=False)

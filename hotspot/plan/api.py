@@ -95,7 +95,8 @@ class PlanData:
     selection: Selection | None
 
 
-def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
+def with_plan(full: Result[DispatchAnalysis | MultiAnalysis], opts: AnalyzeOptions
+              ) -> Result[PlannedDispatch | PlannedMulti]:
     """The full analysis of each dispatch with its plan beside it (PlannedDispatch), the analysis's
     tables shortened to `--topk` for output (the rules saw every row)."""
     pmc_paths = [Path(p) for p in opts.pmc] or None
@@ -107,7 +108,7 @@ def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
     return Result("analyze", _attach(data, opts, pmc_paths, warnings), _dedupe(warnings))
 
 
-def plan_document(result: Result) -> Result:
+def plan_document(result: Result[PlannedDispatch | PlannedMulti]) -> Result[PlanData]:
     """`hotspot plan`'s document: what the plan needs, without the analyze tables."""
     planned = result.data
     if not isinstance(planned, PlannedDispatch):  # the analysis picks one dispatch unless --all

@@ -27,11 +27,14 @@ if TYPE_CHECKING:
 
 
 class Row(Protocol):
-    """An instruction-like row: an instruction, a wait or a producer."""
+    """An instruction-like row: an instruction, a wait or a producer (read-only: records)."""
 
-    line_number: int | None
-    isa: str
-    source: SourceRef
+    @property
+    def line_number(self) -> int | None: ...
+    @property
+    def isa(self) -> str: ...
+    @property
+    def source(self) -> SourceRef: ...
 
 
 @record(frozen=False)

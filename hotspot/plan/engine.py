@@ -390,7 +390,7 @@ def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
     return [i for i in items if id(i) not in drop]
 
 
-def _order(item: PlanItem) -> tuple:
+def _order(item: PlanItem) -> tuple[bool, int, float, float, str, int]:
     """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
     middle of the range, then the high end): a launch item ranks by the idle share it can win like
     any other item by its gain."""

@@ -36,7 +36,7 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
     occ = ctx.occupancy()
     if occ is None:
         return "no occupancy"
-    limiters = list(occ.limiters) or [occ.limiter]
+    limiters = list(occ.limiters) or [occ.limiter or ""]
     if limiter not in limiters:
         return f"occupancy is limited by {occ.limiter}, not {limiter}"
     waves = occ.waves_per_simd
