@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from hotspot.att.model import DetailLine, DispatchAnalysis
 from hotspot.att.launch import LaunchOut
@@ -36,24 +36,24 @@ class ManyDispatches(Protocol):
     PlannedMulti, whose module a plain analyze never loads): the ranking, then each dispatch."""
 
     ranking: list[DispatchCandidate]
-    dispatches: list
+    dispatches: list[Any]  # DispatchAnalysis, or PlannedDispatch with the plan
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[object]) -> str:
     return _render(result, markdown=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[object]) -> str:
     return _render(result, markdown=True)
 
 
-def _render(result: Result, markdown: bool) -> str:
+def _render(result: Result[object], markdown: bool) -> str:
     data = result.data
     if isinstance(data, ManyDispatches):
         parts = [_ranking(data.ranking, markdown)]
         parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
-    return _one(data, markdown)
+    return _one(cast("DispatchAnalysis | PlannedDispatch", data), markdown)  # one dispatch
 
 
 def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
@@ -208,13 +208,15 @@ def _loc(file: str, line: int | None) -> str:
 def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     lines = [heading("Occupancy", markdown)]
     r = occ.resources
-    src = r.get("source", {})
+    given = r.get("source")
+    src = given if isinstance(given, dict) else {}
     parts = []
     for key, field_ in (("vgpr", "vgpr"), ("agpr", "agpr"), ("sgpr", "sgpr"), ("lds", "lds_bytes"),
                         ("wg", "wg_threads")):
         value = r.get(key)
-        parts.append(f"{key} {'?' if value is None else num(value)}"
-                     + (f" [{src[field_].split(' (')[0]}]" if field_ in src else ""))
+        where = src.get(field_)
+        parts.append(f"{key} {num(value) if isinstance(value, (int, float)) else '?'}"
+                     + (f" [{where.split(' (')[0]}]" if isinstance(where, str) else ""))
     lines.append("  resources:   " + ", ".join(parts))
     if not occ.available:
         lines.append(f"  theoretical: not available ({occ.reason})")

@@ -77,9 +77,9 @@ def candidate_lines(cands: CandidateOccupancy, markdown: bool = False) -> list[s
     return lines
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[Occupancy]) -> str:
     return "\n".join(occupancy_lines(result.data))
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[Occupancy]) -> str:
     return "\n".join(occupancy_lines(result.data, markdown=True))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hotspot.render.tables import short_kernel_name
 from hotspot.result import Result
 
+if TYPE_CHECKING:
+    from hotspot.export.perfetto import TraceWritten
+    from hotspot.export.report_file import ReportWritten
 
-def render_written(result: Result) -> str:
+
+def render_written(result: Result[ReportWritten]) -> str:
     w = result.data
     kb = w.bytes / 1024
     """After `hotspot report`."""
@@ -18,7 +24,7 @@ def render_written(result: Result) -> str:
             "(works offline; copy the one file anywhere).")
 
 
-def render_export_written(result: Result) -> str:
+def render_export_written(result: Result[TraceWritten]) -> str:
     """After `hotspot export perfetto`."""
     w = result.data
     unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
@@ -27,6 +33,6 @@ def render_export_written(result: Result) -> str:
             "file) or chrome://tracing.")
 
 
-def render_streamed(result: Result) -> str:
+def render_streamed(result: Result[object]) -> str:
     """After `hotspot export perfetto -o -`: the trace itself went to stdout; nothing to add."""
     return ""
