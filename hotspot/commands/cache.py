@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-InfoFormatOpt = format_option("cache info")
-ClearFormatOpt = format_option("cache clear")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    InfoFormatOpt = Any
+    ClearFormatOpt = Any
+else:
+    InfoFormatOpt = format_option("cache info")
+    ClearFormatOpt = format_option("cache clear")
 
 
 def register(app: typer.Typer) -> None:
@@ -17,7 +26,7 @@ def register(app: typer.Typer) -> None:
 
     @cache_app.command("info", help="Where the cache is, whether it is on, and what it holds.")
     def info(fmt: InfoFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.cache.manage import cache_info
 
             return cache_info()
@@ -26,7 +35,7 @@ def register(app: typer.Typer) -> None:
 
     @cache_app.command("clear", help="Remove every cached result (captures are never touched).")
     def clear(fmt: ClearFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.cache.manage import cache_clear
 
             return cache_clear()

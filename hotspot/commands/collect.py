@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-FormatOpt = format_option("collect")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("collect")
 
 _ATT = "ATT capture"
 _PMC = "Counters"
@@ -76,7 +82,7 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = "text",
     ) -> None:
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.collect.api import (
                 CollectOptions,
                 collect,

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option, KernelOpt, MaxWavesOpt
 
-FormatOpt = format_option("diff")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("diff")
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +33,7 @@ def register(app: typer.Typer) -> None:
             "--seed", help="Seed of the bootstrap (the same seed gives the same intervals).")] = 29,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.diff.api import diff_paths

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-FormatOpt = format_option("kernels")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("kernels")
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).
@@ -36,7 +42,7 @@ def register(app: typer.Typer) -> None:
             "--exclude-collectives", help="Leave RCCL/collective kernels out of the % of GPU time.")] = False,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.trace.api import kernel_table
 
             regions = marker if marker is not None else ALL_MARKERS if by_marker else None

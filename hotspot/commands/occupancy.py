@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-FormatOpt = format_option("occupancy")
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("occupancy")
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,7 @@ def format_option(view: str) -> Any:
     from hotspot.render.registry import output_formats  # names only: imports no renderer
 
     choices = output_formats(view)
-    formats = Enum("Format", {c: c for c in choices}, type=str)
+    formats = Enum("Format", {c: c for c in choices}, type=str)  # type: ignore[misc]  # members from the registry at run time
     listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
     return Annotated[formats, typer.Option("--format", help=f"{listed}.")]
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-FormatOpt = format_option("pmc")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("pmc")
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -40,7 +46,7 @@ def register(app: typer.Typer) -> None:
             "--per-dispatch", help="Also list every dispatch.")] = False,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.errors import UsageError

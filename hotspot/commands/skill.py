@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-InstallFormatOpt = format_option("skill install")
-PathFormatOpt = format_option("skill path")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    InstallFormatOpt = Any
+    PathFormatOpt = Any
+else:
+    InstallFormatOpt = format_option("skill install")
+    PathFormatOpt = format_option("skill path")
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -30,7 +37,7 @@ def register(app: typer.Typer) -> None:
                                 "JSON mcpServers entry.")] = False,
         fmt: InstallFormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             if print_mcp:
@@ -48,7 +55,7 @@ def register(app: typer.Typer) -> None:
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
     def path(fmt: PathFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.skill.install import skill_path_result
 
             return skill_path_result()

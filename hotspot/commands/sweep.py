@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperCommand
@@ -24,10 +24,19 @@ from typer.core import TyperCommand
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option
 
-SweepFormatOpt = format_option("sweep")
-StatusFormatOpt = format_option("sweep status")
-ReportFormatOpt = format_option("sweep report")
-CancelFormatOpt = format_option("sweep cancel")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    SweepFormatOpt = Any
+    StatusFormatOpt = Any
+    ReportFormatOpt = Any
+    CancelFormatOpt = Any
+else:
+    SweepFormatOpt = format_option("sweep")
+    StatusFormatOpt = format_option("sweep status")
+    ReportFormatOpt = format_option("sweep report")
+    CancelFormatOpt = format_option("sweep cancel")
 
 _RUN = "Run"
 _SLURM = "Slurm"
@@ -59,7 +68,7 @@ def _status_cmd(sweep_dir: DirArg,
     """Progress of a sweep: entries, workers, and each Slurm array task's state, exit code, node and log
     (from sacct, else squeue, else the task logs), with the fix for dead, lost or stuck tasks."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.follow(sweep_dir) if wait else views.sweep_status(sweep_dir)
@@ -75,7 +84,7 @@ def _report_cmd(sweep_dir: DirArg,
                 fmt: ReportFormatOpt = "text") -> None:
     """The cross-kernel table of a sweep (sorted by estimated headroom) and, with -o, its dashboard."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.sweep_report(sweep_dir, output, force)
@@ -87,7 +96,7 @@ def _cancel_cmd(sweep_dir: DirArg, fmt: CancelFormatOpt = "text") -> None:
     """Stop a sweep's Slurm array (scancel): its workers mark running entries interrupted; a rerun
     of the sweep finishes them."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.cancel(sweep_dir)
@@ -95,7 +104,7 @@ def _cancel_cmd(sweep_dir: DirArg, fmt: CancelFormatOpt = "text") -> None:
     raise typer.Exit(run("sweep cancel", fmt, produce))
 
 
-def _subcommands() -> dict:
+def _subcommands() -> dict[str, Any]:
     subs = {}
     for name, fn in (("status", _status_cmd), ("report", _report_cmd), ("cancel", _cancel_cmd)):
         app = typer.Typer(rich_markup_mode=None, add_completion=False,
@@ -108,9 +117,9 @@ def _subcommands() -> dict:
 class SweepCommand(TyperCommand):
     """`sweep`, whose first word may name a command of its own (status, report, cancel)."""
 
-    subcommands: dict = {}
+    subcommands: dict[str, Any] = {}
 
-    def parse_args(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's signature
         if args and args[0] in self.subcommands:
             sub = self.subcommands[args[0]]
             # its own page and usage line (`hotspot sweep report ...`), as a command of the root
@@ -187,7 +196,7 @@ def register(app: typer.Typer) -> None:
         words = list(args or [])
         command = "sweep init" if init else "sweep"
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.errors import UsageError
             from hotspot.sweep import api
 

@@ -178,12 +178,17 @@ def render_collect_markdown(result: Result[object]) -> str:
     return render_collect(result, markdown=True)
 
 
-class _KernelRow(Protocol):
-    name: str
-    calls: int
-    total_ns: int | float
-    avg_ns: float
-    pct: float
+class _KernelRow(Protocol):  # read-only: records
+    @property
+    def name(self) -> str: ...
+    @property
+    def calls(self) -> int: ...
+    @property
+    def total_ns(self) -> int | float: ...
+    @property
+    def avg_ns(self) -> float: ...
+    @property
+    def pct(self) -> float | None: ...
 
 
 def render_kernel_table(rows: Sequence[_KernelRow]) -> str:

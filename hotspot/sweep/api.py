@@ -10,7 +10,7 @@ from hotspot.errors import HotspotError, InputError, UsageError
 from hotspot.outfile import write_new
 from hotspot.result import Result
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
+from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S as MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
 from hotspot.sweep.outcome import SweepResult, exit_code
