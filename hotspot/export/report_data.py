@@ -12,7 +12,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.plan.api import PlannedDispatch
+from hotspot.plan.api import PlanData, PlannedDispatch
 from hotspot.record import record
 from hotspot.render.report_model import (
     ListingRow,
@@ -44,7 +44,7 @@ class ReportOptions:
     source_map: tuple[tuple[str, str], ...] = ()
 
 
-def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
+def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[ReportPage]:
     """Everything the report shows: a Result whose data is a `ReportPage`."""
     if path.is_file():
         return load_saved(path)
@@ -66,6 +66,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
                                           max_file_mb=cap, detail=True, source_map=opts.source_map,
                                           plan=PLAN_ATTACHED))
     a = result.data
+    assert not isinstance(a, PlanData)  # PLAN_ATTACHED: the analysis with its plan
     warnings = list(result.warnings)
     page = page_of(a)
     if isinstance(a, PlannedDispatch) and a.analysis.mode == "cycles":
@@ -98,7 +99,7 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
         keep_bytes(files[i].where for _, i in pick_representative(spans))
 
 
-def load_saved(path: Path) -> Result:
+def load_saved(path: Path) -> Result[ReportPage]:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
     data; the plan items it holds are read back as PlanItems."""
     from hotspot.att.load import read_analysis

@@ -99,7 +99,8 @@ def arg_name(spec: ToolSpec, param: Any) -> str:
     if param.name in spec.rename:
         return spec.rename[param.name]
     longs = [o for o in param.opts if o.startswith("--")]
-    return (longs[0][2:] if longs else param.name).replace("-", "_")
+    name: str = longs[0][2:] if longs else param.name
+    return name.replace("-", "_")
 
 
 _KINDS = {"int": "integer", "integer": "integer", "float": "number", "bool": "boolean",
