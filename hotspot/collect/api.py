@@ -13,7 +13,8 @@ import shlex
 import signal
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Callable
 
 from hotspot.collect import (
     att_outputs,
@@ -52,11 +53,8 @@ from hotspot.errors import (
     os_fault,
     signal_name,
 )
-from hotspot.result import Result, dumps
+from hotspot.result import JsonObject, Result, dumps
 from hotspot.record import record
-
-if TYPE_CHECKING:
-    from hotspot.trace.model import KernelTable
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -74,7 +72,7 @@ class CollectInterrupted(HotspotError):
     code = "interrupted"
 
     def __init__(self, message: str, hint: str = "", *, signum: int = signal.SIGINT,
-                 details: dict | None = None) -> None:
+                 details: JsonObject | None = None) -> None:
         super().__init__(message, hint, details=details)
         self.signum = int(signum)
         self.exit_code = 128 + self.signum
@@ -335,7 +333,7 @@ class Collector:
         from hotspot.trace.api import kernel_table
 
         table = kernel_table(source, top=0)
-        self.kernel_rows = discovery.to_rows(cast("KernelTable", table.data).kernels)
+        self.kernel_rows = discovery.to_rows(table.data.kernels)
         for w in table.warnings:
             self.warn(f"discovery: {w}")
         if not self.kernel_rows:
@@ -470,7 +468,7 @@ class Collector:
         return res.data, None, 0
 
     # ---------------------------------------------------------------- main
-    def run(self) -> Result:
+    def run(self) -> Result[CollectRun | CollectDryRun]:
         o = self.opts
         self._validate()
         prof = self._rocprofv3()
@@ -530,11 +528,12 @@ class Collector:
         except HotspotError as exc:
             self.say(f"warning: run.json not updated: {exc.message}")
 
-    def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result:
+    def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result[CollectRun]:
         o = self.opts
         assert self.record is not None and self.run_dir is not None
         if o.kernel is None:
             self._discover(prof)
+            assert isinstance(self.kernel, KernelDiscovered)  # discovery chose it
             if not explicit:  # name the run after the kernel now that we know it
                 wanted = self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel.name)}")
                 self._relocate(rundir.rename_unique(self.run_dir, wanted))
@@ -585,6 +584,7 @@ class Collector:
 
     def _summary(self, best: att_outputs.DispatchOutput | None, analysis: object,
                  analysis_error: ErrorOut | None, pmc: PmcOut | None) -> CollectRun:
+        assert self.record is not None and self.run_dir is not None  # the run has started
         return CollectRun(
             dry_run=False,
             run_dir=str(self.run_dir),
@@ -604,7 +604,7 @@ class Collector:
             analysis_error=analysis_error,
         )
 
-    def _dry_run(self, prof: str, decoder: str | None) -> Result:
+    def _dry_run(self, prof: str, decoder: str | None) -> Result[CollectDryRun]:
         o = self.opts
         slug = rundir.regex_slug(o.kernel) if o.kernel else "<kernel>"
         run_dir = o.output.resolve() if o.output else o.cwd / rundir.RUNS_DIR / f"{rundir.utc_stamp()}-{slug}"
@@ -639,7 +639,7 @@ class Collector:
                              self.pass_plan.describe() if self.pass_plan else None, phases)
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[jobs.Job], input_file: Path | None) -> DryPhase:
+    def _dry_phase(self, name: str, prof: str, job_list: Sequence[jobs.Job], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
@@ -693,6 +693,7 @@ def _options_json(o: CollectOptions) -> rundir.RunOptions:
 
 
 def collect(opts: CollectOptions, say: Callable[[str], None] = _say,
-            show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels) -> Result:
+            show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels
+            ) -> Result[CollectRun | CollectDryRun]:
     return Collector(opts, say, show_kernels).run()
 
