@@ -229,10 +229,13 @@ def register(app: typer.Typer) -> None:
             except Exception as err:
                 _problems_to_stderr(err)
                 raise
-            if wait and result.data.submission and result.data.slurm:
+            from hotspot.sweep.model import Submission
+
+            submitted = result.data
+            if wait and isinstance(submitted, Submission) and submitted.slurm:  # `submission` is true on these only
                 from hotspot.sweep import views
 
-                return views.follow(Path(result.data.sweep_dir))
+                return views.follow(Path(submitted.sweep_dir))
             return result
 
         raise typer.Exit(run(command, fmt, produce))

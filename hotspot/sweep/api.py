@@ -8,7 +8,9 @@ from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, UsageError
 from hotspot.outfile import write_new
-from hotspot.result import Result
+from typing import Any
+
+from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S as MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
 from hotspot.render.sweep import describe_counts
@@ -153,7 +155,7 @@ def _sync_recipes(doc: mf.Manifest, recipes: Recipes, force: bool, sweep_dir: Pa
         what = "; ".join(f"{k}: {', '.join(v)}" for k, v in diff.items() if v)
         raise InputError(f"{recipes.path}: changed since this sweep started ({what})",
                          "rerun with --force-recipes to re-queue just those entries, or start a new sweep "
-                         "with --new / another --output", code="recipes-changed", details=diff)
+                         "with --new / another --output", code="recipes-changed", details={k: list(v) for k, v in diff.items()})
     for n in changed:
         have[n].recipe, have[n].recipe_sha256 = now[n].recipe(), now[n].sha256()
         if have[n].state != "running":
@@ -208,7 +210,7 @@ def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple
 
 
 # ---------------------------------------------------------------------------- run
-def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
+def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> SweepResult:
     cwd = cwd or Path.cwd()
     recipes = load_recipes(opts.recipes)  # every problem at once, exit 3, nothing run
     retry = parse_retry(opts.retry)
@@ -266,7 +268,7 @@ def _discard(sweep_dir: Path, keep_dir: bool) -> None:
 
 
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: Prepared, command: str,
-          scope: str) -> Result:
+          scope: str) -> SweepResult:
     """Run a worker; `scope` "sweep" judges the exit code on every entry (of --only), "worker" on
     the entries this worker ran (an array task's code describes that task)."""
     from hotspot.diagnostics import progress
@@ -295,7 +297,7 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: P
         err = SweepInterrupted(
             f"interrupted: {describe_counts(c)} in {sweep_dir}",
             f"finish it with the same command (interrupted entries are re-queued): {_resume_hint(doc, sweep_dir)}",
-            details={"sweep_dir": str(sweep_dir), "counts": c})
+            details={"sweep_dir": str(sweep_dir), "counts": dict(c)})
         err.exit_code = 128 + (outcome.signum or 2)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
         err.details["signal"] = outcome.signum or 2
         raise err
@@ -312,7 +314,7 @@ def _resume_hint(doc: mf.Manifest, sweep_dir: Path) -> str:
     return f"hotspot sweep {doc.recipes.path} -o {sweep_dir}"
 
 
-def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> Result:
+def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> SweepResult:
     """One node's worker of a sweep started elsewhere (the Slurm script runs this)."""
     sweep_dir = sweep_dir.resolve()
     host = mf.hostname()
@@ -361,17 +363,17 @@ def reclaim_earlier_run(doc: mf.Manifest) -> list[str]:
     return names
 
 
-def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepared) -> Result:
+def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepared) -> SweepResult:
     from hotspot.sweep import slurm
 
-    done = dict(created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
+    done: dict[str, Any] = dict(created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
                 requeued=prep.requeued, to_do=prep.to_do)
     if not prep.to_do:
         with mf.locked(sweep_dir) as doc:
             progress = progress_data(sweep_dir, doc)
-        data = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
-        result = SweepResult("sweep", data, [])
-        result.exit_code = data.exit_code = exit_code({e.state for e in doc.entries})
+        idle = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
+        result = SweepResult("sweep", idle, [])
+        result.exit_code = idle.exit_code = exit_code({e.state for e in doc.entries})
         return result
     warnings = []
     per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))
@@ -398,7 +400,7 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepare
     return SweepResult("sweep", data, warnings)
 
 
-def write_example(path: Path) -> Result:
+def write_example(path: Path) -> Result[JsonObject]:
     """The example recipes file, written whole or not at all (a temporary file beside it, fsynced,
     then linked to the name: a full disk leaves nothing, an existing file is never replaced)."""
     path = Path(path)

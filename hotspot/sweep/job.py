@@ -21,7 +21,9 @@ import os
 import signal
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -32,7 +34,10 @@ from hotspot.record import record
 from hotspot.decode import from_plain
 from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
-from hotspot.sweep.summary import Summary
+from hotspot.sweep.model import Summary
+
+if TYPE_CHECKING:
+    from hotspot.collect.api import CollectOptions
 
 RESULT = "result.json"
 SPEC = "job.json"
@@ -118,7 +123,7 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JobSpec,
-                     kernel: str | None, iterations: str | None):
+                     kernel: str | None, iterations: str | None) -> CollectOptions:
     from hotspot.collect.api import CollectOptions
     from hotspot.collect.jobs import AttSettings
 
@@ -135,17 +140,22 @@ def run_entry(spec: JobSpec) -> JobOutcome:
 
     entry = Entry.from_recipe(spec.entry)
     attempt_dir = Path(spec.attempt_dir)
-    say = lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())  # noqa: E731 - the job log
+    def say(m: str) -> None:  # the job log
+        sys.stderr.write(m + "\n")
+        sys.stderr.flush()
+
     attempts: list[AttAttempt] = []
     kernel, iterations = entry.kernel, entry.iterations
-    collected = None
+    collected: CollectRun | None = None
     variants = att_variants(entry, spec.att_retries)
     for n, (cu, mask) in enumerate(variants):
         out = attempt_dir / ("collect" if n == 0 else f"collect-retry{n}")
         where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
-            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            ran = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            assert isinstance(ran, CollectRun)  # not a dry run
+            collected = ran
             attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
@@ -176,16 +186,20 @@ def run_entry(spec: JobSpec) -> JobOutcome:
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt], say) -> JobOutcome:
+def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt],
+                 say: Callable[[str], None]) -> JobOutcome:
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.analyze import analyze
+    from hotspot.plan.api import PlannedDispatch
     from hotspot.sweep.summary import summarize, traced_dispatch_ns
 
     sweep_dir = Path(spec.sweep_dir)
     attempt_dir = Path(spec.attempt_dir)
     run_dir = Path(collected.run_dir)
-    rel = lambda p: str(Path(p).relative_to(sweep_dir))  # noqa: E731
+    def rel(p: str | Path) -> str:
+        return str(Path(p).relative_to(sweep_dir))
+
     kernel = collected.kernel
     result = JobOutcome("done", 0, None, None, attempts, rel(run_dir), kernel)
     assert collected.chosen_dispatch is not None  # an ATT capture that ended well chose one
@@ -200,6 +214,7 @@ def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt
     (attempt_dir / PLAN).write_bytes(planned.to_json())
     result.plan_json = rel(attempt_dir / PLAN)
     one = planned.data  # hotspot/plan/api.py PlannedDispatch: the analysis and its plan
+    assert isinstance(one, PlannedDispatch)
     traced = traced_dispatch_ns(run_dir / "att", collected.chosen_dispatch.dispatch_id)
     # the manifest holds paths relative to the sweep dir
     result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), traced)

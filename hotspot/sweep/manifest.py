@@ -30,7 +30,9 @@ from hotspot.errors import InputError
 from hotspot.outfile import write_atomically
 from hotspot.decode import from_plain
 from hotspot.sweep.model import (  # noqa: F401  (the manifest's records, named here for its readers)
-    AttSettings, EntryState, LateResult, Manifest, Recipe, RecipesRef, Requeued, RunOptions, SlurmJob, WorkerInfo)
+    AttSettings as AttSettings, EntryState as EntryState, LateResult as LateResult, Manifest as Manifest,
+    Recipe as Recipe, RecipesRef as RecipesRef, Requeued as Requeued, RunOptions as RunOptions,
+    SlurmJob as SlurmJob, WorkerInfo as WorkerInfo)
 
 MANIFEST = "sweep.json"
 LOCK = "sweep.lock"

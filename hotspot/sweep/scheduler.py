@@ -61,7 +61,7 @@ class WorkerOptions:
 class Job:
     name: str
     gpu: int
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     attempt_dir: Path
     started: float
     timeout_s: float | None
@@ -349,13 +349,13 @@ class Worker:
                             if fd is None:  # another worker on this host runs a job on it
                                 self.next_try = time.monotonic() + BUSY_RETRY_S
                                 continue
-                            job = self._launch(doc, gpu, fd)
-                            if job is None:
+                            launched = self._launch(doc, gpu, fd)
+                            if launched is None:
                                 os.close(fd)
                                 exhausted = not any(e.state == "pending" for e in doc.entries
                                                     if not self.opts.only or e.name in self.opts.only)
                                 break
-                            self.jobs[gpu] = job
+                            self.jobs[gpu] = launched
                             changed = True
                     self._beat(doc, "running" if self.jobs or not (exhausted or self.interrupts)
                                else "interrupted" if self.interrupts else "finished")
