@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # typer >= 0.26 vendors click; older releases depend on it
         from typer import _click as click
     except ImportError:  # pragma: no cover
-        import click  # type: ignore[no-redef]
+        import click  # type: ignore[no-redef]  # typer releases that depend on click
 
     args = list(argv) if argv is not None else sys.argv[1:]
     # What answers without the command (a usage error, an interrupt) answers in this format; the

@@ -239,7 +239,7 @@ def _record(cls: type) -> Decoder:
             elif required:
                 raise _Bad(f"{w}.{name}", "present")
             else:
-                values[name] = make()  # type: ignore[misc]
+                values[name] = make()  # type: ignore[misc]  # not required: a default maker
         return cls(**values)
     return dec
 

@@ -77,7 +77,7 @@ def stdout_binary() -> "BinaryIO":
         raise StdoutError.of(None)
     sys.stdout.flush()
     buf = getattr(sys.stdout, "buffer", None)
-    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
+    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]  # write/flush: all a writer uses
 
 
 def _write(out: "TextIO", text: str | bytes, newline: bool) -> None:

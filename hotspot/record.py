@@ -72,7 +72,7 @@ def _build(cls: T, frozen: bool) -> T:
     dataclasses.dataclass(cls, init=False, repr=False, eq=False)
     fields: list[dataclasses.Field[Any]] = list(vars(cls)["__dataclass_fields__"].values())
     for f in fields:
-        if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]
+        if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]  # no public way to tell ClassVar/InitVar
             raise TypeError(f"record {cls.__qualname__}.{f.name}: ClassVar/InitVar fields are not supported")
         if f.kw_only:
             raise TypeError(f"record {cls.__qualname__}.{f.name}: keyword-only fields are not supported")

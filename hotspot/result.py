@@ -214,12 +214,12 @@ def _utf8_safe(obj: object) -> object:
     if isinstance(obj, (list, tuple)):
         return [_utf8_safe(v) for v in obj]
     if isinstance(obj, (set, frozenset)):
-        return sorted(_utf8_safe(v) for v in obj)  # type: ignore[type-var]
+        return sorted(_utf8_safe(v) for v in obj)  # type: ignore[type-var]  # strings or numbers, as JSON lists them
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _utf8_safe(getattr(obj, f.name)) for f in dataclasses.fields(obj)
                 if not f.name.startswith("_")}
     if callable(getattr(obj, "json_value", None)):
-        return _utf8_safe(obj.json_value())  # type: ignore[attr-defined]
+        return _utf8_safe(getattr(obj, "json_value")())  # noqa: B009 - checked just above
     return obj
 
 

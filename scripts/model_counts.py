@@ -18,7 +18,7 @@ What is counted (paths relative to the root; every .py file under hotspot/):
   code or without a reason comment after it (`# type: ignore[code]  # why` is the form).
 - string_states: comparisons (==, !=, in, not in) of a state-named value (STATE_NAMES: `x.mode`,
   `state`, ...) with a string literal or a tuple/list/set of them: states still held as strings.
-  enum_states: str-enum classes (a class deriving from str and Enum, or from StrEnum).
+  enum_states: str-enum classes (a class deriving from str and Enum, or from StrEnum/TextEnum).
 - mypy_errors (with `--mypy`): the errors `python -m mypy` reports from the root, with the
   root's configuration (pyproject.toml [tool.mypy]); null without `--mypy`.
 - atomic_writers: functions that call os.replace / os.rename, or `.replace(x)` / `.rename(x)` with
@@ -71,6 +71,8 @@ USE_CASE = "hotspot/plan/analyze.py"
 CAPTURE_PACKAGE = "hotspot.capture"
 # Names whose values are states: compared with a string literal they are a state kept as a string.
 STATE_NAMES = frozenset({"mode", "plan", "status", "state", "kind", "matched_by"})
+# str-enum bases: the standard one and hotspot/strenum.py's (a str enum shown as its value)
+STR_ENUM_BASES = frozenset({"StrEnum", "TextEnum"})
 # `# type: ignore[code]  # why`
 IGNORE_WITH_REASON = re.compile(r"type:\s*ignore\[[\w\-, ]+\]\s*#\s*\S")
 MYPY_ERROR = re.compile(r"^\S+:\d+: error:", re.M)
@@ -303,7 +305,7 @@ def _is_str_enum(node: ast.AST) -> bool:
         return False
     bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
              for b in node.bases}
-    return "StrEnum" in bases or ("str" in bases and "Enum" in bases)
+    return bool(bases & STR_ENUM_BASES) or ("str" in bases and "Enum" in bases)
 
 
 def mypy_errors(root: Path) -> int:

@@ -16,6 +16,7 @@ from hotspot.att.findings import Finding
 from hotspot.att.model import (
     DETAIL_INSTRUCTIONS,
     MB,
+    AnalysisMode,
     AnalyzeOptions,
     DetailLine,
     DispatchAnalysis,
@@ -136,7 +137,7 @@ def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) ->
 
     a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
                _max_bytes(opts))
-    if opts.detail and a.mode == "cycles":
+    if opts.detail and a.mode == AnalysisMode.CYCLES:
         from hotspot.capture import load_source_map
 
         a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
@@ -167,9 +168,9 @@ def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> Dispatc
     return analyze_capture(cap, opts, warnings)
 
 
-def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
+def options_out(mode: AnalysisMode, opts: AnalyzeOptions) -> JsonObject:
     """The options echoed in the result's `options` field."""
-    if mode != "cycles":
+    if mode != AnalysisMode.CYCLES:
         return {"topk": opts.topk, "mode": opts.mode}
     return {"topk": opts.topk, "mode": opts.mode, "detail": opts.detail, "context": opts.context,
             "kernel": opts.kernel, "max_waves": opts.max_waves}
@@ -235,7 +236,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=arch_out(arch), mode="cycles", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode=AnalysisMode.CYCLES, totals=totals,
         stall_by_category=agg.stall_by_category(share_rows, totals.stall),
         instructions=instructions, source_lines=lines,
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
@@ -246,7 +247,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         barriers=wr.barriers, attribution=wr.attribution,
         occupancy=occupancy,
         representativeness=rep,
-        options=options_out("cycles", opts),
+        options=options_out(AnalysisMode.CYCLES, opts),
     )
 
 

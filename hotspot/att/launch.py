@@ -113,7 +113,9 @@ def match_launch(named: Sequence[DispatchRecord], path: str, dispatch_id: int | 
         return _checked(out, traced_waves, wave_size)
     shapes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[DispatchRecord]] = {}
     for r in shaped:
-        shapes.setdefault(_shape(r), []).append(r)  # type: ignore[arg-type]
+        shape = _shape(r)
+        if shape is not None:  # every one of `shaped`
+            shapes.setdefault(shape, []).append(r)
     if len(shapes) > 1:
         listed = [_row(r, path) for rs in shapes.values() for r in rs][:MAX_ROWS_LISTED]
         desc = "; ".join(f"{'x'.join(map(str, s[0]))} (workgroup {'x'.join(map(str, s[1]))}): "

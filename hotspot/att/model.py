@@ -17,6 +17,7 @@ from hotspot.att.representativeness import Representativeness
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 
 if TYPE_CHECKING:
     pass
@@ -36,7 +37,23 @@ MB = 1024 * 1024
 DEFAULT_MAX_FILE_MB = 32.0
 
 
-PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE = "", "attached", "alone"
+class PlanMode(TextEnum):
+    """What the analysis use case (hotspot/plan/analyze.py) adds: no plan, the plan attached to each
+    dispatch (`analyze --plan`), or the plan alone (`hotspot plan`)."""
+
+    NONE = ""
+    ATTACHED = "attached"
+    ALONE = "alone"
+
+
+PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE = PlanMode.NONE, PlanMode.ATTACHED, PlanMode.ALONE
+
+
+class AnalysisMode(TextEnum):
+    """What a dispatch's numbers are: traced cycles (ATT) or PC samples."""
+
+    CYCLES = "cycles"
+    PC_SAMPLING = "pc-sampling"
 
 
 @record
@@ -60,7 +77,7 @@ class AnalyzeOptions:
     replicates: int = 0
     # The plan (hotspot/plan/api.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
     # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
-    plan: str = ""
+    plan: PlanMode = PlanMode.NONE
     pmc: tuple[str, ...] = ()  # --pmc: counter files for the plan's memory verdicts
 
     @property
@@ -145,7 +162,7 @@ class Selection:
 class DispatchAnalysis:
     dispatch: DispatchInfo
     arch: ArchOut
-    mode: str  # "cycles" or "pc-sampling"
+    mode: AnalysisMode
     totals: agg.Totals
     stall_by_category: list[agg.CategoryStall]
     instructions: list[agg.InstructionStat]

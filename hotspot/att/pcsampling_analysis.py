@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import AnalyzeOptions, DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
+from hotspot.att.model import AnalysisMode, AnalyzeOptions, DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
 from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
@@ -78,7 +78,7 @@ def analyze_samples(d: Path, disp: DispatchDir, table: CodeTable, kernel: Kernel
                         kernel.symbol if kernel else "", 0, len(rows), len(executed),
                         pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=arch_out(arch), mode="pc-sampling", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode=AnalysisMode.PC_SAMPLING, totals=totals,
         stall_by_category=agg.stall_by_category(sampled_rows, totals.stall),
         instructions=agg.instruction_stats(sampled_rows, totals.stall),
         source_lines=lines, files=agg.file_stats(lines, totals.stall),

@@ -39,7 +39,7 @@ class OccupancyTrace:
 
 
 def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> int:
-    value = row[pos]  # type: ignore[index]
+    value = row[pos]  # type: ignore[index]  # a parsed row: a wrong shape raises, caught by the caller
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise bad_file(path, f"SE {se} row {index}: field {pos} ({OCCUPANCY_ROW_FIELDS[pos]}) must be a "
                              f"non-negative integer, got {value!r}", _HINT)
@@ -59,7 +59,7 @@ def _plain_events(rows: list[Any]) -> EventColumns | None:
             return None
     if not set(cols[4]) <= {0, 1}:
         return None
-    return tuple(cols)  # type: ignore[return-value]
+    return tuple(cols)  # type: ignore[return-value]  # the six columns, each checked above
 
 
 def parse_occupancy(doc: object, path: Path | str = "occupancy.json",

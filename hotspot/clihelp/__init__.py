@@ -94,7 +94,7 @@ def _utf8(stream: object) -> bool:
 def _devnull(stream: object) -> None:
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, stream.fileno())  # type: ignore[attr-defined]
+        os.dup2(fd, stream.fileno())  # type: ignore[attr-defined]  # no fileno: AttributeError, caught
     except (OSError, ValueError, AttributeError):
         pass
 

@@ -382,6 +382,7 @@ class Collector:
 
     def _att(self, prof: str, decoder: str | None) -> None:
         assert self.run_dir is not None and self.kernel is not None and self.plan is not None
+        assert self.record is not None  # the run has started
         out = self.run_dir / "att"
         job = jobs.att_job(self.kernel.regex, self.plan.range_text, out, self.opts.att, decoder)
         text = jobs.input_yaml([job])
@@ -391,7 +392,7 @@ class Collector:
             input_file = self.run_dir / "input.yaml"
             rundir.write_file(input_file, text)
             argv = [prof, "-i", str(input_file)]
-        self.record.doc.input_yaml = text  # type: ignore[union-attr]
+        self.record.doc.input_yaml = text
         phase, _ = self._phase("att", argv, output_dir=out, input_file=input_file, yaml_text=text)
         self.dispatches = att_outputs.find_dispatches(out)
         logs = tail(Path(phase.stdout), LOG_SCAN_BYTES) + "\n" + tail(Path(phase.stderr), LOG_SCAN_BYTES)
@@ -403,7 +404,7 @@ class Collector:
         for d in self.dispatches:
             if d.empty:
                 self.warn(f"{d.path.name}: empty (no wave reached the traced CU{'; ' + d.note if d.note else ''}); kept")
-        self.record.doc.dispatches = [_dispatch_json(d) for d in self.dispatches]  # type: ignore[union-attr]
+        self.record.doc.dispatches = [_dispatch_json(d) for d in self.dispatches]
         self._save()
         if not any(not d.empty for d in self.dispatches):
             what = (f"all {len(self.dispatches)} traced dispatch(es) are empty: no wave reached CU "
@@ -565,13 +566,14 @@ class Collector:
         data = self._summary(best, analysis, analysis_error, pmc)
         result = Result("collect", data, list(self.warnings))
         if exit_code:
-            result.exit_code = exit_code  # type: ignore[attr-defined]
+            result.exit_code = exit_code  # type: ignore[attr-defined]  # read by the CLI's exit (collect's own)
         return result
 
     def _relocate(self, new_dir: Path) -> None:
         old = str(self.run_dir)
         self.run_dir = new_dir
-        self.record.move(new_dir)  # type: ignore[union-attr]
+        assert self.record is not None  # the run has started
+        self.record.move(new_dir)
         for phase in self.phases:
             phase.stdout = phase.stdout.replace(old, str(new_dir), 1)
             phase.stderr = phase.stderr.replace(old, str(new_dir), 1)

@@ -147,7 +147,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
         state["sent"] = True
 
     # Handlers go in before the child starts, so no signal can leave it running unobserved.
-    previous: dict[int, object] = {}
+    previous: dict[int, Any] = {}  # a handler as signal.signal gave it
     if threading.current_thread() is threading.main_thread():
         # Inside a sweep entry (OWN_PROCESS_GROUP False) SIGTERM belongs to the entry job: it kills it all.
         for sig in (signal.SIGINT, *((signal.SIGTERM, signal.SIGHUP) if OWN_PROCESS_GROUP else ())):
@@ -206,7 +206,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                     t.join(timeout=KILL_GRACE_S)
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
     if failures:
         raise failures[0]  # the phase ran, but its log is incomplete: the caller names the file
     return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out,

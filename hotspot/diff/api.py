@@ -380,7 +380,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]  # a mnemonics match has both sides
         built.append((ref, label, how, vb, va, unit, why, pair))
         if pair is not None:
             (nb, db), (na, da) = pair

@@ -12,6 +12,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from hotspot.att.model import AnalysisMode
 from hotspot.plan.api import PlanData, PlannedDispatch
 from hotspot.record import record
 from hotspot.render.report_model import (
@@ -69,7 +70,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
     assert not isinstance(a, PlanData)  # PLAN_ATTACHED: the analysis with its plan
     warnings = list(result.warnings)
     page = page_of(a)
-    if isinstance(a, PlannedDispatch) and a.analysis.mode == "cycles":
+    if isinstance(a, PlannedDispatch) and a.analysis.mode == AnalysisMode.CYCLES:
         from hotspot.cache.derived import cached
 
         one = a.analysis
@@ -94,8 +95,8 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
         files = open_dispatch(ddir).wave_files
     except HotspotError:
         return  # the analysis reports the problem
-    if all(wf.begin is not None and wf.end is not None for wf in files):
-        spans = [wf.end - wf.begin for wf in files]  # type: ignore[operator]
+    spans = [wf.end - wf.begin for wf in files if wf.begin is not None and wf.end is not None]
+    if len(spans) == len(files):  # every wave file's extent is known
         keep_bytes(files[i].where for _, i in pick_representative(spans))
 
 

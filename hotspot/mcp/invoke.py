@@ -38,7 +38,7 @@ def run_command(argv: list[str]) -> Answer:
     try:
         from typer import _click as click
     except ImportError:  # pragma: no cover - typer releases that depend on click
-        import click  # type: ignore[no-redef]
+        import click  # type: ignore[no-redef]  # typer releases that depend on click
 
     chunks: list[bytes] = []
     token = OUTPUT_SINK.set(chunks.append)

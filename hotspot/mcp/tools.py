@@ -82,7 +82,7 @@ def click_command(command: str) -> Any:
         app.callback()(lambda: None)
         importlib.import_module(f"hotspot.commands.{command}").register(app)
         group = typer.main.get_command(app)
-        _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]
+        _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]  # a group: the app has a callback
     return _CLICK[command]
 
 

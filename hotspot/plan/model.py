@@ -6,6 +6,7 @@ from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Union
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 
 if TYPE_CHECKING:
     from hotspot.plan.context import PlanContext
@@ -104,10 +105,20 @@ class PlanItem:
     sites: list[Site] = field(default_factory=list)  # every site of the root cause, largest first
 
 
+class SkipStatus(TextEnum):
+    """Why a rule gave no item: an input it reads is missing, it did not fire, its group is below
+    the guard, or its item was capped off the list."""
+
+    MISSING_INPUT = "missing-input"
+    NOT_TRIGGERED = "not-triggered"
+    BELOW_GUARD = "below-guard"
+    CAPPED = "capped"
+
+
 @record
 class Skipped:
     id: str
-    status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
+    status: SkipStatus
     reason: str
     target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
     estimate_high_pct: float | None = None  # a capped item's estimate: its range never ranks above

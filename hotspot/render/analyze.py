@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from hotspot.att.model import DetailLine, DispatchAnalysis
+from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis
 from hotspot.att.launch import LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
@@ -74,7 +74,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     detail, mode = a.asked_detail, a.asked_tables
     tables = not planned or detail
     d, t = a.dispatch, a.totals
-    sampling = a.mode == "pc-sampling"
+    sampling = a.mode == AnalysisMode.PC_SAMPLING
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
     out.append(f"# {title}" if markdown else title)

@@ -26,7 +26,7 @@ from hotspot.att.aggregate import FileStat, InstructionStat, MixEntry, SourceLin
 from hotspot.att.barriers import BarrierStat
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
-from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis, MultiAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import BlamedLine, LgkmBreakdown, Producer
@@ -223,7 +223,7 @@ def _ranking(ranking: list[DispatchCandidate]) -> str:
 
 def _dispatch(view: ReportDispatch, prefix: str, multi: bool) -> Iterator[str]:
     a = view.analysis
-    unit = "samples" if a.mode == "pc-sampling" else "cycles"
+    unit = "samples" if a.mode == AnalysisMode.PC_SAMPLING else "cycles"
     yield f'<section class="dispatch" id="{prefix}">'
     if multi:
         yield (f'<h2 class="dispatch-title">{esc(a.dispatch.kernel)} '

@@ -16,7 +16,7 @@ from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S as MAX_TIMEOUT_S, Recip
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
 from hotspot.sweep.outcome import SweepResult, exit_code
-from hotspot.sweep.model import LocalRun, NothingToDo, Submission, Submitted, WorkerRun
+from hotspot.sweep.model import EntryStatus, LocalRun, NothingToDo, Submission, Submitted, WorkerRun, WorkerStatus
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 
@@ -26,8 +26,8 @@ DEFAULT_ATT_RETRIES = 2
 MAX_ATT_RETRIES = 64  # job.att_variants has this many distinct (CU, mask) placements at most
 MAX_ARRAY_TASKS = 100_000  # above Slurm's default MaxArraySize (1001) and any site's
 MAX_CPUS_PER_TASK = 4096
-RETRY_WORDS = {"failed": ("failed",), "empty": ("empty",), "timed-out": ("timed-out",), "timeout": ("timed-out",),
-               "interrupted": ("interrupted",), "all": mf.RETRYABLE}
+RETRY_WORDS = {"failed": (EntryStatus.FAILED,), "empty": (EntryStatus.EMPTY,), "timed-out": (EntryStatus.TIMED_OUT,),
+               "timeout": (EntryStatus.TIMED_OUT,), "interrupted": (EntryStatus.INTERRUPTED,), "all": mf.RETRYABLE}
 
 
 class SweepInterrupted(HotspotError):
@@ -158,12 +158,12 @@ def _sync_recipes(doc: mf.Manifest, recipes: Recipes, force: bool, sweep_dir: Pa
                          "with --new / another --output", code="recipes-changed", details={k: list(v) for k, v in diff.items()})
     for n in changed:
         have[n].recipe, have[n].recipe_sha256 = now[n].recipe(), now[n].sha256()
-        if have[n].state != "running":
+        if have[n].state != EntryStatus.RUNNING:
             mf.requeue(have[n], "recipe changed (--force-recipes)")
     for n in added:
         doc.entries.append(mf.EntryState(n, now[n].sha256(), now[n].recipe()))
-    doc.removed_entries += [have[n] for n in removed if have[n].state != "running"]
-    doc.entries = [e for e in doc.entries if e.name in now or e.state == "running"]
+    doc.removed_entries += [have[n] for n in removed if have[n].state != EntryStatus.RUNNING]
+    doc.entries = [e for e in doc.entries if e.name in now or e.state == EntryStatus.RUNNING]
     order = {n: i for i, n in enumerate(now)}
     doc.entries.sort(key=lambda e: order.get(e.name, len(order)))
     doc.recipes.sha256, doc.recipes.prelude = recipes.sha256, recipes.slurm_prelude
@@ -175,7 +175,7 @@ def resume_interrupted(doc: mf.Manifest, why: str, only: tuple[str, ...] = ()) -
     finishes them without being asked)."""
     names = []
     for e in doc.entries:
-        if e.state == "interrupted" and (not only or e.name in only):
+        if e.state == EntryStatus.INTERRUPTED and (not only or e.name in only):
             mf.requeue(e, why)
             names.append(e.name)
     return names
@@ -200,12 +200,12 @@ def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple
             if e.state in retry and (not opts.only or e.name in opts.only):
                 mf.requeue(e, f"--retry {e.state}")
                 requeued.append(e.name)
-            elif e.name in opts.only and e.state not in ("pending", "running"):
+            elif e.name in opts.only and e.state not in (EntryStatus.PENDING, EntryStatus.RUNNING):
                 mf.requeue(e, "--only")
                 requeued.append(e.name)
         doc.options = _options(opts)
         return Prepared(created, diff, stale, requeued,
-                        sum(1 for e in doc.entries if e.state in ("pending", "running")
+                        sum(1 for e in doc.entries if e.state in (EntryStatus.PENDING, EntryStatus.RUNNING)
                             and (not opts.only or e.name in opts.only)))
 
 
@@ -353,13 +353,13 @@ def reclaim_earlier_run(doc: mf.Manifest) -> list[str]:
                if wid != me_id and (w.array_job_id, w.array_task_id) == me}
     names = []
     for e in doc.entries:
-        if e.state == "running" and e.worker in earlier:
-            mf.set_state(e, "interrupted", finished_at=mf.utc_iso(), exit_code=None,
+        if e.state == EntryStatus.RUNNING and e.worker in earlier:
+            mf.set_state(e, EntryStatus.INTERRUPTED, finished_at=mf.utc_iso(), exit_code=None,
                          reason=f"its worker {e.worker} (this array task's earlier run) ended without finishing it")
             names.append(e.name)
     for wid in earlier:
-        if doc.workers[wid].state == "running":
-            doc.workers[wid].state = "gone"
+        if doc.workers[wid].state == WorkerStatus.RUNNING:
+            doc.workers[wid].state = WorkerStatus.GONE
     return names
 
 

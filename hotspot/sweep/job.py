@@ -32,7 +32,7 @@ from dataclasses import field
 from hotspot.collect.summary import CollectRun, Kernel
 from hotspot.record import record
 from hotspot.decode import from_plain
-from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
+from hotspot.sweep.model import AttAttempt, EntryStatus, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
 from hotspot.sweep.model import Summary
 
@@ -67,7 +67,7 @@ class JobSpec:
 class JobOutcome:
     """`result.json`: how the attempt ended (read by the scheduler when the job's group exited)."""
 
-    state: str
+    state: EntryStatus
     exit_code: int | None
     code: str | None
     reason: str | None
@@ -161,7 +161,7 @@ def run_entry(spec: JobSpec) -> JobOutcome:
         except EmptyTraceError as err:
             attempts.append(FailedAttempt(*where, err.code, err.message))
             if err.code != "empty-trace":  # no kernel launched at all: another CU will not help
-                return JobOutcome("failed", err.exit_code, err.code, err.message, attempts, where[2])
+                return JobOutcome(EntryStatus.FAILED, err.exit_code, err.code, err.message, attempts, where[2])
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
@@ -172,15 +172,15 @@ def run_entry(spec: JobSpec) -> JobOutcome:
                 iterations = iterations or (chosen.iterations.range if chosen.iterations else None)
         except CollectInterrupted as err:
             attempts.append(FailedAttempt(*where, "interrupted", err.message))
-            return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
+            return JobOutcome(EntryStatus.INTERRUPTED, 130, "interrupted", err.message, attempts, where[2])
         except HotspotError as err:
             attempts.append(FailedAttempt(*where, err.code, err.message))
-            state = "timed-out" if err.code == "timeout" else "failed"
+            state = EntryStatus.TIMED_OUT if err.code == "timeout" else EntryStatus.FAILED
             return JobOutcome(state, err.exit_code, err.code,
                               err.message + (f" (next: {err.hint})" if err.hint else ""), attempts, where[2])
     if collected is None:
         tried = ", ".join(f"CU {a.target_cu}/SE mask {a.shader_engine_mask}" for a in attempts)
-        return JobOutcome("empty", 4, "empty-trace",
+        return JobOutcome(EntryStatus.EMPTY, 4, "empty-trace",
                           f"no wave reached the traced CU in {len(attempts)} capture(s) ({tried}); "
                           f"remedies: {EMPTY_REMEDIES}", attempts, attempts[-1].run_dir)
     return _consolidate(spec, collected, attempts, say)
@@ -201,14 +201,14 @@ def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt
         return str(Path(p).relative_to(sweep_dir))
 
     kernel = collected.kernel
-    result = JobOutcome("done", 0, None, None, attempts, rel(run_dir), kernel)
+    result = JobOutcome(EntryStatus.DONE, 0, None, None, attempts, rel(run_dir), kernel)
     assert collected.chosen_dispatch is not None  # an ATT capture that ended well chose one
     dispatch = Path(collected.chosen_dispatch.path)
     say(f"[sweep] analyze --plan {dispatch}")
     try:
         planned = analyze(dispatch, AnalyzeOptions(jobs=1, plan=PLAN_ATTACHED))
     except HotspotError as err:
-        result.state, result.exit_code, result.code = "failed", err.exit_code, err.code
+        result.state, result.exit_code, result.code = EntryStatus.FAILED, err.exit_code, err.code
         result.reason = f"analysis of {dispatch.name} failed: {err.message}"
         return result
     (attempt_dir / PLAN).write_bytes(planned.to_json())
@@ -243,12 +243,12 @@ def main(argv: list[str]) -> int:
     try:
         result = run_entry(spec)
     except KeyboardInterrupt:
-        result = JobOutcome("interrupted", 130, "interrupted", "interrupted")
+        result = JobOutcome(EntryStatus.INTERRUPTED, 130, "interrupted", "interrupted")
     except Exception as exc:  # noqa: BLE001 - a bug in one entry must not lose the sweep's record of it
         import traceback
 
         traceback.print_exc()
-        result = JobOutcome("failed", 1, "internal-error",
+        result = JobOutcome(EntryStatus.FAILED, 1, "internal-error",
                             f"internal error: {type(exc).__name__}: {exc} (traceback in the log)")
     from hotspot.outfile import write_atomically
 

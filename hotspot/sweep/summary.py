@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hotspot.collect.summary import Kernel, KernelDiscovered
+from hotspot.plan.model import Kind
 from hotspot.sweep.model import HottestLine, Summary, TopPlanItem
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def plan_columns(plan: Sequence[PlanItem]) -> tuple[TopPlanItem | None, float | 
     """Item #1 (the first that is not a capture item: those are trust, listed first) and the
     headroom, the best item's upper estimate (the sort key of the cross-kernel table); None
     without an item #1."""
-    code = [i for i in plan if i.kind != "capture"]
+    code = [i for i in plan if i.kind != Kind.CAPTURE]
     if not code:
         return None, None
     item = code[0]  # the plan is already in priority order

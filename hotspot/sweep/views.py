@@ -12,9 +12,9 @@ from hotspot.errors import UsageError
 from typing import TYPE_CHECKING
 
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.model import (CancelData, EntryRow, EntryState, LateResult, Manifest, ProgressData, ReportData,
-                                 ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem, TaskRow,
-                                 WorkerRow)
+from hotspot.sweep.model import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
+                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem,
+                                 TaskRow, WorkerRow, WorkerStatus)
 
 if TYPE_CHECKING:
     from hotspot.sweep.outcome import SweepResult
@@ -158,7 +158,7 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> SweepResult:
     c = data.counts
     left = c["pending"] + c["interrupted"] + c["running"]
     for w in workers:  # a lost node outside Slurm's view: its worker's heartbeat stopped
-        if w.state == "gone" and left and not any(p.kind == "node-lost" for p in data.problems):
+        if w.state == WorkerStatus.GONE and left and not any(p.kind == "node-lost" for p in data.problems):
             data.problems.append(TaskProblem(
                 w.array_task_id, "worker-gone",
                 f"worker {w.id} stopped without finishing (killed, or its node lost)",
@@ -176,7 +176,7 @@ def sweep_active(data: StatusData) -> bool:
         return True
     tasks = data.slurm.tasks if data.slurm else None
     if tasks is None:
-        return any(w.state == "running" for w in data.workers)
+        return any(w.state == WorkerStatus.RUNNING for w in data.workers)
     stuck = {p.task for p in data.problems if p.kind == "never-runs"}
     return any(t.state in slurm.ACTIVE and t.task not in stuck for t in tasks)
 
@@ -204,9 +204,9 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> SweepResult:
         if not sweep_active(data):
             break
         time.sleep(poll_s)
-    states = {e.state for e in data.entries}
+    states: set[str] = {e.state for e in data.entries}
     code = exit_code(states)
-    if states & {"pending", "running"}:
+    if states & {EntryStatus.PENDING, EntryStatus.RUNNING}:
         code = 6  # the array ended (or can never run) with work left
     result.exit_code = data.exit_code = max(code, result.exit_code)
     return result

@@ -63,8 +63,8 @@ def read_rocpd_dispatches(db_path: Path | str) -> list[DispatchRecord]:
             return as_int(path, get.get(field), f"kernels.{field}")
 
         def triple(prefix: str) -> tuple[int, int, int] | None:
-            xyz = [num(f"{prefix}_{a}") for a in "xyz"]
-            return (xyz[0], xyz[1], xyz[2]) if all(v is not None for v in xyz) else None  # type: ignore
+            x, y, z = (num(f"{prefix}_{a}") for a in "xyz")
+            return (x, y, z) if x is not None and y is not None and z is not None else None
 
         name = get.get("name")
         if not isinstance(name, str) or not name:
