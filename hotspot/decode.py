@@ -217,8 +217,13 @@ def _record(cls: type) -> Decoder:
     hints = typing.get_type_hints(cls, vars(module) if module else None,
                                   {"JsonValue": object, "JsonObject": dict[str, object]})
     plan: list[tuple[str, Decoder, bool, Callable[[], object] | None]] = []
+    # init=False fields with a plain default: set after __init__ when the document has them (a
+    # record writes them only once they are set, e.g. KernelResources.lds_isa)
+    late: list[tuple[str, Decoder]] = []
     for f in dataclasses.fields(cls):
         if not f.init:
+            if f.default_factory is dataclasses.MISSING:
+                late.append((f.name, _LazyDecoder(hints[f.name])))
             continue
         if f.default is not dataclasses.MISSING:
             default = f.default
@@ -240,7 +245,11 @@ def _record(cls: type) -> Decoder:
                 raise _Bad(f"{w}.{name}", "present")
             else:
                 values[name] = make()  # type: ignore[misc]  # not required: a default maker
-        return cls(**values)
+        obj = cls(**values)
+        for name, field_dec in late:
+            if name in v:
+                object.__setattr__(obj, name, field_dec(v[name], f"{w}.{name}"))  # frozen too
+        return obj
     return dec
 
 

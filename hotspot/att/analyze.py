@@ -146,12 +146,6 @@ def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) ->
     return a
 
 
-def _wg(resources: JsonObject) -> int | None:
-    """The workgroup size among the kernel's resources (None when unknown)."""
-    wg = resources.get("wg")
-    return wg if isinstance(wg, int) and not isinstance(wg, bool) else None
-
-
 def _core_key(d: Path, opts: AnalyzeOptions) -> tuple[object, ...]:
     """Everything besides the files read that the core analysis depends on (marshal-able)."""
     return (str(d), os.path.abspath(d), opts.kernel, opts.arch, opts.max_waves,
@@ -220,7 +214,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         warnings.append(f"wave-mismatch: {mismatch.message}")
     names = [kernel_name(kernel, d)] + ([kernel.symbol] if kernel else [])
     rep, working = assess(rows, wr.totals, names, findings, wr.loops,
-                          _wg(occupancy.resources),
+                          occupancy.resources.wg if occupancy.resources else None,
                           arch.target.wave_size if arch.target else None)
     if working is not None:
         # the shares the plan reads are the working waves': early-exit waves left out

@@ -46,6 +46,34 @@ class AchievedOut:
 
 
 @record
+class IsaLds:
+    """The LDS the ISA proves the kernel uses at least (hotspot/att/lds_bound.py)."""
+
+    bytes: int
+    line_number: int
+    isa: str
+    offset: int
+    width: int
+    basis: str
+    lower_bound: bool = True
+
+
+@record(frozen=False)
+class KernelResources:
+    """The kernel's resources the occupancy model was given, and the file each came from."""
+
+    vgpr: int | None
+    agpr: int | None
+    sgpr: int | None
+    lds: int | None
+    wg: int | None
+    sgpr_includes_implicit: bool
+    source: dict[str, str]  # field -> source label ("isa (code.json)", "rocpd (x.db)", ...)
+    # set only when the ISA bounds the LDS; left unset (and out of the JSON) otherwise
+    lds_isa: IsaLds | None = field(default=None, init=False)
+
+
+@record
 class DispatchOccupancy:
     available: bool
     reason: str  # why theoretical occupancy is missing, when it is
@@ -57,7 +85,7 @@ class DispatchOccupancy:
     next_step: dict[str, NextStep] = field(default_factory=dict)  # per binding limiter below the cap
     notes: tuple[str, ...] = ()
     details: OccupancyDetails | None = None
-    resources: JsonObject = field(default_factory=dict)
+    resources: KernelResources | None = None  # always given by dispatch_occupancy
     achieved: AchievedOut | None = None
     candidates: dict[str, object] | None = None  # arch undecided: occupancy per candidate (with NextSteps)
     launch: LaunchOut | None = None        # grid/workgroups and the product's CUs, when known
@@ -122,14 +150,11 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
     bound = lds_lower_bound(rows)
     resolved = with_isa_lds(res.resolve_resources(candidates, isa, target), bound)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
-    resources: JsonObject = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
-                 "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
-                 "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
-                 "source": dict(resolved.source)}
+    resources = KernelResources(resolved.vgpr, resolved.agpr, resolved.sgpr, resolved.lds_bytes,
+                                resolved.wg_threads, resolved.sgpr_includes_implicit, dict(resolved.source))
     if bound is not None:
-        resources["lds_isa"] = {"bytes": bound.bytes, "line_number": bound.line_number,
-                                "isa": bound.isa, "offset": bound.offset, "width": bound.width,
-                                "basis": bound.basis, "lower_bound": True}
+        resources.lds_isa = IsaLds(bound.bytes, bound.line_number, bound.isa, bound.offset, bound.width,
+                                   bound.basis)
     achieved = _achieved(cap, warnings)
     label = arch.label
     if resolved.vgpr is None:
@@ -185,7 +210,7 @@ def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resourc
                    warnings=(*resolved.warnings, note))
 
 
-def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
+def _from_model(o: Occupancy, label: str, resources: KernelResources, achieved: AchievedOut | None,
                 candidates: dict[str, object] | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),

@@ -208,15 +208,13 @@ def _loc(file: str, line: int | None) -> str:
 def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     lines = [heading("Occupancy", markdown)]
     r = occ.resources
-    given = r.get("source")
-    src = given if isinstance(given, dict) else {}
+    src = r.source if r is not None else {}
     parts = []
     for key, field_ in (("vgpr", "vgpr"), ("agpr", "agpr"), ("sgpr", "sgpr"), ("lds", "lds_bytes"),
                         ("wg", "wg_threads")):
-        value = r.get(key)
-        where = src.get(field_)
-        parts.append(f"{key} {num(value) if isinstance(value, (int, float)) else '?'}"
-                     + (f" [{where.split(' (')[0]}]" if isinstance(where, str) else ""))
+        value = getattr(r, key) if r is not None else None
+        parts.append(f"{key} {'?' if value is None else num(value)}"
+                     + (f" [{src[field_].split(' (')[0]}]" if field_ in src else ""))
     lines.append("  resources:   " + ", ".join(parts))
     if not occ.available:
         lines.append(f"  theoretical: not available ({occ.reason})")
