@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from hotspot.render.tables import short_kernel_name
 from hotspot.result import Result
 
-if TYPE_CHECKING:
-    from hotspot.export.perfetto import TraceWritten
-    from hotspot.export.report_file import ReportWritten
 
-
-def render_written(result: Result[ReportWritten]) -> str:
+def render_written(result: Result[Any]) -> str:  # a ReportWritten (export/, a layer above)
     w = result.data
     kb = w.bytes / 1024
     """After `hotspot report`."""
@@ -24,7 +20,7 @@ def render_written(result: Result[ReportWritten]) -> str:
             "(works offline; copy the one file anywhere).")
 
 
-def render_export_written(result: Result[TraceWritten]) -> str:
+def render_export_written(result: Result[Any]) -> str:  # a TraceWritten (export/)
     """After `hotspot export perfetto`."""
     w = result.data
     unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
