@@ -99,7 +99,10 @@ def test_the_options_echo_reads_through_typed_accessors() -> None:
     """The echo keeps the command line's keys (its JSON is unchanged); the views, the plan's
     trust and diff read it through typed accessors."""
     typed = analyze(EXAMPLE, AnalyzeOptions(detail=True, mode="src", max_waves=7, topk=3)).data
-    assert (typed.options["detail"], typed.options["mode"], typed.options["max_waves"]) == (True, "src", 7)
+    assert typed.options is not None
+    assert (typed.options.detail, typed.options.mode, typed.options.max_waves) == (True, "src", 7)
+    assert plain(typed.options) == {"topk": 3, "mode": "src", "detail": True, "context": 3, "kernel": None,
+                                    "max_waves": 7}
     assert (typed.asked_detail, typed.asked_tables, typed.asked_max_waves, typed.asked_topk) == (True, "src", 7, 3)
     back = from_plain(DispatchAnalysis, plain(typed))
     assert (back.asked_detail, back.asked_tables, back.asked_max_waves) == (True, "src", 7)

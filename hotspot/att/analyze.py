@@ -22,6 +22,7 @@ from hotspot.att.model import (
     DispatchAnalysis,
     DispatchInfo,
     MultiAnalysis,
+    OptionsEcho,
     Selection,
     SnippetLine,
     arch_out,
@@ -162,12 +163,12 @@ def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> Dispatc
     return analyze_capture(cap, opts, warnings)
 
 
-def options_out(mode: AnalysisMode, opts: AnalyzeOptions) -> JsonObject:
+def options_out(mode: AnalysisMode, opts: AnalyzeOptions) -> OptionsEcho:
     """The options echoed in the result's `options` field."""
-    if mode != AnalysisMode.CYCLES:
-        return {"topk": opts.topk, "mode": opts.mode}
-    return {"topk": opts.topk, "mode": opts.mode, "detail": opts.detail, "context": opts.context,
-            "kernel": opts.kernel, "max_waves": opts.max_waves}
+    echo = OptionsEcho(opts.topk, opts.mode)
+    if mode == AnalysisMode.CYCLES:
+        echo.detail, echo.context, echo.kernel, echo.max_waves = opts.detail, opts.context, opts.kernel, opts.max_waves
+    return echo
 
 
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:

@@ -3,6 +3,7 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 
 from __future__ import annotations
 
+import copy
 from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -159,6 +160,27 @@ class Selection:
 
 
 @record(frozen=False)
+class OptionsEcho:
+    """The options echoed as the command line gave them (docs/schema/analyze.md `options`): every
+    analysis echoes topk and mode; a cycles one also detail, context, kernel and max_waves; the
+    plan adds plan. A field not set is not in the JSON (init=False: set after construction)."""
+
+    topk: int
+    mode: str  # --mode: which hot-spot tables the text view shows (asm, src or both)
+    detail: bool = field(default=False, init=False)
+    context: int = field(default=0, init=False)
+    kernel: str | None = field(default=None, init=False)
+    max_waves: int | None = field(default=None, init=False)
+    plan: bool = field(default=False, init=False)
+
+    def with_plan(self, topk: int) -> OptionsEcho:
+        """The echo of `analyze --plan`: the same keys in the same order, the shown topk, plan."""
+        out = copy.copy(self)
+        out.topk, out.plan = topk, True
+        return out
+
+
+@record(frozen=False)
 class DispatchAnalysis:
     dispatch: DispatchInfo
     arch: ArchOut
@@ -187,31 +209,28 @@ class DispatchAnalysis:
     samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None
-    # The options echoed as the command line gave them (att/analyze.py options_out: its keys differ
-    # by mode, and the plan adds its own); read through the typed accessors below.
-    options: JsonObject = field(default_factory=dict)
+    # The options echoed as the command line gave them (att/analyze.py options_out: the fields set
+    # differ by mode, and the plan adds its own); read through the typed accessors below.
+    options: OptionsEcho | None = None
 
     @property
     def asked_detail(self) -> bool:
         """`--detail` was given: the views show the big tables and the plan's evidence."""
-        return bool(self.options.get("detail"))
+        return self.options is not None and self.options.detail
 
     @property
     def asked_tables(self) -> str:
         """`--mode`: which hot-spot tables the text view shows (asm, src or both)."""
-        mode = self.options.get("mode", "both")
-        return mode if isinstance(mode, str) else ""
+        return self.options.mode if self.options is not None else "both"
 
     @property
     def asked_topk(self) -> int | None:
-        topk = self.options.get("topk")
-        return topk if isinstance(topk, int) and not isinstance(topk, bool) else None
+        return self.options.topk if self.options is not None else None
 
     @property
     def asked_max_waves(self) -> int | None:
         """`--max-waves`: the wave files read were a sample of at most this many."""
-        n = self.options.get("max_waves")
-        return n if isinstance(n, int) and not isinstance(n, bool) else None
+        return self.options.max_waves if self.options is not None else None
 
 
 @record(frozen=False)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import AnalysisMode, AnalyzeOptions, DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
+from hotspot.att.model import (AnalysisMode, AnalyzeOptions, DispatchAnalysis, DispatchInfo, OptionsEcho,
+                                SampleColumns, SampleCounts, arch_out)
 from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
@@ -86,5 +87,5 @@ def analyze_samples(d: Path, disp: DispatchDir, table: CodeTable, kernel: Kernel
         samples=SampleCounts(issued_total + stalled_total, issued_total, stalled_total,
                              dict(zip(NOT_ISSUED_REASONS, reasons)) if reasons_col else {},
                              SampleColumns(issued_col, stalled_col, reasons_col)),
-        options={"topk": opts.topk, "mode": opts.mode},
+        options=OptionsEcho(opts.topk, opts.mode),
     )
