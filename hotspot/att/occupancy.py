@@ -13,6 +13,7 @@ from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import (
+    Limits,
     NextStep,
     Occupancy,
     OccupancyDetails,
@@ -81,7 +82,7 @@ class DispatchOccupancy:
     waves_per_simd: int | None = None
     limiter: str | None = None
     limiters: tuple[str, ...] = ()
-    limits: dict[str, int | None] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # none set when the model did not run
     next_step: dict[str, NextStep] = field(default_factory=dict)  # per binding limiter below the cap
     notes: tuple[str, ...] = ()
     details: OccupancyDetails | None = None
@@ -214,7 +215,7 @@ def _from_model(o: Occupancy, label: str, resources: KernelResources, achieved: 
                 candidates: dict[str, object] | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
-                             dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
+                             o.limits, dict(o.next_step), tuple(o.notes), o.details,
                              resources, achieved, candidates, unknown_limits=unknown)
 
 

@@ -34,7 +34,7 @@ def register_cost(ctx: PlanContext, needed: int) -> RegisterCost | None:
     waves, allocated = occ.waves_per_simd, occ.details.vgpr_allocated
     if waves is None or waves <= 0:
         return None
-    if occ.limits.get("vgpr") != waves or needed <= 0:
+    if occ.limits.vgpr != waves or needed <= 0:
         return None  # another limit binds: a few more registers do not change the wave count
     file_size = target.vgprs_per_lane if target.vgpr_file == UNIFIED else target.max_arch_vgprs_per_wave
     granule = target.vgpr_alloc_granule

@@ -295,9 +295,9 @@ def _occupancy(occ: DispatchOccupancy | None) -> str:
     out.append("</tbody></table>")
     if not rows:
         out.append(f"<p>{esc(fmt_value(plain(occ)))}</p>")
-    if occ.limits:
+    if occ.limits.items():
         out.append('<p class="note">waves/SIMD allowed by each resource: '
-                   + esc(fmt_value(occ.limits)) + "</p>")
+                   + esc(fmt_value(dict(occ.limits.items()))) + "</p>")
     if occ.resources:
         out.append('<p class="note">resources: ' + esc(fmt_value(plain(occ.resources))) + "</p>")
     for name, step in occ.next_step.items():
