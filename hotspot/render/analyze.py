@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis
-from hotspot.att.launch import LaunchOut
+from hotspot.att.launch import MATCHED, LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
@@ -191,7 +191,7 @@ def _working(a: DispatchAnalysis) -> str:
 
 
 def _launch(launch: LaunchOut) -> str:
-    if launch.status != "matched" or launch.grid is None or launch.workgroup is None:
+    if launch.status != MATCHED or launch.grid is None or launch.workgroup is None:
         return f"  launch:      {launch.status}: {launch.reason}"
     grid = "x".join(map(str, launch.grid))
     wg = "x".join(map(str, launch.workgroup))
