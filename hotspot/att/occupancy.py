@@ -75,6 +75,26 @@ class KernelResources:
 
 
 @record
+class CandidateOut:
+    """The occupancy one candidate target would give (the arch undecided)."""
+
+    waves_per_simd: int
+    limiter: str
+    limits: Limits
+    next_step: dict[str, NextStep]
+
+
+@record
+class CandidatesOut:
+    """Occupancy under each candidate target, and whether they agree."""
+
+    by_arch: dict[str, CandidateOut]
+    agree: bool
+    summary: str
+    excluded: dict[str, str]  # target -> why it was left out
+
+
+@record
 class DispatchOccupancy:
     available: bool
     reason: str  # why theoretical occupancy is missing, when it is
@@ -88,7 +108,7 @@ class DispatchOccupancy:
     details: OccupancyDetails | None = None
     resources: KernelResources | None = None  # always given by dispatch_occupancy
     achieved: AchievedOut | None = None
-    candidates: dict[str, object] | None = None  # arch undecided: occupancy per candidate (with NextSteps)
+    candidates: CandidatesOut | None = None  # arch undecided: occupancy per candidate
     launch: LaunchOut | None = None        # grid/workgroups and the product's CUs, when known
     unknown_limits: tuple[str, ...] = ()   # limits whose input was not found: waves_per_simd is then
     #                                        an upper bound, and no occupancy rule acts on it
@@ -174,13 +194,11 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
     try:
         if target is None:
             cands = occupancy_candidates(arch.candidates or CDNA_CANDIDATES, resolved.vgpr, **kwargs)
-            per: dict[str, object] = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
-                       "limits": o.limits, "next_step": o.next_step}
+            per = {g: CandidateOut(o.waves_per_simd, o.limiter, o.limits, o.next_step)
                    for g, o in cands.by_arch.items()}
             occ = DispatchOccupancy(
                 True, "", label, resources=resources, achieved=achieved,
-                candidates={"by_arch": per, "agree": cands.agree, "summary": cands.summary,
-                            "excluded": cands.excluded})
+                candidates=CandidatesOut(per, cands.agree, cands.summary, cands.excluded))
             if cands.agree and cands.by_arch:
                 o = next(iter(cands.by_arch.values()))
                 occ = _from_model(o, label, resources, achieved, occ.candidates)
@@ -212,7 +230,7 @@ def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resourc
 
 
 def _from_model(o: Occupancy, label: str, resources: KernelResources, achieved: AchievedOut | None,
-                candidates: dict[str, object] | None) -> DispatchOccupancy:
+                candidates: CandidatesOut | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
                              o.limits, dict(o.next_step), tuple(o.notes), o.details,

@@ -219,7 +219,7 @@ def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     if not occ.available:
         lines.append(f"  theoretical: not available ({occ.reason})")
     elif occ.waves_per_simd is None and occ.candidates:
-        lines.append(f"  theoretical: arch undecided; {occ.candidates['summary']}")
+        lines.append(f"  theoretical: arch undecided; {occ.candidates.summary}")
     else:
         bound = (f" (at most: {' and '.join(occ.unknown_limits)} limit unknown)"
                  if occ.unknown_limits else "")
