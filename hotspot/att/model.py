@@ -173,7 +173,7 @@ class OptionsEcho:
     max_waves: int | None = field(default=None, init=False)
     plan: bool = field(default=False, init=False)
 
-    def with_plan(self, topk: int) -> OptionsEcho:
+    def planned(self, topk: int) -> OptionsEcho:
         """The echo of `analyze --plan`: the same keys in the same order, the shown topk, plan."""
         out = copy.copy(self)
         out.topk, out.plan = topk, True

@@ -63,13 +63,14 @@ class IsaLds:
 class KernelResources:
     """The kernel's resources the occupancy model was given, and the file each came from."""
 
-    vgpr: int | None
-    agpr: int | None
-    sgpr: int | None
-    lds: int | None
-    wg: int | None
-    sgpr_includes_implicit: bool
-    source: dict[str, str]  # field -> source label ("isa (code.json)", "rocpd (x.db)", ...)
+    # (defaults: a saved document that names only some reads back; the analysis gives them all)
+    vgpr: int | None = None
+    agpr: int | None = None
+    sgpr: int | None = None
+    lds: int | None = None
+    wg: int | None = None
+    sgpr_includes_implicit: bool = False
+    source: dict[str, str] = field(default_factory=dict)  # field -> source label ("isa (code.json)", ...)
     # set only when the ISA bounds the LDS; left unset (and out of the JSON) otherwise
     lds_isa: IsaLds | None = field(default=None, init=False)
 

@@ -133,7 +133,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     outcome: PlanOutcome = run_plan(a, pmc_kernel)
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
                         verdict_of(outcome.summary, outcome.items, outcome.trust), pmc_info)
-    shown = replace(a, options=a.options.with_plan(opts.topk) if a.options is not None else None)
+    shown = replace(a, options=a.options.planned(opts.topk) if a.options is not None else None)
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 
 
