@@ -17,6 +17,8 @@ from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, requested_form
 from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from typer._click import ClickException
 
 def _version(value: bool) -> None:
@@ -153,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # typer >= 0.26 vendors click; older releases depend on it
         from typer import _click as click
     except ImportError:  # pragma: no cover
-        import click  # type: ignore[no-redef]
+        import click  # type: ignore[no-redef]  # typer releases that depend on click
 
     args = list(argv) if argv is not None else sys.argv[1:]
     # What answers without the command (a usage error, an interrupt) answers in this format; the
@@ -207,7 +209,7 @@ def _interrupted(exc: BaseException, args: Sequence[str], fmt: str | None) -> in
     return err.exit_code
 
 
-def _main(args: list[str], fmt: str | None, click) -> int:  # noqa: ANN001 - typer's vendored click or click
+def _main(args: list[str], fmt: str | None, click: ModuleType) -> int:  # typer's vendored click or click
     args = _take_global_flags(args)
     import os
 
@@ -220,7 +222,8 @@ def _main(args: list[str], fmt: str | None, click) -> int:  # noqa: ANN001 - typ
         return _usage_error(exc, fmt)
     except click.ClickException as exc:
         exc.show()
-        return exc.exit_code
+        exit_code: int = exc.exit_code
+        return exit_code
     except (typer.Abort, getattr(click.exceptions, "Abort", typer.Abort)) as exc:
         # click turns a KeyboardInterrupt into Abort; the signal is in its cause
         return _interrupted(exc.__cause__ or exc.__context__ or exc, args, fmt)

@@ -106,7 +106,7 @@ def _build(hint: object) -> Decoder:
         text = _expect(str, "a string")  # a string that is a typed value (capture/source.py SourceRef)
         return lambda v, w: hint.from_text(text(v, w))
     if isinstance(hint, type) and issubclass(hint, PurePath):
-        return lambda v, w: Path(_expect(str, "a string")(v, w))
+        return lambda v, w: Path(str(_expect(str, "a string")(v, w)))
     if isinstance(hint, type) and issubclass(hint, Enum):
         return _enum(hint)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
@@ -151,7 +151,7 @@ def _enum(cls: type[Enum]) -> Decoder:
     return dec
 
 
-def _union(args: tuple) -> Decoder:
+def _union(args: tuple[object, ...]) -> Decoder:
     optional = type(None) in args
     rest = [a for a in args if a is not type(None)]
     decs = [_decoder(a) for a in rest]
@@ -191,10 +191,10 @@ def _sequence(kind: type, item: object) -> Decoder:
     return dec
 
 
-def _fixed_tuple(args: tuple) -> Decoder:
+def _fixed_tuple(args: tuple[object, ...]) -> Decoder:
     decs = [_decoder(a) for a in args]
 
-    def dec(v: object, w: str) -> tuple:
+    def dec(v: object, w: str) -> tuple[object, ...]:
         if type(v) is not list or len(v) != len(decs):
             raise _Bad(w, f"a list of {len(decs)}")
         return tuple(d(x, f"{w}[{i}]") for i, (d, x) in enumerate(zip(decs, v)))
@@ -204,7 +204,7 @@ def _fixed_tuple(args: tuple) -> Decoder:
 def _mapping(item: object) -> Decoder:
     dec_item = _decoder(item)
 
-    def dec(v: object, w: str) -> dict:
+    def dec(v: object, w: str) -> dict[str, object]:
         if type(v) is not dict:
             raise _Bad(w, "an object")
         return {k: dec_item(x, f"{w}.{k}") for k, x in v.items()}
@@ -217,8 +217,13 @@ def _record(cls: type) -> Decoder:
     hints = typing.get_type_hints(cls, vars(module) if module else None,
                                   {"JsonValue": object, "JsonObject": dict[str, object]})
     plan: list[tuple[str, Decoder, bool, Callable[[], object] | None]] = []
+    # init=False fields with a plain default: set after __init__ when the document has them (a
+    # record writes them only once they are set, e.g. KernelResources.lds_isa)
+    late: list[tuple[str, Decoder]] = []
     for f in dataclasses.fields(cls):
         if not f.init:
+            if f.default_factory is dataclasses.MISSING:
+                late.append((f.name, _LazyDecoder(hints[f.name])))
             continue
         if f.default is not dataclasses.MISSING:
             default = f.default
@@ -239,8 +244,12 @@ def _record(cls: type) -> Decoder:
             elif required:
                 raise _Bad(f"{w}.{name}", "present")
             else:
-                values[name] = make()  # type: ignore[misc]
-        return cls(**values)
+                values[name] = make()  # type: ignore[misc]  # not required: a default maker
+        obj = cls(**values)
+        for name, field_dec in late:
+            if name in v:
+                object.__setattr__(obj, name, field_dec(v[name], f"{w}.{name}"))  # frozen too
+        return obj
     return dec
 
 

@@ -10,6 +10,7 @@ from contextvars import ContextVar
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 # C0 controls but tab and newline, DEL and C1 controls: from kernel names, source lines or paths
 # they would drive the terminal (ESC sequences, carriage returns), so text shows them escaped.
@@ -128,7 +129,7 @@ class Progress:
         self._start = self._next = self._clock() + self.FIRST_S
         self._tty = _stderr_is_tty()
         self._shown = False
-        self._live: object = None  # (rich Progress, task id) once shown on a terminal
+        self._live: tuple[Any, Any] | None = None  # (rich Progress, task id) once shown on a terminal
 
     def advance(self, n: int = 1) -> None:
         self.done += n
@@ -170,7 +171,7 @@ class Progress:
                           transient=True, auto_refresh=False)
                 bar.start()
                 self._live = (bar, bar.add_task(self.label, total=self.total or None))
-            bar, task = self._live  # type: ignore[misc]
+            bar, task = self._live
             bar.update(task, completed=self.done)
             bar.refresh()
             return True
@@ -181,7 +182,7 @@ class Progress:
         if self._live is not None:
             PROGRESS["writing"] = True
             try:
-                self._live[0].stop()  # type: ignore[index]  # transient: the bar goes away
+                self._live[0].stop()  # transient: the bar goes away
             finally:
                 PROGRESS["writing"] = False
             self._live = None

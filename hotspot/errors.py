@@ -12,6 +12,10 @@ import errno
 import signal
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from hotspot.result import JsonObject
+
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
@@ -29,7 +33,7 @@ class HotspotError(Exception):
     code: str = "internal-error"
 
     def __init__(self, message: str, hint: str = "", *, code: str | None = None,
-                 details: dict | None = None) -> None:
+                 details: JsonObject | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint

@@ -34,7 +34,7 @@ from contextvars import ContextVar
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import BinaryIO
+    from typing import BinaryIO, TextIO
 
     from hotspot.errors import InputError
 
@@ -77,10 +77,10 @@ def stdout_binary() -> "BinaryIO":
         raise StdoutError.of(None)
     sys.stdout.flush()
     buf = getattr(sys.stdout, "buffer", None)
-    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]
+    return buf if buf is not None else _TextSink(sys.stdout)  # type: ignore[return-value]  # write/flush: all a writer uses
 
 
-def _write(out, text: str | bytes, newline: bool) -> None:  # noqa: ANN001 - a text stream
+def _write(out: "TextIO", text: str | bytes, newline: bool) -> None:
     if isinstance(text, bytes):
         out.flush()
         buf = getattr(out, "buffer", None)
@@ -100,7 +100,7 @@ def _write(out, text: str | bytes, newline: bool) -> None:  # noqa: ANN001 - a t
 class _TextSink:
     """A text stream as a binary one (stdout replaced by a StringIO in tests)."""
 
-    def __init__(self, out) -> None:  # noqa: ANN001
+    def __init__(self, out: "TextIO") -> None:
         self.out = out
 
     def write(self, data: bytes) -> int:
@@ -184,13 +184,13 @@ def check_target(path: Path, force: bool, links_later: bool = False) -> None:
                          "create the directory or pass another -o")
 
 
-def temp_name(path: str | os.PathLike) -> str:
+def temp_name(path: str | os.PathLike[str]) -> str:
     """A fresh temporary name beside `path` (tempfile would cost the replay more than all of it)."""
     folder, name = os.path.split(os.fspath(path))
     return os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}{TMP_SUFFIX}")
 
 
-def replace_atomically(path: str | os.PathLike, write: Callable[["BinaryIO"], object], *,
+def replace_atomically(path: str | os.PathLike[str], write: Callable[["BinaryIO"], object], *,
                        private: bool = False, before_replace: Callable[[], None] | None = None,
                        durable: bool = False, commit: Callable[[str, str], bool] | None = None) -> int:
     """The one atomic write: `write` fills a temporary file in the same folder, which is renamed
@@ -318,14 +318,14 @@ def _fault(exc: OSError, path: Path, action: str) -> BaseException:
 
 # --- a command's output file: never an input --------------------------------------------------
 
-def output_is_input(path: Path, source: str | os.PathLike) -> "InputError":
+def output_is_input(path: Path, source: str | os.PathLike[str]) -> "InputError":
     from hotspot.errors import InputError
     return InputError(f"{path}: is an input of this command ({os.fspath(source)}); not overwritten, "
                       "even with --force", "write the output elsewhere: -o NEW_FILE", code="output-is-input",
                       details={"output": str(path), "input": os.fspath(source)})
 
 
-def input_clash(target: str | os.PathLike) -> str | None:
+def input_clash(target: str | os.PathLike[str]) -> str | None:
     """The file the running command read that `target` is (the same file: through a symlink,
     `..`, or a hard link), or None. Only an existing target can be one, so a new output costs
     one failed stat."""

@@ -22,13 +22,22 @@ Fields of a base `record` come first, as with dataclasses.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 from operator import attrgetter
 from reprlib import recursive_repr
 from types import CodeType, FunctionType
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 T = TypeVar("T", bound=type)
+
+if TYPE_CHECKING:  # any Python the checker targets
+    from typing_extensions import dataclass_transform
+elif sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # Python 3.10: the marker only tells a type checker what `record` makes; nothing at run time
+    def dataclass_transform(**_: object) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        return lambda decorator: decorator
 
 _MISSING = dataclasses.MISSING
 
@@ -39,6 +48,9 @@ def record(cls: T) -> T: ...
 def record(*, frozen: bool = True) -> Callable[[T], T]: ...
 
 
+# A type checker sees a record's fields and __init__ as those of a frozen dataclass (mutable with
+# `frozen=False`), with dataclasses.field as the field specifier.
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def record(cls: Any = None, *, frozen: bool = True) -> Any:
     """`@record` / `@record(frozen=False)`: see the module doc."""
     def wrap(c: T) -> T:
@@ -58,9 +70,9 @@ def _build(cls: T, frozen: bool) -> T:
     if cls.__doc__ is None:
         cls.__doc__ = cls.__name__
     dataclasses.dataclass(cls, init=False, repr=False, eq=False)
-    fields = list(cls.__dataclass_fields__.values())
+    fields: list[dataclasses.Field[Any]] = list(vars(cls)["__dataclass_fields__"].values())
     for f in fields:
-        if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]
+        if f._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]  # no public way to tell ClassVar/InitVar
             raise TypeError(f"record {cls.__qualname__}.{f.name}: ClassVar/InitVar fields are not supported")
         if f.kw_only:
             raise TypeError(f"record {cls.__qualname__}.{f.name}: keyword-only fields are not supported")
@@ -96,7 +108,7 @@ def _build(cls: T, frozen: bool) -> T:
         fn.__module__ = cls.__module__
         if name == "__init__" or name not in cls.__dict__:
             setattr(cls, name, fn)
-    cls.__record_frozen__ = frozen
+    setattr(cls, "__record_frozen__", frozen)  # noqa: B010 - a class attribute only records add
     if not frozen and "__hash__" not in cls.__dict__:
         cls.__hash__ = None  # type: ignore[assignment]  # eq without frozen: unhashable, as @dataclass
     return cls
@@ -108,7 +120,7 @@ _ARG, _FACTORY_ARG, _FACTORY, _SKIP = range(4)
 # Compiled __init__ per shape (the field kinds, frozen, __post_init__), with placeholder names that
 # are renamed per class: records share a few dozen shapes, and renaming a code object costs
 # microseconds where compiling one costs ~0.3 ms.
-_SHAPES: dict[tuple, CodeType] = {}
+_SHAPES: dict[tuple[tuple[int, ...], bool, bool], CodeType] = {}
 
 
 def _placeholder(i: int) -> str:
@@ -133,7 +145,7 @@ def _compile_init(kinds: tuple[int, ...], frozen: bool, post_init: bool) -> Code
     params, body = [], []
     for i, kind in enumerate(kinds):
         name = _placeholder(i)
-        set_to = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
+        set_to: Callable[[str], str] = (lambda v: f"__object_setattr(self, {name!r}, {v})") if frozen else (
             lambda v: f"self.{name} = {v}")
         if kind == _FACTORY_ARG:
             params.append(name)
@@ -145,19 +157,19 @@ def _compile_init(kinds: tuple[int, ...], frozen: bool, post_init: bool) -> Code
             body.append(set_to(name))
     if post_init:
         body.append("self.__post_init__()")
-    ns: dict[str, Any] = {}
+    ns: dict[str, FunctionType] = {}
     exec("\n".join([f"def __init__(self, {', '.join(params)}):", *(f"    {line}" for line in
                                                                  (body or ["pass"]))]), {}, ns)
     return ns["__init__"].__code__
 
 
-def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[str, Callable]:
+def _methods(cls: type[Any], fields: list[dataclasses.Field[Any]], frozen: bool) -> dict[str, Callable[..., Any]]:
     """__repr__, __eq__ and (frozen) __hash__, __setattr__, __delattr__ as dataclasses writes them."""
     shown = tuple(f.name for f in fields if f.repr)
     compared = [f.name for f in fields if f.compare]
     hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
 
-    def getter(names: list[str]) -> Callable[[object], tuple]:
+    def getter(names: list[str]) -> Callable[[object], tuple[object, ...]]:
         if not names:
             return lambda obj: ()
         get = attrgetter(*names)
@@ -175,10 +187,10 @@ def _methods(cls: type, fields: list[dataclasses.Field], frozen: bool) -> dict[s
             return key(self) == key(other)
         return NotImplemented
 
-    out: dict[str, Callable] = {"__repr__": __repr__, "__eq__": __eq__}
+    out: dict[str, Callable[..., Any]] = {"__repr__": __repr__, "__eq__": __eq__}
     if not frozen:
         return out
-    names = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    names = vars(cls)["__dataclass_fields__"]
     base_setattr, base_delattr = super(cls, cls).__setattr__, super(cls, cls).__delattr__
 
     def __hash__(self: object) -> int:

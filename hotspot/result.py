@@ -7,7 +7,7 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Union
+from typing import Any, Generic, TypeVar, Union
 
 import orjson
 from hotspot.record import record
@@ -32,7 +32,7 @@ _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 PRETTY = {"on": False}
 
 
-def _default(obj: object) -> JsonValue:
+def _default(obj: object) -> object:
     # Paths, sets and other simple objects become strings/lists; everything else is a bug.
     from pathlib import PurePath
 
@@ -46,13 +46,18 @@ def _default(obj: object) -> JsonValue:
     raise TypeError(f"not JSON serializable: {type(obj).__name__}")
 
 
+# The type of a Result's data: each command's typed result (`Result[DispatchAnalysis]`, ...).
+T = TypeVar("T", covariant=True)  # a Result[PlanData] is a Result[object]
+
+
 @record(frozen=False)
-class Result:
+class Result(Generic[T]):
     command: str
-    data: object  # the command's typed result (dataclasses), serialized by orjson
+    data: T  # the command's typed result (dataclasses), serialized by orjson
     warnings: list[str] = field(default_factory=list)
 
-    def envelope(self) -> JsonObject:
+    def envelope(self) -> dict[str, object]:
+        """The JSON document: plain values around `data`, which orjson writes as it is."""
         return {
             "schema_version": schema_version_of(self.command),
             "command": self.command,
@@ -70,7 +75,7 @@ class Result:
 
 
 def error_envelope(command: str, code: str, exit_code: int, message: str, hint: str,
-                   warnings: list[str] | None = None, details: dict | None = None) -> JsonObject:
+                   warnings: list[str] | None = None, details: JsonObject | None = None) -> JsonObject:
     err: JsonObject = {"code": code, "exit_code": exit_code, "message": message, "hint": hint}
     if details:
         err["details"] = details
@@ -101,7 +106,8 @@ def plain(obj: object) -> JsonValue:
         obj = json_value()
     text = dumps(obj, pretty=False)  # raises for what orjson cannot write, as the round trip does
     if len(text) <= PLAIN_BYTES or not _divisible(obj):
-        return orjson.loads(text)
+        value: JsonValue = orjson.loads(text)
+        return value
     del text
     if isinstance(obj, (list, tuple)):
         if len(obj) <= PLAIN_BATCH:
@@ -110,11 +116,17 @@ def plain(obj: object) -> JsonValue:
         for i in range(0, len(obj), PLAIN_BATCH):
             batch = obj[i:i + PLAIN_BATCH]
             rows = _scalar_records(batch)
-            out.extend(rows if rows is not None else plain(batch))
+            out.extend(rows if rows is not None else _plain_list(batch))
         return out
     if type(obj) is dict:
         return {k: plain(v) for k, v in obj.items()}
     return {k: plain(v) for k, v in vars(obj).items() if not k.startswith("_")}
+
+
+def _plain_list(items: list[Any] | tuple[Any, ...]) -> list[JsonValue]:
+    value = plain(items)
+    assert isinstance(value, list)  # a list or tuple is written as a JSON array
+    return value
 
 
 def _divisible(obj: object) -> bool:
@@ -132,7 +144,7 @@ def _writes_attributes(obj: object) -> bool:
         and not isinstance(obj, type)
 
 
-def _scalar_records(items: list | tuple) -> list[JsonObject] | None:
+def _scalar_records(items: list[Any] | tuple[Any, ...]) -> list[JsonObject] | None:
     """Rows that are all records of JSON scalars (the instructions of a dispatch) as dicts holding
     the very same values, which the round trip would give as equal copies: ~450 bytes per
     instruction instead of ~1 KB. None when one is not. (Only for values orjson has written.)"""
@@ -202,12 +214,12 @@ def _utf8_safe(obj: object) -> object:
     if isinstance(obj, (list, tuple)):
         return [_utf8_safe(v) for v in obj]
     if isinstance(obj, (set, frozenset)):
-        return sorted(_utf8_safe(v) for v in obj)  # type: ignore[type-var]
+        return sorted(_utf8_safe(v) for v in obj)  # type: ignore[type-var]  # strings or numbers, as JSON lists them
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _utf8_safe(getattr(obj, f.name)) for f in dataclasses.fields(obj)
                 if not f.name.startswith("_")}
     if callable(getattr(obj, "json_value", None)):
-        return _utf8_safe(obj.json_value())  # type: ignore[attr-defined]
+        return _utf8_safe(getattr(obj, "json_value")())  # noqa: B009 - checked just above
     return obj
 
 

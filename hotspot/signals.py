@@ -8,6 +8,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 # SIGTERM (kill, timeout, schedulers) and SIGHUP (a closed terminal) stop a command the way Ctrl-C
 # does: as an exception, so children are stopped and records say "interrupted" before we exit.
 TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -38,7 +42,7 @@ def lost_interrupt() -> KeyboardInterrupt:
 def signals_as_interrupts() -> Iterator[None]:
     """Within the block, SIGTERM/SIGHUP raise `Terminated` (a KeyboardInterrupt). A signal someone
     chose to ignore (nohup) or handle stays theirs; outside the main thread nothing changes."""
-    previous: dict[int, object] = {}
+    previous: dict[signal.Signals, Any] = {}  # a handler as signal.signal gave it
     if threading.current_thread() is threading.main_thread():
         for sig in TERMINATING:
             if signal.getsignal(sig) == signal.SIG_DFL:
@@ -47,4 +51,4 @@ def signals_as_interrupts() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)

@@ -4,6 +4,7 @@
     scripts/model_counts.py                  # a text table
     scripts/model_counts.py --format json    # one JSON document
     scripts/model_counts.py --root DIR       # another checkout (DIR holds hotspot/)
+    scripts/model_counts.py --mypy           # also run mypy and count its errors (~10 s)
 
 What is counted (paths relative to the root; every .py file under hotspot/):
 - get_calls: `.get(` calls (any call of an attribute named `get`) in hotspot/plan, render, sweep.
@@ -13,7 +14,13 @@ What is counted (paths relative to the root; every .py file under hotspot/):
 - any: uses of the name `Any` (not its import), anywhere.
 - object_annotations: annotations (parameters, returns, annotated assignments) that mention the
   name `object`, e.g. `x: object`, `-> list[object]`.
-- type_ignores: `# type: ignore` comments.
+- type_ignores: `# type: ignore` comments; type_ignores_without_reason: those without an error
+  code or without a reason comment after it (`# type: ignore[code]  # why` is the form).
+- string_states: comparisons (==, !=, in, not in) of a state-named value (STATE_NAMES: `x.mode`,
+  `state`, ...) with a string literal or a tuple/list/set of them: states still held as strings.
+  enum_states: str-enum classes (a class deriving from str and Enum, or from StrEnum/TextEnum).
+- mypy_errors (with `--mypy`): the errors `python -m mypy` reports from the root, with the
+  root's configuration (pyproject.toml [tool.mypy]); null without `--mypy`.
 - atomic_writers: functions that call os.replace / os.rename, or `.replace(x)` / `.rename(x)` with
   one positional argument (Path.replace/rename; str.replace takes two), innermost function named.
 - arch_deciders: modules that make an Arch value themselves (calls of Arch or parse_arch) outside
@@ -34,6 +41,8 @@ import argparse
 import ast
 import io
 import json
+import re
+import subprocess
 import sys
 import tokenize
 from collections.abc import Iterator
@@ -60,6 +69,13 @@ ENTRY_PACKAGES = ("att", "plan")
 ENTRY_RETURNS = frozenset({"Result", "DispatchAnalysis"})
 USE_CASE = "hotspot/plan/analyze.py"
 CAPTURE_PACKAGE = "hotspot.capture"
+# Names whose values are states: compared with a string literal they are a state kept as a string.
+STATE_NAMES = frozenset({"mode", "plan", "status", "state", "kind", "matched_by"})
+# str-enum bases: the standard one and hotspot/strenum.py's (a str enum shown as its value)
+STR_ENUM_BASES = frozenset({"StrEnum", "TextEnum"})
+# `# type: ignore[code]  # why`
+IGNORE_WITH_REASON = re.compile(r"type:\s*ignore\[[\w\-, ]+\]\s*#\s*\S")
+MYPY_ERROR = re.compile(r"^\S+:\d+: error:", re.M)
 
 
 @dataclass
@@ -78,6 +94,10 @@ class Counts:
     any: int = 0
     object_annotations: int = 0
     type_ignores: int = 0
+    type_ignores_without_reason: int = 0
+    string_states: int = 0
+    enum_states: int = 0
+    mypy_errors: int | None = None
     atomic_writers: list[str] = field(default_factory=list)
     arch_deciders: list[str] = field(default_factory=list)
     entry_points: list[str] = field(default_factory=list)
@@ -93,6 +113,10 @@ class Counts:
             "any": self.any,
             "object_annotations": self.object_annotations,
             "type_ignores": self.type_ignores,
+            "type_ignores_without_reason": self.type_ignores_without_reason,
+            "string_states": self.string_states,
+            "enum_states": self.enum_states,
+            "mypy_errors": self.mypy_errors,
             "atomic_writers": {"count": len(self.atomic_writers), "functions": self.atomic_writers},
             "arch_deciders": {"count": len(self.arch_deciders), "modules": self.arch_deciders},
             "entry_points": {"count": len(self.entry_points), "functions": self.entry_points},
@@ -234,14 +258,63 @@ def _imported_modules(m: Module, known: set[str]) -> Iterator[str]:
                 yield sub if sub in known else base
 
 
-def _type_ignores(source: str) -> int:
+def _type_ignores(source: str) -> tuple[int, int]:
+    """(`type: ignore` comments, those of them without an error code and a reason)."""
     if "type: ignore" not in source:
-        return 0
-    n = 0
+        return 0, 0
+    n = bare = 0
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT and "type: ignore" in tok.string:
             n += 1
+            bare += not IGNORE_WITH_REASON.search(tok.string)
+    return n, bare
+
+
+def _state_name(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name in STATE_NAMES
+
+
+def _string_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                       for e in node.elts)
+    return False
+
+
+def _string_states(nodes: list[ast.AST]) -> int:
+    """Comparisons of a state-named value with string literals (`x.mode == "cycles"`)."""
+    n = 0
+    for node in nodes:
+        if not isinstance(node, ast.Compare):
+            continue
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) and (
+                    (_state_name(left) and _string_literal(right))
+                    or (_state_name(right) and _string_literal(left) and isinstance(op, (ast.Eq, ast.NotEq)))):
+                n += 1
+            left = right
     return n
+
+
+def _is_str_enum(node: ast.AST) -> bool:
+    if not isinstance(node, ast.ClassDef):
+        return False
+    bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+             for b in node.bases}
+    return bool(bases & STR_ENUM_BASES) or ("str" in bases and "Enum" in bases)
+
+
+def mypy_errors(root: Path) -> int:
+    """The errors mypy reports over the root's hotspot/ (its own config), counted."""
+    p = subprocess.run([sys.executable, "-m", "mypy", "hotspot"], cwd=root, capture_output=True,
+                       text=True, check=False)
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"mypy failed ({p.returncode}): {(p.stderr or p.stdout).strip()[:300]}")
+    return len(MYPY_ERROR.findall(p.stdout))
 
 
 def measure(root: Path) -> Counts:
@@ -265,7 +338,11 @@ def measure(root: Path) -> Counts:
                 c.json_types_by_module[m.rel] = uses
         c.any += sum(1 for n in names if n == "Any")
         c.object_annotations += sum(1 for a in _annotations(nodes) if "object" in _annotation_names(a))
-        c.type_ignores += _type_ignores(m.source)
+        ignores, bare = _type_ignores(m.source)
+        c.type_ignores += ignores
+        c.type_ignores_without_reason += bare
+        c.string_states += _string_states(nodes)
+        c.enum_states += sum(1 for n in nodes if _is_str_enum(n))
         c.atomic_writers += [f"{m.rel}:{f}" for f in _functions_calling(m.tree, _is_atomic_replace)]
         if m.rel != ARCH_VALUE_MODULE and any(_called_name(n) in ARCH_DECISION_CALLS for n in calls):
             c.arch_deciders.append(m.rel)
@@ -334,7 +411,9 @@ def render_text(c: Counts) -> str:
         f"JsonObject/JsonValue uses outside serialization: {c.json_types}",
         f"Any: {c.any}",
         f"object annotations: {c.object_annotations}",
-        f"type: ignore: {c.type_ignores}",
+        f"type: ignore: {c.type_ignores} ({c.type_ignores_without_reason} without a code and reason)",
+        f"string-state comparisons: {c.string_states}; str-enum state types: {c.enum_states}",
+        *([f"mypy errors: {c.mypy_errors}"] if c.mypy_errors is not None else []),
         f"atomic-write routines: {len(c.atomic_writers)}",
         *(f"  {f}" for f in c.atomic_writers),
         f"modules that decide an arch: {len(c.arch_deciders)}",
@@ -351,11 +430,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout holding hotspot/ (default: this one)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
+    ap.add_argument("--mypy", action="store_true", help="also run mypy over the root and count its errors")
     args = ap.parse_args(argv)
     if not (args.root / "hotspot").is_dir():
         print(f"model_counts: {args.root} holds no hotspot/ package; pass --root DIR", file=sys.stderr)
         return 2
     counts = measure(args.root)
+    if args.mypy:
+        counts.mypy_errors = mypy_errors(args.root)
     sys.stdout.write(json.dumps(counts.as_json(), indent=2) + "\n" if args.format == "json"
                      else render_text(counts))
     return 0

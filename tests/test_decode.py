@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hotspot.plan.analyze import analyze
 from hotspot.att.model import AnalyzeOptions, DispatchAnalysis
 from hotspot.errors import InputError
+from hotspot.plan.model import SkipStatus
 from hotspot.record import record
 from hotspot.decode import from_plain
 from hotspot.result import JsonObject, dumps, plain
@@ -98,9 +99,62 @@ def test_the_options_echo_reads_through_typed_accessors() -> None:
     """The echo keeps the command line's keys (its JSON is unchanged); the views, the plan's
     trust and diff read it through typed accessors."""
     typed = analyze(EXAMPLE, AnalyzeOptions(detail=True, mode="src", max_waves=7, topk=3)).data
-    assert (typed.options["detail"], typed.options["mode"], typed.options["max_waves"]) == (True, "src", 7)
+    assert typed.options is not None
+    assert (typed.options.detail, typed.options.mode, typed.options.max_waves) == (True, "src", 7)
+    assert plain(typed.options) == {"topk": 3, "mode": "src", "detail": True, "context": 3, "kernel": None,
+                                    "max_waves": 7}
     assert (typed.asked_detail, typed.asked_tables, typed.asked_max_waves, typed.asked_topk) == (True, "src", 7, 3)
     back = from_plain(DispatchAnalysis, plain(typed))
     assert (back.asked_detail, back.asked_tables, back.asked_max_waves) == (True, "src", 7)
     bare = from_plain(DispatchAnalysis, {**plain(typed), "options": {"topk": 0, "mode": "asm"}})
     assert (bare.asked_detail, bare.asked_tables, bare.asked_max_waves, bare.asked_topk) == (False, "asm", None, 0)
+
+
+@record(frozen=False)
+class Late:
+    size: int
+    # written only once set (an init=False field with a plain default is not in __dict__ before)
+    note: Leaf | None = field(default=None, init=False)
+
+
+def test_an_init_false_field_is_written_only_when_set_and_reads_back() -> None:
+    bare = Late(3)
+    assert dumps(bare) == b'{"size":3}'
+    assert from_plain(Late, {"size": 3}).note is None
+    noted = Late(4)
+    noted.note = Leaf("n", 1.5)
+    assert dumps(noted) == b'{"size":4,"note":{"name":"n","weight":1.5,"tags":[]}}'
+    back = from_plain(Late, plain(noted))
+    assert back.note == Leaf("n", 1.5) and dumps(back) == dumps(noted)
+
+
+def test_occupancy_resources_keep_their_json_with_and_without_the_isa_lds_floor() -> None:
+    from hotspot.att.occupancy import IsaLds, KernelResources
+
+    res = KernelResources(64, 0, 32, 0, 256, True, {"vgpr": "isa"})
+    assert dumps(res) == (b'{"vgpr":64,"agpr":0,"sgpr":32,"lds":0,"wg":256,"sgpr_includes_implicit":true,'
+                          b'"source":{"vgpr":"isa"}}')
+    res.lds_isa = IsaLds(4096, 12, "ds_write_b32 v1, v2 offset:4092", 4092, 4, "ds offset + width")
+    text = dumps(res)
+    assert text.endswith(b'"lds_isa":{"bytes":4096,"line_number":12,"isa":"ds_write_b32 v1, v2 offset:4092",'
+                         b'"offset":4092,"width":4,"basis":"ds offset + width","lower_bound":true}}')
+    assert dumps(from_plain(KernelResources, plain(res))) == text
+
+
+def test_text_enum_states_are_their_strings_in_json_text_and_decoding() -> None:
+    from hotspot.att.model import AnalysisMode, PlanMode
+    from hotspot.plan.model import SkipStatus
+    from hotspot.sweep.model import EntryStatus
+
+    assert dumps({"mode": AnalysisMode.PC_SAMPLING, "s": [EntryStatus.TIMED_OUT]}) == \
+        b'{"mode":"pc-sampling","s":["timed-out"]}'
+    assert f"{AnalysisMode.CYCLES} capture" == "cycles capture" and str(SkipStatus.BELOW_GUARD) == "below-guard"
+    assert PlanMode.NONE == "" and EntryStatus("done") is EntryStatus.DONE
+    assert from_plain(Skip, {"status": "capped"}).status is SkipStatus.CAPPED
+    with pytest.raises(InputError, match="field 'status' is not one of 'missing-input', 'not-triggered'"):
+        from_plain(Skip, {"status": "nope"})
+
+
+@record
+class Skip:
+    status: SkipStatus

@@ -384,3 +384,23 @@ def test_the_open_check_catches_a_reader_outside_capture(tmp_path: Path) -> None
     outside = {(module, Path(path).name) for module, path in opens
                if not module.startswith("capture" + os.sep)}
     assert (os.path.join("att", "load.py"), "saved.json") in outside, outside
+
+
+def test_the_capture_facade_shows_the_checker_exactly_its_public_names() -> None:
+    """hotspot/capture/__init__.py imports its names on first use; under TYPE_CHECKING it imports
+    the same names from the same modules, re-exported, so mypy sees what the facade gives."""
+    import importlib
+
+    import hotspot.capture as facade
+
+    tree = ast.parse((ROOT / "hotspot" / "capture" / "__init__.py").read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    seen: dict[str, str] = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hotspot.capture.")
+        for alias in node.names:
+            assert alias.asname == alias.name, f"{alias.name}: re-export it as itself"
+            seen[alias.name] = node.module.removeprefix("hotspot.capture.")
+    assert set(seen) == set(facade._PUBLIC)
+    for name, module in seen.items():  # the module the checker reads defines (or holds) the runtime value
+        assert getattr(importlib.import_module(f"hotspot.capture.{module}"), name) is getattr(facade, name)

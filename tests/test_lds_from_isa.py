@@ -60,14 +60,15 @@ def test_corpus_lds_is_at_least_the_isa_reach(corpus, name: str, trace_lds: int)
     result = analyze(d, AnalyzeOptions(topk=0))
     res = result.data.occupancy.resources
     reach = _isa_reach(d / "code.json")
-    assert res["lds_isa"]["bytes"] >= reach > 0 and res["lds_isa"]["lower_bound"] is True
-    assert res["lds"] == max(trace_lds, res["lds_isa"]["bytes"])
+    assert res is not None and res.lds_isa is not None
+    assert res.lds_isa.bytes >= reach > 0 and res.lds_isa.lower_bound is True
+    assert res.lds == max(trace_lds, res.lds_isa.bytes)
     raised = [w for w in result.warnings if "lower bound from the ISA" in w]
     if trace_lds < reach:  # preshuffle_gemm_v2: the trace's 0 is dynamic LDS, ~14 KB from the ISA
-        assert res["lds"] == reach == 14352 and res["source"]["lds_bytes"].startswith("isa")
-        assert raised and f"#{res['lds_isa']['line_number']}" in raised[0]
+        assert res.lds == reach == 14352 and res.source["lds_bytes"].startswith("isa")
+        assert raised and f"#{res.lds_isa.line_number}" in raised[0]
     else:
-        assert not raised and res["source"]["lds_bytes"].startswith("kernel_trace")
+        assert not raised and res.source["lds_bytes"].startswith("kernel_trace")
 
 
 def test_gds_accesses_are_not_lds() -> None:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from textwrap import dedent
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "model_counts.py"
 
 TREE = {
@@ -44,10 +46,23 @@ TREE = {
     """,
     "hotspot/render/__init__.py": "",
     "hotspot/render/view.py": """
+        from enum import Enum
         from pathlib import Path
+
+        class Mode(str, Enum):  # an enum-typed state
+            CYCLES = "cycles"
+
+        class Plain(Enum):  # not a str enum
+            A = 1
 
         def v(r):
             return r.get("a") or r.get("b")
+
+        def states(r, state, other):
+            # string states: 3 (== on an attribute, `in` a tuple, a literal on the left)
+            if r.mode == "cycles" or state in ("a", "b") or "x" != r.kind:
+                return r.mode == Mode.CYCLES or other == "y"  # neither is a state-named string
+            return r.plan.get("k")  # type: ignore[union-attr]  # a reason
 
         class Writer:
             def save(self, p: str, q: str) -> None:
@@ -129,12 +144,16 @@ def test_counts_of_a_known_tree(tmp_path: Path) -> None:
     p = _run("--root", str(root), "--format", "json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert d["get_calls"] == {"plan": 2, "render": 2, "sweep": 0, "total": 4}
+    assert d["get_calls"] == {"plan": 2, "render": 3, "sweep": 0, "total": 5}
     assert d["json_types_outside_serialization"] == 2  # JsonObject and the quoted "JsonValue"
     assert d["json_types_by_module"] == {"hotspot/plan/rules.py": 2}
     assert d["any"] == 1
     assert d["object_annotations"] == 2
-    assert d["type_ignores"] == 1
+    assert d["type_ignores"] == 2
+    assert d["type_ignores_without_reason"] == 1  # rules.py's has a code, no reason
+    assert d["string_states"] == 3
+    assert d["enum_states"] == 1
+    assert d["mypy_errors"] is None  # not asked for
     assert d["atomic_writers"] == {"count": 2, "functions": ["hotspot/plan/rules.py:g",
                                                              "hotspot/render/view.py:Writer.save"]}
     assert d["arch_deciders"] == {"count": 2, "modules": ["hotspot/arch/decide.py", "hotspot/att/analyze.py"]}
@@ -151,7 +170,25 @@ def test_text_format_and_a_root_without_the_package(tmp_path: Path) -> None:
     root = _tree(tmp_path / "proj")
     p = _run("--root", str(root))
     assert p.returncode == 0, p.stderr
-    assert ".get( calls in plan/render/sweep: 4 (plan 2, render 2, sweep 0)" in p.stdout
+    assert ".get( calls in plan/render/sweep: 5 (plan 2, render 3, sweep 0)" in p.stdout
+    assert "type: ignore: 2 (1 without a code and reason)" in p.stdout
+    assert "string-state comparisons: 3; str-enum state types: 1" in p.stdout
     assert "modules outside capture/ importing capture: 2 (importing 3 capture modules)" in p.stdout
     bad = _run("--root", str(tmp_path / "nowhere"))
     assert bad.returncode == 2 and "holds no hotspot/ package" in bad.stderr and not bad.stdout
+
+
+def test_mypy_errors_counted(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    root = tmp_path / "proj"
+    (root / "hotspot").mkdir(parents=True)
+    (root / "hotspot" / "__init__.py").write_text("")
+    # two errors by construction: an int given a str, a str given an int
+    (root / "hotspot" / "bad.py").write_text('a: int = "one"\nb: str = 2\nc: int = 3\n')
+    p = _run("--root", str(root), "--format", "json", "--mypy")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["mypy_errors"] == 2
+    (root / "hotspot" / "bad.py").write_text("a: int = 1\n")
+    p = _run("--root", str(root), "--mypy")
+    assert p.returncode == 0, p.stderr
+    assert "mypy errors: 0" in p.stdout

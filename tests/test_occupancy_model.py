@@ -202,7 +202,7 @@ def test_ck_bmm_rocpd_numbers():
     assert occ.waves_per_simd == 1
     assert occ.limiter == "vgpr"
     assert occ.limiters == ("vgpr", "lds")      # LDS also allows only one 64 KiB workgroup
-    assert occ.limits == {"hardware": 8, "vgpr": 1, "sgpr": 7, "lds": 1, "workgroup": 8}
+    assert dict(occ.limits.items()) == {"hardware": 8, "vgpr": 1, "sgpr": 7, "lds": 1, "workgroup": 8}
     assert occ.next_step["vgpr"].max_allowed == 256
     assert any("allocation − arch" in n for n in occ.notes)
 

@@ -120,7 +120,7 @@ def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
         cols = columns_by_se[se]
         if wanted is not None:
             keep = [k in wanted for k in cols[5]]
-            cols = tuple(tuple(compress(c, keep)) for c in cols)  # type: ignore[assignment]
+            cols = tuple(tuple(compress(c, keep)) for c in cols)  # type: ignore[assignment]  # the same six columns, filtered
         time, cu, simd, slot, start = cols[:5]
         if not time:
             continue

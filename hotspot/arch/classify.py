@@ -172,9 +172,8 @@ def classify(isa: str) -> Classified:
         return Classified(mnemonic, category, wait_counters=counters)
     if mnemonic in DELIBERATELY_OTHER:
         return Classified(mnemonic, C.OTHER)
-    category = _EXACT_CATEGORY.get(mnemonic)
-    if category is None:
-        category = _by_prefix(mnemonic)
+    exact = _EXACT_CATEGORY.get(mnemonic)
+    category = exact if exact is not None else _by_prefix(mnemonic)
     direct = False
     if category is C.VMEM_LOAD:
         operands = isa.strip().split()[1:]

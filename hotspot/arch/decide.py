@@ -103,7 +103,7 @@ def decide(hints: Sequence[ArchHint], on_conflict: str = "warn",
     # (the ISA names no product; an agreeing agent_info row does)
     agreeing = [h for h in hints if base(h.name) == chosen and h.kind != COUNTERS]
     product = next((h.product for h in agreeing if h.product), None)
-    written = next((h.name for h in agreeing if split_target_id(h.name) and split_target_id(h.name)[1]),
+    written = next((h.name for h in agreeing if (split := split_target_id(h.name)) and split[1]),
                    first.name)
     source = first.source
     if first.kind == ISA:

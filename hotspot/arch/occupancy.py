@@ -136,6 +136,38 @@ class OccupancyDetails:
     workgroups_per_cu_by_slots: int | None
 
 
+@record(frozen=False)
+class Limits:
+    """Waves/SIMD each limit allows (None: its input is unknown), one field per LIMIT_NAMES. A limit
+    the model did not compute is not set and not in the JSON (an analysis without a VGPR count has
+    none: `{}`); init=False fields, set in LIMIT_NAMES order by `of`."""
+
+    hardware: int | None = field(default=None, init=False)
+    vgpr: int | None = field(default=None, init=False)
+    sgpr: int | None = field(default=None, init=False)
+    lds: int | None = field(default=None, init=False)
+    workgroup: int | None = field(default=None, init=False)
+
+    @classmethod
+    def of(cls, values: dict[str, int | None]) -> Limits:
+        out = cls()
+        for name in LIMIT_NAMES:
+            if name in values:
+                setattr(out, name, values[name])
+        return out
+
+    def __getitem__(self, name: str) -> int | None:
+        """The limit named `name` (views and the candidate comparison go by name)."""
+        if name not in LIMIT_NAMES:
+            raise KeyError(name)
+        value: int | None = getattr(self, name)
+        return value
+
+    def items(self) -> list[tuple[str, int | None]]:
+        """(name, waves) of the limits computed, in LIMIT_NAMES order."""
+        return [(name, getattr(self, name)) for name in LIMIT_NAMES if name in vars(self)]
+
+
 @record
 class Occupancy:
     arch: str
@@ -143,7 +175,7 @@ class Occupancy:
     waves_per_simd: int
     limiter: str                       # primary binding limit ("hardware" when at the cap)
     limiters: tuple[str, ...]          # every binding limit, primary first
-    limits: dict[str, int | None]      # waves/SIMD each limit allows; None = input unknown
+    limits: Limits                     # waves/SIMD each limit allows; None = input unknown
     next_step: dict[str, NextStep]     # per binding limiter below the cap
     notes: tuple[str, ...]
     details: OccupancyDetails
@@ -353,6 +385,7 @@ def compute_occupancy(target: ArchTarget | str, vgpr: int, agpr: int = 0, sgpr: 
         limits["workgroup"] = workgroup_waves(target, wg_waves)
 
     waves = min(v for v in limits.values() if v is not None)
+    limiters: tuple[str, ...]
     if waves == cap:
         limiter, limiters = "hardware", ("hardware",)
     else:
@@ -376,7 +409,8 @@ def compute_occupancy(target: ArchTarget | str, vgpr: int, agpr: int = 0, sgpr: 
     notes.extend(_notes(target, inp, total, s_total, wg_waves, limits, limiters))
     details = OccupancyDetails(total, vgpr_allocated(target, total), s_total, s_alloc, wg_waves,
                                lds_alloc, by_lds, by_slots)
-    return Occupancy(target.gfx, inp, waves, limiter, limiters, limits, next_step, tuple(notes), details)
+    return Occupancy(target.gfx, inp, waves, limiter, limiters, Limits.of(limits), next_step, tuple(notes),
+                     details)
 
 
 def _notes(target: ArchTarget, inp: OccupancyInputs, total: int, s_total: int | None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.arch.occupancy import compute_occupancy
+from hotspot.arch.occupancy import Occupancy, compute_occupancy
 from hotspot.arch.products import find_product
 from hotspot.arch.targets import ArchTarget, get_target
 from hotspot.errors import InputError, UsageError
@@ -23,7 +23,7 @@ def resolve_arch(arch: str) -> ArchTarget:
 
 
 def what_if(arch: str, vgpr: int, agpr: int = 0, sgpr: int | None = None, lds_bytes: int = 0,
-            wg_threads: int | None = None, sgpr_includes_implicit: bool = False) -> Result:
+            wg_threads: int | None = None, sgpr_includes_implicit: bool = False) -> Result[Occupancy]:
     """Occupancy for a hypothetical configuration; bad values are usage errors (exit 2)."""
     try:
         target = resolve_arch(arch)

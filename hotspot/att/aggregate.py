@@ -97,7 +97,7 @@ def _order(cat: str) -> int:
 
 
 def stall_by_category(rows: Sequence[CodeRow], total_stall: int) -> list[CategoryStall]:
-    acc: dict[str, list[int]] = {}
+    acc: dict[Category, list[int]] = {}
     for r in rows:
         if r.hit == 0 and r.latency == 0:
             continue
@@ -168,7 +168,7 @@ def file_stats(lines: Sequence[SourceLineStat], total_stall: int) -> list[FileSt
 
 
 def instruction_mix(rows: Sequence[CodeRow]) -> list[MixEntry]:
-    acc: dict[str, list[int]] = {}
+    acc: dict[Category, list[int]] = {}
     for r in rows:
         a = acc.setdefault(classify(r.isa).category, [0, 0, 0])
         a[0] += 1

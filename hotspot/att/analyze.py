@@ -16,11 +16,13 @@ from hotspot.att.findings import Finding
 from hotspot.att.model import (
     DETAIL_INSTRUCTIONS,
     MB,
+    AnalysisMode,
     AnalyzeOptions,
     DetailLine,
     DispatchAnalysis,
     DispatchInfo,
     MultiAnalysis,
+    OptionsEcho,
     Selection,
     SnippetLine,
     arch_out,
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------------------------
 
 
-def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[DispatchAnalysis | MultiAnalysis]:
     """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
     them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
     analysis use case runs (hotspot/plan/analyze.py `analyze`: the plan, the tables shortened to
@@ -67,7 +69,7 @@ def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
 COUNT_OPTION_LIMIT = (1 << 31) - 1
 
 
-def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
+def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result[DispatchAnalysis | MultiAnalysis]:
     if opts.mode not in ("asm", "src", "both"):
         raise UsageError(f"--mode {opts.mode}: expected asm, src or both")
     if opts.topk < 0:
@@ -106,7 +108,7 @@ def _analyze_path(path: Path, opts: AnalyzeOptions) -> Result:
     return Result("analyze", data, warnings)
 
 
-def _replicates(path: Path, opts: AnalyzeOptions) -> Result:
+def _replicates(path: Path, opts: AnalyzeOptions) -> Result[DispatchAnalysis | MultiAnalysis]:
     """The best usable dispatch under `path` and the next ones of the same kernel, at most
     `opts.replicates` in all (a diff's side: replicates measure the capture noise)."""
     from hotspot.capture import usable_ranking
@@ -136,7 +138,7 @@ def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) ->
 
     a = cached("dispatch", _core_key(d, opts), lambda added: _analyze_core(d, opts, added), warnings,
                _max_bytes(opts))
-    if opts.detail and a.mode == "cycles":
+    if opts.detail and a.mode == AnalysisMode.CYCLES:
         from hotspot.capture import load_source_map
 
         a.detail = _detail(a.source_lines, a.instructions, load_source_map(d, warnings, opts.source_map),
@@ -145,7 +147,7 @@ def _analyze_dispatch_dir(d: Path, opts: AnalyzeOptions, warnings: list[str]) ->
     return a
 
 
-def _core_key(d: Path, opts: AnalyzeOptions) -> tuple:
+def _core_key(d: Path, opts: AnalyzeOptions) -> tuple[object, ...]:
     """Everything besides the files read that the core analysis depends on (marshal-able)."""
     return (str(d), os.path.abspath(d), opts.kernel, opts.arch, opts.max_waves,
             tuple(os.path.abspath(m) for m in opts.meta))
@@ -161,12 +163,12 @@ def _analyze_core(d: Path, opts: AnalyzeOptions, warnings: list[str]) -> Dispatc
     return analyze_capture(cap, opts, warnings)
 
 
-def options_out(mode: str, opts: AnalyzeOptions) -> JsonObject:
+def options_out(mode: AnalysisMode, opts: AnalyzeOptions) -> OptionsEcho:
     """The options echoed in the result's `options` field."""
-    if mode != "cycles":
-        return {"topk": opts.topk, "mode": opts.mode}
-    return {"topk": opts.topk, "mode": opts.mode, "detail": opts.detail, "context": opts.context,
-            "kernel": opts.kernel, "max_waves": opts.max_waves}
+    echo = OptionsEcho(opts.topk, opts.mode)
+    if mode == AnalysisMode.CYCLES:
+        echo.detail, echo.context, echo.kernel, echo.max_waves = opts.detail, opts.context, opts.kernel, opts.max_waves
+    return echo
 
 
 def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> DispatchAnalysis:
@@ -214,7 +216,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         warnings.append(f"wave-mismatch: {mismatch.message}")
     names = [kernel_name(kernel, d)] + ([kernel.symbol] if kernel else [])
     rep, working = assess(rows, wr.totals, names, findings, wr.loops,
-                          occupancy.resources.get("wg") if occupancy.resources else None,
+                          occupancy.resources.wg if occupancy.resources else None,
                           arch.target.wave_size if arch.target else None)
     if working is not None:
         # the shares the plan reads are the working waves': early-exit waves left out
@@ -230,7 +232,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
                         kernel.symbol if kernel else "", len(disp.wave_files), len(rows),
                         len(executed), pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=arch_out(arch), mode="cycles", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode=AnalysisMode.CYCLES, totals=totals,
         stall_by_category=agg.stall_by_category(share_rows, totals.stall),
         instructions=instructions, source_lines=lines,
         files=agg.file_stats(lines, totals.stall), instruction_mix=agg.instruction_mix(rows),
@@ -242,7 +244,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         occupancy=occupancy,
         representativeness=rep,
         ceilings=wr.ceilings,
-        options=options_out("cycles", opts),
+        options=options_out(AnalysisMode.CYCLES, opts),
     )
 
 

@@ -10,7 +10,7 @@ no spread and are only counted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from operator import itemgetter
 
@@ -61,7 +61,7 @@ class _LineEpisodes:
     sizes: list[int] = field(default_factory=list)
 
 
-def barrier_stats(barriers: dict[tuple[int, int, int], Sequence[int]],
+def barrier_stats(barriers: Mapping[tuple[int, int, int], Sequence[int]],
                   rows_by_line: dict[int, CodeRow]) -> list[BarrierStat]:
     """Per barrier line, from flat [arrival, release, ...] sequences per (SE, CU, line)."""
     per_line: dict[int, _LineEpisodes] = {}

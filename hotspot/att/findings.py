@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from hotspot.arch.classify import Category
 from hotspot.att.aggregate import SourceLineStat, Totals
 from hotspot.capture import IDLE_SLICE_EXECUTED_SHARE, WaveTotals
-from hotspot.result import JsonObject
+from hotspot.result import JsonObject, JsonValue
 from hotspot.record import record
 
 if TYPE_CHECKING:
@@ -43,12 +43,14 @@ def source_collapse(lines: Sequence[SourceLineStat]) -> Finding | None:
     if not lines:
         return None
     top = lines[0]
-    cats = [c for c, s in top.categories.items() if s > 0] or list(top.categories)
+    cats: list[JsonValue] = [c for c, s in top.categories.items() if s > 0] or list(top.categories)
     if top.share < SOURCE_COLLAPSE_SHARE or len(top.categories) < SOURCE_COLLAPSE_MIN_CATEGORIES:
         return None
-    nxt = [{"file": s.file, "line": s.line, "share": s.share, "dominant_category": s.dominant_category}
-           for s in lines[1:1 + NEXT_HOT_LINES]]
-    nxt_text = ", ".join(f"{n['file'].rsplit('/', 1)[-1]}:{n['line']} ({n['share']:.0%})" for n in nxt)
+    nxt: list[JsonValue] = [{"file": s.file, "line": s.line, "share": s.share,
+                             "dominant_category": s.dominant_category}
+                            for s in lines[1:1 + NEXT_HOT_LINES]]
+    nxt_text = ", ".join(f"{s.file.rsplit('/', 1)[-1]}:{s.line} ({s.share:.0%})"
+                         for s in lines[1:1 + NEXT_HOT_LINES])
     return Finding(
         "source-collapse", "high",
         f"{top.file}:{top.line} holds {top.share:.0%} of all stall across "
@@ -111,11 +113,11 @@ def wave_mismatch(totals: Totals, waves: WaveTotals,
     w_hit = sum(v[0] for v in waves.per_line.values())
     w_lat = sum(v[1] for v in waves.per_line.values())
     w_stall = sum(v[2] for v in waves.per_line.values())
-    diffs = {}
+    diffs: dict[str, tuple[int, int]] = {}  # total -> (code.json, wave files)
     for name, code_v, wave_v in (("hit", totals.hit, w_hit), ("latency", totals.latency, w_lat),
                                  ("stall", totals.stall, w_stall)):
         if abs(code_v - wave_v) > WAVE_MISMATCH_TOLERANCE * max(code_v, wave_v, 1):
-            diffs[name] = {"code_json": code_v, "wave_files": wave_v}
+            diffs[name] = (code_v, wave_v)
     if not diffs:
         return None
     rows_off = sorted(line for line, (h, lat, st) in code_lines
@@ -123,9 +125,10 @@ def wave_mismatch(totals: Totals, waves: WaveTotals,
     return Finding(
         "wave-mismatch", "medium",
         "code.json totals disagree with the sum over the wave files ("
-        + ", ".join(f"{k}: {v['code_json']:,} vs {v['wave_files']:,}" for k, v in diffs.items())
+        + ", ".join(f"{k}: {c:,} vs {w:,}" for k, (c, w) in diffs.items())
         + "): some wave files are missing, truncated, or from another decode",
-        {"totals": diffs, "rows_differing": len(rows_off), "first_rows": rows_off[:10],
+        {"totals": {k: {"code_json": c, "wave_files": w} for k, (c, w) in diffs.items()},
+         "rows_differing": len(rows_off), "first_rows": list(rows_off[:10]),
          "waves_read": waves.waves},
         "re-decode the .att files into a fresh directory; check for truncation warnings")
 

@@ -87,7 +87,7 @@ def _row(rec: DispatchRecord, path: str) -> LaunchRow:
                      list(rec.workgroup) if rec.workgroup else None, rec.duration_ns)
 
 
-def _shape(rec: DispatchRecord) -> tuple | None:
+def _shape(rec: DispatchRecord) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     if not rec.grid or not rec.workgroup or any(w <= 0 for w in rec.workgroup):
         return None
     return (tuple(rec.grid), tuple(rec.workgroup))
@@ -122,9 +122,11 @@ def match_launch(named: Sequence[DispatchRecord], path: str, dispatch_id: int | 
         out = _matched(rec, [rec], path, BY_DISPATCH_ID, rec.duration_ns,
                        BY_DISPATCH_ID if rec.duration_ns is not None else None, cus, peak_hbm_gbps)
         return _checked(out, traced_waves, wave_size)
-    shapes: dict[tuple, list[DispatchRecord]] = {}
+    shapes: dict[tuple[tuple[int, ...], tuple[int, ...]], list[DispatchRecord]] = {}
     for r in shaped:
-        shapes.setdefault(_shape(r), []).append(r)  # type: ignore[arg-type]
+        shape = _shape(r)
+        if shape is not None:  # every one of `shaped`
+            shapes.setdefault(shape, []).append(r)
     if len(shapes) > 1:
         listed = [_row(r, path) for rs in shapes.values() for r in rs][:MAX_ROWS_LISTED]
         desc = "; ".join(f"{'x'.join(map(str, s[0]))} (workgroup {'x'.join(map(str, s[1]))}): "
@@ -167,12 +169,13 @@ def _checked(out: LaunchOut, traced_waves: int | None, wave_size: int | None) ->
     making fewer waves than were traced is not this dispatch's."""
     if wave_size is None or out.grid is None or out.workgroup is None or out.workgroups is None:
         return replace(out, traced_waves=traced_waves)
-    waves = out.workgroups * waves_per_workgroup(out.workgroup, wave_size)
+    grid, workgroup = out.grid, out.workgroup
+    waves = out.workgroups * waves_per_workgroup(workgroup, wave_size)
     out = replace(out, waves_in_grid=waves, traced_waves=traced_waves)
     if traced_waves is not None and traced_waves > waves:
         return replace(out, status=INCONSISTENT, reason=(
-            f"the matched row's grid {'x'.join(map(str, out.grid))} (workgroup "
-            f"{'x'.join(map(str, out.workgroup))}) makes {waves:,} waves but the capture traced "
+            f"the matched row's grid {'x'.join(map(str, grid))} (workgroup "
+            f"{'x'.join(map(str, workgroup))}) makes {waves:,} waves but the capture traced "
             f"{traced_waves:,}: the row is not this dispatch's launch (another run or config); "
             "name the run's kernel trace with --meta"))
     return out

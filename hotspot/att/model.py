@@ -3,9 +3,10 @@ JSON contract is docs/schema/analyze.md). Shared by the cycles and PC-sampling a
 
 from __future__ import annotations
 
+import copy
 from dataclasses import field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hotspot.arch.arch import Arch
 from hotspot.att import aggregate as agg
@@ -18,11 +19,14 @@ from hotspot.att.representativeness import Representativeness
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 
 if TYPE_CHECKING:
     pass
 from hotspot.capture import DispatchCandidate
 from hotspot.result import JsonObject
+
+T = TypeVar("T")
 
 DEFAULT_TOPK = 15
 DETAIL_INSTRUCTIONS = 5  # worst instructions shown per hot line with --detail
@@ -35,7 +39,23 @@ MB = 1024 * 1024
 DEFAULT_MAX_FILE_MB = 32.0
 
 
-PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE = "", "attached", "alone"
+class PlanMode(TextEnum):
+    """What the analysis use case (hotspot/plan/analyze.py) adds: no plan, the plan attached to each
+    dispatch (`analyze --plan`), or the plan alone (`hotspot plan`)."""
+
+    NONE = ""
+    ATTACHED = "attached"
+    ALONE = "alone"
+
+
+PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE = PlanMode.NONE, PlanMode.ATTACHED, PlanMode.ALONE
+
+
+class AnalysisMode(TextEnum):
+    """What a dispatch's numbers are: traced cycles (ATT) or PC samples."""
+
+    CYCLES = "cycles"
+    PC_SAMPLING = "pc-sampling"
 
 
 @record
@@ -59,7 +79,7 @@ class AnalyzeOptions:
     replicates: int = 0
     # The plan (hotspot/plan/analyze.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
     # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
-    plan: str = ""
+    plan: PlanMode = PlanMode.NONE
     pmc: tuple[str, ...] = ()  # --pmc: counter files for the plan's memory verdicts
 
     @property
@@ -141,10 +161,31 @@ class Selection:
 
 
 @record(frozen=False)
+class OptionsEcho:
+    """The options echoed as the command line gave them (docs/schema/analyze.md `options`): every
+    analysis echoes topk and mode; a cycles one also detail, context, kernel and max_waves; the
+    plan adds plan. A field not set is not in the JSON (init=False: set after construction)."""
+
+    topk: int
+    mode: str  # --mode: which hot-spot tables the text view shows (asm, src or both)
+    detail: bool = field(default=False, init=False)
+    context: int = field(default=0, init=False)
+    kernel: str | None = field(default=None, init=False)
+    max_waves: int | None = field(default=None, init=False)
+    plan: bool = field(default=False, init=False)
+
+    def planned(self, topk: int) -> OptionsEcho:
+        """The echo of `analyze --plan`: the same keys in the same order, the shown topk, plan."""
+        out = copy.copy(self)
+        out.topk, out.plan = topk, True
+        return out
+
+
+@record(frozen=False)
 class DispatchAnalysis:
     dispatch: DispatchInfo
     arch: ArchOut
-    mode: str  # "cycles" or "pc-sampling"
+    mode: AnalysisMode
     totals: agg.Totals
     stall_by_category: list[agg.CategoryStall]
     instructions: list[agg.InstructionStat]
@@ -173,30 +214,28 @@ class DispatchAnalysis:
     # (hotspot/att/issue_share.py): the trace ceilings the plan caps its estimates with
     ceilings: TraceCeilings | None = None
     # The options echoed as the command line gave them (att/analyze.py options_out: its keys differ
-    # by mode, and the plan adds its own); read through the typed accessors below.
-    options: JsonObject = field(default_factory=dict)
+    # The options echoed as the command line gave them (att/analyze.py options_out: the fields set
+    # differ by mode, and the plan adds its own); read through the typed accessors below.
+    options: OptionsEcho | None = None
 
     @property
     def asked_detail(self) -> bool:
         """`--detail` was given: the views show the big tables and the plan's evidence."""
-        return bool(self.options.get("detail"))
+        return self.options is not None and self.options.detail
 
     @property
     def asked_tables(self) -> str:
         """`--mode`: which hot-spot tables the text view shows (asm, src or both)."""
-        mode = self.options.get("mode", "both")
-        return mode if isinstance(mode, str) else ""
+        return self.options.mode if self.options is not None else "both"
 
     @property
     def asked_topk(self) -> int | None:
-        topk = self.options.get("topk")
-        return topk if isinstance(topk, int) and not isinstance(topk, bool) else None
+        return self.options.topk if self.options is not None else None
 
     @property
     def asked_max_waves(self) -> int | None:
         """`--max-waves`: the wave files read were a sample of at most this many."""
-        n = self.options.get("max_waves")
-        return n if isinstance(n, int) and not isinstance(n, bool) else None
+        return self.options.max_waves if self.options is not None else None
 
 
 @record(frozen=False)
@@ -212,7 +251,7 @@ def arch_out(info: Arch) -> ArchOut:
                    list(info.features))
 
 
-def limit(items: list, topk: int) -> list:
+def limit(items: list[T], topk: int) -> list[T]:
     return items if topk == 0 else items[:topk]
 
 
@@ -225,7 +264,7 @@ def trimmed(a: DispatchAnalysis, topk: int) -> DispatchAnalysis:
     """A copy of `a` whose ranked tables hold their first `topk` rows (0 = all)."""
     if not topk:
         return a
-    values: dict[str, object] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
+    values: dict[str, Any] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
                                  if isinstance(getattr(a, name), list)}
     if a.wave_states is not None:
         values["wave_states"] = replace(a.wave_states, lines=a.wave_states.lines[:topk],

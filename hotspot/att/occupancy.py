@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import field, replace
 from pathlib import Path
+from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy import (
+    Limits,
     NextStep,
     Occupancy,
     OccupancyDetails,
@@ -45,6 +47,55 @@ class AchievedOut:
 
 
 @record
+class IsaLds:
+    """The LDS the ISA proves the kernel uses at least (hotspot/att/lds_bound.py)."""
+
+    bytes: int
+    line_number: int
+    isa: str
+    offset: int
+    width: int
+    basis: str
+    lower_bound: bool = True
+
+
+@record(frozen=False)
+class KernelResources:
+    """The kernel's resources the occupancy model was given, and the file each came from."""
+
+    # (defaults: a saved document that names only some reads back; the analysis gives them all)
+    vgpr: int | None = None
+    agpr: int | None = None
+    sgpr: int | None = None
+    lds: int | None = None
+    wg: int | None = None
+    sgpr_includes_implicit: bool = False
+    source: dict[str, str] = field(default_factory=dict)  # field -> source label ("isa (code.json)", ...)
+    # set only when the ISA bounds the LDS; left unset (and out of the JSON) otherwise
+    lds_isa: IsaLds | None = field(default=None, init=False)
+
+
+@record
+class CandidateOut:
+    """The occupancy one candidate target would give (the arch undecided)."""
+
+    waves_per_simd: int
+    limiter: str
+    limits: Limits
+    next_step: dict[str, NextStep]
+
+
+@record
+class CandidatesOut:
+    """Occupancy under each candidate target, and whether they agree."""
+
+    by_arch: dict[str, CandidateOut]
+    agree: bool
+    summary: str
+    excluded: dict[str, str]  # target -> why it was left out
+
+
+@record
 class DispatchOccupancy:
     available: bool
     reason: str  # why theoretical occupancy is missing, when it is
@@ -52,13 +103,13 @@ class DispatchOccupancy:
     waves_per_simd: int | None = None
     limiter: str | None = None
     limiters: tuple[str, ...] = ()
-    limits: dict[str, int | None] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # none set when the model did not run
     next_step: dict[str, NextStep] = field(default_factory=dict)  # per binding limiter below the cap
     notes: tuple[str, ...] = ()
     details: OccupancyDetails | None = None
-    resources: JsonObject = field(default_factory=dict)
+    resources: KernelResources | None = None  # always given by dispatch_occupancy
     achieved: AchievedOut | None = None
-    candidates: JsonObject | None = None  # arch undecided: occupancy per candidate
+    candidates: CandidatesOut | None = None  # arch undecided: occupancy per candidate
     launch: LaunchOut | None = None        # grid/workgroups and the product's CUs, when known
     unknown_limits: tuple[str, ...] = ()   # limits whose input was not found: waves_per_simd is then
     #                                        an upper bound, and no occupancy rule acts on it
@@ -126,14 +177,11 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
     bound = lds_lower_bound(rows)
     resolved = with_isa_lds(res.resolve_resources(candidates, isa, target), bound)
     warnings.extend(f"resources: {w}" for w in resolved.warnings)
-    resources = {"vgpr": resolved.vgpr, "agpr": resolved.agpr, "sgpr": resolved.sgpr,
-                 "lds": resolved.lds_bytes, "wg": resolved.wg_threads,
-                 "sgpr_includes_implicit": resolved.sgpr_includes_implicit,
-                 "source": dict(resolved.source)}
+    resources = KernelResources(resolved.vgpr, resolved.agpr, resolved.sgpr, resolved.lds_bytes,
+                                resolved.wg_threads, resolved.sgpr_includes_implicit, dict(resolved.source))
     if bound is not None:
-        resources["lds_isa"] = {"bytes": bound.bytes, "line_number": bound.line_number,
-                                "isa": bound.isa, "offset": bound.offset, "width": bound.width,
-                                "basis": bound.basis, "lower_bound": True}
+        resources.lds_isa = IsaLds(bound.bytes, bound.line_number, bound.isa, bound.offset, bound.width,
+                                   bound.basis)
     achieved = _achieved(cap, warnings)
     label = arch.label
     if resolved.vgpr is None:
@@ -146,19 +194,17 @@ def _theoretical(cap: Capture, arch: Arch, warnings: list[str],
                                  f"{', '.join(KNOWN_GFX)}): its register file, LDS and wave limits "
                                  "are unknown, so no theoretical occupancy", label,
                                  resources=resources, achieved=achieved), None
-    kwargs = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes,
+    kwargs: dict[str, Any] = dict(agpr=resolved.agpr or 0, sgpr=resolved.sgpr, lds_bytes=resolved.lds_bytes,
                   wg_threads=resolved.wg_threads,
                   sgpr_includes_implicit=resolved.sgpr_includes_implicit)
     try:
         if target is None:
             cands = occupancy_candidates(arch.candidates or CDNA_CANDIDATES, resolved.vgpr, **kwargs)
-            per = {g: {"waves_per_simd": o.waves_per_simd, "limiter": o.limiter,
-                       "limits": o.limits, "next_step": o.next_step}
+            per = {g: CandidateOut(o.waves_per_simd, o.limiter, o.limits, o.next_step)
                    for g, o in cands.by_arch.items()}
             occ = DispatchOccupancy(
                 True, "", label, resources=resources, achieved=achieved,
-                candidates={"by_arch": per, "agree": cands.agree, "summary": cands.summary,
-                            "excluded": cands.excluded})
+                candidates=CandidatesOut(per, cands.agree, cands.summary, cands.excluded))
             if cands.agree and cands.by_arch:
                 o = next(iter(cands.by_arch.values()))
                 occ = _from_model(o, label, resources, achieved, occ.candidates)
@@ -189,11 +235,11 @@ def with_isa_lds(resolved: res.Resources, bound: LdsBound | None) -> res.Resourc
                    warnings=(*resolved.warnings, note))
 
 
-def _from_model(o: Occupancy, label: str, resources: JsonObject, achieved: AchievedOut | None,
-                candidates: JsonObject | None) -> DispatchOccupancy:
+def _from_model(o: Occupancy, label: str, resources: KernelResources, achieved: AchievedOut | None,
+                candidates: CandidatesOut | None) -> DispatchOccupancy:
     unknown = tuple(name for name, v in o.limits.items() if v is None)
     return DispatchOccupancy(True, "", label, o.waves_per_simd, o.limiter, tuple(o.limiters),
-                             dict(o.limits), dict(o.next_step), tuple(o.notes), o.details,
+                             o.limits, dict(o.next_step), tuple(o.notes), o.details,
                              resources, achieved, candidates, unknown_limits=unknown)
 
 
@@ -207,7 +253,8 @@ def launch_of(found: Sequence[KernelRows], arch: Arch, traced_waves: int | None 
     wave_size = arch.target.wave_size if arch.target is not None else None
     for k in found:
         out = match_launch(k.rows, str(k.path), k.run_id, traced_waves, wave_size,
-                           product.cus if same else None, product.peak_hbm_gbps if same else None)
+                           product.cus if same and product else None,
+                           product.peak_hbm_gbps if same and product else None)
         if out is not None:
             return out
     return None

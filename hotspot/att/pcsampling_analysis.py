@@ -12,7 +12,8 @@ from pathlib import Path
 
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
-from hotspot.att.model import DispatchAnalysis, DispatchInfo, SampleColumns, SampleCounts, arch_out
+from hotspot.att.model import (AnalysisMode, AnalyzeOptions, DispatchAnalysis, DispatchInfo, OptionsEcho,
+                                SampleColumns, SampleCounts, arch_out)
 from hotspot.capture import (
     ISSUED_COLUMNS,
     NOT_ISSUED_REASONS,
@@ -20,6 +21,7 @@ from hotspot.capture import (
     STALLED_COLUMNS,
     CodeRow,
     CodeTable,
+    DispatchDir,
     KernelSymbol,
     detect_arch,
     first_present,
@@ -36,8 +38,9 @@ def _int(table: CodeTable, row: CodeRow, col: str) -> int:
     return value
 
 
-def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None,
-                    rows: tuple[CodeRow, ...], opts, warnings: list[str]):
+def analyze_samples(d: Path, disp: DispatchDir, table: CodeTable, kernel: KernelSymbol | None,
+                    rows: tuple[CodeRow, ...], opts: AnalyzeOptions, warnings: list[str]
+                    ) -> DispatchAnalysis:
 
     issued_col = first_present(table.extra_columns, ISSUED_COLUMNS)
     stalled_col = first_present(table.extra_columns, STALLED_COLUMNS)
@@ -76,7 +79,7 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
                         kernel.symbol if kernel else "", 0, len(rows), len(executed),
                         pct(mapped, len(executed)), len(table.kernels))
     return DispatchAnalysis(
-        dispatch=info, arch=arch_out(arch), mode="pc-sampling", totals=totals,
+        dispatch=info, arch=arch_out(arch), mode=AnalysisMode.PC_SAMPLING, totals=totals,
         stall_by_category=agg.stall_by_category(sampled_rows, totals.stall),
         instructions=agg.instruction_stats(sampled_rows, totals.stall),
         source_lines=lines, files=agg.file_stats(lines, totals.stall),
@@ -84,5 +87,5 @@ def analyze_samples(d: Path, disp, table: CodeTable, kernel: KernelSymbol | None
         samples=SampleCounts(issued_total + stalled_total, issued_total, stalled_total,
                              dict(zip(NOT_ISSUED_REASONS, reasons)) if reasons_col else {},
                              SampleColumns(issued_col, stalled_col, reasons_col)),
-        options={"topk": opts.topk, "mode": opts.mode},
+        options=OptionsEcho(opts.topk, opts.mode),
     )

@@ -30,7 +30,7 @@ from hotspot.att.loops import Loop
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture import SHORT_WAVE_MAX_RECORDS, CodeRow, WaveTotals, is_runtime_kernel
 from hotspot.record import record
-from hotspot.result import JsonObject
+from hotspot.result import JsonObject, JsonValue
 
 OK = "ok"
 LIMITED = "limited"
@@ -158,11 +158,17 @@ def working_waits(waits: Sequence[WaitBlame], rows: Sequence[CodeRow], working: 
     return out
 
 
+def _number(v: JsonValue) -> float:
+    """A count of the wave-mismatch evidence (0 when absent)."""
+    return float(v) if isinstance(v, (int, float)) else 0.0
+
+
 def _mismatch_ratio(f: Finding) -> float:
     worst = 1.0
-    for v in (f.evidence.get("totals") or {}).values():
+    totals = f.evidence.get("totals")
+    for v in (totals.values() if isinstance(totals, dict) else ()):
         if isinstance(v, dict):
-            a, b = abs(float(v.get("code_json") or 0)), abs(float(v.get("wave_files") or 0))
+            a, b = abs(_number(v.get("code_json"))), abs(_number(v.get("wave_files")))
             lo, hi = min(a, b), max(a, b)
             worst = max(worst, hi / lo if lo else float("inf") if hi else 1.0)
     return worst
@@ -203,8 +209,8 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
     adjusted: list[CodeRow] | None = None
     if n_early and working:
         cut = max(early)
-        ev = {"early_exit_waves": n_early, "waves": traced, "share": round(share, 4),
-              "early_exit_records": sorted(early), "longest_wave_records": longest,
+        ev: JsonObject = {"early_exit_waves": n_early, "waves": traced, "share": round(share, 4),
+              "early_exit_records": list(sorted(early)), "longest_wave_records": longest,
               "threshold_records": EARLY_EXIT_MAX_RECORDS, "threshold_share_of_longest": EARLY_EXIT_MAX_SHARE,
               "material_share": EARLY_EXIT_MATERIAL_SHARE}
         what = (f"{n_early} of {traced} traced waves ({share:.0%}) executed at most {cut} instruction "
@@ -287,7 +293,7 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
     hottest = (max(material, key=lambda lp: (lp.iterations_per_wave, lp.stall, -lp.first_line_number))
                if material else max(loops, key=lambda lp: (lp.stall, -lp.first_line_number), default=None))
     passes = hottest.iterations_per_wave if hottest is not None else None
-    if passes is not None and passes < MIN_PASSES_PER_WAVE:
+    if hottest is not None and passes is not None and passes < MIN_PASSES_PER_WAVE:
         reasons.append(Reason("single-pass", LIMITED,
                               f"the hottest loop (#{hottest.first_line_number}-#{hottest.last_line_number}) "
                               f"ran {passes:.1f} time(s) per wave: no steady state was traced",

@@ -43,7 +43,7 @@ def _row(label: str, file: str, line: int | None, st: list[int], members: list[i
                     sorted(members))
 
 
-def _order(r: StateRow) -> tuple:
+def _order(r: StateRow) -> tuple[int, int, str]:
     return (-(r.wait + r.stall), -r.exec, r.label)
 
 

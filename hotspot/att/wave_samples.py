@@ -47,7 +47,7 @@ class WaveSamples:
 
 
 def wave_samples(files: Sequence[WaveFile], all_rows: Sequence[CodeRow], max_waves: int | None,
-                 max_bytes: int | None, rules: WaitcntRules = GFX9) -> WaveSamples:
+                 max_bytes: int | None, rules: WaitcntRules | None = GFX9) -> WaveSamples:
     """Per-wave samples of the wave files analyze reads (the same `--max-waves` choice), at most
     MAX_SAMPLE_WAVES of them."""
     cap = MAX_SAMPLE_WAVES if max_waves is None else min(max_waves, MAX_SAMPLE_WAVES)

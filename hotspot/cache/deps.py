@@ -21,6 +21,7 @@ from _thread import get_ident
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~5 ms)
 if TYPE_CHECKING:  # annotations only: this module is on the launcher's hit path, kept light
     from collections.abc import Iterable
+    from typing import Any
 
 try:
     from _blake2 import blake2b
@@ -48,10 +49,10 @@ class _Collecting:
     """A collector pushed on `stack` for the duration of a `with` block (by identity: two
     collectors holding equal items are still two)."""
 
-    stack: list
+    stack: list[Any]
     make: type
 
-    def __enter__(self):  # noqa: ANN204 - the subclass's collection
+    def __enter__(self) -> Any:  # the subclass's collection
         if not _hooked["on"]:
             _hooked["on"] = True
             sys.addaudithook(_on_audit)
@@ -104,7 +105,7 @@ def note(items: Iterable[object]) -> None:
             rec.update(add)
 
 
-def _on_audit(event: str, args: tuple) -> None:
+def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     if _written and event == "os.rename" and len(args) > 1 and isinstance(args[1], (str, bytes)) \
             and not (_quiet and get_ident() in _quiet):  # the cache's own entries are not outputs
         for out in _written:
@@ -123,7 +124,7 @@ def _on_audit(event: str, args: tuple) -> None:
         pass
 
 
-def _path_of(event: str, args: tuple) -> object:
+def _path_of(event: str, args: tuple[Any, ...]) -> Any:
     if event == "open":
         path = args[0]
         if isinstance(path, int):
@@ -226,7 +227,7 @@ def split(items: Iterable[object], code: Iterable[str] = ()) -> tuple[list[str],
     skip = set(code) | _import_dirs()
     paths = sorted(i for i in items if isinstance(i, str) and i not in skip
                    and f"{os.sep}__pycache__{os.sep}" not in i)
-    listings = sorted(i for i in items if isinstance(i, tuple))  # type: ignore[misc]
+    listings = sorted(i for i in items if isinstance(i, tuple))
     return paths, listings
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import time
 from collections.abc import Callable
-from typing import BinaryIO, TypeVar
+from typing import BinaryIO, TypeVar, cast
 
 from hotspot.cache import deps, store
 
@@ -42,10 +42,10 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     if body is not None:
         hit = _load(body, size_cap)
         if hit is not None:
-            value, read, added = hit
+            value, read, added_before = hit
             deps.note(read)  # an enclosing recording (the output cache, the session) needs them
-            warnings.extend(added)
-            return value
+            warnings.extend(added_before)
+            return cast(T, value)  # what compute() gave when it was stored
     started = time.time_ns()
     added: list[str] = []
     with deps.recording() as read:

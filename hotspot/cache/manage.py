@@ -41,7 +41,7 @@ class CacheCleared:
     freed_bytes: int
 
 
-def cache_info() -> Result:
+def cache_info() -> Result[CacheInfo]:
     loc = store.location()
     found, _ = store.entries(loc.path) if loc.usable else ([], [])
     kinds = []
@@ -56,7 +56,7 @@ def cache_info() -> Result:
                                           kinds))
 
 
-def cache_clear() -> Result:
+def cache_clear() -> Result[CacheCleared]:
     loc = store.location()
     removed, freed = store.clear(loc.path) if loc.usable else (0, 0)
     return Result("cache clear", CacheCleared(loc.path, removed, freed))

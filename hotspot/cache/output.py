@@ -27,6 +27,7 @@ import time
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~5 ms)
 if TYPE_CHECKING:  # annotations only: this module is the launcher's hit path
     from collections.abc import Callable, Sequence
+    from typing import Any, TextIO
 
 from hotspot.cache import deps, store
 from hotspot.clihelp.pages import COMMANDS
@@ -106,7 +107,8 @@ def replay(p: Plan) -> int | None:
             return None  # the command itself decides (and says) what to do with this target
     _emit(sys.stderr, err)
     _emit(sys.stdout, out)
-    return exit_code
+    replayed: int | None = exit_code
+    return replayed
 
 
 def _rewrite(path: str, data: bytes, force: bool) -> bool:
@@ -132,7 +134,7 @@ def _rewrite(path: str, data: bytes, force: bool) -> bool:
     return True
 
 
-def _emit(stream, data: bytes) -> None:  # noqa: ANN001 - a text stream with a .buffer
+def _emit(stream: TextIO, data: bytes) -> None:  # a text stream with a .buffer
     if data:
         stream.flush()
         stream.buffer.write(data)
@@ -142,7 +144,7 @@ def _emit(stream, data: bytes) -> None:  # noqa: ANN001 - a text stream with a .
 class _Tee(io.BufferedIOBase):
     """A binary stream that writes through to `raw` and keeps a copy (up to OUTPUT_LIMIT)."""
 
-    def __init__(self, raw, skip: Callable[[], bool]) -> None:  # noqa: ANN001
+    def __init__(self, raw: Any, skip: Callable[[], bool]) -> None:  # a binary stream
         super().__init__()
         self.raw_stream = raw
         self.skip = skip
@@ -153,7 +155,7 @@ class _Tee(io.BufferedIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, data) -> int:  # noqa: ANN001
+    def write(self, data: Any) -> int:  # bytes-like
         n = self.raw_stream.write(data)
         if not self.skip() and not self.overflow:
             self.size += len(data)
@@ -167,19 +169,22 @@ class _Tee(io.BufferedIOBase):
         self.raw_stream.flush()
 
     def fileno(self) -> int:
-        return self.raw_stream.fileno()
+        n: int = self.raw_stream.fileno()
+        return n
 
     def isatty(self) -> bool:
-        return self.raw_stream.isatty()
+        tty: bool = self.raw_stream.isatty()
+        return tty
 
     def close(self) -> None:  # the wrapped stream is not ours to close
         self.flush()
 
 
-def _teed(stream, skip: Callable[[], bool]) -> tuple[io.TextIOWrapper, _Tee]:  # noqa: ANN001
+def _teed(stream: Any, skip: Callable[[], bool]) -> tuple[io.TextIOWrapper[Any], _Tee]:  # a text stream
     stream.flush()
     tee = _Tee(stream.buffer, skip)
-    wrapper = io.TextIOWrapper(tee, encoding=stream.encoding, errors=stream.errors,
+    buffer: Any = tee  # a BufferedIOBase, which TextIOWrapper wraps
+    wrapper = io.TextIOWrapper(buffer, encoding=stream.encoding, errors=stream.errors,
                                line_buffering=stream.line_buffering, write_through=True)
     return wrapper, tee
 

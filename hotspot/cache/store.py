@@ -174,7 +174,7 @@ class _Hashed:
 
 
 def write_entry(folder: str, name: str, body: bytes,
-                stream: Callable[[BinaryIO], object] | None = None, key: bytes = b"") -> bool:
+                stream: Callable[[BinaryIO | _Hashed], object] | None = None, key: bytes = b"") -> bool:
     """Write an entry atomically, then keep the folder under its bound. False when it could not
     be written (full disk, read-only home): the cache is an optimization, never an error.
     `key` is the entry's full key (stored in it, checked on read). `stream`, when given, writes

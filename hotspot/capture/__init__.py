@@ -14,6 +14,78 @@ result cache, or one that never reads a rocpd database, does not pay for the rea
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time they are imported on first use
+    from hotspot.capture.codejson import (
+        EMPTY_TRACE_HINT as EMPTY_TRACE_HINT, read_code_table as read_code_table,
+    )
+    from hotspot.capture.counters.discover import load_counter_files as load_counter_files
+    from hotspot.capture.counters.model import (
+        CounterFile as CounterFile, DispatchCounters as DispatchCounters, PeakHint as PeakHint,
+    )
+    from hotspot.capture.dispatch_rows import (
+        KernelRows as KernelRows, kernel_names as kernel_names, pick_row as pick_row,
+        same_kernel as same_kernel,
+    )
+    from hotspot.capture.files import parse_json as parse_json
+    from hotspot.capture.layout import (
+        DispatchDir as DispatchDir, WaveFile as WaveFile, find_dispatch_dirs as find_dispatch_dirs,
+        open_dispatch as open_dispatch, parse_dir_name as parse_dir_name,
+        require_dispatch_dirs as require_dispatch_dirs,
+    )
+    from hotspot.capture.model import (
+        CodeRow as CodeRow, CodeTable as CodeTable, KernelSymbol as KernelSymbol,
+    )
+    from hotspot.capture.open import Capture as Capture, open_capture as open_capture
+    from hotspot.capture.pcsampling import (
+        ISSUED_COLUMNS as ISSUED_COLUMNS, NOT_ISSUED_REASONS as NOT_ISSUED_REASONS,
+        REASON_COLUMNS as REASON_COLUMNS, STALLED_COLUMNS as STALLED_COLUMNS,
+        first_present as first_present,
+    )
+    from hotspot.capture.realtime import read_dispatch_realtime as read_dispatch_realtime
+    from hotspot.capture.runtime_kernels import is_runtime_kernel as is_runtime_kernel
+    from hotspot.capture.saved import read_saved_json as read_saved_json
+    from hotspot.capture.select import (
+        DispatchCandidate as DispatchCandidate,
+        IDLE_SLICE_EXECUTED_SHARE as IDLE_SLICE_EXECUTED_SHARE, OK as OK,
+        choose_dispatch as choose_dispatch, kernel_name as kernel_name, pct as pct,
+        raise_none_usable as raise_none_usable, rank_dispatches as rank_dispatches,
+        selection_reason as selection_reason, usable_ranking as usable_ranking,
+    )
+    from hotspot.capture.session import (
+        capture_session as capture_session, keep_bytes as keep_bytes, note_inputs as note_inputs,
+    )
+    from hotspot.capture.sidefiles import check_meta as check_meta
+    from hotspot.capture.snapshots import (
+        SourceMap as SourceMap, load_source_map as load_source_map,
+        parse_source_maps as parse_source_maps, read_source_lines as read_source_lines,
+    )
+    from hotspot.capture.source import (
+        NO_SOURCE as NO_SOURCE, SourceLoc as SourceLoc, SourceRef as SourceRef,
+        parse_source as parse_source,
+    )
+    from hotspot.capture.target import arch_hints as arch_hints, detect_arch as detect_arch
+    from hotspot.capture.trace.detect import KERNEL_STATS as KERNEL_STATS
+    from hotspot.capture.trace.inputs import (
+        KernelInputs as KernelInputs, load_markers as load_markers,
+        read_dispatches as read_dispatches, resolve_kernel_inputs as resolve_kernel_inputs,
+    )
+    from hotspot.capture.trace.kernel_stats import read_kernel_stats_csv as read_kernel_stats_csv
+    from hotspot.capture.trace.kernel_trace import read_kernel_trace_csv as read_kernel_trace_csv
+    from hotspot.capture.trace.records import (
+        DispatchRecord as DispatchRecord, KernelStatRecord as KernelStatRecord,
+        MarkerRecord as MarkerRecord,
+    )
+    from hotspot.capture.wavecheck import (
+        WAVE_STATES as WAVE_STATES, check_wave as check_wave, record_ranges as record_ranges, scanned_ranges as scanned_ranges,
+    )
+    from hotspot.capture.waves import (
+        DECODER_CATEGORIES as DECODER_CATEGORIES, SHORT_WAVE_MAX_RECORDS as SHORT_WAVE_MAX_RECORDS,
+        WaitcntEdges as WaitcntEdges, Wave as Wave,
+        WaveTotals as WaveTotals, read_wave as read_wave, read_wave_bytes as read_wave_bytes,
+        wave_from_doc as wave_from_doc, wave_of_bytes as wave_of_bytes,
+    )
 
 # public name -> the module of this package that defines it
 _PUBLIC: dict[str, str] = {

@@ -58,7 +58,7 @@ def parse_header(path: Path, header: JsonValue) -> tuple[str, ...]:
     if isinstance(header, str):
         names = tuple(h.strip() for h in header.split(","))
     elif isinstance(header, list) and all(isinstance(h, str) for h in header):
-        names = tuple(h.strip() for h in header)
+        names = tuple(str(h).strip() for h in header)
     else:
         raise bad_file(path, "field 'header' is neither a string nor a list of strings")
     if len(names) < len(BASE_COLUMNS):
@@ -122,8 +122,8 @@ def _read_code_json(path: Path, max_bytes: int | None) -> CodeTable:
     return _table(path, version, names, code)
 
 
-def _check_doc(path: Path, doc: JsonValue, first: list | None = None
-               ) -> tuple[str, tuple[str, ...], list]:
+def _check_doc(path: Path, doc: JsonValue, first: list[JsonValue] | None = None
+               ) -> tuple[str, tuple[str, ...], list[JsonValue]]:
     """The version, header and code list of a parsed document, checked in the order errors are
     reported (`first`: a list of the first row, when the document's code list holds others)."""
     if not isinstance(doc, dict):
@@ -224,7 +224,7 @@ def _last_row_gap(data: bytes, rows_start: int) -> re.Match[bytes]:
         window *= 2
 
 
-def _pieces(data: bytes, begin: int, last: re.Match[bytes]) -> Iterator[list]:
+def _pieces(data: bytes, begin: int, last: re.Match[bytes]) -> Iterator[list[JsonValue]]:
     """The rows from `begin` (where the code list's rows start) to the boundary `last`, parsed
     about PIECE_BYTES at a time; _NotPiecewise unless every cut proves to be between rows."""
     end = last.start(1)

@@ -161,7 +161,8 @@ def _too_large(path: Path | str, size: int, max_bytes: int) -> InputError:
 
 def parse_json(path: Path, data: bytes) -> JsonValue:
     try:
-        return orjson.loads(data)
+        doc: JsonValue = orjson.loads(data)
+        return doc
     except orjson.JSONDecodeError as exc:
         raise bad_file(path, f"malformed JSON ({exc})",
                        "the file may be truncated; re-run the decoder or re-capture",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from hotspot.capture.files import load_json
 from hotspot.capture.session import memoized
@@ -37,7 +38,7 @@ class WaveFile:
     def path(self) -> Path:
         return Path(self.where)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[str, int, int, int, int, int | None, int | None]:
         return (self.where, self.se, self.simd, self.slot, self.n, self.begin, self.end)
 
     def __eq__(self, other: object) -> bool:
@@ -140,7 +141,7 @@ def require_dispatch_dirs(root: Path) -> list[Path]:
     return dirs
 
 
-def _dir_sort_key(path: Path) -> tuple:
+def _dir_sort_key(path: Path) -> tuple[object, ...]:
     handle, dispatch = parse_dir_name(path.name)
     return (str(path.parent), dispatch if dispatch is not None else -1, path.name)
 
@@ -229,7 +230,7 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str]) -> l
 
 
 def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str]) -> list[WaveFile]:
-    listing = doc.get("wave_filenames")
+    listing: Any = doc.get("wave_filenames")  # walked as it is: a wrong shape is caught below
     if isinstance(listing, dict):
         out: list[WaveFile] = []
         missing = 0
@@ -259,6 +260,6 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str])
     for name in list_folder(path):
         m = WAVE_FILE_RE.match(name)
         if m:
-            se, simd, slot, n = (int(g) for g in m.groups())
-            found.append(WaveFile(path / name, se, simd, slot, n))
+            ise, isimd, islot, i_n = (int(g) for g in m.groups())
+            found.append(WaveFile(path / name, ise, isimd, islot, i_n))
     return sorted(found, key=lambda w: (w.se, w.simd, w.slot, w.n))

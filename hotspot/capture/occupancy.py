@@ -8,6 +8,7 @@ The computation over the events (achieved occupancy) is hotspot/arch/achieved.py
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -38,14 +39,14 @@ class OccupancyTrace:
 
 
 def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> int:
-    value = row[pos]  # type: ignore[index]
+    value = row[pos]  # type: ignore[index]  # a parsed row: a wrong shape raises, caught by the caller
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise bad_file(path, f"SE {se} row {index}: field {pos} ({OCCUPANCY_ROW_FIELDS[pos]}) must be a "
                              f"non-negative integer, got {value!r}", _HINT)
     return value
 
 
-def _plain_events(rows: list) -> EventColumns | None:
+def _plain_events(rows: list[Any]) -> EventColumns | None:
     """The event columns of one SE when every row is a list of >= 6 plain non-negative ints with
     a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
     if not rows:
@@ -58,7 +59,7 @@ def _plain_events(rows: list) -> EventColumns | None:
             return None
     if not set(cols[4]) <= {0, 1}:
         return None
-    return tuple(cols)  # type: ignore[return-value]
+    return tuple(cols)  # type: ignore[return-value]  # the six columns, each checked above
 
 
 def parse_occupancy(doc: object, path: Path | str = "occupancy.json",

@@ -53,7 +53,7 @@ class Capture:
         value, said_then = self.on_demand[key]
         if warnings is not None:
             warnings.extend(said_then)
-        return value  # type: ignore[no-any-return]
+        return value  # type: ignore[no-any-return]  # what build() gave for this key
 
     @property
     def path(self) -> Path:

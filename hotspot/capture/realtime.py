@@ -66,7 +66,8 @@ def read_realtime(path: Path, warnings: list[str]) -> Realtime | None:
     if not isinstance(doc, dict):
         warnings.append(f"{path}: top level is not an object; timestamps fall back to shader cycles")
         return None
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata = doc.get("metadata")
+    meta = metadata if isinstance(metadata, dict) else {}
     hz = meta.get("frequency", DEFAULT_REALTIME_HZ)
     if isinstance(hz, bool) or not isinstance(hz, (int, float)) or hz <= 0:
         warnings.append(f"{path}: field 'metadata.frequency' is not a positive number; timestamps "
@@ -76,13 +77,15 @@ def read_realtime(path: Path, warnings: list[str]) -> Realtime | None:
     for key, value in doc.items():
         if not key.startswith(SE_KEY_PREFIX) or not key[len(SE_KEY_PREFIX):].isdigit():
             continue
-        pairs = []
+        pairs: list[tuple[int, int]] = []
         if isinstance(value, list):
             for p in value:
-                if (isinstance(p, list) and len(p) >= 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                                for x in p[:2])):
-                    pairs.append((p[0], p[1]))
-        m = fit(pairs) if pairs and len(pairs) == len(value) else None
+                if isinstance(p, list) and len(p) >= 2:
+                    a, b = p[0], p[1]
+                    if isinstance(a, int) and not isinstance(a, bool) and isinstance(b, int) \
+                            and not isinstance(b, bool):
+                        pairs.append((a, b))
+        m = fit(pairs) if pairs and isinstance(value, list) and len(pairs) == len(value) else None
         if m is None:
             warnings.append(f"{path}: field '{key}' is not a list of at least two increasing "
                             "[gfx_clock, realtime_clock] pairs; timestamps fall back to shader cycles")

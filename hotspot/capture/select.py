@@ -40,7 +40,7 @@ class DispatchCandidate:
     idle_slice: bool
     dispatch_id: int | None
 
-    def rank_key(self) -> tuple:
+    def rank_key(self) -> tuple[object, ...]:
         # a HIP runtime kernel (rocclr copy/fill) is never the dispatch the user means
         return (self.status != OK, self.idle_slice, is_runtime_kernel(self.kernel),
                 -self.executed_instructions, -self.waves,

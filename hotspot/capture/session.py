@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -72,9 +72,9 @@ def memoized(kind: str, key: str, build: Callable[[], T]) -> T:
             value = build()
         session.memo[slot] = (value, read)
         return value
-    value, read = session.memo[slot]  # type: ignore[misc]
+    value, read = cast("tuple[T, Any]", session.memo[slot])  # stored above for this slot
     note(read)  # a later step that records what it depends on read these too
-    return value  # type: ignore[return-value]
+    return value
 
 
 def keep_bytes(paths: Iterable[str]) -> None:

@@ -21,7 +21,7 @@ class SourceRef(str):
         ref.file, ref.line = file, line
         return ref
 
-    def __getnewargs__(self) -> tuple[str | None, int | None]:  # type: ignore[override]
+    def __getnewargs__(self) -> tuple[str | None, int | None]:  # type: ignore[override]  # its parts, not str's text
         return (self.file, self.line)  # pickle and copy rebuild it from its parts, not its text
 
     @classmethod

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from hotspot.errors import bad_file
+from hotspot.errors import InputError, bad_file
 
 # Decoder timeline state enum (FORMATS.md §1.2); capture/waves.py re-exports it.
 WAVE_STATES: tuple[str, ...] = ("empty", "idle", "exec", "wait", "stall")
@@ -67,14 +68,14 @@ def check_wave(path: str, begin: int, end: int, instructions: Sequence[Range],
                    f"a decoder writes (< {VALUE_LIMIT})")
 
 
-def scanned_ranges(mod: ModuleType, wave) -> tuple[list[Range], Range, Range]:  # noqa: ANN001
+def scanned_ranges(mod: ModuleType, wave: Any) -> tuple[list[Range], Range, Range]:  # a ScannedWave (C)
     """Column ranges of a wave read by the native scanner (a ScannedWave)."""
     rng = mod.col_range
     return ([rng(wave.times), rng(wave.cats), rng(wave.stalls), rng(wave.durations),
              rng(wave.lines)], rng(wave.states), rng(wave.cycles))
 
 
-def record_ranges(path: str, instructions: list, timeline: list
+def record_ranges(path: str, instructions: Sequence[Any], timeline: Sequence[Any]
                   ) -> tuple[list[Range], Range, Range]:
     """Column ranges of a parsed wave (lists of rows); a row of the wrong shape or a value that is
     not an integer (a float, even 7.0: no decoder writes one, and the native scanner refuses it
@@ -102,7 +103,7 @@ def record_ranges(path: str, instructions: list, timeline: list
     return cols, states, cycles
 
 
-def _integers(path: str, field: str, column: str, values: list) -> None:
+def _integers(path: str, field: str, column: str, values: list[Any]) -> None:
     """Refuse a column holding anything but JSON integers (bool is not one)."""
     for v in values:
         if type(v) is not int:
@@ -111,5 +112,5 @@ def _integers(path: str, field: str, column: str, values: list) -> None:
             raise TypeError(v)  # the caller's "rows must be ... numbers" message
 
 
-def _bad(path: str, problem: str):  # noqa: ANN202
+def _bad(path: str, problem: str) -> InputError:
     return bad_file(Path(path), problem, _HINT, code="bad-value")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import field
+from pathlib import Path
+from typing import Any
 
 from hotspot.capture.files import parse_json, read_capped
 from hotspot.capture.layout import WaveFile
@@ -21,7 +23,7 @@ DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "
 # The decoder's s_waitcnt edges as the wave file holds them, checked by capture/wavecheck.py:
 # [[waitcnt_line, [[producer_line, 0], ...]], ...]. The wave pass folds them as they are (the C
 # fold reads these lists directly), so they stay the file's JSON under this name.
-WaitcntEdges = list[JsonValue]
+WaitcntEdges = list[Any]  # the decoder's [waitcnt, [[producer, ...], ...]] rows, checked where read
 
 
 @record
@@ -30,8 +32,9 @@ class Wave:
     begin: int
     end: int
     # [time, decoder_category, stall, duration, line_number] per executed instruction
-    instructions: list[list[int]]
-    timeline: list[list[int]]  # [state, cycles]
+    # lists as parsed, or int64 columns read as rows (hotspot/att/engine/native.py Rows)
+    instructions: Sequence[list[int]]
+    timeline: Sequence[list[int]]  # [state, cycles]
     waitcnt: WaitcntEdges
     cu: int | None = None  # compute unit inside the shader engine (wave.cu), when written
 
@@ -41,7 +44,7 @@ def read_wave(wf: WaveFile, max_bytes: int | None = None) -> Wave:
     return wave_of_bytes(wf, read_capped(wf.path, max_bytes))
 
 
-def read_wave_bytes(path: str | os.PathLike[str], max_bytes: int | None = None) -> bytes:
+def read_wave_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
     """The bytes of one wave file (the wave pass parses them itself, in its worker processes)."""
     return read_capped(path, max_bytes)
 
@@ -57,7 +60,7 @@ def wave_of_bytes(wf: WaveFile, data: bytes) -> Wave:
 def wave_from_doc(wf: WaveFile, doc: JsonValue) -> Wave:
     """A parsed wave file as a Wave; a document of another shape is refused naming the file."""
     try:
-        w = doc["wave"]
+        w: Any = doc["wave"]  # type: ignore[index, call-overload]  # any shape: a wrong one is caught below
         insts = w["instructions"]
         timeline = w.get("timeline") or []
         waitcnt = w.get("waitcnt") or []
@@ -135,7 +138,7 @@ class WaveTotals:
             if 0 <= state < len(states):
                 states[state] += cycles
 
-    def add_records(self, ins: list[list[int]]) -> None:
+    def add_records(self, ins: Sequence[list[int]]) -> None:
         """`add_sequence` for one wave's instruction records ([time, category, stall, duration,
         line])."""
         if len(ins) > SHORT_WAVE_MAX_RECORDS:
@@ -157,9 +160,9 @@ class WaveTotals:
         for n, w in other.lengths.items():
             self.lengths[n] = self.lengths.get(n, 0) + w
         for n, lines in other.short_lines.items():
-            acc = self.short_lines.setdefault(n, {})
+            short = self.short_lines.setdefault(n, {})
             for line, (h, lat, st) in lines.items():
-                got = acc.setdefault(line, [0, 0, 0])
+                got = short.setdefault(line, [0, 0, 0])
                 got[0] += h
                 got[1] += lat
                 got[2] += st

@@ -20,7 +20,9 @@ from hotspot.globalflags import COMPLETION_ENV, GLOBAL_FLAGS  # completion: type
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    import textwrap
     from collections.abc import Sequence
+    from typing import Any
 
 MAX_DEPTH = 2  # `hotspot GROUP COMMAND --help`
 EXIT_USAGE = 2  # hotspot.errors.EXIT_USAGE (not imported: it would load the exception module)
@@ -92,7 +94,7 @@ def _utf8(stream: object) -> bool:
 def _devnull(stream: object) -> None:
     try:
         fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, stream.fileno())  # type: ignore[attr-defined]
+        os.dup2(fd, stream.fileno())  # type: ignore[attr-defined]  # no fileno: AttributeError, caught
     except (OSError, ValueError, AttributeError):
         pass
 
@@ -105,7 +107,7 @@ def terminal_width() -> int:
 
 # --- click's HelpFormatter, re-done over the recorded calls ----------------------------------------
 
-def render(ops: Sequence[tuple], width: int) -> str:
+def render(ops: Sequence[tuple[Any, ...]], width: int) -> str:
     """The page the recorded formatter calls `ops` write at `width` (as click's get_help: trailing
     newlines stripped)."""
     f = _Formatter(width)
@@ -192,7 +194,8 @@ def wrap_text(text: str, width: int, initial_indent: str = "", subsequent_indent
     text = text.expandtabs()
     wrapper = _wrapper(width, initial_indent, subsequent_indent)
     if not preserve_paragraphs:
-        return wrapper.fill(text)
+        filled: str = wrapper.fill(text)
+        return filled
     paragraphs: list[tuple[int, bool, str]] = []
     buf: list[str] = []
     indent: int | None = None
@@ -229,7 +232,7 @@ def wrap_text(text: str, width: int, initial_indent: str = "", subsequent_indent
     return "\n\n".join(out)
 
 
-def _wrapper(width: int, initial_indent: str, subsequent_indent: str):  # noqa: ANN202
+def _wrapper(width: int, initial_indent: str, subsequent_indent: str) -> textwrap.TextWrapper:
     import textwrap
 
     class Wrapper(textwrap.TextWrapper):

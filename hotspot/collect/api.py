@@ -13,7 +13,8 @@ import shlex
 import signal
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Callable
 
 from hotspot.collect import (
     att_outputs,
@@ -52,11 +53,8 @@ from hotspot.errors import (
     os_fault,
     signal_name,
 )
-from hotspot.result import Result, dumps
+from hotspot.result import JsonObject, Result, dumps
 from hotspot.record import record
-
-if TYPE_CHECKING:
-    from hotspot.trace.model import KernelTable
 
 DECODER_FATAL = "rocprof-trace-decoder library path not found"
 STDERR_TAIL_LINES = 15
@@ -74,7 +72,7 @@ class CollectInterrupted(HotspotError):
     code = "interrupted"
 
     def __init__(self, message: str, hint: str = "", *, signum: int = signal.SIGINT,
-                 details: dict | None = None) -> None:
+                 details: JsonObject | None = None) -> None:
         super().__init__(message, hint, details=details)
         self.signum = int(signum)
         self.exit_code = 128 + self.signum
@@ -335,7 +333,7 @@ class Collector:
         from hotspot.trace.api import kernel_table
 
         table = kernel_table(source, top=0)
-        self.kernel_rows = discovery.to_rows(cast("KernelTable", table.data).kernels)
+        self.kernel_rows = discovery.to_rows(table.data.kernels)
         for w in table.warnings:
             self.warn(f"discovery: {w}")
         if not self.kernel_rows:
@@ -384,6 +382,7 @@ class Collector:
 
     def _att(self, prof: str, decoder: str | None) -> None:
         assert self.run_dir is not None and self.kernel is not None and self.plan is not None
+        assert self.record is not None  # the run has started
         out = self.run_dir / "att"
         job = jobs.att_job(self.kernel.regex, self.plan.range_text, out, self.opts.att, decoder)
         text = jobs.input_yaml([job])
@@ -393,7 +392,7 @@ class Collector:
             input_file = self.run_dir / "input.yaml"
             rundir.write_file(input_file, text)
             argv = [prof, "-i", str(input_file)]
-        self.record.doc.input_yaml = text  # type: ignore[union-attr]
+        self.record.doc.input_yaml = text
         phase, _ = self._phase("att", argv, output_dir=out, input_file=input_file, yaml_text=text)
         self.dispatches = att_outputs.find_dispatches(out)
         logs = tail(Path(phase.stdout), LOG_SCAN_BYTES) + "\n" + tail(Path(phase.stderr), LOG_SCAN_BYTES)
@@ -405,7 +404,7 @@ class Collector:
         for d in self.dispatches:
             if d.empty:
                 self.warn(f"{d.path.name}: empty (no wave reached the traced CU{'; ' + d.note if d.note else ''}); kept")
-        self.record.doc.dispatches = [_dispatch_json(d) for d in self.dispatches]  # type: ignore[union-attr]
+        self.record.doc.dispatches = [_dispatch_json(d) for d in self.dispatches]
         self._save()
         if not any(not d.empty for d in self.dispatches):
             what = (f"all {len(self.dispatches)} traced dispatch(es) are empty: no wave reached CU "
@@ -470,7 +469,7 @@ class Collector:
         return res.data, None, 0
 
     # ---------------------------------------------------------------- main
-    def run(self) -> Result:
+    def run(self) -> Result[CollectRun | CollectDryRun]:
         o = self.opts
         self._validate()
         prof = self._rocprofv3()
@@ -530,11 +529,12 @@ class Collector:
         except HotspotError as exc:
             self.say(f"warning: run.json not updated: {exc.message}")
 
-    def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result:
+    def _run_phases(self, prof: str, decoder: str | None, explicit: bool, stamp: str) -> Result[CollectRun]:
         o = self.opts
         assert self.record is not None and self.run_dir is not None
         if o.kernel is None:
             self._discover(prof)
+            assert isinstance(self.kernel, KernelDiscovered)  # discovery chose it
             if not explicit:  # name the run after the kernel now that we know it
                 wanted = self.run_dir.with_name(f"{stamp}-{rundir.kernel_slug(self.kernel.name)}")
                 self._relocate(rundir.rename_unique(self.run_dir, wanted))
@@ -566,13 +566,14 @@ class Collector:
         data = self._summary(best, analysis, analysis_error, pmc)
         result = Result("collect", data, list(self.warnings))
         if exit_code:
-            result.exit_code = exit_code  # type: ignore[attr-defined]
+            result.exit_code = exit_code  # type: ignore[attr-defined]  # read by the CLI's exit (collect's own)
         return result
 
     def _relocate(self, new_dir: Path) -> None:
         old = str(self.run_dir)
         self.run_dir = new_dir
-        self.record.move(new_dir)  # type: ignore[union-attr]
+        assert self.record is not None  # the run has started
+        self.record.move(new_dir)
         for phase in self.phases:
             phase.stdout = phase.stdout.replace(old, str(new_dir), 1)
             phase.stderr = phase.stderr.replace(old, str(new_dir), 1)
@@ -585,6 +586,7 @@ class Collector:
 
     def _summary(self, best: att_outputs.DispatchOutput | None, analysis: object,
                  analysis_error: ErrorOut | None, pmc: PmcOut | None) -> CollectRun:
+        assert self.record is not None and self.run_dir is not None  # the run has started
         return CollectRun(
             dry_run=False,
             run_dir=str(self.run_dir),
@@ -604,7 +606,7 @@ class Collector:
             analysis_error=analysis_error,
         )
 
-    def _dry_run(self, prof: str, decoder: str | None) -> Result:
+    def _dry_run(self, prof: str, decoder: str | None) -> Result[CollectDryRun]:
         o = self.opts
         slug = rundir.regex_slug(o.kernel) if o.kernel else "<kernel>"
         run_dir = o.output.resolve() if o.output else o.cwd / rundir.RUNS_DIR / f"{rundir.utc_stamp()}-{slug}"
@@ -639,7 +641,7 @@ class Collector:
                              self.pass_plan.describe() if self.pass_plan else None, phases)
         return Result("collect", data, list(self.warnings))
 
-    def _dry_phase(self, name: str, prof: str, job_list: list[jobs.Job], input_file: Path | None) -> DryPhase:
+    def _dry_phase(self, name: str, prof: str, job_list: Sequence[jobs.Job], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
             argv = [prof, *jobs.flags(job_list[0])]
@@ -693,6 +695,7 @@ def _options_json(o: CollectOptions) -> rundir.RunOptions:
 
 
 def collect(opts: CollectOptions, say: Callable[[str], None] = _say,
-            show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels) -> Result:
+            show_kernels: Callable[[list[discovery.KernelRow]], str] = _summarize_kernels
+            ) -> Result[CollectRun | CollectDryRun]:
     return Collector(opts, say, show_kernels).run()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import field
+from typing import Any
 
 from hotspot.arch.targets import TESTED_GFX
 from hotspot.collect import tools
@@ -27,14 +28,14 @@ class Check:
 class DoctorReport:
     ok: bool
     checks: list[Check]
-    rocprofv3: dict | None
-    decoder: dict | None
-    gpus: list[dict]
-    rocprofv3_doctor: dict | None = None
+    rocprofv3: dict[str, Any] | None
+    decoder: dict[str, Any] | None
+    gpus: list[dict[str, Any]]
+    rocprofv3_doctor: dict[str, Any] | None = None
     missing: list[str] = field(default_factory=list)
 
 
-def _rocprofv3_doctor(rocprofv3: str | None) -> tuple[Check, dict | None]:
+def _rocprofv3_doctor(rocprofv3: str | None) -> tuple[Check, dict[str, Any] | None]:
     tool = tools.find_tool("rocprofv3-doctor", rocprofv3)
     if not tool:
         return Check("rocprofv3-doctor", "skip", False,
@@ -71,7 +72,7 @@ def _native_scanner() -> Check:
                  f"{status}; wave files are parsed in pure Python (same results, several times slower)", fix)
 
 
-def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None) -> Result:
+def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None) -> Result[DoctorReport]:
     checks: list[Check] = []
     warnings: list[str] = []
     found = tools.find_rocprofv3(rocprofv3)

@@ -7,6 +7,7 @@ job, under the long option name with `-` → `_`. Hex masks are written as "0x..
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -95,9 +96,10 @@ def pmc_job(regex: str | None, counters: tuple[str, ...], output_dir: Path) -> P
     return PmcJob(regex or None, list(counters), str(output_dir), OUTPUT_FILE, ["csv"])
 
 
-def input_yaml(jobs: list[Job]) -> str:
-    return yaml.safe_dump({"jobs": [j.yaml_doc() for j in jobs]}, sort_keys=False, default_flow_style=None,
+def input_yaml(jobs: Sequence[Job]) -> str:
+    text: str = yaml.safe_dump({"jobs": [j.yaml_doc() for j in jobs]}, sort_keys=False, default_flow_style=None,
                           width=10_000)
+    return text
 
 
 def flags(job: Job) -> list[str]:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from typing import IO, Any
 from pathlib import Path
 from hotspot.record import record
 
@@ -47,7 +48,7 @@ class ProcessOutcome:
     signum: int | None = None  # the signal that interrupted the phase (SIGINT, SIGTERM, SIGHUP)
 
 
-def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     if not OWN_PROCESS_GROUP:  # the child shares our group: whoever signalled us reached it too
         if sig != signal.SIGINT:
             try:
@@ -61,7 +62,7 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         pass
 
 
-def _wait(proc: subprocess.Popen, seconds: float) -> bool:
+def _wait(proc: subprocess.Popen[bytes], seconds: float) -> bool:
     try:
         proc.wait(timeout=seconds)
         return True
@@ -78,7 +79,7 @@ def _grace(default: float) -> float:
     return value if 0 <= value < float("inf") else default
 
 
-def _stop(proc: subprocess.Popen, first: int, grace: float | None = None) -> None:
+def _stop(proc: subprocess.Popen[bytes], first: int, grace: float | None = None) -> None:
     """Signal the group with `first`, then escalate (SIGTERM, SIGKILL) until it is gone."""
     steps = [(first, _grace(INTERRUPT_GRACE_S) if grace is None else grace)]
     if first != signal.SIGTERM:
@@ -90,14 +91,14 @@ def _stop(proc: subprocess.Popen, first: int, grace: float | None = None) -> Non
             return
 
 
-def _reap_group(proc: subprocess.Popen) -> None:
+def _reap_group(proc: subprocess.Popen[bytes]) -> None:
     """After an interrupt or timeout the run is over: whatever of the group outlived rocprofv3
     (an application's own children) is killed too, so nothing keeps running on the GPU."""
     if OWN_PROCESS_GROUP:
         _signal_group(proc, signal.SIGKILL)
 
 
-def _tee(pipe, log, prefix: bytes, failures: list[OSError]) -> None:
+def _tee(pipe: IO[bytes], log: IO[bytes], prefix: bytes, failures: list[OSError]) -> None:
     """Copy a child's stream line by line into its log and, prefixed, onto our stderr. A log that
     cannot be written (disk full) is noted in `failures`; the stream is still drained, so the
     child never blocks on a full pipe."""
@@ -131,10 +132,10 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
     import threading
 
     start = time.monotonic_ns()
-    state: dict = {"interrupts": 0, "signum": None, "proc": None, "sent": False}
+    state: dict[str, Any] = {"interrupts": 0, "signum": None, "proc": None, "sent": False}
     tees: list[threading.Thread] = []
 
-    def on_signal(signum: int, _frame) -> None:
+    def on_signal(signum: int, _frame: object) -> None:
         state["interrupts"] += 1
         if state["signum"] is None:
             state["signum"] = signum
@@ -146,7 +147,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
         state["sent"] = True
 
     # Handlers go in before the child starts, so no signal can leave it running unobserved.
-    previous: dict[int, object] = {}
+    previous: dict[int, Any] = {}  # a handler as signal.signal gave it
     if threading.current_thread() is threading.main_thread():
         # Inside a sweep entry (OWN_PROCESS_GROUP False) SIGTERM belongs to the entry job: it kills it all.
         for sig in (signal.SIGINT, *((signal.SIGTERM, signal.SIGHUP) if OWN_PROCESS_GROUP else ())):
@@ -205,7 +206,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
                     t.join(timeout=KILL_GRACE_S)
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
     if failures:
         raise failures[0]  # the phase ran, but its log is incomplete: the caller names the file
     return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out,

@@ -15,6 +15,7 @@ import time
 from dataclasses import field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from hotspot.collect.summary import (
     DispatchOut,
@@ -233,7 +234,7 @@ class RunOptions:
     analyze: bool
 
 
-def _unset() -> object:
+def _unset() -> Any:  # a field(); the annotation of the field it declares is its type
     # A run.json part the run has not reached: an init=False field never assigned is not in the
     # instance's __dict__, which is what orjson writes, so run.json gains each key when (and in
     # the order) the run sets it, as it always has.

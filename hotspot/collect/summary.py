@@ -207,7 +207,7 @@ class CollectDryRun:
     command: list[str]
     rocprofv3: str
     decoder: str | None
-    kernel: KernelGiven | None
+    kernel: Kernel | None  # given with --kernel (a dry run discovers nothing)
     iterations: IterationsOut | None
     pmc_plan: list[list[str]] | None
     pmc_plan_text: str | None

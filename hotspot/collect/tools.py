@@ -241,7 +241,8 @@ def parse_amd_smi(text: str) -> list[Gpu]:
     for item in items if isinstance(items, list) else ():
         if not isinstance(item, dict) or not isinstance(item.get("gpu"), int):
             continue
-        asic = item.get("asic") if isinstance(item.get("asic"), dict) else {}
+        given = item.get("asic")
+        asic = given if isinstance(given, dict) else {}
         gpus.append(Gpu(item["gpu"], str(asic.get("target_graphics_version") or "?"),
                         str(asic.get("market_name") or ""), "amd-smi"))
     return sorted(gpus, key=lambda g: g.index)

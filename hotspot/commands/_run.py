@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 if TYPE_CHECKING:
     from hotspot.errors import HotspotError
@@ -50,7 +50,7 @@ def interrupted_error(exc: BaseException) -> "HotspotError":
     return err
 
 
-def run(command: str, fmt: str, produce: Callable[[], "Result"], view: str | None = None) -> int:
+def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: str | None = None) -> int:
     """Run `produce` inside one capture session, print the Result in `fmt` (the renderer the
     registry, hotspot/render/registry.py, names for `view`, by default the command), return the
     exit code. Never raises."""
@@ -73,7 +73,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result"], view: str | Non
             if fmt in ("text", "markdown"):
                 from hotspot.render.escape import escaped
 
-                result = escaped(result)  # names, Source text, paths: one line each, printable
+                result = cast("Result[object]", escaped(result))  # names, Source text, paths: one line each, printable
             text = renderer(result)
             if fmt in ("text", "markdown") and isinstance(text, str):
                 from hotspot.diagnostics import printable

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -35,7 +35,13 @@ SPEC = CommandSpec(
                     paths=frozenset({"path", "dir", "pmc", "meta"}), detail=True, rank=1),),
 )
 
-FormatOpt = format_option("analyze")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("analyze")
 
 
 def register(app: typer.Typer) -> None:
@@ -70,7 +76,7 @@ def register(app: typer.Typer) -> None:
         source_map: SourceMapOpt = None,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.att.model import DEFAULT_MAX_FILE_MB, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 
 from hotspot.commandspec import CommandSpec, text_and_markdown
@@ -18,6 +20,15 @@ SPEC = CommandSpec(
 
 InfoFormatOpt = format_option("cache info")
 ClearFormatOpt = format_option("cache clear")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    InfoFormatOpt = Any
+    ClearFormatOpt = Any
+else:
+    InfoFormatOpt = format_option("cache info")
+    ClearFormatOpt = format_option("cache clear")
 
 
 def register(app: typer.Typer) -> None:
@@ -25,7 +36,7 @@ def register(app: typer.Typer) -> None:
 
     @cache_app.command("info", help="Where the cache is, whether it is on, and what it holds.")
     def info(fmt: InfoFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.cache.manage import cache_info
 
             return cache_info()
@@ -34,7 +45,7 @@ def register(app: typer.Typer) -> None:
 
     @cache_app.command("clear", help="Remove every cached result (captures are never touched).")
     def clear(fmt: ClearFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.cache.manage import cache_clear
 
             return cache_clear()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -25,7 +25,13 @@ SPEC = CommandSpec(
                     paths=frozenset({"output"}), remembered=False, long_running=True, rank=8),),
 )
 
-FormatOpt = format_option("collect")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("collect")
 
 _ATT = "ATT capture"
 _PMC = "Counters"
@@ -89,7 +95,7 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = "text",
     ) -> None:
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.collect.api import (
                 CollectOptions,
                 collect,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,7 +20,13 @@ SPEC = CommandSpec(
     tools=(ToolSpec("diff", paths=frozenset({"before", "after"}), rank=3),),
 )
 
-FormatOpt = format_option("diff")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("diff")
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +42,7 @@ def register(app: typer.Typer) -> None:
             "--seed", help="Seed of the bootstrap (the same seed gives the same intervals).")] = 29,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.diff.api import diff_paths

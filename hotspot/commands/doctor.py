@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -18,7 +18,13 @@ SPEC = CommandSpec(
     tools=(ToolSpec("doctor", remembered=False, rank=7),),
 )
 
-FormatOpt = format_option("doctor")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("doctor")
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +38,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from hotspot.render.collect import render_doctor, render_doctor_markdown
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.collect.doctor import run_doctor
             from hotspot.errors import ToolMissingError
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -20,7 +20,16 @@ SPEC = CommandSpec(
            "export stream": {"text": "hotspot.render.written:render_streamed"}},
 )
 
-FormatOpt = format_option("export")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from hotspot.export.perfetto import PerfettoOptions
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("export")
 
 
 def register(app: typer.Typer) -> None:
@@ -53,7 +62,7 @@ def register(app: typer.Typer) -> None:
         if output == STDOUT:
             raise typer.Exit(_to_stdout(Path(path), opts, fmt))
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.export.perfetto import export_perfetto
 
             return export_perfetto(Path(path), output, force, opts)
@@ -63,13 +72,13 @@ def register(app: typer.Typer) -> None:
     app.add_typer(export_app, name="export")
 
 
-def _to_stdout(path, opts, fmt) -> int:
+def _to_stdout(path: Path, opts: PerfettoOptions, fmt: Any) -> int:
     """The trace itself on stdout; errors still go through the one-line error path."""
 
     from hotspot.errors import UsageError
     from hotspot.export.perfetto import select_dispatch, write_trace
 
-    def produce():
+    def produce() -> Result[object]:
         if fmt.value != "text":
             raise UsageError("-o - prints the trace itself; it takes no --format")
         warnings: list[str] = []

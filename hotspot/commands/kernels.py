@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -20,7 +20,13 @@ SPEC = CommandSpec(
     tools=(ToolSpec("kernels", paths=frozenset({"path"}), rank=5),),
 )
 
-FormatOpt = format_option("kernels")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("kernels")
 
 # typer has no optional-value options, so `--by-marker [REGEX]` is spelled `--by-marker` (all
 # ranges) plus `--marker REGEX` (a filter that implies it).
@@ -45,7 +51,7 @@ def register(app: typer.Typer) -> None:
             "--exclude-collectives", help="Leave RCCL/collective kernels out of the % of GPU time.")] = False,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.trace.api import kernel_table
 
             regions = marker if marker is not None else ALL_MARKERS if by_marker else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -19,7 +19,10 @@ SPEC = CommandSpec(
     tools=(ToolSpec("occupancy", rank=6),),
 )
 
-FormatOpt = format_option("occupancy")
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("occupancy")
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ def format_option(view: str) -> Any:
     renderer for, so a new output format reaches the option, its help and the MCP tool schema from
     the spec."""
     choices = formats_of(view)
-    formats = Enum("Format", {c: c for c in choices}, type=str)
+    formats = Enum("Format", {c: c for c in choices}, type=str)  # type: ignore[misc]  # members from the spec at run time
     listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
     return Annotated[formats, typer.Option("--format", help=f"{listed}.")]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -32,7 +32,13 @@ SPEC = CommandSpec(
                     paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"}), rank=2),),
 )
 
-FormatOpt = format_option("plan")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("plan")
 
 
 def register(app: typer.Typer) -> None:
@@ -51,7 +57,7 @@ def register(app: typer.Typer) -> None:
                              "priority table (text and markdown; JSON always has everything).")] = False,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.att.model import PLAN_ALONE, AnalyzeOptions

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -19,7 +19,13 @@ SPEC = CommandSpec(
     tools=(ToolSpec("pmc", paths=frozenset({"paths"}), rank=4),),
 )
 
-FormatOpt = format_option("pmc")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("pmc")
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -49,7 +55,7 @@ def register(app: typer.Typer) -> None:
             "--per-dispatch", help="Also list every dispatch.")] = False,
         fmt: FormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             from hotspot.errors import UsageError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -27,7 +27,13 @@ SPEC = CommandSpec(
            "report page": {"text": "hotspot.render.html:render_html"}},
 )
 
-FormatOpt = format_option("report")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    FormatOpt = Any
+else:
+    FormatOpt = format_option("report")
 
 
 def register(app: typer.Typer) -> None:
@@ -61,7 +67,7 @@ def register(app: typer.Typer) -> None:
                                  meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()))
 
         if output == STDOUT:
-            def page():
+            def page() -> Result[object]:
                 from hotspot.errors import UsageError
                 from hotspot.export.report_data import report_data
 
@@ -71,7 +77,7 @@ def register(app: typer.Typer) -> None:
 
             raise typer.Exit(run("report", fmt, page, "report page"))
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.export.report_file import write_report
 
             return write_report(Path(path), output, force, options())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -21,6 +21,15 @@ SPEC = CommandSpec(
 
 InstallFormatOpt = format_option("skill install")
 PathFormatOpt = format_option("skill path")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    InstallFormatOpt = Any
+    PathFormatOpt = Any
+else:
+    InstallFormatOpt = format_option("skill install")
+    PathFormatOpt = format_option("skill path")
 
 DEFAULT_DEST = ".claude/skills/hotspot"
 
@@ -40,7 +49,7 @@ def register(app: typer.Typer) -> None:
                                 "JSON mcpServers entry.")] = False,
         fmt: InstallFormatOpt = "text",
     ) -> None:
-        def produce():
+        def produce() -> Result[object]:
             from pathlib import Path
 
             if print_mcp:
@@ -58,7 +67,7 @@ def register(app: typer.Typer) -> None:
 
     @skill_app.command("path", help="Print the folder of the skill packaged with hotspot.")
     def path(fmt: PathFormatOpt = "text") -> None:
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.skill.install import skill_path_result
 
             return skill_path_result()

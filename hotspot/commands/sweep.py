@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperCommand
@@ -51,6 +51,19 @@ SweepFormatOpt = format_option("sweep")
 StatusFormatOpt = format_option("sweep status")
 ReportFormatOpt = format_option("sweep report")
 CancelFormatOpt = format_option("sweep cancel")
+if TYPE_CHECKING:
+    from hotspot.result import Result
+
+if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+    SweepFormatOpt = Any
+    StatusFormatOpt = Any
+    ReportFormatOpt = Any
+    CancelFormatOpt = Any
+else:
+    SweepFormatOpt = format_option("sweep")
+    StatusFormatOpt = format_option("sweep status")
+    ReportFormatOpt = format_option("sweep report")
+    CancelFormatOpt = format_option("sweep cancel")
 
 _RUN = "Run"
 _SLURM = "Slurm"
@@ -78,7 +91,7 @@ def _status_cmd(sweep_dir: DirArg,
     """Progress of a sweep: entries, workers, and each Slurm array task's state, exit code, node and log
     (from sacct, else squeue, else the task logs), with the fix for dead, lost or stuck tasks."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.follow(sweep_dir) if wait else views.sweep_status(sweep_dir)
@@ -94,7 +107,7 @@ def _report_cmd(sweep_dir: DirArg,
                 fmt: ReportFormatOpt = "text") -> None:
     """The cross-kernel table of a sweep (sorted by estimated headroom) and, with -o, its dashboard."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.sweep_report(sweep_dir, output, force)
@@ -106,7 +119,7 @@ def _cancel_cmd(sweep_dir: DirArg, fmt: CancelFormatOpt = "text") -> None:
     """Stop a sweep's Slurm array (scancel): its workers mark running entries interrupted; a rerun
     of the sweep finishes them."""
 
-    def produce():
+    def produce() -> Result[object]:
         from hotspot.sweep import views
 
         return views.cancel(sweep_dir)
@@ -114,7 +127,7 @@ def _cancel_cmd(sweep_dir: DirArg, fmt: CancelFormatOpt = "text") -> None:
     raise typer.Exit(run("sweep cancel", fmt, produce))
 
 
-def _subcommands() -> dict:
+def _subcommands() -> dict[str, Any]:
     subs = {}
     for name, fn in (("status", _status_cmd), ("report", _report_cmd), ("cancel", _cancel_cmd)):
         app = typer.Typer(rich_markup_mode=None, add_completion=False,
@@ -127,9 +140,9 @@ def _subcommands() -> dict:
 class SweepCommand(TyperCommand):
     """`sweep`, whose first word may name a command of its own (status, report, cancel)."""
 
-    subcommands: dict = {}
+    subcommands: dict[str, Any] = {}
 
-    def parse_args(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's signature
         if args and args[0] in self.subcommands:
             sub = self.subcommands[args[0]]
             # its own page and usage line (`hotspot sweep report ...`), as a command of the root
@@ -206,7 +219,7 @@ def register(app: typer.Typer) -> None:
         words = list(args or [])
         command = "sweep init" if init else "sweep"
 
-        def produce():
+        def produce() -> Result[object]:
             from hotspot.errors import UsageError
             from hotspot.sweep import api
 
@@ -239,10 +252,13 @@ def register(app: typer.Typer) -> None:
             except Exception as err:
                 _problems_to_stderr(err)
                 raise
-            if wait and result.data.submission and result.data.slurm:
+            from hotspot.sweep.model import Submission
+
+            submitted = result.data
+            if wait and isinstance(submitted, Submission) and submitted.slurm:  # `submission` is true on these only
                 from hotspot.sweep import views
 
-                return views.follow(Path(result.data.sweep_dir))
+                return views.follow(Path(submitted.sweep_dir))
             return result
 
         raise typer.Exit(run(command, fmt, produce))

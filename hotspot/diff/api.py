@@ -52,7 +52,9 @@ from hotspot.record import record
 from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
+    from hotspot.att.model import AnalyzeOptions
     from hotspot.att.wave_samples import DispatchSamples
+    from hotspot.result import Result
 
 KINDS = ("total", "category", "loop", "line", "load")
 
@@ -189,7 +191,9 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     warnings.extend(result.warnings)
     analyses = []
     samples = []
-    for a in result.data.dispatches:
+    data = result.data
+    assert isinstance(data, MultiAnalysis)  # replicates: the best dispatch and its replicates
+    for a in data.dispatches:
         analyses.append(a)
         if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
             samples.append(_samples_of(Path(a.dispatch.path), opts))
@@ -200,7 +204,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     return _Side(info, analyses, samples)
 
 
-def _samples_of(d: Path, opts) -> "DispatchSamples":
+def _samples_of(d: Path, opts: AnalyzeOptions) -> "DispatchSamples":
     """Per-wave samples of one dispatch dir, kept in the result cache like its analysis."""
     import os
 
@@ -273,7 +277,7 @@ def _check_values(path: Path, a: DispatchAnalysis) -> None:
 
 
 def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: int | None = None,
-               seed: int = DEFAULT_SEED):
+               seed: int = DEFAULT_SEED) -> Result[DiffResult]:
     from hotspot.result import Result
 
     if seed < 0 or seed >= 2 ** 63:
@@ -308,6 +312,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     tb, ta = _table(b), _table(a)  # what is resampled
     vtb, vta = totals_table(b.analyses), totals_table(a.analyses)  # what the rows show
     ga = groups(a.analyses[0])
+    pairs: list[tuple[str | None, str | None, str]]  # (before key, after key, matched_by)
     if line_map is not None:  # same code: group both sides by the after side's locations
         inverse = {after_n: before_n for before_n, after_n in line_map.items()}
         gb = {k: Group(g.kind, g.label, [inverse[m] for m in g.members if m in inverse],
@@ -344,9 +349,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
     built = []
     nums_b: list[list[float]] = []
-    dens_b: list[list[float]] = []
+    dens_b: list[list[int]] = []
     nums_a: list[list[float]] = []
-    dens_a: list[list[float]] = []
+    dens_a: list[list[int]] = []
     for kb, ka, how in pairs:
         g_b = gb[kb] if kb else None  # a pair names keys of its sides' groups, or None
         g_a = ga[ka] if ka else None
@@ -376,7 +381,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]  # a mnemonics match has both sides
         built.append((ref, label, how, vb, va, unit, why, pair))
         if pair is not None:
             (nb, db), (na, da) = pair
@@ -550,7 +555,7 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
                    "(diff two captures of one kernel)")
     elif total.significant:
         change = f"{total.change_pct:+.1f}%".replace("-", "\u2212")
-        verdict = (f"{lead}total stall {total.rate_unit} {'down' if total.change_pct < 0 else 'up'} "
+        verdict = (f"{lead}total stall {total.rate_unit} {'down' if (total.change_pct or 0.0) < 0 else 'up'} "
                    f"{change} {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
                    f"noise; {len(sig)} row(s) moved")
     elif sig:

@@ -4,6 +4,7 @@ totals), and the rows (groups of code lines) both sides are summed over."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from operator import sub
 from typing import TYPE_CHECKING
 
@@ -38,14 +39,15 @@ def pooled(parts: list["WaveSamples"]) -> Table:
     offset = 0
     for p in parts:
         n = len(p.waves)
-        for dest, src in zip(out, (p.stall, p.latency, p.hits, p.blame)):
+        columns: tuple[Mapping[int, Sequence[float]], ...] = (p.stall, p.latency, p.hits, p.blame)
+        for dest, src in zip(out, columns):
             for line, values in src.items():
                 col = dest.get(line)
                 if col is None:
                     col = dest[line] = [0] * total
                 col[offset:offset + n] = values
         offset += n
-    return Table(*out, total, True, len(parts))
+    return Table(out[0], out[1], out[2], out[3], total, True, len(parts))
 
 
 @record(frozen=False)
@@ -161,4 +163,5 @@ def totals_table(analyses: list["DispatchAnalysis"]) -> Table:
                 if p.line_number is not None:
                     n = p.line_number
                     acc["blame"][n] += float(p.blamed_stall) / k
-    return Table(*({n: [v] for n, v in acc[name].items()} for name in acc), 1, False, 1)
+    stall, latency, hits, blame = ({n: [v] for n, v in acc[name].items()} for name in acc)
+    return Table(stall, latency, hits, blame, 1, False, 1)

@@ -14,9 +14,9 @@ Events are streamed to the file one at a time: wave files are never all in memor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -60,7 +60,8 @@ class TraceWritten:
 class TimeBase:
     """Shader cycle on a shader engine -> trace timestamp."""
 
-    def __init__(self, name: str, unit: str, convert, origin_note: JsonObject) -> None:
+    def __init__(self, name: str, unit: str, convert: Callable[[int, int], float],
+                 origin_note: JsonObject) -> None:
         self.name, self.unit, self._convert, self.origin_note = name, unit, convert, origin_note
 
     def us(self, se: int, cycle: int) -> float:
@@ -68,13 +69,13 @@ class TimeBase:
 
 
 def export_perfetto(path: Path, output: str | None, force: bool,
-                    opts: PerfettoOptions = PerfettoOptions()) -> Result:
+                    opts: PerfettoOptions = PerfettoOptions()) -> Result[TraceWritten]:
     from hotspot.outfile import resolve_output, write_output
 
     target = resolve_output(output, DEFAULT_TRACE, force, inputs=[Path(path)])
     warnings: list[str] = []
     ddir = select_dispatch(path, warnings)
-    holder: JsonObject = {}
+    holder: dict[str, Any] = {}  # the TraceWritten fields write_trace gives
 
     def write(fh: BinaryIO) -> None:
         holder.update(write_trace(ddir, fh, opts, warnings))
@@ -230,7 +231,7 @@ def _ints(rec: object, n: int) -> bool:
         isinstance(x, int) and not isinstance(x, bool) for x in rec[:n])
 
 
-def state_events(se: int, tid: int, begin: int, timeline: list, tb: TimeBase,
+def state_events(se: int, tid: int, begin: int, timeline: Sequence[list[int]], tb: TimeBase,
                  path: Path) -> Iterator[JsonObject]:
     """One X slice per wave-state run; runs are consecutive from `begin` (FORMATS.md §1.2)."""
     t = begin
@@ -247,7 +248,7 @@ def state_events(se: int, tid: int, begin: int, timeline: list, tb: TimeBase,
         t += cycles
 
 
-def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
+def instruction_events(se: int, tid: int, records: Sequence[list[int]], tb: TimeBase,
                        isa: dict[int, tuple[str, str]], path: Path) -> Iterator[JsonObject]:
     """One X slice per executed instruction, from its first issue attempt for its duration
     (stall included). A slice that would run past the next instruction's start is cut there
@@ -263,7 +264,7 @@ def instruction_events(se: int, tid: int, records: list, tb: TimeBase,
         end = time + max(0, duration)
         nxt = recs[k + 1][0] if k + 1 < len(recs) else None
         clipped = nxt is not None and end > nxt
-        if clipped:
+        if nxt is not None and clipped:
             end = nxt
         text, source = isa.get(line, ("", ""))
         ts = tb.us(se, time)

@@ -12,7 +12,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.plan.api import PlannedDispatch
+from hotspot.att.model import AnalysisMode
+from hotspot.plan.api import PlanData, PlannedDispatch
 from hotspot.record import record
 from hotspot.render.report_model import (
     ListingRow,
@@ -44,7 +45,7 @@ class ReportOptions:
     source_map: tuple[tuple[str, str], ...] = ()
 
 
-def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
+def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[ReportPage]:
     """Everything the report shows: a Result whose data is a `ReportPage`."""
     if path.is_file():
         return load_saved(path)
@@ -66,9 +67,10 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result:
                                           max_file_mb=cap, detail=True, source_map=opts.source_map,
                                           plan=PLAN_ATTACHED))
     a = result.data
+    assert not isinstance(a, PlanData)  # PLAN_ATTACHED: the analysis with its plan
     warnings = list(result.warnings)
     page = page_of(a)
-    if isinstance(a, PlannedDispatch) and a.analysis.mode == "cycles":
+    if isinstance(a, PlannedDispatch) and a.analysis.mode == AnalysisMode.CYCLES:
         from hotspot.cache.derived import cached
 
         one = a.analysis
@@ -93,12 +95,12 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
         files = open_dispatch(ddir).wave_files
     except HotspotError:
         return  # the analysis reports the problem
-    if all(wf.begin is not None and wf.end is not None for wf in files):
-        spans = [wf.end - wf.begin for wf in files]  # type: ignore[operator]
+    spans = [wf.end - wf.begin for wf in files if wf.begin is not None and wf.end is not None]
+    if len(spans) == len(files):  # every wave file's extent is known
         keep_bytes(files[i].where for _, i in pick_representative(spans))
 
 
-def load_saved(path: Path) -> Result:
+def load_saved(path: Path) -> Result[ReportPage]:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
     data; the plan items it holds are read back as PlanItems."""
     from hotspot.att.load import read_analysis

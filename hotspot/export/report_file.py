@@ -31,7 +31,7 @@ class ReportWritten:
 
 
 def write_report(path: Path, output: str | None, force: bool,
-                 opts: ReportOptions = ReportOptions()) -> Result:
+                 opts: ReportOptions = ReportOptions()) -> Result[ReportWritten]:
     target = resolve_output(output, DEFAULT_REPORT, force, inputs=[Path(path)])  # fail before the analysis, not after
     from hotspot.render.html import page_chunks
 

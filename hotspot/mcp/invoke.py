@@ -33,10 +33,12 @@ def run_command(argv: list[str]) -> Answer:
     from hotspot.outfile import OUTPUT_SINK
     from hotspot.mcp.tools import click_command
 
+    import typer
+
     try:
         from typer import _click as click
     except ImportError:  # pragma: no cover - typer releases that depend on click
-        import click  # type: ignore[no-redef]
+        import click  # type: ignore[no-redef]  # typer releases that depend on click
 
     chunks: list[bytes] = []
     token = OUTPUT_SINK.set(chunks.append)
@@ -48,7 +50,7 @@ def run_command(argv: list[str]) -> Answer:
             return Answer(dumps(error_envelope(argv[0], "usage", EXIT_USAGE, exc.format_message(),
                                                f"see the {argv[0]} tool's input schema"),
                                 pretty=False), EXIT_USAGE)
-        except click.exceptions.Exit as exc:
+        except getattr(click.exceptions, "Exit", typer.Exit) as exc:  # typer's vendored click raises typer.Exit
             code = exc.exit_code
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1

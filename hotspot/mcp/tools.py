@@ -40,7 +40,7 @@ def click_command(command: str) -> Any:
         app.callback()(lambda: None)
         importlib.import_module(COMMANDS[command][0]).register(app)
         group = typer.main.get_command(app)
-        _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]
+        _CLICK[command] = group.commands[command]  # type: ignore[attr-defined]  # a group: the app has a callback
     return _CLICK[command]
 
 
@@ -57,7 +57,8 @@ def arg_name(spec: ToolSpec, param: Any) -> str:
     if param.name in spec.rename:
         return spec.rename[param.name]
     longs = [o for o in param.opts if o.startswith("--")]
-    return (longs[0][2:] if longs else param.name).replace("-", "_")
+    name: str = longs[0][2:] if longs else param.name
+    return name.replace("-", "_")
 
 
 _KINDS = {"int": "integer", "integer": "integer", "float": "number", "bool": "boolean",

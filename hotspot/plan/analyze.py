@@ -8,12 +8,21 @@ a plan is asked for."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hotspot.att.model import PLAN_ALONE, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions, trimmed_data
 from hotspot.result import Result
 
+if TYPE_CHECKING:
+    from hotspot.att.model import DispatchAnalysis, MultiAnalysis
+    from hotspot.plan.api import PlanData, PlannedDispatch, PlannedMulti
 
-def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result:
+    # What `analyze` gives, by its options: the analysis (one dispatch or all), with the plan
+    # attached to each dispatch, or `hotspot plan`'s document.
+    AnalysisData = DispatchAnalysis | MultiAnalysis | PlannedDispatch | PlannedMulti | PlanData
+
+
+def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[AnalysisData]:
     """The analysis of `target` (a dispatch dir, or a folder of them: `opts` choose which), its
     tables shortened to `opts.topk` (0: every row); with `opts.plan` the plan attached to each
     dispatch (its memory verdicts from the counter files `opts.pmc`), or `hotspot plan`'s

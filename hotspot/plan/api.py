@@ -101,7 +101,8 @@ class PlanData:
     ceilings: TraceCeilings | None = None
 
 
-def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
+def with_plan(full: Result[DispatchAnalysis | MultiAnalysis], opts: AnalyzeOptions
+              ) -> Result[PlannedDispatch | PlannedMulti]:
     """The full analysis of each dispatch with its plan beside it (PlannedDispatch), the analysis's
     tables shortened to `--topk` for output (the rules saw every row)."""
     pmc_paths = [Path(p) for p in opts.pmc] or None
@@ -113,7 +114,7 @@ def with_plan(full: Result, opts: AnalyzeOptions) -> Result:
     return Result("analyze", _attach(data, opts, pmc_paths, warnings), _dedupe(warnings))
 
 
-def plan_document(result: Result) -> Result:
+def plan_document(result: Result[PlannedDispatch | PlannedMulti]) -> Result[PlanData]:
     """`hotspot plan`'s document: what the plan needs, without the analyze tables."""
     planned = result.data
     if not isinstance(planned, PlannedDispatch):  # the analysis picks one dispatch unless --all
@@ -139,7 +140,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
                         verdict_of(outcome.summary, outcome.items, outcome.trust, outcome.coverage), pmc_info,
                         outcome.coverage, outcome.ceilings)
-    shown = replace(a, options={**a.options, "topk": opts.topk, "plan": True})
+    shown = replace(a, options=a.options.planned(opts.topk) if a.options is not None else None)
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 
 

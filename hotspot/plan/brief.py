@@ -133,7 +133,7 @@ def brief_warnings(warnings: list[str]) -> list[str]:
     return out
 
 
-def brief_result(result: Result, extra: Sequence[str] = ()) -> Result:
+def brief_result(result: Result[object], extra: Sequence[str] = ()) -> Result[BriefPlan]:
     """The brief view of a `plan` or single-dispatch `analyze --plan` Result (same command name).
     `extra` are the options the `more` command repeats (--kernel, --pmc ...)."""
     from hotspot.errors import UsageError

@@ -128,7 +128,8 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
         kx = k_ratio(gfx, mnemonic)
         old_passes, new_passes = mfma_passes(mnemonic, gfx), mfma_passes(repl or "", gfx)
         speedup = (kx * old_passes / new_passes) if kx and old_passes and new_passes else None
-        kind = parse_mfma(mnemonic).kind if parse_mfma(mnemonic) else "?"
+        shape = parse_mfma(mnemonic)
+        kind = shape.kind if shape else "?"
         ev = [Evidence("legacy_mfma", mnemonic), Evidence("data_type", kind), Evidence("rows", len(rows)),
               Evidence("executions", sum(r.hit for r in rows)),
               Evidence("mfma_pipe_cycles", busy)]

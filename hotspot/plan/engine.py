@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import field, replace
 
 from hotspot.arch.classify import Category
-from hotspot.att.model import DispatchAnalysis
+from hotspot.att.model import AnalysisMode, DispatchAnalysis
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import (
     HIDES_LATENCY,
@@ -22,6 +22,7 @@ from hotspot.plan.model import (
     PlanItem,
     Rule,
     Site,
+    SkipStatus,
     Skipped,
     Trust,
 )
@@ -461,31 +462,31 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
     items: list[PlanItem] = []
     skipped: list[Skipped] = []
     absorbed: list[tuple[PlanItem, str]] = []  # items another rule's item states better when it fires
-    if analysis.mode != "cycles":
+    if analysis.mode != AnalysisMode.CYCLES:
         for rule in rules:
-            skipped.append(Skipped(rule.id, "missing-input",
+            skipped.append(Skipped(rule.id, SkipStatus.MISSING_INPUT,
                                    f"{analysis.mode} capture: no per-instruction stall cycles"))
         return PlanOutcome(summary, items, skipped, trust_of(ctx))
     if ctx.total_stall <= 0:
         for rule in rules:
-            skipped.append(Skipped(rule.id, "not-triggered", "the traced waves show no stall"))
+            skipped.append(Skipped(rule.id, SkipStatus.NOT_TRIGGERED, "the traced waves show no stall"))
         return PlanOutcome(summary, items, skipped, trust_of(ctx))
     for rule in rules:
         missing = _missing(ctx, rule)
         if missing:
-            skipped.append(Skipped(rule.id, "missing-input",
+            skipped.append(Skipped(rule.id, SkipStatus.MISSING_INPUT,
                                    "needs " + ", ".join(f"data.{m}" if m != "pmc" else "--pmc counter files"
                                                         for m in missing) + " (not in this analysis)"))
             continue
         outcome = rule.evaluate(ctx, rule)
         if isinstance(outcome, str):
-            skipped.append(Skipped(rule.id, "not-triggered", outcome))
+            skipped.append(Skipped(rule.id, SkipStatus.NOT_TRIGGERED, outcome))
             continue
         for c in merge_families(outcome):
             share = c.target_cycles / ctx.total_stall
             if share < AMDAHL_MIN_STALL_SHARE:
                 where = f" at #{c.location.line_number}" if c.location.line_number is not None else ""
-                skipped.append(Skipped(rule.id, "below-guard",
+                skipped.append(Skipped(rule.id, SkipStatus.BELOW_GUARD,
                                        f"target{where} is {share:.2%} of stall "
                                        f"(< {AMDAHL_MIN_STALL_SHARE:.0%} Amdahl guard)",
                                        round(PCT * share, ROUND_DIGITS)))
@@ -502,7 +503,7 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
     if len(items) > MAX_PLAN_ITEMS:
         for i in items[MAX_PLAN_ITEMS:]:
             where = f" at #{i.location.line_number}" if i.location.line_number is not None else ""
-            skipped.append(Skipped(i.id, "capped",
+            skipped.append(Skipped(i.id, SkipStatus.CAPPED,
                                    f"{i.title}{where}: estimate {i.estimate.low_pct:.1f}–"
                                    f"{i.estimate.high_pct:.1f}% ranks below the top {MAX_PLAN_ITEMS} items",
                                    i.estimate.target_stall_pct, i.estimate.high_pct, i.estimate.low_pct))
@@ -529,7 +530,7 @@ def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],
             gone.append((it, other))
     for it, by in gone:
         where = f" at #{it.location.line_number}" if it.location.line_number is not None else ""
-        skipped.append(Skipped(it.id, "not-triggered",
+        skipped.append(Skipped(it.id, SkipStatus.NOT_TRIGGERED,
                                f"{it.title}{where}: the load cannot move and the kernel is near the "
                                f"roof: reported as {by}", it.estimate.target_stall_pct))
     drop = {id(it) for it, _ in gone}
@@ -554,7 +555,7 @@ def _verdicts_first(ordered: list[PlanItem]) -> list[PlanItem]:
     return out + verdicts
 
 
-def _order(item: PlanItem) -> tuple:
+def _order(item: PlanItem) -> tuple[bool, int, float, float, str, int]:
     """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
     middle of the range, then the high end): a launch item ranks by the idle share it can win like
     any other item by its gain."""

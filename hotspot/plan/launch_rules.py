@@ -161,7 +161,7 @@ def underfill_from_capture(ctx: PlanContext, no_launch: str) -> Outcome:
                 "not use")
     product = find_product(ctx.analysis.arch.product or "")
     per_se = product.cus_per_se if product is not None else None
-    if not per_se:
+    if not per_se or product is None:
         return f"{no_launch}; the product's CUs per shader engine are unknown: no capture-based underfill"
     ses = len(busy)
     busy_cus = sum(int(n) for n in busy.values())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hotspot.arch.classify import MEMORY_STALL, VMCNT_WAITS
 from hotspot.pmc.estimate import Estimate
 from hotspot.pmc.verdicts import Verdict
@@ -18,14 +20,17 @@ def verdict(ctx: PlanContext, verdict_id: str) -> Verdict | None:
 
 def _verdict_evidence(v: Verdict) -> list[Evidence]:
     out = []
-    for key, value in v.evidence.items():
-        if isinstance(value, Estimate):  # its value, or low–high
-            if value.value is not None:
-                value = value.value
-            elif value.low is not None:
-                value = f"{value.low:.3g}–{value.high:.3g}"
+    for key, measured in v.evidence.items():
+        value: float | str | None
+        if isinstance(measured, Estimate):  # its value, or low–high
+            if measured.value is not None:
+                value = measured.value
+            elif measured.low is not None:
+                value = f"{measured.low:.3g}–{measured.high:.3g}"
             else:
                 continue
+        else:
+            value = measured
         if value is None:
             continue
         out.append(Evidence(key, round(value, 3) if isinstance(value, float) else value))
@@ -40,7 +45,7 @@ def _over_fetch_ratio(ctx: PlanContext) -> float | None:
     return None
 
 
-def memory_rule(verdict_id: str):
+def memory_rule(verdict_id: str) -> Callable[[PlanContext, Rule], Outcome]:
     def evaluate(ctx: PlanContext, rule: Rule) -> Outcome:
         v = verdict(ctx, verdict_id)
         if v is None:

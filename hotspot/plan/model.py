@@ -7,6 +7,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable, Union
 from hotspot.plan.location import Location
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 
 if TYPE_CHECKING:
     from hotspot.plan.context import PlanContext
@@ -97,10 +98,20 @@ class PlanItem:
     rank: int | None = None
 
 
+class SkipStatus(TextEnum):
+    """Why a rule gave no item: an input it reads is missing, it did not fire, its group is below
+    the guard, or its item was capped off the list."""
+
+    MISSING_INPUT = "missing-input"
+    NOT_TRIGGERED = "not-triggered"
+    BELOW_GUARD = "below-guard"
+    CAPPED = "capped"
+
+
 @record
 class Skipped:
     id: str
-    status: str  # "missing-input" | "not-triggered" | "below-guard" | "capped"
+    status: SkipStatus
     reason: str
     target_stall_pct: float | None = None  # share of stall of a below-guard or capped group
     estimate_high_pct: float | None = None  # a capped item's estimate: its range never ranks above

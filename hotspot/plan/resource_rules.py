@@ -38,11 +38,11 @@ def _occupancy_rule(ctx: PlanContext, rule: Rule, limiter: str) -> Outcome:
     occ = ctx.occupancy()
     if occ is None:
         return "no occupancy"
-    limiters = list(occ.limiters) or [occ.limiter]
+    limiters = list(occ.limiters) or [occ.limiter or ""]
     if limiter not in limiters:
         return f"occupancy is limited by {occ.limiter}, not {limiter}"
     waves = occ.waves_per_simd
-    hw_cap = occ.limits.get("hardware")
+    hw_cap = occ.limits.hardware
     unknown = [n for n in occ.unknown_limits if n in ("lds", "workgroup", "vgpr")]
     if unknown:
         # an unknown limit may be the real one: one more wave by this limit is not established

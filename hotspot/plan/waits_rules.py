@@ -13,6 +13,7 @@ MFMAs -> `load-in-mfma-loop`; LDS reads whose wait is followed at once by an MFM
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 
 from hotspot.arch.classify import Category, is_wait
@@ -198,7 +199,7 @@ def sites_of(ctx: PlanContext, pairs: list[Pair]) -> list[Site]:
 
 
 def _producer_items(ctx: PlanContext, pairs: list[Pair], root: str,
-                    title_of=None) -> list[Candidate]:
+                    title_of: Callable[[Producer], str] | None = None) -> list[Candidate]:
     fams: dict[str, list[Pair]] = defaultdict(list)
     for pr in pairs:
         fams[family_of(ctx, pr.wait, pr.producer)].append(pr)

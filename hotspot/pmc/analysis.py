@@ -150,8 +150,8 @@ def dispatch_metrics(d: JoinedDispatch, plan: CounterPlan, peak: float | None,
 def _sum_counters(reports: Sequence[DispatchReport], names: Sequence[str]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for name in names:
-        values = [r.counters[name] for r in reports if r.counters.get(name) is not None]
-        out[name] = sum(values) if values else None  # type: ignore[arg-type]
+        values = [v for r in reports if (v := r.counters.get(name)) is not None]
+        out[name] = sum(values) if values else None
     return out
 
 
@@ -160,14 +160,14 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
     reports = [c.report for c in calcs]
     counters = _sum_counters(reports, plan.display)
     nbytes = total(r.fabric_read_bytes for r in reports)
-    durations = [r.duration_ns for r in reports]
-    duration = sum(durations) if durations and all(x is not None for x in durations) else None  # type: ignore[arg-type]
+    durations = [r.duration_ns for r in reports if r.duration_ns is not None]
+    duration = sum(durations) if reports and len(durations) == len(reports) else None  # every one known
     gbps = _gbps(nbytes, duration)
     pct = _pct_of_peak(gbps, peak)
     ideal_total = ideal_bytes * len(reports) if ideal_bytes is not None else None
     over = _over_fetch(nbytes, ideal_total)
-    drams = [r.dram_read_bytes for r in reports]
-    dram = sum(drams) if drams and all(x is not None for x in drams) else None  # type: ignore[arg-type]
+    drams = [r.dram_read_bytes for r in reports if r.dram_read_bytes is not None]
+    dram = sum(drams) if reports and len(drams) == len(reports) else None  # every one known
     req32 = ratio_pct(counters.get(plan.req_32b) if plan.req_32b else None,
                       counters.get(plan.read_requests) if plan.read_requests else None)
     hit = _hit_pct(plan, {k: v for k, v in counters.items() if v is not None})
@@ -191,7 +191,7 @@ def kernel_metrics(kernel: str, calcs: Sequence[DispatchCalc], plan: CounterPlan
         runtime=bool(is_runtime_kernel(kernel)))
 
 
-def kernel_sort_key(k: KernelReport) -> tuple:
+def kernel_sort_key(k: KernelReport) -> tuple[float, float, str]:
     """Longest total time first, then most bytes, then name (stable and deterministic)."""
     high = k.fabric_read_bytes.high if k.fabric_read_bytes.high is not None else -1.0
     return (-(k.duration_ns or 0.0), -high, k.kernel)

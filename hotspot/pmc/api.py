@@ -17,6 +17,7 @@ from hotspot.capture import CounterFile, load_counter_files
 from hotspot.errors import UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
+    DispatchCalc,
     DispatchReport,
     KernelReport,
     dispatch_metrics,
@@ -78,7 +79,7 @@ class PmcData:
 
 def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: list[int] | None = None,
                 ideal_bytes: float | None = None, arch: str | None = None,
-                peak_gbps: float | None = None, per_dispatch: bool = False) -> Result:
+                peak_gbps: float | None = None, per_dispatch: bool = False) -> Result[PmcData]:
     kernel_re = _compile(kernel)
     if ideal_bytes is not None and not ideal_bytes > 0:
         raise UsageError(f"--ideal-bytes must be positive (got {ideal_bytes})", "give bytes per dispatch")
@@ -119,7 +120,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
 
     peak = choose_peak(peak_gbps, [h for f in files for h in f.peak_hints],
                        [n for f in files for n in f.product_names])
-    calcs_by_kernel: dict[str, list] = defaultdict(list)
+    calcs_by_kernel: dict[str, list[DispatchCalc]] = defaultdict(list)
     all_calcs = []
     for d in selected:
         calc = dispatch_metrics(d, plan, peak.gbps, ideal_bytes)

@@ -36,18 +36,19 @@ class Estimate:
 
     def map(self, fn: Callable[[float], float]) -> Estimate:
         """Apply a monotonically increasing function to both ends."""
-        if not self.known:
+        low, high = self.low, self.high
+        if low is None or high is None:  # not known
             return self
         if self.exact:
-            return Estimate.of(fn(self.low))  # type: ignore[arg-type]
-        return Estimate(None, fn(self.low), fn(self.high), False,  # type: ignore[arg-type]
-                        self.missing, self.reason)
+            return Estimate.of(fn(low))
+        return Estimate(None, fn(low), fn(high), False, self.missing, self.reason)
 
     def holds(self, test: Callable[[float], bool]) -> bool | None:
         """True/False when `test` gives the same answer over the whole range, None when it splits."""
-        if not self.known:
+        low, high = self.low, self.high
+        if low is None or high is None:  # not known
             return None
-        at_low, at_high = test(self.low), test(self.high)  # type: ignore[arg-type]
+        at_low, at_high = test(low), test(high)
         return at_low if at_low == at_high else None
 
 
@@ -59,8 +60,8 @@ def total(estimates: Iterable[Estimate]) -> Estimate:
     reasons = "; ".join(dict.fromkeys(e.reason for e in items if e.reason))
     if not all(e.known for e in items):
         return Estimate.unknown(missing, reasons or "not computable for some dispatches")
-    low = sum(e.low for e in items)  # type: ignore[misc]
-    high = sum(e.high for e in items)  # type: ignore[misc]
+    low = sum(e.low for e in items if e.low is not None)  # all: every one is known
+    high = sum(e.high for e in items if e.high is not None)
     if all(e.exact for e in items):
         return Estimate.of(low)
     return Estimate(None, low, high, False, missing, reasons)
@@ -71,8 +72,8 @@ def median(estimates: Iterable[Estimate]) -> Estimate:
     items = [e for e in estimates if e.known]
     if not items:
         return Estimate.unknown(reason="not computable")
-    low = statistics.median(e.low for e in items)  # type: ignore[type-var]
-    high = statistics.median(e.high for e in items)  # type: ignore[type-var]
+    low = statistics.median(e.low for e in items if e.low is not None)  # all: known ones
+    high = statistics.median(e.high for e in items if e.high is not None)
     if all(e.exact for e in items):
         return Estimate.of(low)
     missing = tuple(dict.fromkeys(m for e in items for m in e.missing))

@@ -64,8 +64,8 @@ def read_bytes_any(specs: Sequence[ArchCounters], counters: Mapping[str, float])
     if not results or not all(r.estimate.known for r in results):
         missing = tuple(dict.fromkeys(m for r in results for m in r.estimate.missing))
         return ByteResult(Estimate.unknown(missing, "arch undecided and counters missing"), False)
-    low = min(r.estimate.low for r in results)  # type: ignore[type-var]
-    high = max(r.estimate.high for r in results)  # type: ignore[type-var]
+    low = min(r.estimate.low for r in results if r.estimate.low is not None)  # all: known ones
+    high = max(r.estimate.high for r in results if r.estimate.high is not None)
     missing = tuple(dict.fromkeys(m for r in results for m in r.estimate.missing))
     families = "/".join(s.family for s in specs)
     inconsistent = any(r.inconsistent for r in results)
@@ -78,6 +78,6 @@ def read_bytes_any(specs: Sequence[ArchCounters], counters: Mapping[str, float])
 
 def dram_read_bytes(spec: ArchCounters, counters: Mapping[str, float]) -> float | None:
     """DRAM-only read bytes where the arch has that counter (gfx950), else None."""
-    if spec.dram is None or spec.dram.counter not in counters:
+    if spec.dram is None or spec.dram.counter is None or spec.dram.counter not in counters:
         return None
     return spec.dram.bytes_per_request * counters[spec.dram.counter]

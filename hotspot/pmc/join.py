@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Hashable
+from collections.abc import Callable, Hashable
 
 from hotspot.capture import CounterFile, DispatchCounters
 from hotspot.record import record
@@ -74,7 +74,8 @@ def _per_kernel_counts(files: list[CounterFile]) -> dict[str, dict[str, int]]:
     return counts
 
 
-def _merge(files: list[CounterFile], method: str, reason: str, key_of) -> Joined:
+def _merge(files: list[CounterFile], method: str, reason: str,
+           key_of: Callable[[CounterFile, DispatchCounters, int], Hashable]) -> Joined:
     slots: dict[Hashable, list[tuple[str, DispatchCounters]]] = {}
     for f in files:
         nth: dict[str, int] = defaultdict(int)

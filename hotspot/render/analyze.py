@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from hotspot.att.model import DetailLine, DispatchAnalysis
-from hotspot.att.launch import LaunchOut
+from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis
+from hotspot.att.launch import MATCHED, LaunchOut
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
@@ -36,24 +36,24 @@ class ManyDispatches(Protocol):
     PlannedMulti, whose module a plain analyze never loads): the ranking, then each dispatch."""
 
     ranking: list[DispatchCandidate]
-    dispatches: list
+    dispatches: list[Any]  # DispatchAnalysis, or PlannedDispatch with the plan
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[object]) -> str:
     return _render(result, markdown=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[object]) -> str:
     return _render(result, markdown=True)
 
 
-def _render(result: Result, markdown: bool) -> str:
+def _render(result: Result[object], markdown: bool) -> str:
     data = result.data
     if isinstance(data, ManyDispatches):
         parts = [_ranking(data.ranking, markdown)]
         parts += [_one(a, markdown) for a in data.dispatches]
         return "\n\n".join(parts)
-    return _one(data, markdown)
+    return _one(cast("DispatchAnalysis | PlannedDispatch", data), markdown)  # one dispatch
 
 
 def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
@@ -74,7 +74,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     detail, mode = a.asked_detail, a.asked_tables
     tables = not planned or detail
     d, t = a.dispatch, a.totals
-    sampling = a.mode == "pc-sampling"
+    sampling = a.mode == AnalysisMode.PC_SAMPLING
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
     out.append(f"# {title}" if markdown else title)
@@ -192,7 +192,7 @@ def _working(a: DispatchAnalysis) -> str:
 
 
 def _launch(launch: LaunchOut) -> str:
-    if launch.status != "matched" or launch.grid is None or launch.workgroup is None:
+    if launch.status != MATCHED or launch.grid is None or launch.workgroup is None:
         return f"  launch:      {launch.status}: {launch.reason}"
     grid = "x".join(map(str, launch.grid))
     wg = "x".join(map(str, launch.workgroup))
@@ -209,18 +209,18 @@ def _loc(file: str, line: int | None) -> str:
 def _occupancy(occ: DispatchOccupancy, markdown: bool) -> str:
     lines = [heading("Occupancy", markdown)]
     r = occ.resources
-    src = r.get("source", {})
+    src = r.source if r is not None else {}
     parts = []
     for key, field_ in (("vgpr", "vgpr"), ("agpr", "agpr"), ("sgpr", "sgpr"), ("lds", "lds_bytes"),
                         ("wg", "wg_threads")):
-        value = r.get(key)
+        value = getattr(r, key) if r is not None else None
         parts.append(f"{key} {'?' if value is None else num(value)}"
                      + (f" [{src[field_].split(' (')[0]}]" if field_ in src else ""))
     lines.append("  resources:   " + ", ".join(parts))
     if not occ.available:
         lines.append(f"  theoretical: not available ({occ.reason})")
     elif occ.waves_per_simd is None and occ.candidates:
-        lines.append(f"  theoretical: arch undecided; {occ.candidates['summary']}")
+        lines.append(f"  theoretical: arch undecided; {occ.candidates.summary}")
     else:
         bound = (f" (at most: {' and '.join(occ.unknown_limits)} limit unknown)"
                  if occ.unknown_limits else "")

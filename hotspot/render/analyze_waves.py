@@ -65,7 +65,7 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
             rows, ["rows", "source", "iterations", "per wave", "stall", "share", "hot wait"],
             markdown))
     if a.barriers:
-        rows = [[b.line_number, _src(b.source), num(b.instances), num(b.stall), num(b.groups),
+        rows = [[str(b.line_number), _src(b.source), num(b.instances), num(b.stall), num(b.groups),
                  _dist(b.median_spread_cycles), _dist(b.max_spread_cycles)] for b in a.barriers]
         out.append(heading(f"Barriers: arrival spread first -> last wave ({len(rows)})", markdown)
                    + "\n" + table(rows, ["#", "source", "instances", "stall", "groups",

@@ -12,7 +12,7 @@ def _mib(n: int) -> str:
     return f"{n / MIB:,.1f} MiB"
 
 
-def render_info(result: Result) -> str:
+def render_info(result: Result[CacheInfo]) -> str:
     d: CacheInfo = result.data
     state = "on" if d.enabled else f"off ({d.disabled_by})"
     lines = [f"cache      {d.path}",
@@ -24,6 +24,6 @@ def render_info(result: Result) -> str:
     return "\n".join(lines)
 
 
-def render_clear(result: Result) -> str:
+def render_clear(result: Result[CacheCleared]) -> str:
     d: CacheCleared = result.data
     return f"removed {d.removed:,} cache files ({_mib(d.freed_bytes)}) from {d.path}"

@@ -98,7 +98,7 @@ class _Run(Protocol):
     analysis_error: _AnalysisError | None
 
 
-def render_doctor(result: Result, markdown: bool = False) -> str:
+def render_doctor(result: Result[object], markdown: bool = False) -> str:
     rep = cast(_Doctor, result.data)
     rows = [[_STATUS_MARK.get(c.status, c.status), c.name, c.detail, c.fix] for c in rep.checks]
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
@@ -116,7 +116,7 @@ def render_doctor(result: Result, markdown: bool = False) -> str:
     return "\n\n".join(out)
 
 
-def render_doctor_markdown(result: Result) -> str:
+def render_doctor_markdown(result: Result[object]) -> str:
     return render_doctor(result, markdown=True)
 
 
@@ -141,7 +141,7 @@ def _render_dry_run(d: _DryRun, markdown: bool) -> str:
     return "\n\n".join(out)
 
 
-def render_collect(result: Result, markdown: bool = False) -> str:
+def render_collect(result: Result[object], markdown: bool = False) -> str:
     d = cast(_Run, result.data)
     if d.dry_run:
         return _render_dry_run(cast(_DryRun, result.data), markdown)
@@ -174,16 +174,21 @@ def render_collect(result: Result, markdown: bool = False) -> str:
     return "\n\n".join(out)
 
 
-def render_collect_markdown(result: Result) -> str:
+def render_collect_markdown(result: Result[object]) -> str:
     return render_collect(result, markdown=True)
 
 
-class _KernelRow(Protocol):
-    name: str
-    calls: int
-    total_ns: int | float
-    avg_ns: float
-    pct: float
+class _KernelRow(Protocol):  # read-only: records
+    @property
+    def name(self) -> str: ...
+    @property
+    def calls(self) -> int: ...
+    @property
+    def total_ns(self) -> int | float: ...
+    @property
+    def avg_ns(self) -> float: ...
+    @property
+    def pct(self) -> float | None: ...
 
 
 def render_kernel_table(rows: Sequence[_KernelRow]) -> str:

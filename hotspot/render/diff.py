@@ -16,11 +16,11 @@ KIND_TITLES = {"total": "Totals", "category": "Stall by category",
 MINUS = "\u2212"
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[Any]) -> str:
     return _render(result.data, markdown=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[Any]) -> str:
     return _render(result.data, markdown=True)
 
 

@@ -46,10 +46,10 @@ def _escaped_container(value: object, memo: dict[int, object]) -> object:
         items = [escaped(v, memo) for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        items = tuple(escaped(v, memo) for v in value)
-        return items if any(a is not b for a, b in zip(items, value)) else value
+        titems = tuple(escaped(v, memo) for v in value)
+        return titems if any(a is not b for a, b in zip(titems, value)) else value
     if isinstance(value, dict):
-        pairs: dict = {}
+        pairs: dict[object, object] = {}
         changed = False
         for k, v in value.items():
             k2, v2 = escaped(k, memo), escaped(v, memo)
@@ -68,9 +68,9 @@ def _escaped_container(value: object, memo: dict[int, object]) -> object:
             if not f.init:
                 continue
             old = getattr(value, f.name)
-            new = escaped(old, memo)
-            if new is not old:
-                changes[f.name] = new
+            new_value = escaped(old, memo)
+            if new_value is not old:
+                changes[f.name] = new_value
         if not changes:
             return value
         copy = dataclasses.replace(value, **changes)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterator
-from typing import Union
+from typing import Any, Union
 
 import orjson
 
@@ -26,7 +26,7 @@ from hotspot.att.aggregate import FileStat, InstructionStat, MixEntry, SourceLin
 from hotspot.att.barriers import BarrierStat
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
-from hotspot.att.model import DetailLine, DispatchAnalysis, MultiAnalysis
+from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis, MultiAnalysis
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import BlamedLine, LgkmBreakdown, Producer
@@ -76,7 +76,7 @@ def esc(value: Scalar) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def render_html(result: Result) -> str:
+def render_html(result: Result[DispatchAnalysis | MultiAnalysis | ReportPage]) -> str:
     return render_page(result.data, list(result.warnings))
 
 
@@ -155,7 +155,7 @@ def _base(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
-def fmt_value(value: JsonValue) -> str:
+def fmt_value(value: object) -> str:
     """Plain text for any JSON value (used for fields whose shape is open)."""
     if value is None:
         return ""
@@ -224,7 +224,7 @@ def _ranking(ranking: list[DispatchCandidate]) -> str:
 
 def _dispatch(view: ReportDispatch, prefix: str, multi: bool) -> Iterator[str]:
     a = view.analysis
-    unit = "samples" if a.mode == "pc-sampling" else "cycles"
+    unit = "samples" if a.mode == AnalysisMode.PC_SAMPLING else "cycles"
     yield f'<section class="dispatch" id="{prefix}">'
     if multi:
         yield (f'<h2 class="dispatch-title">{esc(a.dispatch.kernel)} '
@@ -296,9 +296,9 @@ def _occupancy(occ: DispatchOccupancy | None) -> str:
     out.append("</tbody></table>")
     if not rows:
         out.append(f"<p>{esc(fmt_value(plain(occ)))}</p>")
-    if occ.limits:
+    if occ.limits.items():
         out.append('<p class="note">waves/SIMD allowed by each resource: '
-                   + esc(fmt_value(occ.limits)) + "</p>")
+                   + esc(fmt_value(dict(occ.limits.items()))) + "</p>")
     if occ.resources:
         out.append('<p class="note">resources: ' + esc(fmt_value(plain(occ.resources))) + "</p>")
     for name, step in occ.next_step.items():
@@ -686,7 +686,7 @@ def _nice_step(raw: float) -> int:
     """1, 2 or 5 times a power of ten, at least `raw` (axis ticks)."""
     if raw <= 1:
         return 1
-    mag = 10 ** (len(str(int(raw))) - 1)
+    mag: int = 10 ** (len(str(int(raw))) - 1)
     for m in (1, 2, 5, 10):
         if m * mag >= raw:
             return m * mag
@@ -820,7 +820,7 @@ def _blob(view: ReportDispatch, prefix: str) -> Iterator[str]:
     mx: list[int] | None = None  # column maxima (the first of equal values, as max() keeps)
     yield script_safe_json({"prefix": prefix})[:-1] + ',"rows":['
     for i in range(0, len(rows), CHUNK_ROWS):
-        compact = [[r.line_number, _s(r.isa), _s(r.category), r.hit or 0,
+        compact: list[list[Any]] = [[r.line_number, _s(r.isa), _s(r.category), r.hit or 0,
                     r.latency or 0, r.stall or 0, r.idle or 0,
                     _s(r.source)] for r in rows[i:i + CHUNK_ROWS]]
         part = [max(c[k] for c in compact) for k in (3, 4, 5, 6)]
@@ -841,7 +841,7 @@ def _blob(view: ReportDispatch, prefix: str) -> Iterator[str]:
                                    "src": src})[1:]
 
 
-def script_safe_json(obj: JsonValue) -> str:
+def script_safe_json(obj: object) -> str:
     text = orjson.dumps(obj).decode("utf-8")
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

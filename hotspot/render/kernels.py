@@ -25,7 +25,7 @@ def _kernel_block(kernels: list[KernelRow], md: bool) -> str:
                  colalign=("right", "left", "left", "right", "right", "right", "right"))
 
 
-def _render(result: Result, md: bool) -> str:
+def _render(result: Result[KernelTable], md: bool) -> str:
     data: KernelTable = result.data
     out = [heading(f"Kernels ({data.source_kind})", md)]
     shown = len(data.kernels)
@@ -60,9 +60,9 @@ def _render(result: Result, md: bool) -> str:
     return "\n".join(out)
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[KernelTable]) -> str:
     return _render(result, md=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[KernelTable]) -> str:
     return _render(result, md=True)

@@ -63,9 +63,9 @@ def occupancy_lines(occ: Occupancy, markdown: bool = False) -> list[str]:
     return lines
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[Occupancy]) -> str:
     return "\n".join(occupancy_lines(result.data))
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[Occupancy]) -> str:
     return "\n".join(occupancy_lines(result.data, markdown=True))

@@ -187,7 +187,7 @@ def gap_block(coverage: Coverage | None, markdown: bool) -> str:
     return "\n".join(out)
 
 
-def _render(result: Result, markdown: bool, detail: bool = False) -> str:
+def _render(result: Result[object], markdown: bool, detail: bool = False) -> str:
     from hotspot.plan.api import PlanData
 
     d = result.data
@@ -209,19 +209,19 @@ def _render(result: Result, markdown: bool, detail: bool = False) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[object]) -> str:
     return _render(result, markdown=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[object]) -> str:
     return _render(result, markdown=True)
 
 
-def render_text_detail(result: Result) -> str:
+def render_text_detail(result: Result[object]) -> str:
     return _render(result, markdown=False, detail=True)
 
 
-def render_markdown_detail(result: Result) -> str:
+def render_markdown_detail(result: Result[object]) -> str:
     return _render(result, markdown=True, detail=True)
 
 
@@ -286,7 +286,7 @@ def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool
     return f"```text\n{block}\n```" if markdown else block
 
 
-def render_brief(result: Result) -> str:
+def render_brief(result: Result[object]) -> str:
     """`--brief`: only the verdict block (analyze --plan, plan)."""
     from hotspot.plan.api import planned_view
 

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from hotspot.pmc.analysis import DispatchReport, KernelReport
 from hotspot.pmc.api import PmcData
 from hotspot.pmc.estimate import Estimate
-from hotspot.render.tables import heading, num, pct, shorten, table, terminal_width
+from hotspot.diagnostics import terminal_width
+from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import Result
 
 KERNEL_WIDTH = 48
@@ -151,7 +152,7 @@ def _dispatch_table(dispatches: list[DispatchReport], md: bool) -> str:
     return table(rows, ["dispatch", *KERNEL_HEADERS[:1], *KERNEL_HEADERS[2:]], markdown=md)
 
 
-def render(result: Result, md: bool = False) -> str:
+def render(result: Result[PmcData], md: bool = False) -> str:
     d = result.data
     assert isinstance(d, PmcData)
     out = _header(d, md)
@@ -177,9 +178,9 @@ def render(result: Result, md: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_text(result: Result) -> str:
+def render_text(result: Result[PmcData]) -> str:
     return render(result, md=False)
 
 
-def render_markdown(result: Result) -> str:
+def render_markdown(result: Result[PmcData]) -> str:
     return render(result, md=True)

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hotspot.clihelp.pages import VIEWS
 
 if TYPE_CHECKING:
     from hotspot.result import Result
 
-Renderer = Callable[["Result"], str]
+Renderer = Callable[["Result[Any]"], str]
 
 
 # (view, format) -> (module, function)
@@ -27,8 +27,9 @@ RENDERERS: dict[tuple[str, str], tuple[str, str]] = {
 
 def lazy(module: str, name: str) -> Renderer:
     """A renderer imported on first use."""
-    def render(result: "Result") -> str:
-        return getattr(importlib.import_module(module), name)(result)
+    def render(result: "Result[Any]") -> str:
+        text: str = getattr(importlib.import_module(module), name)(result)
+        return text
 
     return render
 

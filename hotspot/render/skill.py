@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from hotspot.result import Result
-from hotspot.skill.install import InstallData
+from hotspot.skill.install import InstallData, PathData
 from hotspot.skill.mcp_entry import McpRegistration
 
 
-def render_install(result: Result) -> str:
+def render_install(result: Result[InstallData]) -> str:
     d: InstallData = result.data
     lines = [f"skill installed in {d.dest}"]
     lines += [f"  wrote       {p}" for p in d.written]
@@ -16,11 +16,11 @@ def render_install(result: Result) -> str:
     return "\n".join(lines)
 
 
-def render_path(result: Result) -> str:
+def render_path(result: Result[PathData]) -> str:
     return result.data.path
 
 
-def render_mcp(result: Result) -> str:
+def render_mcp(result: Result[McpRegistration]) -> str:
     import json
 
     d: McpRegistration = result.data

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hotspot.render.tables import shorten, table
-from hotspot.result import Result
+from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.sweep.model import EntryRow, ProgressData, StatusData, Summary
+    from hotspot.sweep.model import (CancelData, EntryRow, LocalRun, ProgressData, ReportData, StatusData, Submission,
+                                     Summary, WorkerRun)
 
 
 COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
@@ -41,7 +42,7 @@ def _report_rows(entries: list[EntryRow], width: int) -> list[list[object]]:
     for e in entries:
         s = e.summary
         if s is None:
-            rows.append([e.name, e.state] + [""] * (len(REPORT_HEADERS) - 2))
+            rows.append([e.name, e.state, *[""] * (len(REPORT_HEADERS) - 2)])
             continue
         top, line, occ_a = s.top_plan_item, s.hottest_line, s.occupancy_achieved
         rows.append([
@@ -85,7 +86,7 @@ def _fit_report(rows: list[list[object]], headers: list[str]) -> tuple[str, list
         hidden.append(REPORT_OPTIONAL[len(hidden)])
 
 
-def render_report(result: Result) -> str:
+def render_report(result: Result[ReportData]) -> str:
     d = result.data
     body, hidden = _fit_report(_report_rows(d.entries, 40), REPORT_HEADERS)
     note = f"\n(not shown at this width: {', '.join(hidden)}; --format json has every field)" if hidden else ""
@@ -94,7 +95,7 @@ def render_report(result: Result) -> str:
             f"{body}{note}{_failures(d.entries)}{html}")
 
 
-def render_report_markdown(result: Result) -> str:
+def render_report_markdown(result: Result[ReportData]) -> str:
     d = result.data
     rows = _report_rows(d.entries, 60)
     out = [f"## hotspot sweep: {d.sweep_dir}", "", f"{_counts(d.counts)} of {d.total} entries, "
@@ -119,14 +120,15 @@ def _next(d: ProgressData) -> str:
     return f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html"
 
 
-def render_sweep(result: Result) -> str:
+def render_sweep(result: Result[LocalRun | WorkerRun | Submission]) -> str:
     d = result.data
-    if d.submission and d.nothing_to_do:
+    sub = cast("Submission", d) if d.submission else None  # `submission` is true on a Submission only
+    if sub is not None and sub.nothing_to_do:
         return (f"nothing to do: every entry of {d.sweep_dir} has run ({_counts(d.counts)}); nothing "
                 f"submitted\n(--retry failed / --only NAME re-queue entries)\n"
                 f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html")
-    if d.submission and d.slurm:
-        s = d.slurm
+    if sub is not None and sub.slurm:
+        s = sub.slurm
         head = (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
                 f"each); script {s.script}" if s.job_id else
                 f"wrote {s.script} (not submitted); submit it with: {s.submit}")
@@ -136,12 +138,12 @@ def render_sweep(result: Result) -> str:
             f"sweep {d.sweep_dir}: {_counts(d.counts)}\n{_next(d)}").replace("\n\n", "\n")
 
 
-def render_sweep_markdown(result: Result) -> str:
+def render_sweep_markdown(result: Result[LocalRun | WorkerRun | Submission]) -> str:
     d = result.data
     return f"## hotspot sweep {d.sweep_dir}\n\n{_counts(d.counts)}\n\n```\n{_progress_table(d.entries)}\n```"
 
 
-def render_status(result: Result) -> str:
+def render_status(result: Result[StatusData]) -> str:
     d: StatusData = result.data
     out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
     if d.workers:
@@ -162,17 +164,17 @@ def render_status(result: Result) -> str:
     return "\n".join(out)
 
 
-def render_status_markdown(result: Result) -> str:
+def render_status_markdown(result: Result[StatusData]) -> str:
     return "```\n" + render_status(result) + "\n```"
 
 
-def render_cancel(result: Result) -> str:
+def render_cancel(result: Result[CancelData]) -> str:
     d = result.data
     return (f"cancelled Slurm job {d.job_id} of {d.sweep_dir}: its workers mark running entries "
             f"interrupted\nnext: {d.next}")
 
 
-def render_init(result: Result) -> str:
+def render_init(result: Result[JsonObject]) -> str:
     d = result.data
     return (f"wrote {d['written']} ({d['entries']} example entries). Edit it, then: "
             f"hotspot sweep {d['written']} --gpus all")

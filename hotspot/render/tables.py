@@ -125,11 +125,12 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
         return "(none)"
     if markdown:
         # a `|` or a newline from a kernel name or source line would end the cell or the row
-        cells = [[_md_cell(c) for c in r] for r in rows]
+        md_cells = [[_md_cell(c) for c in r] for r in rows]
         from tabulate import tabulate
 
-        return tabulate(cells, headers=[_md_cell(h) for h in headers], tablefmt="github",
+        text: str = tabulate(md_cells, headers=[_md_cell(h) for h in headers], tablefmt="github",
                         colalign=colalign, disable_numparse=True)
+        return text
     cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
     w = width or terminal_width()
     out = _simple(cells, list(headers), w, colalign, header_pad=2)
@@ -145,11 +146,11 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
     return out
 
 
-def _md_cell(value: object) -> str:
+def _md_cell(value: object) -> str | int | float:
     if value is None:
         return ""
     if isinstance(value, (int, float)):
-        return value  # type: ignore[return-value]  (tabulate formats numbers itself)
+        return value  # tabulate formats numbers itself
     return printable(str(value), newlines=False).replace("|", "\\|")
 
 
@@ -161,11 +162,12 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
     saved = tabulate_module.MIN_PADDING
     tabulate_module.MIN_PADDING = header_pad
     try:
-        return tabulate_module.tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
+        text: str = tabulate_module.tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
                         disable_numparse=True,
                         maxcolwidths=wraps if any(x is not None for x in wraps) else None)
     finally:
         tabulate_module.MIN_PADDING = saved
+    return text
 
 
 def _fold_header(header: str, cell_width: int) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hotspot.render.tables import short_kernel_name
 from hotspot.result import Result
 
 
-def render_written(result: Result) -> str:
+def render_written(result: Result[Any]) -> str:  # a ReportWritten (export/, a layer above)
     w = result.data
     kb = w.bytes / 1024
     """After `hotspot report`."""
@@ -18,7 +20,7 @@ def render_written(result: Result) -> str:
             "(works offline; copy the one file anywhere).")
 
 
-def render_export_written(result: Result) -> str:
+def render_export_written(result: Result[Any]) -> str:  # a TraceWritten (export/)
     """After `hotspot export perfetto`."""
     w = result.data
     unit = "wall-clock µs from realtime.json" if w.time_base == "realtime" else "shader cycles"
@@ -27,6 +29,6 @@ def render_export_written(result: Result) -> str:
             "file) or chrome://tracing.")
 
 
-def render_streamed(result: Result) -> str:
+def render_streamed(result: Result[object]) -> str:
     """After `hotspot export perfetto -o -`: the trace itself went to stdout; nothing to add."""
     return ""

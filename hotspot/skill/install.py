@@ -43,7 +43,7 @@ class PathData:
     files: list[str]
 
 
-def install_skill(dest: Path, force: bool = False) -> Result:
+def install_skill(dest: Path, force: bool = False) -> Result[InstallData]:
     if dest.exists() and not dest.is_dir():
         raise InputError(f"{dest}: exists and is not a directory", "give --dest a folder path")
     plan: list[tuple[Path, Path, bytes]] = []
@@ -60,7 +60,9 @@ def install_skill(dest: Path, force: bool = False) -> Result:
         raise InputError(f"{conflicts[0]}: a different file already exists (conflicts: {names})",
                          "rerun with --force to overwrite, or choose another --dest",
                          code="file-exists")
-    written, unchanged, overwritten = [], [], []
+    written: list[str] = []
+    unchanged: list[str] = []
+    overwritten: list[str] = []
     for rel, target, content in plan:
         if target.is_file() and target.read_bytes() == content:
             unchanged.append(str(target))
@@ -103,5 +105,5 @@ def _write(target: Path, content: bytes) -> None:
     write_atomically(target, lambda fh: fh.write(content))
 
 
-def skill_path_result() -> Result:
+def skill_path_result() -> Result[PathData]:
     return Result("skill path", PathData(str(skill_dir()), [str(p) for p in skill_files()]))

@@ -20,7 +20,7 @@ SERVER_ARGS = ["mcp"]
 class McpRegistration:
     command: str                    # the hotspot executable the assistant starts
     args: list[str]
-    mcp_servers: dict               # {"mcpServers": {"hotspot": {"command", "args"}}}
+    mcp_servers: dict[str, object]  # {"mcpServers": {"hotspot": {"command", "args"}}}
     command_lines: dict[str, str]   # assistant -> the shell command that registers the server
     config_files: dict[str, str]    # assistant -> where its mcpServers JSON lives
     sdk_installed: bool             # the extra hotspot[mcp] is installed in this environment
@@ -34,7 +34,7 @@ def hotspot_command() -> str:
     return str(beside) if beside.is_file() else "hotspot"
 
 
-def mcp_registration() -> Result:
+def mcp_registration() -> Result[McpRegistration]:
     cmd = hotspot_command()
     argv = " ".join(shlex.quote(a) for a in [cmd, *SERVER_ARGS])
     entry = {"command": cmd, "args": list(SERVER_ARGS)}

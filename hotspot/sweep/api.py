@@ -8,13 +8,15 @@ from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, UsageError
 from hotspot.outfile import write_new
-from hotspot.result import Result
+from typing import Any
+
+from hotspot.result import JsonObject, Result
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
+from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S as MAX_TIMEOUT_S, Recipes, load_recipes  # noqa: F401  (MAX_TIMEOUT_S: the CLI)
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
 from hotspot.sweep.outcome import SweepResult, exit_code
-from hotspot.sweep.model import LocalRun, NothingToDo, Submission, Submitted, WorkerRun
+from hotspot.sweep.model import EntryStatus, LocalRun, NothingToDo, Submission, Submitted, WorkerRun, WorkerStatus
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 
@@ -24,8 +26,8 @@ DEFAULT_ATT_RETRIES = 2
 MAX_ATT_RETRIES = 64  # job.att_variants has this many distinct (CU, mask) placements at most
 MAX_ARRAY_TASKS = 100_000  # above Slurm's default MaxArraySize (1001) and any site's
 MAX_CPUS_PER_TASK = 4096
-RETRY_WORDS = {"failed": ("failed",), "empty": ("empty",), "timed-out": ("timed-out",), "timeout": ("timed-out",),
-               "interrupted": ("interrupted",), "all": mf.RETRYABLE}
+RETRY_WORDS = {"failed": (EntryStatus.FAILED,), "empty": (EntryStatus.EMPTY,), "timed-out": (EntryStatus.TIMED_OUT,),
+               "timeout": (EntryStatus.TIMED_OUT,), "interrupted": (EntryStatus.INTERRUPTED,), "all": mf.RETRYABLE}
 
 
 class SweepInterrupted(HotspotError):
@@ -153,15 +155,15 @@ def _sync_recipes(doc: mf.Manifest, recipes: Recipes, force: bool, sweep_dir: Pa
         what = "; ".join(f"{k}: {', '.join(v)}" for k, v in diff.items() if v)
         raise InputError(f"{recipes.path}: changed since this sweep started ({what})",
                          "rerun with --force-recipes to re-queue just those entries, or start a new sweep "
-                         "with --new / another --output", code="recipes-changed", details=diff)
+                         "with --new / another --output", code="recipes-changed", details={k: list(v) for k, v in diff.items()})
     for n in changed:
         have[n].recipe, have[n].recipe_sha256 = now[n].recipe(), now[n].sha256()
-        if have[n].state != "running":
+        if have[n].state != EntryStatus.RUNNING:
             mf.requeue(have[n], "recipe changed (--force-recipes)")
     for n in added:
         doc.entries.append(mf.EntryState(n, now[n].sha256(), now[n].recipe()))
-    doc.removed_entries += [have[n] for n in removed if have[n].state != "running"]
-    doc.entries = [e for e in doc.entries if e.name in now or e.state == "running"]
+    doc.removed_entries += [have[n] for n in removed if have[n].state != EntryStatus.RUNNING]
+    doc.entries = [e for e in doc.entries if e.name in now or e.state == EntryStatus.RUNNING]
     order = {n: i for i, n in enumerate(now)}
     doc.entries.sort(key=lambda e: order.get(e.name, len(order)))
     doc.recipes.sha256, doc.recipes.prelude = recipes.sha256, recipes.slurm_prelude
@@ -173,7 +175,7 @@ def resume_interrupted(doc: mf.Manifest, why: str, only: tuple[str, ...] = ()) -
     finishes them without being asked)."""
     names = []
     for e in doc.entries:
-        if e.state == "interrupted" and (not only or e.name in only):
+        if e.state == EntryStatus.INTERRUPTED and (not only or e.name in only):
             mf.requeue(e, why)
             names.append(e.name)
     return names
@@ -198,17 +200,17 @@ def _prepare(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, retry: tuple
             if e.state in retry and (not opts.only or e.name in opts.only):
                 mf.requeue(e, f"--retry {e.state}")
                 requeued.append(e.name)
-            elif e.name in opts.only and e.state not in ("pending", "running"):
+            elif e.name in opts.only and e.state not in (EntryStatus.PENDING, EntryStatus.RUNNING):
                 mf.requeue(e, "--only")
                 requeued.append(e.name)
         doc.options = _options(opts)
         return Prepared(created, diff, stale, requeued,
-                        sum(1 for e in doc.entries if e.state in ("pending", "running")
+                        sum(1 for e in doc.entries if e.state in (EntryStatus.PENDING, EntryStatus.RUNNING)
                             and (not opts.only or e.name in opts.only)))
 
 
 # ---------------------------------------------------------------------------- run
-def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> Result:
+def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> SweepResult:
     cwd = cwd or Path.cwd()
     recipes = load_recipes(opts.recipes)  # every problem at once, exit 3, nothing run
     retry = parse_retry(opts.retry)
@@ -266,7 +268,7 @@ def _discard(sweep_dir: Path, keep_dir: bool) -> None:
 
 
 def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: Prepared, command: str,
-          scope: str) -> Result:
+          scope: str) -> SweepResult:
     """Run a worker; `scope` "sweep" judges the exit code on every entry (of --only), "worker" on
     the entries this worker ran (an array task's code describes that task)."""
     from hotspot.diagnostics import progress
@@ -295,7 +297,7 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: P
         err = SweepInterrupted(
             f"interrupted: {describe_counts(c)} in {sweep_dir}",
             f"finish it with the same command (interrupted entries are re-queued): {_resume_hint(doc, sweep_dir)}",
-            details={"sweep_dir": str(sweep_dir), "counts": c})
+            details={"sweep_dir": str(sweep_dir), "counts": dict(c)})
         err.exit_code = 128 + (outcome.signum or 2)  # 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
         err.details["signal"] = outcome.signum or 2
         raise err
@@ -312,7 +314,7 @@ def _resume_hint(doc: mf.Manifest, sweep_dir: Path) -> str:
     return f"hotspot sweep {doc.recipes.path} -o {sweep_dir}"
 
 
-def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> Result:
+def run_worker(sweep_dir: Path, gpus_spec: str, rocprofv3: str | None = None) -> SweepResult:
     """One node's worker of a sweep started elsewhere (the Slurm script runs this)."""
     sweep_dir = sweep_dir.resolve()
     host = mf.hostname()
@@ -351,27 +353,27 @@ def reclaim_earlier_run(doc: mf.Manifest) -> list[str]:
                if wid != me_id and (w.array_job_id, w.array_task_id) == me}
     names = []
     for e in doc.entries:
-        if e.state == "running" and e.worker in earlier:
-            mf.set_state(e, "interrupted", finished_at=mf.utc_iso(), exit_code=None,
+        if e.state == EntryStatus.RUNNING and e.worker in earlier:
+            mf.set_state(e, EntryStatus.INTERRUPTED, finished_at=mf.utc_iso(), exit_code=None,
                          reason=f"its worker {e.worker} (this array task's earlier run) ended without finishing it")
             names.append(e.name)
     for wid in earlier:
-        if doc.workers[wid].state == "running":
-            doc.workers[wid].state = "gone"
+        if doc.workers[wid].state == WorkerStatus.RUNNING:
+            doc.workers[wid].state = WorkerStatus.GONE
     return names
 
 
-def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepared) -> Result:
+def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepared) -> SweepResult:
     from hotspot.sweep import slurm
 
-    done = dict(created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
+    done: dict[str, Any] = dict(created=prep.created, recipes_diff=prep.recipes_diff, reclaimed=prep.reclaimed,
                 requeued=prep.requeued, to_do=prep.to_do)
     if not prep.to_do:
         with mf.locked(sweep_dir) as doc:
             progress = progress_data(sweep_dir, doc)
-        data = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
-        result = SweepResult("sweep", data, [])
-        result.exit_code = data.exit_code = exit_code({e.state for e in doc.entries})
+        idle = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
+        result = SweepResult("sweep", idle, [])
+        result.exit_code = idle.exit_code = exit_code({e.state for e in doc.entries})
         return result
     warnings = []
     per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))
@@ -398,7 +400,7 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepare
     return SweepResult("sweep", data, warnings)
 
 
-def write_example(path: Path) -> Result:
+def write_example(path: Path) -> Result[JsonObject]:
     """The example recipes file, written whole or not at all (a temporary file beside it, fsynced,
     then linked to the name: a full disk leaves nothing, an existing file is never replaced)."""
     path = Path(path)

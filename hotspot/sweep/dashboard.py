@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 
 from hotspot.render.sweep import duration_text
-from hotspot.sweep.model import EntryRow, ReportData, ReportRow, Summary
+from hotspot.sweep.model import EntryRow, EntryStatus, ReportData, ReportRow, Summary
 
 # An entry without a plan: every column of its summary blank.
 NO_SUMMARY = Summary(None, None, None, None, None, None, None, None, None, None, None, None, None, False, None, None)
@@ -102,7 +102,7 @@ def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str]]:
     log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(row.log, base)).as_posix(), quote=True)}">'
                 "job.log</a>" if row.log else "")
     where = ""
-    if row.host and row.state != "pending":
+    if row.host and row.state != EntryStatus.PENDING:
         dev = f" = device {row.device}" if row.device not in (None, str(row.gpu)) else ""
         where = f'<div class="muted">{escape(str(row.host))} GPU {escape(str(row.gpu))}{escape(dev)}</div>'
     state = escape(row.state) + log_link + where + \

@@ -21,7 +21,9 @@ import os
 import signal
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -30,9 +32,12 @@ from dataclasses import field
 from hotspot.collect.summary import CollectRun, Kernel
 from hotspot.record import record
 from hotspot.decode import from_plain
-from hotspot.sweep.model import AttAttempt, FailedAttempt, Recipe
+from hotspot.sweep.model import AttAttempt, EntryStatus, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
-from hotspot.sweep.summary import Summary
+from hotspot.sweep.model import Summary
+
+if TYPE_CHECKING:
+    from hotspot.collect.api import CollectOptions
 
 RESULT = "result.json"
 SPEC = "job.json"
@@ -62,7 +67,7 @@ class JobSpec:
 class JobOutcome:
     """`result.json`: how the attempt ended (read by the scheduler when the job's group exited)."""
 
-    state: str
+    state: EntryStatus
     exit_code: int | None
     code: str | None
     reason: str | None
@@ -118,7 +123,7 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JobSpec,
-                     kernel: str | None, iterations: str | None):
+                     kernel: str | None, iterations: str | None) -> CollectOptions:
     from hotspot.collect.api import CollectOptions
     from hotspot.collect.jobs import AttSettings
 
@@ -135,23 +140,28 @@ def run_entry(spec: JobSpec) -> JobOutcome:
 
     entry = Entry.from_recipe(spec.entry)
     attempt_dir = Path(spec.attempt_dir)
-    say = lambda m: (sys.stderr.write(m + "\n"), sys.stderr.flush())  # noqa: E731 - the job log
+    def say(m: str) -> None:  # the job log
+        sys.stderr.write(m + "\n")
+        sys.stderr.flush()
+
     attempts: list[AttAttempt] = []
     kernel, iterations = entry.kernel, entry.iterations
-    collected = None
+    collected: CollectRun | None = None
     variants = att_variants(entry, spec.att_retries)
     for n, (cu, mask) in enumerate(variants):
         out = attempt_dir / ("collect" if n == 0 else f"collect-retry{n}")
         where = (cu, hex(mask), str(out.relative_to(spec.sweep_dir)))
         say(f"[sweep] capture {n + 1}/{len(variants)}: att_target_cu {cu}, att_shader_engine_mask {hex(mask)}")
         try:
-            collected = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            ran = collect(_collect_options(entry, out, cu, mask, spec, kernel, iterations), say=say).data
+            assert isinstance(ran, CollectRun)  # not a dry run
+            collected = ran
             attempts.append(AttAttempt(*where, "ok"))
             break
         except EmptyTraceError as err:
             attempts.append(FailedAttempt(*where, err.code, err.message))
             if err.code != "empty-trace":  # no kernel launched at all: another CU will not help
-                return JobOutcome("failed", err.exit_code, err.code, err.message, attempts, where[2])
+                return JobOutcome(EntryStatus.FAILED, err.exit_code, err.code, err.message, attempts, where[2])
             # Retries trace the same kernel and iterations as the first capture: no new discovery.
             run_json = out / "run.json"
             if run_json.is_file():
@@ -162,44 +172,49 @@ def run_entry(spec: JobSpec) -> JobOutcome:
                 iterations = iterations or (chosen.iterations.range if chosen.iterations else None)
         except CollectInterrupted as err:
             attempts.append(FailedAttempt(*where, "interrupted", err.message))
-            return JobOutcome("interrupted", 130, "interrupted", err.message, attempts, where[2])
+            return JobOutcome(EntryStatus.INTERRUPTED, 130, "interrupted", err.message, attempts, where[2])
         except HotspotError as err:
             attempts.append(FailedAttempt(*where, err.code, err.message))
-            state = "timed-out" if err.code == "timeout" else "failed"
+            state = EntryStatus.TIMED_OUT if err.code == "timeout" else EntryStatus.FAILED
             return JobOutcome(state, err.exit_code, err.code,
                               err.message + (f" (next: {err.hint})" if err.hint else ""), attempts, where[2])
     if collected is None:
         tried = ", ".join(f"CU {a.target_cu}/SE mask {a.shader_engine_mask}" for a in attempts)
-        return JobOutcome("empty", 4, "empty-trace",
+        return JobOutcome(EntryStatus.EMPTY, 4, "empty-trace",
                           f"no wave reached the traced CU in {len(attempts)} capture(s) ({tried}); "
                           f"remedies: {EMPTY_REMEDIES}", attempts, attempts[-1].run_dir)
     return _consolidate(spec, collected, attempts, say)
 
 
-def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt], say) -> JobOutcome:
+def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt],
+                 say: Callable[[str], None]) -> JobOutcome:
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
     from hotspot.plan.analyze import analyze
+    from hotspot.plan.api import PlannedDispatch
     from hotspot.sweep.summary import summarize, traced_dispatch_ns
 
     sweep_dir = Path(spec.sweep_dir)
     attempt_dir = Path(spec.attempt_dir)
     run_dir = Path(collected.run_dir)
-    rel = lambda p: str(Path(p).relative_to(sweep_dir))  # noqa: E731
+    def rel(p: str | Path) -> str:
+        return str(Path(p).relative_to(sweep_dir))
+
     kernel = collected.kernel
-    result = JobOutcome("done", 0, None, None, attempts, rel(run_dir), kernel)
+    result = JobOutcome(EntryStatus.DONE, 0, None, None, attempts, rel(run_dir), kernel)
     assert collected.chosen_dispatch is not None  # an ATT capture that ended well chose one
     dispatch = Path(collected.chosen_dispatch.path)
     say(f"[sweep] analyze --plan {dispatch}")
     try:
         planned = analyze(dispatch, AnalyzeOptions(jobs=1, plan=PLAN_ATTACHED))
     except HotspotError as err:
-        result.state, result.exit_code, result.code = "failed", err.exit_code, err.code
+        result.state, result.exit_code, result.code = EntryStatus.FAILED, err.exit_code, err.code
         result.reason = f"analysis of {dispatch.name} failed: {err.message}"
         return result
     (attempt_dir / PLAN).write_bytes(planned.to_json())
     result.plan_json = rel(attempt_dir / PLAN)
     one = planned.data  # hotspot/plan/api.py PlannedDispatch: the analysis and its plan
+    assert isinstance(one, PlannedDispatch)
     traced = traced_dispatch_ns(run_dir / "att", collected.chosen_dispatch.dispatch_id)
     # the manifest holds paths relative to the sweep dir
     result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), traced)
@@ -228,12 +243,12 @@ def main(argv: list[str]) -> int:
     try:
         result = run_entry(spec)
     except KeyboardInterrupt:
-        result = JobOutcome("interrupted", 130, "interrupted", "interrupted")
+        result = JobOutcome(EntryStatus.INTERRUPTED, 130, "interrupted", "interrupted")
     except Exception as exc:  # noqa: BLE001 - a bug in one entry must not lose the sweep's record of it
         import traceback
 
         traceback.print_exc()
-        result = JobOutcome("failed", 1, "internal-error",
+        result = JobOutcome(EntryStatus.FAILED, 1, "internal-error",
                             f"internal error: {type(exc).__name__}: {exc} (traceback in the log)")
     from hotspot.outfile import write_atomically
 

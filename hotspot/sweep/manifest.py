@@ -30,15 +30,18 @@ from hotspot.errors import InputError
 from hotspot.outfile import write_atomically
 from hotspot.decode import from_plain
 from hotspot.sweep.model import (  # noqa: F401  (the manifest's records, named here for its readers)
-    AttSettings, EntryState, LateResult, Manifest, Recipe, RecipesRef, Requeued, RunOptions, SlurmJob, WorkerInfo)
+    AttSettings as AttSettings, EntryState as EntryState, EntryStatus as EntryStatus, LateResult as LateResult, Manifest as Manifest,
+    Recipe as Recipe, RecipesRef as RecipesRef, Requeued as Requeued, RunOptions as RunOptions,
+    SlurmJob as SlurmJob, WorkerInfo as WorkerInfo, WorkerStatus as WorkerStatus)
 
 MANIFEST = "sweep.json"
 LOCK = "sweep.lock"
 KIND = "hotspot-sweep"
 MANIFEST_VERSION = 1
-STATES = ("pending", "running", "done", "failed", "empty", "timed-out", "interrupted")
-FINAL_STATES = ("done", "failed", "empty", "timed-out", "interrupted")
-RETRYABLE = ("failed", "empty", "timed-out", "interrupted")
+STATES = tuple(EntryStatus)
+FINAL_STATES = (EntryStatus.DONE, EntryStatus.FAILED, EntryStatus.EMPTY, EntryStatus.TIMED_OUT,
+                EntryStatus.INTERRUPTED)
+RETRYABLE = (EntryStatus.FAILED, EntryStatus.EMPTY, EntryStatus.TIMED_OUT, EntryStatus.INTERRUPTED)
 # A worker on another host is presumed gone when its heartbeat is this old. Workers beat every
 # HEARTBEAT_S; the margin covers a loaded node and a slow shared filesystem.
 HEARTBEAT_S = 15.0
@@ -142,7 +145,7 @@ def new_document(recipes: RecipesRef, entries: list[EntryState], options: RunOpt
     return Manifest(MANIFEST_VERSION, KIND, now, now, recipes, options, None, {}, entries, [])
 
 
-def set_state(entry: EntryState, state: str, **fields: object) -> None:
+def set_state(entry: EntryState, state: EntryStatus, **fields: object) -> None:
     assert state in STATES, state
     entry.state = state
     for name, value in fields.items():
@@ -153,12 +156,12 @@ def set_state(entry: EntryState, state: str, **fields: object) -> None:
 
 def requeue(entry: EntryState, why: str) -> None:
     """Back to pending; the previous outcome stays in `history`."""
-    if entry.state != "pending":
+    if entry.state != EntryStatus.PENDING:
         e = entry
         entry.history.append(Requeued(
             e.state, e.attempts, e.host, e.gpu, e.started_at, e.finished_at, e.exit_code, e.reason, e.log,
             e.run_dir, e.plan_json, e.report_html, e.summary.dispatch if e.summary else None, why, utc_iso()))
-    set_state(entry, "pending", host=None, gpu=None, device=None, pid=None, worker=None, started_at=None,
+    set_state(entry, EntryStatus.PENDING, host=None, gpu=None, device=None, pid=None, worker=None, started_at=None,
               finished_at=None, elapsed_s=None, exit_code=None, reason=None, log=None, run_dir=None,
               report_html=None, plan_json=None, kernel=None, summary=None, att_attempts=[], warnings=[])
 
@@ -196,13 +199,13 @@ def reclaim_stale(doc: Manifest) -> list[str]:
     names = []
     now = time.time()
     for e in doc.entries:
-        if e.state == "running" and worker_gone(doc, e.worker, now):
-            set_state(e, "interrupted", finished_at=utc_iso(), exit_code=None,
+        if e.state == EntryStatus.RUNNING and worker_gone(doc, e.worker, now):
+            set_state(e, EntryStatus.INTERRUPTED, finished_at=utc_iso(), exit_code=None,
                       reason=f"its worker {e.worker} stopped without finishing it (killed, node lost)")
             names.append(e.name)
     for wid, w in doc.workers.items():
-        if w.state == "running" and worker_gone(doc, wid, now):
-            w.state = "gone"
+        if w.state == WorkerStatus.RUNNING and worker_gone(doc, wid, now):
+            w.state = WorkerStatus.GONE
     return names
 
 

@@ -9,6 +9,28 @@ from dataclasses import field
 
 from hotspot.record import record
 from hotspot.result import JsonObject
+from hotspot.strenum import TextEnum
+
+
+class EntryStatus(TextEnum):
+    """Where an entry of the sweep stands (sweep.json `entries[].state`)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    EMPTY = "empty"
+    TIMED_OUT = "timed-out"
+    INTERRUPTED = "interrupted"
+
+
+class WorkerStatus(TextEnum):
+    """A worker's state (sweep.json `workers.*.state`)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    INTERRUPTED = "interrupted"
+    GONE = "gone"  # it stopped without saying so (killed, node lost)
 
 
 # -------------------- sweep.json (hotspot/sweep/manifest.py reads and writes it)
@@ -53,7 +75,7 @@ class WorkerInfo:
     gpus: list[int]
     started_at: str
     slurm: dict[str, str] | None  # the SLURM_* variables it started under, lower-cased, the set ones only
-    state: str = "running"  # running, finished, interrupted, gone
+    state: WorkerStatus = WorkerStatus.RUNNING
     heartbeat_at: str | None = None
     heartbeat_unix: float | None = None
 
@@ -100,7 +122,7 @@ class AttSettings:
 class Requeued:
     """An earlier outcome of an entry, kept in its `history` when it went back to pending."""
 
-    state: str
+    state: EntryStatus
     attempts: int
     host: str | None
     gpu: int | None
@@ -122,7 +144,7 @@ class LateResult:
     """A result that came back after the entry was reclaimed by another worker (not applied)."""
 
     late_result_from: str
-    state: str
+    state: EntryStatus
     at: str
 
 
@@ -133,7 +155,7 @@ class EntryState:
     name: str
     recipe_sha256: str
     recipe: Recipe
-    state: str = "pending"
+    state: EntryStatus = EntryStatus.PENDING
     attempts: int = 0
     host: str | None = None
     gpu: int | None = None
@@ -277,7 +299,7 @@ class Finished:
     """An entry this worker completed (the `ran` list of the sweep's output)."""
 
     name: str
-    state: str
+    state: EntryStatus
     gpu: int
     elapsed_s: float
 
@@ -288,7 +310,7 @@ class EntryRow:
     """An entry as `sweep status` and `sweep report` show it (paths absolute)."""
 
     name: str
-    state: str
+    state: EntryStatus
     attempts: int
     host: str | None
     gpu: int | None

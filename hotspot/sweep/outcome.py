@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hotspot.result import JsonObject, Result
+from hotspot.result import Result
 
 FAILING = ("failed", "timed-out", "interrupted")
 
@@ -15,12 +15,12 @@ def exit_code(states: set[str]) -> int:
     return 4 if "empty" in states else 0
 
 
-class SweepResult(Result):
+class SweepResult(Result[object]):
     """A sweep's Result: the envelope carries `exit_code`, and `ok` is true only when it is 0."""
 
     exit_code: int = 0
 
-    def envelope(self) -> JsonObject:
+    def envelope(self) -> dict[str, object]:
         env = super().envelope()
         env["ok"] = self.exit_code == 0
         env["exit_code"] = self.exit_code

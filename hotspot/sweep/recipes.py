@@ -15,6 +15,7 @@ import shlex
 from dataclasses import asdict, replace
 from datetime import date
 from pathlib import Path
+from typing import Any, cast
 
 import orjson
 
@@ -33,7 +34,7 @@ MAX_DEPTH = 32
 PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # What yaml.safe_load gives: scalars (dates and !!binary bytes among them), lists, maps and !!set sets.
-YamlValue = None | bool | int | float | str | bytes | date | list | dict | set
+YamlValue = None | bool | int | float | str | bytes | date | list[Any] | dict[Any, Any] | set[Any]
 
 
 @record
@@ -203,7 +204,7 @@ class Given:
     unknown: tuple[str, ...] = ()  # the keys that are no entry field, in the file's order
 
     @classmethod
-    def read(cls, raw: dict) -> "Given":
+    def read(cls, raw: dict[Any, Any]) -> "Given":
         known = {str(k): v for k, v in raw.items() if k in ENTRY_FIELDS}
         return replace(cls(present=tuple(known), unknown=tuple(str(k) for k in raw if k not in ENTRY_FIELDS)),
                        **known)
@@ -216,7 +217,7 @@ class Given:
     def under(self, defaults: "Given") -> "Given":
         """Every field once: the entry's own, else `defaults`', else the field's default; env and att
         maps given by both merge, the entry's own keys winning."""
-        values: dict[str, YamlValue] = {}
+        values: dict[str, Any] = {}  # YamlValue each, as the fields
         for f in FIELDS:
             mine, theirs = getattr(self, f.name), getattr(defaults, f.name)
             if f.name in MERGED_MAPS and isinstance(mine, dict) and isinstance(theirs, dict):
@@ -346,10 +347,13 @@ def _entry(raw: Given, defaults: Given, label: str, base: Path, chk: _Checker,
         tags_raw = []
     if not ok:
         return None
-    return Entry(name=name, cmd=cmd, cwd=str(cwd), env=tuple(sorted(env.items())), kernel=kernel,
+    # every value checked above (`bad` clears ok): the types the entry declares
+    return Entry(name=cast(str, name), cmd=cmd, cwd=str(cwd), env=tuple(sorted(env.items())),
+                 kernel=cast("str | None", kernel),
                  iterations=iterations, pmc=pmc, target_cu=att["target_cu"],
                  shader_engine_mask=att["shader_engine_mask"], simd_select=att["simd_select"],
-                 buffer_size=att["buffer_size"], timeout_s=float(timeout) if timeout is not None else None,
+                 buffer_size=att["buffer_size"],
+                 timeout_s=float(cast(float, timeout)) if timeout is not None else None,
                  tags=tuple(str(t) for t in tags_raw))
 
 

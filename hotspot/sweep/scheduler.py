@@ -34,7 +34,7 @@ from hotspot.diagnostics import QUIET
 from hotspot.collect import process
 from hotspot.errors import InputError
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.model import Finished
+from hotspot.sweep.model import EntryStatus, Finished, WorkerStatus
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.job import RESULT, SPEC, JobOutcome, JobSpec, read_outcome
 from hotspot.record import record
@@ -61,7 +61,7 @@ class WorkerOptions:
 class Job:
     name: str
     gpu: int
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     attempt_dir: Path
     started: float
     timeout_s: float | None
@@ -203,7 +203,7 @@ class Worker:
         _killpg(job.proc.pid, sig)
 
     # ------------------------------------------------------------------ manifest
-    def _beat(self, doc: mf.Manifest, state: str = "running") -> None:
+    def _beat(self, doc: mf.Manifest, state: WorkerStatus = WorkerStatus.RUNNING) -> None:
         w = doc.workers.get(self.id)
         if w is None:
             w = doc.workers[self.id] = mf.WorkerInfo(mf.hostname(), os.getpid(), list(self.opts.gpus), mf.utc_iso(),
@@ -213,7 +213,7 @@ class Worker:
 
     def _launch(self, doc: mf.Manifest, gpu: int, lock_fd: int) -> Job | None:
         """Claim the next pending entry (we hold the manifest lock) and start its job on `gpu`."""
-        entry = next((e for e in doc.entries if e.state == "pending"
+        entry = next((e for e in doc.entries if e.state == EntryStatus.PENDING
                       and (not self.opts.only or e.name in self.opts.only)), None)
         if entry is None:
             return None
@@ -234,14 +234,14 @@ class Worker:
                                         stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, env=env,
                                         cwd=entry.recipe.cwd, start_new_session=True)
         except OSError as exc:  # e.g. its cwd vanished: this entry fails, the sweep goes on
-            mf.set_state(entry, "failed", host=mf.hostname(), gpu=gpu, worker=self.id, started_at=mf.utc_iso(),
+            mf.set_state(entry, EntryStatus.FAILED, host=mf.hostname(), gpu=gpu, worker=self.id, started_at=mf.utc_iso(),
                          finished_at=mf.utc_iso(), exit_code=None, log=str(log.relative_to(self.dir)),
                          reason=f"cannot start the entry's job: {exc} (check its cwd {entry.recipe.cwd})")
             self._say(f"[sweep] failed {entry.name}: {entry.reason}")
-            self.outcome.finished.append(Finished(entry.name, "failed", gpu, 0.0))
+            self.outcome.finished.append(Finished(entry.name, EntryStatus.FAILED, gpu, 0.0))
             return self._launch(doc, gpu, lock_fd)
         timeout = entry.recipe.timeout_s or self.opts.timeout_s
-        mf.set_state(entry, "running", host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
+        mf.set_state(entry, EntryStatus.RUNNING, host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
                      pid=proc.pid, worker=self.id,
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
                      log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, plan_json=None,
@@ -260,18 +260,18 @@ class Worker:
             pass
         code = job.proc.returncode
         if job.timed_out:
-            state = "timed-out"
+            state = EntryStatus.TIMED_OUT
             reason = (f"timed out after {job.timeout_s:g} s; its process group was stopped "
                       f"(raise timeout_s in the recipe, or profile a shorter run)")
-        elif result is not None and result.state == "done":  # finished before the interrupt reached it
-            state, reason = "done", None
+        elif result is not None and result.state == EntryStatus.DONE:  # finished before the interrupt reached it
+            state, reason = EntryStatus.DONE, None
         elif self.interrupts and (job.signalled_at is not None or job.killed):
-            state, reason = "interrupted", "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it"
+            state, reason = EntryStatus.INTERRUPTED, "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it"
         elif result is not None:
             state, reason = result.state, result.reason
         else:
-            state, reason = "failed", f"the entry's job exited {code} without a result (see {entry.log})"
-        if entry.worker != self.id or entry.state != "running":
+            state, reason = EntryStatus.FAILED, f"the entry's job exited {code} without a result (see {entry.log})"
+        if entry.worker != self.id or entry.state != EntryStatus.RUNNING:
             # Someone reclaimed it (our heartbeat went stale): record, but do not overwrite theirs.
             entry.history.append(mf.LateResult(self.id, state, mf.utc_iso()))
             return
@@ -282,8 +282,8 @@ class Worker:
                      summary=r.summary, kernel=r.kernel, att_attempts=r.att_attempts, warnings=r.warnings, pid=None)
         self.elapsed.append(elapsed)
         self.outcome.finished.append(Finished(job.name, state, job.gpu, round(elapsed, 3)))
-        what = state if state != "done" else "done"
-        extra = f": {reason}" if reason and state != "done" else ""
+        what = state if state != EntryStatus.DONE else "done"
+        extra = f": {reason}" if reason and state != EntryStatus.DONE else ""
         self._say(f"[sweep] {what} {job.name} on GPU {job.gpu} in {_fmt_s(elapsed)}{extra}")
 
     # ------------------------------------------------------------------ loop
@@ -349,21 +349,21 @@ class Worker:
                             if fd is None:  # another worker on this host runs a job on it
                                 self.next_try = time.monotonic() + BUSY_RETRY_S
                                 continue
-                            job = self._launch(doc, gpu, fd)
-                            if job is None:
+                            launched = self._launch(doc, gpu, fd)
+                            if launched is None:
                                 os.close(fd)
-                                exhausted = not any(e.state == "pending" for e in doc.entries
+                                exhausted = not any(e.state == EntryStatus.PENDING for e in doc.entries
                                                     if not self.opts.only or e.name in self.opts.only)
                                 break
-                            self.jobs[gpu] = job
+                            self.jobs[gpu] = launched
                             changed = True
-                    self._beat(doc, "running" if self.jobs or not (exhausted or self.interrupts)
-                               else "interrupted" if self.interrupts else "finished")
+                    self._beat(doc, WorkerStatus.RUNNING if self.jobs or not (exhausted or self.interrupts)
+                               else WorkerStatus.INTERRUPTED if self.interrupts else WorkerStatus.FINISHED)
                     if changed:
                         self._status(doc)
             if not self.jobs and (exhausted or self.interrupts):
                 with mf.locked(self.dir) as doc:  # the worker's last word: finished, or interrupted
-                    self._beat(doc, "interrupted" if self.interrupts else "finished")
+                    self._beat(doc, WorkerStatus.INTERRUPTED if self.interrupts else WorkerStatus.FINISHED)
                 return
             time.sleep(POLL_S)
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hotspot.collect.summary import Kernel, KernelDiscovered
+from hotspot.plan.model import Kind
 from hotspot.sweep.model import HottestLine, Summary, TopPlanItem
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def plan_columns(plan: Sequence[PlanItem]) -> tuple[TopPlanItem | None, float | 
     """Item #1 (the first that is not a capture item: those are trust, listed first) and the
     headroom, the best item's upper estimate (the sort key of the cross-kernel table); None
     without an item #1."""
-    code = [i for i in plan if i.kind != "capture"]
+    code = [i for i in plan if i.kind != Kind.CAPTURE]
     if not code:
         return None, None
     item = code[0]  # the plan is already in priority order
@@ -73,6 +74,7 @@ def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Kern
     disp = analysis.dispatch
     occ = analysis.occupancy
     available = occ is not None and occ.available
+    theoretical = occ if available else None  # the model's numbers, when there are some
     category, share = _top_stall(analysis)
     top, headroom = plan_columns(plan)
     return Summary(
@@ -83,9 +85,9 @@ def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Kern
         duration_ns=kernel.avg_ns if isinstance(kernel, KernelDiscovered) else None,
         traced_dispatch_ns=traced_ns,
         total_cycles=analysis.totals.latency,
-        occupancy_theoretical=occ.waves_per_simd if available else None,
+        occupancy_theoretical=theoretical.waves_per_simd if theoretical else None,
         occupancy_achieved=occ.achieved.mean_waves_per_simd if occ is not None and occ.achieved else None,
-        occupancy_limiter=occ.limiter if available else None,
+        occupancy_limiter=theoretical.limiter if theoretical else None,
         top_stall_category=category,
         top_stall_share=share,
         hottest_line=_hottest_line(analysis),

@@ -9,11 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from hotspot.errors import UsageError
-from hotspot.result import Result
+from typing import TYPE_CHECKING
+
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.model import (CancelData, EntryRow, EntryState, LateResult, Manifest, ProgressData, ReportData,
-                                 ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem, TaskRow,
-                                 WorkerRow)
+from hotspot.sweep.model import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
+                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem,
+                                 TaskRow, WorkerRow, WorkerStatus)
+
+if TYPE_CHECKING:
+    from hotspot.sweep.outcome import SweepResult
 
 FOLLOW_POLL_S = 2.0  # --wait looks again this often (sacct/squeue ask the controller each time)
 
@@ -60,7 +64,7 @@ def array_tasks(sweep_dir: Path, doc: Manifest) -> tuple[list[TaskRow] | None, s
 
     info = doc.slurm
     job = info.job_id if info else None
-    if not job:
+    if not job or info is None:
         return None, "not submitted (--dry-run)" if info else "not a Slurm sweep"
     live, note = slurm.sacct(job)
     notes = [note]
@@ -131,7 +135,7 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
     return out
 
 
-def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
+def sweep_status(sweep_dir: Path, command: str = "sweep status") -> SweepResult:
     from hotspot.sweep.outcome import SweepResult
 
     sweep_dir = sweep_dir.resolve()
@@ -154,7 +158,7 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> Result:
     c = data.counts
     left = c["pending"] + c["interrupted"] + c["running"]
     for w in workers:  # a lost node outside Slurm's view: its worker's heartbeat stopped
-        if w.state == "gone" and left and not any(p.kind == "node-lost" for p in data.problems):
+        if w.state == WorkerStatus.GONE and left and not any(p.kind == "node-lost" for p in data.problems):
             data.problems.append(TaskProblem(
                 w.array_task_id, "worker-gone",
                 f"worker {w.id} stopped without finishing (killed, or its node lost)",
@@ -172,12 +176,12 @@ def sweep_active(data: StatusData) -> bool:
         return True
     tasks = data.slurm.tasks if data.slurm else None
     if tasks is None:
-        return any(w.state == "running" for w in data.workers)
+        return any(w.state == WorkerStatus.RUNNING for w in data.workers)
     stuck = {p.task for p in data.problems if p.kind == "never-runs"}
     return any(t.state in slurm.ACTIVE and t.task not in stuck for t in tasks)
 
 
-def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
+def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> SweepResult:
     """`--wait`: the live status line until nothing more will happen; then the status, exiting with
     the sweep's outcome (0 all done, 6 failed/interrupted/left undone, 4 empty)."""
     import time
@@ -190,6 +194,7 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
     while True:
         result = sweep_status(sweep_dir)
         data = result.data
+        assert isinstance(data, StatusData)  # sweep_status's
         tasks = (data.slurm.tasks if data.slurm else None) or []
         line = f"[sweep] {describe_counts(data.counts)}" + (
             "; tasks: " + ", ".join(f"{t.task} {t.state.lower()}" for t in tasks) if tasks else "")
@@ -199,15 +204,15 @@ def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> Result:
         if not sweep_active(data):
             break
         time.sleep(poll_s)
-    states = {e.state for e in data.entries}
+    states: set[str] = {e.state for e in data.entries}
     code = exit_code(states)
-    if states & {"pending", "running"}:
+    if states & {EntryStatus.PENDING, EntryStatus.RUNNING}:
         code = 6  # the array ended (or can never run) with work left
     result.exit_code = data.exit_code = max(code, result.exit_code)
     return result
 
 
-def cancel(sweep_dir: Path) -> Result:
+def cancel(sweep_dir: Path) -> SweepResult:
     from hotspot.errors import InputError
     from hotspot.sweep import slurm
     from hotspot.sweep.outcome import SweepResult
@@ -225,7 +230,7 @@ def cancel(sweep_dir: Path) -> Result:
     return SweepResult("sweep cancel", data, [])
 
 
-def _sort_key(row: EntryRow) -> tuple:
+def _sort_key(row: EntryRow) -> tuple[bool, float, str]:
     head = row.summary.headroom_pct if row.summary else None
     return (head is None, -(head or 0.0), row.name)
 
@@ -242,7 +247,7 @@ def _with_tasks(doc: Manifest, rows: list[EntryRow], tasks: list[TaskRow]) -> li
     return out
 
 
-def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) -> Result:
+def sweep_report(sweep_dir: Path, html: str | None = None, force: bool = False) -> SweepResult:
     from hotspot.sweep.outcome import SweepResult
 
     sweep_dir = sweep_dir.resolve()

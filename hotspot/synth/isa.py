@@ -9,11 +9,12 @@ hotspot/arch/classify.py, the one instruction classifier (below the analyses the
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hotspot.arch.arch import gfx_target_version
 from hotspot.arch.classify import WAIT_CATEGORIES, Category
 from hotspot.arch.classify import classify as stall_category
-from hotspot.arch.mfma import CYCLES_PER_PASS
+from hotspot.arch.mfma import CYCLES_PER_PASS as CYCLES_PER_PASS  # the generator's, re-exported
 from hotspot.arch.mfma import mfma_passes as table_passes
 from hotspot.arch.products import Product, find_product
 from hotspot.arch.targets import TARGETS
@@ -43,7 +44,7 @@ VMCNT_MAX = min(TARGETS[a].vmcnt_max for a in ARCHES)
 LGKMCNT_MAX = min(TARGETS[a].lgkmcnt_max for a in ARCHES)
 ENGINE_CLOCK_MHZ = {a: _product(a).peak_engine_clock_mhz for a in ARCHES}
 # Product facts for the optional agent_info CSV.
-PRODUCT = {a: {"Product_Name": f"AMD Instinct {_product(a).name}", "Gfx_Target_Version": gfx_target_version(a),
+PRODUCT: dict[str, dict[str, Any]] = {a: {"Product_Name": f"AMD Instinct {_product(a).name}", "Gfx_Target_Version": gfx_target_version(a),
                "Cu_Count": _product(a).cus, "Lds_Size_In_Kb": TARGETS[a].lds_per_cu_bytes // 1024,
                "Num_Xcc": _product(a).xcds}
            for a in ARCHES}

@@ -19,6 +19,7 @@ Timeline: gap -> IDLE, IMMED and s_endpgm -> WAIT, other stalls -> STALL, issue 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from hotspot.synth import isa as I
 from hotspot.synth.program import Code
@@ -33,7 +34,7 @@ MAX_RECORDS_PER_WAVE = 5_000_000
 class WaveRun:
     records: list[list[int]]          # [time, category, stall, duration, line_number], time from 0
     timeline: list[list[int]]         # [[state, cycles], ...]
-    edges: list[list]                 # [[waitcnt_line, [[producer_line, 0], ...]], ...]
+    edges: list[list[Any]]            # [[waitcnt_line, [[producer_line, 0], ...]], ...]
     end: int                          # relative end time
     hit: list[int]                    # per row index (0 = pseudo row)
     latency: list[int]
@@ -56,7 +57,7 @@ def simulate(code: Code, lat: LatencyModel, rng: random.Random) -> WaveRun:
     isum = [0] * n_rows
     records: list[list[int]] = []
     timeline: list[list[int]] = []
-    edges: list[list] = []
+    edges: list[list[Any]] = []
     wait_ready: list[tuple[int, int]] = []
     lists: dict[str, list[tuple[int, int]]] = {"vm": [], "lgkm": []}   # (line, completion)
     issue = lat.issue

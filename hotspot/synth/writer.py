@@ -13,6 +13,7 @@ import csv
 import math
 import random
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import orjson
 
@@ -108,7 +109,7 @@ def make_dispatch(out_dir: Path, spec: DispatchSpec, seed: int = 0) -> Path:
     ws = _WaveStates(step)
     var_bounds = [_bounds(v.timeline) for v in variants]
 
-    filenames: dict[str, dict] = {}
+    filenames: dict[str, Any] = {}
     occupancy: dict[int, list[tuple[int, int, int, int, int, int]]] = {se: [] for se in lay.ses}
     se_span: dict[int, list[int]] = {}
     for s, n, v, begin in schedule:
@@ -170,7 +171,7 @@ def _write_code_json(ddir: Path, spec: DispatchSpec, code: Code, variants: list[
                 for i in range(n):
                     arr[i] += src[i] * u
     vaddr = spec.base_vaddr
-    rows: list[list] = [[f"; {spec.kernel}", 0, 0, spec.demangled or "", spec.codeobj, vaddr, 0, 0, 0, 0]]
+    rows: list[list[Any]] = [[f"; {spec.kernel}", 0, 0, spec.demangled or "", spec.codeobj, vaddr, 0, 0, 0, 0]]
     for i, row in enumerate(code.rows, start=1):
         rows.append([row.isa, 0, i, row.source, spec.codeobj, vaddr,
                      tot["hit"][i], tot["latency"][i], tot["stall"][i], tot["idle"][i]])
@@ -245,7 +246,7 @@ def _write_snapshots(ddir: Path, code: Code) -> None:
             path, _, line = part.rpartition(":")
             if path and line.isdigit():
                 max_line[path] = max(max_line.get(path, 0), int(line))
-    tree: dict = {}
+    tree: dict[str, Any] = {}
     for i, path in enumerate(sorted(max_line)):
         p = PurePosixPath(path)
         local = f"source_{i}_{p.name}"
@@ -260,7 +261,7 @@ def _write_snapshots(ddir: Path, code: Code) -> None:
 
 def _write_agent_info(path: Path, arch: str) -> None:
     prod = I.PRODUCT[arch]
-    row = {c: 0 for c in AGENT_INFO_COLUMNS}
+    row: dict[str, Any] = {c: 0 for c in AGENT_INFO_COLUMNS}
     row.update({"Node_Id": 2, "Logical_Node_Id": 2, "Agent_Type": "GPU", "Simd_Count": 4 * prod["Cu_Count"],
                 "Max_Waves_Per_Simd": 8, "Lds_Size_In_Kb": prod["Lds_Size_In_Kb"], "Wave_Front_Size": 64,
                 "Num_Xcc": prod["Num_Xcc"], "Cu_Count": prod["Cu_Count"], "Simd_Per_Cu": 4,

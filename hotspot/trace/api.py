@@ -54,7 +54,7 @@ def _filter_gpu(dispatches: list[DispatchRecord], gpu: int) -> list[DispatchReco
 
 
 def kernel_table(path: Path | str, *, top: int = 0, by_marker: str | None = None, gpu: int | None = None,
-                 exclude_collectives: bool = False) -> Result:
+                 exclude_collectives: bool = False) -> Result[KernelTable]:
     """Rank the kernels of a trace by total GPU time. `by_marker` is a regex over roctx range names
     ("" = all) and adds one table per marker name; `top` = 0 keeps every kernel."""
     if top < 0:
@@ -149,8 +149,8 @@ def _add_regions(table: KernelTable, inputs: KernelInputs, per_run: list[tuple[P
     table.sources += [str(f) for f in inputs.marker_files]
 
 
-def _stats_table(inputs: KernelInputs, top: int, marker_rx: re.Pattern | None, gpu: int | None,
-                 excluded: frozenset[str], warnings: list[str]) -> Result:
+def _stats_table(inputs: KernelInputs, top: int, marker_rx: UserRegex | None, gpu: int | None,
+                 excluded: frozenset[str], warnings: list[str]) -> Result[KernelTable]:
     only = inputs.files[0]
     if marker_rx is not None or gpu is not None:
         flag = "--by-marker" if marker_rx is not None else "--gpu"

@@ -6,17 +6,18 @@ The dataclasses also answer `row["name"]` so callers may treat them as the JSON 
 from __future__ import annotations
 
 from dataclasses import field
+from typing import Any
 from hotspot.record import record
 
 
 class _Keyed:
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> Any:
         try:
             return getattr(self, key)
         except AttributeError:
             raise KeyError(key) from None
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return getattr(self, key, default)
 
 

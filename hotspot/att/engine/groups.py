@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import accumulate
 from operator import add, sub
 from types import ModuleType
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -53,6 +53,11 @@ MAX_GROUP_POSITIONS = 100_000
 # Waves added into a group's int64 accumulators (native path) before they are spilled into its
 # Python integers: the scanner admits per-wave entries below 2**40, so 2**22 waves stay < 2**62.
 SPILL_WAVES = 1 << 22
+
+
+# An open group's key: (lines, cats) on the Python path; the scanner's sequence hash, or
+# (hash, lines, cats) when two sequences share a hash, on the native path.
+GroupKey = Hashable
 
 
 class SequenceGroup:
@@ -98,18 +103,18 @@ class SequenceGroup:
         self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
         self.distances: Counter[tuple[int, int]] = Counter()  # (pair index, cycles) -> count
         # int64 sums of the natively scanned waves not yet in stall/duration/charge
-        self.acc_stall: array | None = None
-        self.acc_duration: array | None = None
-        self.acc_charge: array | None = None
+        self.acc_stall: array[int] | None = None
+        self.acc_duration: array[int] | None = None
+        self.acc_charge: array[int] | None = None
         self.acc_waves = 0
         self.edges_key: bytes | None = None  # expected_edges encoded, made on first use
         # Native path: per pair, cycles -> count (what `distances` holds for the Python path),
         # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
         self.pair_hists: list[dict[int, int]] | None = None
-        self.pair_index: tuple[array, array] | None = None
-        self.acc_wait: array | None = None  # native path: wait_stall not yet added
+        self.pair_index: tuple[array[int], array[int]] | None = None
+        self.acc_wait: array[int] | None = None  # native path: wait_stall not yet added
         # native path: wait positions and barrier rows as int64 arrays, made on first use
-        self.native_rows: tuple[array, list[tuple[int, array]]] | None = None
+        self.native_rows: tuple[array[int], list[tuple[int, array[int]]]] | None = None
         self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
         self.native_index: int | None = None  # its index in the partial's NativeFold, if any
 
@@ -185,7 +190,7 @@ class SequenceGroup:
                     for c, count in theirs.items():
                         mine[c] = mine.get(c, 0) + count
 
-    def indexes(self) -> tuple[array, list[tuple[int, array]]]:
+    def indexes(self) -> tuple[array[int], list[tuple[int, array[int]]]]:
         """Wait positions and barrier rows as int64 arrays (for the C gathers)."""
         if self.native_rows is None:
             self.native_rows = (array("q", self.positions),
@@ -202,10 +207,11 @@ class SequenceGroup:
         if self.pair_hists is None:
             self.pair_hists = [{} for _ in self.pair_waits]
             self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
+        assert self.pair_index is not None  # made with pair_hists
         mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
 
 
-def _summed(total: Sequence[int] | None, part: Sequence[int] | None) -> Sequence[int] | None:
+def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence[int] | None:
     """total + part element-wise, either None for zeros (an int64 array is taken as it is: its
     values came from int64 accumulators)."""
     if part is None:
@@ -242,7 +248,7 @@ class SequenceFolder:
     """The open sequence groups of one partial (see module doc)."""
 
     def __init__(self) -> None:
-        self.groups: dict[tuple[tuple[int, ...], tuple[int, ...]], SequenceGroup] = {}
+        self.groups: dict[GroupKey, SequenceGroup] = {}
         self.positions = 0  # Σ sequence lengths, bounded by MAX_GROUP_POSITIONS
 
 
@@ -289,7 +295,7 @@ def charge_windows(ends: list[int], states: tuple[int, ...], cycles: tuple[int, 
             slot += n_states
 
 
-def fold_wave_columns(part: Partial, ins: list[list[int]], timeline: list[list[int]], edges: WaitcntEdges,
+def fold_wave_columns(part: Partial, ins: Sequence[list[int]], timeline: Sequence[list[int]], edges: WaitcntEdges,
                       begin: int, end: int, se: int, cu: int, tables: LineTables) -> bool:
     """Fold one wave into `part` (a Partial) through its sequence group; False (nothing
     changed) when the wave must take the per-record path. What can fail runs before any change."""
@@ -330,7 +336,7 @@ def fold_wave_scanned(part: Partial, mod: ModuleType, wave: ScannedWave, se: int
     # costs more than the rest of the lookup); a different sequence under the same hash gets the
     # full key.
     groups = part.open_groups.groups
-    key: int | tuple = wave.sequence_hash
+    key: GroupKey = wave.sequence_hash
     group = groups.get(key)
     if group is not None and group.scanned != (wave.lines, wave.cats):
         key = (wave.sequence_hash, wave.lines, wave.cats)
@@ -344,10 +350,10 @@ def fold_wave_scanned(part: Partial, mod: ModuleType, wave: ScannedWave, se: int
                  wave.edge_count, wave.begin, wave.end, se, cu, tables, mod)
 
 
-def _fold(part: Partial, key: tuple, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
-          records: Callable[[], list[list[int]]], times: Sequence[int], stalls: Sequence[int],
+def _fold(part: Partial, key: GroupKey, group: SequenceGroup, add_sums: Callable[[SequenceGroup], None],
+          records: Callable[[], Sequence[list[int]]], times: Sequence[int], stalls: Sequence[int],
           matches: bool, edges: Callable[[], WaitcntEdges], n_edges: int, begin: int, end: int,
-          se: int, cu: int, tables: LineTables, mod: ModuleType) -> bool:
+          se: int, cu: int, tables: LineTables, mod: ModuleType | None) -> bool:
     """The part of a wave's fold both column paths share: totals, barriers and wait blame.
     `matches`: the wave has no decoder edges or exactly those of its sequence's reconstruction;
     `mod`: the native module on the native path (None on the Python path)."""
@@ -379,11 +385,11 @@ def _fold(part: Partial, key: tuple, group: SequenceGroup, add_sums: Callable[[S
             else:
                 arr.extend(memoryview(pairs).cast("q"))
     else:
-        for line, idx in group.barrier_rows:
-            t = list(map(times.__getitem__, idx))
+        for line, rows in group.barrier_rows:
+            t = list(map(times.__getitem__, rows))
             flat = t + t
             flat[0::2] = t
-            flat[1::2] = map(add, t, map(stalls.__getitem__, idx))
+            flat[1::2] = map(add, t, map(stalls.__getitem__, rows))
             arr = barriers.get((se, cu, line))
             if arr is None:
                 barriers[(se, cu, line)] = flat
@@ -477,13 +483,13 @@ class NativeFold:
         """Register the group of `wave` (built here when new) and fold the wave in C; False (and
         nothing changed) when C hands it back again, for the Python path to decide as before."""
         groups = self.part.open_groups.groups
-        key: int | tuple = wave.sequence_hash
+        key: GroupKey = wave.sequence_hash
         group = groups.get(key)
         if group is not None and group.scanned != (wave.lines, wave.cats):
             key = (wave.sequence_hash, wave.lines, wave.cats)
             group = groups.get(key)
         new = group is None
-        if new:
+        if group is None:
             group = SequenceGroup(array("q", wave.lines), array("q", wave.cats), self.tables)
             group.scanned = (wave.lines, wave.cats)
         elif group.native_index is not None:
@@ -492,6 +498,7 @@ class NativeFold:
         res = self.fold.wave(data, se)
         if res is not None and res[1] != -2:  # other edges or odd values: not folded
             if new:
+                assert group.native_index is not None  # given by _register
                 self.fold.drop_group(group.native_index)
                 self.members[group.native_index] = None
                 group.native_index = None
@@ -502,10 +509,12 @@ class NativeFold:
             self.settle_all()
         return True
 
-    def last_ranges(self) -> tuple[list, tuple[int, int] | None, tuple[int, int] | None]:
+    def last_ranges(self) -> tuple[list[Any], tuple[int, int] | None, tuple[int, int] | None]:
         """Ranges of the last wave's columns ([time, category, stall, duration, line], states,
         cycles; (min, max) or None): the hook for a check of a wave's values on the Python path."""
-        return self.fold.last_ranges()
+        ranges: tuple[list[Any], tuple[int, int] | None, tuple[int, int] | None] = \
+            self.fold.last_ranges()
+        return ranges
 
     def register(self, wave: ScannedWave) -> None:
         """Make the group the Python path just folded `wave` into known to C."""
@@ -594,9 +603,9 @@ def registrable(wave: ScannedWave) -> bool:
     return len(wave.lines) <= NATIVE_GROUP_MAX_POSITIONS * 8  # int64 column
 
 
-def _scanned_group(groups: dict, wave: ScannedWave) -> SequenceGroup | None:
+def _scanned_group(groups: dict[GroupKey, SequenceGroup], wave: ScannedWave) -> SequenceGroup | None:
     """The open group of a natively scanned wave (the lookup of fold_wave_scanned)."""
-    key: int | tuple = wave.sequence_hash
+    key: GroupKey = wave.sequence_hash
     group = groups.get(key)
     if group is not None and group.scanned != (wave.lines, wave.cats):
         group = groups.get((wave.sequence_hash, wave.lines, wave.cats))
@@ -620,7 +629,7 @@ class Partial(Protocol):
     def flush_group(self, group: SequenceGroup) -> None: ...
 
 
-def admit_group(part: Partial, folder: SequenceFolder, key: tuple, group: SequenceGroup) -> None:
+def admit_group(part: Partial, folder: SequenceFolder, key: GroupKey, group: SequenceGroup) -> None:
     """Make `group` an open group of `folder`, flushing all groups first to bound memory."""
     if key in folder.groups:
         return
@@ -631,7 +640,7 @@ def admit_group(part: Partial, folder: SequenceFolder, key: tuple, group: Sequen
     folder.positions += len(group.lines)
 
 
-def _close(part: Partial, folder: SequenceFolder, key: tuple) -> None:
+def _close(part: Partial, folder: SequenceFolder, key: GroupKey) -> None:
     group = folder.groups.pop(key)
     folder.positions -= len(group.lines)
     part.flush_group(group)
@@ -642,7 +651,7 @@ class NotPlainIntegers(Exception):
     their exact semantics (float sums in wave order, errors where the records raise)."""
 
 
-def _prepare(ins: list[list[int]], timeline: list[list[int]], begin: int) -> tuple | None:
+def _prepare(ins: Sequence[list[int]], timeline: Sequence[list[int]], begin: int) -> tuple[Any, ...] | None:
     """Columns of a wave, its window ends and timeline columns; None when the wave is empty, has
     short rows or negative states/cycles; NotPlainIntegers when a value is not an int."""
     n = len(ins)
@@ -683,14 +692,17 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
     group.settle()
     waves = group.waves
     per_line = totals.per_line
-    totals.add_sequence(group.lines, group.duration, group.stall, waves)
+    duration, stall = group.duration, group.stall
+    assert duration is not None and stall is not None  # settled: waves were added
+    totals.add_sequence(group.lines, duration, stall, waves)
     lines = group.lines
     charge = group.charge
+    assert charge is not None
     mod = native()
     if mod is not None:
-        mod.fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
+        mod.fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
     else:
-        _fold_lines(per_line, line_states, lines, waves, group.duration, group.stall, charge)
+        _fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
     for i in range(N_STATES):
         states[i] += sum(charge[i::N_STATES])
@@ -705,8 +717,8 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
 
 
 def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
-                lines: tuple[int, ...], waves: int, duration: list[int], stall: list[int],
-                charge: list[int]) -> None:
+                lines: Sequence[int], waves: int, duration: Sequence[int], stall: Sequence[int],
+                charge: Sequence[int]) -> None:
     """Per-line hit/latency/stall and per-line wave states of a group (fold_lines in C)."""
     for line, d, s in zip(lines, duration, stall):
         acc = per_line.get(line)
@@ -721,7 +733,7 @@ def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]
         if any(window):  # the per-record path creates a line's entry on its first charge
             ls = line_states.get(line)
             if ls is None:
-                line_states[line] = window
+                line_states[line] = list(window)
             else:
                 for i, v in enumerate(window):
                     ls[i] += v

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -32,8 +32,10 @@ from hotspot.capture import WaitcntEdges
 # install not rebuilt after an update) has another value and is not used: it would fail mid-run.
 NATIVE_ABI = 2
 
+_built: ModuleType | None
 try:
-    from hotspot.att.engine import _wavescan as _built
+    from hotspot.att.engine import _wavescan  # type: ignore[attr-defined]  # a C extension: no stub
+    _built = _wavescan
 except ImportError:  # no compiler at install time: the Python path does the same work
     _built = None
 
@@ -106,7 +108,7 @@ def scan(mod: ModuleType, data: bytes) -> ScannedWave | None:
     return ScannedWave(*found) if found is not None else None
 
 
-class Rows(Sequence):
+class Rows(Sequence[list[int]]):
     """Rows of int64 columns as the lists orjson would have returned, made on access: a long wave
     read for its timeline or its records (report, export) is held as ~8 bytes per value instead
     of a list per row."""
@@ -119,7 +121,7 @@ class Rows(Sequence):
     def __len__(self) -> int:
         return len(self.cols[0])
 
-    def __getitem__(self, i):  # noqa: ANN001, ANN204 - int or slice, as a list
+    def __getitem__(self, i: Any) -> Any:  # int or slice, as a list
         if isinstance(i, slice):
             return [list(r) for r in zip(*(c[i] for c in self.cols))]
         return [c[i] for c in self.cols]

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 from hotspot.record import record
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from hotspot.capture import WaitcntEdges
     from hotspot.diagnostics import Progress
 
 import os
@@ -88,7 +91,7 @@ class WavePartial:
     blame: BlameAccumulator = field(default_factory=BlameAccumulator.empty)
     # (se, cu, barrier line) -> [arrival time, release time, ...] over waves, flat (a 1 GB capture
     # holds ~10^6 barrier arrivals: an int64 array or a flat list, not a tuple each)
-    barriers: dict[tuple[int, int, int], list[int] | array] = field(default_factory=dict)
+    barriers: dict[tuple[int, int, int], list[int] | array[int]] = field(default_factory=dict)
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
@@ -133,23 +136,23 @@ class WavePartial:
                 mine.absorb(group)
         self.totals.merge(other.totals)
         for line, st in other.line_states.items():
-            mine = self.line_states.get(line)
-            if mine is None:
+            mine_st = self.line_states.get(line)
+            if mine_st is None:
                 self.line_states[line] = list(st)
             else:
                 for i, v in enumerate(st):
-                    mine[i] += v
+                    mine_st[i] += v
         self.blame.merge(other.blame)
-        for key, flat in other.barriers.items():
-            mine = self.barriers.get(key)
-            if mine is None:
-                self.barriers[key] = flat
-            elif isinstance(mine, array) and not isinstance(flat, array):
-                self.barriers[key] = [*mine, *flat]  # the list may hold what int64 cannot
+        for bkey, flat in other.barriers.items():
+            mine_flat = self.barriers.get(bkey)
+            if mine_flat is None:
+                self.barriers[bkey] = flat
+            elif isinstance(mine_flat, array) and not isinstance(flat, array):
+                self.barriers[bkey] = [*mine_flat, *flat]  # the list may hold what int64 cannot
             else:
-                mine.extend(flat)
-        for key, (taken, waves) in other.backedges.items():
-            acc = self.backedges.setdefault(key, [0, 0])
+                mine_flat.extend(flat)
+        for edge, (taken, waves) in other.backedges.items():
+            acc = self.backedges.setdefault(edge, [0, 0])
             acc[0] += taken
             acc[1] += waves
         if other.issue is not None:
@@ -178,6 +181,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     mod = native()
     tables = opts.tables
     fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
+    data: bytes | None  # dropped once the scanner's columns hold the wave
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
@@ -198,6 +202,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             data = None  # the columns hold the wave now (a long one: ~1x its file in bytes)
         try:
             if scanned is not None:
+                assert mod is not None  # only the scanner makes a ScannedWave
                 # values no decoder writes are refused on both paths by the same check
                 check_wave(path, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
                 cu = scanned.cu if scanned.cu is not None else -1
@@ -208,6 +213,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
                 wave = Wave(WaveFile(path, se, simd, slot, n), scanned.begin, scanned.end,
                             scanned.records(), scanned.timeline(), scanned.waitcnt, scanned.cu)
             else:
+                assert data is not None  # kept: the scanner did not read this wave
                 wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
                                      parse_json(Path(path), data))
                 check_wave(path, wave.begin, wave.end,
@@ -307,7 +313,7 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
         ctx.set_forkserver_preload([__name__])
         _start_forkserver_safely()
     else:
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)  # type: ignore[assignment]  # any context serves the pool
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx,
                                initializer=_worker_init)
     try:
@@ -347,7 +353,7 @@ def _worker_init() -> None:
         pass
 
 
-def _kill_pool(pool) -> None:  # noqa: ANN001 - a ProcessPoolExecutor
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now: no new chunks, running workers killed and reaped (bounded)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
@@ -402,8 +408,8 @@ def _wave_bytes(files: Sequence[WaveFile]) -> int:
     return size
 
 
-def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[list[int]],
-                      edges: list, begin: int, end: int, se: int, cu: int, tables: LineTables
+def fold_wave_records(part: WavePartial, ins: Sequence[list[int]], timeline: Sequence[list[int]],
+                      edges: WaitcntEdges, begin: int, end: int, se: int, cu: int, tables: LineTables
                       ) -> None:
     """Fold one wave record by record: the reference semantics of every wave-derived sum (the
     column-wise fast path must equal it; tests/test_wave_groups.py checks)."""
@@ -457,7 +463,7 @@ def fold_wave_records(part: WavePartial, ins: list[list[int]], timeline: list[li
     part.blame.add_wave(ins, edges, tables)
 
 
-def _attribute_states(ins: list[list[int]], timeline: list[list[int]], begin: int,
+def _attribute_states(ins: Sequence[list[int]], timeline: Sequence[list[int]], begin: int,
                       line_states: dict[int, list[int]]) -> None:
     """Charge each timeline cycle to the instruction whose window covers it.
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+from collections.abc import Sequence
+
 from hotspot.att.waits.counters import NO_PRODUCER, LineTables
 from hotspot.att.waits.replay import align_edges, edge_keys, reconstruct
 from hotspot.capture import WaitcntEdges
@@ -32,11 +34,11 @@ class BlameAccumulator:
     def empty(cls) -> "BlameAccumulator":
         return cls({}, {}, {}, {}, {})
 
-    def add_wave(self, ins: list[list[int]], edges: WaitcntEdges, tables: LineTables) -> None:
+    def add_wave(self, ins: Sequence[list[int]], edges: WaitcntEdges, tables: LineTables) -> None:
         entries, positions, ooo = reconstruct([rec[4] for rec in ins], tables)
         self.add_reconstructed(ins, edge_keys(edges) if edges else None, entries, positions, ooo)
 
-    def add_reconstructed(self, ins: list[list[int]],
+    def add_reconstructed(self, ins: Sequence[list[int]],
                           ekeys: list[tuple[int, tuple[int, ...]]] | None,
                           entries: list[tuple[int, list[int]]], positions: list[int], ooo: int
                           ) -> None:
@@ -61,8 +63,8 @@ class BlameAccumulator:
             self.wait_hits[line] = self.wait_hits.get(line, 0) + v
         for mine, theirs in ((self.dist_cycles, other.dist_cycles),
                              (self.dist_instructions, other.dist_instructions)):
-            for key, hist in theirs.items():
-                h = mine.setdefault(key, {})
+            for pair, hist in theirs.items():
+                h = mine.setdefault(pair, {})
                 for value, count in hist.items():
                     h[value] = h.get(value, 0) + count
         self.waves_edges += other.waves_edges

@@ -114,7 +114,7 @@ def exact_blame(acc: BlameAccumulator) -> dict[tuple[int, int], Fraction]:
     return out
 
 
-def _ratio(a: float, b: float) -> float:
+def _ratio(a: float | Fraction, b: float | Fraction) -> float:
     return float(Fraction(a) / Fraction(b)) if b else 0.0
 
 
@@ -134,7 +134,7 @@ def wait_blames(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow], total_s
         producers = []
         for pline, value in by_wait.get(wline, []):
             if pline == NO_PRODUCER:
-                producers.append(Producer(None, "(nothing outstanding)", "none", "", float(value),
+                producers.append(Producer(None, "(nothing outstanding)", "none", NO_SOURCE, float(value),
                                           _ratio(value, stall), 0, None, None))
                 continue
             prow = rows_by_line.get(pline)
@@ -174,6 +174,7 @@ def blamed_lines(acc: BlameAccumulator, rows_by_line: dict[int, CodeRow]) -> lis
         if pline == NO_PRODUCER:
             continue
         prow = rows_by_line.get(pline)
+        label: str
         if prow is not None and prow.source is not None:
             label, file, line = prow.source.label, prow.source.file, prow.source.line
         else:

@@ -67,12 +67,12 @@ def edge_keys(edges: WaitcntEdges) -> list[tuple[int, tuple[int, ...]]]:
     return [(int(w), tuple(int(p[0]) for p in prods)) for w, prods in edges]
 
 
-def entry_keys(ins: list[list[int]], entries: list[tuple[int, list[int]]]
+def entry_keys(ins: Sequence[list[int]], entries: list[tuple[int, list[int]]]
                ) -> list[tuple[int, tuple[int, ...]]]:
     return [(ins[w][4], tuple(ins[p][4] for p in prods)) for w, prods in entries]
 
 
-def align_edges(ins: list[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
+def align_edges(ins: Sequence[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
                 entries: list[tuple[int, list[int]]]
                 ) -> tuple[list[tuple[int, list[int]]], int]:
     """Place the decoder's edges on wait instances; returns (entries, edges matched by reconstruction).
@@ -106,7 +106,7 @@ def align_edges(ins: list[list[int]], ekeys: list[tuple[int, tuple[int, ...]]],
     return out, matched
 
 
-def _place_edge(ins: list[list[int]], wline: int, plines: tuple[int, ...], start: int
+def _place_edge(ins: Sequence[list[int]], wline: int, plines: tuple[int, ...], start: int
                 ) -> tuple[int, list[int]] | None:
     n = len(ins)
     w = start

@@ -57,6 +57,7 @@ def parse_number(path: Path, line: int, field: str, text: str) -> float | None:
     text = text.strip()
     if text == "":
         return None
+    value: float
     try:
         value = int(text)
     except ValueError:
@@ -249,9 +250,9 @@ def _read_wide(path: Path, header: list[str], rows: Iterator[list[str]]) -> Coun
     by_slot: dict[str, dict[str, list[tuple[str, int]]]] = {}
     names: set[str] = set()
     for i, col in enumerate(header):
-        canon = canonical_counter(col)
-        if canon:
-            by_slot.setdefault(canon[0], {}).setdefault(canon[1], []).append((col, i))
+        named = canonical_counter(col)
+        if named:
+            by_slot.setdefault(named[0], {}).setdefault(named[1], []).append((col, i))
         if col.upper().endswith("_SUM") or _INSTANCE.match(col):
             names.add(col)
     columns: dict[str, list[tuple[str, int]]] = {}

@@ -7,7 +7,9 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from hotspot.errors import InputError, bad_file
@@ -31,33 +33,37 @@ class _Cursor(sqlite3.Cursor):
     callback raises, so a Ctrl-C or SIGTERM delivered while the handler ran (Python runs signal
     handlers at the next bytecode, often there) would otherwise be lost."""
 
-    def _guard(self, call, *args):  # noqa: ANN001, ANN202
+    def _guard(self, call: Callable[..., Any], *args: object) -> Any:
         try:
             return call(*args)
         except sqlite3.Error as exc:
             conn = self.connection
-            pending = conn.pending  # type: ignore[attr-defined]
+            assert isinstance(conn, BoundedConnection)  # the only connection that makes this cursor
+            pending = conn.pending
             if pending is not None:
-                conn.pending = None  # type: ignore[attr-defined]
+                conn.pending = None
                 raise pending from None
-            if "interrupted" in str(exc) and not conn.over_budget:  # type: ignore[attr-defined]
+            if "interrupted" in str(exc) and not conn.over_budget:
                 # the progress handler raised before its own try (a signal handler ran on entry)
                 from hotspot.signals import lost_interrupt
 
                 raise lost_interrupt() from None
             raise
 
-    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
-        return self._guard(super().execute, sql, parameters)
+    def execute(self, sql: str, parameters: Any = ()) -> _Cursor:
+        cursor: _Cursor = self._guard(super().execute, sql, parameters)
+        return cursor
 
-    def fetchone(self):  # noqa: ANN201
+    def fetchone(self) -> Any:
         return self._guard(super().fetchone)
 
-    def fetchmany(self, size: int = 1):  # noqa: ANN201
-        return self._guard(super().fetchmany, size)
+    def fetchmany(self, size: int | None = 1) -> list[Any]:
+        rows: list[Any] = self._guard(super().fetchmany, size)
+        return rows
 
-    def fetchall(self):  # noqa: ANN201
-        return self._guard(super().fetchall)
+    def fetchall(self) -> list[Any]:
+        rows: list[Any] = self._guard(super().fetchall)
+        return rows
 
 
 class BoundedConnection(sqlite3.Connection):
@@ -68,11 +74,12 @@ class BoundedConnection(sqlite3.Connection):
     over_budget: str = ""
     pending: BaseException | None = None
 
-    def cursor(self, factory=_Cursor):  # noqa: ANN001, ANN201
+    def cursor(self, factory: Any = _Cursor) -> Any:  # a _Cursor unless told otherwise
         return super().cursor(factory)
 
-    def execute(self, sql: str, parameters=()):  # noqa: ANN001, ANN201
-        return self.cursor().execute(sql, parameters)
+    def execute(self, sql: str, parameters: Any = ()) -> _Cursor:
+        cursor: _Cursor = self.cursor().execute(sql, parameters)
+        return cursor
 
     def bound(self) -> "BoundedConnection":
         started = time.monotonic()
@@ -113,7 +120,7 @@ def budget_error(conn: sqlite3.Connection, path: Path, exc: BaseException) -> Ba
 
 
 def _connect(target: str) -> BoundedConnection:
-    return sqlite3.connect(target, uri=True, factory=BoundedConnection).bound()  # type: ignore[return-value]
+    return sqlite3.connect(target, uri=True, factory=BoundedConnection).bound()
 
 
 def is_sqlite(path: Path) -> bool:
@@ -206,7 +213,7 @@ def columns(conn: sqlite3.Connection, name: str) -> set[str]:
     return {str(r[1]).lower() for r in rows}
 
 
-def query(conn: sqlite3.Connection, path: Path, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+def query(conn: sqlite3.Connection, path: Path, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
     conn.row_factory = sqlite3.Row
     try:
         return conn.execute(sql, params).fetchall()

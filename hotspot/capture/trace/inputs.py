@@ -55,9 +55,9 @@ def resolve_kernel_inputs(path: Path) -> KernelInputs:
         raise bad_file(path, "does not exist", _KINDS_HINT)
     if path.is_dir():
         found = scan_directory(path)
-        for kind in PREFERENCE:
-            if kind in found:
-                return KernelInputs(kind, found[kind], found.get(MARKER_TRACE, []))
+        for preferred in PREFERENCE:
+            if preferred in found:
+                return KernelInputs(preferred, found[preferred], found.get(MARKER_TRACE, []))
         if ROCPROF_V1 in found:
             _refuse_v1(found[ROCPROF_V1][0])
         raise bad_file(path, "holds no kernel-level trace (searched two levels deep)", _KINDS_HINT)

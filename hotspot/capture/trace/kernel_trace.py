@@ -25,9 +25,9 @@ def _agent_label(raw: str | None) -> str | None:
 
 
 def _triple(rows: Rows, row: dict[str, str], base: str) -> tuple[int, int, int] | None:
-    xyz = [rows.integer(row, f"{base}_{axis}") for axis in ("X", "Y", "Z")]
-    if all(v is not None for v in xyz):
-        return (xyz[0], xyz[1], xyz[2])  # type: ignore[return-value]
+    x, y, z = (rows.integer(row, f"{base}_{axis}") for axis in ("X", "Y", "Z"))
+    if x is not None and y is not None and z is not None:
+        return (x, y, z)
     total = rows.integer(row, base)
     # Older layouts give only the flattened size; (n, 1, 1) keeps the product, which is what
     # occupancy and wave counts depend on.

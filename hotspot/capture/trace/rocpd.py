@@ -6,7 +6,9 @@ Physical tables carry a UUID suffix; the views `kernels`, `regions` and `rocpd_i
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 from hotspot.capture.trace._sqlite import as_int, columns, connect_ro, query
 from hotspot.capture.trace.records import DispatchRecord, MarkerRecord
@@ -19,7 +21,7 @@ MARKER_CATEGORIES = ("MARKER_CORE_API", "MARKER_CORE_RANGE_API")
 _KERNEL_COLUMNS = ("name", "start", "end")
 
 
-def read_rocpd_agents(db_path: Path | str) -> list[dict]:
+def read_rocpd_agents(db_path: Path | str) -> list[dict[str, Any]]:
     """Agents (CPU and GPU) as dicts: id, name (e.g. gfx942), product_name, type, absolute_index,
     logical_index, type_index (whatever of these the database has)."""
     path = Path(db_path)
@@ -61,8 +63,8 @@ def read_rocpd_dispatches(db_path: Path | str) -> list[DispatchRecord]:
             return as_int(path, get.get(field), f"kernels.{field}")
 
         def triple(prefix: str) -> tuple[int, int, int] | None:
-            xyz = [num(f"{prefix}_{a}") for a in "xyz"]
-            return (xyz[0], xyz[1], xyz[2]) if all(v is not None for v in xyz) else None  # type: ignore
+            x, y, z = (num(f"{prefix}_{a}") for a in "xyz")
+            return (x, y, z) if x is not None and y is not None and z is not None else None
 
         name = get.get("name")
         if not isinstance(name, str) or not name:
@@ -116,7 +118,7 @@ def read_rocpd_markers(db_path: Path | str) -> list[MarkerRecord]:
     return out
 
 
-def _agent_names(conn, path: Path) -> dict[int, str]:
+def _agent_names(conn: sqlite3.Connection, path: Path) -> dict[int, str]:
     have = columns(conn, "rocpd_info_agent")
     if not {"absolute_index", "name"} <= have:
         return {}

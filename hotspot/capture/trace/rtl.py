@@ -6,6 +6,7 @@ markers (opType `UserMarker`, `gpuId = -1`). Names and op types are ids into `ro
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from hotspot.capture.trace._sqlite import (
@@ -25,7 +26,13 @@ HOST_GPU_ID = -1  # host-side ops (roctx markers) carry gpuId -1
 _OP_COLUMNS = {"id", "gpuid", "start", "end", "description_id", "optype_id"}
 
 
-def _check(conn, path: Path) -> None:
+def _triple(xyz: list[int | None]) -> tuple[int, int, int] | None:
+    """(x, y, z) when all three are known."""
+    x, y, z = xyz
+    return (x, y, z) if x is not None and y is not None and z is not None else None
+
+
+def _check(conn: sqlite3.Connection, path: Path) -> None:
     if not {"rocpd_op", "rocpd_string"} <= object_names(conn):
         raise bad_file(path, "has no rocpd_op/rocpd_string tables", "is this a rocm-trace-lite trace.db?")
     missing = _OP_COLUMNS - columns(conn, "rocpd_op")
@@ -33,7 +40,7 @@ def _check(conn, path: Path) -> None:
         raise bad_file(path, f"rocpd_op lacks column(s) {', '.join(sorted(missing))}")
 
 
-def _launch_join(conn) -> tuple[str, str]:
+def _launch_join(conn: sqlite3.Connection) -> tuple[str, str]:
     """Optional join to the launching API's kernel record (grid, workgroup, kernel name)."""
     names = object_names(conn)
     if not {"rocpd_api_ops", "rocpd_kernelapi"} <= names:
@@ -78,7 +85,7 @@ def read_rtl_dispatches(db_path: Path | str) -> list[DispatchRecord]:
         op_id = as_int(path, r["id"], "rocpd_op.id")
         if op_id in seen:  # several API rows may point at one op
             continue
-        seen.add(op_id)  # type: ignore[arg-type]
+        seen.add(op_id)  # type: ignore[arg-type]  # None (no id) is a member like any
         name = r["descr"] or r["kname"]
         if not name:
             raise bad_file(path, f"rocpd_op {op_id}: kernel op without a name")
@@ -93,8 +100,7 @@ def read_rtl_dispatches(db_path: Path | str) -> list[DispatchRecord]:
             kernel_name=str(name), dispatch_id=op_id, start_ns=start, end_ns=end,
             agent=f"GPU {gpu}", gpu_id=gpu, vgpr=None, accum_vgpr=None, sgpr=None, lds_bytes=None,
             lds_includes_dynamic=False, scratch_bytes=None,
-            workgroup=tuple(wg) if all(v is not None for v in wg) else None,  # type: ignore[arg-type]
-            grid=tuple(grid) if all(v is not None for v in grid) else None,  # type: ignore[arg-type]
+            workgroup=_triple(wg), grid=_triple(grid),
             source=source,
         ))
     return out
