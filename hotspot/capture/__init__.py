@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time they are imported on first use
     from hotspot.capture.codejson import (
-        EMPTY_TRACE_HINT as EMPTY_TRACE_HINT, read_code_table as read_code_table,
+        EMPTY_TRACE_HINT as EMPTY_TRACE_HINT,
     )
+    from hotspot.capture.code_table import read_code_table as read_code_table
     from hotspot.capture.counters.discover import load_counter_files as load_counter_files
     from hotspot.capture.counters.model import (
         CounterFile as CounterFile, DispatchCounters as DispatchCounters, PeakHint as PeakHint,

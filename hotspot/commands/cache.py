@@ -18,12 +18,10 @@ SPEC = CommandSpec(
            "cache clear": text_and_markdown("hotspot.render.cache", "render_clear")},
 )
 
-InfoFormatOpt = format_option("cache info")
-ClearFormatOpt = format_option("cache clear")
 if TYPE_CHECKING:
     from hotspot.result import Result
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     InfoFormatOpt = Any
     ClearFormatOpt = Any
 else:

@@ -21,7 +21,7 @@ SPEC = CommandSpec(
 if TYPE_CHECKING:
     from hotspot.result import Result
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     FormatOpt = Any
 else:
     FormatOpt = format_option("doctor")

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hotspot.export.perfetto import PerfettoOptions
     from hotspot.result import Result
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     FormatOpt = Any
 else:
     FormatOpt = format_option("export")

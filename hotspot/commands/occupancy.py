@@ -19,7 +19,7 @@ SPEC = CommandSpec(
     tools=(ToolSpec("occupancy", rank=6),),
 )
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     FormatOpt = Any
 else:
     FormatOpt = format_option("occupancy")

@@ -19,12 +19,10 @@ SPEC = CommandSpec(
            "skill path": text_and_markdown("hotspot.render.skill", "render_path")},
 )
 
-InstallFormatOpt = format_option("skill install")
-PathFormatOpt = format_option("skill path")
 if TYPE_CHECKING:
     from hotspot.result import Result
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     InstallFormatOpt = Any
     PathFormatOpt = Any
 else:

@@ -47,14 +47,10 @@ SPEC = CommandSpec(
                     paths=frozenset({"dir", "html"}), remembered=False, rank=10)),
 )
 
-SweepFormatOpt = format_option("sweep")
-StatusFormatOpt = format_option("sweep status")
-ReportFormatOpt = format_option("sweep report")
-CancelFormatOpt = format_option("sweep cancel")
 if TYPE_CHECKING:
     from hotspot.result import Result
 
-if TYPE_CHECKING:  # the choices come from the output registry at run time: any Format member
+if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     SweepFormatOpt = Any
     StatusFormatOpt = Any
     ReportFormatOpt = Any

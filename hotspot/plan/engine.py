@@ -311,7 +311,7 @@ def _apply_ceilings(ctx: PlanContext, items: list[PlanItem], rules: dict[str, Ru
         if bound is not None and rule.gain == HIDES_LATENCY and (
                 bound.first_row is None or (row is not None and bound.first_row <= row <= (bound.last_row or row))):
             where = f" at #{row}" if row is not None else ""
-            skipped.append(Skipped(it.id, "not-triggered",
+            skipped.append(Skipped(it.id, SkipStatus.NOT_TRIGGERED,
                                    f"{it.title}{where}: {bound.scope} is at {bound.mfma_busy:.0%} of the "
                                    f"matrix core: reported as matrix-core-bound", it.estimate.target_stall_pct))
             continue
@@ -555,7 +555,7 @@ def _verdicts_first(ordered: list[PlanItem]) -> list[PlanItem]:
     return out + verdicts
 
 
-def _order(item: PlanItem) -> tuple[bool, int, float, float, str, int]:
+def _order(item: PlanItem) -> tuple[bool, int, float, float, bool, str, int]:
     """Capture items (trust) first, by severity; then every other item by its bounded estimate (the
     middle of the range, then the high end): a launch item ranks by the idle share it can win like
     any other item by its gain."""

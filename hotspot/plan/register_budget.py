@@ -69,8 +69,7 @@ def budget_target(ctx: PlanContext) -> ArchTarget | None:
     if target is not None:
         return target
     occ = ctx.occupancy()
-    by_arch = (occ.candidates or {}).get("by_arch") if occ is not None else None
-    names = list(by_arch) if isinstance(by_arch, dict) else []
+    names = list(occ.candidates.by_arch) if occ is not None and occ.candidates is not None else []
     targets = [t for t in (find_target(g) for g in names) if t is not None]
     files = {(t.vgpr_file, t.vgprs_per_lane, t.vgpr_alloc_granule, t.max_waves_per_simd,
               t.max_arch_vgprs_per_wave, t.agpr_base_align) for t in targets}
@@ -117,7 +116,7 @@ def vgpr_budget(ctx: PlanContext) -> VgprBudget | None:
     in_use, arch, agpr = _isa_in_use(ctx, target)
     nxt = most_vgprs(target, waves + 1) if waves < target.max_waves_per_simd else None
     return VgprBudget(in_use, arch, agpr, waves, most_vgprs(target, waves), nxt,
-                      occ.limits.get("vgpr") == waves, target.gfx)
+                      occ.limits.vgpr == waves, target.gfx)
 
 
 @record

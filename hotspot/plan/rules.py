@@ -303,7 +303,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="store-epilogue", title="store epilogue: narrow or row-strided output stores", kind=Kind.CODE,
         reads=("instructions", "stall_by_category"), optional_reads=("waits", "loops"),
-        thresholds={"store_epilogue_min_share": epi.STORE_EPILOGUE_MIN_SHARE, "wide_bytes": epi.WIDE_BYTES},
+        thresholds={"store_epilogue_min_share": epi.STORE_EPILOGUE_MIN_SHARE, "wide_bytes": acc.WIDE_BYTES},
         fix="Write the tile so each lane stores 16 contiguous bytes of one row (transpose in "
             "registers or through LDS, pack and convert first).",
         removable=(0.0, 0.0),  # computed per dispatch from the store width

@@ -70,7 +70,7 @@ def streaming_saturated(ctx: PlanContext, rule: Rule) -> Outcome:
     occ = ctx.occupancy()
     if occ is None or not occ.waves_per_simd:
         return "occupancy unknown"
-    cap = occ.limits.get("hardware")
+    cap = occ.limits.hardware
     waves = occ.waves_per_simd
     if cap is None or waves < cap:
         return f"{waves} waves/SIMD, below the hardware limit of {cap}: more waves are possible"

@@ -162,12 +162,13 @@ def items_block(plan: list[PlanItem], skipped: list[Skipped] | None, markdown: b
     if ranked and detail:
         out.append("")
         out.append(heading("Priority order", markdown))
-        rows = []
+        rows: list[list[object]] = []
         for k, it in enumerate(ranked, 1):
             loc = it.location
-            file, line, n = loc.file, loc.line, loc.line_number
-            rows.append([it.rank if it.rank is not None else k, it.priority, it.id, f"{file}:{line if line is not None else '?'}" if file else "",
-                         f"#{n}" if n is not None else "kernel", _estimate_text(it.estimate)])
+            file, src_line, row = loc.file, loc.line, loc.line_number
+            where = f"{file}:{src_line if src_line is not None else '?'}" if file else ""
+            rows.append([it.rank if it.rank is not None else k, it.priority, it.id, where,
+                         f"#{row}" if row is not None else "kernel", _estimate_text(it.estimate)])
         out.append(table(rows, ["#", "priority", "rule", "source", "row", "est. gain"], markdown))
     elif ranked:
         out.append("")

@@ -619,7 +619,7 @@ class Partial(Protocol):
 
     totals: WaveTotals
     blame: BlameAccumulator
-    barriers: dict[tuple[int, int, int], list[int] | array]
+    barriers: dict[tuple[int, int, int], list[int] | array[int]]
     open_groups: SequenceFolder
     records_only: bool
     native: NativeFold | None

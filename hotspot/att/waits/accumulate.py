@@ -74,16 +74,16 @@ class BlameAccumulator:
         self.out_of_order_waits += other.out_of_order_waits
 
 
-def blame_wave(ins: list[list[int]], entries: list[tuple[int, list[int]]], positions: list[int],
+def blame_wave(ins: Sequence[list[int]], entries: list[tuple[int, list[int]]], positions: list[int],
                acc: BlameAccumulator) -> None:
     """Split each wait instance's stall over its producers into `acc` (integers only)."""
     producers: dict[int, list[int]] = {}
-    for w, prods in entries:
+    for w, listed in entries:
         got = producers.get(w)
         if got is None:
-            producers[w] = list(prods)
+            producers[w] = list(listed)
         else:
-            got.extend(prods)
+            got.extend(listed)
     blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
     dcyc, dins = acc.dist_cycles, acc.dist_instructions
     for w in positions:
