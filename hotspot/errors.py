@@ -14,7 +14,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from hotspot.result import JsonObject
+    from hotspot.jsontypes import JsonObject
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1

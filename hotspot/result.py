@@ -7,9 +7,10 @@ field order). Machine output uses base units (cycles, bytes, ns) and stable orde
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, TypeVar
 
 import orjson
+from hotspot.jsontypes import JsonObject as JsonObject, JsonValue as JsonValue
 from hotspot.record import record
 
 SCHEMA_VERSION = 1
@@ -22,10 +23,6 @@ COMMAND_SCHEMA_VERSIONS = {"diff": 2}
 def schema_version_of(command: str) -> int:
     return COMMAND_SCHEMA_VERSIONS.get(command, SCHEMA_VERSION)
 
-# JSON as Python holds it: what orjson reads and what plain-data sections (saved results, rocprofv3
-# documents, evidence maps) are made of.
-JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
-JsonObject = dict[str, JsonValue]
 
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 # Compact by default (an agent reads tens of KB less); `--pretty` indents by two spaces.
