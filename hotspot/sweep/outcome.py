@@ -16,12 +16,10 @@ def exit_code(states: set[str]) -> int:
 
 
 class SweepResult(Result):
-    """A sweep's Result: the envelope carries `exit_code`, and `ok` is true only when it is 0."""
-
-    exit_code: int = 0
+    """A sweep's Result: the envelope always carries `exit_code` (0 too), and `ok` is true only
+    when it is 0."""
 
     def envelope(self) -> JsonObject:
         env = super().envelope()
-        env["ok"] = self.exit_code == 0
         env["exit_code"] = self.exit_code
         return env
