@@ -223,7 +223,7 @@ def register(app: typer.Typer) -> None:
             if wait and result.data.submission and result.data.slurm:
                 from hotspot.sweep import views
 
-                return views.follow(Path(result.data.sweep_dir))
+                return views.follow_submission(result)
             return result
 
         raise typer.Exit(run(command, fmt, produce))

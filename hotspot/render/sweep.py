@@ -8,7 +8,7 @@ from hotspot.render.tables import shorten, table
 from hotspot.result import Result
 
 if TYPE_CHECKING:
-    from hotspot.sweep.model import EntryRow, ProgressData, StatusData, Summary
+    from hotspot.sweep.model import EntryRow, ProgressData, StatusData, Submitted, Summary
 
 
 COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
@@ -119,30 +119,40 @@ def _next(d: ProgressData) -> str:
     return f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html"
 
 
+def _submitted_head(s: Submitted) -> str:
+    return (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
+            f"each); script {s.script}" if s.job_id else
+            f"wrote {s.script} (not submitted); submit it with: {s.submit}")
+
+
 def render_sweep(result: Result) -> str:
     d = result.data
+    if getattr(d, "followed", False):  # --slurm --wait: the submission, then where the array ended
+        return f"{_submitted_head(d.submitted.slurm)}\n{_status_text(d)}"
     if d.submission and d.nothing_to_do:
         return (f"nothing to do: every entry of {d.sweep_dir} has run ({_counts(d.counts)}); nothing "
                 f"submitted\n(--retry failed / --only NAME re-queue entries)\n"
                 f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html")
     if d.submission and d.slurm:
-        s = d.slurm
-        head = (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
-                f"each); script {s.script}" if s.job_id else
-                f"wrote {s.script} (not submitted); submit it with: {s.submit}")
-        return (f"{head}\nsweep dir: {d.sweep_dir}\nfollow it with: hotspot sweep status {d.sweep_dir} "
-                f"--wait")
+        return (f"{_submitted_head(d.slurm)}\nsweep dir: {d.sweep_dir}\nfollow it with: hotspot sweep "
+                f"status {d.sweep_dir} --wait")
     return (f"{_progress_table(d.entries)}\n{_failures(d.entries).lstrip()}\n"
             f"sweep {d.sweep_dir}: {_counts(d.counts)}\n{_next(d)}").replace("\n\n", "\n")
 
 
 def render_sweep_markdown(result: Result) -> str:
     d = result.data
+    if getattr(d, "followed", False):
+        return (f"## hotspot sweep {d.sweep_dir}\n\n{_submitted_head(d.submitted.slurm)}\n\n```\n"
+                f"{_status_text(d)}\n```")
     return f"## hotspot sweep {d.sweep_dir}\n\n{_counts(d.counts)}\n\n```\n{_progress_table(d.entries)}\n```"
 
 
 def render_status(result: Result) -> str:
-    d: StatusData = result.data
+    return _status_text(result.data)
+
+
+def _status_text(d: StatusData) -> str:
     out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
     if d.workers:
         out.append(table([[w.id, w.state or "", ",".join(map(str, w.gpus or [])), w.heartbeat_at or "",

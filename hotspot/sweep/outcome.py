@@ -8,11 +8,17 @@ from hotspot.result import JsonObject, Result
 FAILING = ("failed", "timed-out", "interrupted")
 
 
-def exit_code(states: set[str]) -> int:
-    """6 when an entry failed, timed out or was interrupted; 4 when one was empty; else 0."""
+def exit_code(states: set[str], nothing_to_do: bool = False) -> int:
+    """6 when an entry failed, timed out or was interrupted; 4 when one was empty; else 7 when
+    there was `nothing_to_do` (every entry asked for had already run), else 0. The entries' outcome
+    wins over nothing-to-do: a failure left unretried is still the sweep's answer."""
+    from hotspot.errors import EXIT_COMMAND_FAILED, EXIT_EMPTY_TRACE, EXIT_NOTHING_TO_DO
+
     if states & set(FAILING):
-        return 6
-    return 4 if "empty" in states else 0
+        return EXIT_COMMAND_FAILED
+    if "empty" in states:
+        return EXIT_EMPTY_TRACE
+    return EXIT_NOTHING_TO_DO if nothing_to_do else 0
 
 
 class SweepResult(Result):
