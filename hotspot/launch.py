@@ -52,6 +52,7 @@ def _main() -> int:
 
     code = cli_main(argv) if plan is None else output.run_and_store(plan, cli_main, argv)
     _ignore_late_signals()
+    stop_pool_helpers()
     code = _flushed(code)
     if code in INTERRUPTED_CODES:
         # Interrupted: everything the command owed is written and flushed (run.json, the envelope,
@@ -63,6 +64,55 @@ def _main() -> int:
             pass
         os._exit(code)
     return code
+
+
+# How long the end of a command waits for multiprocessing's helper processes to leave once asked
+# (they leave in milliseconds; a helper still there after this is killed).
+HELPER_EXIT_S = 2.0
+
+
+def stop_pool_helpers() -> None:
+    """Stop the fork server and the resource tracker a wave-pass pool started (hotspot/att/engine/
+    wavepass.py), and reap them, before this process exits. Left alone they leave only when they
+    read EOF on their pipe, after this process is gone, and an interrupted command ends through
+    os._exit, which skips the interpreter's own teardown: both outlived hotspot. The fork server
+    goes first (it holds the tracker's pipe too); the tracker then unlinks what the killed pool left.
+    Nothing to do (and nothing imported) when no pool ran."""
+    forkserver = sys.modules.get("multiprocessing.forkserver")
+    tracker = sys.modules.get("multiprocessing.resource_tracker")
+    if forkserver is not None:
+        server = getattr(forkserver, "_forkserver", None)
+        _stop_helper(server, "_forkserver_pid", "_forkserver_alive_fd")
+    if tracker is not None:
+        _stop_helper(getattr(tracker, "_resource_tracker", None), "_pid", "_fd")
+
+
+def _stop_helper(helper: object, pid_attr: str, fd_attr: str) -> None:
+    """Close a multiprocessing helper's "alive" pipe (it leaves on EOF) and reap it, killing it
+    after HELPER_EXIT_S. A helper that is not running, or a Python that names these otherwise, is
+    left as it is."""
+    import signal
+    import time
+
+    pid, fd = getattr(helper, pid_attr, None), getattr(helper, fd_attr, None)
+    if not isinstance(pid, int) or not isinstance(fd, int):
+        return
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    setattr(helper, fd_attr, None)
+    setattr(helper, pid_attr, None)
+    deadline = time.monotonic() + HELPER_EXIT_S
+    try:
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.005)
+    except (ChildProcessError, ProcessLookupError, OSError):  # already reaped, or not our child
+        pass
 
 
 def _ignore_late_signals() -> None:
