@@ -82,9 +82,34 @@ def stop_pool_helpers() -> None:
     tracker = sys.modules.get("multiprocessing.resource_tracker")
     if forkserver is not None:
         server = getattr(forkserver, "_forkserver", None)
+        pid = getattr(server, "_forkserver_pid", None)
+        if isinstance(pid, int):
+            # a worker the server forked while the signal stopped the pool's start of it is in no
+            # list the pool kills, and has not yet asked to die with its parent
+            _kill_children(pid)
         _stop_helper(server, "_forkserver_pid", "_forkserver_alive_fd")
     if tracker is not None:
         _stop_helper(getattr(tracker, "_resource_tracker", None), "_pid", "_fd")
+
+
+def _kill_children(parent: int) -> None:
+    """SIGKILL every process whose parent is `parent` (Linux: read from /proc; elsewhere nothing)."""
+    import signal
+
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            if ppid == parent:
+                os.kill(int(name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):  # gone meanwhile, or not ours to kill
+            continue
 
 
 def _stop_helper(helper: object, pid_attr: str, fd_attr: str) -> None:

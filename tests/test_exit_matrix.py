@@ -358,20 +358,64 @@ def test_every_code_of_the_matrix_is_documented_with_its_meaning():
 
 
 # ------------------------------------------------------------------ signals: a real process
-def _session(sid: int) -> list[tuple[int, str, str]]:
-    """Processes of session `sid` that are not zombies: (pid, state, command line)."""
+# The watcher: a process of its own that becomes the "child subreaper" (Linux prctl) of what it
+# starts, so a process hotspot leaves behind is re-parented to it instead of to init. It starts
+# hotspot in a new session, waits until the wave pass runs in worker processes, sends the signal,
+# and once hotspot has exited reports (JSON on stdout): hotspot's exit code and stderr, the
+# session's processes still alive at that moment (from /proc), and every process re-parented to it
+# that then exited on its own (exit status, not a signal). A helper that waits for EOF on hotspot's
+# pipe (the fork server, the resource tracker) can only exit after hotspot and lands in that list
+# every time, not only when the /proc look is quick enough; workers hotspot killed exit by SIGKILL.
+WATCHER = r"""
+import ctypes, json, os, signal, subprocess, sys, time
+from pathlib import Path
+
+sig, argv, env = int(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+def session(sid):
     out = []
     for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if int(fields[3]) == sid and fields[0] != "Z":
-            out.append((int(d.name), fields[0], cmd[:120]))
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                out.append([int(d.name), fields[0], cmd[:120]])
     return out
+
+p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+deadline = time.monotonic() + 120
+# the pool is up once the fork server has forked a worker (the server and its workers share a cmdline)
+while len([x for x in session(p.pid) if "forkserver" in x[2]]) < 2:
+    if p.poll() is not None or time.monotonic() > deadline:
+        print(json.dumps({"error": "no worker process", "stderr": p.stderr.read().decode()[-800:]}))
+        sys.exit(0)
+    time.sleep(0.02)
+p.send_signal(sig)
+out, err = p.communicate(timeout=60)
+left = session(p.pid)
+outlived = []
+end = time.monotonic() + 1.0
+while time.monotonic() < end:  # what was re-parented here and exits of its own
+    try:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid == 0:
+        time.sleep(0.01)
+    elif os.WIFEXITED(status):
+        outlived.append([pid, os.WEXITSTATUS(status)])
+for pid, _, _ in session(p.pid):  # never leave anything behind ourselves
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+print(json.dumps({"code": p.returncode, "stdout": out.decode()[-400:], "stderr": err.decode()[-800:],
+                  "left": left, "outlived": outlived}))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -393,30 +437,22 @@ def large_capture(tmp_path_factory) -> Path:
     return ddir
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl are Linux's")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_a_signal_during_a_pooled_fresh_cached_analysis_leaves_no_process(large_capture, tmp_path, sig):
     """SIGINT/SIGTERM/SIGHUP while the wave pass runs in worker processes, the cache on and empty:
-    exit 128 + the signal, and once hotspot has exited no process of its session is left (the fork
-    server and the resource tracker once outlived it)."""
+    exit 128 + the signal, and no process of the session outlives hotspot (the fork server and the
+    resource tracker did: they left only on EOF, after hotspot's os._exit)."""
+    import json
+
     env = {**os.environ, "HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop("HOTSPOT_DEBUG", None)
-    p = subprocess.Popen([sys.executable, "-m", "hotspot", "analyze", str(large_capture), "--jobs", "2",
-                          "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                         start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        # the pool is up when the fork server has forked a worker (server + workers share its cmdline)
-        while len([x for x in _session(p.pid) if "forkserver" in x[2]]) < 2:
-            assert p.poll() is None, f"hotspot ended before its pool started: {p.stderr.read()[-500:]}"
-            assert time.monotonic() < deadline, "no worker process within 120 s"
-            time.sleep(0.02)
-        p.send_signal(sig)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    left = _session(p.pid)  # right after hotspot exited: nothing of its session may remain
-    assert left == [], left
-    assert p.returncode == 128 + sig, err
-    assert b'"code":"interrupted"' in out and b"Traceback" not in err
+    argv = [sys.executable, "-m", "hotspot", "analyze", str(large_capture), "--jobs", "2", "--format", "json"]
+    proc = subprocess.run([sys.executable, "-c", WATCHER, str(int(sig)), json.dumps(argv), json.dumps(env)],
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert "error" not in got, got
+    assert (got["left"], got["outlived"]) == ([], []), got
+    assert got["code"] == 128 + sig, got["stderr"]
+    assert '"code":"interrupted"' in got["stdout"] and "Traceback" not in got["stderr"]
