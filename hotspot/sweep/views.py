@@ -177,14 +177,14 @@ def sweep_active(data: StatusData) -> bool:
     return any(t.state in slurm.ACTIVE and t.task not in stuck for t in tasks)
 
 
-def follow_submission(submitted: Result, poll_s: float = FOLLOW_POLL_S) -> Result:
+def follow_submission(submitted: Result, poll_s: float | None = None) -> Result:
     """`hotspot sweep --slurm --wait`: follow the array `submitted` (run_sweep's Result) to its end;
     the Result of `sweep` holds the final status and the submission, with the sweep's outcome."""
     from hotspot.sweep.model import Followed, SubmittedWork
     from hotspot.sweep.outcome import SweepResult
 
     sub = submitted.data
-    status = follow(Path(sub.sweep_dir), poll_s)
+    status = follow(Path(sub.sweep_dir), FOLLOW_POLL_S if poll_s is None else poll_s)
     work = SubmittedWork(sub.slurm, sub.created, sub.recipes_diff, sub.reclaimed, sub.requeued, sub.to_do)
     data = Followed(**vars(status.data), submitted=work)
     return SweepResult("sweep", data, list(dict.fromkeys(submitted.warnings + status.warnings)),
