@@ -154,6 +154,8 @@ READ_CASES = [
     ("report", ["report", "{empty}", "-o", "{out}"], EXIT_EMPTY_TRACE),
     ("export", ["export", "perfetto", "{empty}", "-o", "{out}"], EXIT_EMPTY_TRACE),
     ("diff", ["diff", "{good}", "{empty}"], EXIT_EMPTY_TRACE),
+    ("brief", ["plan", "{empty}", "--brief"], EXIT_EMPTY_TRACE),
+    ("plan detail", ["plan", "{empty}", "--detail"], EXIT_EMPTY_TRACE),
     # not comparable: exit 8, the rows still printed
     ("diff", ["diff", "{good}", "{other}"], EXIT_NOT_COMPARABLE),
     # unusable counters: exit 9, the result still printed
@@ -179,6 +181,8 @@ USAGE_CASES = [
     ("doctor", ["doctor", "--no-such-option"]),
     ("skill install", ["skill", "install", "--no-such-option"]),
     ("cache info", ["cache", "info", "--no-such-option"]),
+    ("cache clear", ["cache", "clear", "--no-such-option"]),
+    ("skill path", ["skill", "path", "--no-such-option"]),
     ("sweep", ["sweep", "a.yaml", "b.yaml"]),
     ("sweep init", ["sweep", "--init", "a.yaml", "b.yaml"]),
     ("sweep status", ["sweep", "status", "{good}", "--no-such-option"]),
