@@ -2,8 +2,9 @@
 
 Exit codes (documented in README.md and docs/exit-codes.md):
 0 ok, 1 internal error, 2 usage, 3 bad or unsupported input, 4 empty trace,
-5 required external tool missing, 6 the profiled command failed; 128+N when signal N stopped it
-(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+5 required external tool missing, 6 the profiled command failed, 7 nothing to do, 8 not comparable,
+9 unusable counters; 128+N when signal N stopped it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+7, 8 and 9 end a command that printed its result: they are the Result's `exit_code`, not errors.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ EXIT_BAD_INPUT = 3
 EXIT_EMPTY_TRACE = 4
 EXIT_TOOL_MISSING = 5
 EXIT_COMMAND_FAILED = 6
+EXIT_NOTHING_TO_DO = 7  # `sweep RECIPES`: every entry asked for has already run; nothing ran or was submitted
+EXIT_NOT_COMPARABLE = 8  # `diff` of two different kernels: rows shown, no change called significant
+EXIT_UNUSABLE_COUNTERS = 9  # `pmc`: every counter hotspot reads is missing or 0 on the selected dispatches
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
 
 

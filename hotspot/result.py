@@ -52,16 +52,23 @@ class Result(Generic[T]):
     command: str
     data: T  # the command's typed result (dataclasses), serialized by orjson
     warnings: list[str] = field(default_factory=list)
+    # The command's exit code (docs/exit-codes.md), decided by the use case with its data: the one
+    # value every format exits with (hotspot/commands/_run.py returns it; views never decide it).
+    # A field, so every copy of the Result (the text views' escaping) keeps it.
+    exit_code: int = 0
 
     def envelope(self) -> dict[str, object]:
         """The JSON document: plain values around `data`, which orjson writes as it is."""
-        return {
+        env: dict[str, object] = {
             "schema_version": schema_version_of(self.command),
             "command": self.command,
-            "ok": True,
+            "ok": self.exit_code == 0,
             "data": self.data,
             "warnings": list(self.warnings),
         }
+        if self.exit_code:  # a result that is not a success (nothing to do, not comparable...)
+            env["exit_code"] = self.exit_code
+        return env
 
     def to_json(self) -> bytes:
         return dumps(self.envelope())

@@ -919,9 +919,11 @@ def test_robust_property_pmc_percentages_in_range_or_refuse(values):
         rows = [counter_row(d, n, str(v)) for (d, n), v in seen.items()]
         path = counter_csv(Path(tmp) / "a" / "b", rows)
         r = run_cli("pmc", str(path), "--format", "json", "--arch", "gfx942", "--per-dispatch")
-        assert r.exit_code in (0, 3), r.stderr[-400:]
-        if r.exit_code == 0:
+        assert r.exit_code in (0, 3, 9), r.stderr[-400:]  # 9: every counter read 0 (unusable counters)
+        if r.exit_code in (0, 9):
             _assert_in_range(r.json())
+        if r.exit_code == 9:
+            assert not any(v for (_, _), v in seen.items())
 
 
 def _without_decoder_edges(d: Path) -> Path:

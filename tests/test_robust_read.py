@@ -865,7 +865,7 @@ def test_robust_fuzz_counter_csv(rows):
         before = tree_state(folder)
         for fmt in ("text", "json"):
             r = run_cli("pmc", str(path), "--arch", "gfx942", "--format", fmt)
-            assert r.exit_code in (0, 3, 4), (r.exit_code, r.stderr[-600:])
+            assert r.exit_code in (0, 3, 4, 9), (r.exit_code, r.stderr[-600:])  # 9: every counter 0
             assert "Traceback" not in r.stderr
             if fmt == "json":
                 assert orjson.loads(r.stdout)["ok"] is (r.exit_code == 0)

@@ -59,9 +59,9 @@ def test_every_entry_once_every_gpu_used_no_gpu_shared(fake, tmp_path):
         assert s["headroom_pct"] == max(p["estimate"]["high_pct"] for p in plan["plan"])
         top = max(plan["stall_by_category"], key=lambda c: c["stall"])
         assert (s["top_stall_category"], s["top_stall_share"]) == (top["category"], top["share"])
-    # rerun: everything is skipped, nothing runs again
+    # rerun: everything is skipped, nothing runs again: nothing to do (exit 7)
     code, doc = run_json("sweep", str(recipes), "--gpus", "0-2", "-o", str(fake.root / "sw"))
-    assert code == 0 and doc["data"]["ran"] == []
+    assert code == 7 and doc["data"]["ran"] == [] and doc["data"]["to_do"] == 0
     assert len(finished(rec)) == 6
 
 

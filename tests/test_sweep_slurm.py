@@ -242,10 +242,36 @@ def test_wait_follows_the_array_and_exits_with_the_outcome(fake, slurm, tmp_path
     assert p.returncode == 6, err  # an entry failed: the sweep's outcome, not the submission's
     doc = json.loads(out)
     assert doc["ok"] is False and doc["data"]["counts"]["done"] == 1 and doc["data"]["counts"]["failed"] == 1
+    # the command run, with the submission it followed (it once said "sweep status", without it)
+    assert doc["command"] == "sweep" and doc["exit_code"] == 6
+    assert doc["data"]["submitted"]["slurm"]["job_id"] == job and doc["data"]["submitted"]["to_do"] == 2
     (task,) = doc["data"]["slurm"]["tasks"]
     # the task ran an entry that failed: its own exit 6 (Slurm: FAILED), which is not a dead task
     assert (task["state"], task["exit_code"]) == ("FAILED", 6) and doc["data"]["problems"] == []
     assert "[sweep] 1 done, 1 failed" in err
+
+
+def test_wait_in_text_mode_shows_the_submission_and_the_status_and_exits_6(fake, slurm, tmp_path):
+    """Regression: text-mode `--slurm --wait` ended in "internal error: 'StatusData' object has no
+    attribute 'submission'" (exit 1); and a prelude with a newline (a string the text views escape)
+    made a failed sweep exit 0 in text."""
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("good", 0.0, rec), entry("bad", 0.0, rec, code=3)],
+                            slurm={"prelude": "echo one\necho two"})
+    sw = fake.root / "sw"
+    try:
+        proc = hotspot("sweep", str(recipes), "--slurm", "--wait", "-o", str(sw), "--gpus", "0,1",
+                       "--cpus-per-task", "2", env={**os.environ, "COLUMNS": "250"}, timeout=200)
+    finally:
+        if (sw / "sweep.json").exists() and manifest(sw).get("slurm"):
+            scancel(manifest(sw)["slurm"]["job_id"])
+    job = manifest(sw)["slurm"]["job_id"]
+    assert proc.returncode == 6, proc.stderr
+    assert "internal error" not in proc.stderr
+    first, second = proc.stdout.splitlines()[:2]
+    assert first.startswith(f"submitted Slurm job {job} (1 array task(s), 2 CPUs each)")
+    assert second == f"sweep {sw}: 1 done, 1 failed of 2"
+    assert "problem:" not in proc.stdout and f"Slurm job {job} (from " in proc.stdout
 
 
 def test_cancel_stops_the_array_and_a_plain_rerun_finishes(fake, slurm, tmp_path):

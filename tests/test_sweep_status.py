@@ -129,7 +129,7 @@ def test_failed_submission_leaves_no_directory_and_nothing_to_do_submits_nothing
     assert code == 0
     sw = doc["data"]["sweep_dir"]
     code, doc = run_json("sweep", str(recipes), "--slurm", cwd=fake.root)
-    assert code == 0 and doc["data"]["nothing_to_do"] is True and doc["data"]["slurm"] is None
+    assert code == 7 and doc["data"]["nothing_to_do"] is True and doc["data"]["slurm"] is None  # nothing to do
     assert doc["data"]["sweep_dir"] == sw and not (Path(sw) / "sweep.sbatch").exists()
     text = hotspot("sweep", str(recipes), "--slurm", cwd=fake.root).stdout
     assert text.startswith("nothing to do: every entry of")

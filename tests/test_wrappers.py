@@ -72,7 +72,7 @@ def test_pmc_l2_analyzer_on_corpus_csv(corpus: Path) -> None:
     csv = corpus_path("csv", "counter_collection.csv")
     p = run("pmc_l2_analyzer.py", csv, csv, "--kernel", "addition_kernel", "--ideal-gb", "1",
             "--ea-channels", "2")
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 9, p.stderr  # hotspot pmc's code: the file holds only SQ_WAVES (unusable counters)
     assert "addition_kernel" in p.stdout
 
 

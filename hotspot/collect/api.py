@@ -566,7 +566,7 @@ class Collector:
         data = self._summary(best, analysis, analysis_error, pmc)
         result = Result("collect", data, list(self.warnings))
         if exit_code:
-            result.exit_code = exit_code  # type: ignore[attr-defined]  # read by the CLI's exit (collect's own)
+            result.exit_code = exit_code
         return result
 
     def _relocate(self, new_dir: Path) -> None:

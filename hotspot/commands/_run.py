@@ -89,7 +89,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: s
         if fmt != "json":
             for w in result.warnings:
                 warn(w)
-        return getattr(result, "exit_code", 0) or 0
+        return result.exit_code  # decided with the result (the same in every format)
     except HotspotError as err:
         return _report(command, fmt, err)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP as Terminated

@@ -254,7 +254,7 @@ def register(app: typer.Typer) -> None:
             if wait and isinstance(submitted, Submission) and submitted.slurm:  # `submission` is true on these only
                 from hotspot.sweep import views
 
-                return views.follow(Path(submitted.sweep_dir))
+                return views.follow_submission(result)
             return result
 
         raise typer.Exit(run(command, fmt, produce))

@@ -47,7 +47,7 @@ from hotspot.diff.noise import (
     WIDE_INTERVAL,
 )
 from hotspot.att.model import DispatchAnalysis, MultiAnalysis
-from hotspot.errors import InputError, UsageError
+from hotspot.errors import EXIT_NOT_COMPARABLE, InputError, UsageError
 from hotspot.record import record
 from hotspot.userregex import user_regex
 
@@ -287,7 +287,8 @@ def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: 
     a = load_side(after, kernel, max_waves, warnings)
     result = compare(b, a, warnings, seed)
     # one line per distinct warning: both sides (and their replicates) report the same conditions
-    return Result("diff", result, list(dict.fromkeys(warnings)))
+    return Result("diff", result, list(dict.fromkeys(warnings)),
+                  0 if result.comparable else EXIT_NOT_COMPARABLE)
 
 
 def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:

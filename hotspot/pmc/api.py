@@ -14,7 +14,7 @@ from hotspot.arch.counters import (
 )
 from hotspot.arch.targets import counters_for_arch, normalize_gfx
 from hotspot.capture import CounterFile, load_counter_files
-from hotspot.errors import UsageError
+from hotspot.errors import EXIT_UNUSABLE_COUNTERS, UsageError
 from hotspot.pmc.analysis import (
     CounterPlan,
     DispatchCalc,
@@ -24,7 +24,7 @@ from hotspot.pmc.analysis import (
     kernel_metrics,
     kernel_sort_key,
 )
-from hotspot.pmc.join import join_files
+from hotspot.pmc.join import JoinedDispatch, join_files
 from hotspot.pmc.peak import choose_peak
 from hotspot.pmc.verdicts import THRESHOLDS
 from hotspot.result import Result
@@ -105,7 +105,7 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
         warnings.append(f"arch unknown ({decision.source}); no fabric bytes; pass --arch")
     elif not plan.specs:
         warnings.append(f"no fabric-byte formula for {decision.arch}; only the L2 hit rate is reported")
-    _warn_unused(files, plan, warnings)
+    collected = _warn_unused(files, plan, warnings)
 
     joined = join_files(files)
     warnings.extend(joined.warnings)
@@ -140,7 +140,18 @@ def analyze_pmc(paths: list[Path], *, kernel: str | None = None, dispatches: lis
         filters=Filters(kernel, sorted(dispatches) if dispatches else None),
         thresholds=dict(THRESHOLDS), kernels=kernels,
         dispatches=[c.report for c in all_calcs] if per_dispatch else None)
-    return Result(COMMAND, data, list(dict.fromkeys(warnings)))
+    usable = _usable(selected, plan)
+    if not usable and collected and not all(f.all_zero for f in files):  # not said by a warning above
+        warnings.append("every counter hotspot reads is 0 on the selected dispatches: no hit rate or "
+                        "fabric bytes to report")
+    return Result(COMMAND, data, list(dict.fromkeys(warnings)), 0 if usable else EXIT_UNUSABLE_COUNTERS)
+
+
+def _usable(selected: list[JoinedDispatch], plan: CounterPlan) -> bool:
+    """Does any selected dispatch hold a non-zero value of a counter hotspot reads? When none
+    does (not collected, or read 0), there is no number to give: exit 9 (docs/exit-codes.md)."""
+    read = set(plan.display) | set(wanted_counters())
+    return any(v for d in selected for name, v in d.counters.items() if name in read)
 
 
 def _compile(pattern: str | None) -> UserRegex | None:
@@ -205,7 +216,8 @@ def _spec_by_names(files: list[CounterFile]) -> ArchCounters | None:
     return None
 
 
-def _warn_unused(files: list[CounterFile], plan: CounterPlan, warnings: list[str]) -> None:
+def _warn_unused(files: list[CounterFile], plan: CounterPlan, warnings: list[str]) -> bool:
+    """Warn when none of the counters hotspot reads was collected; True when some were."""
     present = {c for f in files for d in f.dispatches for c in d.counters}
     if not present & set(plan.display) and not present & set(wanted_counters()):
         found = sorted({n for f in files for n in f.counter_names})
@@ -213,6 +225,8 @@ def _warn_unused(files: list[CounterFile], plan: CounterPlan, warnings: list[str
         need = ", ".join(plan.display) or "TCC_HIT_sum, TCC_MISS_sum, TCC_EA0_RDREQ_sum, ..."
         warnings.append(f"none of the L2/fabric counters hotspot uses were collected (found: {shown}); "
                         f"collect {need}")
+        return False
+    return True
 
 
 def _warn_kernels(kernels: list[KernelReport], plan: CounterPlan, reports: list[DispatchReport],

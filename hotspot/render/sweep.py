@@ -8,8 +8,8 @@ from hotspot.render.tables import shorten, table
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.sweep.model import (CancelData, EntryRow, LocalRun, ProgressData, ReportData, StatusData, Submission,
-                                     Summary, WorkerRun)
+    from hotspot.sweep.model import (CancelData, EntryRow, Followed, LocalRun, ProgressData, ReportData, StatusData,
+                                     Submission, Submitted, Summary, WorkerRun)
 
 
 COUNT_ORDER = ("done", "failed", "timed-out", "empty", "interrupted", "running", "pending")
@@ -120,31 +120,47 @@ def _next(d: ProgressData) -> str:
     return f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html"
 
 
-def render_sweep(result: Result[LocalRun | WorkerRun | Submission]) -> str:
+def _submitted_head(s: Submitted) -> str:
+    return (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
+            f"each); script {s.script}" if s.job_id else
+            f"wrote {s.script} (not submitted); submit it with: {s.submit}")
+
+
+def _followed_text(f: Followed) -> str:
+    head = _submitted_head(f.submitted.slurm) if f.submitted is not None else ""
+    return f"{head}\n{_status_text(f)}" if head else _status_text(f)
+
+
+def render_sweep(result: Result[LocalRun | WorkerRun | Submission | Followed]) -> str:
     d = result.data
+    if getattr(d, "followed", False):  # --slurm --wait: the submission, then where the array ended
+        return _followed_text(cast("Followed", d))
     sub = cast("Submission", d) if d.submission else None  # `submission` is true on a Submission only
     if sub is not None and sub.nothing_to_do:
         return (f"nothing to do: every entry of {d.sweep_dir} has run ({_counts(d.counts)}); nothing "
                 f"submitted\n(--retry failed / --only NAME re-queue entries)\n"
                 f"next: hotspot sweep report {d.sweep_dir} -o dashboard.html")
     if sub is not None and sub.slurm:
-        s = sub.slurm
-        head = (f"submitted Slurm job {s.job_id} ({s.nodes} array task(s), {s.cpus_per_task} CPUs "
-                f"each); script {s.script}" if s.job_id else
-                f"wrote {s.script} (not submitted); submit it with: {s.submit}")
-        return (f"{head}\nsweep dir: {d.sweep_dir}\nfollow it with: hotspot sweep status {d.sweep_dir} "
-                f"--wait")
+        return (f"{_submitted_head(sub.slurm)}\nsweep dir: {d.sweep_dir}\nfollow it with: hotspot sweep "
+                f"status {d.sweep_dir} --wait")
     return (f"{_progress_table(d.entries)}\n{_failures(d.entries).lstrip()}\n"
             f"sweep {d.sweep_dir}: {_counts(d.counts)}\n{_next(d)}").replace("\n\n", "\n")
 
 
-def render_sweep_markdown(result: Result[LocalRun | WorkerRun | Submission]) -> str:
+def render_sweep_markdown(result: Result[LocalRun | WorkerRun | Submission | Followed]) -> str:
     d = result.data
+    if getattr(d, "followed", False):
+        f = cast("Followed", d)
+        head = _submitted_head(f.submitted.slurm) if f.submitted is not None else ""
+        return f"## hotspot sweep {f.sweep_dir}\n\n{head}\n\n```\n{_status_text(f)}\n```"
     return f"## hotspot sweep {d.sweep_dir}\n\n{_counts(d.counts)}\n\n```\n{_progress_table(d.entries)}\n```"
 
 
 def render_status(result: Result[StatusData]) -> str:
-    d: StatusData = result.data
+    return _status_text(result.data)
+
+
+def _status_text(d: StatusData) -> str:
     out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
     if d.workers:
         out.append(table([[w.id, w.state or "", ",".join(map(str, w.gpus or [])), w.heartbeat_at or "",

@@ -302,10 +302,14 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: P
         err.details["signal"] = outcome.signum or 2
         raise err
     result = SweepResult(command, data, [])
-    if scope == "worker":
+    if scope == "worker":  # a task that found no entry left ran nothing wrong: 0, never 7
         result.exit_code = exit_code({r.state for r in outcome.finished})
     else:
-        result.exit_code = exit_code({e.state for e in doc.entries if not only or e.name in only})
+        idle = prep.to_do == 0 and not outcome.finished
+        result.exit_code = exit_code({e.state for e in doc.entries if not only or e.name in only}, idle)
+        if idle:
+            result.warnings.append(f"nothing to do: every entry of {sweep_dir} has run ({describe_counts(data.counts)})"
+                                   "; --retry failed / --only NAME re-queue entries")
     data.exit_code = result.exit_code
     return result
 
@@ -373,7 +377,7 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepare
             progress = progress_data(sweep_dir, doc)
         idle = NothingToDo(**vars(progress), slurm=None, nothing_to_do=True, **done)
         result = SweepResult("sweep", idle, [])
-        result.exit_code = idle.exit_code = exit_code({e.state for e in doc.entries})
+        result.exit_code = idle.exit_code = exit_code({e.state for e in doc.entries}, nothing_to_do=True)
         return result
     warnings = []
     per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))

@@ -481,3 +481,26 @@ class NothingToDo(Submission):
     """`hotspot sweep --slurm` when every entry has run: nothing submitted."""
 
     exit_code: int = 0
+
+
+@record
+class SubmittedWork:
+    """What `hotspot sweep --slurm` did before `--wait` followed the array (a Submission without
+    its progress: the status after it holds the sweep's progress)."""
+
+    slurm: Submitted
+    created: bool
+    recipes_diff: dict[str, list[str]] | None
+    reclaimed: list[str]
+    requeued: list[str]
+    to_do: int | None
+
+
+@record(frozen=False)
+class Followed(StatusData):
+    """`hotspot sweep --slurm --wait`: the status the array ended with (as `sweep status` gives it)
+    and the submission it followed (`submitted`); the command is `sweep`."""
+
+    submission = True  # class attributes (not in the JSON): how the text view tells them apart
+    followed = True
+    submitted: SubmittedWork | None = None

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hotspot.errors import UsageError
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hotspot.sweep import manifest as mf
 from hotspot.sweep.model import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
@@ -17,6 +17,8 @@ from hotspot.sweep.model import (CancelData, EntryRow, EntryState, EntryStatus, 
                                  TaskRow, WorkerRow, WorkerStatus)
 
 if TYPE_CHECKING:
+    from hotspot.result import Result
+    from hotspot.sweep.model import Submission
     from hotspot.sweep.outcome import SweepResult
 
 FOLLOW_POLL_S = 2.0  # --wait looks again this often (sacct/squeue ask the controller each time)
@@ -179,6 +181,22 @@ def sweep_active(data: StatusData) -> bool:
         return any(w.state == WorkerStatus.RUNNING for w in data.workers)
     stuck = {p.task for p in data.problems if p.kind == "never-runs"}
     return any(t.state in slurm.ACTIVE and t.task not in stuck for t in tasks)
+
+
+def follow_submission(submitted: Result[object], poll_s: float | None = None) -> SweepResult:
+    """`hotspot sweep --slurm --wait`: follow the array `submitted` (run_sweep's Result) to its end;
+    the Result of `sweep` holds the final status and the submission, with the sweep's outcome."""
+    from hotspot.sweep.model import Followed, SubmittedWork
+    from hotspot.sweep.outcome import SweepResult
+
+    sub = cast("Submission", submitted.data)  # commands/sweep.py follows a Submission only
+    if sub.slurm is None:
+        raise ValueError("--wait follows a submitted Slurm array; this submission has none")
+    status = follow(Path(sub.sweep_dir), FOLLOW_POLL_S if poll_s is None else poll_s)
+    work = SubmittedWork(sub.slurm, sub.created, sub.recipes_diff, sub.reclaimed, sub.requeued, sub.to_do)
+    data = Followed(**vars(status.data), submitted=work)
+    return SweepResult("sweep", data, list(dict.fromkeys(submitted.warnings + status.warnings)),
+                       status.exit_code)
 
 
 def follow(sweep_dir: Path, poll_s: float = FOLLOW_POLL_S) -> SweepResult:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 import os
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
 from types import ModuleType
@@ -317,7 +318,8 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx,
                                initializer=_worker_init)
     try:
-        parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
+        with _signals_held():  # a worker is started whole or not at all
+            parts = pool.map(_run_chunk_worker, work, [opts] * len(work))  # all submitted now
         if meanwhile is not None:
             meanwhile()
         for chunk, part in zip(work, parts):
@@ -334,6 +336,29 @@ def _run_pool(total: WavePartial, work: list[list[WaveDesc]], opts: PassOptions,
     return total
 
 
+# Held while the pool starts its workers (pool.map spawns them): a signal cutting a worker's start
+# short (the request sent to the fork server, its pid not yet read back) left a worker no list
+# knew of, a fork server dying with a traceback (EOF mid-request), or a worker failing to open the
+# queue's semaphore after the parent removed it. Delivered, as ever, once the start is done.
+HELD_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    import signal
+    import threading
+
+    held = {getattr(signal, name) for name in HELD_SIGNALS}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _worker_init() -> None:
     """In each worker: Ctrl-C is the parent's to handle (it kills the pool), and a worker never
     outlives the parent (Linux: the kernel kills it when the parent dies, even by SIGKILL)."""
@@ -341,6 +366,8 @@ def _worker_init() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # a worker forked while the parent held them
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in HELD_SIGNALS})
     try:
         import ctypes
 
