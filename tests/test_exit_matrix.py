@@ -38,7 +38,7 @@ from hotspot.errors import (
     EXIT_UNUSABLE_COUNTERS,
     EXIT_USAGE,
 )
-from hotspot.render.registry import output_formats
+from hotspot.commandspec import formats_of as output_formats
 from tests.conftest import CliRun, run_cli
 from tests.fake_rocprofv3.helpers import app, clean_env, fake  # noqa: F401  (fixture)
 from tests.sweep_support import entry, no_inherited_devices, write_recipes  # noqa: F401  (autouse fixture)
@@ -49,6 +49,14 @@ PRELUDE = {"prelude": "module load rocm\nexport X=1"}  # a newline: the text vie
 
 
 def formats(view: str) -> tuple[str, ...]:
+    """The view's `--format` choices, from the spec of the command that declares it (every adapter
+    imported through the command index first, as the CLI does when it mounts them)."""
+    import importlib
+
+    from hotspot.clihelp.pages import COMMANDS
+
+    for module, *_ in COMMANDS.values():
+        importlib.import_module(module)
     return output_formats(view)
 
 
