@@ -45,10 +45,37 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture
-def corpus() -> Path:
+def corpus(request: pytest.FixtureRequest) -> Path:
+    """The corpus folder; the test skips when there is none. When there is one, every corpus path
+    among the test's parameters must exist: a capture the test names and the corpus lacks is a
+    failure (a renamed or lost capture), not a skip."""
     if not CORPUS.is_dir():
         pytest.skip(f"real-data corpus not found at {CORPUS} (it lives beside the project in ../shared)")
+    callspec = getattr(request.node, "callspec", None)
+    for value in (callspec.params.values() if callspec is not None else ()):
+        for path in _corpus_paths(value):
+            if not path.exists():
+                pytest.fail(f"{path}: this test names it but the corpus at {CORPUS} lacks it", pytrace=False)
     return CORPUS
+
+
+def _corpus_paths(value: object) -> list[Path]:
+    """The paths inside the corpus among a test parameter (a path, a string, or a list of them)."""
+    if isinstance(value, (list, tuple)):
+        return [p for item in value for p in _corpus_paths(item)]
+    if isinstance(value, (str, Path)) and str(value).startswith(str(CORPUS) + os.sep):
+        return [Path(value)]
+    return []
+
+
+@pytest.fixture(autouse=True)
+def _own_sweep_locks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's sweeps take their device locks in a folder of the test's own
+    (hotspot/sweep/scheduler.py lock_folder): tests running at once in parallel workers never
+    wait on each other's locks. Created only when a sweep takes a lock."""
+    folder = tmp_path_factory.getbasetemp() / "locks" / str(abs(hash(request.node.nodeid)))
+    monkeypatch.setenv("HOTSPOT_LOCK_DIR", str(folder))
 
 
 def corpus_path(*parts: str) -> Path:
