@@ -83,6 +83,23 @@ def _corpus_paths(value: object) -> list[Path]:
     return []
 
 
+@pytest.fixture(scope="session")
+def _shared_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shared-cache")
+
+
+@pytest.fixture
+def shared_analyses(_shared_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The result cache on (docs/cache.md), in one folder for the whole session of this process:
+    tests that run several commands over the same unchanged corpus capture (brief and full, analyze
+    and plan) make its wave pass once, not once per command. Only for tests that neither patch
+    hotspot's code nor change their inputs; tests/test_cache.py shows cached and fresh outputs are
+    identical. Returns the cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_shared_cache_home))
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    return _shared_cache_home / "hotspot"
+
+
 @pytest.fixture(autouse=True)
 def _own_sweep_locks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                      monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,6 +11,10 @@ import pytest
 from hotspot.capture.realtime import fit
 from tests.test_report_html import _hand_built_dir, corpus_wave_dirs
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 EPS_US = 1e-6  # float slack when comparing slice ends with the next slice's start
 
 
