@@ -57,6 +57,7 @@ def export(cli, d: Path, out: Path, *extra: str) -> dict:
     return r.json()["data"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", corpus_wave_dirs())
 def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
     d = corpus / rel
