@@ -39,16 +39,75 @@ def _default_signal_dispositions() -> None:
 
 _default_signal_dispositions()
 
+
+def pytest_collection_finish(session: pytest.Session) -> None:  # noqa: ARG001
+    """Less cyclic garbage collection in the test process (each xdist worker runs this too): tests
+    parse outputs of hundreds of thousands of JSON objects, and every collection scans the whole
+    heap - the modules, strategies and parametrizations of ~1,800 collected tests included - for
+    cycles that are not there (hotspot pauses the collector around its own parsing for the same
+    reason: hotspot/gcpause.py). What is alive after collection is frozen out of the scans, and a
+    collection runs after 50,000 net allocations instead of 700. Reference counting still frees
+    everything at once; cycles are still collected, later."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture
-def corpus() -> Path:
+def corpus(request: pytest.FixtureRequest) -> Path:
+    """The corpus folder; the test skips when there is none. When there is one, every corpus path
+    among the test's parameters must exist: a capture the test names and the corpus lacks is a
+    failure (a renamed or lost capture), not a skip."""
     if not CORPUS.is_dir():
         pytest.skip(f"real-data corpus not found at {CORPUS} (it lives beside the project in ../shared)")
+    callspec = getattr(request.node, "callspec", None)
+    for value in (callspec.params.values() if callspec is not None else ()):
+        for path in _corpus_paths(value):
+            if not path.exists():
+                pytest.fail(f"{path}: this test names it but the corpus at {CORPUS} lacks it", pytrace=False)
     return CORPUS
+
+
+def _corpus_paths(value: object) -> list[Path]:
+    """The paths inside the corpus among a test parameter (a path, a string, or a list of them)."""
+    if isinstance(value, (list, tuple)):
+        return [p for item in value for p in _corpus_paths(item)]
+    if isinstance(value, (str, Path)) and str(value).startswith(str(CORPUS) + os.sep):
+        return [Path(value)]
+    return []
+
+
+@pytest.fixture(scope="session")
+def _shared_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shared-cache")
+
+
+@pytest.fixture
+def shared_analyses(_shared_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The result cache on (docs/cache.md), in one folder for the whole session of this process:
+    tests that run several commands over the same unchanged corpus capture (brief and full, analyze
+    and plan) make its wave pass once, not once per command. Only for tests that neither patch
+    hotspot's code nor change their inputs; tests/test_cache.py shows cached and fresh outputs are
+    identical. Returns the cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_shared_cache_home))
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    return _shared_cache_home / "hotspot"
+
+
+@pytest.fixture(autouse=True)
+def _own_sweep_locks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's sweeps take their device locks in a folder of the test's own
+    (hotspot/sweep/scheduler.py lock_folder): tests running at once in parallel workers never
+    wait on each other's locks. Created only when a sweep takes a lock."""
+    folder = tmp_path_factory.getbasetemp() / "locks" / str(abs(hash(request.node.nodeid)))
+    monkeypatch.setenv("HOTSPOT_LOCK_DIR", str(folder))
 
 
 def corpus_path(*parts: str) -> Path:

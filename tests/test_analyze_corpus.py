@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 DISPATCH_DIRS = [
     "att/gfx950/vec_add",
     "att/gfx950/preshuffle_gemm_v2",

@@ -6,6 +6,10 @@ import pytest
 
 from hotspot.synth import DispatchSpec, InstructionMix, make_dispatch
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 
 def test_ck_bmm_uses_rocpd_resources(corpus, cli):
     data = cli("analyze", corpus / "att/gfx942/ck_bmm", "--format", "json").json()["data"]

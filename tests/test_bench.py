@@ -197,6 +197,7 @@ def _bench(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=120)
 
 
+@pytest.mark.slow
 def test_script_runs_and_reports_sane_numbers(tmp_path: Path) -> None:
     given = make_dispatch(tmp_path / "given", DispatchSpec(waves=8), seed=3)
     cache = tmp_path / "cache"

@@ -12,6 +12,10 @@ from tests.conftest import CORPUS
 
 from hotspot.plan.brief import BRIEF_BUDGET, BRIEF_ITEMS, BRIEF_ROWS, cut
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 
 def _captures() -> list[str]:
     """Every dispatch dir of the corpus: the ui_output_agent_*_dispatch_* dirs, and any other dir

@@ -25,8 +25,9 @@ from tests.test_report_html import (
     make_script_kernel_dir,
 )
 
-pytestmark = pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
-                                "apt-get install chromium; or set HOTSPOT_CHROMIUM)")
+pytestmark = [pytest.mark.chromium,
+              pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
+                                 "apt-get install chromium; or set HOTSPOT_CHROMIUM)")]
 
 READY = ("document.querySelectorAll('section.dispatch').length > 0 && Array.from("
          "document.querySelectorAll('section.dispatch')).every(s => s.hasAttribute('data-isa-rendered'))")

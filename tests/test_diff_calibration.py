@@ -24,6 +24,10 @@ from hotspot.diff import stats
 from hotspot.diff.api import _Side, compare, load_side
 from tests.conftest import corpus_path
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 REPLICATES = "att/gfx950/flash_attn_replicates"
 PAIRS = [(size, a, b) for size, names in (
     ("big", ("ui_output_agent_25171_dispatch_44", "ui_output_agent_27340_dispatch_44_after_loc_fix",

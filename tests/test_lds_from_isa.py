@@ -14,6 +14,10 @@ from hotspot.plan.analyze import analyze
 from hotspot.capture.model import CodeRow
 from tests.conftest import corpus_path
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 
 def rows(*isa: str) -> list[CodeRow]:
     return [CodeRow(n, text, "", None, 0, 0, 1, 1, 0, 0) for n, text in enumerate(isa, 1)]

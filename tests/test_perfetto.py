@@ -11,6 +11,10 @@ import pytest
 from hotspot.capture.realtime import fit
 from tests.test_report_html import _hand_built_dir, corpus_wave_dirs
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 EPS_US = 1e-6  # float slack when comparing slice ends with the next slice's start
 
 
@@ -53,6 +57,7 @@ def export(cli, d: Path, out: Path, *extra: str) -> dict:
     return r.json()["data"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", corpus_wave_dirs())
 def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
     d = corpus / rel

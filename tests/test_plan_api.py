@@ -15,6 +15,10 @@ from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE
 from tests.conftest import corpus_path
 from tests.plan_data import pmc_report
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pmc"
 DIRS = ["gfx950/preshuffle_gemm_v2", "gfx950/blockscale_preshuffle_gemm", "gfx950/vec_add",
         "gfx950/pa_mqa_logits_fp4_small", "gfx950/mla_decode", "gfx942/ck_bmm"]

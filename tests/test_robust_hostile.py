@@ -316,6 +316,7 @@ def test_robust_analyze_meta_with_a_view_that_never_ends_is_refused(tmp_path, sm
     check(["analyze", str(d), "--meta", str(db)], tmp_path, 3, "bad-input", says="reading it took more than")
 
 
+@pytest.mark.slow
 def test_robust_sql_bound_holds_with_the_default_limits(tmp_path):
     """No test-sized bound: the command ends by itself well before a minute."""
     from hotspot.capture.trace._sqlite import SQL_TIME_LIMIT_S
@@ -598,6 +599,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_robust_signal_with_a_worker_pool_exits_at_once(pooled_capture, tmp_path, sig, code):
     driver = tmp_path / "driver.py"
@@ -661,6 +663,7 @@ def _pytest_subprocess(args: list[str], env: dict[str, str], preexec=None) -> su
                           preexec_fn=preexec)
 
 
+@pytest.mark.slow
 def test_robust_suite_does_not_depend_on_the_callers_columns():
     env = {**os.environ, "COLUMNS": "80"}
     r = _pytest_subprocess(["tests/test_source_and_snapshots.py", "-k",
@@ -668,6 +671,7 @@ def test_robust_suite_does_not_depend_on_the_callers_columns():
     assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_robust_signal_tests_pass_when_the_runner_ignores_sighup_and_sigint():
     def ignored() -> None:  # `nohup` and a background job without job control
         signal.signal(signal.SIGHUP, signal.SIG_IGN)

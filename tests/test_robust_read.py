@@ -785,6 +785,7 @@ def _fresh_capture(folder: Path) -> Path:
     return d
 
 
+@pytest.mark.slow
 @FUZZ
 @given(edits=st.lists(st.tuples(st.integers(0, 135), st.integers(0, 9), json_values), min_size=1, max_size=4),
        cut=st.one_of(st.none(), st.integers(0, 20000)))
@@ -804,6 +805,7 @@ def test_robust_fuzz_code_json(edits, cut):
         _fuzz_run(Path(tmp) / "run", ["analyze", str(d)])
 
 
+@pytest.mark.slow
 @FUZZ
 @given(edits=st.lists(st.tuples(st.sampled_from(["instructions", "timeline", "begin", "end", "cu", "waitcnt"]),
                                 st.integers(0, 50), st.integers(0, 4), json_values), min_size=1, max_size=4),

@@ -68,6 +68,7 @@ def test_skill_references_are_copies_of_docs(name: str) -> None:
         f"skills/hotspot/references/{name} differs from docs/{name}: run python scripts/sync_skill.py"
 
 
+@pytest.mark.slow
 def test_wheel_carries_the_skill(tmp_path: Path) -> None:
     """The build step (setup.py) copies skills/hotspot into the package of a wheel."""
     import subprocess

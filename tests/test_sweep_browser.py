@@ -20,8 +20,9 @@ from tests.sweep_support import (
     no_inherited_devices,  # noqa: F401  (autouse fixture)
 )
 
-pytestmark = pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
-                                "apt-get install chromium; or set HOTSPOT_CHROMIUM)")
+pytestmark = [pytest.mark.chromium,
+              pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
+                                 "apt-get install chromium; or set HOTSPOT_CHROMIUM)")]
 
 ROWS_JS = """Array.from(document.querySelectorAll('#entries tbody tr')).map(r => ({
   name: r.dataset.name, state: r.className, href: (r.querySelector('td:first-child a') || {}).href || null,

@@ -46,6 +46,10 @@ from tests.sweep_support import (
     write_recipes,
 )
 
+# One cluster for the module (a module fixture; a second slurmd for this host would be a second node
+# of the same name): all its tests on one xdist worker (--dist loadgroup).
+pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.xdist_group("slurm-cluster")]
+
 HERE = Path(__file__).resolve().parent / "slurm"
 BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
 
@@ -78,6 +82,9 @@ def cluster():
 @pytest.fixture
 def slurm(cluster, monkeypatch):
     monkeypatch.setenv("SLURM_CONF", str(cluster / "slurm.conf"))
+    # the array tasks share the sweep's own locks/ folder (what the first test checks), not the
+    # per-test folder conftest gives other tests
+    monkeypatch.delenv("HOTSPOT_LOCK_DIR", raising=False)
     node = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
     yield node
     # leave the node usable for the next test whatever happened

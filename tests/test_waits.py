@@ -29,6 +29,10 @@ from tests.test_wavepass_builder import (
     build_dispatch,
 )
 
+# The same corpus captures are analyzed by several tests and commands here: their wave pass is
+# made once per test process (tests/conftest.py shared_analyses).
+pytestmark = pytest.mark.usefixtures("shared_analyses")
+
 PROGRAM = [
     ("s_load_dwordx2 s[4:5], s[0:1], 0x0", "/src/k.py:10"),                 # 1
     ("buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen", "/src/k.py:20"),    # 2

@@ -63,6 +63,7 @@ def _corpus_wave_files() -> list[Path]:
     return sorted(root.rglob("se*_sm*_sl*_wv*.json")) if root.is_dir() else []
 
 
+@pytest.mark.slow
 def test_corpus_wave_files_scan_as_orjson_reads_them(mod, corpus) -> None:
     files = _corpus_wave_files()
     assert len(files) > 600  # all corpus dispatches (692 waves)

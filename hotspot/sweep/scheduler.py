@@ -44,6 +44,7 @@ POLL_S = 0.05
 INTERRUPT_GRACE_S = process.INTERRUPT_GRACE_S
 BUSY_RETRY_S = 0.5  # how often to look again at GPUs another worker on this host holds
 LOCKS = "locks"
+LOCK_DIR_ENV = "HOTSPOT_LOCK_DIR"  # overrides the device locks' folder (lock_folder)
 ENTRIES = "entries"
 
 
@@ -89,10 +90,17 @@ def device_lock_name(device: str) -> str:
     return f"{mf.hostname()}.dev{safe}.lock"
 
 
+def lock_folder(sweep_dir: Path) -> Path:
+    """Where the device locks are: `<sweep dir>/locks`, or the folder HOTSPOT_LOCK_DIR names (the
+    test suite gives each test its own, so parallel test workers never wait on each other)."""
+    override = os.environ.get(LOCK_DIR_ENV, "").strip()
+    return Path(override) if override else sweep_dir / LOCKS
+
+
 def _device_lock(sweep_dir: Path, device: str) -> int | None:
     """Non-blocking per-host device lock; the fd (held while the job runs), or None if busy."""
-    path = sweep_dir / LOCKS / device_lock_name(device)
-    path.parent.mkdir(exist_ok=True)
+    path = lock_folder(sweep_dir) / device_lock_name(device)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

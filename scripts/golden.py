@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Golden outputs: every read-only hotspot command in every format over the real-profiler corpus and
+the bundled example, recorded to a folder, so two trees can be compared byte for byte (docs/golden.md).
+
+    golden.py --out DIR                      record with this tree
+    golden.py --baseline COMMIT --out DIR    record with COMMIT (a `git archive` of it, native
+                                             scanner built in place, run with PYTHONPATH)
+    golden.py --compare A B                  list the differences; exit 1 if any
+
+Each case gets a folder DIR/<case>/ holding `argv` (the command line), `stdout`, `stderr`,
+`exit_code` and every file the command wrote (-o). The tree's path, the corpus path and the
+case's scratch folder are replaced by <TREE>, <CORPUS> and <CWD> in everything recorded, so
+records made from different checkouts compare. Nothing is skipped silently: a case that could not
+run records why in its `exit_code` file (e.g. `timeout`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import difflib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = (REPO / ".." / "shared" / "corpus").resolve()
+CASE_TIMEOUT_S = 900
+STAGE = Path(tempfile.gettempdir()) / "hotspot-golden"
+# Files a case writes that are not command output (the manifest says how the record was made)
+MANIFEST = "manifest.json"
+TEXT_FORMATS = ("text", "json", "markdown")
+ALL_FORMATS = ("text", "json", "markdown", "html")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    argv: tuple[str, ...]  # after `hotspot --no-cache`
+    outputs: tuple[str, ...] = field(default=())  # files the command writes into its cwd
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "~", text).strip("~")
+
+
+def _target_label(path: Path, corpus: Path, tree: Path) -> str:
+    for root, label in ((corpus, "corpus"), (tree, "tree")):
+        try:
+            return f"{label}~{_slug(str(path.relative_to(root)))}"
+        except ValueError:
+            continue
+    return _slug(str(path))
+
+
+def ui_dirs(corpus: Path) -> list[Path]:
+    """Every ATT dispatch folder: a folder holding code.json."""
+    return sorted(p.parent for p in (corpus / "att").rglob("code.json")) + sorted(
+        p.parent for p in (corpus / "layouts").rglob("code.json"))
+
+
+def multi_dispatch_parents(dirs: list[Path]) -> list[Path]:
+    """Folders directly holding two or more dispatch folders (`analyze --all` input)."""
+    counts: dict[Path, int] = {}
+    for d in dirs:
+        counts[d.parent] = counts.get(d.parent, 0) + 1
+    return sorted(p for p, n in counts.items() if n >= 2)
+
+
+def kernel_inputs(corpus: Path) -> list[Path]:
+    """Kernel trace/stats CSVs and rocpd databases (`hotspot kernels` input)."""
+    found = [p for p in corpus.rglob("*.csv")
+             if re.search(r"kernel_(trace|stats|names)", p.name) and "ui_output" not in str(p)]
+    found += list(corpus.rglob("*_results.db"))
+    return sorted(found)
+
+
+def pmc_inputs(corpus: Path) -> list[Path]:
+    """rocprof-compute workload folders and rocprofv3 counter-collection CSVs (`hotspot pmc`)."""
+    folders = sorted(p for p in (corpus / "pmc").iterdir() if p.is_dir())
+    csvs = sorted(p for p in corpus.rglob("*counter_collection.csv"))
+    return folders + csvs
+
+
+OCCUPANCY_CONFIGS: tuple[tuple[str, ...], ...] = (
+    ("--arch", "gfx942", "--vgpr", "128", "--agpr", "384", "--lds", "65536", "--wg", "256"),
+    ("--arch", "gfx950", "--vgpr", "256", "--sgpr", "80", "--lds", "163840", "--wg", "512"),
+    ("--arch", "gfx90a", "--vgpr", "64", "--wg", "1024"),
+    ("--arch", "gfx908", "--vgpr", "100", "--agpr", "28", "--lds", "40000", "--wg", "128"),
+    ("--arch", "MI300X", "--vgpr", "512", "--wg", "64"),  # over the limit: the error path
+)
+
+
+def build_cases(corpus: Path, tree: Path) -> list[Case]:
+    cases: list[Case] = []
+
+    def add(argv: tuple[str, ...], outputs: tuple[str, ...] = ()) -> None:
+        cases.append(Case(_case_name(argv, corpus, tree), argv, outputs))
+
+    example_run = tree / "hotspot" / "examples" / "data" / "example_run"
+    dirs = ui_dirs(corpus)
+    for fmt in ALL_FORMATS:
+        add(("analyze", "--example", "--format", fmt))
+    for fmt in ALL_FORMATS:
+        add(("analyze", "--example", "--plan", "--detail", "--format", fmt))
+    for target in [*dirs, example_run]:
+        t = str(target)
+        for fmt in ALL_FORMATS:
+            add(("analyze", t, "--format", fmt))
+            add(("analyze", t, "--plan", "--detail", "--format", fmt))
+        for fmt in TEXT_FORMATS:
+            add(("plan", t, "--format", fmt))
+        for fmt in ("text", "json"):
+            add(("plan", t, "--brief", "--format", fmt))
+        add(("report", t, "-o", "report.html"), ("report.html",))
+        add(("export", "perfetto", t, "-o", "trace.json"), ("trace.json",))
+    for parent in multi_dispatch_parents(dirs):
+        for fmt in ALL_FORMATS:
+            add(("analyze", str(parent), "--all", "--format", fmt))
+        for fmt in TEXT_FORMATS:
+            add(("analyze", str(parent), "--all", "--plan", "--format", fmt))
+    big = sorted(p for p in dirs if p.parent.name == "big" and "flash_attn" in str(p))
+    vec_add = corpus / "att" / "gfx950" / "vec_add"
+    pairs = [(vec_add, vec_add)] + ([(big[0], big[1])] if len(big) >= 2 else [])
+    for before, after in pairs:
+        for fmt in TEXT_FORMATS:
+            add(("diff", str(before), str(after), "--format", fmt))
+    for path in pmc_inputs(corpus):
+        for fmt in TEXT_FORMATS:
+            add(("pmc", str(path), "--format", fmt))
+        add(("pmc", str(path), "--per-dispatch", "--format", "json"))
+    for path in kernel_inputs(corpus):
+        for fmt in TEXT_FORMATS:
+            add(("kernels", str(path), "--format", fmt))
+    markers = corpus / "csv" / "kernel_trace.csv"
+    if markers.is_file():
+        add(("kernels", str(markers), "--by-marker", "--format", "json"))
+    for config in OCCUPANCY_CONFIGS:
+        for fmt in TEXT_FORMATS:
+            add(("occupancy", *config, "--format", fmt))
+    names = [c.name for c in cases]
+    assert len(names) == len(set(names)), "two cases share a folder name"
+    return cases
+
+
+def _case_name(argv: tuple[str, ...], corpus: Path, tree: Path) -> str:
+    parts = []
+    for arg in argv:
+        p = Path(arg)
+        parts.append(_target_label(p, corpus, tree) if p.is_absolute() else _slug(arg))
+    return "_".join(parts)
+
+
+# A progress line of work over a second (hotspot/diagnostics.py Progress): whether and when it
+# prints depends on the machine's load, so it is left out of the recorded stderr.
+PROGRESS_LINE = re.compile(rb"^[^\n]*: [\d,]+/[\d,]+[^\n]*(?: \(\d+%\))?, \d+ s\n", re.MULTILINE)
+
+
+def _normalise(data: bytes, subs: list[tuple[str, str]]) -> bytes:
+    for old, new in subs:
+        data = data.replace(old.encode(), new.encode())
+    return data
+
+
+def run_case(case: Case, python: str, tree: Path, corpus: Path, out: Path) -> tuple[str, float]:
+    folder = out / case.name
+    folder.mkdir(parents=True)
+    with tempfile.TemporaryDirectory(prefix="golden-") as scratch:
+        cwd = Path(scratch) / "cwd"
+        cwd.mkdir()
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "PYTHONPATH")}
+        env.update(PYTHONPATH=str(tree), HOTSPOT_CACHE="off", XDG_CACHE_HOME=str(Path(scratch) / "cache"),
+                   TMPDIR=scratch, PYTHONHASHSEED="0")
+        argv = [python, "-m", "hotspot", "--no-cache", *case.argv]
+        start = time.monotonic()
+        try:
+            proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=CASE_TIMEOUT_S)
+            code, stdout, stderr = str(proc.returncode), proc.stdout, proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, stdout, stderr = f"timeout after {CASE_TIMEOUT_S} s", exc.stdout or b"", exc.stderr or b""
+        elapsed = time.monotonic() - start
+        subs = [(str(cwd), "<CWD>"), (str(scratch), "<TMP>"), (str(tree), "<TREE>"), (str(corpus), "<CORPUS>")]
+        (folder / "argv").write_bytes(_normalise(" ".join(["hotspot", "--no-cache", *case.argv]).encode() + b"\n", subs))
+        (folder / "stdout").write_bytes(_normalise(stdout, subs))
+        (folder / "stderr").write_bytes(_normalise(PROGRESS_LINE.sub(b"", stderr), subs))
+        (folder / "exit_code").write_text(code + "\n")
+        for name in case.outputs:
+            produced = cwd / name
+            target = folder / f"file~{name}"
+            if produced.is_file():
+                target.write_bytes(_normalise(produced.read_bytes(), subs))
+            else:
+                target.write_text("(not written)\n")
+    return code, elapsed
+
+
+def _tree_facts(python: str, tree: Path) -> dict[str, str]:
+    """Which hotspot the runs import, and whether the native wave scanner is in use there."""
+    probe = ("import hotspot, importlib.util as u; print(hotspot.__file__); "
+             "print(u.find_spec('hotspot.att.engine._wavescan') is not None)")
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    lines = subprocess.run([python, "-c", probe], env=env, capture_output=True, text=True, check=True,
+                           cwd=tempfile.gettempdir()).stdout.split()
+    imported = Path(lines[0]).resolve()
+    if not imported.is_relative_to(tree.resolve()):
+        raise SystemExit(f"golden: {python} imports hotspot from {imported}, not from {tree}")
+    return {"hotspot_module": str(imported), "native_wavescan": lines[1]}
+
+
+@contextlib.contextmanager
+def staged(source: Path) -> Iterator[Path]:
+    """The tree's hotspot/ package copied to one fixed path for the whole recording. Text output
+    shortens long paths to fit the width ("…/examples/data/..."), so the bundled example's path
+    must have the same length and components whichever checkout is recorded; hotspot resolves
+    symlinks, so a link would not do. One recording at a time holds the place (a lock)."""
+    STAGE.mkdir(exist_ok=True)
+    with open(STAGE / "lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"golden: waiting for another recording to release {STAGE}", file=sys.stderr)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        tree = STAGE / "tree"
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(source / "hotspot", tree / "hotspot", ignore=shutil.ignore_patterns("__pycache__"))
+        try:
+            yield tree
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
+
+
+def record(source: Path, corpus: Path, out: Path, jobs: int, label: str, only: str | None) -> int:
+    if out.exists() and any(out.iterdir()):
+        print(f"golden: {out} is not empty; give a new folder (nothing is overwritten)", file=sys.stderr)
+        return 2
+    if not corpus.is_dir():
+        print(f"golden: corpus not found at {corpus} (--corpus PATH)", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    with staged(source) as tree:
+        return _record(source, tree, corpus, out, jobs, label, only)
+
+
+def _record(source: Path, tree: Path, corpus: Path, out: Path, jobs: int, label: str, only: str | None) -> int:
+    python = sys.executable
+    facts = _tree_facts(python, tree)
+    cases = build_cases(corpus, tree)
+    if only:
+        cases = [c for c in cases if re.search(only, c.name)]
+        label += f" (only cases matching {only!r})"
+    print(f"golden: {len(cases)} cases of {label} with {jobs} worker(s) -> {out}", file=sys.stderr)
+    start = time.monotonic()
+    timings: dict[str, float] = {}
+    codes: dict[str, str] = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_case, c, python, tree, corpus, out): c for c in cases}
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            case = futures[future]
+            codes[case.name], timings[case.name] = future.result()
+            if done % 50 == 0 or done == len(cases):
+                print(f"golden: {done}/{len(cases)} ({time.monotonic() - start:.0f} s)", file=sys.stderr)
+    slowest = sorted(timings.items(), key=lambda kv: -kv[1])[:10]
+    manifest = {
+        "recorded_from": label, "source": str(source), "staged_at": str(tree), "corpus": str(corpus), "python": python,
+        **facts, "cases": len(cases), "wall_s": round(time.monotonic() - start, 1),
+        "exit_codes": dict(sorted(codes.items())),
+        "slowest_s": {k: round(v, 2) for k, v in slowest},
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    odd = [n for n, c in codes.items() if not c.isdigit()]
+    for name in odd:
+        print(f"golden: {name}: {codes[name]}", file=sys.stderr)
+    print(f"golden: recorded {len(cases)} cases in {manifest['wall_s']} s", file=sys.stderr)
+    return 1 if odd else 0
+
+
+def record_baseline(commit: str, corpus: Path, out: Path, jobs: int, only: str | None) -> int:
+    with tempfile.TemporaryDirectory(prefix="golden-baseline-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit], capture_output=True)
+        if archive.returncode != 0:
+            print(f"golden: git archive {commit}: {archive.stderr.decode().strip()}", file=sys.stderr)
+            return 2
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+        # The native wave scanner, built from that commit's source next to it (as an editable install
+        # does); without a compiler hotspot reads in Python and the manifest says so.
+        build = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=src,
+                               capture_output=True, text=True)
+        if build.returncode != 0:
+            print(f"golden: native scanner not built for {commit} (pure Python):\n{build.stderr[-2000:]}",
+                  file=sys.stderr)
+        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", commit], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        return record(src, corpus, out, jobs, f"commit {sha}", only)
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != MANIFEST}
+
+
+def compare(a: Path, b: Path, context_lines: int) -> int:
+    for root in (a, b):
+        if not (root / MANIFEST).is_file():
+            print(f"golden: {root} is not a golden record (no {MANIFEST})", file=sys.stderr)
+            return 2
+    fa, fb = _files(a), _files(b)
+    differences = 0
+    for rel in sorted(fa - fb):
+        print(f"only in {a}: {rel}")
+        differences += 1
+    for rel in sorted(fb - fa):
+        print(f"only in {b}: {rel}")
+        differences += 1
+    for rel in sorted(fa & fb):
+        da, db = (a / rel).read_bytes(), (b / rel).read_bytes()
+        if da == db:
+            continue
+        differences += 1
+        print(f"differs: {rel}")
+        if context_lines:
+            lines = list(difflib.unified_diff(da.decode(errors="replace").splitlines(),
+                                              db.decode(errors="replace").splitlines(),
+                                              str(a / rel), str(b / rel), n=1, lineterm=""))
+            for line in lines[:context_lines]:
+                print(f"    {line[:300]}")
+            if len(lines) > context_lines:
+                print(f"    ... {len(lines) - context_lines} more diff lines")
+    cases = {rel.split("/", 1)[0] for rel in fa | fb}
+    print(f"golden: {differences} difference(s) over {len(cases)} cases", file=sys.stderr)
+    return 1 if differences else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="folder to record into (must be new or empty)")
+    parser.add_argument("--baseline", metavar="COMMIT", help="record this commit instead of this tree")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"), help="compare two records")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"default {DEFAULT_CORPUS}")
+    parser.add_argument("--only", metavar="REGEX",
+                        help="record only the cases whose folder name matches REGEX (a partial record)")
+    parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
+    parser.add_argument("--diff-lines", type=int, default=12,
+                        help="lines of unified diff shown per differing file with --compare (0: none)")
+    args = parser.parse_args(argv)
+    if args.compare:
+        if args.out or args.baseline:
+            parser.error("--compare takes no --out/--baseline")
+        return compare(args.compare[0], args.compare[1], args.diff_lines)
+    if not args.out:
+        parser.error("give --out DIR (to record) or --compare A B")
+    corpus = args.corpus.resolve()
+    out = args.out.resolve()
+    if args.baseline:
+        return record_baseline(args.baseline, corpus, out, max(1, args.jobs), args.only)
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return record(REPO, corpus, out, max(1, args.jobs),
+                  f"tree {REPO} at {head or 'unknown commit'}{' with uncommitted changes' if dirty else ''}", args.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
