@@ -28,6 +28,7 @@ CK = ("att", "gfx942", "ck_bmm")
 D1 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_1")
 D2 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_2")
 SMALL = CORPUS / "layouts/kernel-lab/blockscale_preshuffle_gemm/att_viewer/big/ui_output_agent_14065_dispatch_120"
+WHOLE = 1 << 20  # max_bytes that holds any corpus document whole (the default cap pages them)
 PASSED_ENV = ("PATH", "HOME", "HOTSPOT_CACHE", "ROCPROF_ATT_LIBRARY_PATH", "FAKE_ROCPROF_LOG",
               "FAKE_ROCPROF_MODE", "FAKE_ROCPROF_WORKLOAD", "XDG_CACHE_HOME")
 
@@ -78,7 +79,7 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
                           "sweep_status", "sweep_report"}
     # each property is one of the command's own options (`hotspot plan --help` lists them)
     plan = tools["plan"].input_schema
-    assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level"}
+    assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level", "cursor", "max_bytes"}
     assert plan["required"] == ["path"] and plan["properties"]["pmc"]["type"] == "array"
     occ = tools["occupancy"].input_schema
     assert occ["properties"]["vgpr"]["type"] == "integer" and set(occ["required"]) == {"arch", "vgpr"}
@@ -91,11 +92,12 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
 def test_calls_answer_what_the_cli_prints(corpus: Path, tmp_path: Path) -> None:
     calls = [
         ("plan", {"path": str(D1)}, ["plan", str(D1), "--brief", "--format", "json"]),
-        ("plan", {"path": str(D2), "detail_level": "full"}, ["plan", str(D2), "--format", "json"]),
+        ("plan", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE}, ["plan", str(D2), "--format", "json"]),
         ("analyze", {"path": str(D2)}, ["analyze", str(D2), "--brief", "--format", "json"]),
-        ("analyze", {"path": str(D1), "detail_level": "full", "plan": True, "topk": 3},
+        ("analyze", {"path": str(D1), "detail_level": "full", "plan": True, "topk": 3, "max_bytes": WHOLE},
          ["analyze", str(D1), "--topk", "3", "--plan", "--format", "json"]),
-        ("diff", {"before": str(D1), "after": str(D2)}, ["diff", str(D1), str(D2), "--format", "json"]),
+        ("diff", {"before": str(D1), "after": str(D2), "max_bytes": WHOLE},
+         ["diff", str(D1), str(D2), "--format", "json"]),
         ("occupancy", {"arch": "gfx942", "vgpr": 128}, ["occupancy", "--arch", "gfx942", "--vgpr", "128",
                                                         "--format", "json"]),
     ]
@@ -178,7 +180,7 @@ def test_two_concurrent_calls(corpus: Path, tmp_path: Path) -> None:
             out[key] = await s.call_tool(name, args)
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(call, "a", "analyze", {"path": str(D2), "detail_level": "full"})
+            tg.start_soon(call, "a", "analyze", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE})
             tg.start_soon(call, "b", "plan", {"path": str(D1)})
         return out
 
@@ -282,7 +284,7 @@ def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> No
     assert derived, before  # the CLI stored its analysis
 
     async def body(s):  # noqa: ANN001, ANN202
-        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full"})
+        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE})
 
     saved = {k: os.environ.get(k) for k in ("HOTSPOT_CACHE", "XDG_CACHE_HOME")}
     os.environ.update({"HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)})
@@ -296,3 +298,97 @@ def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> No
                 os.environ[k] = v
     assert _doc(res).encode() == cli
     assert sorted(p.name for p in folder.iterdir()) == before  # nothing computed anew, nothing stored
+
+
+CAP = 16 * 1024  # the default answer size (docs/cli/mcp.md)
+SPILL = CORPUS / "att/gfx942/hipkittens_gemm_spill/ui_output_agent_18224_dispatch_48"
+
+
+def _dry_sweep(tmp_path: Path, n: int) -> Path:
+    """A Slurm sweep planned but not submitted (--dry-run): n pending entries, nothing run."""
+    from hotspot.sweep import api
+    from tests.sweep_support import entry, write_recipes
+
+    recipes = write_recipes(tmp_path / "lib.yaml", [entry(f"k{i:03d}", 0.0, tmp_path / "rec.jsonl")
+                                                    for i in range(n)])
+    r = api.run_sweep(api.SweepOptions(recipes=recipes, new=True, slurm=True, dry_run=True), cwd=tmp_path)
+    return Path(r.data.sweep_dir)
+
+
+async def _paged(s, name: str, args: dict) -> tuple[dict, list[int]]:  # noqa: ANN001
+    """The call's whole document put back together from its first answer and every page of each
+    list it cut (a page may cut the lists inside an item too large alone: their cursors join the
+    queue), with the size of each answer."""
+    first = await s.call_tool(name, args)  # doctor fails where no ROCm is installed: still compared
+    sizes = [len(_doc(first).encode())]
+    doc = json.loads(_doc(first))
+    queue = list(doc.pop("page", {"more": []})["more"])
+
+    def at(path: str) -> list:
+        node = doc
+        for key in path.split("."):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        return node
+
+    while queue:
+        more = queue.pop(0)
+        target = at(more["list"])
+        assert len(target) == more["returned"] < more["total"]
+        cursor = more["cursor"]
+        while cursor:
+            res = await s.call_tool(name, {**args, "cursor": cursor})
+            assert res.is_error is False, _doc(res)
+            sizes.append(len(_doc(res).encode()))
+            page = json.loads(_doc(res))
+            assert page["data"]["list"] == more["list"] and page["data"]["offset"] == len(target)
+            assert page["data"]["items"], "a page holds at least one item"
+            target.extend(page["data"]["items"])
+            cursor = None
+            for nxt in page["page"]["more"]:
+                if nxt["list"] == more["list"]:
+                    cursor = nxt["cursor"]
+                else:
+                    queue.append(nxt)
+        assert len(target) == more["total"]
+    return doc, sizes
+
+
+def test_every_answer_fits_16_kb_and_pages_return_every_item_once(corpus: Path, tmp_path: Path) -> None:
+    sweep = _dry_sweep(tmp_path, 80)  # 80 entries: ~25 KB of entries
+    pmc_dir = CORPUS / "pmc/rocprof-compute_MI300X_bmm1"
+    trace_csv = CORPUS / "csv/kernel_trace.csv"
+    calls = [
+        ("analyze", {"path": str(SPILL), "detail_level": "full", "plan": True, "topk": 0},
+         ["analyze", str(SPILL), "--topk", "0", "--plan"]),
+        ("analyze", {"path": str(D1)}, ["analyze", str(D1), "--brief"]),
+        ("plan", {"path": str(D2), "detail_level": "full"}, ["plan", str(D2)]),
+        ("diff", {"before": str(D1), "after": str(D2)}, ["diff", str(D1), str(D2)]),
+        ("kernels", {"path": str(trace_csv)}, ["kernels", str(trace_csv)]),
+        ("pmc", {"paths": [str(pmc_dir)]}, ["pmc", str(pmc_dir)]),
+        ("occupancy", {"arch": "gfx942", "vgpr": 256}, ["occupancy", "--arch", "gfx942", "--vgpr", "256"]),
+        ("doctor", {}, ["doctor"]),
+        ("sweep_status", {"dir": str(sweep)}, ["sweep", "status", str(sweep)]),
+        ("sweep_report", {"dir": str(sweep)}, ["sweep", "report", str(sweep)]),
+    ]
+
+    async def body(s):  # noqa: ANN001, ANN202
+        tools = {t.name for t in (await s.list_tools()).tools}
+        out = [await _paged(s, name, args) for name, args, _ in calls]
+        stranger = json.loads(_doc(await s.call_tool("diff", {"before": str(D1), "after": str(D2)})))
+        cursor = stranger["page"]["more"][0]["cursor"]
+        misused = await s.call_tool("diff", {"before": str(D2), "after": str(D1), "cursor": cursor})
+        return tools, out, misused
+
+    tools, out, misused = _session(tmp_path, [corpus, tmp_path])(body)
+    # every tool but collect (it runs a profiler: tests/test_collect_*.py) is called here
+    assert tools - {"collect"} == {name for name, _, _ in calls}
+    paged = set()
+    for (name, _, argv), (doc, sizes) in zip(calls, out):
+        assert max(sizes) <= CAP, (name, sizes)
+        whole = run_cli(*argv, "--format", "json")
+        assert doc == json.loads(whole.stdout), name  # each item exactly once, in order
+        if len(sizes) > 1:
+            paged.add(name)
+    assert {"analyze", "plan", "diff", "sweep_status", "sweep_report"} <= paged  # over 16 KB whole
+    err = json.loads(_doc(misused))["error"]
+    assert misused.is_error and err["code"] == "usage" and "cursor" in err["hint"]

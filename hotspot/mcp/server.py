@@ -26,6 +26,7 @@ from mcp.server.stdio import stdio_server
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
 from hotspot.errors import HotspotError
+from hotspot.mcp import paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
 from hotspot.mcp.tools import BY_NAME, SPECS, description, input_schema, path_values, to_argv
@@ -69,11 +70,25 @@ class ToolServer:
         arguments = dict(params.arguments or {})
         try:
             argv = to_argv(spec, arguments)
+            limit = paging.limit_of(arguments, spec.name)
             roots_mod.check(path_values(spec, arguments), await self.roots(ctx))
         except HotspotError as err:
             return _error_result(spec.command, err, err.exit_code)
         work = self.remembered.run if spec.remembered else run_command
-        answer = await _in_thread(lambda: work(argv), _progress_sender(ctx) if spec.long_running else None)
+        cursor = arguments.get(paging.CURSOR_ARG)
+
+        def paged() -> Answer:
+            # the whole document (remembered), then the page of it this call asks for
+            answer = work(argv)
+            call = paging.call_digest(argv)
+            try:
+                document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
+                            else paging.first_page(answer.document, spec.name, call, limit))
+            except HotspotError as err:
+                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+            return Answer(document, answer.exit_code, answer.remembered)
+
+        answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
         return _result(answer)
 
 
@@ -90,10 +105,13 @@ def _result(answer: Answer) -> types.CallToolResult:
                                 _meta={REMEMBERED_META: answer.remembered})
 
 
+def _error_document(command: str, err: HotspotError, exit_code: int) -> bytes:
+    return dumps(error_envelope(command, err.code, exit_code, err.message, err.hint, details=err.details),
+                 pretty=False)
+
+
 def _error_result(command: str, err: HotspotError, exit_code: int) -> types.CallToolResult:
-    doc = dumps(error_envelope(command, err.code, exit_code, err.message, err.hint, details=err.details),
-                pretty=False)
-    return _result(Answer(doc, exit_code))
+    return _result(Answer(_error_document(command, err, exit_code), exit_code))
 
 
 def _progress_sender(ctx: Any) -> Callable[[str], None]:

@@ -15,6 +15,7 @@ import typer
 from hotspot.clihelp.pages import COMMANDS
 from hotspot.commandspec import ToolSpec
 from hotspot.errors import UsageError
+from hotspot.mcp import paging
 
 BRIEF, FULL = "brief", "full"
 DETAIL_PARAM = "detail_level"
@@ -94,7 +95,9 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
     if spec.detail:
         props[DETAIL_PARAM] = {"type": "string", "enum": [BRIEF, FULL], "default": BRIEF,
                                "description": "brief: the verdict, trust and top plan items (under "
-                                              "4 KB, implies the plan); full: the whole JSON document."}
+                                              "4 KB, implies the plan); full: the whole JSON document "
+                                              "(paged, see cursor)."}
+    props.update(paging.schema_properties())
     out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:
         out["required"] = required
