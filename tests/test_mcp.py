@@ -392,3 +392,23 @@ def test_every_answer_fits_16_kb_and_pages_return_every_item_once(corpus: Path, 
     assert {"analyze", "plan", "diff", "sweep_status", "sweep_report"} <= paged  # over 16 KB whole
     err = json.loads(_doc(misused))["error"]
     assert misused.is_error and err["code"] == "usage" and "cursor" in err["hint"]
+
+
+def test_hints_name_tool_arguments_over_mcp_and_flags_on_the_cli(corpus: Path, tmp_path: Path) -> None:
+    folder = D1.parent  # two dispatches: `--all` with the brief view is refused before any analysis
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("analyze", {"path": str(folder), "all": True}),
+                await s.call_tool("kernels", {"path": str(corpus / "csv/kernel_trace.csv"), "top": -1})]
+
+    both, top = _session(tmp_path, [corpus])(body)
+    cli = json.loads(_cli_doc("analyze", str(folder), "--all", "--brief", "--format", "json"))["error"]
+    assert "drop --brief" in cli["hint"] and "drop --all" in cli["hint"]  # the command line: flags
+    err = json.loads(_doc(both))["error"]
+    assert both.is_error and err["code"] == cli["code"] == "usage"
+    assert err["hint"] == 'leave out `all`, or pass `detail_level: "full"` for the full JSON'
+    assert "--" not in err["message"] + err["hint"]
+    cli_top = json.loads(_cli_doc("kernels", str(corpus / "csv/kernel_trace.csv"), "--top", "-1", "--format",
+                                  "json"))["error"]
+    assert cli_top["message"] == "--top -1 is negative"
+    assert json.loads(_doc(top))["error"] == {**cli_top, "message": "`top` -1 is negative"}

@@ -26,7 +26,7 @@ from mcp.server.stdio import stdio_server
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
 from hotspot.errors import HotspotError
-from hotspot.mcp import paging
+from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
 from hotspot.mcp.tools import BY_NAME, SPECS, description, input_schema, path_values, to_argv
@@ -80,6 +80,8 @@ class ToolServer:
         def paged() -> Answer:
             # the whole document (remembered), then the page of it this call asks for
             answer = work(argv)
+            if answer.exit_code != 0:  # the command's error, said with this tool's arguments
+                return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
             call = paging.call_digest(argv)
             try:
                 document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor

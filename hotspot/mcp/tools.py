@@ -45,7 +45,7 @@ def click_command(command: str) -> Any:
     return _CLICK[command]
 
 
-def _params(spec: ToolSpec) -> list[Any]:
+def exposed(spec: ToolSpec) -> list[Any]:
     params = [p for p in click_command(spec.command).params if p.name not in HIDDEN | spec.hidden]
     if spec.only is not None:
         params = [p for p in params if p.name in spec.only]
@@ -77,7 +77,7 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
     """JSON Schema of the tool's arguments, from the command's click parameters."""
     props: dict[str, Any] = {}
     required: list[str] = []
-    for p in _params(spec):
+    for p in exposed(spec):
         name = arg_name(spec, p)
         schema = _value_schema(p)
         many = (p.multiple or p.nargs == -1) and p.name not in spec.single
@@ -147,7 +147,7 @@ def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
     words: list[str] = [spec.command, *spec.words]
     options: list[str] = []
     trailing: list[str] = []
-    for p in _params(spec):
+    for p in exposed(spec):
         value = arguments.get(arg_name(spec, p))
         if value is None:
             continue
