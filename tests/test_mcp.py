@@ -76,7 +76,7 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
 
     tools = {t.name: t for t in _session(tmp_path, [corpus])(body)}
     assert set(tools) == {"analyze", "plan", "diff", "pmc", "kernels", "occupancy", "doctor", "collect",
-                          "sweep_status", "sweep_report"}
+                          "sweep_status", "sweep_report", "report", "export"}
     # each property is one of the command's own options (`hotspot plan --help` lists them)
     plan = tools["plan"].input_schema
     assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level", "cursor", "max_bytes"}
@@ -87,6 +87,11 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
     assert tools["analyze"].input_schema["properties"]["topk"]["default"] == 15
     assert tools["collect"].input_schema["properties"]["command"]["type"] == "array"
     assert tools["sweep_status"].input_schema["required"] == ["dir"]
+    # docs/cli/mcp.md: sweep_report takes dir, html and force; report and export must name their file
+    assert set(tools["sweep_report"].input_schema["properties"]) == {"dir", "html", "force", "cursor", "max_bytes"}
+    assert set(tools["report"].input_schema["required"]) == {"path", "output"}
+    assert set(tools["export"].input_schema["required"]) == {"path", "output"}
+    assert tools["report"].annotations.read_only_hint is False and tools["plan"].annotations.read_only_hint
 
 
 def test_calls_answer_what_the_cli_prints(corpus: Path, tmp_path: Path) -> None:
@@ -374,19 +379,45 @@ def test_every_answer_fits_16_kb_and_pages_return_every_item_once(corpus: Path, 
     async def body(s):  # noqa: ANN001, ANN202
         tools = {t.name for t in (await s.list_tools()).tools}
         out = [await _paged(s, name, args) for name, args, _ in calls]
+        written = [await s.call_tool(name, args) for name, args in writes]
+        again = await s.call_tool("report", writes[0][1])  # the file exists now: refused without force
+        refused = [await s.call_tool("report", {"path": str(SMALL), "output": str(corpus.parent / "r.html")}),
+                   await s.call_tool("export", {"path": str(SMALL), "output": "-"})]
         stranger = json.loads(_doc(await s.call_tool("diff", {"before": str(D1), "after": str(D2)})))
         cursor = stranger["page"]["more"][0]["cursor"]
         misused = await s.call_tool("diff", {"before": str(D2), "after": str(D1), "cursor": cursor})
-        return tools, out, misused
+        return tools, out, misused, written, again, refused
 
-    tools, out, misused = _session(tmp_path, [corpus, tmp_path])(body)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    writes = [("report", {"path": str(SMALL), "output": str(out_dir / "r.html")}),
+              ("export", {"path": str(SMALL), "output": str(out_dir / "t.json"), "instructions": True}),
+              ("sweep_report", {"dir": str(sweep), "html": str(out_dir / "sweep.html")})]
+    tools, out, misused, written, again, refused = _session(tmp_path, [corpus, tmp_path])(body)
     # every tool but collect (it runs a profiler: tests/test_collect_*.py) is called here
-    assert tools - {"collect"} == {name for name, _, _ in calls}
+    assert tools - {"collect"} == {name for name, _, _ in calls} | {name for name, _ in writes}
+    for (name, args), res in zip(writes, written):
+        doc = json.loads(_doc(res))
+        assert res.is_error is False and len(_doc(res).encode()) <= CAP, _doc(res)
+        target = Path(args.get("output") or args["html"])
+        assert doc["data"].get("output", doc["data"].get("html")) == str(target), name
+        assert target.stat().st_size > 0
+    assert (out_dir / "r.html").read_text().startswith("<!DOCTYPE html>")
+    assert (out_dir / "sweep.html").read_text().startswith("<!DOCTYPE html>")
+    trace = json.loads((out_dir / "t.json").read_text())
+    assert json.loads(_doc(written[1]))["data"]["events"] == len(trace["traceEvents"])
+    err = json.loads(_doc(again))["error"]
+    assert again.is_error and "`force: true`" in err["hint"] and "--force" not in err["hint"]
+    outside, stdout = (json.loads(_doc(r))["error"] for r in refused)
+    assert outside["code"] == "outside-roots" and not (corpus.parent / "r.html").exists()
+    assert stdout["code"] == "usage" and "output" in stdout["message"]
     paged = set()
     for (name, _, argv), (doc, sizes) in zip(calls, out):
         assert max(sizes) <= CAP, (name, sizes)
-        whole = run_cli(*argv, "--format", "json")
-        assert doc == json.loads(whole.stdout), name  # each item exactly once, in order
+        whole = json.loads(run_cli(*argv, "--format", "json").stdout)
+        if not whole["ok"]:  # doctor without ROCm: the same error, its hint in tool terms
+            whole["error"] = {**whole["error"], "message": doc["error"]["message"], "hint": doc["error"]["hint"]}
+        assert doc == whole, name  # each item exactly once, in order
         if len(sizes) > 1:
             paged.add(name)
     assert {"analyze", "plan", "diff", "sweep_status", "sweep_report"} <= paged  # over 16 KB whole

@@ -95,7 +95,7 @@ class ToolServer:
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
-    read_only = spec.name not in ("collect", "sweep_report")
+    read_only = spec.name != "collect" and not spec.outputs
     return types.Tool(name=spec.name, description=description(spec), input_schema=input_schema(spec),
                       annotations=types.ToolAnnotations(read_only_hint=read_only, open_world_hint=False))
 

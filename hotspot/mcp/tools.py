@@ -18,6 +18,7 @@ from hotspot.errors import UsageError
 from hotspot.mcp import paging
 
 BRIEF, FULL = "brief", "full"
+STDOUT = "-"  # hotspot/outfile.py: the output path that means stdout on the command line
 DETAIL_PARAM = "detail_level"
 
 
@@ -46,7 +47,11 @@ def click_command(command: str) -> Any:
 
 
 def exposed(spec: ToolSpec) -> list[Any]:
-    params = [p for p in click_command(spec.command).params if p.name not in HIDDEN | spec.hidden]
+    command = click_command(spec.command)
+    for word in spec.words:  # a group's subcommand (`export perfetto`), or sweep's (`sweep status`)
+        subs = getattr(command, "commands", None) or getattr(command, "subcommands", None) or {}
+        command = subs.get(word, command)
+    params = [p for p in command.params if p.name not in HIDDEN | spec.hidden]
     if spec.only is not None:
         params = [p for p in params if p.name in spec.only]
     return params
@@ -90,7 +95,7 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
         if default is not None and not callable(default) and not many:
             schema["default"] = getattr(default, "value", default)
         props[name] = schema
-        if p.required or (p.name in spec.single):
+        if p.required or (p.name in spec.single) or name in spec.required:
             required.append(name)
     if spec.detail:
         props[DETAIL_PARAM] = {"type": "string", "enum": [BRIEF, FULL], "default": BRIEF,
@@ -144,6 +149,10 @@ def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
     if missing:
         raise UsageError(f"missing argument(s) for {spec.name}: {', '.join(missing)}",
                          "see the tool's input schema")
+    for name in sorted(spec.outputs):
+        if arguments.get(name) == STDOUT:  # the command line's stdout; an answer is JSON only
+            raise UsageError(f"argument '{name}' is '-': {spec.name} writes a file over MCP",
+                             f"pass {name}: a file path inside a root")
     words: list[str] = [spec.command, *spec.words]
     options: list[str] = []
     trailing: list[str] = []
