@@ -157,6 +157,23 @@ def test_without_client_roots_the_server_roots_apply(corpus: Path, tmp_path: Pat
     assert json.loads(_doc(outside))["error"]["code"] == "outside-roots"
 
 
+def test_root_adds_to_the_roots_the_client_grants(corpus: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"  # what an assistant grants: its project folder
+    workspace.mkdir()
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("plan", {"path": str(D1)}),               # via --root
+                await s.call_tool("plan", {"path": str(workspace / "x")}),  # via the client: read, missing
+                await s.call_tool("plan", {"path": str(tmp_path)})]         # neither
+
+    added, granted, neither = _session(tmp_path, [workspace], "--root", str(corpus))(body)
+    assert added.is_error is False
+    assert json.loads(_doc(granted))["error"]["code"] == "bad-input"  # inside a root: the command ran
+    err = json.loads(_doc(neither))["error"]
+    assert err["code"] == "outside-roots" and "--root" in err["hint"]
+    assert str(workspace) in err["message"] and str(corpus.resolve()) in err["message"]
+
+
 def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path) -> None:
     capture = tmp_path / SMALL.name
     shutil.copytree(SMALL, capture)
@@ -250,7 +267,7 @@ def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch
     assert "pip install 'hotspot[mcp]'" in r.stderr and r.stdout == ""
 
 
-def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
+def test_print_mcp_registration_starts_a_working_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = run_cli("skill", "install", "--print-mcp", "--format", "json")
     assert r.exit_code == 0, r.stderr
     d = r.json()["data"]
@@ -271,6 +288,14 @@ def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
                     return [t.name for t in (await s.list_tools()).tools]
 
     assert "plan" in anyio.run(main)
+    # the text is for copy and paste: every command whole on one line, however narrow the terminal
+    monkeypatch.setenv("COLUMNS", "40")
+    text = run_cli("skill", "install", "--print-mcp").stdout.splitlines()
+    for line in d["command_lines"].values():
+        assert line in text, line
+    start = text.index("{")
+    assert json.loads("\n".join(text[start:text.index("}", start) + 1])) == d["mcp_servers"]
+    assert f"{d['command_lines']['claude-code']} --root /path/to/captures" in text
     assert run_cli("skill", "install", "--print-mcp", "--dest", str(tmp_path)).exit_code == 2
 
 

@@ -43,21 +43,24 @@ INSTRUCTIONS = (
 
 
 class ToolServer:
-    """The state one `hotspot mcp` process serves with: its fallback roots and remembered answers."""
+    """The state one `hotspot mcp` process serves with: the folders given with `--root`, and
+    remembered answers."""
 
-    def __init__(self, fallback_roots: list[str]) -> None:
-        self.fallback_roots = fallback_roots
+    def __init__(self, added_roots: list[str]) -> None:
+        self.added_roots = added_roots
         self.remembered = Remembered()
 
     async def roots(self, ctx: Any) -> list[str]:
-        """The client's roots when it declares the capability, else `--root` (default cwd)."""
+        """The client's roots (when it declares the capability) and the `--root` folders: a user
+        whose assistant grants only its workspace reaches captures elsewhere by adding them. A
+        client without roots and no `--root`: the working directory."""
         caps = getattr(ctx.session, "client_capabilities", None)
         if caps is not None and getattr(caps, "roots", None) is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # roots are deprecated in the newest protocol only
                 result = await ctx.session.list_roots()
-            return roots_mod.root_paths(str(r.uri) for r in result.roots)
-        return self.fallback_roots
+            return roots_mod.root_paths(str(r.uri) for r in result.roots) + self.added_roots
+        return self.added_roots or [os.path.realpath(os.getcwd())]
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_tool(s) for s in SPECS])
@@ -172,19 +175,18 @@ async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], No
         raise
 
 
-async def serve(fallback_roots: list[str]) -> None:
-    state = ToolServer(fallback_roots)
+async def serve(added_roots: list[str]) -> None:
+    state = ToolServer(added_roots)
     server: Server[Any] = Server("hotspot", version=__version__, instructions=INSTRUCTIONS,
                                  on_list_tools=state.list_tools, on_call_tool=state.call_tool)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def main(fallback_roots: list[str]) -> int:
+def main(added_roots: list[str]) -> int:
     from hotspot.diagnostics import QUIET
 
     QUIET["on"] = True  # stderr is the client's log: no progress lines, no profiled program's output
-    roots = [os.path.realpath(r) for r in fallback_roots] or [os.path.realpath(os.getcwd())]
-    anyio.run(serve, roots)
+    anyio.run(serve, [os.path.realpath(r) for r in added_roots])
     return 0
 
