@@ -368,6 +368,7 @@ async def _paged(s, name: str, args: dict) -> tuple[dict, list[int]]:  # noqa: A
         while cursor:
             res = await s.call_tool(name, {**args, "cursor": cursor})
             assert res.is_error is False, _doc(res)
+            assert res.meta["hotspot/remembered"] is True  # the kept document: nothing run again
             sizes.append(len(_doc(res).encode()))
             page = json.loads(_doc(res))
             assert page["data"]["list"] == more["list"] and page["data"]["offset"] == len(target)

@@ -25,7 +25,7 @@ from mcp.server.stdio import stdio_server
 
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
-from hotspot.errors import HotspotError
+from hotspot.errors import HotspotError, UsageError
 from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
@@ -39,7 +39,8 @@ INSTRUCTIONS = (
     "ui_output_agent_*_dispatch_* folder: the brief answer (default) holds trust, the top plan items "
     "with file:line, code rows and fix; the same call with detail_level \"full\" gives everything. Every "
     "answer is hotspot's JSON envelope {schema_version, command, ok, data | error, warnings}; a "
-    "failed call is a tool error whose error.code and error.hint say what to do.")
+    "failed call is a tool error whose error.code and error.hint say what to do. An answer is at "
+    "most 16 KB (max_bytes): a longer list is cut and page.more gives the cursor for the rest.")
 
 
 class ToolServer:
@@ -49,6 +50,7 @@ class ToolServer:
     def __init__(self, added_roots: list[str]) -> None:
         self.added_roots = added_roots
         self.remembered = Remembered()
+        self.held = paging.Held()
 
     async def roots(self, ctx: Any) -> list[str]:
         """The client's roots (when it declares the capability) and the `--root` folders: a user
@@ -81,16 +83,27 @@ class ToolServer:
         cursor = arguments.get(paging.CURSOR_ARG)
 
         def paged() -> Answer:
-            # the whole document (remembered), then the page of it this call asks for
-            answer = work(argv)
+            # the whole document (a cursor's: the one its first answer was cut from), then the
+            # page of it this call asks for
+            call = paging.call_digest(argv)
+            held = self.held.get(call) if cursor else None
+            if held is not None:
+                answer = Answer(held, 0, remembered=True)
+            elif cursor and not spec.remembered:  # never run a collect or a sweep again to page it
+                err = UsageError("the answer this cursor pages is no longer held by the server",
+                                 f"call {spec.name} again without cursor and page from its new answer")
+                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+            else:
+                answer = work(argv)
             if answer.exit_code != 0:  # the command's error, said with this tool's arguments
                 return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
-            call = paging.call_digest(argv)
             try:
                 document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
                             else paging.first_page(answer.document, spec.name, call, limit))
             except HotspotError as err:
                 return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+            if not cursor and document is not answer.document:  # cut: keep it for the cursors
+                self.held.put(call, answer.document)
             return Answer(document, answer.exit_code, answer.remembered)
 
         answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
