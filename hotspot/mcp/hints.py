@@ -23,7 +23,7 @@ _BRIEF = re.compile(r"(?<![\w-])--brief\b")
 _HELP = re.compile(r"(?:run |see )?'?hotspot [\w ]*--help'?(?: for the options)?")
 _DROPPED = re.compile(r"\b(?:drop|remove) (--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
 _EXAMPLE = re.compile(r"\b(e\.g\.|use|pass) (--[a-z][a-z0-9-]*|-[a-zA-Z])[ =]([^\s,;)'\"]+)")
-_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])")
+_FLAG = re.compile(r"(?<![\w-])'?(--[a-z][a-z0-9-]*|-[a-zA-Z])'?(?![\w-])")  # click quotes them
 
 
 def _literal(value: str) -> str:
