@@ -32,7 +32,7 @@ def analyze(path: PathLike, *, plan: bool = False, kernel: str | None = None, ar
     files in `pmc`) attaches the optimization plan; `topk=0` keeps every table row; `jobs=None`
     picks the worker processes as `--jobs auto` does."""
     from hotspot.att.model import DEFAULT_MAX_FILE_MB, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions
-    from hotspot.capture.session import capture_session
+    from hotspot.capture import capture_session
     from hotspot.plan.analyze import analyze as analyze_target
 
     opts = AnalyzeOptions(topk=topk, detail=detail, kernel=kernel, arch=arch,
@@ -49,7 +49,7 @@ def diff(before: PathLike, after: PathLike, *, kernel: str | None = None, max_wa
          seed: int | None = None) -> Result:
     """`hotspot diff BEFORE AFTER`: dispatch dirs or saved analyze JSON files compared, each change
     tested against capture noise (`seed`: the bootstrap's, default the command line's)."""
-    from hotspot.capture.session import capture_session
+    from hotspot.capture import capture_session
     from hotspot.diff.api import diff_paths
     from hotspot.diff.noise import DEFAULT_SEED
 
@@ -63,7 +63,7 @@ def pmc(paths: PathLike | Sequence[PathLike], *, kernel: str | None = None,
         arch: str | None = None, peak_gbps: float | None = None, per_dispatch: bool = False) -> Result:
     """`hotspot pmc PATH...`: L2 hit rate, fabric bytes, bandwidth and verdicts from counter files
     (one path or several)."""
-    from hotspot.capture.session import capture_session
+    from hotspot.capture import capture_session
     from hotspot.pmc.api import analyze_pmc
 
     many = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
