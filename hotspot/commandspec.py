@@ -38,6 +38,8 @@ class ToolSpec:
     rename: Mapping[str, str] = field(default_factory=dict)  # CLI parameter -> tool argument
     single: frozenset[str] = frozenset()  # variadic CLI arguments taken as one value
     paths: frozenset[str] = frozenset()   # tool arguments naming files or folders (checked against roots)
+    outputs: frozenset[str] = frozenset()  # of `paths`, the files the call writes (never '-', stdout)
+    required: frozenset[str] = frozenset()  # tool arguments required though optional on the CLI
     help: Mapping[str, str] = field(default_factory=dict)  # a tool argument's own help (renamed ones)
     detail: bool = False               # takes `detail_level` (brief | full)
     remembered: bool = True            # a repeat call on unchanged inputs is answered from memory

@@ -39,7 +39,7 @@ def test_only_the_use_case_runs_the_analysis_steps():
 def test_the_use_cases_callers():
     callers = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "hotspot").rglob("*.py")
                      if "hotspot.plan.analyze import analyze" in p.read_text())
-    assert callers == ["hotspot/collect/api.py", "hotspot/commands/analyze.py", "hotspot/commands/plan.py",
+    assert callers == ["hotspot/api.py", "hotspot/collect/api.py", "hotspot/commands/analyze.py", "hotspot/commands/plan.py",
                        "hotspot/diff/api.py", "hotspot/export/report_data.py", "hotspot/sweep/job.py"]
     # no other path-to-analysis function left beside it
     import hotspot.att.analyze as att

@@ -28,6 +28,7 @@ CK = ("att", "gfx942", "ck_bmm")
 D1 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_1")
 D2 = CORPUS.joinpath(*CK, "ui_output_agent_5600_dispatch_2")
 SMALL = CORPUS / "layouts/kernel-lab/blockscale_preshuffle_gemm/att_viewer/big/ui_output_agent_14065_dispatch_120"
+WHOLE = 1 << 20  # max_bytes that holds any corpus document whole (the default cap pages them)
 PASSED_ENV = ("PATH", "HOME", "HOTSPOT_CACHE", "ROCPROF_ATT_LIBRARY_PATH", "FAKE_ROCPROF_LOG",
               "FAKE_ROCPROF_MODE", "FAKE_ROCPROF_WORKLOAD", "XDG_CACHE_HOME")
 
@@ -75,10 +76,10 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
 
     tools = {t.name: t for t in _session(tmp_path, [corpus])(body)}
     assert set(tools) == {"analyze", "plan", "diff", "pmc", "kernels", "occupancy", "doctor", "collect",
-                          "sweep_status", "sweep_report"}
+                          "sweep_status", "sweep_report", "report", "export"}
     # each property is one of the command's own options (`hotspot plan --help` lists them)
     plan = tools["plan"].input_schema
-    assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level"}
+    assert set(plan["properties"]) == {"path", "pmc", "kernel", "arch", "meta", "detail_level", "cursor", "max_bytes"}
     assert plan["required"] == ["path"] and plan["properties"]["pmc"]["type"] == "array"
     occ = tools["occupancy"].input_schema
     assert occ["properties"]["vgpr"]["type"] == "integer" and set(occ["required"]) == {"arch", "vgpr"}
@@ -86,16 +87,22 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
     assert tools["analyze"].input_schema["properties"]["topk"]["default"] == 15
     assert tools["collect"].input_schema["properties"]["command"]["type"] == "array"
     assert tools["sweep_status"].input_schema["required"] == ["dir"]
+    # docs/cli/mcp.md: sweep_report takes dir, html and force; report and export must name their file
+    assert set(tools["sweep_report"].input_schema["properties"]) == {"dir", "html", "force", "cursor", "max_bytes"}
+    assert set(tools["report"].input_schema["required"]) == {"path", "output"}
+    assert set(tools["export"].input_schema["required"]) == {"path", "output"}
+    assert tools["report"].annotations.read_only_hint is False and tools["plan"].annotations.read_only_hint
 
 
 def test_calls_answer_what_the_cli_prints(corpus: Path, tmp_path: Path) -> None:
     calls = [
         ("plan", {"path": str(D1)}, ["plan", str(D1), "--brief", "--format", "json"]),
-        ("plan", {"path": str(D2), "detail_level": "full"}, ["plan", str(D2), "--format", "json"]),
+        ("plan", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE}, ["plan", str(D2), "--format", "json"]),
         ("analyze", {"path": str(D2)}, ["analyze", str(D2), "--brief", "--format", "json"]),
-        ("analyze", {"path": str(D1), "detail_level": "full", "plan": True, "topk": 3},
+        ("analyze", {"path": str(D1), "detail_level": "full", "plan": True, "topk": 3, "max_bytes": WHOLE},
          ["analyze", str(D1), "--topk", "3", "--plan", "--format", "json"]),
-        ("diff", {"before": str(D1), "after": str(D2)}, ["diff", str(D1), str(D2), "--format", "json"]),
+        ("diff", {"before": str(D1), "after": str(D2), "max_bytes": WHOLE},
+         ["diff", str(D1), str(D2), "--format", "json"]),
         ("occupancy", {"arch": "gfx942", "vgpr": 128}, ["occupancy", "--arch", "gfx942", "--vgpr", "128",
                                                         "--format", "json"]),
     ]
@@ -153,6 +160,23 @@ def test_without_client_roots_the_server_roots_apply(corpus: Path, tmp_path: Pat
     assert json.loads(_doc(outside))["error"]["code"] == "outside-roots"
 
 
+def test_root_adds_to_the_roots_the_client_grants(corpus: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"  # what an assistant grants: its project folder
+    workspace.mkdir()
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("plan", {"path": str(D1)}),               # via --root
+                await s.call_tool("plan", {"path": str(workspace / "x")}),  # via the client: read, missing
+                await s.call_tool("plan", {"path": str(tmp_path)})]         # neither
+
+    added, granted, neither = _session(tmp_path, [workspace], "--root", str(corpus))(body)
+    assert added.is_error is False
+    assert json.loads(_doc(granted))["error"]["code"] == "bad-input"  # inside a root: the command ran
+    err = json.loads(_doc(neither))["error"]
+    assert err["code"] == "outside-roots" and "--root" in err["hint"]
+    assert str(workspace) in err["message"] and str(corpus.resolve()) in err["message"]
+
+
 def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path) -> None:
     capture = tmp_path / SMALL.name
     shutil.copytree(SMALL, capture)
@@ -181,7 +205,7 @@ def test_two_concurrent_calls(corpus: Path, tmp_path: Path) -> None:
             out[key] = await s.call_tool(name, args)
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(call, "a", "analyze", {"path": str(D2), "detail_level": "full"})
+            tg.start_soon(call, "a", "analyze", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE})
             tg.start_soon(call, "b", "plan", {"path": str(D1)})
         return out
 
@@ -246,7 +270,7 @@ def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch
     assert "pip install 'hotspot[mcp]'" in r.stderr and r.stdout == ""
 
 
-def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
+def test_print_mcp_registration_starts_a_working_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = run_cli("skill", "install", "--print-mcp", "--format", "json")
     assert r.exit_code == 0, r.stderr
     d = r.json()["data"]
@@ -267,6 +291,14 @@ def test_print_mcp_registration_starts_a_working_server(tmp_path: Path) -> None:
                     return [t.name for t in (await s.list_tools()).tools]
 
     assert "plan" in anyio.run(main)
+    # the text is for copy and paste: every command whole on one line, however narrow the terminal
+    monkeypatch.setenv("COLUMNS", "40")
+    text = run_cli("skill", "install", "--print-mcp").stdout.splitlines()
+    for line in d["command_lines"].values():
+        assert line in text, line
+    start = text.index("{")
+    assert json.loads("\n".join(text[start:text.index("}", start) + 1])) == d["mcp_servers"]
+    assert f"{d['command_lines']['claude-code']} --root /path/to/captures" in text
     assert run_cli("skill", "install", "--print-mcp", "--dest", str(tmp_path)).exit_code == 2
 
 
@@ -285,7 +317,7 @@ def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> No
     assert derived, before  # the CLI stored its analysis
 
     async def body(s):  # noqa: ANN001, ANN202
-        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full"})
+        return await s.call_tool("plan", {"path": str(D2), "detail_level": "full", "max_bytes": WHOLE})
 
     saved = {k: os.environ.get(k) for k in ("HOTSPOT_CACHE", "XDG_CACHE_HOME")}
     os.environ.update({"HOTSPOT_CACHE": "on", "XDG_CACHE_HOME": str(cache)})
@@ -299,3 +331,144 @@ def test_result_cache_is_shared_with_the_cli(corpus: Path, tmp_path: Path) -> No
                 os.environ[k] = v
     assert _doc(res).encode() == cli
     assert sorted(p.name for p in folder.iterdir()) == before  # nothing computed anew, nothing stored
+
+
+CAP = 16 * 1024  # the default answer size (docs/cli/mcp.md)
+SPILL = CORPUS / "att/gfx942/hipkittens_gemm_spill/ui_output_agent_18224_dispatch_48"
+
+
+def _dry_sweep(tmp_path: Path, n: int) -> Path:
+    """A Slurm sweep planned but not submitted (--dry-run): n pending entries, nothing run."""
+    from hotspot.sweep import api
+    from tests.sweep_support import entry, write_recipes
+
+    recipes = write_recipes(tmp_path / "lib.yaml", [entry(f"k{i:03d}", 0.0, tmp_path / "rec.jsonl")
+                                                    for i in range(n)])
+    r = api.run_sweep(api.SweepOptions(recipes=recipes, new=True, slurm=True, dry_run=True), cwd=tmp_path)
+    return Path(r.data.sweep_dir)
+
+
+async def _paged(s, name: str, args: dict) -> tuple[dict, list[int]]:  # noqa: ANN001
+    """The call's whole document put back together from its first answer and every page of each
+    list it cut (a page may cut the lists inside an item too large alone: their cursors join the
+    queue), with the size of each answer."""
+    first = await s.call_tool(name, args)  # doctor fails where no ROCm is installed: still compared
+    sizes = [len(_doc(first).encode())]
+    doc = json.loads(_doc(first))
+    queue = list(doc.pop("page", {"more": []})["more"])
+
+    def at(path: str) -> list:
+        node = doc
+        for key in path.split("."):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        return node
+
+    while queue:
+        more = queue.pop(0)
+        target = at(more["list"])
+        assert len(target) == more["returned"] < more["total"]
+        cursor = more["cursor"]
+        while cursor:
+            res = await s.call_tool(name, {**args, "cursor": cursor})
+            assert res.is_error is False, _doc(res)
+            assert res.meta["hotspot/remembered"] is True  # the kept document: nothing run again
+            sizes.append(len(_doc(res).encode()))
+            page = json.loads(_doc(res))
+            assert page["data"]["list"] == more["list"] and page["data"]["offset"] == len(target)
+            assert page["data"]["items"], "a page holds at least one item"
+            target.extend(page["data"]["items"])
+            cursor = None
+            for nxt in page["page"]["more"]:
+                if nxt["list"] == more["list"]:
+                    cursor = nxt["cursor"]
+                else:
+                    queue.append(nxt)
+        assert len(target) == more["total"]
+    return doc, sizes
+
+
+def test_every_answer_fits_16_kb_and_pages_return_every_item_once(corpus: Path, tmp_path: Path) -> None:
+    sweep = _dry_sweep(tmp_path, 80)  # 80 entries: ~25 KB of entries
+    pmc_dir = CORPUS / "pmc/rocprof-compute_MI300X_bmm1"
+    trace_csv = CORPUS / "csv/kernel_trace.csv"
+    calls = [
+        ("analyze", {"path": str(SPILL), "detail_level": "full", "plan": True, "topk": 0},
+         ["analyze", str(SPILL), "--topk", "0", "--plan"]),
+        ("analyze", {"path": str(D1)}, ["analyze", str(D1), "--brief"]),
+        ("plan", {"path": str(D2), "detail_level": "full"}, ["plan", str(D2)]),
+        ("diff", {"before": str(D1), "after": str(D2)}, ["diff", str(D1), str(D2)]),
+        ("kernels", {"path": str(trace_csv)}, ["kernels", str(trace_csv)]),
+        ("pmc", {"paths": [str(pmc_dir)]}, ["pmc", str(pmc_dir)]),
+        ("occupancy", {"arch": "gfx942", "vgpr": 256}, ["occupancy", "--arch", "gfx942", "--vgpr", "256"]),
+        ("doctor", {}, ["doctor"]),
+        ("sweep_status", {"dir": str(sweep)}, ["sweep", "status", str(sweep)]),
+        ("sweep_report", {"dir": str(sweep)}, ["sweep", "report", str(sweep)]),
+    ]
+
+    async def body(s):  # noqa: ANN001, ANN202
+        tools = {t.name for t in (await s.list_tools()).tools}
+        out = [await _paged(s, name, args) for name, args, _ in calls]
+        written = [await s.call_tool(name, args) for name, args in writes]
+        again = await s.call_tool("report", writes[0][1])  # the file exists now: refused without force
+        refused = [await s.call_tool("report", {"path": str(SMALL), "output": str(corpus.parent / "r.html")}),
+                   await s.call_tool("export", {"path": str(SMALL), "output": "-"})]
+        stranger = json.loads(_doc(await s.call_tool("diff", {"before": str(D1), "after": str(D2)})))
+        cursor = stranger["page"]["more"][0]["cursor"]
+        misused = await s.call_tool("diff", {"before": str(D2), "after": str(D1), "cursor": cursor})
+        return tools, out, misused, written, again, refused
+
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    writes = [("report", {"path": str(SMALL), "output": str(out_dir / "r.html")}),
+              ("export", {"path": str(SMALL), "output": str(out_dir / "t.json"), "instructions": True}),
+              ("sweep_report", {"dir": str(sweep), "html": str(out_dir / "sweep.html")})]
+    tools, out, misused, written, again, refused = _session(tmp_path, [corpus, tmp_path])(body)
+    # every tool but collect (it runs a profiler: tests/test_collect_*.py) is called here
+    assert tools - {"collect"} == {name for name, _, _ in calls} | {name for name, _ in writes}
+    for (name, args), res in zip(writes, written):
+        doc = json.loads(_doc(res))
+        assert res.is_error is False and len(_doc(res).encode()) <= CAP, _doc(res)
+        target = Path(args.get("output") or args["html"])
+        assert doc["data"].get("output", doc["data"].get("html")) == str(target), name
+        assert target.stat().st_size > 0
+    assert (out_dir / "r.html").read_text().startswith("<!DOCTYPE html>")
+    assert (out_dir / "sweep.html").read_text().startswith("<!DOCTYPE html>")
+    trace = json.loads((out_dir / "t.json").read_text())
+    assert json.loads(_doc(written[1]))["data"]["events"] == len(trace["traceEvents"])
+    err = json.loads(_doc(again))["error"]
+    assert again.is_error and "`force: true`" in err["hint"] and "--force" not in err["hint"]
+    outside, stdout = (json.loads(_doc(r))["error"] for r in refused)
+    assert outside["code"] == "outside-roots" and not (corpus.parent / "r.html").exists()
+    assert stdout["code"] == "usage" and "output" in stdout["message"]
+    paged = set()
+    for (name, _, argv), (doc, sizes) in zip(calls, out):
+        assert max(sizes) <= CAP, (name, sizes)
+        whole = json.loads(run_cli(*argv, "--format", "json").stdout)
+        if not whole["ok"]:  # doctor without ROCm: the same error, its hint in tool terms
+            whole["error"] = {**whole["error"], "message": doc["error"]["message"], "hint": doc["error"]["hint"]}
+        assert doc == whole, name  # each item exactly once, in order
+        if len(sizes) > 1:
+            paged.add(name)
+    assert {"analyze", "plan", "diff", "sweep_status", "sweep_report"} <= paged  # over 16 KB whole
+    err = json.loads(_doc(misused))["error"]
+    assert misused.is_error and err["code"] == "usage" and "cursor" in err["hint"]
+
+
+def test_hints_name_tool_arguments_over_mcp_and_flags_on_the_cli(corpus: Path, tmp_path: Path) -> None:
+    folder = D1.parent  # two dispatches: `--all` with the brief view is refused before any analysis
+
+    async def body(s):  # noqa: ANN001, ANN202
+        return [await s.call_tool("analyze", {"path": str(folder), "all": True}),
+                await s.call_tool("kernels", {"path": str(corpus / "csv/kernel_trace.csv"), "top": -1})]
+
+    both, top = _session(tmp_path, [corpus])(body)
+    cli = json.loads(_cli_doc("analyze", str(folder), "--all", "--brief", "--format", "json"))["error"]
+    assert "drop --brief" in cli["hint"] and "drop --all" in cli["hint"]  # the command line: flags
+    err = json.loads(_doc(both))["error"]
+    assert both.is_error and err["code"] == cli["code"] == "usage"
+    assert err["hint"] == 'leave out `all`, or pass `detail_level: "full"` for the full JSON'
+    assert "--" not in err["message"] + err["hint"]
+    cli_top = json.loads(_cli_doc("kernels", str(corpus / "csv/kernel_trace.csv"), "--top", "-1", "--format",
+                                  "json"))["error"]
+    assert cli_top["message"] == "--top -1 is negative"
+    assert json.loads(_doc(top))["error"] == {**cli_top, "message": "`top` -1 is negative"}

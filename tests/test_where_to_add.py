@@ -533,7 +533,8 @@ def _check_command(copy: Path, scratch: Path) -> None:
     known = json.loads(_python(copy, scratch, "import json; from hotspot.cache.output import CACHEABLE; "
                                "from hotspot.mcp.tools import BY_NAME, input_schema; "
                                "print(json.dumps([CACHEABLE, input_schema(BY_NAME['products'])]))"))
-    assert "products" in known[0] and known[1]["properties"] == {}
+    # no options of its own: only the paging arguments every tool takes (docs/cli/mcp.md)
+    assert "products" in known[0] and set(known[1]["properties"]) == {"cursor", "max_bytes"}
 
 
 # ---- row: a code.json layout variant -----------------------------------------------------------------

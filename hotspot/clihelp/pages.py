@@ -822,8 +822,8 @@ PAGES = {'': (('--help', '-h'),
           ('indent',),
           ('dl',
            (('--root <str>',
-             'A folder tool calls may read and write when the client grants no roots (repeatable; '
-             'default: the working directory).'),
+             'A folder tool calls may read and write, added to the roots the client grants '
+             '(repeatable; a client that grants none: default the working directory).'),
             ('-h, --help', 'Show this message and exit.')),
            30,
            2),

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hotspot.commandspec import CommandSpec, text_and_markdown
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import format_option, MaxFileMbOpt
 
@@ -18,6 +18,15 @@ SPEC = CommandSpec(
     views={"export": text_and_markdown("hotspot.render.written", "render_export_written"),
            # `export perfetto -o -`: the trace was streamed to stdout while it was made
            "export stream": {"text": "hotspot.render.written:render_streamed"}},
+    tools=(ToolSpec("export",
+                    "Write one ATT dispatch's wave-state timelines (instructions: true adds a slice per "
+                    "executed instruction) as a Chrome trace-event JSON file for ui.perfetto.dev, to "
+                    "output, a file inside a root; answers its path and what it holds.",
+                    words=("perfetto",),
+                    help={"output": "The trace file to write (inside a root; an existing file only "
+                                    "with force)."},
+                    paths=frozenset({"path", "output"}), outputs=frozenset({"output"}),
+                    required=frozenset({"output"}), remembered=False, rank=12),),
 )
 
 if TYPE_CHECKING:

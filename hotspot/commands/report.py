@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hotspot.commandspec import CommandSpec, text_and_markdown
+from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
@@ -25,6 +25,14 @@ SPEC = CommandSpec(
     views={"report": text_and_markdown("hotspot.render.written", "render_written"),
            # `report -o -`: the page itself on stdout
            "report page": {"text": "hotspot.render.html:render_html"}},
+    tools=(ToolSpec("report",
+                    "Write the self-contained HTML report of one ATT dispatch (summary, stall chart, "
+                    "source and ISA views, wave timelines) to output, a file inside a root; answers its "
+                    "path, size and what it holds. An existing file is replaced only with force.",
+                    help={"output": "The HTML file to write (inside a root; an existing file only "
+                                    "with force)."},
+                    paths=frozenset({"path", "output", "meta"}), outputs=frozenset({"output"}),
+                    required=frozenset({"output"}), remembered=False, rank=11),),
 )
 
 if TYPE_CHECKING:

@@ -37,14 +37,16 @@ SPEC = CommandSpec(
            "sweep report": text_and_markdown("hotspot.render.sweep", "render_report", "render_report_markdown"),
            "sweep cancel": text_and_markdown("hotspot.render.sweep", "render_cancel")},
     tools=(ToolSpec("sweep_status", "Progress of a sweep directory: each entry's state.",
-                    words=("status",), only=("args",), rename={"args": "dir"}, single=frozenset({"args"}),
+                    words=("status",), only=("sweep_dir",), rename={"sweep_dir": "dir"},
                     help={"dir": "The sweep directory."}, paths=frozenset({"dir"}), remembered=False, rank=9),
            ToolSpec("sweep_report",
                     "The cross-kernel report of a sweep directory, entries sorted by headroom; html "
                     "writes the dashboard page.",
-                    words=("report",), only=("args", "html", "force"), rename={"args": "dir"},
-                    single=frozenset({"args"}), help={"dir": "The sweep directory."},
-                    paths=frozenset({"dir", "html"}), remembered=False, rank=10)),
+                    words=("report",), only=("sweep_dir", "output", "force"),
+                    rename={"sweep_dir": "dir", "output": "html"},
+                    help={"dir": "The sweep directory.",
+                          "html": "Also write the dashboard page (self-contained HTML) to this file."},
+                    paths=frozenset({"dir", "html"}), outputs=frozenset({"html"}), remembered=False, rank=10)),
 )
 
 if TYPE_CHECKING:

@@ -23,8 +23,9 @@ def register(app: typer.Typer) -> None:
     @app.command("mcp", help=SPEC.help)
     def mcp(
         root: Annotated[Optional[list[str]], typer.Option(
-            "--root", help="A folder tool calls may read and write when the client grants no roots "
-                           "(repeatable; default: the working directory).")] = None,
+            "--root", help="A folder tool calls may read and write, added to the roots the client "
+                           "grants (repeatable; a client that grants none: default the working "
+                           "directory).")] = None,
     ) -> None:
         import sys
 

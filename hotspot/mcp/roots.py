@@ -1,5 +1,5 @@
-"""Which folders a tool call may name: the roots the client grants (MCP `roots/list`), or, for a
-client without roots, the folders given to `hotspot mcp --root` (default: the working directory).
+"""Which folders a tool call may name: the roots the client grants (MCP `roots/list`) and the
+folders given to `hotspot mcp --root` (a client without roots and no --root: the working directory).
 A path is inside a root when its real path (symbolic links and `..` resolved) is the root or below it.
 """
 
@@ -47,4 +47,4 @@ def check(paths: Iterable[str], roots: list[str]) -> None:
             shown = ", ".join(roots) if roots else "none"
             raise OutsideRoots(f"{p}: outside the folders this client granted (roots: {shown})",
                                "pass a path inside a granted root, or add its folder to the client's "
-                               "roots (or to `hotspot mcp --root`)")
+                               "roots or to the server's registration (`hotspot mcp --root DIR`)")

@@ -25,7 +25,8 @@ from mcp.server.stdio import stdio_server
 
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
-from hotspot.errors import HotspotError
+from hotspot.errors import HotspotError, UsageError
+from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
 from hotspot.mcp.tools import BY_NAME, SPECS, description, input_schema, path_values, to_argv
@@ -38,25 +39,30 @@ INSTRUCTIONS = (
     "ui_output_agent_*_dispatch_* folder: the brief answer (default) holds trust, the top plan items "
     "with file:line, code rows and fix; the same call with detail_level \"full\" gives everything. Every "
     "answer is hotspot's JSON envelope {schema_version, command, ok, data | error, warnings}; a "
-    "failed call is a tool error whose error.code and error.hint say what to do.")
+    "failed call is a tool error whose error.code and error.hint say what to do. An answer is at "
+    "most 16 KB (max_bytes): a longer list is cut and page.more gives the cursor for the rest.")
 
 
 class ToolServer:
-    """The state one `hotspot mcp` process serves with: its fallback roots and remembered answers."""
+    """The state one `hotspot mcp` process serves with: the folders given with `--root`, and
+    remembered answers."""
 
-    def __init__(self, fallback_roots: list[str]) -> None:
-        self.fallback_roots = fallback_roots
+    def __init__(self, added_roots: list[str]) -> None:
+        self.added_roots = added_roots
         self.remembered = Remembered()
+        self.held = paging.Held()
 
     async def roots(self, ctx: Any) -> list[str]:
-        """The client's roots when it declares the capability, else `--root` (default cwd)."""
+        """The client's roots (when it declares the capability) and the `--root` folders: a user
+        whose assistant grants only its workspace reaches captures elsewhere by adding them. A
+        client without roots and no `--root`: the working directory."""
         caps = getattr(ctx.session, "client_capabilities", None)
         if caps is not None and getattr(caps, "roots", None) is not None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # roots are deprecated in the newest protocol only
                 result = await ctx.session.list_roots()
-            return roots_mod.root_paths(str(r.uri) for r in result.roots)
-        return self.fallback_roots
+            return roots_mod.root_paths(str(r.uri) for r in result.roots) + self.added_roots
+        return self.added_roots or [os.path.realpath(os.getcwd())]
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_tool(s) for s in SPECS])
@@ -69,16 +75,43 @@ class ToolServer:
         arguments = dict(params.arguments or {})
         try:
             argv = to_argv(spec, arguments)
+            limit = paging.limit_of(arguments, spec.name)
             roots_mod.check(path_values(spec, arguments), await self.roots(ctx))
         except HotspotError as err:
             return _error_result(spec.command, err, err.exit_code)
         work = self.remembered.run if spec.remembered else run_command
-        answer = await _in_thread(lambda: work(argv), _progress_sender(ctx) if spec.long_running else None)
+        cursor = arguments.get(paging.CURSOR_ARG)
+
+        def paged() -> Answer:
+            # the whole document (a cursor's: the one its first answer was cut from), then the
+            # page of it this call asks for
+            call = paging.call_digest(argv)
+            held = self.held.get(call) if cursor else None
+            if held is not None:
+                answer = Answer(held, 0, remembered=True)
+            elif cursor and not spec.remembered:  # never run a collect or a sweep again to page it
+                err = UsageError("the answer this cursor pages is no longer held by the server",
+                                 f"call {spec.name} again without cursor and page from its new answer")
+                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+            else:
+                answer = work(argv)
+            if answer.exit_code != 0:  # the command's error, said with this tool's arguments
+                return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
+            try:
+                document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
+                            else paging.first_page(answer.document, spec.name, call, limit))
+            except HotspotError as err:
+                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+            if not cursor and document is not answer.document:  # cut: keep it for the cursors
+                self.held.put(call, answer.document)
+            return Answer(document, answer.exit_code, answer.remembered)
+
+        answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
         return _result(answer)
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
-    read_only = spec.name not in ("collect", "sweep_report")
+    read_only = spec.name != "collect" and not spec.outputs
     return types.Tool(name=spec.name, description=description(spec), input_schema=input_schema(spec),
                       annotations=types.ToolAnnotations(read_only_hint=read_only, open_world_hint=False))
 
@@ -90,10 +123,13 @@ def _result(answer: Answer) -> types.CallToolResult:
                                 _meta={REMEMBERED_META: answer.remembered})
 
 
+def _error_document(command: str, err: HotspotError, exit_code: int) -> bytes:
+    return dumps(error_envelope(command, err.code, exit_code, err.message, err.hint, details=err.details),
+                 pretty=False)
+
+
 def _error_result(command: str, err: HotspotError, exit_code: int) -> types.CallToolResult:
-    doc = dumps(error_envelope(command, err.code, exit_code, err.message, err.hint, details=err.details),
-                pretty=False)
-    return _result(Answer(doc, exit_code))
+    return _result(Answer(_error_document(command, err, exit_code), exit_code))
 
 
 def _progress_sender(ctx: Any) -> Callable[[str], None]:
@@ -152,19 +188,18 @@ async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], No
         raise
 
 
-async def serve(fallback_roots: list[str]) -> None:
-    state = ToolServer(fallback_roots)
+async def serve(added_roots: list[str]) -> None:
+    state = ToolServer(added_roots)
     server: Server[Any] = Server("hotspot", version=__version__, instructions=INSTRUCTIONS,
                                  on_list_tools=state.list_tools, on_call_tool=state.call_tool)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def main(fallback_roots: list[str]) -> int:
+def main(added_roots: list[str]) -> int:
     from hotspot.diagnostics import QUIET
 
     QUIET["on"] = True  # stderr is the client's log: no progress lines, no profiled program's output
-    roots = [os.path.realpath(r) for r in fallback_roots] or [os.path.realpath(os.getcwd())]
-    anyio.run(serve, roots)
+    anyio.run(serve, [os.path.realpath(r) for r in added_roots])
     return 0
 

@@ -15,8 +15,10 @@ import typer
 from hotspot.clihelp.pages import COMMANDS
 from hotspot.commandspec import ToolSpec
 from hotspot.errors import UsageError
+from hotspot.mcp import paging
 
 BRIEF, FULL = "brief", "full"
+STDOUT = "-"  # hotspot/outfile.py: the output path that means stdout on the command line
 DETAIL_PARAM = "detail_level"
 
 
@@ -44,8 +46,12 @@ def click_command(command: str) -> Any:
     return _CLICK[command]
 
 
-def _params(spec: ToolSpec) -> list[Any]:
-    params = [p for p in click_command(spec.command).params if p.name not in HIDDEN | spec.hidden]
+def exposed(spec: ToolSpec) -> list[Any]:
+    command = click_command(spec.command)
+    for word in spec.words:  # a group's subcommand (`export perfetto`), or sweep's (`sweep status`)
+        subs = getattr(command, "commands", None) or getattr(command, "subcommands", None) or {}
+        command = subs.get(word, command)
+    params = [p for p in command.params if p.name not in HIDDEN | spec.hidden]
     if spec.only is not None:
         params = [p for p in params if p.name in spec.only]
     return params
@@ -77,7 +83,7 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
     """JSON Schema of the tool's arguments, from the command's click parameters."""
     props: dict[str, Any] = {}
     required: list[str] = []
-    for p in _params(spec):
+    for p in exposed(spec):
         name = arg_name(spec, p)
         schema = _value_schema(p)
         many = (p.multiple or p.nargs == -1) and p.name not in spec.single
@@ -90,12 +96,14 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
         if default is not None and not callable(default) and not many:
             schema["default"] = getattr(default, "value", default)
         props[name] = schema
-        if p.required or (p.name in spec.single):
+        if p.required or (p.name in spec.single) or name in spec.required:
             required.append(name)
     if spec.detail:
         props[DETAIL_PARAM] = {"type": "string", "enum": [BRIEF, FULL], "default": BRIEF,
                                "description": "brief: the verdict, trust and top plan items (under "
-                                              "4 KB, implies the plan); full: the whole JSON document."}
+                                              "4 KB, implies the plan); full: the whole JSON document "
+                                              "(paged, see cursor)."}
+    props.update(paging.schema_properties())
     out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:
         out["required"] = required
@@ -142,10 +150,14 @@ def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
     if missing:
         raise UsageError(f"missing argument(s) for {spec.name}: {', '.join(missing)}",
                          "see the tool's input schema")
+    for name in sorted(spec.outputs):
+        if arguments.get(name) == STDOUT:  # the command line's stdout; an answer is JSON only
+            raise UsageError(f"argument '{name}' is '-': {spec.name} writes a file over MCP",
+                             f"pass {name}: a file path inside a root")
     words: list[str] = [spec.command, *spec.words]
     options: list[str] = []
     trailing: list[str] = []
-    for p in _params(spec):
+    for p in exposed(spec):
         value = arguments.get(arg_name(spec, p))
         if value is None:
             continue

@@ -20,15 +20,27 @@ def render_path(result: Result[PathData]) -> str:
     return result.data.path
 
 
+_ASSISTANTS = {"claude-code": "Claude Code", "codex": "OpenAI Codex CLI", "gemini-cli": "Gemini CLI",
+               "vscode": "VS Code"}
+
+
 def render_mcp(result: Result[McpRegistration]) -> str:
+    """Copy-paste ready: each command whole on its own line under a shell comment, the JSON entry
+    as it goes in a file; no line is wrapped at the terminal's width (render/tables.py verbatim)."""
     import json
 
+    from hotspot.render.tables import verbatim
+
     d: McpRegistration = result.data
-    lines = ["Add the hotspot MCP server to a coding assistant:", ""]
-    lines += [f"  {name:<12} {line}" for name, line in d.command_lines.items()]
-    lines += ["", "or put this entry in its mcpServers config file:", ""]
-    lines += ["  " + line for line in json.dumps(d.mcp_servers, indent=2).splitlines()]
-    lines += [""] + [f"  {name}: {where}" for name, where in d.config_files.items()]
+    lines = ["Add the hotspot MCP server to a coding assistant (paste the line for yours):", ""]
+    for name, line in d.command_lines.items():
+        lines += [f"# {_ASSISTANTS.get(name, name)}", verbatim(line), ""]
+    lines += ["or put this entry in its mcpServers config file:", ""]
+    lines += [verbatim(line) for line in json.dumps(d.mcp_servers, indent=2).splitlines()]
+    lines += [""] + [verbatim(f"  {name}: {where}") for name, where in d.config_files.items()]
+    lines += ["", "Tool calls may name the folders your assistant grants (its workspace); for captures "
+              "elsewhere add `--root DIR` after `mcp` (repeatable), e.g.:",
+              verbatim(f"{d.command_lines['claude-code']} --root /path/to/captures")]
     if not d.sdk_installed:
         lines += ["", f"The server needs the MCP SDK, not installed here: {d.install}"]
     return "\n".join(lines)
