@@ -76,6 +76,16 @@ def in_tool_terms(text: str, spec: ToolSpec, flags: Mapping[str, tuple[str, bool
     return _FLAG.sub(flag, text)
 
 
+def is_error_envelope(document: bytes) -> bool:
+    """An error envelope (`error` with code, message and hint), not a result document whose
+    exit code is not 0 (which carries `data`)."""
+    try:
+        doc: Any = orjson.loads(document)
+    except orjson.JSONDecodeError:
+        return True  # not JSON: passed on as it is, never paged
+    return not isinstance(doc, dict) or isinstance(doc.get("error"), dict)
+
+
 def translate(document: bytes, spec: ToolSpec) -> bytes:
     """An error envelope with its message and hint in the tool's terms (unchanged when they name
     no flag of the tool); any other document as it is."""

@@ -172,7 +172,7 @@ def first_page(document: bytes, tool: str, call: str, limit: int) -> bytes:
     if len(document) <= limit:
         return document
     doc = orjson.loads(document)
-    if not isinstance(doc, dict) or not doc.get("ok"):
+    if not isinstance(doc, dict) or isinstance(doc.get("error"), dict):
         return document  # an error envelope is a few hundred bytes; never cut what says what failed
     doc["page"] = {"max_bytes": limit, "more": [], "hint": _hint(tool, limit)}
     _cut(doc, (), limit, call, lambda p: p)
@@ -191,7 +191,7 @@ def next_page(document: bytes, tool: str, call: str, cursor_text: str, limit: in
                          f"repeat the {tool} call that gave the cursor, with every argument as it "
                          "was, plus cursor")
     doc = orjson.loads(document)
-    if not isinstance(doc, dict) or not doc.get("ok"):
+    if not isinstance(doc, dict) or isinstance(doc.get("error"), dict):
         return document
     items = _at(doc, cur.path)
     if not isinstance(items, list) or len(items) != cur.total or not 0 <= cur.offset < len(items):

@@ -95,8 +95,10 @@ class ToolServer:
                 return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
             else:
                 answer = work(argv)
-            if answer.exit_code != 0:  # the command's error, said with this tool's arguments
+            if answer.exit_code != 0 and hints.is_error_envelope(answer.document):
+                # the command's error, said with this tool's arguments
                 return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
+            # a result that is not a success (a diff of two kernels, 8) is paged like any answer
             try:
                 document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
                             else paging.first_page(answer.document, spec.name, call, limit))
