@@ -154,6 +154,16 @@ def test_dry_run_json_with_explicit_kernel_is_exact(cli, fake):
     assert fake.runs() == []
 
 
+def test_dry_run_text_prints_the_yaml_as_it_will_be_written(cli, fake):
+    data = cli("collect", "--dry-run", "--kernel", "gemm", "--format", "json", "--", *app()).json()["data"]
+    text = cli("collect", "--dry-run", "--kernel", "gemm", "--", *app()).stdout
+    written = data["phases"][0]["yaml"]
+    assert written.count("\n") >= 10  # one YAML key a line
+    assert "\\x0a" not in text  # not one escaped line
+    # the file's lines, in order and whole, each indented under its path
+    assert "\n".join("    " + ln for ln in written.rstrip("\n").split("\n")) in text
+
+
 def test_pmc_nine_tcc_counters_become_three_jobs(cli, fake):
     res = cli("collect", "--kernel", "gemm", "--no-att", "--format", "json", *[a for c in NINE_TCC for a in ("--pmc", c)],
               "--", *app())
