@@ -27,6 +27,49 @@ def printable(text: str, newlines: bool = True) -> str:
     return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+# The characters hotspot's text views use beyond ASCII, each replaced by ONE ASCII character so a
+# table's columns stay aligned, when stdout's encoding cannot print them (PYTHONIOENCODING=ascii,
+# a C locale): elision ~, dashes -, arrows > <, bar blocks # (partial +); any other '?'.
+_ASCII_FALLBACK: dict[str, str] = {
+    "\u2026": "~", "\u2014": "-", "\u2013": "-", "\u2212": "-", "\u2192": ">", "\u25c0": "<",
+    "\u2588": "#", "\u2589": "#", "\u258a": "#", "\u258b": "#",
+    "\u258c": "+", "\u258d": "+", "\u258e": "+", "\u258f": "+",
+    "\u00b7": ".", "\u2022": "*", "\u00d7": "x", "\u00f7": "/", "\u00b1": "~", "\u2264": "<",
+    "\u2265": ">", "\u2248": "~", "\u00b5": "u", "\u03c3": "s", "\u03a3": "S", "\u00b2": "2",
+    "\u221a": "v", "\u00a7": "S",
+}
+_FALLBACK_ERRORS = "hotspot-ascii-fallback"
+
+
+def _fallback(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    chars = err.object[err.start:err.end]
+    return "".join(_ASCII_FALLBACK.get(c, "?") for c in chars), err.end
+
+
+def printable_in(text: str, encoding: str | None) -> str:
+    """`text` as a stream in `encoding` can print it: unchanged when it can (UTF-8: the common
+    case costs one encode), else each character it cannot print replaced by one ASCII look-alike
+    (`...` would widen a table cell). An unknown encoding name leaves `text` as it is."""
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        pass
+    except LookupError:
+        return text
+    import codecs
+
+    try:
+        codecs.lookup_error(_FALLBACK_ERRORS)
+    except LookupError:
+        codecs.register_error(_FALLBACK_ERRORS, _fallback)
+    return text.encode(encoding, errors=_FALLBACK_ERRORS).decode(encoding)
+
+
 DEFAULT_WIDTH = 100  # text width when neither COLUMNS nor a terminal says otherwise
 MIN_WIDTH = 40
 
