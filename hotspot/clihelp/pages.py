@@ -233,7 +233,9 @@ PAGES = {'': (('--help', '-h'),
                (('--dir <str>', 'Same as PATH.'),
                 ('--example', 'Analyze the bundled example dispatch.'),
                 ('--topk <int>', 'Rows per table (0 = all).  [default: 15]'),
-                ('--mode <str>', 'asm, src or both.  [default: both]'),
+                ('--mode <asm|src|both>',
+                 'Which tables the text view shows: asm (instructions), src (source lines) or '
+                 'both.  [default: both]'),
                 ('--detail',
                  'Source snippet and worst instructions per hot line; with --plan also the full '
                  'tables and every plan item in full.'),
@@ -579,8 +581,8 @@ PAGES = {'': (('--help', '-h'),
               'folder of them, used before the ones found near the capture; repeatable.'),
              ('--brief',
               'Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 '
-              'plan items with estimate and file:line); implies --plan. With --format json: the '
-              'brief detail level (verdict, trust, top items with rows and fix; under 4 KB).'),
+              'plan items with estimate and file:line). With --format json: the brief detail level '
+              '(verdict, trust, top items with rows and fix; under 4 KB).'),
              ('--detail',
               'Every item in full: evidence, all sites, the stall summary and the priority table '
               '(text and markdown; JSON always has everything).'),

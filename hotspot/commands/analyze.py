@@ -47,7 +47,9 @@ def register(app: typer.Typer) -> None:
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "
                                               "dispatch.")] = False,
         topk: Annotated[int, typer.Option("--topk", help="Rows per table (0 = all).")] = 15,
-        mode: Annotated[str, typer.Option("--mode", help="asm, src or both.")] = "both",
+        mode: Annotated[str, typer.Option("--mode", metavar="<asm|src|both>", help=(
+            "Which tables the text view shows: asm (instructions), src (source lines) or "
+            "both."))] = "both",
         detail: Annotated[bool, typer.Option("--detail", help="Source snippet and worst "
                                              "instructions per hot line; with --plan also the full "
                                              "tables and every plan item in full.")] = False,

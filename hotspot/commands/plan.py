@@ -10,9 +10,9 @@ from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
-    BriefOpt,
     KernelOpt,
     MetaOpt,
+    PlanBriefOpt,
     PmcOpt,
     format_option,
 )
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         kernel: KernelOpt = None,
         arch: ArchOpt = None,
         meta: MetaOpt = None,
-        brief: BriefOpt = False,
+        brief: PlanBriefOpt = False,
         detail: Annotated[bool, typer.Option(
             "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
                              "priority table (text and markdown; JSON always has everything).")] = False,
