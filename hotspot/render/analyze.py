@@ -156,8 +156,9 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     rep = getattr(a, "representativeness", None)
     if rep is not None and rep.reasons:
         lines = [heading(f"Does the capture represent the kernel? {rep.level}", markdown)]
+        found = {f.id: f.message for f in a.findings}
         for r in rep.reasons:
-            lines.append(f"- [{r.level}] {r.id}: {r.message}")
+            lines.append(f"- [{r.level}] {r.id}: {_once(r.message, found.get(r.id))}")
             if r.recapture and r.level != "note":
                 lines.append(f"    next: {r.recapture}")
         out.append("\n".join(lines))
@@ -171,6 +172,14 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         out.append("\n".join(lines))
     out.extend(_plan(a, plan, markdown))
     return "\n\n".join(out)
+
+
+def _once(reason: str, finding: str | None) -> str:
+    """A trust reason that quotes a finding (source-collapse: "...unreliable (...): <finding>")
+    without the quote: the Findings section below prints the finding itself."""
+    if finding and reason.endswith(": " + finding):
+        return reason[:-len(finding)] + "see the finding below"
+    return reason
 
 
 def _plan(a: DispatchAnalysis, plan: DispatchPlan | None, markdown: bool) -> list[str]:
