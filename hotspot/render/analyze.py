@@ -10,6 +10,7 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
 from hotspot.render.tables import (
+    BAR_HEADER,
     bar,
     heading,
     num,
@@ -115,7 +116,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         stalled = a.samples.stalled or 1
         out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
             [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
-            ["reason", "samples", "share", ""], markdown))
+            ["reason", "samples", "share", BAR_HEADER], markdown))
 
     occ = getattr(a, "occupancy", None)
     if occ and tables:
@@ -127,7 +128,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
             for c in a.stall_by_category if c.stall or c.latency]
     out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
-               + table(cats, ["category", "stall", "share", "", "hits"], markdown))
+               + table(cats, ["category", "stall", "share", BAR_HEADER, "hits"], markdown))
 
     if mode in ("src", "both"):
         if a.source_lines:
