@@ -43,6 +43,9 @@ class ToolSpec:
     remembered: bool = True            # a repeat call on unchanged inputs is answered from memory
     long_running: bool = False         # reports progress; cancellation stops its child processes
     hidden: frozenset[str] = frozenset()  # options of the command that change only its text view
+    # CLI parameters the tool requires although the command line does not (PATH, which the CLI's
+    # --example stands in for: the tool hides --example and keeps its path argument required)
+    required: frozenset[str] = frozenset()
     rank: int = 100                    # its place in the MCP server's tool list (ties: command order)
     command: str = ""                  # the command it runs: set from the CommandSpec holding it
 

@@ -123,6 +123,16 @@ def warn(message: str) -> None:
 
 # `--quiet` (any command): no progress lines; warnings and errors still print.
 QUIET = {"on": False}
+
+
+def note(message: str) -> None:
+    """A line for the reader on stderr, written whole (a path in it is never shortened); --quiet
+    drops it. Unlike a progress line the output cache keeps it, so a replay prints it too."""
+    if QUIET["on"]:
+        return
+    sys.stderr.write(printable(message, newlines=False) + "\n")
+    sys.stderr.flush()
+
 # True while a progress line is being written: the output cache (hotspot/cache/output.py) keeps
 # warnings and errors from stderr to replay them, but not progress.
 PROGRESS = {"writing": False}

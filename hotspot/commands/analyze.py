@@ -17,6 +17,7 @@ from hotspot.commands.options import (
     MetaOpt,
     PmcOpt,
     SourceMapOpt,
+    capture_path,
     format_option,
 )
 
@@ -81,11 +82,7 @@ def register(app: typer.Typer) -> None:
 
             target = path or dir_
             if example:
-                if target:
-                    raise UsageError("--example takes no PATH")
-                from hotspot.examples import example_dispatch_dir
-
-                target = str(example_dispatch_dir())
+                target = capture_path(target, example)
             if not target:
                 raise UsageError("give a dispatch dir (PATH or --dir), or --example")
             if path and dir_ and path != dir_:

@@ -60,3 +60,27 @@ SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
                          "the capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, "
                          "pairs separated by ':').")]
+
+ExampleOpt = Annotated[bool, typer.Option(
+    "--example", help="Read the bundled example dispatch (in place of PATH; its path is printed on "
+                      "stderr).")]
+
+
+def capture_path(path: Optional[str], example: bool) -> str:
+    """PATH, or with --example the bundled example dispatch's, whose whole path is printed once on
+    stderr (the views shorten long paths; --quiet drops the line). Call it inside the command's
+    produce(): a conflict is a usage error there."""
+    from hotspot.errors import UsageError
+
+    if not example:
+        if not path:
+            raise UsageError("give PATH, or --example for the bundled example dispatch")
+        return path
+    if path:
+        raise UsageError("--example takes no PATH")
+    from hotspot.diagnostics import note
+    from hotspot.examples import example_dispatch_dir
+
+    target = str(example_dispatch_dir())
+    note(f"example: {target}")
+    return target
