@@ -30,8 +30,9 @@ COMMANDS = {'analyze': ('hotspot.commands.analyze',
              False,
              False),
  'doctor': ('hotspot.commands.doctor',
-            'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. '
-            'Exit 5 when a required tool is missing.',
+            'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem '
+            'and whether analysis and collection are ready here. Exit 5 when a tool collection '
+            'requires is missing (0 with --for analyze: analysis needs none).',
             False,
             False),
  'diff': ('hotspot.commands.diff',
@@ -177,8 +178,9 @@ PAGES = {'': (('--help', '-h'),
           'collect [OPTIONS] -- ./app ARGS',
           True),
          ('doctor',
-          'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. '
-          'Exit 5 when a required tool is missing.',
+          'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem and '
+          'whether analysis and collection are ready here. Exit 5 when a tool collection requires '
+          'is missing (0 with --for analyze: analysis needs none).',
           True),
          ('diff',
           'Compare BEFORE and AFTER (dispatch dirs or saved analyze JSON): same code or not, then '
@@ -481,8 +483,9 @@ PAGES = {'': (('--help', '-h'),
              ('paragraph',),
              ('indent',),
              ('text',
-              'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each '
-              'problem. Exit 5 when a required tool is missing.'),
+              'Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem '
+              'and whether analysis and collection are ready here. Exit 5 when a tool collection '
+              'requires is missing (0 with --for analyze: analysis needs none).'),
              ('dedent',),
              ('paragraph',),
              ('heading', 'Options'),
@@ -491,6 +494,10 @@ PAGES = {'': (('--help', '-h'),
               (('--rocprofv3 <str>',
                 'Path to rocprofv3 (default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).'),
                ('--att-library-path <str>', 'Folder holding librocprof-trace-decoder.so.'),
+               ('--for <analyze|collect>',
+                'Check one use: analyze (exit 0 without rocprofv3 when analyze, plan, report, diff '
+                'and export work here) or collect. Default: both verdicts, exit 5 when collection '
+                'is not ready.'),
                ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
                ('-h, --help', 'Show this message and exit.')),
               30,
