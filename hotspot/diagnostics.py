@@ -9,7 +9,7 @@ from contextvars import ContextVar
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 # C0 controls but tab and newline, DEL and C1 controls: from kernel names, source lines or paths
 # they would drive the terminal (ESC sequences, carriage returns), so text shows them escaped.
@@ -119,6 +119,29 @@ def fit_diagnostic(text: str, indent: int = 2) -> str:
 def warn(message: str) -> None:
     sys.stderr.write(fit_diagnostic(printable(f"warning: {message}", newlines=False), indent=9) + "\n")
     sys.stderr.flush()
+
+
+# Warnings on the register/LDS figures occupancy uses (hotspot/att/occupancy.py, side-file rows):
+# caveats on estimates, several per capture without counters (the bundled example has three).
+RESOURCES_PREFIX = "resources: "
+
+
+def warn_all(warnings: "Sequence[str]") -> None:
+    """A result's warnings on stderr: each on its line, but those on the resource figures folded
+    into one line naming their subjects, which --quiet drops (--format json keeps every one whole)."""
+    resources = [w[len(RESOURCES_PREFIX):] for w in warnings if w.startswith(RESOURCES_PREFIX)]
+    folded = False
+    for w in warnings:
+        if not w.startswith(RESOURCES_PREFIX):
+            warn(w)
+        elif not folded and not QUIET["on"]:  # where the first of them was
+            folded = True
+            if len(resources) == 1:
+                warn(w)
+                continue
+            subjects = list(dict.fromkeys(r.split(" ", 1)[0].rstrip(":,;") for r in resources))
+            warn(f"{RESOURCES_PREFIX}{len(resources)} notes on the register/LDS figures occupancy uses "
+                 f"({', '.join(subjects)}); --format json has each in full")
 
 
 # `--quiet` (any command): no progress lines; warnings and errors still print.
