@@ -53,3 +53,14 @@ def test_markdown_bar_columns_have_a_header(cli) -> None:
             assert header[col], lines[j - 2]
             checked += 1
     assert checked
+
+
+def test_analyze_plan_prints_one_header(cli) -> None:
+    data = cli("--no-cache", "analyze", "--example", "--plan", "--format", "json").json()["data"]
+    kernel, gfx = data["dispatch"]["kernel"], data["arch"]["gfx"]
+    text = cli("--no-cache", "analyze", "--example", "--plan").stdout
+    headers = [ln for ln in text.splitlines() if ln.startswith("hotspot")]
+    assert len(headers) == 1 and headers[0].startswith(f"hotspot: {kernel} on {gfx}")
+    assert text.splitlines()[0] == headers[0]
+    # without the plan the analysis keeps its own title
+    assert cli("--no-cache", "analyze", "--example").stdout.splitlines()[0] == f"hotspot analyze: {kernel}"

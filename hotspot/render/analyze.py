@@ -78,7 +78,10 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     sampling = a.mode == "pc-sampling"
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
-    out.append(f"# {title}" if markdown else title)
+    if markdown:
+        out.append(f"# {title}")
+    elif plan is None:  # with the plan, the verdict's first line (kernel on arch) is the one header
+        out.append(title)
     if plan is not None:
         from hotspot.render.plan import verdict_section
 
