@@ -39,7 +39,10 @@ class ToolSpec:
     single: frozenset[str] = frozenset()  # variadic CLI arguments taken as one value
     paths: frozenset[str] = frozenset()   # tool arguments naming files or folders (checked against roots)
     outputs: frozenset[str] = frozenset()  # of `paths`, the files the call writes (never '-', stdout)
-    required: frozenset[str] = frozenset()  # tool arguments required though optional on the CLI
+    # arguments the tool requires though the command line does not (an output file; PATH, which the
+    # CLI's --example stands in for: the tool hides --example and keeps its path required); named by
+    # the CLI parameter or the tool argument
+    required: frozenset[str] = frozenset()
     help: Mapping[str, str] = field(default_factory=dict)  # a tool argument's own help (renamed ones)
     detail: bool = False               # takes `detail_level` (brief | full)
     remembered: bool = True            # a repeat call on unchanged inputs is answered from memory

@@ -9,7 +9,7 @@ from contextvars import ContextVar
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 # C0 controls but tab and newline, DEL and C1 controls: from kernel names, source lines or paths
@@ -26,6 +26,49 @@ def printable(text: str, newlines: bool = True) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+# The characters hotspot's text views use beyond ASCII, each replaced by ONE ASCII character so a
+# table's columns stay aligned, when stdout's encoding cannot print them (PYTHONIOENCODING=ascii,
+# a C locale): elision ~, dashes -, arrows > <, bar blocks # (partial +); any other '?'.
+_ASCII_FALLBACK: dict[str, str] = {
+    "\u2026": "~", "\u2014": "-", "\u2013": "-", "\u2212": "-", "\u2192": ">", "\u25c0": "<",
+    "\u2588": "#", "\u2589": "#", "\u258a": "#", "\u258b": "#",
+    "\u258c": "+", "\u258d": "+", "\u258e": "+", "\u258f": "+",
+    "\u00b7": ".", "\u2022": "*", "\u00d7": "x", "\u00f7": "/", "\u00b1": "~", "\u2264": "<",
+    "\u2265": ">", "\u2248": "~", "\u00b5": "u", "\u03c3": "s", "\u03a3": "S", "\u00b2": "2",
+    "\u221a": "v", "\u00a7": "S",
+}
+_FALLBACK_ERRORS = "hotspot-ascii-fallback"
+
+
+def _fallback(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    chars = err.object[err.start:err.end]
+    return "".join(_ASCII_FALLBACK.get(c, "?") for c in chars), err.end
+
+
+def printable_in(text: str, encoding: str | None) -> str:
+    """`text` as a stream in `encoding` can print it: unchanged when it can (UTF-8: the common
+    case costs one encode), else each character it cannot print replaced by one ASCII look-alike
+    (`...` would widen a table cell). An unknown encoding name leaves `text` as it is."""
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        pass
+    except LookupError:
+        return text
+    import codecs
+
+    try:
+        codecs.lookup_error(_FALLBACK_ERRORS)
+    except LookupError:
+        codecs.register_error(_FALLBACK_ERRORS, _fallback)
+    return text.encode(encoding, errors=_FALLBACK_ERRORS).decode(encoding)
 
 
 DEFAULT_WIDTH = 100  # text width when neither COLUMNS nor a terminal says otherwise
@@ -79,8 +122,41 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
+# Warnings on the register/LDS figures occupancy uses (hotspot/att/occupancy.py, side-file rows):
+# caveats on estimates, several per capture without counters (the bundled example has three).
+RESOURCES_PREFIX = "resources: "
+
+
+def warn_all(warnings: "Sequence[str]") -> None:
+    """A result's warnings on stderr: each on its line, but those on the resource figures folded
+    into one line naming their subjects, which --quiet drops (--format json keeps every one whole)."""
+    resources = [w[len(RESOURCES_PREFIX):] for w in warnings if w.startswith(RESOURCES_PREFIX)]
+    folded = False
+    for w in warnings:
+        if not w.startswith(RESOURCES_PREFIX):
+            warn(w)
+        elif not folded and not QUIET["on"]:  # where the first of them was
+            folded = True
+            if len(resources) == 1:
+                warn(w)
+                continue
+            subjects = list(dict.fromkeys(r.split(" ", 1)[0].rstrip(":,;") for r in resources))
+            warn(f"{RESOURCES_PREFIX}{len(resources)} notes on the register/LDS figures occupancy uses "
+                 f"({', '.join(subjects)}); --format json has each in full")
+
+
 # `--quiet` (any command): no progress lines; warnings and errors still print.
 QUIET = {"on": False}
+
+
+def note(message: str) -> None:
+    """A line for the reader on stderr, written whole (a path in it is never shortened); --quiet
+    drops it. Unlike a progress line the output cache keeps it, so a replay prints it too."""
+    if QUIET["on"]:
+        return
+    sys.stderr.write(printable(message, newlines=False) + "\n")
+    sys.stderr.flush()
+
 # True while a progress line is being written: the output cache (hotspot/cache/output.py) keeps
 # warnings and errors from stderr to replay them, but not progress.
 PROGRESS = {"writing": False}

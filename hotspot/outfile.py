@@ -91,6 +91,9 @@ def _write(out: "TextIO", text: str | bytes, newline: bool) -> None:
             buf.flush()
             return
         text = text.decode("utf-8")
+    from hotspot.diagnostics import printable_in
+
+    text = printable_in(text, getattr(out, "encoding", None))  # `…—█` on an ASCII stdout
     out.write(text)
     if newline and not text.endswith("\n"):
         out.write("\n")

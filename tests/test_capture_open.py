@@ -47,3 +47,20 @@ def test_capture_reads_its_parts_on_demand_once(corpus) -> None:
     assert os.path.basename(cap.wave_files[0].path) in os.listdir(d)
     wave = cap.read_wave(cap.wave_files[0])
     assert wave.end >= wave.begin and wave.instructions
+
+
+def test_the_search_depth_is_named_when_nothing_is_found(tmp_path, cli) -> None:
+    """A dispatch dir one level deeper than the search goes: the error says how deep it looked
+    and that a folder nearer the capture works; from there it is found."""
+    from hotspot.capture.layout import SEARCH_DEPTH, find_dispatch_dirs
+
+    parents = [f"level{i}" for i in range(1, SEARCH_DEPTH + 1)]  # SEARCH_DEPTH folders, then the dispatch
+    dispatch = tmp_path.joinpath(*parents, "ui_output_agent_1_dispatch_1")
+    dispatch.mkdir(parents=True)
+    (dispatch / "code.json").write_text("{}")
+    assert find_dispatch_dirs(tmp_path) == []
+    assert find_dispatch_dirs(tmp_path / "level1") == [dispatch]  # exactly SEARCH_DEPTH levels below
+    r = cli("--no-cache", "analyze", str(tmp_path))
+    assert r.exit_code == 3
+    assert f"found here or up to {SEARCH_DEPTH} folder levels below" in r.stderr
+    assert f"a folder at most {SEARCH_DEPTH} levels above it" in r.stderr

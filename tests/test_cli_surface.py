@@ -109,3 +109,25 @@ def test_top_level_help_reads_the_same_without_importing_the_commands(args, monk
     real = run_cli(*args)
     assert (stubbed.exit_code, stubbed.stdout, stubbed.stderr) == (real.exit_code, real.stdout,
                                                                    real.stderr)
+
+
+def test_plan_brief_help_does_not_claim_to_imply_plan(capsys) -> None:
+    main(["plan", "--help"])
+    plan_help = " ".join(capsys.readouterr().out.split())
+    assert "--brief Print only the verdict" in plan_help and "implies --plan" not in plan_help
+    main(["analyze", "--help"])
+    assert "implies --plan" in " ".join(capsys.readouterr().out.split())  # analyze: it does
+
+
+def test_mode_help_lists_exactly_the_modes_analyze_accepts(capsys) -> None:
+    main(["analyze", "--help"])
+    m = re.search(r"--mode <([a-z|]+)>", capsys.readouterr().out)
+    assert m, "--mode hides its choices"
+    from hotspot.att.model import AnalyzeOptions
+    from hotspot.examples import example_dispatch_dir
+
+    for mode in [*m.group(1).split("|"), "nonsense"]:
+        code, _, err = _run(capsys, "--no-cache", "analyze", str(example_dispatch_dir()), "--mode", mode,
+                            "--brief")
+        assert (code == 0) == (mode != "nonsense"), (mode, err)
+    assert AnalyzeOptions().mode in m.group(1).split("|")

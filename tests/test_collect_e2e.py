@@ -154,6 +154,16 @@ def test_dry_run_json_with_explicit_kernel_is_exact(cli, fake):
     assert fake.runs() == []
 
 
+def test_dry_run_text_prints_the_yaml_as_it_will_be_written(cli, fake):
+    data = cli("collect", "--dry-run", "--kernel", "gemm", "--format", "json", "--", *app()).json()["data"]
+    text = cli("collect", "--dry-run", "--kernel", "gemm", "--", *app()).stdout
+    written = data["phases"][0]["yaml"]
+    assert written.count("\n") >= 10  # one YAML key a line
+    assert "\\x0a" not in text  # not one escaped line
+    # the file's lines, in order and whole, each indented under its path
+    assert "\n".join("    " + ln for ln in written.rstrip("\n").split("\n")) in text
+
+
 def test_pmc_nine_tcc_counters_become_three_jobs(cli, fake):
     res = cli("collect", "--kernel", "gemm", "--no-att", "--format", "json", *[a for c in NINE_TCC for a in ("--pmc", c)],
               "--", *app())
@@ -343,3 +353,40 @@ def test_program_output_is_streamed_live_and_saved(cli, fake, tmp_path):
                 *app("print('hello from the app', flush=True)"))
     assert quiet.exit_code == 0 and "hello from the app" not in quiet.stderr
     assert "hello from the app" in (tmp_path / "run2" / "att.stdout.log").read_text()
+
+
+def test_rocprofv3_att_spellings_are_aliases(cli, fake):
+    ours = cli("collect", "--kernel", "gemm", "--no-analyze", "--format", "json", "--target-cu", "2",
+               "--se-mask", "0x3", "--simd-select", "0x1", "--buffer-size", "0x20000000", "--", *app())
+    assert ours.exit_code == 0, ours.stderr
+    theirs = cli("collect", "--kernel", "gemm", "--no-analyze", "--format", "json", "--att-target-cu", "2",
+                 "--att-shader-engine-mask", "0x3", "--att-simd-select", "0x1", "--att-buffer-size",
+                 "0x20000000", "--", *app())
+    assert theirs.exit_code == 0, theirs.stderr
+    att_jobs = [c["jobs"][0] for c in fake.calls() if "-i" in c["argv"]]
+    assert len(att_jobs) == 2
+    for job in att_jobs:  # what rocprofv3 was asked, the same both ways
+        assert (job["att_target_cu"], job["att_shader_engine_mask"], job["att_simd_select"],
+                job["att_buffer_size"]) == (2, 0x3, 0x1, 0x20000000)
+    assert {k: v for k, v in att_jobs[0].items() if k != "output_directory"} == \
+        {k: v for k, v in att_jobs[1].items() if k != "output_directory"}
+
+
+def test_rocprofv3_args_pass_through_to_the_att_run_only(cli, fake):
+    res = cli("collect", "--no-analyze", "--format", "json", "--rocprofv3-arg=--kernel-exclude-regex",
+              "--rocprofv3-arg", "copy", "--", *app())
+    assert res.exit_code == 0, res.stderr
+    discover, att = fake.calls()
+    assert "--kernel-exclude-regex" not in discover["argv"]  # the run hotspot parses is left as it is
+    assert att["argv"][:2] == ["--kernel-exclude-regex", "copy"] and att["argv"][2] == "-i"
+    assert att["jobs"][0]["kernel_exclude_regex"] == "copy"  # rocprofv3 merged it into the job
+    assert res.json()["data"]["phases"][1]["argv"][1:3] == ["--kernel-exclude-regex", "copy"]  # run.json says so
+
+
+@pytest.mark.parametrize("arg, instead", [("--att-target-cu=2", "--att-target-cu"), ("-d", "--output"),
+                                          ("--kernel-include-regex", "--kernel")])
+def test_rocprofv3_args_hotspot_sets_are_refused_before_running(cli, fake, arg, instead):
+    res = cli("collect", "--format", "json", f"--rocprofv3-arg={arg}", "--", *app())
+    assert res.exit_code == 2
+    assert f"use collect's {instead}" in res.json()["error"]["hint"]
+    assert fake.calls() == [] and fake.runs() == []

@@ -153,3 +153,32 @@ def test_gpus_and_rocprofv3_doctor_are_included(cli, fake, monkeypatch, tmp_path
     scanner = "pass" if native_status() == "enabled" else "warn"
     assert status == {"rocprofv3": "pass", "trace decoder": "pass", "GPUs": "pass", "rocprofv3-doctor": "warn",
                       "native wave scanner": scanner}
+
+
+def test_doctor_without_rocm_says_analysis_is_ready(cli, monkeypatch, tmp_path):
+    """No rocprofv3 anywhere: the default still exits 5 and says both verdicts; --for analyze exits
+    0 with only the analysis verdict and no warnings about collection tools."""
+    clean_env(monkeypatch, tmp_path, with_fake=False)
+    assert tools.find_rocprofv3(None) is None
+    default = cli("doctor")
+    assert default.exit_code == 5
+    assert "analysis: ready" in default.stdout
+    assert "collection: NOT ready: required rocprofv3, trace decoder missing" in default.stdout
+    analysis = cli("doctor", "--for", "analyze")
+    assert analysis.exit_code == 0, analysis.stderr
+    assert "analysis: ready" in analysis.stdout and "collection:" not in analysis.stdout
+    assert "rocprofv3" in analysis.stdout  # the table still shows the check
+    assert "warning: rocprofv3" not in analysis.stderr and "warning: trace decoder" not in analysis.stderr
+    data = cli("doctor", "--for", "analyze", "--format", "json").json()["data"]
+    assert data["ok"] is False and data["analysis_ready"] is True and data["checked_for"] == "analyze"
+    assert data["missing"] == ["rocprofv3", "trace decoder"]
+    collect = cli("doctor", "--for", "collect")
+    assert collect.exit_code == 5 and "analysis:" not in collect.stdout
+    bad = cli("doctor", "--for", "everything")
+    assert bad.exit_code == 2 and "expected analyze or collect" in bad.stderr
+
+
+def test_doctor_with_the_tools_says_both_ready(cli, fake):
+    res = cli("doctor")
+    assert res.exit_code == 0, res.stderr
+    assert "analysis: ready" in res.stdout and "collection: " in res.stdout

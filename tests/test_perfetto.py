@@ -189,6 +189,19 @@ def test_export_errors_and_default_name(cli, tmp_path, monkeypatch):
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.parametrize("words, existing", [(("export", "perfetto"), "trace.json"),
+                                            (("report",), "report.html")])
+def test_a_missing_input_is_reported_before_an_existing_default_output(cli, tmp_path, monkeypatch,
+                                                                     words, existing):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / existing).write_text("mine")
+    missing = tmp_path / "no-such-capture"
+    r = cli(*words, str(missing))
+    assert r.exit_code == 3
+    assert f"{missing}: no such file or directory" in r.stderr and "already exists" not in r.stderr
+    assert (tmp_path / existing).read_text() == "mine"
+
+
 def test_legacy_layout_is_refused(corpus, cli, tmp_path):
     r = cli("export", "perfetto", str(corpus / "att/other/legacy_pre3_ui"), "-o", str(tmp_path / "t.json"))
     assert r.exit_code == 3 and "legacy" in r.stderr

@@ -185,6 +185,20 @@ def test_source_collapse_is_a_note_not_a_trust_level(tmp_path: Path) -> None:
     assert data["plan_trust"]["level"] == "ok", data["plan_trust"]
 
 
+def test_source_collapse_is_printed_once_in_the_text_view(tmp_path: Path, cli) -> None:
+    """The trust note points at the finding; the finding's message (file:line, share) is printed
+    once, under Findings."""
+    d = _dispatch(tmp_path, waves=32, same_line=True)
+    finding = next(f for f in analyze(d, AnalyzeOptions(topk=0)).plain_data()["findings"]
+                   if f["id"] == "source-collapse")
+    r = cli("--no-cache", "analyze", str(d))
+    assert r.exit_code == 0, r.stderr
+    flat = " ".join(r.stdout.split())  # the text view wraps long lines
+    assert flat.count(" ".join(finding["message"].split())) == 1
+    assert flat.count("source-collapse:") == 2  # the trust note and the finding
+    assert "line-level locations are unreliable (instruction-level blame is not affected): see the finding below" in flat
+
+
 def test_code_json_sums_far_from_the_wave_files_are_unrepresentative(tmp_path: Path) -> None:
     d = _dispatch(tmp_path, waves=32)
     code_path = d / "code.json"

@@ -136,8 +136,9 @@ def require_dispatch_dirs(root: Path) -> list[Path]:
     dirs = find_dispatch_dirs(root)
     if not dirs:
         raise InputError(f"{root}: no ATT dispatch directory (ui_output_agent_*_dispatch_* with a "
-                         "code.json) found here or below",
-                         "pass the ui_output dir itself, or the rocprofv3 output directory")
+                         f"code.json) found here or up to {SEARCH_DEPTH} folder levels below",
+                         "pass the ui_output dir itself, or a folder at most "
+                         f"{SEARCH_DEPTH} levels above it, such as the rocprofv3 output directory")
     return dirs
 
 

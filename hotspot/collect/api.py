@@ -99,6 +99,34 @@ class CollectOptions:
     dry_run: bool = False
     rocprofv3: str | None = None
     att_library_path: str | None = None
+    # rocprofv3 options hotspot has none of its own for (--rocprofv3-arg), given to the ATT and
+    # counter runs as they are; discovery's run stays the one hotspot parses
+    rocprofv3_args: tuple[str, ...] = ()
+
+
+# rocprofv3 options hotspot sets itself -> what to give collect instead (None: not settable)
+_MANAGED: dict[str, str | None] = {
+    "--att-target-cu": "--att-target-cu", "--att-shader-engine-mask": "--att-shader-engine-mask",
+    "--att-simd-select": "--att-simd-select", "--att-buffer-size": "--att-buffer-size",
+    "--att-library-path": "--att-library-path", "--kernel-include-regex": "--kernel",
+    "--kernel-iteration-range": "--iterations", "--pmc": "--pmc", "-o": "--output", "-d": "--output",
+    "--output-directory": "--output", "--output-file": None, "-i": "--flags", "--input": "--flags",
+    "-f": None, "--output-format": None, "--att": "--no-att", "--advanced-thread-trace": "--no-att",
+    "--": None,
+}
+PASSTHROUGH_PHASES = ("att", "pmc")  # the phases --rocprofv3-arg reaches (pmc_<i> with --flags)
+
+
+def parse_rocprofv3_args(values: list[str]) -> tuple[str, ...]:
+    """--rocprofv3-arg values, refusing the options hotspot sets itself (rocprofv3 fails on a key
+    given twice with different values, after the program ran)."""
+    for v in values:
+        name = v.split("=", 1)[0]
+        if name in _MANAGED:
+            own = _MANAGED[name]
+            raise UsageError(f"--rocprofv3-arg {v}: hotspot sets {name} itself",
+                             f"use collect's {own}" if own else "leave it out: hotspot needs its own value")
+    return tuple(values)
 
 
 def parse_env(values: list[str]) -> tuple[tuple[str, str], ...]:
@@ -263,7 +291,7 @@ class Collector:
     def _phase(self, name: str, argv: list[str], *, output_dir: Path, input_file: Path | None = None,
                yaml_text: str | None = None) -> tuple[Phase, ProcessOutcome]:
         assert self.run_dir is not None
-        full = [*argv, "--", *self.opts.command]
+        full = [*self._passed_through(name, argv), "--", *self.opts.command]
         stdout, stderr = self.run_dir / f"{name}.stdout.log", self.run_dir / f"{name}.stderr.log"
         phase = Phase(name, full, str(input_file) if input_file else None, yaml_text, str(output_dir), str(stdout),
                       str(stderr), rundir.utc_iso())
@@ -644,9 +672,17 @@ class Collector:
     def _dry_phase(self, name: str, prof: str, job_list: Sequence[jobs.Job], input_file: Path | None) -> DryPhase:
         text = jobs.input_yaml(job_list)
         if self.opts.flags:
-            argv = [prof, *jobs.flags(job_list[0])]
+            argv = self._passed_through(name, [prof, *jobs.flags(job_list[0])])
             return DryPhase(name, [*argv, "--", *self.opts.command], None, text)
-        return DryPhase(name, [prof, "-i", str(input_file), "--", *self.opts.command], str(input_file), text)
+        argv = self._passed_through(name, [prof, "-i", str(input_file)])
+        return DryPhase(name, [*argv, "--", *self.opts.command], str(input_file), text)
+
+    def _passed_through(self, phase: str, argv: list[str]) -> list[str]:
+        """`argv` with the --rocprofv3-arg options right after the profiler, in the ATT and counter
+        phases."""
+        if not self.opts.rocprofv3_args or phase.split("_", 1)[0] not in PASSTHROUGH_PHASES:
+            return argv
+        return [argv[0], *self.opts.rocprofv3_args, *argv[1:]]
 
 
 _FULL_MESSAGES = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG))

@@ -33,6 +33,10 @@ class DoctorReport:
     gpus: list[dict[str, Any]]
     rocprofv3_doctor: dict[str, Any] | None = None
     missing: list[str] = field(default_factory=list)
+    # analyze, plan, report, diff and export need none of the collection tools: only hotspot's
+    # own wave reader (native or pure Python), so they are ready where collection is not
+    analysis_ready: bool = True
+    checked_for: str = "both"  # --for: analyze | collect | both (which verdict decides the exit)
 
 
 def _rocprofv3_doctor(rocprofv3: str | None) -> tuple[Check, dict[str, Any] | None]:
@@ -72,7 +76,11 @@ def _native_scanner() -> Check:
                  f"{status}; wave files are parsed in pure Python (same results, several times slower)", fix)
 
 
-def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None) -> Result[DoctorReport]:
+PURPOSES = ("analyze", "collect")  # `doctor --for`
+
+
+def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None,
+               checked_for: str = "both") -> Result[DoctorReport]:
     checks: list[Check] = []
     warnings: list[str] = []
     found = tools.find_rocprofv3(rocprofv3)
@@ -119,14 +127,17 @@ def run_doctor(rocprofv3: str | None = None, att_library_path: str | None = None
 
     doc_check, doc_info = _rocprofv3_doctor(found.path if found else None)
     checks.append(doc_check)
-    checks.append(_native_scanner())
+    scanner = _native_scanner()
+    checks.append(scanner)
 
     missing = [c.name for c in checks if c.required and c.status == "fail"]
-    for c in checks:
+    # --for analyze: the collection checks stay in the table but are not warned about
+    for c in checks if checked_for != "analyze" else [scanner]:
         if c.status in ("warn", "fail"):
             warnings.append(f"{c.name}: {c.detail}" + (f" (fix: {c.fix})" if c.fix else ""))
     report = DoctorReport(ok=not missing, checks=checks, rocprofv3=prof_info, decoder=dec_info,
                           gpus=[{"index": g.index, "gfx": g.gfx, "product": g.product, "source": g.source}
                                 for g in gpus],
-                          rocprofv3_doctor=doc_info, missing=missing)
+                          rocprofv3_doctor=doc_info, missing=missing,
+                          analysis_ready=scanner.status != "fail", checked_for=checked_for)
     return Result("doctor", report, warnings)

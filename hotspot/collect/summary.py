@@ -177,7 +177,8 @@ class DryPhase:
     name: str
     argv: list[str]
     input_file: str | None
-    yaml: str | None  # the input file's text
+    # the input file's text, printed as the lines it will be written as (hotspot/render/escape.py)
+    yaml: str | None = field(metadata={"text_block": True})
 
 
 @record

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from hotspot.result import Result
 
 
-from hotspot.diagnostics import warn
+from hotspot.diagnostics import warn_all
 from hotspot.outfile import quiet_stdout
 from hotspot.outfile import write_stdout as _write_stdout
 from hotspot.signals import signals_as_interrupts
@@ -87,8 +87,7 @@ def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: s
                 text = fit_text(text)
             _write_stdout(text)
         if fmt != "json":
-            for w in result.warnings:
-                warn(w)
+            warn_all(result.warnings)  # the resource caveats folded into one line
         return result.exit_code  # decided with the result (the same in every format)
     except HotspotError as err:
         return _report(command, fmt, err)

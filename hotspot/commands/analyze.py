@@ -17,6 +17,7 @@ from hotspot.commands.options import (
     MetaOpt,
     PmcOpt,
     SourceMapOpt,
+    capture_path,
     format_option,
 )
 
@@ -53,7 +54,9 @@ def register(app: typer.Typer) -> None:
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "
                                               "dispatch.")] = False,
         topk: Annotated[int, typer.Option("--topk", help="Rows per table (0 = all).")] = 15,
-        mode: Annotated[str, typer.Option("--mode", help="asm, src or both.")] = "both",
+        mode: Annotated[str, typer.Option("--mode", metavar="<asm|src|both>", help=(
+            "Which tables the text view shows: asm (instructions), src (source lines) or "
+            "both."))] = "both",
         detail: Annotated[bool, typer.Option("--detail", help="Source snippet and worst "
                                              "instructions per hot line; with --plan also the full "
                                              "tables and every plan item in full.")] = False,
@@ -85,11 +88,7 @@ def register(app: typer.Typer) -> None:
 
             target = path or dir_
             if example:
-                if target:
-                    raise UsageError("--example takes no PATH")
-                from hotspot.examples import example_dispatch_dir
-
-                target = str(example_dispatch_dir())
+                target = capture_path(target, example)
             if not target:
                 raise UsageError("give a dispatch dir (PATH or --dir), or --example")
             if path and dir_ and path != dir_:

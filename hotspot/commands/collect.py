@@ -56,13 +56,15 @@ def register(app: typer.Typer) -> None:
         iterations: Annotated[Optional[str], typer.Option(
             "--iterations", help="SET of 1-based iterations of the kernel to trace, e.g. 12-13 or 3,5-7. "
             "Default: two steady-state iterations from the discovered call count.", rich_help_panel=_ATT)] = None,
-        target_cu: Annotated[str, typer.Option("--target-cu", help="att_target_cu.", rich_help_panel=_ATT)] = "1",
-        se_mask: Annotated[str, typer.Option("--se-mask", help="att_shader_engine_mask.",
+        target_cu: Annotated[str, typer.Option("--target-cu", "--att-target-cu", help="att_target_cu.",
+                                               rich_help_panel=_ATT)] = "1",
+        se_mask: Annotated[str, typer.Option("--se-mask", "--att-shader-engine-mask", help="att_shader_engine_mask.",
                                              rich_help_panel=_ATT)] = "0x1",
-        simd_select: Annotated[str, typer.Option("--simd-select", help="att_simd_select.",
+        simd_select: Annotated[str, typer.Option("--simd-select", "--att-simd-select", help="att_simd_select.",
                                                  rich_help_panel=_ATT)] = "0xF",
         buffer_size: Annotated[str, typer.Option(
-            "--buffer-size", help="att_buffer_size: ONE buffer shared by all shader engines (0x.., bytes, or 512M).",
+            "--buffer-size", "--att-buffer-size",
+            help="att_buffer_size: ONE buffer shared by all shader engines (0x.., bytes, or 512M).",
             rich_help_panel=_ATT)] = "0x10000000",
         no_att: Annotated[bool, typer.Option("--no-att", help="Skip the ATT phase (counters only).",
                                              rich_help_panel=_ATT)] = False,
@@ -92,6 +94,10 @@ def register(app: typer.Typer) -> None:
             rich_help_panel=_RUN)] = False,
         rocprofv3: Annotated[Optional[str], typer.Option("--rocprofv3", help="Path to rocprofv3.",
                                                          rich_help_panel=_RUN)] = None,
+        rocprofv3_arg: Annotated[Optional[list[str]], typer.Option(
+            "--rocprofv3-arg", help="One more rocprofv3 argument for the ATT and counter runs, as is "
+            "(repeatable, in order: --rocprofv3-arg=--kernel-exclude-regex --rocprofv3-arg=copy); "
+            "not the options collect sets itself.", rich_help_panel=_RUN)] = None,
         fmt: FormatOpt = "text",
     ) -> None:
 
@@ -101,6 +107,7 @@ def register(app: typer.Typer) -> None:
                 collect,
                 parse_env,
                 parse_int,
+                parse_rocprofv3_args,
                 parse_size,
             )
             from hotspot.collect.jobs import AttSettings
@@ -117,7 +124,8 @@ def register(app: typer.Typer) -> None:
                                 buffer_size=parse_size(buffer_size, "--buffer-size")),
                 trace=not no_att, flags=flags, env=parse_env(env or []), timeout_s=timeout,
                 pmc=tuple(pmc or ()), pmc_preset=pmc_preset, arch=arch, analyze=not no_analyze,
-                dry_run=dry_run, rocprofv3=rocprofv3, att_library_path=att_library_path)
+                dry_run=dry_run, rocprofv3=rocprofv3, att_library_path=att_library_path,
+                rocprofv3_args=parse_rocprofv3_args(rocprofv3_arg or []))
             from hotspot.render.collect import render_kernel_table
 
             return collect(opts, show_kernels=render_kernel_table)

@@ -12,8 +12,9 @@ from hotspot.commands.options import format_option
 
 SPEC = CommandSpec(
     "doctor", rank=60,
-    help=("Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem. "
-          "Exit 5 when a required tool is missing."),
+    help=("Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem and "
+          "whether analysis and collection are ready here. Exit 5 when a tool collection requires "
+          "is missing (0 with --for analyze: analysis needs none)."),
     views={"doctor": text_and_markdown("hotspot.render.collect", "render_doctor", "render_doctor_markdown")},
     tools=(ToolSpec("doctor", remembered=False, rank=7),),
 )
@@ -34,17 +35,24 @@ def register(app: typer.Typer) -> None:
                                                          "(default: PATH, $ROCM_PATH/bin, /opt/rocm/bin).")] = None,
         att_library_path: Annotated[Optional[str], typer.Option(
             "--att-library-path", help="Folder holding librocprof-trace-decoder.so.")] = None,
+        for_: Annotated[Optional[str], typer.Option(
+            "--for", metavar="<analyze|collect>",
+            help="Check one use: analyze (exit 0 without rocprofv3 when analyze, plan, report, diff "
+                 "and export work here) or collect. Default: both verdicts, exit 5 when collection "
+                 "is not ready.")] = None,
         fmt: FormatOpt = "text",
     ) -> None:
         from hotspot.render.collect import render_doctor, render_doctor_markdown
 
         def produce() -> Result[object]:
-            from hotspot.collect.doctor import run_doctor
-            from hotspot.errors import ToolMissingError
+            from hotspot.collect.doctor import PURPOSES, run_doctor
+            from hotspot.errors import ToolMissingError, UsageError
 
-            result = run_doctor(rocprofv3, att_library_path)
+            if for_ is not None and for_ not in PURPOSES:
+                raise UsageError(f"--for {for_}: expected {' or '.join(PURPOSES)}")
+            result = run_doctor(rocprofv3, att_library_path, for_ or "both")
             report = result.data
-            if report.ok:
+            if report.ok or (for_ == "analyze" and report.analysis_ready):
                 return result
             failed = [c for c in report.checks if c.required and c.status == "fail"]
             if fmt.value != "json":  # the full table first, then the one-line error

@@ -8,7 +8,7 @@ import typer
 
 from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
-from hotspot.commands.options import format_option, MaxFileMbOpt
+from hotspot.commands.options import ExampleOpt, MaxFileMbOpt, capture_path, format_option
 
 SPEC = CommandSpec(
     "export", rank=100,
@@ -30,6 +30,7 @@ SPEC = CommandSpec(
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from hotspot.export.perfetto import PerfettoOptions
@@ -49,8 +50,10 @@ def register(app: typer.Typer) -> None:
                         "Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing.",
                         no_args_is_help=True)
     def perfetto(
-        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "
-                                            "holding several: the one with most waves)")],
+        path: Annotated[Optional[str], typer.Argument(
+            metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir (or a folder holding several: the "
+                                   "one with most waves)")] = None,
+        example: ExampleOpt = False,
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="Trace file to write; '-' writes it to stdout. Default "
             "trace.json, an existing file is never overwritten without --force.")] = None,
@@ -69,20 +72,21 @@ def register(app: typer.Typer) -> None:
 
         opts = PerfettoOptions(instructions=instructions, max_file_mb=max_file_mb)
         if output == STDOUT:
-            raise typer.Exit(_to_stdout(Path(path), opts, fmt))
+            raise typer.Exit(_to_stdout(lambda: Path(capture_path(path, example)), opts, fmt))
 
         def produce() -> Result[object]:
             from hotspot.export.perfetto import export_perfetto
 
-            return export_perfetto(Path(path), output, force, opts)
+            return export_perfetto(Path(capture_path(path, example)), output, force, opts)
 
         raise typer.Exit(run("export", fmt, produce))
 
     app.add_typer(export_app, name="export")
 
 
-def _to_stdout(path: Path, opts: PerfettoOptions, fmt: Any) -> int:
-    """The trace itself on stdout; errors still go through the one-line error path."""
+def _to_stdout(path_of: Callable[[], Path], opts: PerfettoOptions, fmt: Any) -> int:
+    """The trace itself on stdout; errors still go through the one-line error path. `path_of`
+    gives the input (inside the run: a usage error about it is reported like the others)."""
 
     from hotspot.errors import UsageError
     from hotspot.export.perfetto import select_dispatch, write_trace
@@ -91,7 +95,7 @@ def _to_stdout(path: Path, opts: PerfettoOptions, fmt: Any) -> int:
         if fmt.value != "text":
             raise UsageError("-o - prints the trace itself; it takes no --format")
         warnings: list[str] = []
-        ddir = select_dispatch(path, warnings)
+        ddir = select_dispatch(path_of(), warnings)
         from hotspot.errors import StdoutError
         from hotspot.outfile import quiet_stdout, stdout_binary
 

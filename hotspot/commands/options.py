@@ -51,11 +51,36 @@ MetaOpt = Annotated[Optional[list[str]], typer.Option(
 PmcOpt = Annotated[Optional[list[str]], typer.Option(
     "--pmc", help="Counter files for the plan's memory verdicts (as `hotspot pmc` reads them); "
                   "repeatable.")]
-BriefOpt = Annotated[bool, typer.Option(
-    "--brief", help="Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 "
-                    "plan items with estimate and file:line); implies --plan. With --format json: the brief detail "
-                    "level (verdict, trust, top items with rows and fix; under 4 KB).")]
+_BRIEF = ("Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 plan items "
+          "with estimate and file:line){}. With --format json: the brief detail level (verdict, trust, "
+          "top items with rows and fix; under 4 KB).")
+BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format("; implies --plan"))]  # analyze
+PlanBriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # plan: the plan is all it prints
 SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
                          "the capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, "
                          "pairs separated by ':').")]
+
+ExampleOpt = Annotated[bool, typer.Option(
+    "--example", help="Read the bundled example dispatch (in place of PATH; its path is printed on "
+                      "stderr).")]
+
+
+def capture_path(path: Optional[str], example: bool) -> str:
+    """PATH, or with --example the bundled example dispatch's, whose whole path is printed once on
+    stderr (the views shorten long paths; --quiet drops the line). Call it inside the command's
+    produce(): a conflict is a usage error there."""
+    from hotspot.errors import UsageError
+
+    if not example:
+        if not path:
+            raise UsageError("give PATH, or --example for the bundled example dispatch")
+        return path
+    if path:
+        raise UsageError("--example takes no PATH")
+    from hotspot.diagnostics import note
+    from hotspot.examples import example_dispatch_dir
+
+    target = str(example_dispatch_dir())
+    note(f"example: {target}")
+    return target

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -10,10 +10,12 @@ from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
-    BriefOpt,
+    ExampleOpt,
     KernelOpt,
     MetaOpt,
+    PlanBriefOpt,
     PmcOpt,
+    capture_path,
     format_option,
 )
 
@@ -29,7 +31,8 @@ SPEC = CommandSpec(
     tools=(ToolSpec("plan",
                     "What to change next in one ATT dispatch: prioritized plan items with location, "
                     "evidence, fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
-                    paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail"}), rank=2),),
+                    paths=frozenset({"path", "pmc", "meta"}), detail=True, hidden=frozenset({"detail", "example"}),
+                    required=frozenset({"path"}), rank=2),),
 )
 
 if TYPE_CHECKING:
@@ -45,13 +48,15 @@ def register(app: typer.Typer) -> None:
     @app.command("plan", no_args_is_help=True,
                  help=SPEC.help)
     def plan(
-        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir, or a folder "
-                                                  "holding several (the busiest is chosen)")],
+        path: Annotated[Optional[str], typer.Argument(
+            metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, or a folder holding several (the "
+                                   "busiest is chosen)")] = None,
+        example: ExampleOpt = False,
         pmc: PmcOpt = None,
         kernel: KernelOpt = None,
         arch: ArchOpt = None,
         meta: MetaOpt = None,
-        brief: BriefOpt = False,
+        brief: PlanBriefOpt = False,
         detail: Annotated[bool, typer.Option(
             "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
                              "priority table (text and markdown; JSON always has everything).")] = False,
@@ -63,7 +68,7 @@ def register(app: typer.Typer) -> None:
             from hotspot.att.model import PLAN_ALONE, AnalyzeOptions
             from hotspot.plan.analyze import analyze
 
-            result = analyze(Path(path), AnalyzeOptions(topk=0, kernel=kernel, arch=arch, meta=tuple(meta or ()),
+            result = analyze(Path(capture_path(path, example)), AnalyzeOptions(topk=0, kernel=kernel, arch=arch, meta=tuple(meta or ()),
                                                         plan=PLAN_ALONE, pmc=tuple(pmc or ())))
             if brief and fmt == "json":
                 from hotspot.plan.brief import brief_result, repeated_options

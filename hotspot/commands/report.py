@@ -10,10 +10,12 @@ from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
+    ExampleOpt,
     KernelOpt,
     MaxFileMbOpt,
     MetaOpt,
     SourceMapOpt,
+    capture_path,
     format_option,
 )
 
@@ -48,9 +50,10 @@ def register(app: typer.Typer) -> None:
     @app.command("report", help=SPEC.help,
                  no_args_is_help=True)
     def report(
-        path: Annotated[str, typer.Argument(metavar="PATH", help="ui_output_agent_*_dispatch_* dir (or a folder "
-                                            "holding several), or a saved `hotspot analyze "
-                                            "--format json` file")],
+        path: Annotated[Optional[str], typer.Argument(
+            metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir (or a folder holding several), or "
+                                   "a saved `hotspot analyze --format json` file")] = None,
+        example: ExampleOpt = False,
         output: Annotated[Optional[str], typer.Option(
             "-o", "--output", help="HTML file to write; '-' writes the page to stdout. Default "
             "report.html, an existing file is never overwritten without --force.")] = None,
@@ -81,13 +84,13 @@ def register(app: typer.Typer) -> None:
 
                 if fmt.value != "text":
                     raise UsageError("-o - prints the HTML page itself; it takes no --format")
-                return report_data(Path(path), options())
+                return report_data(Path(capture_path(path, example)), options())
 
             raise typer.Exit(run("report", fmt, page, "report page"))
 
         def produce() -> Result[object]:
             from hotspot.export.report_file import write_report
 
-            return write_report(Path(path), output, force, options())
+            return write_report(Path(capture_path(path, example)), output, force, options())
 
         raise typer.Exit(run("report", fmt, produce))

@@ -72,9 +72,9 @@ def export_perfetto(path: Path, output: str | None, force: bool,
                     opts: PerfettoOptions = PerfettoOptions()) -> Result[TraceWritten]:
     from hotspot.outfile import resolve_output, write_output
 
-    target = resolve_output(output, DEFAULT_TRACE, force, inputs=[Path(path)])
     warnings: list[str] = []
-    ddir = select_dispatch(path, warnings)
+    ddir = select_dispatch(path, warnings)  # the input first: a missing one is the error to report
+    target = resolve_output(output, DEFAULT_TRACE, force, inputs=[Path(path)])
     holder: dict[str, Any] = {}  # the TraceWritten fields write_trace gives
 
     def write(fh: BinaryIO) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from hotspot.att.model import DispatchAnalysis
-from hotspot.errors import UsageError
+from hotspot.errors import InputError, UsageError
 from hotspot.outfile import resolve_output, write_output
 from hotspot.export.report_data import ReportOptions, report_data
 from hotspot.render.report_model import ReportPage
@@ -32,6 +32,10 @@ class ReportWritten:
 
 def write_report(path: Path, output: str | None, force: bool,
                  opts: ReportOptions = ReportOptions()) -> Result[ReportWritten]:
+    if not Path(path).exists():  # a missing input is the error to report, not an existing report.html
+        raise InputError(f"{path}: no such file or directory",
+                         "pass an ATT ui_output_agent_*_dispatch_* directory, a folder holding them, "
+                         "or a saved `hotspot analyze --format json` file")
     target = resolve_output(output, DEFAULT_REPORT, force, inputs=[Path(path)])  # fail before the analysis, not after
     from hotspot.render.html import page_chunks
 

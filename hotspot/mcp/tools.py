@@ -96,7 +96,7 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
         if default is not None and not callable(default) and not many:
             schema["default"] = getattr(default, "value", default)
         props[name] = schema
-        if p.required or (p.name in spec.single) or name in spec.required:
+        if p.required or p.name in spec.single or p.name in spec.required or name in spec.required:
             required.append(name)
     if spec.detail:
         props[DETAIL_PARAM] = {"type": "string", "enum": [BRIEF, FULL], "default": BRIEF,

@@ -10,6 +10,7 @@ from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy import per_simd
 from hotspot.render.tables import (
+    BAR_HEADER,
     bar,
     heading,
     num,
@@ -77,7 +78,10 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     sampling = a.mode == AnalysisMode.PC_SAMPLING
     unit = "samples" if sampling else "cycles"
     title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
-    out.append(f"# {title}" if markdown else title)
+    if markdown:
+        out.append(f"# {title}")
+    elif plan is None:  # with the plan, the verdict's first line (kernel on arch) is the one header
+        out.append(title)
     if plan is not None:
         from hotspot.render.plan import verdict_section
 
@@ -115,7 +119,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         stalled = a.samples.stalled or 1
         out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
             [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
-            ["reason", "samples", "share", ""], markdown))
+            ["reason", "samples", "share", BAR_HEADER], markdown))
 
     occ = getattr(a, "occupancy", None)
     if occ and tables:
@@ -127,7 +131,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
             for c in a.stall_by_category if c.stall or c.latency]
     out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
-               + table(cats, ["category", "stall", "share", "", "hits"], markdown))
+               + table(cats, ["category", "stall", "share", BAR_HEADER, "hits"], markdown))
 
     if mode in ("src", "both"):
         if a.source_lines:
@@ -156,8 +160,9 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
     rep = getattr(a, "representativeness", None)
     if rep is not None and rep.reasons:
         lines = [heading(f"Does the capture represent the kernel? {rep.level}", markdown)]
+        found = {f.id: f.message for f in a.findings}
         for r in rep.reasons:
-            lines.append(f"- [{r.level}] {r.id}: {r.message}")
+            lines.append(f"- [{r.level}] {r.id}: {_once(r.message, found.get(r.id))}")
             if r.recapture and r.level != "note":
                 lines.append(f"    next: {r.recapture}")
         out.append("\n".join(lines))
@@ -171,6 +176,14 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         out.append("\n".join(lines))
     out.extend(_plan(a, plan, markdown))
     return "\n\n".join(out)
+
+
+def _once(reason: str, finding: str | None) -> str:
+    """A trust reason that quotes a finding (source-collapse: "...unreliable (...): <finding>")
+    without the quote: the Findings section below prints the finding itself."""
+    if finding and reason.endswith(": " + finding):
+        return reason[:-len(finding)] + "see the finding below"
+    return reason
 
 
 def _plan(a: DispatchAnalysis, plan: DispatchPlan | None, markdown: bool) -> list[str]:

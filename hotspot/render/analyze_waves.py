@@ -6,7 +6,7 @@ from __future__ import annotations
 from hotspot.att.model import DispatchAnalysis
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, WaitBlame
-from hotspot.render.tables import bar, heading, num, pct, shorten, shorten_left, table
+from hotspot.render.tables import BAR_HEADER, bar, heading, num, pct, shorten, shorten_left, table
 
 ISA_WIDTH = 44
 SOURCE_WIDTH = 48
@@ -45,7 +45,7 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
                 rows.append([name, num(round(value)), pct(100 * value / bd.stall),
                              bar(value / bd.stall)])
         out.append(heading(f"lgkmcnt wait stall by producer ({num(bd.stall)} cycles)", markdown)
-                   + "\n" + table(rows, ["producer", "stall", "share", ""], markdown))
+                   + "\n" + table(rows, ["producer", "stall", "share", BAR_HEADER], markdown))
     ws = a.wave_states
     if ws is not None:
         out.append(_states(ws, markdown))

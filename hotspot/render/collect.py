@@ -28,6 +28,8 @@ class _Doctor(Protocol):
     gpus: Sequence[object]
     rocprofv3_doctor: JsonObject | None
     missing: Sequence[str]
+    checked_for: str
+    analysis_ready: bool
 
 
 class _Iterations(Protocol):
@@ -102,14 +104,20 @@ def render_doctor(result: Result[object], markdown: bool = False) -> str:
     rep = cast(_Doctor, result.data)
     rows = [[_STATUS_MARK.get(c.status, c.status), c.name, c.detail, c.fix] for c in rep.checks]
     out = [heading("hotspot doctor", markdown), table(rows, ["status", "check", "detail", "fix"], markdown=markdown)]
-    if not rep.ok:
-        out.append(f"NOT ready: required {', '.join(rep.missing)} missing (fix above)")
-    elif not rep.gpus:
-        # the tools are there, but `collect` here would fail: say so, not "ready"
-        out.append("NOT ready to collect here: the tools are installed but no GPU was found (run "
-                   "collect on a node with an AMD Instinct GPU; analyze, plan and report work here)")
-    else:
-        out.append("ready to collect")
+    verdicts = []
+    if rep.checked_for in ("analyze", "both"):
+        verdicts.append("analysis: ready (analyze, plan, report, diff and export work here)"
+                        if rep.analysis_ready else "analysis: NOT ready (fix above)")
+    if rep.checked_for in ("collect", "both"):
+        if not rep.ok:
+            verdicts.append(f"collection: NOT ready: required {', '.join(rep.missing)} missing (fix above)")
+        elif not rep.gpus:
+            # the tools are there, but `collect` here would fail: say so, not "ready"
+            verdicts.append("collection: NOT ready here: the tools are installed but no GPU was found "
+                            "(run collect on a node with an AMD Instinct GPU)")
+        else:
+            verdicts.append("collection: ready")
+    out.append("\n".join(verdicts))
     doc = rep.rocprofv3_doctor  # free-form: rocprofv3-doctor's own JSON
     if doc and doc.get("findings") is not None:
         out.append("rocprofv3-doctor findings are included in --format json")

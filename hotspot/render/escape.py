@@ -6,6 +6,10 @@ newlines (they are the page's own line breaks), and escaping in every renderer m
 Result is copied with every string value escaped (newlines too: `\\x0a`) before any text or
 markdown renderer sees it. JSON and HTML are not passed through this (JSON keeps exact strings;
 HTML escapes its own way).
+
+A field that holds a whole text block printed as lines (the YAML file `collect --dry-run` would
+write) says so with `field(metadata={BLOCK: True})`: its newlines stay line breaks, everything
+else in it is escaped as usual.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import PurePath
 from hotspot.diagnostics import printable
 
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+BLOCK = "text_block"  # dataclass field metadata key: a multi-line text block (newlines kept)
 
 
 def escaped(value: object, _memo: dict[int, object] | None = None) -> object:
@@ -68,7 +73,11 @@ def _escaped_container(value: object, memo: dict[int, object]) -> object:
             if not f.init:
                 continue
             old = getattr(value, f.name)
-            new_value = escaped(old, memo)
+            new_value: object
+            if f.metadata.get(BLOCK) and isinstance(old, str):
+                new_value = printable(old, newlines=True) if _UNPRINTABLE.search(old) else old
+            else:
+                new_value = escaped(old, memo)
             if new_value is not old:
                 changes[f.name] = new_value
         if not changes:

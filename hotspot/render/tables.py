@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from hotspot.diagnostics import printable, terminal_width
 
 BAR_WIDTH = 24
+BAR_HEADER = "share bar"  # the header of a table's bar() column (no wider than BAR_WIDTH)
 MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
 LOCATION_COLUMN = 18  # ... and a file:line column this many (`…/name.py:1234` stays readable)
 _GAP = 2  # tabulate "simple" puts two spaces between columns
