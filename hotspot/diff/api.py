@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import field, replace
+from enum import Enum
 from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,31 +54,74 @@ from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
     from hotspot.att.wave_samples import DispatchSamples
+    from hotspot.diff.stats import RowTest
 
-KINDS = ("total", "category", "loop", "line", "load")
+class RowKind(str, Enum):
+    """What a diff row sums: written to JSON and text as its value, and equal to that string."""
+
+    TOTAL = "total"
+    CATEGORY = "category"
+    LOOP = "loop"
+    LINE = "line"
+    LOAD = "load"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class MatchedBy(str, Enum):
+    """How a row of one side found its row on the other."""
+
+    KEY = "key"  # the same key (same location, or same code grouped by the after side's)
+    STRUCTURE = "structure"  # a loop: its instructions and position (boundaries moved)
+    MNEMONICS = "mnemonics"  # the ISA mnemonics of its instructions (a moved line or load)
+    BEFORE_ONLY = "before-only"
+    AFTER_ONLY = "after-only"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+KINDS = tuple(RowKind)
+# The headline: time per wave (latency: Σ instruction durations); stall is its breakdown.
+HEADLINE = "total:latency"
+STALL_TOTAL = "total:stall"
+TOTAL_ORDER = (HEADLINE, STALL_TOTAL, "total:issue", "total:idle")
 
 
 @record
 class DiffRow:
     key: str
-    kind: str  # total | category | line | load
+    kind: RowKind
     label: str  # human label ("k.py:40", "k.py:40 -> k.py:42" when matched by mnemonics)
-    before: float  # cycles (cycles per wave when normalization is per-wave)
+    before: float  # cycles per traced wave
     after: float
     delta: float  # after - before
     delta_pct: float | None  # 100 * delta / before; null when before is 0
-    # the test: cycles per execution of the row's instructions (per wave for totals of changed code)
-    rate_unit: str  # "per execution", "per iteration" (loops), "per executed instruction", "per wave"
-    rate_before: float | None
-    rate_after: float | None
-    change_pct: float | None  # 100 * (rate_after / rate_before - 1)
+    rate_unit: str  # what before/after and the test are in: "per wave"
+    # executions per wave of the row's instructions (a loop: of its header, i.e. iterations; a
+    # load: of its producers), and cycles per execution: why a per-wave change happened
+    executions_before: float | None
+    executions_after: float | None
+    per_execution_before: float | None
+    per_execution_after: float | None
+    change_pct: float | None  # tested rows: delta_pct (the per-wave change), same sign always
     ci_pct: list[float] | None  # [low, high] interval of change_pct at test.level
     p: float | None  # bootstrap p-value of "no change"; null when not tested
     q: float | None  # Benjamini-Hochberg q-value over the tested rows
     tested: bool
     not_tested: str  # why not ("" when tested)
-    significant: bool  # tested and q <= 1 - level
-    matched_by: str  # "key", "mnemonics", "before-only", "after-only"
+    significant: bool  # tested, q <= 1 - level, and not a same-code run-to-run variation
+    # same code with unchanged issue cycles: the row's interval excludes 0, but no code changed;
+    # it varies run to run (clock, contention, which workgroups were traced)
+    varies_run_to_run: bool
+    matched_by: MatchedBy
 
 
 @record
@@ -111,16 +155,22 @@ class DiffSummary:
     rows: int
     tested: int
     significant: int
-    improved: int  # significant rows whose cycles per execution went down
+    improved: int  # significant rows whose cycles per wave went down
     regressed: int
-    total_stall_before: float
-    total_stall_after: float
-    total_stall_delta: float
-    total_stall_delta_pct: float | None
-    total_stall_change_pct: float | None  # per executed instruction (per wave if the code changed)
+    varies_run_to_run: int  # same code: rows whose interval excludes 0 without a code change
+    # the headline: latency (Σ instruction durations, cycles) per traced wave; null for two kernels
+    latency_before: float | None
+    latency_after: float | None
+    latency_change_pct: float | None
+    latency_ci_pct: list[float] | None
+    latency_significant: bool
+    # its breakdown: stall per traced wave
+    total_stall_before: float | None
+    total_stall_after: float | None
+    total_stall_change_pct: float | None
     total_stall_ci_pct: list[float] | None
     total_stall_significant: bool
-    noise_pct: float | None  # half-width of the total's interval: the noise on this kernel
+    noise_pct: float | None  # half-width of the latency's interval: the noise on this kernel
     verdict: str
     advice: str  # "" or what to capture to decide
 
@@ -318,10 +368,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         gb = groups(b.analyses[0])
         pairs = match(gb, ga, same_kernel)
 
-    per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
-    if per_wave:
+    if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
-                        f"{a.info.waves}): rows are cycles per wave")
+                        f"{a.info.waves}): every row is cycles per traced wave, as always")
     if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
         _warn_different_work(tb, ta, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
@@ -332,9 +381,27 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                       / (FLOOR_DF + replicate_df))
     sd_b = sigma / math.sqrt(len(b.analyses))
     sd_a = sigma / math.sqrt(len(a.analyses))
+    waves_b, waves_a = _mean_waves(b), _mean_waves(a)
+    # Same code: the sides' traced waves may have run different amounts of work (other
+    # workgroups: in a causal kernel, other trip counts), which no edit caused. Like is compared
+    # with like by scaling each side to the same executed instructions per wave (the mean of
+    # both): a row's per-wave cycles are Σ cycles / Σ executed instructions × that reference,
+    # and the test's unit per wave is its executed instructions. Changed code is compared per
+    # wave as it ran (an edit may change the work, and that is the change).
+    work_b = work_a = None
+    if line_map is not None:
+        work_b, work_a = _work(tb), _work(ta)
+        if not (sum(work_b) and sum(work_a)):
+            work_b = work_a = None
+    scale_b = scale_a = 1.0
+    if work_b is not None and work_a is not None:
+        wb, wa = _work(vtb), _work(vta)
+        per_b, per_a = sum(wb) / waves_b, sum(wa) / waves_a  # executed instructions per wave
+        ref = (per_b + per_a) / 2
+        scale_b, scale_a = ref / per_b, ref / per_a
 
-    total_before = _value(vtb, series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
-    total_after = _value(vta, series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
+    total_before = _value(vtb, series(vtb, gb[STALL_TOTAL]), waves_b)
+    total_after = _value(vta, series(vta, ga[STALL_TOTAL]), waves_a)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
@@ -343,40 +410,42 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
     built = []
     nums_b: list[list[float]] = []
-    dens_b: list[list[float]] = []
+    dens_b: list[list[int]] = []
     nums_a: list[list[float]] = []
-    dens_a: list[list[float]] = []
+    dens_a: list[list[int]] = []
     for kb, ka, how in pairs:
         g_b = gb[kb] if kb else None  # a pair names keys of its sides' groups, or None
         g_a = ga[ka] if ka else None
         ref = g_b or g_a
         assert ref is not None
-        vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
-        va = _value(vta, series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
+        if ref.kind == RowKind.TOTAL and not same_kernel:
+            continue  # different kernels: per-wave totals of different work say nothing
+        shown_b = series(vtb, g_b) if g_b else None
+        shown_a = series(vta, g_a) if g_a else None
+        vb = _value(vtb, shown_b, waves_b) * scale_b if shown_b else 0.0
+        va = _value(vta, shown_a, waves_a) * scale_a if shown_a else 0.0
+        eb = _value(vtb, (shown_b[1], []), waves_b) if shown_b else None
+        ea = _value(vta, (shown_a[1], []), waves_a) if shown_a else None
+        if g_b is not None and g_b.measure == "idle":
+            vb = _mean([float(x.totals.idle) for x in b.analyses]) / waves_b * scale_b
+            va = _mean([float(x.totals.idle) for x in a.analyses]) / waves_a * scale_a
         sb = series(tb, g_b) if g_b else None
         sa = series(ta, g_a) if g_a else None
-        if g_b is not None and g_b.measure == "idle":
-            vb = _mean([float(x.totals.idle) for x in b.analyses])
-            va = _mean([float(x.totals.idle) for x in a.analyses])
-            vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
-        per_wave_rate = ref.kind == "total" and line_map is None
-        unit = ("per wave" if per_wave_rate else
-                "per executed instruction" if ref.kind == "total" else
-                "per iteration" if ref.kind == "loop" else "per execution")
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         pair = None
         if not why and sb is not None and sa is not None:
-            if per_wave_rate:
-                sb = (sb[0], _waves_den(tb, b.info.waves))
-                sa = (sa[0], _waves_den(ta, a.info.waves))
+            # every row is tested on cycles per wave: one unit per traced wave (same code: its
+            # executed instructions, the like-with-like scale above)
+            sb = (sb[0], work_b if work_b is not None else _waves_den(tb, waves_b))
+            sa = (sa[0], work_a if work_a is not None else _waves_den(ta, waves_a))
             if any(x < 0 for x in sb[0] + sa[0]):
                 why = "negative per-wave values (latency under stall)"
-            elif not sum(sb[1]) or not sum(sa[1]) or not sum(sb[0]) or not sum(sa[0]):
+            elif not sum(sb[0]) or not sum(sa[0]):
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
-        built.append((ref, label, how, vb, va, unit, why, pair))
+        label = ref.label if how != MatchedBy.MNEMONICS else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        built.append((ref, label, how, vb, va, eb, ea, why, pair))
         if pair is not None:
             (nb, db), (na, da) = pair
             nums_b.append(nb)
@@ -390,33 +459,72 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
     rows = []
-    for ref, label, how, vb, va, unit, why, pair in built:
+    for ref, label, how, vb, va, eb, ea, why, pair in built:
         t = next(test_iter) if pair is not None else None
         if pair is not None and t is None:
             why = "no execution in the resampled waves"
         q = next(qs) if t is not None else None
-        rate_b = rate_a = None
-        if pair is not None:
-            (nb, db), (na, da) = pair
-            rate_b, rate_a = sum(nb) / sum(db), sum(na) / sum(da)
         delta = va - vb
+        delta_pct = 100 * delta / vb if vb else None
+        # the printed change is the per-wave change of before -> after itself, so its sign is
+        # theirs; the interval is the bootstrap's around it
+        change = delta_pct if t is not None else None
+        ci = _ci_around(t, change) if t is not None else None
         rows.append(DiffRow(
-            f"{ref.kind}:{label}", ref.kind, label, vb, va, delta, 100 * delta / vb if vb else None,
-            unit, rate_b, rate_a, 100 * t.change if t else None,
-            [100 * t.ci[0], 100 * t.ci[1]] if t else None, t.p if t else None, q,
-            t is not None, "" if t is not None else why,
-            t is not None and q is not None and q <= 1 - LEVEL, how))
-    rows.sort(key=lambda r: (KINDS.index(r.kind), not r.significant, -abs(r.delta),
-                             -max(r.before, r.after), r.key))
+            f"{ref.kind}:{label}", RowKind(ref.kind), label, vb, va, delta, delta_pct, "per wave",
+            eb, ea, vb / eb if eb else None, va / ea if ea else None, change, ci,
+            t.p if t else None, q, t is not None, "" if t is not None else why,
+            t is not None and q is not None and q <= 1 - LEVEL, False, MatchedBy(how)))
+    rows = _run_to_run(rows, code.same)
+    # ranked on cycles per wave; the totals in a fixed order, the headline first
+    rows.sort(key=lambda r: (KINDS.index(r.kind), TOTAL_ORDER.index(r.key) if r.key in TOTAL_ORDER
+                             else 0, not r.significant, -abs(r.delta), -max(r.before, r.after),
+                             r.key))
     method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
               "waves+replicates" if replicate_sd is not None else "waves+floor")
     noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
                       replicate_sd, MIN_SHARE_OF_TOTAL,
                       _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a))
-    summary = _summary(rows, code, same_kernel, method)
-    return DiffResult(b.info, a.info, code, noise, summary, rows,
-                      "per-wave" if per_wave else "none",
-                      "cycles per wave" if per_wave else "cycles", same_kernel)
+    summary = _summary(rows, code, same_kernel, method, b.info.total_stall, a.info.total_stall)
+    return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
+                      same_kernel)
+
+
+def _work(t: Table) -> list[float]:
+    """Executed instructions per sample (Σ over code lines of its executions)."""
+    out = [0.0] * t.n
+    for col in t.hits.values():
+        out = list(map(add, out, col))
+    return out
+
+
+def _mean_waves(side: _Side) -> float:
+    """Traced waves per analysis of a side (rows are Σ over its analyses / their count / this)."""
+    return _mean([float(x.dispatch.waves) for x in side.analyses]) or 1.0
+
+
+def _ci_around(t: "RowTest", change: float | None) -> list[float]:
+    """The bootstrap interval of a row, in percent, as drawn around the per-wave change shown
+    (the resampled waves are all the traced waves but on the largest captures, where the shown
+    values are over all and the test over a spread subset: the interval keeps its width)."""
+    lo, hi = 100 * t.ci[0], 100 * t.ci[1]
+    if change is None:
+        return [lo, hi]
+    shift = change - 100 * t.change
+    return [lo + shift, hi + shift]
+
+
+def _run_to_run(rows: list[DiffRow], same_code: bool) -> list[DiffRow]:
+    """Same code with unchanged issue cycles per wave: nothing the code does changed, so a row
+    whose interval excludes 0 varies run to run (clock, contention, which workgroups were traced)
+    and is not called a change."""
+    if not same_code:
+        return rows
+    issue = next((r for r in rows if r.key == "total:issue"), None)
+    if issue is None or issue.significant:
+        return rows
+    return [replace(r, significant=False, varies_run_to_run=True) if r.significant else r
+            for r in rows]
 
 
 def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
@@ -447,15 +555,14 @@ def _waves_traced(side: _Side, t: Table) -> int:
     return t.n if t.per_wave else sum(x.dispatch.waves for x in side.analyses)
 
 
-def _waves_den(t: Table, waves: int) -> list[float]:
+def _waves_den(t: Table, waves: float) -> list[float]:
     """One per traced wave (a saved analysis: its wave count, as one sample)."""
     return [1.0] * t.n if t.per_wave else [float(waves or 1)]
 
 
-def _value(t: Table, sums: tuple[list[float], list[float]], per_wave_of: int) -> float:
-    """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
-    v = sum(sums[0]) / t.analyses
-    return v / per_wave_of if per_wave_of else v
+def _value(t: Table, sums: tuple[list[float], list[float]], waves: float) -> float:
+    """The row's cycles per traced wave on a side (Σ over samples / analyses / waves)."""
+    return sum(sums[0]) / t.analyses / waves
 
 
 def _untestable(ref: Group, g_b: Group | None, g_a: Group | None, same_kernel: bool,
@@ -505,7 +612,8 @@ def _subset_note(*sides: _Side) -> str:
 
 
 def _test_words(method: str) -> str:
-    base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
+    base = (f"bootstrap of cycles per wave (same code: per executed instruction, both sides "
+            f"scaled to the same work per wave) ({REPLICATES} replicates, percentile "
             f"{LEVEL:.0%} interval, the two-sided p that inverts it), "
             "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
@@ -535,31 +643,40 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
-             method: str) -> DiffSummary:
+             method: str, stall_before: float, stall_after: float) -> DiffSummary:
     sig = [r for r in rows if r.significant]
-    total = next(r for r in rows if r.key == "total:stall")
-    noise_pct = max(abs(total.ci_pct[0]), abs(total.ci_pct[1])) if total.ci_pct else None
-    if total.ci_pct and total.change_pct is not None:
+    run_to_run = [r for r in rows if r.varies_run_to_run]
+    head = next((r for r in rows if r.key == HEADLINE), None)
+    stall = next((r for r in rows if r.key == STALL_TOTAL), None)
+    noise_pct = None
+    if head is not None and head.ci_pct and head.change_pct is not None:
         # the noise on this kernel: how far the interval reaches from the observed change
-        noise_pct = max(total.change_pct - total.ci_pct[0], total.ci_pct[1] - total.change_pct)
+        noise_pct = max(head.change_pct - head.ci_pct[0], head.ci_pct[1] - head.change_pct)
     lead = "" if code.same else f"{code.summary}; "
     advice = ""
-    if not same_kernel:
-        verdict = ("different kernels: not comparable, no change is called significant "
-                   "(diff two captures of one kernel)")
-    elif total.significant:
-        change = f"{total.change_pct:+.1f}%".replace("-", "\u2212")
-        verdict = (f"{lead}total stall {total.rate_unit} {'down' if total.change_pct < 0 else 'up'} "
-                   f"{change} {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
-                   f"noise; {len(sig)} row(s) moved")
+    if not same_kernel or head is None:
+        verdict = ("different kernels: not comparable, no totals and no change called "
+                   "significant (diff two captures of one kernel)")
+    elif head.significant and head.change_pct is not None:
+        verdict = (f"{lead}time per wave (latency) {'down' if head.change_pct < 0 else 'up'} "
+                   f"{_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)}: beyond "
+                   f"capture-to-capture noise" + _stall_part(stall) + f"; {len(sig)} row(s) moved")
+    elif run_to_run:
+        moved = (f"time per wave {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} and "
+                 if head.varies_run_to_run and head.change_pct is not None else "")
+        verdict = (f"no code change; these rows vary run to run: {moved}{len(run_to_run)} row(s) "
+                   "beyond capture-to-capture noise with the same instructions and unchanged issue "
+                   "cycles (clock, contention, which workgroups were traced), not an edit")
     elif sig:
-        verdict = (f"{lead}total stall within capture-to-capture noise (±{noise_pct:.0f}% on this "
-                   f"kernel); {len(sig)} row(s) moved beyond it")
+        verdict = (f"{lead}time per wave within capture-to-capture noise"
+                   + (f" (±{noise_pct:.0f}% on this kernel)" if noise_pct is not None else "")
+                   + f"; {len(sig)} row(s) moved beyond it")
     elif noise_pct is not None:
-        verdict = f"{lead}no change beyond capture-to-capture noise (±{noise_pct:.0f}% on this kernel)"
+        verdict = (f"{lead}no change in time per wave beyond capture-to-capture noise "
+                   f"(±{noise_pct:.0f}% on this kernel)")
     else:
-        verdict = f"{lead}not decided: {total.not_tested or 'no row could be tested'}"
-    if same_kernel and not total.significant:
+        verdict = f"{lead}not decided: {head.not_tested or 'no row could be tested'}"
+    if same_kernel and head is not None and not head.significant:
         if noise_pct is None:
             advice = ("capture more traced waves, or replicate dispatches (hotspot collect "
                       "--iterations with two or more), of both versions and diff again")
@@ -568,8 +685,27 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
                       ("capture replicate dispatches (hotspot collect --iterations with two or "
                        "more) of both versions and diff again" if method != "floor-only" else
                        "diff the dispatch dirs (per-wave values) rather than saved analyses"))
-    return DiffSummary(len(rows), sum(1 for r in rows if r.tested), len(sig),
-                       sum(1 for r in sig if (r.change_pct or 0) < 0),
-                       sum(1 for r in sig if (r.change_pct or 0) > 0), total.before, total.after,
-                       total.delta, total.delta_pct, total.change_pct, total.ci_pct,
-                       total.significant, noise_pct, verdict, advice)
+    return DiffSummary(
+        len(rows), sum(1 for r in rows if r.tested), len(sig),
+        sum(1 for r in sig if r.delta < 0), sum(1 for r in sig if r.delta > 0), len(run_to_run),
+        head.before if head else None, head.after if head else None,
+        head.change_pct if head else None, head.ci_pct if head else None,
+        bool(head and head.significant),
+        stall.before if stall else None, stall.after if stall else None,
+        stall.change_pct if stall else None, stall.ci_pct if stall else None,
+        bool(stall and stall.significant), noise_pct, verdict, advice)
+
+
+def _signed_pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "\u2212")
+
+
+def _stall_part(stall: DiffRow | None) -> str:
+    """The stall's share of the change: its per-wave cycles moved by this much of the latency's."""
+    if stall is None or stall.change_pct is None:
+        return ""
+    return f" (stall per wave {_signed_pct(stall.change_pct)}, {num_cycles(stall.delta)} cycles)"
+
+
+def num_cycles(value: float) -> str:
+    return f"{value:+,.0f}".replace("-", "\u2212")
