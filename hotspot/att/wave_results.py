@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import field, replace
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
 from hotspot.arch.classify import MEMORY_CATEGORIES, Category, classify
+from hotspot.att.engine.samples import WaveSample
 from hotspot.att.engine.wavepass import (
     PassOptions,
     WavePartial,
@@ -46,14 +48,17 @@ class WaveResults:
     barriers: list[BarrierStat]
     attribution: Attribution
     findings: list[fnd.Finding]
+    # the own values of the waves asked for (diff's samples), by wave file; {} when none were
+    samples: dict[str, WaveSample] = field(default_factory=dict)
 
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
                   max_bytes: int | None, warnings: list[str], jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None,
-                  rules: WaitcntRules | None = GFX9) -> WaveResults:
-    """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
+                  rules: WaitcntRules | None = GFX9, sample: Sequence[WaveFile] = ()) -> WaveResults:
+    """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass);
+    `sample`: waves (among those read) whose own per-line values are kept too."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
     if sampled:
@@ -61,9 +66,11 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
         warnings.append(f"--max-waves {max_waves}: read {len(chosen)} of {len(files)} wave files, "
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes), jobs, meanwhile)
+    opts = PassOptions(build_tables(all_rows, rules), max_bytes, frozenset(w.where for w in sample))
+    part = run_wave_pass(chosen, opts, jobs, meanwhile)
     _warn_unknown_lines(part, all_rows, files, warnings)
-    return reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
+    return replace(reduce_partial(part, all_rows, kernel_rows, len(files), sampled),
+                   samples=part.samples)
 
 
 def _warn_unknown_lines(part: WavePartial, all_rows: Sequence[CodeRow], files: Sequence[WaveFile],

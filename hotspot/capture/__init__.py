@@ -47,7 +47,7 @@ _PUBLIC: dict[str, str] = {
     "raise_none_usable": "select", "rank_dispatches": "select", "selection_reason": "select",
     "usable_ranking": "select",
     # one command, one read of each file
-    "capture_session": "session", "keep_bytes": "session",
+    "capture_session": "session", "keep_bytes": "session", "share": "session", "shared": "session",
     "note_inputs": "session",
     # kernel-level traces (`kernels`, the sweep's traced duration)
     "DispatchRecord": "trace.records", "KernelStatRecord": "trace.records",

@@ -234,7 +234,11 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     from hotspot.plan.analyze import analyze
 
     # the best dispatch and the next ones of its kernel: replicates measure the capture noise
-    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES)
+    from hotspot.att import wave_samples
+
+    # the analysis's own wave pass keeps the per-wave samples too: each wave file read once
+    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES,
+                          wave_samples=wave_samples.MAX_SAMPLE_WAVES)
     result = analyze(path, opts)
     warnings.extend(result.warnings)
     analyses = []

@@ -39,6 +39,7 @@ from hotspot.att.engine.groups import (
 )
 from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import native, scan
+from hotspot.att.engine.samples import SequenceFacts, WaveSample, sample_wave, wave_of_data
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
 from hotspot.capture import (
@@ -71,6 +72,8 @@ WaveDesc = tuple[str, int, int, int, int]  # (path, se, simd, slot, n): picklabl
 class PassOptions:
     tables: LineTables
     max_bytes: int | None = None
+    # wave files whose own per-line values are kept too (diff's samples, engine/samples.py)
+    sample: frozenset[str] = frozenset()
 
 
 @record(frozen=False)
@@ -84,6 +87,8 @@ class WavePartial:
     barriers: dict[tuple[int, int, int], list[int] | array] = field(default_factory=dict)
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    # wave file -> its own per-line values, for the files PassOptions.sample names
+    samples: dict[str, WaveSample] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Waves still summed by executed sequence (hotspot/att/engine/groups.py); not a field: the
@@ -142,6 +147,7 @@ class WavePartial:
             acc = self.backedges.setdefault(key, [0, 0])
             acc[0] += taken
             acc[1] += waves
+        self.samples.update(other.samples)
         return self
 
 
@@ -169,10 +175,14 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     mod = native()
     tables = opts.tables
     fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
+    sequences: dict[tuple[int, ...], SequenceFacts] = {}  # of the sampled waves
     for path, se, simd, slot, n in descs:
         if progress is not None:
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
+        if path in opts.sample:  # from the bytes just read: the file is opened once
+            part.samples[path] = sample_wave(
+                wave_of_data(WaveFile(path, se, simd, slot, n), data), tables, sequences)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always

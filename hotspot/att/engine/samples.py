@@ -1,0 +1,126 @@
+"""Per-wave values of the code rows, taken in the wave pass itself (diff's resampling input).
+
+The wave pass adds every wave into column sums and keeps no wave's own values. diff needs the
+spread between waves, so for the waves it asks for (PassOptions.sample) the pass also sums each of
+those waves' stall and duration per code line and splits its wait stall over the producers as the
+wait attribution does (hotspot/att/waits/), from the bytes it already read: each wave file is
+opened once (hotspot/att/wave_samples.py assembles the result).
+
+Per loop iteration values are not taken: the iterations of one wave share that wave's placement
+and memory traffic, so they are not independent samples of the row; the wave is the unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import accumulate
+from operator import itemgetter, sub
+from typing import Any
+
+from hotspot.att.engine.native import Rows, native, scan
+from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.counters import NO_PRODUCER, LineTables
+from hotspot.att.waits.replay import edge_keys, reconstruct
+from hotspot.capture import Wave, WaveFile, check_wave, scanned_ranges, wave_of_bytes
+
+# One wave's values: (code lines it executed, Σ stall, Σ duration, executions per line, wait stall
+# blamed per producer line, (CU, begin cycle)). Plain values: picklable from a pool worker.
+WaveSample = tuple[list[int], list[int], list[int], list[int], dict[int, float], tuple[int, int]]
+
+
+class SequenceFacts:
+    """What depends only on a wave's executed order (all waves of a real dispatch share one or a
+    few): its records grouped by code line, and its wait/producer replay."""
+
+    def __init__(self, lines: tuple[int, ...], tables: LineTables) -> None:
+        self.order = sorted(range(len(lines)), key=lines.__getitem__)  # stable: by line, then position
+        self.lines: list[int] = []
+        self.ends: list[int] = []  # in `order`, the records of self.lines[i] end before ends[i]
+        for pos, idx in enumerate(self.order):
+            if not self.lines or lines[idx] != self.lines[-1]:
+                if self.lines:
+                    self.ends.append(pos)
+                self.lines.append(lines[idx])
+        if self.lines:
+            self.ends.append(len(lines))
+        self.starts = [0, *self.ends[:-1]]
+        self.hits = list(map(sub, self.ends, self.starts))
+        self.gather = itemgetter(*self.order)
+        self.at_ends = itemgetter(*self.ends)
+        self.at_starts = itemgetter(*self.starts)
+        self.replay = reconstruct(lines, tables)
+        entries, _, _ = self.replay
+        self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
+        # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
+        producers: dict[int, list[int]] = {}
+        for w, prods in entries:
+            producers.setdefault(w, []).extend(lines[p] for p in prods)
+        self.producers = list(producers.items())
+
+    def sums(self, column: Sequence[int]) -> list[int]:
+        """Per code line sum of `column` (one value per record), in self.lines order (C loops:
+        gather in line order, prefix sums, differences at the line boundaries)."""
+        if len(self.order) < 2 or len(self.ends) < 2:  # itemgetter of one index is not a tuple
+            prefix = list(accumulate(map(column.__getitem__, self.order), initial=0))
+            return [prefix[e] - prefix[b] for b, e in zip(self.starts, self.ends)]
+        prefix = list(accumulate(self.gather(column), initial=0))
+        return list(map(sub, self.at_ends(prefix), self.at_starts(prefix)))
+
+    def blame(self, wave: Wave, stalls: Sequence[int]) -> dict[int, float]:
+        """Producer line -> wait stall blamed on it in this wave, as the wait attribution splits it
+        (each wait instance's stall in equal parts over its producers)."""
+        edges = edge_keys(wave.waitcnt) if wave.waitcnt else None
+        out: dict[int, float] = {}
+        if edges is None or edges == self.entry_keys:  # the decoder's edges are the replay's
+            for w, plines in self.producers:
+                share = stalls[w] / len(plines)
+                for p in plines:
+                    out[p] = out.get(p, 0.0) + share
+            return out
+        entries, positions, ooo = self.replay
+        acc = BlameAccumulator.empty()
+        ins = wave.instructions
+        acc.add_reconstructed(ins if isinstance(ins, list) else list(ins), edges, entries,
+                              positions, ooo)
+        exact: dict[int, Fraction] = {}
+        for (_, pline, k), s in acc.blame.items():
+            if pline != NO_PRODUCER:
+                exact[pline] = exact.get(pline, Fraction(0)) + Fraction(s, k)
+        return {p: float(v) for p, v in exact.items()}
+
+
+def columns(wave: Wave) -> tuple[Sequence[int], ...]:
+    """(times, cats, stalls, durations, lines) of a wave's records, without a list per record."""
+    ins: Any = wave.instructions
+    if isinstance(ins, Rows):
+        return tuple(ins.cols[:5])
+    if not ins:
+        return ((),) * 5
+    return tuple(zip(*ins))[:5]
+
+
+def wave_of_data(wf: WaveFile, data: bytes) -> Wave:
+    """The checked Wave of a wave file's bytes, through the native scanner when it is in use (the
+    records kept as int64 columns), else orjson: the same values either way."""
+    mod = native()
+    scanned = scan(mod, data) if mod is not None else None
+    if scanned is None:
+        return wave_of_bytes(wf, data)
+    check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
+    records = Rows(*(scanned.column(c) for c in ("times", "cats", "stalls", "durations", "lines")))
+    return Wave(wf, scanned.begin, scanned.end, records,
+                Rows(scanned.column("states"), scanned.column("cycles")), scanned.waitcnt,
+                scanned.cu)
+
+
+def sample_wave(wave: Wave, tables: LineTables, sequences: dict[tuple[int, ...], SequenceFacts]
+                ) -> WaveSample:
+    """One wave's per-line sums and blame (`sequences`: the static facts met so far, by order)."""
+    _, _, stalls, durations, lines = columns(wave)
+    key = tuple(lines)
+    seq = sequences.get(key)
+    if seq is None:
+        seq = sequences[key] = SequenceFacts(key, tables)
+    return (seq.lines, seq.sums(stalls), seq.sums(durations), seq.hits, seq.blame(wave, stalls),
+            (wave.cu if wave.cu is not None else -1, wave.begin))
