@@ -38,6 +38,7 @@ from hotspot.diff.rows import (
 )
 from hotspot.diff.noise import (
     CAPTURE_NOISE_SD,
+    COLD_EXECUTIONS_PER_WAVE,
     DEFAULT_SEED,
     FLOOR_DF,
     LEVEL,
@@ -148,6 +149,10 @@ class NoiseInfo:
     replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
+    # [traced waves resampled, workgroups they form, launch-round strata] per side; the workgroups
+    # are what is drawn (hotspot/diff/workgroups.py)
+    units_before: list[int] = field(default_factory=list)
+    units_after: list[int] = field(default_factory=list)
 
 
 @record
@@ -448,7 +453,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = ref.label if how != MatchedBy.MNEMONICS else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]
+        label = (f"{g_b.label} -> {g_a.label}" if how in (MatchedBy.MNEMONICS, MatchedBy.STRUCTURE)  # type: ignore[union-attr]
+                 else ref.label)
         built.append((ref, label, how, vb, va, eb, ea, why, pair))
         if pair is not None:
             (nb, db), (na, da) = pair
@@ -457,8 +463,12 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             nums_a.append(na)
             dens_a.append([round(x) for x in da])
 
-    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b), SideSamples(nums_a, dens_a, sd_a),
-                      REPLICATES, seed, LEVEL) if nums_b else []
+    cl_b, st_b = _resampling_units(tb, b)
+    cl_a, st_a = _resampling_units(ta, a)
+    own_sd = _own_floors(built, (nums_b, dens_b, cl_b), (nums_a, dens_a, cl_a))
+    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b, cl_b, st_b),
+                      SideSamples(nums_a, dens_a, sd_a, cl_a, st_a),
+                      REPLICATES, seed, LEVEL, own_sd) if nums_b else []
     tested_p = [t.p for t in tests if t is not None]
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
@@ -488,7 +498,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
               "waves+replicates" if replicate_sd is not None else "waves+floor")
     noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
                       replicate_sd, MIN_SHARE_OF_TOTAL,
-                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a))
+                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a)
+                      + _units_note(tb, cl_b, st_b, ta, cl_a, st_a),
+                      _unit_counts(tb, cl_b, st_b), _unit_counts(ta, cl_a, st_a))
     summary = _summary(rows, code, same_kernel, method, b.info.total_stall, a.info.total_stall)
     return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
                       same_kernel)
@@ -500,6 +512,74 @@ def _work(t: Table) -> list[float]:
     for col in t.hits.values():
         out = list(map(add, out, col))
     return out
+
+
+def _own_floors(built: list, side_b: tuple, side_a: tuple) -> list[float]:
+    """Per tested row, the σ of a factor of its own: rows run at most once per wave (prologue and
+    kernel-argument loads, the epilogue's stores) meet a cold or warm memory system as a capture
+    goes, not as its waves differ, so their run-to-run variance is not the capture's (between two
+    dispatches of one process they moved ×2.1 and ×0.64, issue 34). Learned from the data: the
+    spread (sd of the log) of the row's per-wave value between the workgroups of each side, pooled
+    over both: what one capture's cold state may move it by. Other rows: 0."""
+    out: list[float] = []
+    k = 0
+    for ref, _label, _how, _vb, _va, eb, ea, _why, pair in built:
+        if pair is None:
+            continue
+        cold = (ref.kind != RowKind.TOTAL and eb is not None and ea is not None
+                and 0 < eb <= COLD_EXECUTIONS_PER_WAVE and 0 < ea <= COLD_EXECUTIONS_PER_WAVE)
+        out.append(_between_workgroups_sd(k, side_b, side_a) if cold else 0.0)
+        k += 1
+    return out
+
+
+def _between_workgroups_sd(row: int, *sides: tuple) -> float:
+    """Pooled sd of log(row cycles per unit) between the workgroups of each side."""
+    squares = 0.0
+    df = 0
+    for nums, dens, clusters in sides:
+        groups = clusters or [[w] for w in range(len(nums[row]))]
+        logs = []
+        for members in groups:
+            num = sum(nums[row][w] for w in members)
+            den = sum(dens[row][w] for w in members)
+            if num > 0 and den > 0:
+                logs.append(math.log(num / den))
+        if len(logs) > 1:
+            m = sum(logs) / len(logs)
+            squares += sum((v - m) ** 2 for v in logs)
+            df += len(logs) - 1
+    return math.sqrt(squares / df) if df else 0.0
+
+
+def _resampling_units(t: Table, side: _Side) -> tuple[list[list[int]], list[list[int]]]:
+    """A side's workgroups (wave indexes) and strata (workgroup indexes by launch round), when its
+    samples carry where each wave ran; ([], []): each wave drawn on its own."""
+    from hotspot.diff.workgroups import strata, waves_per_workgroup, workgroups
+
+    if not t.per_wave or t.placement is None or len(t.placement) != t.n:
+        return [], []
+    x = side.analyses[0]
+    wg = x.occupancy.resources.get("wg") if x.occupancy is not None else None
+    groups = workgroups(t.placement, waves_per_workgroup(wg, x.arch.gfx))
+    return groups, strata(groups, t.placement)
+
+
+def _unit_counts(t: Table, clusters: list[list[int]], layers: list[list[int]]) -> list[int]:
+    """[traced waves resampled, workgroups, strata] of a side (0s for a saved analysis)."""
+    if not t.per_wave:
+        return [0, 0, 0]
+    return [t.n, len(clusters) or t.n, len(layers) or 1]
+
+
+def _units_note(tb: Table, cl_b: list[list[int]], st_b: list[list[int]], ta: Table,
+                cl_a: list[list[int]], st_a: list[list[int]]) -> str:
+    parts = []
+    for name, t, cl, st in (("before", tb, cl_b, st_b), ("after", ta, cl_a, st_a)):
+        if t.per_wave and cl:
+            parts.append(f"{name}: {t.n} waves in {len(cl)} workgroup(s) (by SE, CU and start time), "
+                         f"{len(st) or 1} launch round(s) drawn within themselves")
+    return ("; workgroups resampled, not waves: " + "; ".join(parts)) if parts else ""
 
 
 def _mean_waves(side: _Side) -> float:

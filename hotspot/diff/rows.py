@@ -30,13 +30,16 @@ class Table:
     n: int  # samples
     per_wave: bool  # samples are traced waves
     analyses: int  # the side's value of a row is Σ over samples / analyses
+    # (dispatch index, SE, CU, begin) per traced wave, when the samples carry it
+    placement: list[tuple[int, int, int, int]] | None = None
 
 
 def pooled(parts: list["WaveSamples"]) -> Table:
     total = sum(len(p.waves) for p in parts)
     out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
     offset = 0
-    for p in parts:
+    placement: list[tuple[int, int, int, int]] | None = []
+    for k, p in enumerate(parts):
         n = len(p.waves)
         for dest, src in zip(out, (p.stall, p.latency, p.hits, p.blame)):
             for line, values in src.items():
@@ -45,7 +48,11 @@ def pooled(parts: list["WaveSamples"]) -> Table:
                     col = dest[line] = [0] * total
                 col[offset:offset + n] = values
         offset += n
-    return Table(*out, total, True, len(parts))
+        if placement is not None and p.placement is not None and len(p.placement) == n:
+            placement.extend((k, *where) for where in p.placement)
+        else:
+            placement = None
+    return Table(*out, total, True, len(parts), placement)
 
 
 @record(frozen=False)
@@ -140,8 +147,45 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
             else:
                 still_b.append(k)
         only_b = still_b
+        pairs += _loops_by_structure(before, after, only_b, only_a)
     pairs += [(k, None, "before-only") for k in only_b]
     pairs += [(None, k, "after-only") for k in only_a]
+    return pairs
+
+
+# Loops whose instruction mnemonics are at least this similar (difflib ratio: 2 × matching / total)
+# are one loop whose boundaries moved (an instruction added or removed in or around it); below it,
+# another loop. A 40-instruction loop with 4 instructions changed is at 0.9.
+LOOP_SIMILARITY = 0.6
+
+
+def _loops_by_structure(before: dict[str, Group], after: dict[str, Group], only_b: list[str],
+                        only_a: list[str]) -> list[tuple[str | None, str | None, str]]:
+    """Loops left unmatched on both sides paired by structure: the most similar mnemonic sequence
+    (at least LOOP_SIMILARITY), ties by position (the k-th loop with the k-th); both lists lose
+    the keys paired."""
+    import difflib
+
+    loops_b = [k for k in only_b if before[k].kind == "loop"]
+    loops_a = [k for k in only_a if after[k].kind == "loop"]
+    scored = []
+    for i, kb in enumerate(loops_b):
+        for j, ka in enumerate(loops_a):
+            ratio = difflib.SequenceMatcher(None, before[kb].signature, after[ka].signature,
+                                            autojunk=False).ratio()
+            if ratio >= LOOP_SIMILARITY:
+                scored.append((-ratio, abs(i - j), i, j))
+    pairs: list[tuple[str | None, str | None, str]] = []
+    used_b: set[int] = set()
+    used_a: set[int] = set()
+    for _, _, i, j in sorted(scored):
+        if i in used_b or j in used_a:
+            continue
+        used_b.add(i)
+        used_a.add(j)
+        pairs.append((loops_b[i], loops_a[j], "structure"))
+        only_b.remove(loops_b[i])
+        only_a.remove(loops_a[j])
     return pairs
 
 
