@@ -357,3 +357,94 @@ def test_pc_sampling_captures_are_shown_not_tested(corpus, cli):
     assert not any(r["tested"] for r in data["rows"])
     assert data["summary"]["verdict"] == ("not decided: a PC-sampling capture: sample counts, no "
                                           "traced waves to measure noise on")
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 34: the verdict in time, honest edges
+
+
+def test_fewer_runs_costlier_each_gets_the_sign_of_its_per_wave_change(cli, tmp_path):
+    """A class that runs fewer times per wave while each run costs more: its row follows the
+    per-wave cycles (down), not the per-execution cost (up)."""
+    def twice(begin: int) -> list[list[int]]:  # wait 5 runs twice a wave, 100 cycles each
+        return (Schedule(begin).op(1, SMEM).op(2, VMEM).op(3, VMEM, stall=4).op(4, VALU)
+                .op(5, IMMED, stall=100).op(5, IMMED, stall=100).op(6, IMMED, stall=50)
+                .op(7, IMMED, stall=10).op(8, MESSAGE).records)
+
+    def once(begin: int) -> list[list[int]]:  # once a wave, 150 cycles
+        return (Schedule(begin).op(1, SMEM).op(2, VMEM).op(3, VMEM, stall=4).op(4, VALU)
+                .op(5, IMMED, stall=150).op(6, IMMED, stall=50).op(7, IMMED, stall=10)
+                .op(8, MESSAGE).records)
+
+    edited = list(PROGRAM)
+    edited[3] = ("v_mul_f32_e32 v0, v1, v2", edited[3][1])  # the code changed: compared as it ran
+    before = build_dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", PROGRAM,
+                            [W(twice(0), 0, simd=i) for i in range(WAVES)])
+    after = build_dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", edited,
+                           [W(once(0), 0, simd=i) for i in range(WAVES)])
+    data = cli("diff", before, after, "--format", "json").json()["data"]
+    assert not data["code"]["same"]
+    row = {r["key"]: r for r in data["rows"]}["category:wait-vmcnt"]
+    # vmcnt waits (rows 5 and 7) per wave: 100 + 100 + 10 = 210 -> 150 + 10 = 160
+    assert (row["before"], row["after"]) == (210, 160)
+    assert row["change_pct"] == pytest.approx(100 * (160 / 210 - 1)) and row["change_pct"] < 0
+    assert row["executions_before"] == 3 and row["executions_after"] == 2
+    assert row["per_execution_after"] > row["per_execution_before"]  # each run costs more
+    for r in data["rows"]:  # no printed % disagrees in sign with its before -> after
+        if r["change_pct"] is not None:
+            assert (r["change_pct"] > 0) == (r["after"] > r["before"]), r["key"]
+            assert (r["change_pct"] < 0) == (r["after"] < r["before"]), r["key"]
+
+
+def test_code_summary_names_renames_reorders_and_prologue_changes():
+    from hotspot.diff.code import PROLOGUE, RENAMES, REORDERED, compare_code
+
+    b = [(1, "s_load_dword s4, s[0:1], 0x0", "a:1"), (2, "v_add_f32 v0, v1, v2", "a:2"),
+         (3, "s_waitcnt vmcnt(0)", "a:3"), (4, "v_mul_f32 v5, v0, v0", "a:4"),
+         (5, "s_cbranch_scc1 3", "a:5")]
+    renamed = [(n, isa.replace("s4", "s6").replace("v0", "v3"), src) for n, isa, src in b]
+    code, line_map = compare_code(b, renamed, "code", (3, 3))
+    assert not code.same and code.kind == RENAMES and line_map is None
+    assert code.summary.startswith("code changed: register renames only: ")
+    reordered = [b[1], b[0], *b[2:]]
+    code, _ = compare_code(b, reordered, "code", (3, 3))
+    assert code.kind == REORDERED and "reordered only" in code.summary
+    prologue = [(1, "s_load_dword s4, s[0:1], 0x8", "a:1"), *b[1:]]  # before the loop at line 3
+    code, _ = compare_code(b, prologue, "code", (3, 3))
+    assert code.kind == PROLOGUE and "prologue only" in code.summary
+    in_loop = [*b[:3], (4, "v_fma_f32 v5, v0, v0, v1", "a:4"), b[4]]
+    code, _ = compare_code(b, in_loop, "code", (3, 3))
+    assert code.kind == "changed" and "only" not in code.summary
+
+
+def test_saved_json_with_a_row_cut_off_is_refused_naming_topk_0(cli, tmp_path):
+    d = _dispatch(tmp_path / "d" / "ui_output_agent_1_dispatch_1", 400)
+    cut = tmp_path / "cut.json"
+    cut.write_text(cli("analyze", d, "--format", "json", "--topk", "3").stdout)
+    run = cli("diff", cut, d, "--format", "json")
+    assert run.exit_code == 3
+    err = run.json()["error"]
+    assert "--topk 0" in err["hint"] and "3 of the kernel's 8 executed instructions" in err["message"]
+
+
+def test_one_side_without_source_mapping_is_warned_and_its_lines_not_tested(cli, tmp_path):
+    before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
+    unmapped = [(isa, "") for isa, _ in PROGRAM]
+    after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 400, unmapped)
+    run = cli("diff", before, after, "--format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert any("after side has source locations on 0%" in w for w in run.json()["warnings"])
+    for r in run.json()["data"]["rows"]:
+        if r["kind"] in ("line", "load"):
+            assert not r["tested"], r["key"]
+
+
+def test_different_kernels_get_no_totals(cli, tmp_path):
+    before = _dispatch(tmp_path / "before" / "ui_output_agent_1_dispatch_1", 400)
+    saved = tmp_path / "other.json"
+    doc = cli("analyze", before, "--format", "json", "--topk", "0").json()
+    doc["data"]["dispatch"]["kernel"] = "another_kernel"
+    saved.write_text(json.dumps(doc))
+    data = cli("diff", before, saved, "--format", "json").json()["data"]
+    assert not any(r["kind"] == "total" for r in data["rows"])
+    assert data["summary"]["latency_before"] is None and data["summary"]["total_stall_before"] is None

@@ -45,6 +45,7 @@ from hotspot.diff.noise import (
     MAX_REPLICATES,
     MIN_SHARE_OF_TOTAL,
     MIN_WAVES,
+    MIN_WORKGROUPS,
     REPLICATES,
     WIDE_INTERVAL,
 )
@@ -226,10 +227,19 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     for a in chosen:  # every value diff reads, checked here so a bad one is named now
         _check_values(path, a)
     info = _info(path, "analyze-json", chosen)
+    for a in chosen:
+        held, executed = len(a.instructions), a.dispatch.executed_instructions
+        if a.mode == "cycles" and held < executed:
+            # the code comparison and every row would read a cut listing as the kernel
+            raise InputError(f"{path}: saved with a row cut-off (--topk {a.asked_topk}): it holds "
+                             f"{held} of the kernel's {executed} executed instructions, so the code "
+                             "cannot be compared nor the rows summed",
+                             "save it again with `hotspot analyze DIR --format json --topk 0`, or "
+                             "diff the dispatch dir itself", code="bad-input")
     topk = [a.asked_topk for a in chosen]
     if any(k not in (0, None) for k in topk):
-        warnings.append(f"{path}: saved with --topk {topk[0]}: lines and loads "
-                        "beyond the top rows are missing; save with --topk 0 for a complete diff")
+        warnings.append(f"{path}: saved with --topk {topk[0]}: source lines and loads beyond the "
+                        "top rows may be missing; save with --topk 0 for a complete diff")
     return _Side(info, chosen)
 
 
@@ -344,6 +354,11 @@ def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: 
     return Result("diff", result, list(dict.fromkeys(warnings)))
 
 
+def _first_loop(side: _Side) -> int | None:
+    """The first code line of the side's first loop (None without loops)."""
+    return min((lp.first_line_number for lp in side.analyses[0].loops or []), default=None)
+
+
 def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:
     if side.samples:
         return side.samples[0].code, "code"
@@ -362,7 +377,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     (code_b, basis_b), (code_a, basis_a) = _code_listing(b), _code_listing(a)
     if basis_b != basis_a:  # a saved analysis holds executed instructions only: compare those
         code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
-    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
+    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed",
+                                  (_first_loop(b), _first_loop(a)))
     tb, ta = _table(b), _table(a)  # what is resampled
     vtb, vta = totals_table(b.analyses), totals_table(a.analyses)  # what the rows show
     ga = groups(a.analyses[0])
@@ -377,6 +393,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         gb = groups(b.analyses[0])
         pairs = match(gb, ga, same_kernel)
 
+    unmapped = _source_mapping(b, a, warnings)
     if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): every row is cycles per traced wave, as always")
@@ -441,6 +458,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         sb = series(tb, g_b) if g_b else None
         sa = series(ta, g_a) if g_a else None
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
+        if not why and unmapped and ref.kind in (RowKind.LINE, RowKind.LOAD):
+            why = unmapped
         pair = None
         if not why and sb is not None and sa is not None:
             # every row is tested on cycles per wave: one unit per traced wave (same code: its
@@ -552,6 +571,23 @@ def _between_workgroups_sd(row: int, *sides: tuple) -> float:
     return math.sqrt(squares / df) if df else 0.0
 
 
+def _source_mapping(b: _Side, a: _Side, warnings: list[str]) -> str:
+    """When one side carries source locations and the other hardly any, its lines and loads all
+    read as 0 there ("line 97: 53,803 -> 0"): say so, and why those rows are not tested."""
+    from hotspot.att.findings import NO_SOURCE_MAPPED_SHARE
+
+    mapped = [min(x.dispatch.source_mapped_pct for x in side.analyses) for side in (b, a)]
+    floor = 100 * NO_SOURCE_MAPPED_SHARE
+    if (mapped[0] < floor) == (mapped[1] < floor):
+        return ""
+    side = "before" if mapped[0] < floor else "after"
+    warnings.append(f"the {side} side has source locations on {min(mapped):.0f}% of its executed "
+                    f"instructions (the other {max(mapped):.0f}%): its source lines and loads read "
+                    "as missing, so source-line and load rows are shown, not tested; compare "
+                    "categories, loops and totals, or re-capture both with line tables")
+    return f"source locations on one side only ({side}: {min(mapped):.0f}% mapped)"
+
+
 def _resampling_units(t: Table, side: _Side) -> tuple[list[list[int]], list[list[int]]]:
     """A side's workgroups (wave indexes) and strata (workgroup indexes by launch round), when its
     samples carry where each wave ran; ([], []): each wave drawn on its own."""
@@ -562,6 +598,8 @@ def _resampling_units(t: Table, side: _Side) -> tuple[list[list[int]], list[list
     x = side.analyses[0]
     wg = x.occupancy.resources.get("wg") if x.occupancy is not None else None
     groups = workgroups(t.placement, waves_per_workgroup(wg, x.arch.gfx))
+    if len(groups) < MIN_WORKGROUPS:  # one workgroup shows no spread between workgroups
+        return [], []
     return groups, strata(groups, t.placement)
 
 

@@ -51,6 +51,9 @@ WORKGROUP_LAUNCH_GAP = 64
 # kernel-argument loads, epilogue stores. It gets a floor of its own (hotspot/diff/api.py
 # `_own_floors`): its cost follows the capture's cold or warm memory state, not the waves' spread.
 COLD_EXECUTIONS_PER_WAVE = 1.0
+# Workgroups a side needs for them to be the resampled units; with fewer (all traced waves in one
+# workgroup) the waves are drawn one by one, as the only spread there is.
+MIN_WORKGROUPS = 2
 # When the total's interval reaches beyond ±this (fraction), the diff cannot decide changes of the
 # size a kernel edit usually makes: the advice is to capture replicates.
 WIDE_INTERVAL = 0.10
