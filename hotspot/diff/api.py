@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from hotspot.diff.code import CodeComparison, compare_code
 from hotspot.diff.rows import (
     TOTAL_FIELDS,
+    SumMemo,
     Group,
     Table,
     groups,
@@ -426,6 +427,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         ref = (per_b + per_a) / 2
         scale_b, scale_a = ref / per_b, ref / per_a
 
+    memo: SumMemo = {}
     total_before = _value(vtb, series(vtb, gb[STALL_TOTAL]), waves_b)
     total_after = _value(vta, series(vta, ga[STALL_TOTAL]), waves_a)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
@@ -446,8 +448,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         assert ref is not None
         if ref.kind == RowKind.TOTAL and not same_kernel:
             continue  # different kernels: per-wave totals of different work say nothing
-        shown_b = series(vtb, g_b) if g_b else None
-        shown_a = series(vta, g_a) if g_a else None
+        shown_b = series(vtb, g_b, memo) if g_b else None
+        shown_a = series(vta, g_a, memo) if g_a else None
         vb = _value(vtb, shown_b, waves_b) * scale_b if shown_b else 0.0
         va = _value(vta, shown_a, waves_a) * scale_a if shown_a else 0.0
         eb = _value(vtb, (shown_b[1], []), waves_b) if shown_b else None
@@ -455,8 +457,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x.totals.idle) for x in b.analyses]) / waves_b * scale_b
             va = _mean([float(x.totals.idle) for x in a.analyses]) / waves_a * scale_a
-        sb = series(tb, g_b) if g_b else None
-        sa = series(ta, g_a) if g_a else None
+        # the test's unit per wave is the wave (or its work), not the row's executions
+        sb = series(tb, g_b, memo, executions=False) if g_b else None
+        sa = series(ta, g_a, memo, executions=False) if g_a else None
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         if not why and unmapped and ref.kind in (RowKind.LINE, RowKind.LOAD):
             why = unmapped

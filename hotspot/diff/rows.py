@@ -35,6 +35,13 @@ class Table:
 
 
 def pooled(parts: list["WaveSamples"]) -> Table:
+    if len(parts) == 1:  # one dispatch: its columns as they are (read only from here on)
+        p = parts[0]
+        n = len(p.waves)
+        placement = ([(0, *where) for where in p.placement]
+                     if p.placement is not None and len(p.placement) == n else None)
+        return Table(p.stall, p.latency, p.hits, p.blame, n, True, 1,  # type: ignore[arg-type]
+                     placement)
     total = sum(len(p.waves) for p in parts)
     out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
     offset = 0
@@ -102,25 +109,43 @@ def groups(a: "DispatchAnalysis") -> dict[str, Group]:
     return out
 
 
-def series(t: Table, g: Group) -> tuple[list[float], list[float]]:
-    """Per sample: the group's cycles and its executions (producers' executions for a load)."""
+# column sums already taken in one diff: (id of the column dict, members) -> per-sample sums (the
+# totals sum every executed line for stall, latency, issue and their executions alike)
+SumMemo = dict[tuple[int, tuple[int, ...]], list[float]]
+
+
+def series(t: Table, g: Group, memo: SumMemo | None = None, executions: bool = True
+           ) -> tuple[list[float], list[float]]:
+    """Per sample: the group's cycles and its executions (producers' executions for a load; []
+    when `executions` is False)."""
     zeros = [0.0] * t.n
     if g.measure == "issue":  # latency - stall
-        lat = column_sum(t.latency, g.members, zeros)
-        num = list(map(sub, lat, column_sum(t.stall, g.members, zeros)))
+        lat = column_sum(t.latency, g.members, zeros, memo)
+        num = list(map(sub, lat, column_sum(t.stall, g.members, zeros, memo)))
     elif g.measure in ("stall", "latency", "blame"):
-        num = column_sum(getattr(t, g.measure), g.members, zeros)
+        num = column_sum(getattr(t, g.measure), g.members, zeros, memo)
     else:
         num = zeros
-    return num, column_sum(t.hits, g.members if g.per is None else g.per, zeros)
+    if not executions:
+        return num, []
+    return num, column_sum(t.hits, g.members if g.per is None else g.per, zeros, memo)
 
 
-def column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float]
-                ) -> list[float]:
+def column_sum(table: dict[int, list[float]], members: list[int], zeros: list[float],
+               memo: SumMemo | None = None) -> list[float]:
+    key = (id(table), tuple(members)) if memo is not None else None
+    if key is not None and memo is not None:
+        got = memo.get(key)
+        if got is not None:
+            return got
     cols = [c for c in map(table.get, members) if c is not None]
     if not cols:
-        return zeros
-    return list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
+        out = zeros
+    else:
+        out = list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
+    if key is not None and memo is not None:
+        memo[key] = out
+    return out
 
 
 def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool

@@ -12,13 +12,13 @@ and memory traffic, so they are not independent samples of the row; the wave is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import accumulate
 from operator import itemgetter, sub
 from typing import Any
 
-from hotspot.att.engine.native import Rows, native, scan
+from hotspot.att.engine.native import Rows, ScannedWave, native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
@@ -33,7 +33,9 @@ class SequenceFacts:
     """What depends only on a wave's executed order (all waves of a real dispatch share one or a
     few): its records grouped by code line, and its wait/producer replay."""
 
-    def __init__(self, lines: tuple[int, ...], tables: LineTables) -> None:
+    def __init__(self, lines: tuple[int, ...], tables: LineTables,
+                 replay: tuple[list[tuple[int, list[int]]], list[int], int] | None = None) -> None:
+        """`replay`: the sequence's wait replay when the wave pass has it already."""
         self.order = sorted(range(len(lines)), key=lines.__getitem__)  # stable: by line, then position
         self.lines: list[int] = []
         self.ends: list[int] = []  # in `order`, the records of self.lines[i] end before ends[i]
@@ -49,7 +51,7 @@ class SequenceFacts:
         self.gather = itemgetter(*self.order)
         self.at_ends = itemgetter(*self.ends)
         self.at_starts = itemgetter(*self.starts)
-        self.replay = reconstruct(lines, tables)
+        self.replay = replay if replay is not None else reconstruct(lines, tables)
         entries, _, _ = self.replay
         self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
         # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
@@ -100,12 +102,14 @@ def columns(wave: Wave) -> tuple[Sequence[int], ...]:
     return tuple(zip(*ins))[:5]
 
 
-def wave_of_data(wf: WaveFile, data: bytes) -> Wave:
+def wave_of_data(wf: WaveFile, data: bytes, scanned: ScannedWave | None = None) -> Wave:
     """The checked Wave of a wave file's bytes, through the native scanner when it is in use (the
-    records kept as int64 columns), else orjson: the same values either way."""
+    records kept as int64 columns; `scanned`: its scan when taken already), else orjson: the same
+    values either way."""
     mod = native()
-    scanned = scan(mod, data) if mod is not None else None
-    if scanned is None:
+    if scanned is None and mod is not None:
+        scanned = scan(mod, data)
+    if scanned is None or mod is None:
         return wave_of_bytes(wf, data)
     check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
     records = Rows(*(scanned.column(c) for c in ("times", "cats", "stalls", "durations", "lines")))
@@ -114,13 +118,17 @@ def wave_of_data(wf: WaveFile, data: bytes) -> Wave:
                 scanned.cu)
 
 
-def sample_wave(wave: Wave, tables: LineTables, sequences: dict[tuple[int, ...], SequenceFacts]
-                ) -> WaveSample:
-    """One wave's per-line sums and blame (`sequences`: the static facts met so far, by order)."""
+Replay = tuple[list[tuple[int, list[int]]], list[int], int]
+
+
+def sample_wave(wave: Wave, tables: LineTables, sequences: dict[tuple[int, ...], SequenceFacts],
+                replay: Callable[[], Replay | None] | None = None) -> WaveSample:
+    """One wave's per-line sums and blame (`sequences`: the static facts met so far, by order;
+    `replay`: the pass's replay of this wave's sequence, asked for when the sequence is new)."""
     _, _, stalls, durations, lines = columns(wave)
     key = tuple(lines)
     seq = sequences.get(key)
     if seq is None:
-        seq = sequences[key] = SequenceFacts(key, tables)
+        seq = sequences[key] = SequenceFacts(key, tables, replay() if replay is not None else None)
     return (seq.lines, seq.sums(stalls), seq.sums(durations), seq.hits, seq.blame(wave, stalls),
             (wave.cu if wave.cu is not None else -1, wave.begin))

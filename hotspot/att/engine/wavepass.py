@@ -32,13 +32,14 @@ from hotspot.att.engine.groups import (
     NativeFold,
     SequenceFolder,
     SequenceGroup,
+    _scanned_group,
     admit_group,
     flush_group,
     fold_wave_columns,
     fold_wave_scanned,
 )
 from hotspot.att.engine.jobs import plan_pass, pool_possible
-from hotspot.att.engine.native import native, scan
+from hotspot.att.engine.native import ScannedWave, native, scan
 from hotspot.att.engine.samples import SequenceFacts, WaveSample, sample_wave, wave_of_data
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
@@ -176,13 +177,25 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     tables = opts.tables
     fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
     sequences: dict[tuple[int, ...], SequenceFacts] = {}  # of the sampled waves
+    # a sampled wave is taken after the pass folded it (its sequence's replay is then the
+    # group's): at the top of the next file, and after the last
+    pending: tuple[WaveFile, bytes, ScannedWave | None] | None = None
+
+    def take_sample() -> None:
+        wf, raw, sc = pending  # type: ignore[misc]
+        group = _scanned_group(part.open_groups.groups, sc) if sc is not None else None
+        replay = (lambda: (group.entries, group.positions, group.ooo)) if group is not None else None
+        part.samples[wf.where] = sample_wave(wave_of_data(wf, raw, sc), tables, sequences, replay)
+
     for path, se, simd, slot, n in descs:
+        if pending is not None:
+            take_sample()
+            pending = None
         if progress is not None:
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
         if path in opts.sample:  # from the bytes just read: the file is opened once
-            part.samples[path] = sample_wave(
-                wave_of_data(WaveFile(path, se, simd, slot, n), data), tables, sequences)
+            pending = (WaveFile(path, se, simd, slot, n), data, scan(mod, data) if mod else None)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
@@ -221,6 +234,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "
                            "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    if pending is not None:
+        take_sample()
     if fused is not None:
         fused.detach()
     return part
