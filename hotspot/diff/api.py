@@ -743,7 +743,8 @@ def _test_words(method: str) -> str:
             "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
         return base + "; a saved analysis holds no per-wave values: the capture factor alone"
-    return "traced waves resampled with replacement, times a capture factor; " + base
+    return ("traced workgroups (their waves together) resampled with replacement within their "
+            "launch round, times a capture factor; " + base)
 
 
 def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,

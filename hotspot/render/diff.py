@@ -116,11 +116,22 @@ def _render(d: Any, markdown: bool) -> str:
     out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
     moved = [r for r in d.rows if r.significant]
     if moved:
-        body = [[_label(r, r.kind), r.kind, change_text(r), _q(r)] for r in moved[:ROWS_PER_KIND]]
+        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
+                 _runs(r) if r.kind != "total" else "", _q(r)] for r in moved[:ROWS_PER_KIND]]
         more = (f"\n(+{len(moved) - len(body)} more in --format json)" if len(body) < len(moved)
                 else "")
         out.append(heading("Beyond capture-to-capture noise", markdown) + "\n"
-                   + table(body, ["", "row", "change [95% CI]", "q"], markdown) + more)
+                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
+                           markdown) + more)
+    varies = [r for r in d.rows if r.varies_run_to_run]
+    if varies:
+        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
+                 _runs(r) if r.kind != "total" else "", _q(r)] for r in varies[:ROWS_PER_KIND]]
+        more = (f"\n(+{len(varies) - len(body)} more in --format json)" if len(body) < len(varies)
+                else "")
+        out.append(heading("Varies run to run (same code, issue cycles unchanged)", markdown) + "\n"
+                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
+                           markdown) + more)
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
