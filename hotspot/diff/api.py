@@ -19,6 +19,7 @@ show more); q-values control the false discovery rate over the tested rows.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import field, replace
 from enum import Enum
 from operator import add
@@ -56,7 +57,9 @@ from hotspot.record import record
 from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
+    from hotspot.att.model import AnalyzeOptions
     from hotspot.att.wave_samples import DispatchSamples
+    from hotspot.result import Result
     from hotspot.diff.stats import RowTest
 
 class RowKind(str, Enum):
@@ -270,7 +273,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     return _Side(info, analyses, samples)
 
 
-def _samples_of(d: Path, opts) -> "DispatchSamples":
+def _samples_of(d: Path, opts: "AnalyzeOptions") -> "DispatchSamples":
     """Per-wave samples of one dispatch dir, kept in the result cache like its analysis."""
     import os
 
@@ -342,7 +345,7 @@ def _check_values(path: Path, a: DispatchAnalysis) -> None:
 
 
 def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: int | None = None,
-               seed: int = DEFAULT_SEED):
+               seed: int = DEFAULT_SEED) -> "Result":
     from hotspot.result import Result
 
     if seed < 0 or seed >= 2 ** 63:
@@ -389,7 +392,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                         g.measure, g.signature,
                         None if g.per is None else [inverse[m] for m in g.per if m in inverse])
               for k, g in ga.items()}
-        pairs = [(k, k, "key") for k in ga]
+        pairs: list[tuple[str | None, str | None, str]] = [(k, k, "key") for k in ga]
     else:
         gb = groups(b.analyses[0])
         pairs = match(gb, ga, same_kernel)
@@ -424,8 +427,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if work_b is not None and work_a is not None:
         wb, wa = _work(vtb), _work(vta)
         per_b, per_a = sum(wb) / waves_b, sum(wa) / waves_a  # executed instructions per wave
-        ref = (per_b + per_a) / 2
-        scale_b, scale_a = ref / per_b, ref / per_a
+        common = (per_b + per_a) / 2
+        scale_b, scale_a = common / per_b, common / per_a
 
     memo: SumMemo = {}
     total_before = _value(vtb, series(vtb, gb[STALL_TOTAL]), waves_b)
@@ -536,7 +539,13 @@ def _work(t: Table) -> list[float]:
     return out
 
 
-def _own_floors(built: list, side_b: tuple, side_a: tuple) -> list[float]:
+# (numerators [row][wave], units [row][wave], workgroups) of one side's tested rows
+_SideRows = tuple[list[list[float]], list[list[int]], list[list[int]]]
+
+
+def _own_floors(built: Sequence[tuple[Group, str, str, float, float, float | None, float | None,
+                                      str, object]],
+                side_b: _SideRows, side_a: _SideRows) -> list[float]:
     """Per tested row, the σ of a factor of its own: rows run at most once per wave (prologue and
     kernel-argument loads, the epilogue's stores) meet a cold or warm memory system as a capture
     goes, not as its waves differ, so their run-to-run variance is not the capture's (between two
@@ -555,7 +564,7 @@ def _own_floors(built: list, side_b: tuple, side_a: tuple) -> list[float]:
     return out
 
 
-def _between_workgroups_sd(row: int, *sides: tuple) -> float:
+def _between_workgroups_sd(row: int, *sides: _SideRows) -> float:
     """Pooled sd of log(row cycles per unit) between the workgroups of each side."""
     squares = 0.0
     df = 0

@@ -71,7 +71,7 @@ def renamed(text: str) -> str:
 
 
 def _kind(nb: list[str], na: list[str], b: Sequence[tuple[int, str, str]],
-          a: Sequence[tuple[int, str, str]], opcodes: list[tuple[str, int, int, int, int]],
+          a: Sequence[tuple[int, str, str]], opcodes: Sequence[tuple[str, int, int, int, int]],
           loops: tuple[int | None, int | None]) -> str:
     if [renamed(x) for x in nb] == [renamed(x) for x in na]:
         return RENAMES

@@ -36,12 +36,13 @@ class Table:
 
 def pooled(parts: list["WaveSamples"]) -> Table:
     if len(parts) == 1:  # one dispatch: its columns as they are (read only from here on)
-        p = parts[0]
-        n = len(p.waves)
-        placement = ([(0, *where) for where in p.placement]
-                     if p.placement is not None and len(p.placement) == n else None)
-        return Table(p.stall, p.latency, p.hits, p.blame, n, True, 1,  # type: ignore[arg-type]
-                     placement)
+        one = parts[0]
+        n = len(one.waves)
+        where = ([(0, *w) for w in one.placement]
+                 if one.placement is not None and len(one.placement) == n else None)
+        # int columns where floats are declared: only read (summed), never written to
+        return Table(one.stall, one.latency, one.hits, one.blame, n, True, 1,  # type: ignore[arg-type]
+                     where)
     total = sum(len(p.waves) for p in parts)
     out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
     offset = 0
