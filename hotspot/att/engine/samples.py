@@ -22,7 +22,9 @@ from hotspot.att.engine.native import Rows, ScannedWave, native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import NO_PRODUCER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
-from hotspot.capture import Wave, WaveFile, check_wave, scanned_ranges, wave_of_bytes
+from hotspot.capture import WAVE_STATES, Wave, WaveFile, check_wave, scanned_ranges, wave_of_bytes
+
+N_STATES = len(WAVE_STATES)
 
 # One wave's values: (code lines it executed, Σ stall, Σ duration, executions per line, wait stall
 # blamed per producer line, (CU, begin cycle)). Plain values: picklable from a pool worker.
@@ -36,6 +38,19 @@ class SequenceFacts:
     def __init__(self, lines: tuple[int, ...], tables: LineTables,
                  replay: tuple[list[tuple[int, list[int]]], list[int], int] | None = None) -> None:
         """`replay`: the sequence's wait replay when the wave pass has it already."""
+        self.sequence = lines
+        self.grouped = False  # the records grouped by line: made when `sums` first needs them
+        self.replay = replay if replay is not None else reconstruct(lines, tables)
+        entries, _, _ = self.replay
+        self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
+        # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
+        producers: dict[int, list[int]] = {}
+        for w, prods in entries:
+            producers.setdefault(w, []).extend(lines[p] for p in prods)
+        self.producers = list(producers.items())
+
+    def group_by_line(self) -> None:
+        lines = self.sequence
         self.order = sorted(range(len(lines)), key=lines.__getitem__)  # stable: by line, then position
         self.lines: list[int] = []
         self.ends: list[int] = []  # in `order`, the records of self.lines[i] end before ends[i]
@@ -51,23 +66,27 @@ class SequenceFacts:
         self.gather = itemgetter(*self.order)
         self.at_ends = itemgetter(*self.ends)
         self.at_starts = itemgetter(*self.starts)
-        self.replay = replay if replay is not None else reconstruct(lines, tables)
-        entries, _, _ = self.replay
-        self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
-        # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
-        producers: dict[int, list[int]] = {}
-        for w, prods in entries:
-            producers.setdefault(w, []).extend(lines[p] for p in prods)
-        self.producers = list(producers.items())
+        self.grouped = True
 
     def sums(self, column: Sequence[int]) -> list[int]:
         """Per code line sum of `column` (one value per record), in self.lines order (C loops:
         gather in line order, prefix sums, differences at the line boundaries)."""
+        if not self.grouped:
+            self.group_by_line()
         if len(self.order) < 2 or len(self.ends) < 2:  # itemgetter of one index is not a tuple
             prefix = list(accumulate(map(column.__getitem__, self.order), initial=0))
             return [prefix[e] - prefix[b] for b, e in zip(self.starts, self.ends)]
         prefix = list(accumulate(self.gather(column), initial=0))
         return list(map(sub, self.at_ends(prefix), self.at_starts(prefix)))
+
+    def replayed_blame(self, stalls: Sequence[int]) -> dict[int, float]:
+        """`blame` when the wave's decoder edges are this sequence's replay (or it has none)."""
+        out: dict[int, float] = {}
+        for w, plines in self.producers:
+            share = stalls[w] / len(plines)
+            for p in plines:
+                out[p] = out.get(p, 0.0) + share
+        return out
 
     def blame(self, wave: Wave, stalls: Sequence[int]) -> dict[int, float]:
         """Producer line -> wait stall blamed on it in this wave, as the wait attribution splits it
@@ -75,11 +94,7 @@ class SequenceFacts:
         edges = edge_keys(wave.waitcnt) if wave.waitcnt else None
         out: dict[int, float] = {}
         if edges is None or edges == self.entry_keys:  # the decoder's edges are the replay's
-            for w, plines in self.producers:
-                share = stalls[w] / len(plines)
-                for p in plines:
-                    out[p] = out.get(p, 0.0) + share
-            return out
+            return self.replayed_blame(stalls)
         entries, positions, ooo = self.replay
         acc = BlameAccumulator.empty()
         ins = wave.instructions
@@ -121,7 +136,7 @@ def wave_of_data(wf: WaveFile, data: bytes, scanned: ScannedWave | None = None) 
 Replay = tuple[list[tuple[int, list[int]]], list[int], int]
 
 
-def sample_wave(wave: Wave, tables: LineTables, sequences: dict[tuple[int, ...], SequenceFacts],
+def sample_wave(wave: Wave, tables: LineTables, sequences: dict[Any, SequenceFacts],
                 replay: Callable[[], Replay | None] | None = None) -> WaveSample:
     """One wave's per-line sums and blame (`sequences`: the static facts met so far, by order;
     `replay`: the pass's replay of this wave's sequence, asked for when the sequence is new)."""
@@ -130,5 +145,36 @@ def sample_wave(wave: Wave, tables: LineTables, sequences: dict[tuple[int, ...],
     seq = sequences.get(key)
     if seq is None:
         seq = sequences[key] = SequenceFacts(key, tables, replay() if replay is not None else None)
-    return (seq.lines, seq.sums(stalls), seq.sums(durations), seq.hits, seq.blame(wave, stalls),
+    stall_sums, duration_sums = seq.sums(stalls), seq.sums(durations)
+    return (seq.lines, stall_sums, duration_sums, seq.hits, seq.blame(wave, stalls),
             (wave.cu if wave.cu is not None else -1, wave.begin))
+
+
+def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: LineTables,
+                   sequences: dict[Any, SequenceFacts], replay: Replay | None,
+                   expected_edges: Callable[[], bytes] | None) -> WaveSample:
+    """`sample_wave` of a natively scanned wave, without turning its columns or its decoder
+    edges into Python lists unless they differ from its sequence's replay (`expected_edges`: that
+    replay's edges in the scanner's encoding, when the pass has them)."""
+    mod = native()
+    assert mod is not None
+    check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
+    key = scanned.lines  # int64 bytes: hashed in C
+    seq = sequences.get(key)
+    if seq is None:
+        seq = sequences[key] = SequenceFacts(tuple(scanned.column("lines")), tables, replay)
+    stalls = scanned.column("stalls")
+    if not scanned.edge_count or (expected_edges is not None
+                                  and scanned.edges_key == expected_edges()):
+        blamed = seq.replayed_blame(stalls)
+    else:  # other edges than the replay's: the exact split, over the parsed records
+        blamed = seq.blame(wave_of_data(wf, data, scanned), stalls)
+    # per line [executions, Σ duration, Σ stall], summed in C (the pass's own per-line fold, one
+    # wave at a time; no timeline charge)
+    per_line: dict[int, list[int]] = {}
+    n = len(stalls)
+    mod.fold_lines(per_line, {}, scanned.lines, 1, scanned.durations, scanned.stalls,
+                   bytes(8 * N_STATES * n))
+    sums = list(per_line.values())
+    return (list(per_line), [v[2] for v in sums], [v[1] for v in sums], [v[0] for v in sums],
+            blamed, (scanned.cu if scanned.cu is not None else -1, scanned.begin))

@@ -40,7 +40,13 @@ from hotspot.att.engine.groups import (
 )
 from hotspot.att.engine.jobs import plan_pass, pool_possible
 from hotspot.att.engine.native import ScannedWave, native, scan
-from hotspot.att.engine.samples import SequenceFacts, WaveSample, sample_wave, wave_of_data
+from hotspot.att.engine.samples import (
+    SequenceFacts,
+    WaveSample,
+    sample_scanned,
+    sample_wave,
+    wave_of_data,
+)
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
 from hotspot.capture import (
@@ -176,16 +182,21 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     mod = native()
     tables = opts.tables
     fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
-    sequences: dict[tuple[int, ...], SequenceFacts] = {}  # of the sampled waves
+    sequences: dict[object, SequenceFacts] = {}  # of the sampled waves, by their executed order
     # a sampled wave is taken after the pass folded it (its sequence's replay is then the
     # group's): at the top of the next file, and after the last
     pending: tuple[WaveFile, bytes, ScannedWave | None] | None = None
 
     def take_sample() -> None:
         wf, raw, sc = pending  # type: ignore[misc]
-        group = _scanned_group(part.open_groups.groups, sc) if sc is not None else None
-        replay = (lambda: (group.entries, group.positions, group.ooo)) if group is not None else None
-        part.samples[wf.where] = sample_wave(wave_of_data(wf, raw, sc), tables, sequences, replay)
+        if sc is None or mod is None:
+            part.samples[wf.where] = sample_wave(wave_of_data(wf, raw), tables, sequences)
+            return
+        group = _scanned_group(part.open_groups.groups, sc)
+        part.samples[wf.where] = sample_scanned(
+            wf, raw, sc, tables, sequences,
+            (group.entries, group.positions, group.ooo) if group is not None else None,
+            (lambda: group.expected_key(mod)) if group is not None else None)
 
     for path, se, simd, slot, n in descs:
         if pending is not None:
