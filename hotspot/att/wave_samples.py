@@ -43,29 +43,37 @@ class WaveSamples:
 
 
 def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveSamples:
-    """The samples of `chosen` (in that order) from their per-wave values."""
+    """The samples of `chosen` (in that order) from their per-wave values. Waves of one sequence
+    share its list of lines: their values are transposed together (C-level zips)."""
     n = len(chosen)
     stall: dict[int, list[int]] = {}
     latency: dict[int, list[int]] = {}
     hits: dict[int, list[int]] = {}
     blame: dict[int, list[float]] = {}
-    for k, wf in enumerate(chosen):
-        lines, stalls, durations, counts, blamed, _ = got[wf.where]
-        for line, s, d, h in zip(lines, stalls, durations, counts):
-            col = stall.get(line)
-            if col is None:
-                col = stall[line] = [0] * n
-                latency[line] = [0] * n
-                hits[line] = [0] * n
-            col[k] = s
-            latency[line][k] = d
-            hits[line][k] = h
-        for pline, value in blamed.items():
+    values = [got[wf.where] for wf in chosen]
+    by_lines: dict[int, tuple[list[int], list[int]]] = {}  # id of a lines list -> (it, waves)
+    for k, v in enumerate(values):
+        by_lines.setdefault(id(v[0]), (v[0], []))[1].append(k)
+    for lines, ks in by_lines.values():
+        for field, dest in ((1, stall), (2, latency), (3, hits)):
+            columns = zip(*(values[k][field] for k in ks))
+            if len(ks) == n:  # every wave ran this sequence: its columns as they are
+                for line, col in zip(lines, columns):
+                    dest[line] = list(col)
+                continue
+            for line, col in zip(lines, columns):
+                d = dest.get(line)
+                if d is None:
+                    d = dest[line] = [0] * n
+                for k, x in zip(ks, col):
+                    d[k] = x
+    for k, v in enumerate(values):
+        for pline, value in v[4].items():
             col_b = blame.get(pline)
             if col_b is None:
                 col_b = blame[pline] = [0.0] * n
             col_b[k] = value
-    placement = [(wf.se, *got[wf.where][5]) for wf in chosen]
+    placement = [(wf.se, *v[5]) for wf, v in zip(chosen, values)]
     return WaveSamples([wf.path.name for wf in chosen], stall, latency, hits, blame, placement)
 
 

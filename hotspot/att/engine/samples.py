@@ -39,6 +39,9 @@ class SequenceFacts:
                  replay: tuple[list[tuple[int, list[int]]], list[int], int] | None = None) -> None:
         """`replay`: the sequence's wait replay when the wave pass has it already."""
         self.sequence = lines
+        # the lines in first-run order and their executions (the native path's per-line sums)
+        self.line_order: list[int] | None = None
+        self.line_hits: list[int] = []
         self.grouped = False  # the records grouped by line: made when `sums` first needs them
         self.replay = replay if replay is not None else reconstruct(lines, tables)
         entries, _, _ = self.replay
@@ -176,5 +179,8 @@ def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: Line
     mod.fold_lines(per_line, {}, scanned.lines, 1, scanned.durations, scanned.stalls,
                    bytes(8 * N_STATES * n))
     sums = list(per_line.values())
-    return (list(per_line), [v[2] for v in sums], [v[1] for v in sums], [v[0] for v in sums],
+    if seq.line_order is None:  # the same order for every wave of the sequence: one shared list
+        seq.line_order = list(per_line)
+        seq.line_hits = [v[0] for v in sums]
+    return (seq.line_order, [v[2] for v in sums], [v[1] for v in sums], seq.line_hits,
             blamed, (scanned.cu if scanned.cu is not None else -1, scanned.begin))
