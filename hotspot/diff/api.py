@@ -401,8 +401,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): every row is cycles per traced wave, as always")
+    work_of = {id(tb): _work(tb), id(ta): _work(ta)}  # executed instructions per sample
     if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
-        _warn_different_work(tb, ta, warnings)
+        _warn_different_work(work_of[id(tb)], work_of[id(ta)], warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
     # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
@@ -420,7 +421,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     # wave as it ran (an edit may change the work, and that is the change).
     work_b = work_a = None
     if line_map is not None:
-        work_b, work_a = _work(tb), _work(ta)
+        work_b, work_a = work_of[id(tb)], work_of[id(ta)]
         if not (sum(work_b) and sum(work_a)):
             work_b = work_a = None
     scale_b = scale_a = 1.0
@@ -533,10 +534,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
 
 def _work(t: Table) -> list[float]:
     """Executed instructions per sample (Σ over code lines of its executions)."""
-    out = [0.0] * t.n
-    for col in t.hits.values():
-        out = list(map(add, out, col))
-    return out
+    cols = list(t.hits.values())
+    if not cols:
+        return [0.0] * t.n
+    return [float(x) for x in map(sum, zip(*cols))]
 
 
 # (numerators [row][wave], units [row][wave], workgroups) of one side's tested rows
@@ -661,16 +662,11 @@ def _run_to_run(rows: list[DiffRow], same_code: bool) -> list[DiffRow]:
             for r in rows]
 
 
-def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
+def _warn_different_work(work_b: list[float], work_a: list[float], warnings: list[str]) -> None:
     """Same code, but the sides' traced waves ran disjoint amounts of work (executed instructions
     per wave): they are different CTAs (in a causal kernel, other positions of the mask), and a
     row whose cost per execution depends on the position can differ without any change."""
-    work = []
-    for t in (tb, ta):
-        per_wave = [0.0] * t.n
-        for col in t.hits.values():
-            per_wave = list(map(add, per_wave, col))
-        work.append((min(per_wave), max(per_wave)))
+    work = [(min(w), max(w)) for w in (work_b, work_a)]
     (lo_b, hi_b), (lo_a, hi_a) = work
     if hi_b < lo_a or hi_a < lo_b:
         warnings.append(f"the sides traced waves of different work (executed instructions per wave: "

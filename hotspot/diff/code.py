@@ -100,8 +100,10 @@ def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[i
     (None: no loop), to tell a prologue-only change."""
     b = [r for r in before if not r[1].lstrip().startswith(";")]
     a = [r for r in after if not r[1].lstrip().startswith(";")]
-    nb = [normalize(r[1]) for r in b]
-    na = [normalize(r[1]) for r in a]
+    raw_b, raw_a = [r[1] for r in b], [r[1] for r in a]
+    # the same text (a rerun) is the same code without normalizing each instruction
+    nb = raw_b if raw_b == raw_a else [normalize(x) for x in raw_b]
+    na = raw_a if raw_b == raw_a else [normalize(x) for x in raw_a]
     if nb == na:
         what = "instructions" if basis == "code" else "executed instructions"
         return (CodeComparison(True, basis, len(b), len(a), 0, 0, 0, [],

@@ -147,11 +147,14 @@ def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> l
     size = fields * words * 8
     buf = bytearray()
     pick = units.__getitem__
-    layers = side.layers()
-    for _ in range(replicates):
+    # each stratum's workgroups drawn among themselves: every replicate's draws at once, then
+    # summed a replicate's slice at a time
+    draws = [(len(layer), list(map(pick, rng.choices(layer, k=len(layer) * replicates))))
+             for layer in side.layers()]
+    for r in range(replicates):
         total = 0
-        for layer in layers:  # each stratum's workgroups drawn among themselves
-            total += sum(map(pick, rng.choices(layer, k=len(layer))))
+        for k, drawn in draws:
+            total += sum(drawn[r * k:(r + 1) * k])
         buf += total.to_bytes(size, "little")
     flat = array("Q", bytes(buf))
     stride = fields * words
