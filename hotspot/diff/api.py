@@ -461,12 +461,13 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x.totals.idle) for x in b.analyses]) / waves_b * scale_b
             va = _mean([float(x.totals.idle) for x in a.analyses]) / waves_a * scale_a
-        # the test's unit per wave is the wave (or its work), not the row's executions
-        sb = series(tb, g_b, memo, executions=False) if g_b else None
-        sa = series(ta, g_a, memo, executions=False) if g_a else None
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         if not why and unmapped and ref.kind in (RowKind.LINE, RowKind.LOAD):
             why = unmapped
+        # the per-wave samples of a row to test only; the test's unit per wave is the wave (or
+        # its work), not the row's executions
+        sb = series(tb, g_b, memo, executions=False) if g_b and not why else None
+        sa = series(ta, g_a, memo, executions=False) if g_a and not why else None
         pair = None
         if not why and sb is not None and sa is not None:
             # every row is tested on cycles per wave: one unit per traced wave (same code: its
