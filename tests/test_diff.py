@@ -430,6 +430,7 @@ def test_saved_json_with_a_row_cut_off_is_refused_naming_topk_0(cli, tmp_path):
 def test_one_side_without_source_mapping_is_warned_and_its_lines_not_tested(cli, tmp_path):
     before = _dispatch(tmp_path / "b" / "ui_output_agent_1_dispatch_1", 400)
     unmapped = [(isa, "") for isa, _ in PROGRAM]
+    unmapped[3] = ("v_mul_f32_e32 v0, v1, v2", "")  # a code change: lines matched by location
     after = _dispatch(tmp_path / "a" / "ui_output_agent_1_dispatch_1", 400, unmapped)
     run = cli("diff", before, after, "--format", "json")
     assert run.exit_code == 0, run.stderr

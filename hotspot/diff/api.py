@@ -397,7 +397,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         gb = groups(b.analyses[0])
         pairs = match(gb, ga, same_kernel)
 
-    unmapped = _source_mapping(b, a, warnings)
+    # same code groups both sides by the after side's locations: nothing reads as gone then
+    unmapped = _source_mapping(b, a, warnings) if line_map is None else ""
     if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): every row is cycles per traced wave, as always")
