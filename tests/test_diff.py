@@ -449,3 +449,19 @@ def test_different_kernels_get_no_totals(cli, tmp_path):
     data = cli("diff", before, saved, "--format", "json").json()["data"]
     assert not any(r["kind"] == "total" for r in data["rows"])
     assert data["summary"]["latency_before"] is None and data["summary"]["total_stall_before"] is None
+
+
+def test_moved_lines_match_one_run_about_as_often():
+    """Of lines with the same mnemonics, a moved line matches the one run about as often per
+    wave; a line run once a wave is never matched to one run hundreds of times."""
+    from hotspot.diff.rows import Group, match
+
+    def line(label: str, runs: float) -> Group:
+        return Group("line", label, [1], "stall", ("s_waitcnt",), None, runs)
+
+    before = {"line:a.py:1": line("a.py:1", 1.0)}
+    after = {"line:a.py:5": line("a.py:5", 500.0), "line:a.py:6": line("a.py:6", 1.2)}
+    assert ("line:a.py:1", "line:a.py:6", "mnemonics") in match(before, after, True)
+    hot_only = {"line:a.py:5": line("a.py:5", 500.0)}
+    pairs = match(before, hot_only, True)
+    assert ("line:a.py:1", None, "before-only") in pairs and (None, "line:a.py:5", "after-only") in pairs

@@ -3,6 +3,7 @@ totals), and the rows (groups of code lines) both sides are summed over."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from operator import sub
 from typing import TYPE_CHECKING
@@ -71,11 +72,17 @@ class Group:
     measure: str  # stall | latency | issue | idle | blame
     signature: tuple[str, ...] = ()  # ISA mnemonics of the members (to match moved lines)
     per: list[int] | None = None  # lines whose executions divide (a loop: its header), else members
+    runs: float = 0.0  # executions of the members per traced wave (to match like with like)
 
 
 def groups(a: "DispatchAnalysis") -> dict[str, Group]:
     instructions = a.instructions
     isa_of = {i.line_number: i.isa for i in instructions}
+    hit_of = {i.line_number: i.hit for i in instructions}
+    waves = a.dispatch.waves or 1
+
+    def runs(numbers: list[int]) -> float:
+        return sum(hit_of.get(n, 0) for n in numbers) / waves
 
     def sig(numbers: list[int]) -> tuple[str, ...]:
         return tuple((isa_of.get(n) or "?").split(" ", 1)[0] for n in sorted(numbers))
@@ -99,14 +106,17 @@ def groups(a: "DispatchAnalysis") -> dict[str, Group]:
             continue
         members = [n for n in executed if first <= n <= last]
         label = f"#{first}-#{last}" + (f" {lp.source_range}" if lp.source_range else "")
-        out[f"loop:{label}"] = Group("loop", label, members, "stall", sig(members), [first])
+        out[f"loop:{label}"] = Group("loop", label, members, "stall", sig(members), [first],
+                                     runs([first]))
     for s in a.source_lines:
         label = f"{s.file}:{s.line if s.line is not None else '?'}"
         members = list(s.instructions)
-        out[f"line:{label}"] = Group("line", label, members, "stall", sig(members))
+        out[f"line:{label}"] = Group("line", label, members, "stall", sig(members), None,
+                                     runs(members))
     for b in a.blamed_lines or []:
         members = list(b.instructions)
-        out[f"load:{b.label}"] = Group("load", b.label, members, "blame", sig(members))
+        out[f"load:{b.label}"] = Group("load", b.label, members, "blame", sig(members), None,
+                                       runs(members))
     return out
 
 
@@ -166,8 +176,12 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
         for k in sorted(only_b):
             g = before[k]
             cands = pool.get((g.kind, g.signature)) if g.signature else None
-            if cands:
-                a = cands.pop(0)
+            # of the same mnemonics, the one run about as often: a rarely run line is not a hot one
+            alike = [c for c in cands or () if _runs_alike(g.runs, after[c].runs)]
+            if alike:
+                a = min(alike, key=lambda c: (abs(math.log((after[c].runs + 1) / (g.runs + 1))),
+                                              alike.index(c)))
+                cands.remove(a)  # type: ignore[union-attr]
                 pairs.append((k, a, "mnemonics"))
                 only_a.remove(a)
             else:
@@ -177,6 +191,18 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
     pairs += [(k, None, "before-only") for k in only_b]
     pairs += [(None, k, "after-only") for k in only_a]
     return pairs
+
+
+# Rows matched by mnemonics run at most this many times as often on one side as on the other (per
+# traced wave): an edit that halves a line's trips is a change to compare; a line run once per wave
+# against one run thousands of times is another line with the same instructions.
+MATCH_RUNS_RATIO = 8.0
+
+
+def _runs_alike(before: float, after: float) -> bool:
+    if before <= 0 or after <= 0:  # a row without executions on a side matches as before
+        return True
+    return max(before, after) / min(before, after) <= MATCH_RUNS_RATIO
 
 
 # Loops whose instruction mnemonics are at least this similar (difflib ratio: 2 × matching / total)
