@@ -55,3 +55,20 @@ def test_pass_samples_equal_samples_read_alone(corpus, tmp_path):
         taken = shared(SHARED_KIND, str(d))
     assert taken == alone
     assert taken.samples.placement and len(taken.samples.placement) == len(taken.samples.waves)
+
+
+def test_pool_workers_take_the_same_samples(corpus, monkeypatch):
+    """A wave pass split over worker processes keeps the same per-wave samples as one process."""
+    import hotspot.att.engine.jobs as jobs
+    from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
+    from hotspot.att.waits.counters import build_tables
+    from hotspot.capture import open_capture
+
+    monkeypatch.setattr(jobs, "EXPLICIT_POOL_MIN_BYTES", 0)  # vec_add's waves are small
+    cap = open_capture(corpus / "att/gfx950/vec_add")
+    files = cap.wave_files
+    sample = frozenset(w.where for w in files[::5])  # some in the first chunk, most in the rest
+    opts = PassOptions(build_tables(cap.table.rows), None, sample)
+    one = run_wave_pass(files, opts, 1)
+    pooled = run_wave_pass(files, opts, 2)
+    assert len(one.samples) == len(sample) and pooled.samples == one.samples
