@@ -69,6 +69,13 @@ def test_pool_workers_take_the_same_samples(corpus, monkeypatch):
     files = cap.wave_files
     sample = frozenset(w.where for w in files[::5])  # some in the first chunk, most in the rest
     opts = PassOptions(build_tables(cap.table.rows), None, sample)
+    import hotspot.att.engine.wavepass as wavepass
+
+    pools = []
+    real_pool = wavepass._run_pool
+    monkeypatch.setattr(wavepass, "_run_pool", lambda *a, **k: pools.append(1) or real_pool(*a, **k))
     one = run_wave_pass(files, opts, 1)
+    assert not pools
     pooled = run_wave_pass(files, opts, 2)
+    assert pools  # the pool ran
     assert len(one.samples) == len(sample) and pooled.samples == one.samples
