@@ -16,8 +16,9 @@ from hotspot.record import record
 SCHEMA_VERSION = 1
 # Commands whose `data` changed meaning since SCHEMA_VERSION (docs/json-schema.md): their envelopes
 # carry their own version. diff 2: rows are tested on cycles per execution with an interval and a
-# q-value (rows[].threshold and noise.relative_threshold removed), `code` added.
-COMMAND_SCHEMA_VERSIONS = {"diff": 2}
+# q-value (rows[].threshold and noise.relative_threshold removed), `code` added. diff 3: every row
+# per traced wave, the headline time per wave (latency), rows tested on cycles per wave.
+COMMAND_SCHEMA_VERSIONS = {"diff": 3}
 
 
 def schema_version_of(command: str) -> int:

@@ -34,12 +34,12 @@ def main() -> int:
             result = compare(load_side(b, None, None, warnings), load_side(a, None, None, warnings),
                              warnings, floor_sd=0.0)
             for r in result.rows:
-                if r.tested and r.ci_pct:
-                    L = math.log(r.rate_after / r.rate_before)
+                if r.tested and r.ci_pct and r.before > 0 and r.after > 0:
+                    L = math.log(r.after / r.before)  # per wave (same work, same code)
                     # percentile interval half-width / 1.96 ≈ the bootstrap sd of L
                     sd = (math.log1p(r.ci_pct[1] / 100) - math.log1p(r.ci_pct[0] / 100)) / (2 * 1.96)
                     terms.append((L, sd))
-            print(f"{size}: {b.name} vs {a.name}: total {result.summary.total_stall_change_pct:+.1f}%")
+            print(f"{size}: {b.name} vs {a.name}: latency per wave {result.summary.latency_change_pct:+.1f}%")
     moments = math.sqrt(max(0.0, sum((L * L - s * s) / 2 for L, s in terms) / len(terms)))
 
     def coverage(sigma: float) -> float:

@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from tests.conftest import corpus_path
+from tests.test_read_once import opens  # noqa: F401  (the fixture)
 
 EARLY = "att/gfx950/triton_gemm_early3"
 EARLY_DIR = EARLY + "/ui_output_agent_50282_dispatch_20"
@@ -202,3 +203,17 @@ def test_modern_tables_unchanged():
         pytest.skip("corpus absent")
     table = read_code_table(d)
     assert table.missing == () and table.rebuilt_from == 0
+
+
+def test_early_capture_analyze_opens_each_wave_file_once(corpus, cli, tmp_path, opens):
+    """The rebuild reads the wave files; the wave pass then gets their bytes without a second
+    open."""
+    import shutil
+
+    cap = tmp_path / "cap"
+    shutil.copytree(corpus / EARLY_DIR, cap)
+    opens.clear()
+    run = cli("analyze", cap, "--format", "json", "--no-cache")
+    assert run.exit_code == 0, run.stderr
+    waves = [str(p.resolve()) for p in cap.glob("se*_sm*_sl*_wv*.json")]
+    assert waves and all(opens[p] == 1 for p in waves), {p: opens[p] for p in waves if opens[p] != 1}

@@ -68,7 +68,8 @@ def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
     wave_files = sorted(d.glob("se*_sm*_sl*_wv*.json"))
     assert summary["waves"] == len(wave_files) and summary["tracks"] == 2 * len(wave_files)
     assert summary["events"] == len(doc["traceEvents"])
-    # realtime.json maps shader cycles to ns; a capture without it (hipkittens_gemm_spill) stays in cycles
+    # wall time when the capture has realtime.json (hipkittens_gemm_spill and the early-layout
+    # capture have none: shader cycles then)
     base = "realtime" if (d / "realtime.json").is_file() else "shader-cycles"
     assert summary["time_base"] == doc["otherData"]["time_base"] == base
     # independently: one state slice per non-empty timeline run, one instruction slice per record

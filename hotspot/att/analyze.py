@@ -8,8 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotspot.arch.arch import Arch
-from hotspot.arch.waitcnt import WaitcntRules, rules_for_gfxip
 from hotspot.att import aggregate as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
@@ -31,10 +29,10 @@ from hotspot.att.model import (
 )
 from hotspot.att.occupancy import DispatchOccupancy
 from hotspot.att.representativeness import assess, working_waits
+from hotspot.att.waits.generation import waitcnt_rules
 from hotspot.capture import (
     OK,
     DispatchCandidate,
-    DispatchDir,
     check_meta,
     kernel_name,
     pct,
@@ -47,7 +45,9 @@ from hotspot.gcpause import paused_cyclic_gc
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.capture import Capture, SourceMap
+    from collections.abc import Sequence
+
+    from hotspot.capture import Capture, SourceMap, WaveFile
 
 # The readers and the wave pass (hotspot.capture.open/target/snapshots, hotspot.att.wave_results)
 # are imported where they run: an analysis answered by the result cache never needs them.
@@ -194,9 +194,22 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     def occupancy_meanwhile() -> None:
         occupancy_out.append(dispatch_occupancy(cap, arch, occupancy_warnings))
 
-    rules = _waitcnt_rules(disp, arch, warnings)
+    rules = waitcnt_rules(disp, arch, warnings)
+    sample: Sequence[WaveFile] = ()
+    if opts.wave_samples:
+        from hotspot.att.engine.wavepass import sample_wave_files
+
+        # of the waves the pass reads (hotspot/att/wave_samples.py sample_files)
+        sample = sample_wave_files(sample_wave_files(disp.wave_files, opts.max_waves),
+                                   opts.wave_samples)
     wr = analyze_waves(disp.wave_files, table.rows, rows, opts.max_waves, _max_bytes(opts), warnings,
-                       opts.jobs, occupancy_meanwhile, rules=rules, gfx=arch.gfx if arch.known else None)
+                       opts.jobs, occupancy_meanwhile, rules=rules, gfx=arch.gfx if arch.known else None,
+                       sample=sample)
+    if sample:
+        # diff's per-wave samples, taken in this pass, for the diff step of this command
+        from hotspot.att.wave_samples import publish_samples
+
+        publish_samples(cap, sample, wr.samples)
     warnings.extend(occupancy_warnings)
     occupancy, gap = occupancy_out[0]
     findings = [f for f in (
@@ -246,26 +259,6 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
         ceilings=wr.ceilings,
         options=options_out(AnalysisMode.CYCLES, opts),
     )
-
-
-def _waitcnt_rules(disp: DispatchDir, arch: Arch, warnings: list[str]) -> WaitcntRules | None:
-    """The s_waitcnt rules of the capture's GPU generation: filenames.json `gfxip`, else the arch's
-    (its table, or the IP every undecided candidate shares). None (no wait is attributed to a
-    load) for a generation hotspot has no rules for, or an unknown one: another generation's
-    counters would name the wrong loads."""
-    gfxip = disp.filenames_doc.get("gfxip")
-    if not isinstance(gfxip, int) or isinstance(gfxip, bool):
-        gfxip = arch.gfxip
-    if gfxip is None:
-        warnings.append(f"gfx IP of {arch.label} unknown (no 'gfxip' in filenames.json, no table for the "
-                        "target): waits are not attributed to the loads they wait for (hotspot has rules for "
-                        "gfx IP 9: gfx908, gfx90a, gfx942, gfx950)")
-        return None
-    rules = rules_for_gfxip(gfxip)
-    if rules is None:
-        warnings.append(f"no s_waitcnt counter rules for gfx IP {gfxip}: waits are not attributed to "
-                        "the loads they wait for (hotspot has rules for gfx IP 9: gfx942, gfx950)")
-    return rules
 
 
 def _detail(lines: list[agg.SourceLineStat], instructions: list[agg.InstructionStat],

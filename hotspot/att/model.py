@@ -77,6 +77,9 @@ class AnalyzeOptions:
     source_map: tuple[tuple[str, str], ...] = ()
     # > 0: the best dispatch and up to this many in all of the same kernel (diff's noise estimate)
     replicates: int = 0
+    # > 0: the wave pass also keeps the own values of up to this many waves per dispatch (diff's
+    # samples, published in the capture session: hotspot/att/wave_samples.py)
+    wave_samples: int = 0
     # The plan (hotspot/plan/analyze.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
     # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
     plan: PlanMode = PlanMode.NONE

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import field, replace
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat, barrier_stats
 from hotspot.arch.classify import MEMORY_CATEGORIES, Category, classify
+from hotspot.att.engine.samples import WaveSample
 from hotspot.att.engine.wavepass import (
     PassOptions,
     WavePartial,
@@ -49,14 +50,18 @@ class WaveResults:
     attribution: Attribution
     findings: list[fnd.Finding]
     ceilings: TraceCeilings | None = None  # MFMA/VALU issue share per SIMD (hotspot/att/issue_share.py)
+    # the own values of the waves asked for (diff's samples), by wave file; {} when none were
+    samples: dict[str, WaveSample] = field(default_factory=dict)
 
 
 def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   kernel_rows: Sequence[CodeRow], max_waves: int | None,
                   max_bytes: int | None, warnings: list[str], jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None,
-                  rules: WaitcntRules | None = GFX9, gfx: str | None = None) -> WaveResults:
-    """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass)."""
+                  rules: WaitcntRules | None = GFX9, gfx: str | None = None,
+                  sample: Sequence[WaveFile] = ()) -> WaveResults:
+    """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass);
+    `sample`: waves (among those read) whose own per-line values are kept too."""
     chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
     if sampled:
@@ -65,12 +70,13 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                         f"spread evenly over {groups} SE/SIMD groups; wave-derived results (waits, "
                         "wave states, loops, barriers) cover those waves only")
     weights = IssueWeights(kernel_rows, gfx)
-    part = run_wave_pass(chosen, PassOptions(build_tables(all_rows, rules), max_bytes, weights), jobs,
-                         meanwhile)
+    opts = PassOptions(build_tables(all_rows, rules), max_bytes, issue=weights,
+                       sample=frozenset(w.where for w in sample))
+    part = run_wave_pass(chosen, opts, jobs, meanwhile)
     _warn_unknown_lines(part, all_rows, files, warnings)
     out = reduce_partial(part, all_rows, kernel_rows, len(files), sampled)
     loops = [(lp.first_line_number, lp.last_line_number) for lp in out.loops]
-    return replace(out, ceilings=trace_ceilings(part.issue, weights, loops))
+    return replace(out, ceilings=trace_ceilings(part.issue, weights, loops), samples=part.samples)
 
 
 def _warn_unknown_lines(part: WavePartial, all_rows: Sequence[CodeRow], files: Sequence[WaveFile],

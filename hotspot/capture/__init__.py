@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
     )
     from hotspot.capture.session import (
         capture_session as capture_session, keep_bytes as keep_bytes, note_inputs as note_inputs,
+        share as share, shared as shared,
     )
     from hotspot.capture.sidefiles import check_meta as check_meta
     from hotspot.capture.snapshots import (
@@ -120,7 +121,7 @@ _PUBLIC: dict[str, str] = {
     "raise_none_usable": "select", "rank_dispatches": "select", "selection_reason": "select",
     "usable_ranking": "select",
     # one command, one read of each file
-    "capture_session": "session", "keep_bytes": "session",
+    "capture_session": "session", "keep_bytes": "session", "share": "session", "shared": "session",
     "note_inputs": "session",
     # kernel-level traces (`kernels`, the sweep's traced duration)
     "DispatchRecord": "trace.records", "KernelStatRecord": "trace.records",

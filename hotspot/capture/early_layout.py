@@ -10,14 +10,19 @@ sums over them (FORMATS.md §1.1; exact on every modern corpus capture, tests/te
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from hotspot.capture.layout import WaveFile
 from hotspot.capture.model import CodeRow, CodeTable
+from hotspot.capture.session import keep_bytes
 from hotspot.capture.waves import read_wave
 from hotspot.errors import bad_file
 
+# Wave bytes kept for the wave pass after the rebuild read them (a 1 GB capture's are not: it reads
+# them again).
+KEEP_MAX_BYTES = 256 << 20
 _DIFFERENT_DECODES = ("the wave files and code.json come from different decodes, or one was edited; "
                       "re-run the decoder on the .att files")
 
@@ -41,6 +46,16 @@ def wave_stall_idle(records: Iterable[Sequence[int]], begin: int,
 def rebuild_columns(table: CodeTable, waves: Sequence[WaveFile], max_bytes: int | None) -> CodeTable:
     """`table` with its missing Stall and Idle columns rebuilt from every wave file of the
     dispatch (all of them, whatever --max-waves: code.json's Hit and Latency are over all)."""
+    # Within a command the wave pass reads these files next: their bytes are kept for it (up to
+    # KEEP_MAX_BYTES in all), so each wave file is opened once.
+    sizes = []
+    for wf in waves:
+        try:
+            sizes.append(os.stat(wf.where).st_size)
+        except OSError:
+            sizes.append(0)  # its reader names the problem
+    if sum(sizes) <= KEEP_MAX_BYTES:
+        keep_bytes(wf.where for wf in waves)
     stall: dict[int, int] = {}
     idle: dict[int, int] = {}
     for wf in waves:

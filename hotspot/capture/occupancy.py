@@ -89,7 +89,9 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
             if not isinstance(row, list):
                 raise bad_file(path, f"SE {key} row {i}: expected a list of at least "
                                      f"{len(OCCUPANCY_ROW_FIELDS)} integers, got {type(row).__name__} "
-                                     "(a pre-3.0 decoder layout?)", _HINT)
+                                     + ("(each event packed into one integer: an early format-3.0.0 "
+                                        "or pre-3.0 decoder layout)" if isinstance(row, int)
+                                        else "(a pre-3.0 decoder layout?)"), _HINT)
             if len(row) < len(OCCUPANCY_ROW_FIELDS):
                 raise bad_file(path, f"SE {key} row {i}: {len(row)} fields, need at least "
                                      f"{len(OCCUPANCY_ROW_FIELDS)} ({', '.join(OCCUPANCY_ROW_FIELDS)})", _HINT)

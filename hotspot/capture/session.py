@@ -77,6 +77,30 @@ def memoized(kind: str, key: str, build: Callable[[], T]) -> T:
     return value
 
 
+def share(kind: str, key: str, value: object, read: Iterable[str] = ()) -> None:
+    """Hand `value` to a later step of this command (nothing is kept outside a session); `read`:
+    the files it was made from, recorded as read by the step that takes it (the result cache's
+    dependencies)."""
+    session = _current.get()
+    if session is not None:
+        session.memo[(kind, key)] = (value, set(read))
+
+
+def shared(kind: str, key: str) -> object | None:
+    """What an earlier step of this command `share`d under (kind, key), else None."""
+    session = _current.get()
+    if session is None:
+        return None
+    got = session.memo.get((kind, key))
+    if not isinstance(got, tuple):
+        return None
+    from hotspot.cache.deps import note
+
+    note(got[1])
+    value: object = got[0]
+    return value
+
+
 def keep_bytes(paths: Iterable[str]) -> None:
     """Ask that the bytes of these files be kept when something reads them in this session."""
     session = _current.get()

@@ -19,7 +19,9 @@ show more); q-values control the false discovery rate over the tested rows.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import field, replace
+from enum import Enum
 from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 from hotspot.diff.code import CodeComparison, compare_code
 from hotspot.diff.rows import (
     TOTAL_FIELDS,
+    SumMemo,
     Group,
     Table,
     groups,
@@ -37,12 +40,14 @@ from hotspot.diff.rows import (
 )
 from hotspot.diff.noise import (
     CAPTURE_NOISE_SD,
+    COLD_EXECUTIONS_PER_WAVE,
     DEFAULT_SEED,
     FLOOR_DF,
     LEVEL,
     MAX_REPLICATES,
     MIN_SHARE_OF_TOTAL,
     MIN_WAVES,
+    MIN_WORKGROUPS,
     REPLICATES,
     WIDE_INTERVAL,
 )
@@ -55,31 +60,74 @@ if TYPE_CHECKING:
     from hotspot.att.model import AnalyzeOptions
     from hotspot.att.wave_samples import DispatchSamples
     from hotspot.result import Result
+    from hotspot.diff.stats import RowTest
 
-KINDS = ("total", "category", "loop", "line", "load")
+class RowKind(str, Enum):
+    """What a diff row sums: written to JSON and text as its value, and equal to that string."""
+
+    TOTAL = "total"
+    CATEGORY = "category"
+    LOOP = "loop"
+    LINE = "line"
+    LOAD = "load"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class MatchedBy(str, Enum):
+    """How a row of one side found its row on the other."""
+
+    KEY = "key"  # the same key (same location, or same code grouped by the after side's)
+    STRUCTURE = "structure"  # a loop: its instructions and position (boundaries moved)
+    MNEMONICS = "mnemonics"  # the ISA mnemonics of its instructions (a moved line or load)
+    BEFORE_ONLY = "before-only"
+    AFTER_ONLY = "after-only"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+KINDS = tuple(RowKind)
+# The headline: time per wave (latency: Σ instruction durations); stall is its breakdown.
+HEADLINE = "total:latency"
+STALL_TOTAL = "total:stall"
+TOTAL_ORDER = (HEADLINE, STALL_TOTAL, "total:issue", "total:idle")
 
 
 @record
 class DiffRow:
     key: str
-    kind: str  # total | category | line | load
+    kind: RowKind
     label: str  # human label ("k.py:40", "k.py:40 -> k.py:42" when matched by mnemonics)
-    before: float  # cycles (cycles per wave when normalization is per-wave)
+    before: float  # cycles per traced wave
     after: float
     delta: float  # after - before
     delta_pct: float | None  # 100 * delta / before; null when before is 0
-    # the test: cycles per execution of the row's instructions (per wave for totals of changed code)
-    rate_unit: str  # "per execution", "per iteration" (loops), "per executed instruction", "per wave"
-    rate_before: float | None
-    rate_after: float | None
-    change_pct: float | None  # 100 * (rate_after / rate_before - 1)
+    rate_unit: str  # what before/after and the test are in: "per wave"
+    # executions per wave of the row's instructions (a loop: of its header, i.e. iterations; a
+    # load: of its producers), and cycles per execution: why a per-wave change happened
+    executions_before: float | None
+    executions_after: float | None
+    per_execution_before: float | None
+    per_execution_after: float | None
+    change_pct: float | None  # tested rows: delta_pct (the per-wave change), same sign always
     ci_pct: list[float] | None  # [low, high] interval of change_pct at test.level
     p: float | None  # bootstrap p-value of "no change"; null when not tested
     q: float | None  # Benjamini-Hochberg q-value over the tested rows
     tested: bool
     not_tested: str  # why not ("" when tested)
-    significant: bool  # tested and q <= 1 - level
-    matched_by: str  # "key", "mnemonics", "before-only", "after-only"
+    significant: bool  # tested, q <= 1 - level, and not a same-code run-to-run variation
+    # same code with unchanged issue cycles: the row's interval excludes 0, but no code changed;
+    # it varies run to run (clock, contention, which workgroups were traced)
+    varies_run_to_run: bool
+    matched_by: MatchedBy
 
 
 @record
@@ -106,6 +154,10 @@ class NoiseInfo:
     replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
+    # [traced waves resampled, workgroups they form, launch-round strata] per side; the workgroups
+    # are what is drawn (hotspot/diff/workgroups.py)
+    units_before: list[int] = field(default_factory=list)
+    units_after: list[int] = field(default_factory=list)
 
 
 @record
@@ -113,16 +165,22 @@ class DiffSummary:
     rows: int
     tested: int
     significant: int
-    improved: int  # significant rows whose cycles per execution went down
+    improved: int  # significant rows whose cycles per wave went down
     regressed: int
-    total_stall_before: float
-    total_stall_after: float
-    total_stall_delta: float
-    total_stall_delta_pct: float | None
-    total_stall_change_pct: float | None  # per executed instruction (per wave if the code changed)
+    varies_run_to_run: int  # same code: rows whose interval excludes 0 without a code change
+    # the headline: latency (Σ instruction durations, cycles) per traced wave; null for two kernels
+    latency_before: float | None
+    latency_after: float | None
+    latency_change_pct: float | None
+    latency_ci_pct: list[float] | None
+    latency_significant: bool
+    # its breakdown: stall per traced wave
+    total_stall_before: float | None
+    total_stall_after: float | None
+    total_stall_change_pct: float | None
     total_stall_ci_pct: list[float] | None
     total_stall_significant: bool
-    noise_pct: float | None  # half-width of the total's interval: the noise on this kernel
+    noise_pct: float | None  # half-width of the latency's interval: the noise on this kernel
     verdict: str
     advice: str  # "" or what to capture to decide
 
@@ -173,10 +231,19 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     for a in chosen:  # every value diff reads, checked here so a bad one is named now
         _check_values(path, a)
     info = _info(path, "analyze-json", chosen)
+    for a in chosen:
+        held, executed = len(a.instructions), a.dispatch.executed_instructions
+        if a.mode == "cycles" and held < executed:
+            # the code comparison and every row would read a cut listing as the kernel
+            raise InputError(f"{path}: saved with a row cut-off (--topk {a.asked_topk}): it holds "
+                             f"{held} of the kernel's {executed} executed instructions, so the code "
+                             "cannot be compared nor the rows summed",
+                             "save it again with `hotspot analyze DIR --format json --topk 0`, or "
+                             "diff the dispatch dir itself", code="bad-input")
     topk = [a.asked_topk for a in chosen]
     if any(k not in (0, None) for k in topk):
-        warnings.append(f"{path}: saved with --topk {topk[0]}: lines and loads "
-                        "beyond the top rows are missing; save with --topk 0 for a complete diff")
+        warnings.append(f"{path}: saved with --topk {topk[0]}: source lines and loads beyond the "
+                        "top rows may be missing; save with --topk 0 for a complete diff")
     return _Side(info, chosen)
 
 
@@ -186,7 +253,11 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     from hotspot.plan.analyze import analyze
 
     # the best dispatch and the next ones of its kernel: replicates measure the capture noise
-    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES)
+    from hotspot.att import wave_samples
+
+    # the analysis's own wave pass keeps the per-wave samples too: each wave file read once
+    opts = AnalyzeOptions(topk=0, kernel=kernel, max_waves=max_waves, replicates=MAX_REPLICATES,
+                          wave_samples=wave_samples.MAX_SAMPLE_WAVES)
     result = analyze(path, opts)
     warnings.extend(result.warnings)
     analyses = []
@@ -291,6 +362,11 @@ def diff_paths(before: Path, after: Path, kernel: str | None = None, max_waves: 
                   0 if result.comparable else EXIT_NOT_COMPARABLE)
 
 
+def _first_loop(side: _Side) -> int | None:
+    """The first code line of the side's first loop (None without loops)."""
+    return min((lp.first_line_number for lp in side.analyses[0].loops or []), default=None)
+
+
 def _code_listing(side: _Side) -> tuple[list[tuple[int, str, str]], str]:
     if side.samples:
         return side.samples[0].code, "code"
@@ -309,7 +385,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     (code_b, basis_b), (code_a, basis_a) = _code_listing(b), _code_listing(a)
     if basis_b != basis_a:  # a saved analysis holds executed instructions only: compare those
         code_b, code_a = (_executed(side, code) for side, code in ((b, code_b), (a, code_a)))
-    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed")
+    code, line_map = compare_code(code_b, code_a, basis_b if basis_b == basis_a else "executed",
+                                  (_first_loop(b), _first_loop(a)))
     tb, ta = _table(b), _table(a)  # what is resampled
     vtb, vta = totals_table(b.analyses), totals_table(a.analyses)  # what the rows show
     ga = groups(a.analyses[0])
@@ -325,12 +402,14 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         gb = groups(b.analyses[0])
         pairs = match(gb, ga, same_kernel)
 
-    per_wave = b.info.waves > 0 and a.info.waves > 0 and b.info.waves != a.info.waves
-    if per_wave:
+    # same code groups both sides by the after side's locations: nothing reads as gone then
+    unmapped = _source_mapping(b, a, warnings) if line_map is None else ""
+    if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
-                        f"{a.info.waves}): rows are cycles per wave")
+                        f"{a.info.waves}): every row is cycles per traced wave, as always")
+    work_of = {id(tb): _work(tb), id(ta): _work(ta)}  # executed instructions per sample
     if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
-        _warn_different_work(tb, ta, warnings)
+        _warn_different_work(work_of[id(tb)], work_of[id(ta)], warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
     # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
@@ -339,9 +418,28 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                       / (FLOOR_DF + replicate_df))
     sd_b = sigma / math.sqrt(len(b.analyses))
     sd_a = sigma / math.sqrt(len(a.analyses))
+    waves_b, waves_a = _mean_waves(b), _mean_waves(a)
+    # Same code: the sides' traced waves may have run different amounts of work (other
+    # workgroups: in a causal kernel, other trip counts), which no edit caused. Like is compared
+    # with like by scaling each side to the same executed instructions per wave (the mean of
+    # both): a row's per-wave cycles are Σ cycles / Σ executed instructions × that reference,
+    # and the test's unit per wave is its executed instructions. Changed code is compared per
+    # wave as it ran (an edit may change the work, and that is the change).
+    work_b = work_a = None
+    if line_map is not None:
+        work_b, work_a = work_of[id(tb)], work_of[id(ta)]
+        if not (sum(work_b) and sum(work_a)):
+            work_b = work_a = None
+    scale_b = scale_a = 1.0
+    if work_b is not None and work_a is not None:
+        wb, wa = _work(vtb), _work(vta)
+        per_b, per_a = sum(wb) / waves_b, sum(wa) / waves_a  # executed instructions per wave
+        common = (per_b + per_a) / 2
+        scale_b, scale_a = common / per_b, common / per_a
 
-    total_before = _value(vtb, series(vtb, gb["total:stall"]), b.info.waves if per_wave else 0)
-    total_after = _value(vta, series(vta, ga["total:stall"]), a.info.waves if per_wave else 0)
+    memo: SumMemo = {}
+    total_before = _value(vtb, series(vtb, gb[STALL_TOTAL]), waves_b)
+    total_after = _value(vta, series(vta, ga[STALL_TOTAL]), waves_a)
     share_floor = MIN_SHARE_OF_TOTAL * max(total_before, total_after)
     fewest = min(_waves_traced(b, tb), _waves_traced(a, ta))
     few_waves = (f"{fewest} traced wave(s) on a side: too few to measure their spread (needs "
@@ -358,32 +456,39 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         g_a = ga[ka] if ka else None
         ref = g_b or g_a
         assert ref is not None
-        vb = _value(vtb, series(vtb, g_b), b.info.waves if per_wave else 0) if g_b else 0.0
-        va = _value(vta, series(vta, g_a), a.info.waves if per_wave else 0) if g_a else 0.0
-        sb = series(tb, g_b) if g_b else None
-        sa = series(ta, g_a) if g_a else None
+        if ref.kind == RowKind.TOTAL and not same_kernel:
+            continue  # different kernels: per-wave totals of different work say nothing
+        shown_b = series(vtb, g_b, memo) if g_b else None
+        shown_a = series(vta, g_a, memo) if g_a else None
+        vb = _value(vtb, shown_b, waves_b) * scale_b if shown_b else 0.0
+        va = _value(vta, shown_a, waves_a) * scale_a if shown_a else 0.0
+        eb = _value(vtb, (shown_b[1], []), waves_b) if shown_b else None
+        ea = _value(vta, (shown_a[1], []), waves_a) if shown_a else None
         if g_b is not None and g_b.measure == "idle":
-            vb = _mean([float(x.totals.idle) for x in b.analyses])
-            va = _mean([float(x.totals.idle) for x in a.analyses])
-            vb, va = (vb / b.info.waves, va / a.info.waves) if per_wave else (vb, va)
-        per_wave_rate = ref.kind == "total" and line_map is None
-        unit = ("per wave" if per_wave_rate else
-                "per executed instruction" if ref.kind == "total" else
-                "per iteration" if ref.kind == "loop" else "per execution")
+            vb = _mean([float(x.totals.idle) for x in b.analyses]) / waves_b * scale_b
+            va = _mean([float(x.totals.idle) for x in a.analyses]) / waves_a * scale_a
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
+        if not why and unmapped and ref.kind in (RowKind.LINE, RowKind.LOAD):
+            why = unmapped
+        # the per-wave samples of a row to test only; the test's unit per wave is the wave (or
+        # its work), not the row's executions
+        sb = series(tb, g_b, memo, executions=False) if g_b and not why else None
+        sa = series(ta, g_a, memo, executions=False) if g_a and not why else None
         pair = None
         if not why and sb is not None and sa is not None:
-            if per_wave_rate:
-                sb = (sb[0], _waves_den(tb, b.info.waves))
-                sa = (sa[0], _waves_den(ta, a.info.waves))
+            # every row is tested on cycles per wave: one unit per traced wave (same code: its
+            # executed instructions, the like-with-like scale above)
+            sb = (sb[0], work_b if work_b is not None else _waves_den(tb, waves_b))
+            sa = (sa[0], work_a if work_a is not None else _waves_den(ta, waves_a))
             if any(x < 0 for x in sb[0] + sa[0]):
                 why = "negative per-wave values (latency under stall)"
-            elif not sum(sb[1]) or not sum(sa[1]) or not sum(sb[0]) or not sum(sa[0]):
+            elif not sum(sb[0]) or not sum(sa[0]):
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = ref.label if how != "mnemonics" else f"{g_b.label} -> {g_a.label}"  # type: ignore[union-attr]  # a mnemonics match has both sides
-        built.append((ref, label, how, vb, va, unit, why, pair))
+        label = (f"{g_b.label} -> {g_a.label}" if how in (MatchedBy.MNEMONICS, MatchedBy.STRUCTURE)  # type: ignore[union-attr]
+                 else ref.label)
+        built.append((ref, label, how, vb, va, eb, ea, why, pair))
         if pair is not None:
             (nb, db), (na, da) = pair
             nums_b.append(nb)
@@ -391,51 +496,184 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             nums_a.append(na)
             dens_a.append([round(x) for x in da])
 
-    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b), SideSamples(nums_a, dens_a, sd_a),
-                      REPLICATES, seed, LEVEL) if nums_b else []
+    cl_b, st_b = _resampling_units(tb, b)
+    cl_a, st_a = _resampling_units(ta, a)
+    own_sd = _own_floors(built, (nums_b, dens_b, cl_b), (nums_a, dens_a, cl_a))
+    tests = bootstrap(SideSamples(nums_b, dens_b, sd_b, cl_b, st_b),
+                      SideSamples(nums_a, dens_a, sd_a, cl_a, st_a),
+                      REPLICATES, seed, LEVEL, own_sd) if nums_b else []
     tested_p = [t.p for t in tests if t is not None]
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
     rows = []
-    for ref, label, how, vb, va, unit, why, pair in built:
+    for ref, label, how, vb, va, eb, ea, why, pair in built:
         t = next(test_iter) if pair is not None else None
         if pair is not None and t is None:
             why = "no execution in the resampled waves"
         q = next(qs) if t is not None else None
-        rate_b = rate_a = None
-        if pair is not None:
-            (nb, db), (na, da) = pair
-            rate_b, rate_a = sum(nb) / sum(db), sum(na) / sum(da)
         delta = va - vb
+        delta_pct = 100 * delta / vb if vb else None
+        # the printed change is the per-wave change of before -> after itself, so its sign is
+        # theirs; the interval is the bootstrap's around it
+        change = delta_pct if t is not None else None
+        ci = _ci_around(t, change) if t is not None else None
         rows.append(DiffRow(
-            f"{ref.kind}:{label}", ref.kind, label, vb, va, delta, 100 * delta / vb if vb else None,
-            unit, rate_b, rate_a, 100 * t.change if t else None,
-            [100 * t.ci[0], 100 * t.ci[1]] if t else None, t.p if t else None, q,
-            t is not None, "" if t is not None else why,
-            t is not None and q is not None and q <= 1 - LEVEL, how))
-    rows.sort(key=lambda r: (KINDS.index(r.kind), not r.significant, -abs(r.delta),
-                             -max(r.before, r.after), r.key))
+            f"{ref.kind}:{label}", RowKind(ref.kind), label, vb, va, delta, delta_pct, "per wave",
+            eb, ea, vb / eb if eb else None, va / ea if ea else None, change, ci,
+            t.p if t else None, q, t is not None, "" if t is not None else why,
+            t is not None and q is not None and q <= 1 - LEVEL, False, MatchedBy(how)))
+    rows = _run_to_run(rows, code.same)
+    # ranked on cycles per wave; the totals in a fixed order, the headline first
+    rows.sort(key=lambda r: (KINDS.index(r.kind), TOTAL_ORDER.index(r.key) if r.key in TOTAL_ORDER
+                             else 0, not r.significant, -abs(r.delta), -max(r.before, r.after),
+                             r.key))
     method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
               "waves+replicates" if replicate_sd is not None else "waves+floor")
     noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
                       replicate_sd, MIN_SHARE_OF_TOTAL,
-                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a))
-    summary = _summary(rows, code, same_kernel, method)
-    return DiffResult(b.info, a.info, code, noise, summary, rows,
-                      "per-wave" if per_wave else "none",
-                      "cycles per wave" if per_wave else "cycles", same_kernel)
+                      _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a)
+                      + _units_note(tb, cl_b, st_b, ta, cl_a, st_a),
+                      _unit_counts(tb, cl_b, st_b), _unit_counts(ta, cl_a, st_a))
+    summary = _summary(rows, code, same_kernel, method, b.info.total_stall, a.info.total_stall)
+    return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
+                      same_kernel)
 
 
-def _warn_different_work(tb: Table, ta: Table, warnings: list[str]) -> None:
+def _work(t: Table) -> list[float]:
+    """Executed instructions per sample (Σ over code lines of its executions)."""
+    cols = list(t.hits.values())
+    if not cols:
+        return [0.0] * t.n
+    return [float(x) for x in map(sum, zip(*cols))]
+
+
+# (numerators [row][wave], units [row][wave], workgroups) of one side's tested rows
+_SideRows = tuple[list[list[float]], list[list[int]], list[list[int]]]
+
+
+def _own_floors(built: Sequence[tuple[Group, str, str, float, float, float | None, float | None,
+                                      str, object]],
+                side_b: _SideRows, side_a: _SideRows) -> list[float]:
+    """Per tested row, the σ of a factor of its own: rows run at most once per wave (prologue and
+    kernel-argument loads, the epilogue's stores) meet a cold or warm memory system as a capture
+    goes, not as its waves differ, so their run-to-run variance is not the capture's (between two
+    dispatches of one process they moved ×2.1 and ×0.64, issue 34). Learned from the data: the
+    spread (sd of the log) of the row's per-wave value between the workgroups of each side, pooled
+    over both: what one capture's cold state may move it by. Other rows: 0."""
+    out: list[float] = []
+    k = 0
+    for ref, _label, _how, _vb, _va, eb, ea, _why, pair in built:
+        if pair is None:
+            continue
+        cold = (ref.kind != RowKind.TOTAL and eb is not None and ea is not None
+                and 0 < eb <= COLD_EXECUTIONS_PER_WAVE and 0 < ea <= COLD_EXECUTIONS_PER_WAVE)
+        out.append(_between_workgroups_sd(k, side_b, side_a) if cold else 0.0)
+        k += 1
+    return out
+
+
+def _between_workgroups_sd(row: int, *sides: _SideRows) -> float:
+    """Pooled sd of log(row cycles per unit) between the workgroups of each side."""
+    squares = 0.0
+    df = 0
+    for nums, dens, clusters in sides:
+        groups = clusters or [[w] for w in range(len(nums[row]))]
+        logs = []
+        for members in groups:
+            num = sum(nums[row][w] for w in members)
+            den = sum(dens[row][w] for w in members)
+            if num > 0 and den > 0:
+                logs.append(math.log(num / den))
+        if len(logs) > 1:
+            m = sum(logs) / len(logs)
+            squares += sum((v - m) ** 2 for v in logs)
+            df += len(logs) - 1
+    return math.sqrt(squares / df) if df else 0.0
+
+
+def _source_mapping(b: _Side, a: _Side, warnings: list[str]) -> str:
+    """When one side carries source locations and the other hardly any, its lines and loads all
+    read as 0 there ("line 97: 53,803 -> 0"): say so, and why those rows are not tested."""
+    from hotspot.att.findings import NO_SOURCE_MAPPED_SHARE
+
+    mapped = [min(x.dispatch.source_mapped_pct for x in side.analyses) for side in (b, a)]
+    floor = 100 * NO_SOURCE_MAPPED_SHARE
+    if (mapped[0] < floor) == (mapped[1] < floor):
+        return ""
+    side = "before" if mapped[0] < floor else "after"
+    warnings.append(f"the {side} side has source locations on {min(mapped):.0f}% of its executed "
+                    f"instructions (the other {max(mapped):.0f}%): its source lines and loads read "
+                    "as missing, so source-line and load rows are shown, not tested; compare "
+                    "categories, loops and totals, or re-capture both with line tables")
+    return f"source locations on one side only ({side}: {min(mapped):.0f}% mapped)"
+
+
+def _resampling_units(t: Table, side: _Side) -> tuple[list[list[int]], list[list[int]]]:
+    """A side's workgroups (wave indexes) and strata (workgroup indexes by launch round), when its
+    samples carry where each wave ran; ([], []): each wave drawn on its own."""
+    from hotspot.diff.workgroups import strata, waves_per_workgroup, workgroups
+
+    if not t.per_wave or t.placement is None or len(t.placement) != t.n:
+        return [], []
+    x = side.analyses[0]
+    wg = x.occupancy.resources.wg if x.occupancy is not None and x.occupancy.resources is not None else None
+    groups = workgroups(t.placement, waves_per_workgroup(wg, x.arch.gfx))
+    if len(groups) < MIN_WORKGROUPS:  # one workgroup shows no spread between workgroups
+        return [], []
+    return groups, strata(groups, t.placement)
+
+
+def _unit_counts(t: Table, clusters: list[list[int]], layers: list[list[int]]) -> list[int]:
+    """[traced waves resampled, workgroups, strata] of a side (0s for a saved analysis)."""
+    if not t.per_wave:
+        return [0, 0, 0]
+    return [t.n, len(clusters) or t.n, len(layers) or 1]
+
+
+def _units_note(tb: Table, cl_b: list[list[int]], st_b: list[list[int]], ta: Table,
+                cl_a: list[list[int]], st_a: list[list[int]]) -> str:
+    parts = []
+    for name, t, cl, st in (("before", tb, cl_b, st_b), ("after", ta, cl_a, st_a)):
+        if t.per_wave and cl:
+            parts.append(f"{name}: {t.n} waves in {len(cl)} workgroup(s) (by SE, CU and start time), "
+                         f"{len(st) or 1} launch round(s) drawn within themselves")
+    return ("; workgroups resampled, not waves: " + "; ".join(parts)) if parts else ""
+
+
+def _mean_waves(side: _Side) -> float:
+    """Traced waves per analysis of a side (rows are Σ over its analyses / their count / this)."""
+    return _mean([float(x.dispatch.waves) for x in side.analyses]) or 1.0
+
+
+def _ci_around(t: "RowTest", change: float | None) -> list[float]:
+    """The bootstrap interval of a row, in percent, as drawn around the per-wave change shown
+    (the resampled waves are all the traced waves but on the largest captures, where the shown
+    values are over all and the test over a spread subset: the interval keeps its width)."""
+    lo, hi = 100 * t.ci[0], 100 * t.ci[1]
+    if change is None:
+        return [lo, hi]
+    shift = change - 100 * t.change
+    return [lo + shift, hi + shift]
+
+
+def _run_to_run(rows: list[DiffRow], same_code: bool) -> list[DiffRow]:
+    """Same code with unchanged issue cycles per wave: nothing the code does changed, so a row
+    whose interval excludes 0 varies run to run (clock, contention, which workgroups were traced)
+    and is not called a change."""
+    if not same_code:
+        return rows
+    issue = next((r for r in rows if r.key == "total:issue"), None)
+    if issue is None or issue.significant:
+        return rows
+    return [replace(r, significant=False, varies_run_to_run=True) if r.significant else r
+            for r in rows]
+
+
+def _warn_different_work(work_b: list[float], work_a: list[float], warnings: list[str]) -> None:
     """Same code, but the sides' traced waves ran disjoint amounts of work (executed instructions
     per wave): they are different CTAs (in a causal kernel, other positions of the mask), and a
     row whose cost per execution depends on the position can differ without any change."""
-    work = []
-    for t in (tb, ta):
-        per_wave = [0.0] * t.n
-        for col in t.hits.values():
-            per_wave = list(map(add, per_wave, col))
-        work.append((min(per_wave), max(per_wave)))
+    work = [(min(w), max(w)) for w in (work_b, work_a)]
     (lo_b, hi_b), (lo_a, hi_a) = work
     if hi_b < lo_a or hi_a < lo_b:
         warnings.append(f"the sides traced waves of different work (executed instructions per wave: "
@@ -454,15 +692,14 @@ def _waves_traced(side: _Side, t: Table) -> int:
     return t.n if t.per_wave else sum(x.dispatch.waves for x in side.analyses)
 
 
-def _waves_den(t: Table, waves: int) -> list[float]:
+def _waves_den(t: Table, waves: float) -> list[float]:
     """One per traced wave (a saved analysis: its wave count, as one sample)."""
     return [1.0] * t.n if t.per_wave else [float(waves or 1)]
 
 
-def _value(t: Table, sums: tuple[list[float], list[float]], per_wave_of: int) -> float:
-    """The row's cycles on a side (Σ over samples / analyses), per traced wave when asked."""
-    v = sum(sums[0]) / t.analyses
-    return v / per_wave_of if per_wave_of else v
+def _value(t: Table, sums: tuple[list[float], list[float]], waves: float) -> float:
+    """The row's cycles per traced wave on a side (Σ over samples / analyses / waves)."""
+    return sum(sums[0]) / t.analyses / waves
 
 
 def _untestable(ref: Group, g_b: Group | None, g_a: Group | None, same_kernel: bool,
@@ -512,12 +749,14 @@ def _subset_note(*sides: _Side) -> str:
 
 
 def _test_words(method: str) -> str:
-    base = (f"bootstrap of cycles per execution ({REPLICATES} replicates, percentile "
+    base = (f"bootstrap of cycles per wave (same code: per executed instruction, both sides "
+            f"scaled to the same work per wave) ({REPLICATES} replicates, percentile "
             f"{LEVEL:.0%} interval, the two-sided p that inverts it), "
             "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
         return base + "; a saved analysis holds no per-wave values: the capture factor alone"
-    return "traced waves resampled with replacement, times a capture factor; " + base
+    return ("traced workgroups (their waves together) resampled with replacement within their "
+            "launch round, times a capture factor; " + base)
 
 
 def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
@@ -542,31 +781,40 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
-             method: str) -> DiffSummary:
+             method: str, stall_before: float, stall_after: float) -> DiffSummary:
     sig = [r for r in rows if r.significant]
-    total = next(r for r in rows if r.key == "total:stall")
-    noise_pct = max(abs(total.ci_pct[0]), abs(total.ci_pct[1])) if total.ci_pct else None
-    if total.ci_pct and total.change_pct is not None:
+    run_to_run = [r for r in rows if r.varies_run_to_run]
+    head = next((r for r in rows if r.key == HEADLINE), None)
+    stall = next((r for r in rows if r.key == STALL_TOTAL), None)
+    noise_pct = None
+    if head is not None and head.ci_pct and head.change_pct is not None:
         # the noise on this kernel: how far the interval reaches from the observed change
-        noise_pct = max(total.change_pct - total.ci_pct[0], total.ci_pct[1] - total.change_pct)
+        noise_pct = max(head.change_pct - head.ci_pct[0], head.ci_pct[1] - head.change_pct)
     lead = "" if code.same else f"{code.summary}; "
     advice = ""
-    if not same_kernel:
-        verdict = ("different kernels: not comparable, no change is called significant "
-                   "(diff two captures of one kernel)")
-    elif total.significant:
-        change = f"{total.change_pct:+.1f}%".replace("-", "\u2212")
-        verdict = (f"{lead}total stall {total.rate_unit} {'down' if (total.change_pct or 0.0) < 0 else 'up'} "
-                   f"{change} {_fmt_ci(total.ci_pct)}: beyond capture-to-capture "
-                   f"noise; {len(sig)} row(s) moved")
+    if not same_kernel or head is None:
+        verdict = ("different kernels: not comparable, no totals and no change called "
+                   "significant (diff two captures of one kernel)")
+    elif head.significant and head.change_pct is not None:
+        verdict = (f"{lead}time per wave (latency) {'down' if head.change_pct < 0 else 'up'} "
+                   f"{_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)}: beyond "
+                   f"capture-to-capture noise" + _stall_part(stall) + f"; {len(sig)} row(s) moved")
+    elif run_to_run:
+        moved = (f"time per wave {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} and "
+                 if head.varies_run_to_run and head.change_pct is not None else "")
+        verdict = (f"no code change; these rows vary run to run: {moved}{len(run_to_run)} row(s) "
+                   "beyond capture-to-capture noise with the same instructions and unchanged issue "
+                   "cycles (clock, contention, which workgroups were traced), not an edit")
     elif sig:
-        verdict = (f"{lead}total stall within capture-to-capture noise (±{noise_pct:.0f}% on this "
-                   f"kernel); {len(sig)} row(s) moved beyond it")
+        verdict = (f"{lead}time per wave within capture-to-capture noise"
+                   + (f" (±{noise_pct:.0f}% on this kernel)" if noise_pct is not None else "")
+                   + f"; {len(sig)} row(s) moved beyond it")
     elif noise_pct is not None:
-        verdict = f"{lead}no change beyond capture-to-capture noise (±{noise_pct:.0f}% on this kernel)"
+        verdict = (f"{lead}no change in time per wave beyond capture-to-capture noise "
+                   f"(±{noise_pct:.0f}% on this kernel)")
     else:
-        verdict = f"{lead}not decided: {total.not_tested or 'no row could be tested'}"
-    if same_kernel and not total.significant:
+        verdict = f"{lead}not decided: {head.not_tested or 'no row could be tested'}"
+    if same_kernel and head is not None and not head.significant:
         if noise_pct is None:
             advice = ("capture more traced waves, or replicate dispatches (hotspot collect "
                       "--iterations with two or more), of both versions and diff again")
@@ -575,8 +823,27 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
                       ("capture replicate dispatches (hotspot collect --iterations with two or "
                        "more) of both versions and diff again" if method != "floor-only" else
                        "diff the dispatch dirs (per-wave values) rather than saved analyses"))
-    return DiffSummary(len(rows), sum(1 for r in rows if r.tested), len(sig),
-                       sum(1 for r in sig if (r.change_pct or 0) < 0),
-                       sum(1 for r in sig if (r.change_pct or 0) > 0), total.before, total.after,
-                       total.delta, total.delta_pct, total.change_pct, total.ci_pct,
-                       total.significant, noise_pct, verdict, advice)
+    return DiffSummary(
+        len(rows), sum(1 for r in rows if r.tested), len(sig),
+        sum(1 for r in sig if r.delta < 0), sum(1 for r in sig if r.delta > 0), len(run_to_run),
+        head.before if head else None, head.after if head else None,
+        head.change_pct if head else None, head.ci_pct if head else None,
+        bool(head and head.significant),
+        stall.before if stall else None, stall.after if stall else None,
+        stall.change_pct if stall else None, stall.ci_pct if stall else None,
+        bool(stall and stall.significant), noise_pct, verdict, advice)
+
+
+def _signed_pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "\u2212")
+
+
+def _stall_part(stall: DiffRow | None) -> str:
+    """The stall's share of the change: its per-wave cycles moved by this much of the latency's."""
+    if stall is None or stall.change_pct is None:
+        return ""
+    return f" (stall per wave {_signed_pct(stall.change_pct)}, {num_cycles(stall.delta)} cycles)"
+
+
+def num_cycles(value: float) -> str:
+    return f"{value:+,.0f}".replace("-", "\u2212")

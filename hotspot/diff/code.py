@@ -29,6 +29,17 @@ class CodeChange:
     after_isa: list[str]
 
 
+# What a changed sequence amounts to (CodeComparison.kind), from the narrowest reading that fits.
+SAME = "same"
+RENAMES = "renames"  # the same operations, only register numbers differ
+REORDERED = "reordered"  # the same instructions in another order
+PROLOGUE = "prologue"  # every change lies before the first loop
+CHANGED = "changed"
+
+# A register operand (v12, s[4:5], a[0:3], ttmp2, ...): masked to tell a rename from a change.
+_REGISTER = re.compile(r"\b(?:v|s|a|ttmp)(?:\d+|\[\d+:\d+\])")
+
+
 @record
 class CodeComparison:
     same: bool
@@ -40,6 +51,9 @@ class CodeComparison:
     changed: int
     changes: list[CodeChange]  # at most MAX_CHANGES regions, in code order
     summary: str
+    # same | renames (registers only) | reordered (same instructions, other order) | prologue
+    # (every change before the first loop) | changed
+    kind: str = SAME
 
 
 def normalize(isa: str) -> str:
@@ -51,14 +65,45 @@ def normalize(isa: str) -> str:
     return text
 
 
+def renamed(text: str) -> str:
+    """An instruction's text with its register numbers masked."""
+    return _REGISTER.sub("r", text)
+
+
+def _kind(nb: list[str], na: list[str], b: Sequence[tuple[int, str, str]],
+          a: Sequence[tuple[int, str, str]], opcodes: Sequence[tuple[str, int, int, int, int]],
+          loops: tuple[int | None, int | None]) -> str:
+    if [renamed(x) for x in nb] == [renamed(x) for x in na]:
+        return RENAMES
+    if sorted(nb) == sorted(na):
+        return REORDERED
+    first_b, first_a = loops
+    if first_b is not None and first_a is not None:
+        before_loop = all(
+            (b0 >= len(b) or b[b0][0] < first_b) and (b1 == b0 or b[b1 - 1][0] < first_b)
+            and (a0 >= len(a) or a[a0][0] < first_a) and (a1 == a0 or a[a1 - 1][0] < first_a)
+            for tag, b0, b1, a0, a1 in opcodes if tag != "equal")
+        if before_loop:
+            return PROLOGUE
+    return CHANGED
+
+
+_KIND_WORDS = {RENAMES: "register renames only", REORDERED: "reordered only",
+               PROLOGUE: "prologue only (every change before the first loop)"}
+
+
 def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[int, str, str]],
-                 basis: str) -> tuple[CodeComparison, dict[int, int] | None]:
+                 basis: str, loops: tuple[int | None, int | None] = (None, None)
+                 ) -> tuple[CodeComparison, dict[int, int] | None]:
     """The comparison, and when the code is the same the map before line number -> after line
-    number (instruction k to instruction k)."""
+    number (instruction k to instruction k). `loops`: each side's first loop's first code line
+    (None: no loop), to tell a prologue-only change."""
     b = [r for r in before if not r[1].lstrip().startswith(";")]
     a = [r for r in after if not r[1].lstrip().startswith(";")]
-    nb = [normalize(r[1]) for r in b]
-    na = [normalize(r[1]) for r in a]
+    raw_b, raw_a = [r[1] for r in b], [r[1] for r in a]
+    # the same text (a rerun) is the same code without normalizing each instruction
+    nb = raw_b if raw_b == raw_a else [normalize(x) for x in raw_b]
+    na = raw_a if raw_b == raw_a else [normalize(x) for x in raw_a]
     if nb == na:
         what = "instructions" if basis == "code" else "executed instructions"
         return (CodeComparison(True, basis, len(b), len(a), 0, 0, 0, [],
@@ -67,7 +112,8 @@ def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[i
     changes: list[CodeChange] = []
     counts = {"added": 0, "removed": 0, "changed": 0}
     matcher = difflib.SequenceMatcher(None, nb, na, autojunk=False)
-    for tag, b0, b1, a0, a1 in matcher.get_opcodes():
+    opcodes = matcher.get_opcodes()
+    for tag, b0, b1, a0, a1 in opcodes:
         if tag == "equal":
             continue
         kind = {"insert": "added", "delete": "removed", "replace": "changed"}[tag]
@@ -84,7 +130,9 @@ def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[i
                                       [r[1] for r in b[b0:min(b1, b0 + 3)]],
                                       [r[1] for r in a[a0:min(a1, a0 + 3)]]))
     parts = [f"{v:,} {k}" for k, v in counts.items() if v]
-    summary = (f"code changed: {', '.join(parts)} instruction(s) "
+    kind = _kind(nb, na, b, a, opcodes, loops)
+    what = f"{_KIND_WORDS[kind]}: " if kind in _KIND_WORDS else ""
+    summary = (f"code changed: {what}{', '.join(parts)} instruction(s) "
                f"({len(b):,} before, {len(a):,} after{'' if basis == 'code' else ', executed only'})")
     return (CodeComparison(False, basis, len(b), len(a), counts["added"], counts["removed"],
-                           counts["changed"], changes, summary), None)
+                           counts["changed"], changes, summary, kind), None)

@@ -28,6 +28,8 @@ from operator import add, mul, sub, truediv
 from collections.abc import Sequence
 from statistics import NormalDist
 
+from dataclasses import field
+
 from hotspot.record import record
 
 # Below this many replicates in the tail, a p-value is not counted (its resolution would be 1/B:
@@ -43,12 +45,28 @@ class SideSamples:
     """Per-wave numerator and denominator of each tested row (row i at index i), one side."""
 
     numerators: list[list[float]]  # [row][wave], cycles (>= 0)
-    denominators: list[list[int]]  # [row][wave], executions (>= 0)
+    denominators: list[list[int]]  # [row][wave], units (waves, or executed instructions) (>= 0)
     capture_sd: float  # σ of this side's capture factor (log scale)
+    # the units drawn: wave indexes per workgroup (hotspot/diff/workgroups.py; [] = each wave its
+    # own), and workgroup indexes per stratum (drawn within it; [] = one stratum)
+    clusters: list[list[int]] = field(default_factory=list)
+    strata: list[list[int]] = field(default_factory=list)
 
     @property
     def waves(self) -> int:
         return len(self.numerators[0]) if self.numerators else 0
+
+    def units(self) -> list[list[int]]:
+        return self.clusters or [[w] for w in range(self.waves)]
+
+    def layers(self) -> list[list[int]]:
+        return self.strata or [list(range(len(self.units())))]
+
+    @property
+    def independent(self) -> int:
+        """Independent units behind the spread: workgroups, less one per extra stratum (each
+        stratum's mean is its own)."""
+        return max(1, len(self.units()) - (len(self.layers()) - 1))
 
 
 @record
@@ -59,8 +77,10 @@ class RowTest:
 
 
 def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: int,
-              level: float) -> list[RowTest | None]:
-    """One RowTest per row (None where a side has no execution of it)."""
+              level: float, row_sd: Sequence[float] = ()) -> list[RowTest | None]:
+    """One RowTest per row (None where a side has no execution of it). `row_sd`: per row, the σ
+    (log scale) of a factor of its own on each side, on top of the capture's (a row whose
+    run-to-run variance is not the capture's: hotspot/diff/api.py `_own_floors`); 0 = none."""
     rows = len(before.numerators)
     rng = random.Random(seed)
     sums_b = _replicate_sums(before, replicates, rng)
@@ -68,6 +88,12 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
     # log capture factors: σ·z per side and replicate
     f_b = [before.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     f_a = [after.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
+    # the rows' own factors, drawn after the shared ones (in row order: same seed, same draws)
+    own: dict[int, tuple[list[float], list[float]]] = {}
+    for r, sd in enumerate(row_sd):
+        if sd > 0:
+            own[r] = ([a + sd * rng.gauss(0.0, 1.0) for a in f_b],
+                      [a + sd * rng.gauss(0.0, 1.0) for a in f_a])
     out: list[RowTest | None] = []
     for r in range(rows):
         rb = _ratio(sum(before.numerators[r]), sum(before.denominators[r]))
@@ -75,9 +101,10 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
         if not rb or not ra:
             out.append(None)
             continue
-        lb = _log_ratios(sums_b[2 * r], sums_b[2 * r + 1], rb, before.waves, f_b,
+        fb, fa = own.get(r, (f_b, f_a))
+        lb = _log_ratios(sums_b[2 * r], sums_b[2 * r + 1], rb, before.independent, fb,
                          level)
-        la = _log_ratios(sums_a[2 * r], sums_a[2 * r + 1], ra, after.waves, f_a,
+        la = _log_ratios(sums_a[2 * r], sums_a[2 * r + 1], ra, after.independent, fa,
                          level)
         if None in la or None in lb:
             logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
@@ -112,15 +139,23 @@ def _ratio(num: float, den: float) -> float:
 def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> list[Sequence[int]]:
     """Per field (row r's numerator × SCALE at 2r, its denominator at 2r + 1): its sum over the
     drawn waves of each replicate."""
-    n = side.waves
     fields = 2 * len(side.numerators)
     packed, words = _pack(side)
+    # a workgroup's fields are the sums of its waves' (packing is linear: no field overflows,
+    # `_pack` sized them for the sum over every wave)
+    units = [sum(packed[w] for w in members) for members in side.units()]
     size = fields * words * 8
     buf = bytearray()
-    pick = packed.__getitem__
-    population = range(n)
-    for _ in range(replicates):
-        buf += sum(map(pick, rng.choices(population, k=n))).to_bytes(size, "little")
+    pick = units.__getitem__
+    # each stratum's workgroups drawn among themselves: every replicate's draws at once, then
+    # summed a replicate's slice at a time
+    draws = [(len(layer), list(map(pick, rng.choices(layer, k=len(layer) * replicates))))
+             for layer in side.layers()]
+    for r in range(replicates):
+        total = 0
+        for k, drawn in draws:
+            total += sum(drawn[r * k:(r + 1) * k])
+        buf += total.to_bytes(size, "little")
     flat = array("Q", bytes(buf))
     stride = fields * words
     if words == 1:
@@ -216,5 +251,5 @@ def bh_qvalues(pvalues: Sequence[float]) -> list[float]:
     for rank in range(m, 0, -1):
         i = order[rank - 1]
         running = min(running, pvalues[i] * m / rank)
-        q[i] = running
+        q[i] = max(running, pvalues[i])  # never under p (p·m/m can round one ulp below)
     return q

@@ -116,11 +116,12 @@ def load_saved(path: Path) -> Result[ReportPage]:
 
 
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:
-    """Every code row of the kernel named `symbol` (all rows when code.json names no kernel)."""
+    """Every code row of the kernel named `symbol` (all rows when code.json names no kernel), from
+    the Capture the analysis read (its code table is read once per command)."""
     from hotspot.arch.classify import classify
-    from hotspot.capture import read_code_table
+    from hotspot.capture import open_capture
 
-    table = read_code_table(ddir, max_bytes)
+    table = open_capture(ddir, None, max_bytes).table
     rows = table.rows
     match = [k for k in table.kernels if k.symbol == symbol]
     if match:
@@ -131,13 +132,11 @@ def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:
 
 def wave_timelines(ddir: Path, max_bytes: int | None) -> WaveTimelines:
     """Wave-state timelines of the longest, median and shortest traced wave."""
-    from hotspot.capture import open_dispatch
     from hotspot.att.engine.native import read_wave
-    from hotspot.capture import WAVE_STATES
+    from hotspot.capture import WAVE_STATES, open_capture
     from hotspot.export.timeline import downsample, pick_representative, segments
 
-    disp = open_dispatch(ddir)
-    files = list(disp.wave_files)
+    files = list(open_capture(ddir, None, max_bytes).wave_files)
     # filenames.json gives every wave's begin/end; without it, the wave files themselves must be read.
     spans = []
     for wf in files:

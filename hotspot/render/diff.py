@@ -10,8 +10,9 @@ from hotspot.result import Result
 LABEL_WIDTH = 64
 ROWS_PER_KIND = 15  # text view; JSON has every row
 CODE_CHANGES_SHOWN = 10
-KIND_TITLES = {"total": "Totals", "category": "Stall by category",
-               "loop": "Stall by loop (change per iteration)", "line": "Stall by source line",
+KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle: its parts)",
+               "category": "Stall by category",
+               "loop": "Stall by loop", "line": "Stall by source line",
                "load": "Blamed stall by load (what the waits wait for)"}
 MINUS = "\u2212"
 
@@ -29,7 +30,7 @@ def _signed(value: float, digits: int) -> str:
 
 
 def change_text(r: Any) -> str:
-    """`-9.6% [−14, −5]`: the change of cycles per execution and its interval."""
+    """`-9.6% [−14, −5]`: the change of cycles per wave and its interval."""
     if r.change_pct is None or r.ci_pct is None:
         return ""
     return (f"{_signed(r.change_pct, 1)}% [{_signed(r.ci_pct[0], 0)}, {_signed(r.ci_pct[1], 0)}]")
@@ -38,6 +39,8 @@ def change_text(r: Any) -> str:
 def _verdict_cell(r: Any, level: float) -> str:
     if not r.tested:
         return "not tested"
+    if r.varies_run_to_run:
+        return "varies run to run"
     if r.significant:
         return "beyond noise"
     # the interval excludes 0, but not after the false-discovery correction over every tested row
@@ -58,7 +61,21 @@ def _label(r: Any, kind: str) -> str:
         label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
     else:
         label = shorten(r.label, LABEL_WIDTH)
-    return label + (" (moved)" if r.matched_by == "mnemonics" else "")
+    return label + {"mnemonics": " (moved)", "structure": " (bounds moved)"}.get(str(r.matched_by), "")
+
+
+def _runs(r: Any) -> str:
+    """Executions per wave of the row's instructions (a loop: iterations), `a → b` when they
+    changed: a per-wave change made of fewer runs, not of cheaper ones, shows here."""
+    if r.executions_before is None and r.executions_after is None:
+        return ""
+    b, a = r.executions_before or 0.0, r.executions_after or 0.0
+    fb, fa = _count(b), _count(a)
+    return fb if fb == fa else f"{fb} \u2192 {fa}"
+
+
+def _count(v: float) -> str:
+    return num(round(v)) if v >= 10 else f"{v:.1f}".rstrip("0").rstrip(".")
 
 
 def _code_section(code: Any, markdown: bool) -> str:
@@ -84,29 +101,37 @@ def _render(d: Any, markdown: bool) -> str:
     if d.before.kernel != d.after.kernel:
         title += f" vs {short_kernel_name(d.after.kernel)}"
     out.append(f"# {title}" if markdown else title)
-    info = [[side, s.path, f"{len(s.dispatches)} dispatch(es)", num(s.waves),
-             num(round(s.total_stall))] for side, s in (("before", d.before), ("after", d.after))]
-    out.append(table(info, ["", "input", "", "waves", "total stall"], markdown))
+    info = [[side, s.path, f"{len(s.dispatches)} dispatch(es)", num(s.waves)]
+            for side, s in (("before", d.before), ("after", d.after))]
+    out.append(table(info, ["", "input", "", "waves"], markdown))
     out.append(_code_section(d.code, markdown))
     head = [f"verdict: {d.summary.verdict}"]
     if d.summary.advice:
         head.append(f"advice: {d.summary.advice}")
     head.append(f"noise: {d.noise.note}")
     head.append(f"test: {d.noise.test}; seed {d.noise.seed}")
-    head.append("change: cycles per execution of the row's instructions (a row in a loop: per "
-                "iteration), after vs before, with its {:.0%} interval; q: false discovery rate"
+    head.append("before/after: cycles per traced wave; change: after vs before per wave, with its "
+                "{:.0%} interval; runs: executions per wave; q: false discovery rate"
                 .format(d.noise.level))
-    if d.normalization == "per-wave":
-        head.append("before/after: cycles per traced wave (the sides traced different numbers of "
-                    "waves)")
     out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
     moved = [r for r in d.rows if r.significant]
     if moved:
-        body = [[_label(r, r.kind), r.kind, change_text(r), _q(r)] for r in moved[:ROWS_PER_KIND]]
+        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
+                 _runs(r) if r.kind != "total" else "", _q(r)] for r in moved[:ROWS_PER_KIND]]
         more = (f"\n(+{len(moved) - len(body)} more in --format json)" if len(body) < len(moved)
                 else "")
         out.append(heading("Beyond capture-to-capture noise", markdown) + "\n"
-                   + table(body, ["", "row", "change [95% CI]", "q"], markdown) + more)
+                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
+                           markdown) + more)
+    varies = [r for r in d.rows if r.varies_run_to_run]
+    if varies:
+        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
+                 _runs(r) if r.kind != "total" else "", _q(r)] for r in varies[:ROWS_PER_KIND]]
+        more = (f"\n(+{len(varies) - len(body)} more in --format json)" if len(body) < len(varies)
+                else "")
+        out.append(heading("Varies run to run (same code, issue cycles unchanged)", markdown) + "\n"
+                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
+                           markdown) + more)
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -116,9 +141,11 @@ def _render(d: Any, markdown: bool) -> str:
         for r in shown:
             label = _label(r, kind)
             body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
-                         _q(r), _verdict_cell(r, d.noise.level)])
+                         _runs(r) if kind != "total" else "", _q(r),
+                         _verdict_cell(r, d.noise.level)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
-                   + table(body, ["", "before", "after", "change [95% CI]", "q", ""], markdown)
+                   + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", ""],
+                           markdown)
                    + more)
     return "\n\n".join(out)

@@ -39,13 +39,21 @@ from hotspot.att.engine.groups import (
     NativeFold,
     SequenceFolder,
     SequenceGroup,
+    _scanned_group,
     admit_group,
     flush_group,
     fold_wave_columns,
     fold_wave_scanned,
 )
 from hotspot.att.engine.jobs import plan_pass, pool_possible
-from hotspot.att.engine.native import native, scan
+from hotspot.att.engine.native import ScannedWave, native, scan
+from hotspot.att.engine.samples import (
+    SequenceFacts,
+    WaveSample,
+    sample_scanned,
+    sample_wave,
+    wave_of_data,
+)
 from hotspot.att.issue_share import IssueAccumulator, IssueWeights
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
@@ -82,6 +90,8 @@ class PassOptions:
     # the rows' unit costs: each wave's columns also go to the partial's IssueAccumulator
     # (hotspot/att/issue_share.py) while its file is in hand
     issue: IssueWeights | None = None
+    # wave files whose own per-line values are kept too (diff's samples, engine/samples.py)
+    sample: frozenset[str] = frozenset()
 
 
 @record(frozen=False)
@@ -95,6 +105,8 @@ class WavePartial:
     barriers: dict[tuple[int, int, int], list[int] | array[int]] = field(default_factory=dict)
     # (branch line, target line) of backward taken branches -> [times taken, waves taking it]
     backedges: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    # wave file -> its own per-line values, for the files PassOptions.sample names
+    samples: dict[str, WaveSample] = field(default_factory=dict)
 
     # MFMA/VALU issue and VMEM bytes per SIMD, kernel and loops (with PassOptions.issue)
     issue: IssueAccumulator | None = None
@@ -160,6 +172,7 @@ class WavePartial:
             if self.issue is None:
                 self.issue = IssueAccumulator()
             self.issue.merge(other.issue)
+        self.samples.update(other.samples)
         return self
 
 
@@ -183,12 +196,33 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     tables = opts.tables
     fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
     data: bytes | None  # dropped once the scanner's columns hold the wave
+    sequences: dict[object, SequenceFacts] = {}  # of the sampled waves, by their executed order
+    # a sampled wave is taken after the pass folded it (its sequence's replay is then the
+    # group's): at the top of the next file, and after the last
+    pending: tuple[WaveFile, bytes, ScannedWave | None] | None = None
+
+    def take_sample() -> None:
+        wf, raw, sc = pending  # type: ignore[misc]
+        if sc is None or mod is None:
+            part.samples[wf.where] = sample_wave(wave_of_data(wf, raw), tables, sequences)
+            return
+        group = _scanned_group(part.open_groups.groups, sc)
+        part.samples[wf.where] = sample_scanned(
+            wf, raw, sc, tables, sequences,
+            (group.entries, group.positions, group.ooo) if group is not None else None,
+            (lambda: group.expected_key(mod)) if group is not None else None)
+
     for path, se, simd, slot, n in descs:
+        if pending is not None:
+            take_sample()
+            pending = None
         if progress is not None:
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
         if opts.issue is not None:
             observe_issue(part, opts.issue, mod, data, path, se, simd)
+        if path in opts.sample:  # from the bytes just read: the file is opened once
+            pending = (WaveFile(path, se, simd, slot, n), data, scan(mod, data) if mod else None)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
@@ -229,6 +263,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             raise bad_file(Path(path), f"malformed wave record ({type(exc).__name__}: {exc}); "
                            "expected 'instructions' rows [time, category, stall, duration, line], "
                            "'timeline' rows [state, cycles] and 'waitcnt' rows [line, [[line, 0]]]")
+    if pending is not None:
+        take_sample()
     if fused is not None:
         fused.detach()
     return part

@@ -1,0 +1,186 @@
+"""Per-wave values of the code rows, taken in the wave pass itself (diff's resampling input).
+
+The wave pass adds every wave into column sums and keeps no wave's own values. diff needs the
+spread between waves, so for the waves it asks for (PassOptions.sample) the pass also sums each of
+those waves' stall and duration per code line and splits its wait stall over the producers as the
+wait attribution does (hotspot/att/waits/), from the bytes it already read: each wave file is
+opened once (hotspot/att/wave_samples.py assembles the result).
+
+Per loop iteration values are not taken: the iterations of one wave share that wave's placement
+and memory traffic, so they are not independent samples of the row; the wave is the unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from itertools import accumulate
+from operator import itemgetter, sub
+from typing import Any
+
+from hotspot.att.engine.native import Rows, ScannedWave, native, scan
+from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.counters import NO_PRODUCER, LineTables
+from hotspot.att.waits.replay import edge_keys, reconstruct
+from hotspot.capture import WAVE_STATES, Wave, WaveFile, check_wave, scanned_ranges, wave_of_bytes
+
+N_STATES = len(WAVE_STATES)
+
+# One wave's values: (code lines it executed, Σ stall, Σ duration, executions per line, wait stall
+# blamed per producer line, (CU, begin cycle)). Plain values: picklable from a pool worker.
+WaveSample = tuple[list[int], list[int], list[int], list[int], dict[int, float], tuple[int, int]]
+
+
+class SequenceFacts:
+    """What depends only on a wave's executed order (all waves of a real dispatch share one or a
+    few): its records grouped by code line, and its wait/producer replay."""
+
+    def __init__(self, lines: tuple[int, ...], tables: LineTables,
+                 replay: tuple[list[tuple[int, list[int]]], list[int], int] | None = None) -> None:
+        """`replay`: the sequence's wait replay when the wave pass has it already."""
+        self.sequence = lines
+        # the lines in first-run order and their executions (the native path's per-line sums)
+        self.line_order: list[int] | None = None
+        self.line_hits: list[int] = []
+        self.grouped = False  # the records grouped by line: made when `sums` first needs them
+        self.replay = replay if replay is not None else reconstruct(lines, tables)
+        entries, _, _ = self.replay
+        self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
+        # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
+        producers: dict[int, list[int]] = {}
+        for w, prods in entries:
+            producers.setdefault(w, []).extend(lines[p] for p in prods)
+        self.producers = list(producers.items())
+
+    def group_by_line(self) -> None:
+        lines = self.sequence
+        self.order = sorted(range(len(lines)), key=lines.__getitem__)  # stable: by line, then position
+        self.lines: list[int] = []
+        self.ends: list[int] = []  # in `order`, the records of self.lines[i] end before ends[i]
+        for pos, idx in enumerate(self.order):
+            if not self.lines or lines[idx] != self.lines[-1]:
+                if self.lines:
+                    self.ends.append(pos)
+                self.lines.append(lines[idx])
+        if self.lines:
+            self.ends.append(len(lines))
+        self.starts = [0, *self.ends[:-1]]
+        self.hits = list(map(sub, self.ends, self.starts))
+        self.gather = itemgetter(*self.order)
+        self.at_ends = itemgetter(*self.ends)
+        self.at_starts = itemgetter(*self.starts)
+        self.grouped = True
+
+    def sums(self, column: Sequence[int]) -> list[int]:
+        """Per code line sum of `column` (one value per record), in self.lines order (C loops:
+        gather in line order, prefix sums, differences at the line boundaries)."""
+        if not self.grouped:
+            self.group_by_line()
+        if len(self.order) < 2 or len(self.ends) < 2:  # itemgetter of one index is not a tuple
+            prefix = list(accumulate(map(column.__getitem__, self.order), initial=0))
+            return [prefix[e] - prefix[b] for b, e in zip(self.starts, self.ends)]
+        prefix = list(accumulate(self.gather(column), initial=0))
+        return list(map(sub, self.at_ends(prefix), self.at_starts(prefix)))
+
+    def replayed_blame(self, stalls: Sequence[int]) -> dict[int, float]:
+        """`blame` when the wave's decoder edges are this sequence's replay (or it has none)."""
+        out: dict[int, float] = {}
+        for w, plines in self.producers:
+            share = stalls[w] / len(plines)
+            for p in plines:
+                out[p] = out.get(p, 0.0) + share
+        return out
+
+    def blame(self, wave: Wave, stalls: Sequence[int]) -> dict[int, float]:
+        """Producer line -> wait stall blamed on it in this wave, as the wait attribution splits it
+        (each wait instance's stall in equal parts over its producers)."""
+        edges = edge_keys(wave.waitcnt) if wave.waitcnt else None
+        out: dict[int, float] = {}
+        if edges is None or edges == self.entry_keys:  # the decoder's edges are the replay's
+            return self.replayed_blame(stalls)
+        entries, positions, ooo = self.replay
+        acc = BlameAccumulator.empty()
+        ins = wave.instructions
+        acc.add_reconstructed(ins if isinstance(ins, list) else list(ins), edges, entries,
+                              positions, ooo)
+        exact: dict[int, Fraction] = {}
+        for (_, pline, k), s in acc.blame.items():
+            if pline != NO_PRODUCER:
+                exact[pline] = exact.get(pline, Fraction(0)) + Fraction(s, k)
+        return {p: float(v) for p, v in exact.items()}
+
+
+def columns(wave: Wave) -> tuple[Sequence[int], ...]:
+    """(times, cats, stalls, durations, lines) of a wave's records, without a list per record."""
+    ins: Any = wave.instructions
+    if isinstance(ins, Rows):
+        return tuple(ins.cols[:5])
+    if not ins:
+        return ((),) * 5
+    return tuple(zip(*ins))[:5]
+
+
+def wave_of_data(wf: WaveFile, data: bytes, scanned: ScannedWave | None = None) -> Wave:
+    """The checked Wave of a wave file's bytes, through the native scanner when it is in use (the
+    records kept as int64 columns; `scanned`: its scan when taken already), else orjson: the same
+    values either way."""
+    mod = native()
+    if scanned is None and mod is not None:
+        scanned = scan(mod, data)
+    if scanned is None or mod is None:
+        return wave_of_bytes(wf, data)
+    check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
+    records = Rows(*(scanned.column(c) for c in ("times", "cats", "stalls", "durations", "lines")))
+    return Wave(wf, scanned.begin, scanned.end, records,
+                Rows(scanned.column("states"), scanned.column("cycles")), scanned.waitcnt,
+                scanned.cu)
+
+
+Replay = tuple[list[tuple[int, list[int]]], list[int], int]
+
+
+def sample_wave(wave: Wave, tables: LineTables, sequences: dict[Any, SequenceFacts],
+                replay: Callable[[], Replay | None] | None = None) -> WaveSample:
+    """One wave's per-line sums and blame (`sequences`: the static facts met so far, by order;
+    `replay`: the pass's replay of this wave's sequence, asked for when the sequence is new)."""
+    _, _, stalls, durations, lines = columns(wave)
+    key = tuple(lines)
+    seq = sequences.get(key)
+    if seq is None:
+        seq = sequences[key] = SequenceFacts(key, tables, replay() if replay is not None else None)
+    stall_sums, duration_sums = seq.sums(stalls), seq.sums(durations)
+    return (seq.lines, stall_sums, duration_sums, seq.hits, seq.blame(wave, stalls),
+            (wave.cu if wave.cu is not None else -1, wave.begin))
+
+
+def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: LineTables,
+                   sequences: dict[Any, SequenceFacts], replay: Replay | None,
+                   expected_edges: Callable[[], bytes] | None) -> WaveSample:
+    """`sample_wave` of a natively scanned wave, without turning its columns or its decoder
+    edges into Python lists unless they differ from its sequence's replay (`expected_edges`: that
+    replay's edges in the scanner's encoding, when the pass has them)."""
+    mod = native()
+    assert mod is not None
+    check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
+    key = scanned.lines  # int64 bytes: hashed in C
+    seq = sequences.get(key)
+    if seq is None:
+        seq = sequences[key] = SequenceFacts(tuple(scanned.column("lines")), tables, replay)
+    stalls = scanned.column("stalls")
+    if not scanned.edge_count or (expected_edges is not None
+                                  and scanned.edges_key == expected_edges()):
+        blamed = seq.replayed_blame(stalls)
+    else:  # other edges than the replay's: the exact split, over the parsed records
+        blamed = seq.blame(wave_of_data(wf, data, scanned), stalls)
+    # per line [executions, Σ duration, Σ stall], summed in C (the pass's own per-line fold, one
+    # wave at a time; no timeline charge)
+    per_line: dict[int, list[int]] = {}
+    n = len(stalls)
+    mod.fold_lines(per_line, {}, scanned.lines, 1, scanned.durations, scanned.stalls,
+                   bytes(8 * N_STATES * n))
+    sums = list(per_line.values())
+    if seq.line_order is None:  # the same order for every wave of the sequence: one shared list
+        seq.line_order = list(per_line)
+        seq.line_hits = [v[0] for v in sums]
+    return (seq.line_order, [v[2] for v in sums], [v[1] for v in sums], seq.line_hits,
+            blamed, (scanned.cu if scanned.cu is not None else -1, scanned.begin))
