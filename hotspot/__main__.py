@@ -1,5 +1,5 @@
 import sys
 
-from hotspot.launch import main
+from hotspot.console import main
 
 sys.exit(main())

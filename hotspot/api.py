@@ -1,6 +1,6 @@
 """hotspot as a Python library (docs/python-api.md): `hotspot.analyze`, `hotspot.diff`, `hotspot.pmc`.
 
-Each runs the use case the command of the same name runs (hotspot/plan/analyze.py `analyze`,
+Each runs the use case the command of the same name runs (hotspot/plan/entry_point.py `analyze`,
 hotspot/diff/api.py `diff_paths`, hotspot/pmc/api.py `analyze_pmc`), in one capture session as a
 command does, and returns its typed Result: `.data` holds the records (attributes), `.warnings`
 the notes, `.to_json()` the bytes `hotspot COMMAND ... --format json` prints. A bad input raises
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
     from hotspot.diff.api import DiffResult
-    from hotspot.plan.analyze import AnalysisData
+    from hotspot.plan.entry_point import AnalysisData
     from hotspot.pmc.api import PmcData
     from hotspot.result import Result
 
@@ -36,7 +36,7 @@ def analyze(path: PathLike, *, plan: bool = False, kernel: str | None = None, ar
     picks the worker processes as `--jobs auto` does."""
     from hotspot.att.model import DEFAULT_MAX_FILE_MB, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions
     from hotspot.capture import capture_session
-    from hotspot.plan.analyze import analyze as analyze_target
+    from hotspot.plan.entry_point import analyze as analyze_target
 
     opts = AnalyzeOptions(topk=topk, detail=detail, kernel=kernel, arch=arch,
                           all_dispatches=all_dispatches,

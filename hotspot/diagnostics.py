@@ -122,7 +122,7 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
-# Warnings on the register/LDS figures occupancy uses (hotspot/att/occupancy.py, side-file rows):
+# Warnings on the register/LDS figures occupancy uses (hotspot/att/dispatch_occupancy.py, side-file rows):
 # caveats on estimates, several per capture without counters (the bundled example has three).
 RESOURCES_PREFIX = "resources: "
 

@@ -67,7 +67,7 @@ ARCH_VALUE_MODULE = "hotspot/arch/arch.py"
 ARCH_DECISION_CALLS = frozenset({"Arch", "parse_arch"})
 ENTRY_PACKAGES = ("att", "plan")
 ENTRY_RETURNS = frozenset({"Result", "DispatchAnalysis"})
-USE_CASE = "hotspot/plan/analyze.py"
+USE_CASE = "hotspot/plan/entry_point.py"
 CAPTURE_PACKAGE = "hotspot.capture"
 # Names whose values are states: compared with a string literal they are a state kept as a string.
 STATE_NAMES = frozenset({"mode", "plan", "status", "state", "kind", "matched_by"})

@@ -5,7 +5,7 @@
     scripts/plan_truth.py --check    # exit 1 when the capture score is below 90% or a synthetic entry fails
     scripts/plan_truth.py --only vec-add --verbose
 
-Each entry runs the same use-case `hotspot plan --format json` runs (hotspot.plan.analyze.analyze).
+Each entry runs the same use-case `hotspot plan --format json` runs (hotspot.plan.entry_point.analyze).
 Item #1 is the first plan item that is not a capture item (capture items are trust, shown first).
 It passes when the entry expects no item and no item claims a gain (estimate withheld, absent or
 0%), or when its rule id is one of `accept` and, if `rows` is not empty, one of those code rows is
@@ -125,7 +125,7 @@ def resolve(form: str, work: Path, truth_dir: Path = TRUTH_DIR) -> Path | str:
 def plan_data(path: Path, meta: Path | None) -> dict[str, Any]:
     """What `hotspot plan PATH [--meta META] --format json` puts in `data`, in process."""
     from hotspot.att.model import PLAN_ALONE, AnalyzeOptions
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     opts = AnalyzeOptions(topk=0, meta=(str(meta),) if meta else (), plan=PLAN_ALONE)
     return analyze(path, opts).plain_data()

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from hotspot.arch.achieved import achieved_occupancy
-from hotspot.capture.occupancy import (
+from hotspot.capture.occupancy_json import (
     OccupancyEvent,
     parse_occupancy,
     read_occupancy_json,

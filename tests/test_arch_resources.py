@@ -7,7 +7,7 @@ import sqlite3
 import orjson
 import pytest
 
-from hotspot.arch.occupancy import compute_occupancy
+from hotspot.arch.occupancy_model import compute_occupancy
 from hotspot.arch.resources import (
     COUNTER_COLLECTION,
     ISA,

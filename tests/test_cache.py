@@ -60,7 +60,7 @@ def _tree(root: Path) -> dict[str, tuple[int, int, str]]:
 
 def _count_core(monkeypatch) -> list[Path]:
     """Calls of the uncached dispatch analysis (a miss computes it, a hit does not)."""
-    from hotspot.att import analyze as mod
+    from hotspot.att import capture_analysis as mod
 
     calls: list[Path] = []
     real = mod._analyze_core

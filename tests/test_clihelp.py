@@ -123,7 +123,7 @@ def test_a_help_process_imports_neither_typer_nor_rich_nor_the_cache(args: list[
     probe = ("import io, os, sys; sys.argv[1:] = {args!r}; "
              "sink = lambda: io.TextIOWrapper(open(os.devnull, 'wb'), encoding='utf-8'); "
              "sys.stdout, sys.stderr = sink(), sink(); "
-             "from hotspot.launch import main; code = main(); "
+             "from hotspot.console import main; code = main(); "
              "mods = sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich', 'orjson') "
              "or m.startswith(('hotspot.cache', 'hotspot.commands', 'hotspot.cli.'))); "
              "sys.__stdout__.write(repr((code, mods)))")

@@ -93,9 +93,9 @@ def test_analysis_runs_on_the_best_dispatch(cli, fake):
 
 
 def test_no_analyze_skips_analysis(cli, fake, monkeypatch):
-    module = types.ModuleType("hotspot.plan.analyze")
+    module = types.ModuleType("hotspot.plan.entry_point")
     module.analyze = lambda path, opts=None: pytest.fail("analysis must not run with --no-analyze")
-    monkeypatch.setitem(sys.modules, "hotspot.plan.analyze", module)
+    monkeypatch.setitem(sys.modules, "hotspot.plan.entry_point", module)
     res = cli("collect", "--no-analyze", "--format", "json", "--", *app())
     assert res.exit_code == 0, res.stderr
     assert res.json()["data"]["analysis"] is None
@@ -187,7 +187,7 @@ def test_pmc_preset_l2_uses_the_discovered_arch(cli, fake, monkeypatch):
     res = cli("collect", "--no-att", "--pmc-preset", "l2", "--format", "json", "--", *app())
     assert res.exit_code == 0, res.stderr
     got = res.json()["data"]["pmc"]["counters"]
-    from hotspot.collect.counters import l2_presets
+    from hotspot.collect.counter_passes import l2_presets
 
     assert got == list(l2_presets()["gfx950"])
 

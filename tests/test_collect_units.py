@@ -12,7 +12,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hotspot.collect import att_outputs, counters, discovery, iterations, jobs, rundir
+from hotspot.collect import att_outputs, discovery, iterations, rundir
+from hotspot.collect import counter_passes as counters
+from hotspot.collect import rocprof_jobs as jobs
 from hotspot.collect.api import parse_env, parse_size
 from hotspot.errors import InputError, UsageError
 
@@ -222,7 +224,7 @@ def test_run_json_gains_each_part_when_set_in_the_order_set(tmp_path):
     the order the run set them, as the dict it replaced did; PmcOut's analysis_error likewise."""
     import orjson
 
-    from hotspot.collect.summary import ErrorOut, PmcErrorOut, PmcOut, RocprofOut
+    from hotspot.collect.run_result import ErrorOut, PmcErrorOut, PmcOut, RocprofOut
 
     opts = rundir.RunOptions(None, [], None, 1, "0x1", "0xf", 1, True, False, None, [], None, None, True)
     doc = rundir.RunDoc(1, "running", str(tmp_path), ["app"], str(tmp_path), {}, RocprofOut("r", None), None,

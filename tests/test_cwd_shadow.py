@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.engine.jobs import EXPLICIT_POOL_MIN_BYTES as PARALLEL_MIN_BYTES
+from hotspot.att.engine.worker_count import EXPLICIT_POOL_MIN_BYTES as PARALLEL_MIN_BYTES
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

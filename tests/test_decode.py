@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.att.model import AnalyzeOptions, DispatchAnalysis
 from hotspot.errors import InputError
 from hotspot.plan.model import SkipStatus
@@ -129,7 +129,7 @@ def test_an_init_false_field_is_written_only_when_set_and_reads_back() -> None:
 
 
 def test_occupancy_resources_keep_their_json_with_and_without_the_isa_lds_floor() -> None:
-    from hotspot.att.occupancy import IsaLds, KernelResources
+    from hotspot.att.dispatch_occupancy import IsaLds, KernelResources
 
     res = KernelResources(64, 0, 32, 0, 256, True, {"vgpr": "isa"})
     assert dumps(res) == (b'{"vgpr":64,"agpr":0,"sgpr":32,"lds":0,"wg":256,"sgpr_includes_implicit":true,'
@@ -144,7 +144,7 @@ def test_occupancy_resources_keep_their_json_with_and_without_the_isa_lds_floor(
 def test_text_enum_states_are_their_strings_in_json_text_and_decoding() -> None:
     from hotspot.att.model import AnalysisMode, PlanMode
     from hotspot.plan.model import SkipStatus
-    from hotspot.sweep.model import EntryStatus
+    from hotspot.sweep_records import EntryStatus
 
     assert dumps({"mode": AnalysisMode.PC_SAMPLING, "s": [EntryStatus.TIMED_OUT]}) == \
         b'{"mode":"pc-sampling","s":["timed-out"]}'

@@ -46,7 +46,7 @@ def test_pass_samples_equal_samples_read_alone(corpus, tmp_path):
     from hotspot.att.model import AnalyzeOptions
     from hotspot.att.wave_samples import MAX_SAMPLE_WAVES, SHARED_KIND, dispatch_samples
     from hotspot.capture import capture_session, shared
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     d = sorted(p for p in SMALL.iterdir() if p.is_dir())[1]
     alone = dispatch_samples(d, None, None, None)
@@ -59,9 +59,9 @@ def test_pass_samples_equal_samples_read_alone(corpus, tmp_path):
 
 def test_pool_workers_take_the_same_samples(corpus, monkeypatch):
     """A wave pass split over worker processes keeps the same per-wave samples as one process."""
-    import hotspot.att.engine.jobs as jobs
+    import hotspot.att.engine.worker_count as jobs
     from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
-    from hotspot.att.waits.counters import build_tables
+    from hotspot.att.waits.waitcnt_rules import build_tables
     from hotspot.capture import open_capture
 
     monkeypatch.setattr(jobs, "EXPLICIT_POOL_MIN_BYTES", 0)  # vec_add's waves are small

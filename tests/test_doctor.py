@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 
-from hotspot.collect import tools
+from hotspot.collect import rocm_tools as tools
 from tests.fake_rocprofv3.helpers import clean_env, fake  # noqa: F401  (fixture)
 
 

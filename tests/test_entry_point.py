@@ -1,4 +1,4 @@
-"""One analysis entry point: every caller asks hotspot/plan/analyze.py `analyze(target, options)`;
+"""One analysis entry point: every caller asks hotspot/plan/entry_point.py `analyze(target, options)`;
 the ATT layer's own steps are called from nowhere else."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # the ATT analysis' steps, and the modules allowed to call each
-STEPS = {"analyze_full": {"hotspot/plan/analyze.py"},
-         "analyze_capture": {"hotspot/att/analyze.py"},
-         "with_plan": {"hotspot/plan/analyze.py"},
-         "plan_document": {"hotspot/plan/analyze.py"}}
+STEPS = {"analyze_full": {"hotspot/plan/entry_point.py"},
+         "analyze_capture": {"hotspot/att/capture_analysis.py"},
+         "with_plan": {"hotspot/plan/entry_point.py"},
+         "plan_document": {"hotspot/plan/entry_point.py"}}
 
 
 def _imported_names(path: Path) -> set[str]:
@@ -33,16 +33,16 @@ def test_only_the_use_case_runs_the_analysis_steps():
         used = _imported_names(path)
         for step, allowed in STEPS.items():
             if step in used:
-                assert rel in allowed, f"{rel} runs {step}: call hotspot.plan.analyze.analyze instead"
+                assert rel in allowed, f"{rel} runs {step}: call hotspot.plan.entry_point.analyze instead"
 
 
 def test_the_use_cases_callers():
     callers = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "hotspot").rglob("*.py")
-                     if "hotspot.plan.analyze import analyze" in p.read_text())
+                     if "hotspot.plan.entry_point import analyze" in p.read_text())
     assert callers == ["hotspot/api.py", "hotspot/collect/api.py", "hotspot/commands/analyze.py", "hotspot/commands/plan.py",
                        "hotspot/diff/api.py", "hotspot/export/report_data.py", "hotspot/sweep/job.py"]
     # no other path-to-analysis function left beside it
-    import hotspot.att.analyze as att
+    import hotspot.att.capture_analysis as att
     import hotspot.plan.api as plan
 
     for module in (att, plan):

@@ -321,7 +321,7 @@ def test_slurm_wait_answers_as_sweep_with_submission_and_status_in_every_format(
 def test_followed_result_renders_without_slurm_or_a_run():
     """The views given the --wait result (unit level): the submission line, then the status."""
     from hotspot.render.sweep import render_sweep, render_sweep_markdown
-    from hotspot.sweep.model import Followed, RecipesRef, Submitted, SubmittedWork
+    from hotspot.sweep_records import Followed, RecipesRef, Submitted, SubmittedWork
     from hotspot.sweep.outcome import SweepResult
 
     data = Followed("/s", "/s/sweep.json", RecipesRef("r.yaml", "x", "a\nb"), {"done": 2, "pending": 0}, 2, [],
@@ -437,9 +437,9 @@ finish({"code": p.returncode, "stdout": out.decode()[-400:], "stderr": err.decod
 
 @pytest.fixture(scope="module")
 def large_capture(tmp_path_factory) -> Path:
-    """Enough wave JSON and files for `--jobs 2` to use worker processes (hotspot/att/engine/jobs.py
+    """Enough wave JSON and files for `--jobs 2` to use worker processes (hotspot/att/engine/worker_count.py
     EXPLICIT_POOL_MIN_BYTES, wavepass.py CHUNK_WAVES), and no more."""
-    from hotspot.att.engine.jobs import EXPLICIT_POOL_MIN_BYTES
+    from hotspot.att.engine.worker_count import EXPLICIT_POOL_MIN_BYTES
     from hotspot.att.engine.wavepass import CHUNK_WAVES
 
     out = tmp_path_factory.mktemp("large")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.att.engine import jobs as J
+from hotspot.att.engine import worker_count as J
 from hotspot.att.engine import wavepass
-from hotspot.att.engine.jobs import parse_jobs, plan_pass, pool_possible
+from hotspot.att.engine.worker_count import parse_jobs, plan_pass, pool_possible
 from hotspot.att.engine.wavepass import CHUNK_WAVES, PassOptions, run_wave_pass
-from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture.codejson import read_code_json
 from hotspot.capture.layout import open_dispatch
 from hotspot.synth import DispatchSpec, InstructionMix, make_dispatch

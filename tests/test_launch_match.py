@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
-from hotspot.att.launch import (
+from hotspot.att.launch_match import (
     BY_DISPATCH_ID,
     BY_UNIQUE_SHAPE,
     GRID_UNKNOWN,
@@ -18,7 +18,7 @@ from hotspot.att.launch import (
 )
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
 from hotspot.capture.trace.records import DispatchRecord
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 

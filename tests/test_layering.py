@@ -33,7 +33,7 @@ MAY_OPEN = {
     "hotspot.cache.store": "the result cache's own entries in the user cache dir",
     "hotspot.cache.deps": "lists searched folders to record what a cached result depends on",
     "hotspot.cache.output": "reads back the page or trace a command wrote, to replay it",
-    "hotspot.launch": "points a closed stdout at /dev/null after replaying a cached output",
+    "hotspot.console": "points a closed stdout at /dev/null after replaying a cached output",
     "hotspot.clihelp": "points a closed stdout at /dev/null after a help page met a broken pipe",
 }
 OPEN_CALLS = re.compile(r"(\bopen|\bos\.open|\bsqlite3\.connect|\.read_bytes|\.read_text|\.write_bytes|"
@@ -175,19 +175,12 @@ def test_no_import_cycles() -> None:
 
 
 
-# --- until the module rename ---
-BEFORE_THE_RENAME = pytest.mark.xfail(
-    strict=True, reason="holds once the colliding modules are renamed (issue 35: the lead's "
-                        "rename_modules.py, which also removes this marker)")
-
-
 def _shared_names() -> set[str]:
     """The module names docs/architecture.md lists as one role per package ("Module names")."""
     block = DOC.read_text().split("<!-- shared names -->")[1].split("<!-- /shared names -->")[0]
     return {m for row in block.strip().splitlines()[2:] for m in re.findall(r"`(\w+)\.py`", row.split("|")[1])}
 
 
-@BEFORE_THE_RENAME
 def test_no_two_modules_share_a_name() -> None:
     """A module's file name says what it holds: two modules share one only when it is a role listed
     in docs/architecture.md (each package's `api`, ...), or both are in hotspot/commands/ and
@@ -204,7 +197,6 @@ def test_no_two_modules_share_a_name() -> None:
     assert not shared, shared
 
 
-@BEFORE_THE_RENAME
 def test_no_package_is_split_across_layers() -> None:
     """Every module of a package sits in its package's layer: a module listed on its own in another
     layer than its package is an arrow running back up between the two packages."""

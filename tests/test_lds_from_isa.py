@@ -10,7 +10,7 @@ import pytest
 
 from hotspot.att.lds_bound import lds_lower_bound
 from hotspot.att.model import AnalyzeOptions
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.capture.model import CodeRow
 from tests.conftest import corpus_path
 

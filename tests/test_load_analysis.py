@@ -45,7 +45,7 @@ def test_the_page_of_a_saved_analysis_is_the_page_of_the_live_one(saved):
     """report SAVED.json renders the same page as analyze --format html of the same analysis."""
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.export.report_data import report_data
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
     from hotspot.render.html import render_page
 
     path, _ = saved

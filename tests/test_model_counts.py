@@ -79,7 +79,7 @@ TREE = {
     "hotspot/capture/trace/__init__.py": "",
     "hotspot/capture/trace/kernel_trace.py": "from hotspot.capture.files import x\ndef read(): pass\n",
     "hotspot/att/__init__.py": "",
-    "hotspot/att/analyze.py": """
+    "hotspot/att/capture_analysis.py": """
         from pathlib import Path
         from hotspot.arch.arch import Arch
         from hotspot.result import Result
@@ -105,8 +105,8 @@ TREE = {
         def read_saved(path: Path) -> tuple["DispatchAnalysis", list[str]]:  # a loader
             return None, []
     """,
-    "hotspot/plan/analyze.py": """
-        from hotspot.att.analyze import analyze_steps
+    "hotspot/plan/entry_point.py": """
+        from hotspot.att.capture_analysis import analyze_steps
         from hotspot.arch.decide import ArchHint, decide  # hints handed to decide: no decision here
     """,
     "hotspot/att/sub/__init__.py": "",
@@ -156,9 +156,9 @@ def test_counts_of_a_known_tree(tmp_path: Path) -> None:
     assert d["mypy_errors"] is None  # not asked for
     assert d["atomic_writers"] == {"count": 2, "functions": ["hotspot/plan/rules.py:g",
                                                              "hotspot/render/view.py:Writer.save"]}
-    assert d["arch_deciders"] == {"count": 2, "modules": ["hotspot/arch/decide.py", "hotspot/att/analyze.py"]}
-    assert d["entry_points"] == {"count": 2, "functions": ["hotspot/att/analyze.py:analyze_path",
-                                                           "hotspot/att/analyze.py:analyze_dispatch_dir"]}
+    assert d["arch_deciders"] == {"count": 2, "modules": ["hotspot/arch/decide.py", "hotspot/att/capture_analysis.py"]}
+    assert d["entry_points"] == {"count": 2, "functions": ["hotspot/att/capture_analysis.py:analyze_path",
+                                                           "hotspot/att/capture_analysis.py:analyze_dispatch_dir"]}
     assert d["capture_imports"] == {
         "importers": 2, "capture_modules": 3,
         "importer_modules": ["hotspot/att/sub/x.py", "hotspot/plan/rules.py"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from hotspot.arch.occupancy import compute_occupancy, occupancy_candidates
+from hotspot.arch.occupancy_model import compute_occupancy, occupancy_candidates
 from hotspot.arch.resources import scan_isa_registers
 from hotspot.arch.targets import get_target
 from hotspot.errors import InputError

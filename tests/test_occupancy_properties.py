@@ -15,7 +15,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotspot.arch.occupancy import (
+from hotspot.arch.occupancy_model import (
     align_to,
     compute_occupancy,
     lds_waves,

@@ -80,7 +80,7 @@ def test_plain_refuses_what_orjson_refuses(monkeypatch):
                                   corpus_path("att", "gfx942", "ck_bmm")])
 def test_plain_of_analyses(corpus, path, monkeypatch):
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     monkeypatch.setattr(result_mod, "PLAIN_BYTES", 200)
     monkeypatch.setattr(result_mod, "PLAIN_BATCH", 5)

@@ -10,7 +10,7 @@ import pytest
 
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
 from hotspot.plan.api import kernel_identity, match_kernel
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE
 from tests.conftest import corpus_path
 from tests.plan_data import pmc_report

@@ -257,7 +257,7 @@ def test_a_surer_gain_ranks_before_a_wider_one() -> None:
 def test_sweep_summary_names_item_one_not_a_capture_item() -> None:
     from hotspot.plan.location import Location
     from hotspot.plan.model import Estimate, PlanItem
-    from hotspot.sweep.summary import plan_columns
+    from hotspot.sweep.entry_summary import plan_columns
 
     def item(id_: str, kind: str, file: str | None, high: float | None) -> PlanItem:
         return PlanItem(id_, "MED", "t", kind, Location(file, 3 if file else None, None, None, "k"), [], "", "",

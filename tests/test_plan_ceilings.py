@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.plan.rules import RULES_BY_ID
 from tests.conftest import CORPUS
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.plan.engine import AMDAHL_MIN_STALL_SHARE, MAX_PLAN_ITEMS
 from hotspot.synth import DispatchSpec, ExplicitProgram, InstructionMix, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -124,7 +124,7 @@ def test_plan_invariants_on_generated_dispatches(tmp_path_factory, seed, loads, 
 
 
 def test_unknown_lds_is_a_null_limit_not_no_lds() -> None:
-    from hotspot.arch.occupancy import compute_occupancy
+    from hotspot.arch.occupancy_model import compute_occupancy
 
     unknown = compute_occupancy("gfx950", 64, lds_bytes=None, wg_threads=256)
     assert unknown.limits["lds"] is None and any("LDS limit unknown" in n for n in unknown.notes)

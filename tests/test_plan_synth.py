@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 
 SRC = "/work/synth/kernels/k.py"

@@ -11,8 +11,8 @@ import pytest
 
 from hotspot.arch.achieved import achieved_from_columns
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.capture.occupancy import read_occupancy_json
-from hotspot.plan.analyze import analyze
+from hotspot.capture.occupancy_json import read_occupancy_json
+from hotspot.plan.entry_point import analyze
 from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -151,7 +151,7 @@ def test_a_straight_line_wave_gives_no_capture_underfill() -> None:
 
 
 def test_a_row_matched_by_name_that_the_occupancy_contradicts_is_not_the_launch() -> None:
-    from hotspot.att.launch import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, INCONSISTENT, MATCHED, LaunchOut,
+    from hotspot.att.launch_match import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, INCONSISTENT, MATCHED, LaunchOut,
                                     checked_against_occupancy)
 
     row = LaunchOut([507 * 256, 1, 1], [256, 1, 1], 507, 48_000, 256, "kt.csv", 8000.0, MATCHED,
@@ -172,7 +172,7 @@ def test_a_name_only_row_is_checked_against_the_captures_own_workgroup_count() -
     off by 115, more than max(15% of 392, 1 per SE = 32) -> refused. A row of 400 stands."""
     from dataclasses import replace
 
-    from hotspot.att.launch import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, CAPTURE_GRID_TOLERANCE, INCONSISTENT,
+    from hotspot.att.launch_match import (BY_DISPATCH_ID, BY_UNIQUE_SHAPE, CAPTURE_GRID_TOLERANCE, INCONSISTENT,
                                     MATCHED, LaunchOut, checked_against_capture_grid)
 
     row = LaunchOut([507 * 256, 1, 1], [256, 1, 1], 507, 30_000, 304, "kt.csv", 5300.0, MATCHED,

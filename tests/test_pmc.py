@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.arch.counters import GFX90A_COUNTERS as GFX90A
-from hotspot.arch.counters import GFX942_COUNTERS as GFX942
-from hotspot.arch.counters import GFX950_COUNTERS as GFX950
+from hotspot.arch.counter_semantics import GFX90A_COUNTERS as GFX90A
+from hotspot.arch.counter_semantics import GFX942_COUNTERS as GFX942
+from hotspot.arch.counter_semantics import GFX950_COUNTERS as GFX950
 from hotspot.errors import InputError, UsageError
 from hotspot.pmc.api import analyze_pmc
 from hotspot.pmc.fabric_bytes import read_bytes

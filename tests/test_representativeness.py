@@ -22,7 +22,7 @@ from hotspot.att.representativeness import (
 )
 from hotspot.att.loops import Loop
 from hotspot.capture.waves import WaveTotals
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path
 

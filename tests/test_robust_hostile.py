@@ -555,9 +555,9 @@ def test_robust_rocpd_numbers_out_of_range(tmp_path, name, times, says):
 
 POOL_DRIVER = ("import sys\n"
                "if __name__ == '__main__':\n"
-               "    import hotspot.att.engine.jobs as J\n"
+               "    import hotspot.att.engine.worker_count as J\n"
                "    J.EXPLICIT_POOL_MIN_BYTES = 0  # a pool for a test-sized capture\n"
-               "    from hotspot.launch import main\n"
+               "    from hotspot.console import main\n"
                "    sys.argv = ['hotspot', *sys.argv[1:]]\n"
                "    sys.exit(main())\n")
 

@@ -210,7 +210,7 @@ def test_gpu_list_errors():
 
 
 def test_doctor_lists_gpus_from_kfd_topology(tmp_path, monkeypatch):
-    from hotspot.collect.tools import parse_kfd_topology
+    from hotspot.collect.rocm_tools import parse_kfd_topology
 
     nodes = tmp_path / "class" / "kfd" / "kfd" / "topology" / "nodes"
     props = {0: "cpu_cores_count 64\nsimd_count 0\ngfx_target_version 0\n",
@@ -223,7 +223,7 @@ def test_doctor_lists_gpus_from_kfd_topology(tmp_path, monkeypatch):
     assert [(g.index, g.gfx) for g in gpus] == [(0, "gfx942"), (1, "gfx950"), (2, "gfx90a")]
     assert parse_kfd_topology(tmp_path / "nothing") == []
     # what doctor (and sweep --gpus all) use when no ROCm tool is installed
-    from hotspot.collect import tools
+    from hotspot.collect import rocm_tools as tools
 
     monkeypatch.setattr(tools, "find_tool", lambda name, rocprofv3=None: None)
     found, how = tools.list_gpus(None, sysfs_root=tmp_path)
@@ -233,7 +233,7 @@ def test_doctor_lists_gpus_from_kfd_topology(tmp_path, monkeypatch):
 
 
 def test_amd_smi_json():
-    from hotspot.collect.tools import parse_amd_smi
+    from hotspot.collect.rocm_tools import parse_amd_smi
 
     text = json.dumps([{"gpu": 1, "asic": {"market_name": "MI300X", "target_graphics_version": "gfx942"}},
                        {"gpu": 0, "asic": {"market_name": "MI300X", "target_graphics_version": "gfx942"}}])

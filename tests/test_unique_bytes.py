@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hotspot.att.address_taint import TID, WG, loop_invariant_addresses, taint_of_addresses
 from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-from hotspot.plan.analyze import analyze
+from hotspot.plan.entry_point import analyze
 from tests.plan_data import plan_of
 from hotspot.synth import DispatchSpec, ExplicitProgram, Layout, make_dispatch
 from tests.conftest import corpus_path

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
-from hotspot.att.waits.counters import NO_PRODUCER, build_tables
+from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, build_tables
 from hotspot.att.waits.reduce import exact_blame
 from hotspot.att.waits.replay import edge_keys, entry_keys, reconstruct
 from hotspot.capture.codejson import read_code_json

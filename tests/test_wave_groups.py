@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hotspot.att.engine.groups import PENDING_WAVES, charge_windows, fold_wave_columns
 from hotspot.att.engine.wavepass import WavePartial, fold_wave_records
-from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture.model import CodeRow
 
 # A small kernel: rows 0..7 with memory ops on both counters, waits and a barrier.

@@ -95,7 +95,7 @@ def test_sums_taken_from_c_equal_the_python_groups(mod, tmp_path, monkeypatch):
     from dataclasses import asdict
 
     from hotspot.att.engine.wavepass import PassOptions, run_wave_pass
-    from hotspot.att.waits.counters import build_tables
+    from hotspot.att.waits.waitcnt_rules import build_tables
     from hotspot.capture.codejson import read_code_json
     from hotspot.capture.layout import open_dispatch
 
@@ -122,7 +122,7 @@ def test_values_no_decoder_writes_are_handed_back_with_their_ranges(mod, tmp_pat
     holds what the check needs."""
     from hotspot.att.engine.groups import NativeFold
     from hotspot.att.engine.wavepass import WavePartial
-    from hotspot.att.waits.counters import build_tables
+    from hotspot.att.waits.waitcnt_rules import build_tables
     from hotspot.capture.codejson import read_code_json
 
     d, files = _dispatch(tmp_path, waves=2, variants=1)

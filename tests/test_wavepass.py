@@ -21,7 +21,7 @@ from hotspot.att.engine.wavepass import (
     run_wave_pass,
     sample_wave_files,
 )
-from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture.codejson import read_code_json
 from hotspot.capture.layout import WaveFile, open_dispatch
 from tests.test_analyze_corpus import DISPATCH_DIRS

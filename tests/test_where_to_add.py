@@ -531,7 +531,7 @@ def _check_command(copy: Path, scratch: Path) -> None:
     assert p.returncode == 2 and "html" in p.stderr
     # the output cache and the MCP server know it from the same spec
     known = json.loads(_python(copy, scratch, "import json; from hotspot.cache.output import CACHEABLE; "
-                               "from hotspot.mcp.tools import BY_NAME, input_schema; "
+                               "from hotspot.mcp.tool_schemas import BY_NAME, input_schema; "
                                "print(json.dumps([CACHEABLE, input_schema(BY_NAME['products'])]))"))
     # no options of its own: only the paging arguments every tool takes (docs/cli/mcp.md)
     assert "products" in known[0] and set(known[1]["properties"]) == {"cursor", "max_bytes"}

@@ -75,7 +75,7 @@ def _peak(intervals: list[tuple[int, int]]) -> int:
 
 
 # One SE's events as columns (time, cu, simd, slot, is_start 0/1, kernel_id): what the reader
-# keeps (hotspot/capture/occupancy.py); a 1 GB capture has ~300k events, ~0.4 us each as columns
+# keeps (hotspot/capture/occupancy_json.py); a 1 GB capture has ~300k events, ~0.4 us each as columns
 # against ~2 us as OccupancyEvent tuples.
 EventColumns = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[int], Sequence[int],
                      Sequence[int]]

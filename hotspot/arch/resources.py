@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import field
 
-from hotspot.arch.occupancy import align_to
+from hotspot.arch.occupancy_model import align_to
 from hotspot.arch.targets import SEPARATE, TESTED_GFX, ArchTarget, get_target
 from hotspot.record import record
 

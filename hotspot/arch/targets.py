@@ -12,7 +12,7 @@ from dataclasses import fields
 from typing import NamedTuple
 
 from hotspot.arch import mfma_tables as mt
-from hotspot.arch.counters import (
+from hotspot.arch.counter_semantics import (
     GFX90A_COUNTERS,
     GFX942_COUNTERS,
     GFX950_COUNTERS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hotspot.arch.occupancy import Occupancy, compute_occupancy
+from hotspot.arch.occupancy_model import Occupancy, compute_occupancy
 from hotspot.arch.products import find_product
 from hotspot.arch.targets import ArchTarget, get_target
 from hotspot.errors import InputError, UsageError

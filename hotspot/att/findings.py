@@ -7,7 +7,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 
 from hotspot.arch.classify import Category
-from hotspot.att.aggregate import SourceLineStat, Totals
+from hotspot.att.code_totals import SourceLineStat, Totals
 from hotspot.capture import IDLE_SLICE_EXECUTED_SHARE, WaveTotals
 from hotspot.result import JsonObject, JsonValue
 from hotspot.record import record

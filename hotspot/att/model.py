@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hotspot.arch.arch import Arch
-from hotspot.att import aggregate as agg
+from hotspot.att import code_totals as agg
 from hotspot.att import findings as fnd
 from hotspot.att.barriers import BarrierStat
 from hotspot.att.issue_share import TraceCeilings
 from hotspot.att.loops import Loop
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.att.representativeness import Representativeness
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
@@ -40,7 +40,7 @@ DEFAULT_MAX_FILE_MB = 32.0
 
 
 class PlanMode(TextEnum):
-    """What the analysis use case (hotspot/plan/analyze.py) adds: no plan, the plan attached to each
+    """What the analysis use case (hotspot/plan/entry_point.py) adds: no plan, the plan attached to each
     dispatch (`analyze --plan`), or the plan alone (`hotspot plan`)."""
 
     NONE = ""
@@ -69,7 +69,7 @@ class AnalyzeOptions:
     all_dispatches: bool = False
     # Refuse a code.json or wave file larger than this instead of exhausting memory (0 = no cap).
     max_file_mb: float = DEFAULT_MAX_FILE_MB
-    # worker processes for the wave pass; None = auto (hotspot/att/engine/jobs.py decides)
+    # worker processes for the wave pass; None = auto (hotspot/att/engine/worker_count.py decides)
     jobs: int | None = None
     max_waves: int | None = None  # read at most this many wave files (sampled evenly over SE/SIMD)
     meta: tuple[str, ...] = ()  # --meta: side files or folders named explicitly (searched first)
@@ -80,7 +80,7 @@ class AnalyzeOptions:
     # > 0: the wave pass also keeps the own values of up to this many waves per dispatch (diff's
     # samples, published in the capture session: hotspot/att/wave_samples.py)
     wave_samples: int = 0
-    # The plan (hotspot/plan/analyze.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
+    # The plan (hotspot/plan/entry_point.py `analyze`, the one entry point): PLAN_NONE, PLAN_ATTACHED to
     # each dispatch (`analyze --plan`), or PLAN_ALONE (`hotspot plan`: the plan without the tables)
     plan: PlanMode = PlanMode.NONE
     pmc: tuple[str, ...] = ()  # --pmc: counter files for the plan's memory verdicts
@@ -197,7 +197,7 @@ class DispatchAnalysis:
     instruction_mix: list[agg.MixEntry]
     findings: list[fnd.Finding]
     wave_states: WaveStates | None = None
-    occupancy: DispatchOccupancy | None = None  # theoretical vs achieved (hotspot/att/occupancy.py)
+    occupancy: DispatchOccupancy | None = None  # theoretical vs achieved (hotspot/att/dispatch_occupancy.py)
     waits: list[WaitBlame] | None = None  # s_waitcnt -> producer blame (hotspot/att/waits/)
     blamed_lines: list[BlamedLine] | None = None
     lgkm_breakdown: LgkmBreakdown | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.att import aggregate as agg
+from hotspot.att import code_totals as agg
 from hotspot.att import findings as fnd
 from hotspot.att.model import (AnalysisMode, AnalyzeOptions, DispatchAnalysis, DispatchInfo, OptionsEcho,
                                 SampleColumns, SampleCounts, arch_out)

@@ -19,7 +19,7 @@ from hotspot.att.engine.wavepass import (
 from hotspot.att.issue_share import IssueWeights, TraceCeilings, trace_ceilings
 from hotspot.att.loops import Loop, find_loops
 from hotspot.att.states import WaveStates, wave_states
-from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.att.waits.reduce import (
     Attribution,
     BlamedLine,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.att.engine.samples import SequenceFacts, WaveSample, sample_wave, wave_of_data
 from hotspot.att.engine.wavepass import sample_wave_files
-from hotspot.att.waits.counters import build_tables
+from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture import CodeRow, WaveFile, read_wave_bytes
 from hotspot.record import record
 

@@ -13,7 +13,7 @@ stdout/stderr are terminals and their sizes, and the interpreter; the entry hold
 signature of every file and folder the run read, side-file listings, and every module it loaded
 outside the standard library. Progress lines are not recorded (a replay is instant).
 
-This module runs before typer and the rest of hotspot are imported (hotspot/launch.py): standard
+This module runs before typer and the rest of hotspot are imported (hotspot/console.py): standard
 library, hotspot.cache and the command index (hotspot/clihelp/pages.py, generated data) only.
 """
 

@@ -47,7 +47,7 @@ def pick_row(named: Sequence[DispatchRecord], dispatch_id: int | None) -> Dispat
     """The row whose resources stand for the traced kernel: among the rows of its name, the same
     dispatch id (callers pass an id only when the file comes from the same run), else the first
     (a kernel's registers do not change between its dispatches; its launch is matched apart,
-    hotspot/att/launch.py)."""
+    hotspot/att/launch_match.py)."""
     if dispatch_id is not None:
         for r in named:
             if r.dispatch_id == dispatch_id:

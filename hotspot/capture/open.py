@@ -25,7 +25,7 @@ from hotspot.record import record
 if TYPE_CHECKING:
     from hotspot.arch.arch import Arch
     from hotspot.capture.dispatch_rows import KernelRows
-    from hotspot.capture.occupancy import OccupancyTrace
+    from hotspot.capture.occupancy_json import OccupancyTrace
     from hotspot.capture.realtime import Realtime
     from hotspot.capture.snapshots import SourceMap
     from hotspot.capture.waves import Wave
@@ -89,7 +89,7 @@ class Capture:
 
     def occupancy(self) -> OccupancyTrace | None:
         """occupancy.json (None without one); an unreadable one is an InputError naming it."""
-        from hotspot.capture.occupancy import read_occupancy_json
+        from hotspot.capture.occupancy_json import read_occupancy_json
 
         path = self.path / "occupancy.json"
         return read_occupancy_json(path) if path.is_file() else None

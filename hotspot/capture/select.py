@@ -15,7 +15,7 @@ from pathlib import Path
 from hotspot.capture.codejson import EMPTY_TRACE_HINT, read_code_json
 from hotspot.capture.layout import open_dispatch, parse_dir_name, require_dispatch_dirs
 from hotspot.capture.model import CodeRow, CodeTable, KernelSymbol
-from hotspot.capture.occupancy import read_occupancy_json
+from hotspot.capture.occupancy_json import read_occupancy_json
 from hotspot.capture.runtime_kernels import is_runtime_kernel
 from hotspot.errors import EmptyTraceError, HotspotError, InputError, UsageError
 from hotspot.record import record

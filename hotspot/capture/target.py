@@ -43,7 +43,7 @@ def detect_arch(dispatch_dir: Path, isa: Iterable[str] = (), override: str | Non
 
 def _busy_cus_by_se(dispatch_dir: Path) -> dict[int, list[int]]:
     """The CUs occupancy.json shows busy on each traced shader engine ({} without a readable file)."""
-    from hotspot.capture.occupancy import read_occupancy_json
+    from hotspot.capture.occupancy_json import read_occupancy_json
     from hotspot.errors import HotspotError
 
     path = dispatch_dir / "occupancy.json"

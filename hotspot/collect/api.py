@@ -16,17 +16,12 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
-from hotspot.collect import (
-    att_outputs,
-    counters,
-    discovery,
-    iterations,
-    jobs,
-    rundir,
-    tools,
-)
+from hotspot.collect import att_outputs, discovery, iterations, rundir
+from hotspot.collect import counter_passes as counters
+from hotspot.collect import rocprof_jobs as jobs
+from hotspot.collect import rocm_tools as tools
 from hotspot.collect.process import ProcessOutcome, run_process, tail
-from hotspot.collect.summary import (
+from hotspot.collect.run_result import (
     CollectDryRun,
     CollectRun,
     DispatchOut,
@@ -483,7 +478,7 @@ class Collector:
 
     def _analyze(self, best: att_outputs.DispatchOutput) -> tuple[object, ErrorOut | None, int]:
         assert self.run_dir is not None
-        from hotspot.plan.analyze import analyze
+        from hotspot.plan.entry_point import analyze
 
         self.say(f"[analyze] {best.path}")
         try:

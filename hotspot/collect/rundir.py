@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hotspot.collect.summary import (
+from hotspot.collect.run_result import (
     DispatchOut,
     ErrorOut,
     IterationsOut,

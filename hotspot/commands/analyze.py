@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("give a dispatch dir (PATH or --dir), or --example")
             if path and dir_ and path != dir_:
                 raise UsageError("PATH and --dir disagree; give one")
-            from hotspot.att.engine.jobs import parse_jobs
+            from hotspot.att.engine.worker_count import parse_jobs
 
             try:
                 n_jobs = parse_jobs(jobs)
@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
                                   source_map=parse_source_maps(source_map or ()),
                                   jobs=n_jobs, plan=PLAN_ATTACHED if plan or pmc or brief else PLAN_NONE,
                                   pmc=tuple(pmc or ()))
-            from hotspot.plan.analyze import analyze
+            from hotspot.plan.entry_point import analyze
 
             result = analyze(Path(target), opts)
             if brief and fmt == "json":

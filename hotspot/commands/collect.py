@@ -110,7 +110,7 @@ def register(app: typer.Typer) -> None:
                 parse_rocprofv3_args,
                 parse_size,
             )
-            from hotspot.collect.jobs import AttSettings
+            from hotspot.collect.rocprof_jobs import AttSettings
             from hotspot.errors import UsageError
 
             if timeout is not None and timeout <= 0:

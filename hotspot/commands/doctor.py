@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         from hotspot.render.collect import render_doctor, render_doctor_markdown
 
         def produce() -> Result[object]:
-            from hotspot.collect.doctor import PURPOSES, run_doctor
+            from hotspot.collect.doctor_checks import PURPOSES, run_doctor
             from hotspot.errors import ToolMissingError, UsageError
 
             if for_ is not None and for_ not in PURPOSES:

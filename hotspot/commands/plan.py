@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
             from pathlib import Path
 
             from hotspot.att.model import PLAN_ALONE, AnalyzeOptions
-            from hotspot.plan.analyze import analyze
+            from hotspot.plan.entry_point import analyze
 
             result = analyze(Path(capture_path(path, example)), AnalyzeOptions(topk=0, kernel=kernel, arch=arch, meta=tuple(meta or ()),
                                                         plan=PLAN_ALONE, pmc=tuple(pmc or ())))

@@ -250,7 +250,7 @@ def register(app: typer.Typer) -> None:
             except Exception as err:
                 _problems_to_stderr(err)
                 raise
-            from hotspot.sweep.model import Submission
+            from hotspot.sweep_records import Submission
 
             submitted = result.data
             if wait and isinstance(submitted, Submission) and submitted.slurm:  # `submission` is true on these only

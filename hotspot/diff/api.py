@@ -250,7 +250,7 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
 def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
                     warnings: list[str]) -> _Side:
     from hotspot.att.model import AnalyzeOptions
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     # the best dispatch and the next ones of its kernel: replicates measure the capture noise
     from hotspot.att import wave_samples

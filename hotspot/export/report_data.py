@@ -50,7 +50,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
     if path.is_file():
         return load_saved(path)
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     cap = REPORT_MAX_FILE_MB if opts.max_file_mb is None else opts.max_file_mb
     max_bytes = int(cap * MB) if cap else None

@@ -2,7 +2,7 @@
 (`drop --brief`, `e.g. --arch gfx942`, `run 'hotspot plan --help'`); over MCP the caller passes
 tool arguments, so the server says the same with the tool's arguments (`detail_level: "full"`,
 `arch: "gfx942"`, the tool's input schema). The command line keeps its flags: only the server
-rewrites, from the same click parameters the tool's schema is read from (hotspot/mcp/tools.py).
+rewrites, from the same click parameters the tool's schema is read from (hotspot/mcp/tool_schemas.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import orjson
 from hotspot.commandspec import ToolSpec
 from hotspot.result import dumps
 
-# `--brief` is the detail level over MCP (hotspot/mcp/tools.py hides the flag itself)
+# `--brief` is the detail level over MCP (hotspot/mcp/tool_schemas.py hides the flag itself)
 _BRIEF_DROPPED = re.compile(r"\b(?:drop|remove|without) --brief\b")
 _BRIEF = re.compile(r"(?<![\w-])--brief\b")
 _HELP = re.compile(r"(?:run |see )?'?hotspot [\w ]*--help'?(?: for the options)?")
@@ -37,7 +37,7 @@ def _literal(value: str) -> str:
 
 def flag_names(spec: ToolSpec) -> dict[str, tuple[str, bool]]:
     """Every spelling of each option the tool exposes -> (its tool argument, whether it is a flag)."""
-    from hotspot.mcp.tools import arg_name, exposed
+    from hotspot.mcp.tool_schemas import arg_name, exposed
 
     out: dict[str, tuple[str, bool]] = {}
     for param in exposed(spec):

@@ -31,7 +31,7 @@ def run_command(argv: list[str]) -> Answer:
     """`hotspot ARGV` (ending in `--format json`) run in-process; never raises but for an
     interrupt (KeyboardInterrupt reaches the command itself, which reports it)."""
     from hotspot.outfile import OUTPUT_SINK
-    from hotspot.mcp.tools import click_command
+    from hotspot.mcp.tool_schemas import click_command
 
     import typer
 

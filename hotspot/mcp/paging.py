@@ -39,7 +39,7 @@ Path = tuple[Key, ...]     # object keys and, inside a paged item, list position
 
 
 def schema_properties() -> dict[str, dict[str, Any]]:
-    """The paging arguments every tool takes (hotspot/mcp/tools.py adds them to each schema)."""
+    """The paging arguments every tool takes (hotspot/mcp/tool_schemas.py adds them to each schema)."""
     return {
         CURSOR_ARG: {"type": "string",
                      "description": "From page.more[].cursor of an earlier answer of this same call: "

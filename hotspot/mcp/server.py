@@ -29,7 +29,7 @@ from hotspot.errors import HotspotError, UsageError
 from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
-from hotspot.mcp.tools import BY_NAME, SPECS, description, input_schema, path_values, to_argv
+from hotspot.mcp.tool_schemas import BY_NAME, SPECS, description, input_schema, path_values, to_argv
 from hotspot.result import dumps, error_envelope
 
 REMEMBERED_META = "hotspot/remembered"

@@ -1,5 +1,5 @@
 """The plan over an analysis: beside each dispatch (`analyze --plan`) or alone (`hotspot plan`'s
-document). Reached through the one analysis use case, hotspot/plan/analyze.py `analyze`."""
+document). Reached through the one analysis use case, hotspot/plan/entry_point.py `analyze`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.att.aggregate import CategoryStall
+from hotspot.att.code_totals import CategoryStall
 from hotspot.att.model import (
     AnalyzeOptions,
     ArchOut,
@@ -17,7 +17,7 @@ from hotspot.att.model import (
     Selection,
     trimmed,
 )
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of

@@ -14,7 +14,7 @@ from hotspot.arch.mfma import (
 )
 from hotspot.arch.classify import Category
 from hotspot.arch.targets import find_target
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 

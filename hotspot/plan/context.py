@@ -15,9 +15,9 @@ from hotspot.arch.classify import Category
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
 from hotspot.att.model import DispatchAnalysis
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.att.representativeness import MIN_PASSES_PER_WAVE
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.capture import SourceRef
 from hotspot.pmc.analysis import KernelReport

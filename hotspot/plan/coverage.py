@@ -15,7 +15,7 @@ complete while it is silent about its biggest cost.
 from __future__ import annotations
 
 from hotspot.arch.classify import Category
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.plan.model import Kind, PlanItem, Site
 from hotspot.record import record

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.register_reads import ALL_SOURCES, STOP_PREFIXES
 
 _TOKEN = re.compile(r"(?<!\w)(?:([vsa])(?:(\d+)|\[(\d+):(\d+)\])|(vcc|exec|flat_scratch|xnack_mask)(_lo|_hi)?|(m0))(?!\w)")

@@ -16,7 +16,7 @@ from collections import defaultdict
 from statistics import median
 
 from hotspot.arch.classify import Category
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.access_rules import WIDE_BYTES, store_bytes_per_lane
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.def_use import reads, registers, writes

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hotspot.arch.classify import VECTOR_ALU
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.def_use import reads, straight_line, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site

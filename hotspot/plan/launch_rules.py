@@ -6,7 +6,7 @@ is the headroom below it, and the engine caps every other estimate there."""
 from __future__ import annotations
 
 from hotspot.arch.classify import VMCNT_WAITS, VMEM_ACCESS, Category
-from hotspot.att.launch import MATCHED, LaunchOut
+from hotspot.att.launch_match import MATCHED, LaunchOut
 from hotspot.att.representativeness import STEADY_LOOP_MIN_SHARE
 from hotspot.plan.context import PlanContext, is_kernarg_load
 from hotspot.plan.model import UNREPRESENTATIVE, Candidate, Evidence, Outcome, Rule
@@ -22,7 +22,7 @@ UNDERFILL_LOW_FACTOR = 0.5
 
 
 def launch_not_matched(launch: LaunchOut) -> str | None:
-    """Why no grid-based item may use this launch (hotspot/att/launch.py status), or None."""
+    """Why no grid-based item may use this launch (hotspot/att/launch_match.py status), or None."""
     if launch.status == MATCHED:
         return None
     return f"the launch is {launch.status}: {launch.reason or 'no row matches the traced dispatch'}"
@@ -292,7 +292,7 @@ def _rows(rows: list[int]) -> str:
 
 
 def bandwidth_bound(ctx: PlanContext, rule: Rule) -> Outcome:
-    from hotspot.att.launch import waves_per_workgroup
+    from hotspot.att.launch_match import waves_per_workgroup
     from hotspot.arch.targets import find_target
 
     if ctx.pmc is not None:

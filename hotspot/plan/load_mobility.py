@@ -15,7 +15,7 @@ iteration ahead, which is the loop rules' fix, so loads in loops are not judged 
 from __future__ import annotations
 
 from hotspot.arch.classify import LOADS, is_wait
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.register_reads import ALL_SOURCES, STOP_PREFIXES, _overlap, dest_regs, source_regs
 from hotspot.record import record

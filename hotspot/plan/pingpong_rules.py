@@ -18,7 +18,7 @@ rows than memory rows make an MFMA phase, otherwise memory rows make a memory ph
 from __future__ import annotations
 
 from hotspot.arch.classify import Category
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 

@@ -131,7 +131,7 @@ def real_grid(ctx: PlanContext) -> Grid | None:
     """The grid: the matched launch row's, else the one a capture that ran in one round shows
     (wave starts on the traced SEs ÷ waves per workgroup × the product's SEs ÷ traced SEs)."""
     from hotspot.arch.products import SES_PER_XCD, find_product
-    from hotspot.att.launch import capture_workgroups
+    from hotspot.att.launch_match import capture_workgroups
 
     target = budget_target(ctx)
     if target is None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hotspot.arch.classify import LATENCY_WAITS, Category
-from hotspot.arch.occupancy import per_simd
-from hotspot.att.aggregate import InstructionStat
+from hotspot.arch.occupancy_model import per_simd
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.pingpong_rules import conditional_barrier
 from hotspot.plan.spin_rules import spin_loop

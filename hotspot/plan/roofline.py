@@ -12,7 +12,7 @@ from hotspot.arch.products import find_product
 from hotspot.arch.targets import find_target
 from hotspot.record import record
 from hotspot.arch.classify import Category
-from hotspot.att.launch import MATCHED, LaunchOut
+from hotspot.att.launch_match import MATCHED, LaunchOut
 from hotspot.plan.context import PlanContext
 
 MHZ_TO_PER_NS = 1e-3  # cycles per ns at 1 MHz

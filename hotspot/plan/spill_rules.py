@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from hotspot.arch.classify import VM_PRODUCERS, Category
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site

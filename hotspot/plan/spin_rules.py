@@ -10,7 +10,7 @@ itself: have the producing workgroups finish earlier, or remove the flag.
 from __future__ import annotations
 
 from hotspot.arch.classify import Category
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from hotspot.arch.classify import Category, is_wait
 from hotspot.arch.classify import LOADS as ANY_LOAD
 from hotspot.arch.classify import VMEM_LOADS
-from hotspot.att.aggregate import InstructionStat
+from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import Pair, PlanContext, is_kernarg_load
 from hotspot.plan.load_mobility import load_mobility

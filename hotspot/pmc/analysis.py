@@ -9,7 +9,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 
-from hotspot.arch.counters import ArchCounters
+from hotspot.arch.counter_semantics import ArchCounters
 from hotspot.capture import is_runtime_kernel
 from hotspot.pmc.estimate import Estimate, median, total
 from hotspot.pmc.fabric_bytes import dram_read_bytes, read_bytes_any

@@ -6,7 +6,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from hotspot.arch.counters import (
+from hotspot.arch.counter_semantics import (
     ALL_SETS,
     ArchCounters,
     guess_arch_from_counters,

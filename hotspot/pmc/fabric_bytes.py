@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hotspot.arch.counters import ArchCounters
+from hotspot.arch.counter_semantics import ArchCounters
 from hotspot.pmc.estimate import Estimate
 from hotspot.record import record
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis
-from hotspot.att.launch import MATCHED, LaunchOut
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.launch_match import MATCHED, LaunchOut
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
-from hotspot.arch.occupancy import per_simd
+from hotspot.arch.occupancy_model import per_simd
 from hotspot.render.tables import (
     BAR_HEADER,
     bar,

@@ -21,7 +21,7 @@ class _Check(Protocol):
 
 
 class _Doctor(Protocol):
-    """hotspot/collect/doctor.py DoctorReport, read by name (render sits below collect)."""
+    """hotspot/collect/doctor_checks.py DoctorReport, read by name (render sits below collect)."""
 
     ok: bool
     checks: Sequence[_Check]
@@ -44,7 +44,7 @@ class _DryPhase(Protocol):
 
 
 class _DryRun(Protocol):
-    """hotspot/collect/summary.py CollectDryRun, read by name."""
+    """hotspot/collect/run_result.py CollectDryRun, read by name."""
 
     run_dir: str
     iterations: _Iterations | None
@@ -85,7 +85,7 @@ class _AnalysisError(Protocol):
 
 
 class _Run(Protocol):
-    """hotspot/collect/summary.py CollectRun, read by name."""
+    """hotspot/collect/run_result.py CollectRun, read by name."""
 
     dry_run: bool
     run_dir: str
@@ -169,7 +169,7 @@ def render_collect(result: Result[object], markdown: bool = False) -> str:
                  num(x.executed_instructions),
                  "empty" if x.empty else "TRUNCATED" if x.truncated else "ok"] for x in d.dispatches]
         out.append(table(rows, ["chosen", "dispatch", "waves", "executed", "state"], markdown=markdown))
-    pmc = d.pmc  # the counter passes (hotspot/collect/counters.py)
+    pmc = d.pmc  # the counter passes (hotspot/collect/counter_passes.py)
     if pmc:
         out.append(f"counters: {len(pmc.counters)} in {len(pmc.passes)} pass(es); "
                    f"{len(pmc.csv_files)} CSV file(s)" +

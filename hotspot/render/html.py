@@ -22,12 +22,12 @@ import orjson
 from hotspot._version import __version__
 from hotspot.render.html_assets import SCRIPT, STYLE
 from hotspot.render.tables import num, pct, shorten_left, shorten_middle
-from hotspot.att.aggregate import FileStat, InstructionStat, MixEntry, SourceLineStat
+from hotspot.att.code_totals import FileStat, InstructionStat, MixEntry, SourceLineStat
 from hotspot.att.barriers import BarrierStat
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
 from hotspot.att.model import AnalysisMode, DetailLine, DispatchAnalysis, MultiAnalysis
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import BlamedLine, LgkmBreakdown, Producer
 from hotspot.capture import DispatchCandidate

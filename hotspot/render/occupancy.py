@@ -3,7 +3,7 @@ Occupancy)."""
 
 from __future__ import annotations
 
-from hotspot.arch.occupancy import LIMIT_NAMES, Occupancy, per_simd
+from hotspot.arch.occupancy_model import LIMIT_NAMES, Occupancy, per_simd
 from hotspot.render.tables import heading, num, table
 from hotspot.result import Result
 

@@ -8,7 +8,7 @@ from hotspot.render.tables import shorten, table
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
-    from hotspot.sweep.model import (CancelData, EntryRow, Followed, LocalRun, ProgressData, ReportData, StatusData,
+    from hotspot.sweep_records import (CancelData, EntryRow, Followed, LocalRun, ProgressData, ReportData, StatusData,
                                      Submission, Submitted, Summary, WorkerRun)
 
 

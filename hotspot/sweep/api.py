@@ -16,7 +16,7 @@ from hotspot.sweep.recipes import EXAMPLE, MAX_TIMEOUT_S as MAX_TIMEOUT_S, Recip
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.gpus import MAX_GPUS, parse_gpus  # noqa: F401  (part of this API)
 from hotspot.sweep.outcome import SweepResult, exit_code
-from hotspot.sweep.model import EntryStatus, LocalRun, NothingToDo, Submission, Submitted, WorkerRun, WorkerStatus
+from hotspot.sweep_records import EntryStatus, LocalRun, NothingToDo, Submission, Submitted, WorkerRun, WorkerStatus
 from hotspot.sweep.views import progress_data
 from hotspot.record import record
 

@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 
 from hotspot.render.sweep import duration_text
-from hotspot.sweep.model import EntryRow, EntryStatus, ReportData, ReportRow, Summary
+from hotspot.sweep_records import EntryRow, EntryStatus, ReportData, ReportRow, Summary
 
 # An entry without a plan: every column of its summary blank.
 NO_SUMMARY = Summary(None, None, None, None, None, None, None, None, None, None, None, None, None, False, None, None)

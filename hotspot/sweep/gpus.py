@@ -26,7 +26,7 @@ def parse_gpus(spec: str, rocprofv3: str | None = None) -> tuple[int, ...]:
         # Already restricted (Slurm --gres): all = every listed device, whatever the tools enumerate.
         return tuple(range(len([d for d in inherited.split(",") if d.strip()][:MAX_GPUS])))
     if text == "all":
-        from hotspot.collect import tools
+        from hotspot.collect import rocm_tools as tools
 
         found = tools.find_rocprofv3(rocprofv3)
         gpus, how = tools.list_gpus(found.path if found else None)

@@ -29,12 +29,12 @@ import orjson
 
 from dataclasses import field
 
-from hotspot.collect.summary import CollectRun, Kernel
+from hotspot.collect.run_result import CollectRun, Kernel
 from hotspot.record import record
 from hotspot.decode import from_plain
-from hotspot.sweep.model import AttAttempt, EntryStatus, FailedAttempt, Recipe
+from hotspot.sweep_records import AttAttempt, EntryStatus, FailedAttempt, Recipe
 from hotspot.sweep.recipes import Entry
-from hotspot.sweep.model import Summary
+from hotspot.sweep_records import Summary
 
 if TYPE_CHECKING:
     from hotspot.collect.api import CollectOptions
@@ -125,7 +125,7 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
 def _collect_options(entry: Entry, out: Path, cu: int, mask: int, spec: JobSpec,
                      kernel: str | None, iterations: str | None) -> CollectOptions:
     from hotspot.collect.api import CollectOptions
-    from hotspot.collect.jobs import AttSettings
+    from hotspot.collect.rocprof_jobs import AttSettings
 
     return CollectOptions(
         command=entry.cmd, cwd=Path(entry.cwd), output=out, kernel=kernel, iterations=iterations,
@@ -190,9 +190,9 @@ def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt
                  say: Callable[[str], None]) -> JobOutcome:
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.errors import HotspotError
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
     from hotspot.plan.api import PlannedDispatch
-    from hotspot.sweep.summary import summarize, traced_dispatch_ns
+    from hotspot.sweep.entry_summary import summarize, traced_dispatch_ns
 
     sweep_dir = Path(spec.sweep_dir)
     attempt_dir = Path(spec.attempt_dir)

@@ -29,7 +29,7 @@ import orjson
 from hotspot.errors import InputError
 from hotspot.outfile import write_atomically
 from hotspot.decode import from_plain
-from hotspot.sweep.model import (  # noqa: F401  (the manifest's records, named here for its readers)
+from hotspot.sweep_records import (  # noqa: F401  (the manifest's records, named here for its readers)
     AttSettings as AttSettings, EntryState as EntryState, EntryStatus as EntryStatus, LateResult as LateResult, Manifest as Manifest,
     Recipe as Recipe, RecipesRef as RecipesRef, Requeued as Requeued, RunOptions as RunOptions,
     SlurmJob as SlurmJob, WorkerInfo as WorkerInfo, WorkerStatus as WorkerStatus)

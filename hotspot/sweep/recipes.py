@@ -22,7 +22,7 @@ import orjson
 from hotspot.errors import InputError
 from hotspot.record import record
 from hotspot.sweep.manifest import read_regular
-from hotspot.sweep.model import AttSettings, Recipe
+from hotspot.sweep_records import AttSettings, Recipe
 
 ATT_FIELDS = ("target_cu", "buffer_size", "simd_select", "shader_engine_mask")
 # A week: longer than any job's time limit; nan and inf are not a timeout.

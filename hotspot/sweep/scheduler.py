@@ -34,7 +34,7 @@ from hotspot.diagnostics import QUIET
 from hotspot.collect import process
 from hotspot.errors import InputError
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.model import EntryStatus, Finished, WorkerStatus
+from hotspot.sweep_records import EntryStatus, Finished, WorkerStatus
 from hotspot.render.sweep import describe_counts
 from hotspot.sweep.job import RESULT, SPEC, JobOutcome, JobSpec, read_outcome
 from hotspot.record import record

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hotspot.outfile import write_atomically
 from hotspot.errors import CommandFailedError, ToolMissingError
-from hotspot.sweep.model import NodeDown, TaskLog, TaskRow
+from hotspot.sweep_records import NodeDown, TaskLog, TaskRow
 
 SCRIPT = "sweep.sbatch"
 LOG_DIR = "slurm"

@@ -12,13 +12,13 @@ from hotspot.errors import UsageError
 from typing import TYPE_CHECKING, cast
 
 from hotspot.sweep import manifest as mf
-from hotspot.sweep.model import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
+from hotspot.sweep_records import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
                                  ReportData, ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem,
                                  TaskRow, WorkerRow, WorkerStatus)
 
 if TYPE_CHECKING:
     from hotspot.result import Result
-    from hotspot.sweep.model import Submission
+    from hotspot.sweep_records import Submission
     from hotspot.sweep.outcome import SweepResult
 
 FOLLOW_POLL_S = 2.0  # --wait looks again this often (sacct/squeue ask the controller each time)
@@ -186,7 +186,7 @@ def sweep_active(data: StatusData) -> bool:
 def follow_submission(submitted: Result[object], poll_s: float | None = None) -> SweepResult:
     """`hotspot sweep --slurm --wait`: follow the array `submitted` (run_sweep's Result) to its end;
     the Result of `sweep` holds the final status and the submission, with the sweep's outcome."""
-    from hotspot.sweep.model import Followed, SubmittedWork
+    from hotspot.sweep_records import Followed, SubmittedWork
     from hotspot.sweep.outcome import SweepResult
 
     sub = cast("Submission", submitted.data)  # commands/sweep.py follows a Submission only

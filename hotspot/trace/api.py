@@ -18,7 +18,7 @@ from hotspot.capture import (
 )
 from hotspot.errors import EmptyTraceError, HotspotError, UsageError, bad_file
 from hotspot.result import Result
-from hotspot.trace.aggregate import (
+from hotspot.trace.kernel_ranking import (
     gpu_rows,
     kernel_rows,
     region_rows,

@@ -71,7 +71,7 @@ def measure(dispatch: Path) -> dict:
         return real_wave(self, data, se)
 
     from hotspot.att import wave_results
-    from hotspot.plan.analyze import analyze
+    from hotspot.plan.entry_point import analyze
 
     real_pass = wave_results.run_wave_pass
     pass_ns = [0]

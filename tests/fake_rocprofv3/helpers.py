@@ -38,7 +38,7 @@ def app(*code: str) -> list[str]:
 
 
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, with_fake: bool) -> None:
-    from hotspot.collect import tools
+    from hotspot.collect import rocm_tools as tools
 
     for var in ("ROCM_PATH", "ROCPROF_ATT_LIBRARY_PATH", "LD_LIBRARY_PATH", "FAKE_ROCPROF_MODE",
                 "FAKE_ROCPROF_ARCH", "FAKE_ROCPROF_WORKLOAD"):

@@ -36,7 +36,7 @@ import orjson
 
 from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.waits.accumulate import BlameAccumulator
-from hotspot.att.waits.counters import NO_PRODUCER, ROLE_BARRIER, LineTables
+from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture import WAVE_STATES, WaitcntEdges, WaveTotals
 

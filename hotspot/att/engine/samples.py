@@ -20,7 +20,7 @@ from typing import Any
 
 from hotspot.att.engine.native import Rows, ScannedWave, native, scan
 from hotspot.att.waits.accumulate import BlameAccumulator
-from hotspot.att.waits.counters import NO_PRODUCER, LineTables
+from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture import WAVE_STATES, Wave, WaveFile, check_wave, scanned_ranges, wave_of_bytes
 

@@ -45,7 +45,7 @@ from hotspot.att.engine.groups import (
     fold_wave_columns,
     fold_wave_scanned,
 )
-from hotspot.att.engine.jobs import plan_pass, pool_possible
+from hotspot.att.engine.worker_count import plan_pass, pool_possible
 from hotspot.att.engine.native import ScannedWave, native, scan
 from hotspot.att.engine.samples import (
     SequenceFacts,
@@ -56,7 +56,7 @@ from hotspot.att.engine.samples import (
 )
 from hotspot.att.issue_share import IssueAccumulator, IssueWeights
 from hotspot.att.waits.accumulate import BlameAccumulator
-from hotspot.att.waits.counters import ROLE_BARRIER, LineTables
+from hotspot.att.waits.waitcnt_rules import ROLE_BARRIER, LineTables
 from hotspot.capture import (
     Wave,
     WaveFile,
@@ -296,7 +296,7 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
 def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int | None = None,
                   meanwhile: Callable[[], None] | None = None) -> WavePartial:
     """Map-reduce over chunks: in this process, or a process pool where `plan_pass`
-    (hotspot/att/engine/jobs.py) says it pays; `jobs` None = auto. The first CHUNK_WAVES files
+    (hotspot/att/engine/worker_count.py) says it pays; `jobs` None = auto. The first CHUNK_WAVES files
     are always read here (their distinct sequences feed the decision); pool partials are merged
     in chunk order after them (deterministic, and integer sums do not depend on the order).
 

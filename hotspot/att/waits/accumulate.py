@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hotspot.att.waits.counters import NO_PRODUCER, LineTables
+from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, LineTables
 from hotspot.att.waits.replay import align_edges, edge_keys, reconstruct
 from hotspot.capture import WaitcntEdges
 from hotspot.record import record

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from hotspot.arch.classify import Category, classify
 from hotspot.att.waits.accumulate import BlameAccumulator
-from hotspot.att.waits.counters import (
+from hotspot.att.waits.waitcnt_rules import (
     BREAKDOWN_CLASSES,
     LGKM_CLASSES,
     LGKM_WAIT_CATEGORIES,

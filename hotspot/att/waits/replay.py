@@ -5,7 +5,7 @@ charges each wait instance's stall to its producers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from hotspot.att.waits.counters import (
+from hotspot.att.waits.waitcnt_rules import (
     LGKM,
     ROLE_MEM,
     ROLE_WAIT,

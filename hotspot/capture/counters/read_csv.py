@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from hotspot.arch.counters import wanted_counters
+from hotspot.arch.counter_semantics import wanted_counters
 from hotspot.capture.counters.model import CounterFile, DispatchCounters
 from hotspot.capture.files import CSV_FIELD_LIMIT, open_text
 from hotspot.errors import bad_file

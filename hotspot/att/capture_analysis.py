@@ -1,5 +1,5 @@
 """The ATT analysis of one dispatch dir (or of the one chosen among several) into one Result: the
-step hotspot/plan/analyze.py `analyze`, the one analysis use case, runs."""
+step hotspot/plan/entry_point.py `analyze`, the one analysis use case, runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotspot.att import aggregate as agg
+from hotspot.att import code_totals as agg
 from hotspot.att import findings as fnd
 from hotspot.att.findings import Finding
 from hotspot.att.model import (
@@ -27,7 +27,7 @@ from hotspot.att.model import (
     limit,
     trimmed_data,
 )
-from hotspot.att.occupancy import DispatchOccupancy
+from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.att.representativeness import assess, working_waits
 from hotspot.att.waits.generation import waitcnt_rules
 from hotspot.capture import (
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 def analyze_full(path: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[DispatchAnalysis | MultiAnalysis]:
     """The ATT analysis of `path` with every row: one dispatch dir, the best of several, all of
     them (`all_dispatches`), or the best and its replicates (`replicates`). The step the one
-    analysis use case runs (hotspot/plan/analyze.py `analyze`: the plan, the tables shortened to
+    analysis use case runs (hotspot/plan/entry_point.py `analyze`: the plan, the tables shortened to
     --topk); nothing else calls it."""
     with paused_cyclic_gc():
         return _analyze_path(path, opts)
@@ -184,7 +184,7 @@ def analyze_capture(cap: Capture, opts: AnalyzeOptions, warnings: list[str]) -> 
     lines = agg.source_line_stats(rows, totals.stall)
     instructions = agg.instruction_stats(rows, totals.stall)
 
-    from hotspot.att.occupancy import dispatch_occupancy
+    from hotspot.att.dispatch_occupancy import dispatch_occupancy
 
     # Occupancy reads occupancy.json (~300k events on a 1 GB capture): done while the pool's
     # workers read the wave files; its warnings still follow the wave pass's.

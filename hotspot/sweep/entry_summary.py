@@ -11,9 +11,9 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hotspot.collect.summary import Kernel, KernelDiscovered
+from hotspot.collect.run_result import Kernel, KernelDiscovered
 from hotspot.plan.model import Kind
-from hotspot.sweep.model import HottestLine, Summary, TopPlanItem
+from hotspot.sweep_records import HottestLine, Summary, TopPlanItem
 
 if TYPE_CHECKING:
     from hotspot.att.model import DispatchAnalysis

@@ -7,7 +7,7 @@ from dataclasses import field
 from typing import Any
 
 from hotspot.arch.targets import TESTED_GFX
-from hotspot.collect import tools
+from hotspot.collect import rocm_tools as tools
 from hotspot.result import Result
 from hotspot.record import record
 

@@ -213,7 +213,7 @@ class Manifest:
         return next(e for e in self.entries if e.name == name)
 
 
-# -------------------- an analyzed entry (hotspot/sweep/summary.py)
+# -------------------- an analyzed entry (hotspot/sweep/entry_summary.py)
 @record
 class HottestLine:
     file: str | None

@@ -12,7 +12,7 @@ from typing import Any
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
-from hotspot.arch.occupancy import (
+from hotspot.arch.occupancy_model import (
     Limits,
     NextStep,
     Occupancy,
@@ -22,7 +22,7 @@ from hotspot.arch.occupancy import (
 )
 from hotspot.arch.targets import KNOWN_GFX
 from hotspot.att.findings import Finding
-from hotspot.att.launch import LaunchOut, checked_against_capture_grid, checked_against_occupancy, match_launch
+from hotspot.att.launch_match import LaunchOut, checked_against_capture_grid, checked_against_occupancy, match_launch
 from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture import Capture, DispatchRecord, KernelRows, kernel_names, pick_row, same_kernel
 from hotspot.errors import HotspotError
@@ -245,7 +245,7 @@ def _from_model(o: Occupancy, label: str, resources: KernelResources, achieved: 
 
 def launch_of(found: Sequence[KernelRows], arch: Arch, traced_waves: int | None = None) -> LaunchOut | None:
     """The launch from the most trusted file whose rows of the kernel's name have a grid and a
-    workgroup size, matched to the traced dispatch (hotspot/att/launch.py)."""
+    workgroup size, matched to the traced dispatch (hotspot/att/launch_match.py)."""
     from hotspot.arch.products import find_product
 
     product = find_product(arch.product) if arch.product else None

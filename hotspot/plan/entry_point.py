@@ -2,7 +2,7 @@
 commands, diff, report, collect, sweep, the MCP tools through the commands) asks it for an
 analysis, and the options say which: the dispatches (one, all, replicates), the plan attached
 or alone, the counter files. It lives in plan/ because the plan sits above the ATT analysis
-(hotspot/att/analyze.py `analyze_full`, the step it runs); the plan's code is imported only when
+(hotspot/att/capture_analysis.py `analyze_full`, the step it runs); the plan's code is imported only when
 a plan is asked for."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[Ana
     tables shortened to `opts.topk` (0: every row); with `opts.plan` the plan attached to each
     dispatch (its memory verdicts from the counter files `opts.pmc`), or `hotspot plan`'s
     document (PLAN_ALONE: one dispatch)."""
-    from hotspot.att.analyze import analyze_full
+    from hotspot.att.capture_analysis import analyze_full
 
     if opts.plan not in (PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE):
         raise ValueError(f"AnalyzeOptions.plan: {opts.plan!r}")

@@ -72,7 +72,7 @@ def preset_counters(preset: str, arch: str | None) -> tuple[str, ...]:
 
 
 def l2_presets() -> dict[str, tuple[str, ...]]:
-    """gfx target -> its `--pmc-preset l2` counters (hotspot/arch/counters.py via the arch table)."""
+    """gfx target -> its `--pmc-preset l2` counters (hotspot/arch/counter_semantics.py via the arch table)."""
     return {t.gfx: t.counters.l2_preset for t in TARGETS.values() if t.counters and t.counters.l2_preset}
 
 
