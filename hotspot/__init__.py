@@ -5,7 +5,7 @@ As a library: `hotspot.analyze(path, plan=True)`, `hotspot.diff(before, after)` 
 first use: `import hotspot`, and so the command line's start, pays nothing for them.
 """
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cached replay never needs it)
 
 from hotspot._version import __version__
 

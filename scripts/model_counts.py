@@ -41,6 +41,7 @@ import argparse
 import ast
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -98,6 +99,13 @@ class Counts:
     string_states: int = 0
     enum_states: int = 0
     mypy_errors: int | None = None
+    # file names (without .py) that more than one module holds, `__init__` aside, and the paths
+    shared_names: dict[str, list[str]] = field(default_factory=dict)
+    # where-to-add rows (CONTRIBUTING.md): code files outside docs/ each row's recipe edits
+    # (tests/test_where_to_add.py RECIPES); None when not asked for (--where-to-add)
+    where_to_add_files: dict[str, int] | None = None
+    # the most times a fresh `hotspot diff` opened one wave file of a side (--diff-opens); one pass
+    wave_file_opens_per_side: int | None = None
     atomic_writers: list[str] = field(default_factory=list)
     arch_deciders: list[str] = field(default_factory=list)
     entry_points: list[str] = field(default_factory=list)
@@ -117,6 +125,9 @@ class Counts:
             "string_states": self.string_states,
             "enum_states": self.enum_states,
             "mypy_errors": self.mypy_errors,
+            "shared_module_names": {"count": len(self.shared_names), "names": self.shared_names},
+            "where_to_add_files": self.where_to_add_files,
+            "wave_file_opens_per_diff_side": self.wave_file_opens_per_side,
             "atomic_writers": {"count": len(self.atomic_writers), "functions": self.atomic_writers},
             "arch_deciders": {"count": len(self.arch_deciders), "modules": self.arch_deciders},
             "entry_points": {"count": len(self.entry_points), "functions": self.entry_points},
@@ -346,9 +357,6 @@ def measure(root: Path) -> Counts:
         c.atomic_writers += [f"{m.rel}:{f}" for f in _functions_calling(m.tree, _is_atomic_replace)]
         if m.rel != ARCH_VALUE_MODULE and any(_called_name(n) in ARCH_DECISION_CALLS for n in calls):
             c.arch_deciders.append(m.rel)
-        if any(_in_package(m, p) for p in ENTRY_PACKAGES):
-            c.entry_points += [f"{m.rel}:{f.name}" for f in m.tree.body if _is_entry_point(f)
-                               and not _a_step_of_the_use_case(modules, m, f.name)]
         if not (m.name == CAPTURE_PACKAGE or m.name.startswith(CAPTURE_PACKAGE + ".")):
             caps = {i for i in _imported_modules(m, known)
                     if i == CAPTURE_PACKAGE or i.startswith(CAPTURE_PACKAGE + ".")}
@@ -357,7 +365,59 @@ def measure(root: Path) -> Counts:
                 imported |= caps
     c.capture_importers = importers
     c.capture_modules_imported = sorted(imported)
+    c.entry_points = _entry_points(modules)
+    by_name: dict[str, list[str]] = {}
+    for m in modules:
+        stem = Path(m.rel).stem
+        if stem != "__init__":
+            by_name.setdefault(stem, []).append(m.rel)
+    c.shared_names = {n: sorted(paths) for n, paths in sorted(by_name.items()) if len(paths) > 1}
     return c
+
+
+def where_to_add_files(root: Path) -> dict[str, int]:
+    """Code files (outside docs/) each where-to-add row's recipe edits, from the recipes
+    tests/test_where_to_add.py applies and checks (that test proves each recipe works)."""
+    sys.path.insert(0, str(root))
+    try:
+        from tests.test_where_to_add import RECIPES
+    finally:
+        sys.path.remove(str(root))
+    out: dict[str, int] = {}
+    for r in RECIPES:
+        out[r.row] = max(out.get(r.row, 0), len(r.code_files()))
+    return dict(sorted(out.items()))
+
+
+def wave_file_opens_per_side(root: Path) -> int:
+    """A fresh diff (cache off) of two copies of the bundled example, in a child process under an
+    audit hook: the most times one wave file of either side was opened."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    example = root / "hotspot" / "examples" / "data" / "example_run" / "ui_output_agent_5600_dispatch_1"
+    code = (
+        "import collections, json, sys\n"
+        "opened = collections.Counter()\n"
+        "def hook(event, args):\n"
+        "    if event == 'open' and isinstance(args[0], str) and '_wv' in args[0]:\n"
+        "        opened[args[0]] += 1\n"
+        "sys.addaudithook(hook)\n"
+        "from hotspot.cli import main\n"
+        "try:\n"
+        "    main(['diff', sys.argv[1], sys.argv[2], '--format', 'json', '--no-cache'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(max(opened.values()) if opened else 0), file=sys.stderr)\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        sides = [Path(tmp) / side / example.name for side in ("before", "after")]
+        for side in sides:
+            shutil.copytree(example, side)
+        p = subprocess.run([sys.executable, "-c", code, *map(str, sides)], cwd=tmp, capture_output=True,
+                           text=True, env={**os.environ, "HOTSPOT_CACHE": "off", "PYTHONPATH": str(root)})
+        return int(p.stderr.strip().splitlines()[-1])
 
 
 def _is_entry_point(node: ast.stmt) -> bool:
@@ -388,9 +448,24 @@ def _outer_names(ann: ast.expr) -> set[str]:
     return set()
 
 
-def _a_step_of_the_use_case(modules: list[Module], m: Module, name: str) -> bool:
-    importers = _importers(modules, m.name, name) - {m.rel}
-    return bool(importers) and importers <= {USE_CASE}
+def _entry_points(modules: list[Module]) -> list[str]:
+    """The entry-point-shaped functions of att/ and plan/ that are not steps of the use case. A
+    step is imported only by the use case, or only by modules holding steps (a step of a step:
+    att/capture_analysis.py `analyze_full` calls pcsampling_analysis.py `analyze_samples`)."""
+    candidates = [(m, f.name) for m in modules if any(_in_package(m, p) for p in ENTRY_PACKAGES)
+                  for f in m.tree.body if _is_entry_point(f)]
+    importers = {(m.rel, name): _importers(modules, m.name, name) - {m.rel} for m, name in candidates}
+    steps: set[tuple[str, str]] = set()
+    holding = {USE_CASE}
+    changed = True
+    while changed:
+        changed = False
+        for key, by in importers.items():
+            if key not in steps and by and by <= holding:
+                steps.add(key)
+                holding.add(key[0])
+                changed = True
+    return [f"{rel}:{name}" for rel, name in importers if (rel, name) not in steps]
 
 
 def _importers(modules: list[Module], module_name: str, name: str) -> set[str]:
@@ -414,6 +489,12 @@ def render_text(c: Counts) -> str:
         f"type: ignore: {c.type_ignores} ({c.type_ignores_without_reason} without a code and reason)",
         f"string-state comparisons: {c.string_states}; str-enum state types: {c.enum_states}",
         *([f"mypy errors: {c.mypy_errors}"] if c.mypy_errors is not None else []),
+        f"file names shared by modules (__init__ aside): {len(c.shared_names)}"
+        + (f" ({', '.join(c.shared_names)})" if c.shared_names else ""),
+        *([f"files per where-to-add row: " + ", ".join(f"{k} {v}" for k, v in c.where_to_add_files.items())]
+          if c.where_to_add_files is not None else []),
+        *([f"wave-file opens per diff side: {c.wave_file_opens_per_side}"]
+          if c.wave_file_opens_per_side is not None else []),
         f"atomic-write routines: {len(c.atomic_writers)}",
         *(f"  {f}" for f in c.atomic_writers),
         f"modules that decide an arch: {len(c.arch_deciders)}",
@@ -431,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout holding hotspot/ (default: this one)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     ap.add_argument("--mypy", action="store_true", help="also run mypy over the root and count its errors")
+    ap.add_argument("--where-to-add", action="store_true",
+                    help="also count the code files of each where-to-add row's recipe (tests/test_where_to_add.py)")
+    ap.add_argument("--diff-opens", action="store_true",
+                    help="also run a fresh diff of two copies of the bundled example and count wave-file opens")
     args = ap.parse_args(argv)
     if not (args.root / "hotspot").is_dir():
         print(f"model_counts: {args.root} holds no hotspot/ package; pass --root DIR", file=sys.stderr)
@@ -438,6 +523,10 @@ def main(argv: list[str] | None = None) -> int:
     counts = measure(args.root)
     if args.mypy:
         counts.mypy_errors = mypy_errors(args.root)
+    if args.where_to_add:
+        counts.where_to_add_files = where_to_add_files(args.root)
+    if args.diff_opens:
+        counts.wave_file_opens_per_side = wave_file_opens_per_side(args.root)
     sys.stdout.write(json.dumps(counts.as_json(), indent=2) + "\n" if args.format == "json"
                      else render_text(counts))
     return 0

@@ -68,7 +68,7 @@ def test_pool_workers_take_the_same_samples(corpus, monkeypatch):
     cap = open_capture(corpus / "att/gfx950/vec_add")
     files = cap.wave_files
     sample = frozenset(w.where for w in files[::5])  # some in the first chunk, most in the rest
-    opts = PassOptions(build_tables(cap.table.rows), None, sample)
+    opts = PassOptions(build_tables(cap.table.rows), None, sample=sample)
     import hotspot.att.engine.wavepass as wavepass
 
     pools = []

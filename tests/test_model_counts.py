@@ -69,6 +69,7 @@ TREE = {
                 Path(p).replace(q)
     """,
     "hotspot/sweep/__init__.py": "",
+    "hotspot/sweep/rules.py": "",  # a file name plan/ holds too
     "hotspot/other.py": """
         def f(x):
             return x.get("not in plan, render or sweep")
@@ -154,6 +155,9 @@ def test_counts_of_a_known_tree(tmp_path: Path) -> None:
     assert d["string_states"] == 3
     assert d["enum_states"] == 1
     assert d["mypy_errors"] is None  # not asked for
+    assert d["shared_module_names"] == {"count": 1, "names": {"rules": ["hotspot/plan/rules.py",
+                                                                          "hotspot/sweep/rules.py"]}}
+    assert d["where_to_add_files"] is None and d["wave_file_opens_per_diff_side"] is None  # not asked for
     assert d["atomic_writers"] == {"count": 2, "functions": ["hotspot/plan/rules.py:g",
                                                              "hotspot/render/view.py:Writer.save"]}
     assert d["arch_deciders"] == {"count": 2, "modules": ["hotspot/arch/decide.py", "hotspot/att/capture_analysis.py"]}
