@@ -228,7 +228,7 @@ class IssueAccumulator:
         return (self.sums, self.spans, self.wave_time, self.waves)  # shapes are a cache
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        self.sums, self.spans, self.wave_time, self.waves = state  # type: ignore[assignment]
+        self.sums, self.spans, self.wave_time, self.waves = state  # type: ignore[assignment]  # the tuple __getstate__ gave
         self.shapes = {}
 
     def _add(self, scope: ScopeKey, key: SimdKey, span: tuple[int, int], sums: Sums) -> None:

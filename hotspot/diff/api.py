@@ -486,7 +486,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                 why = "not executed, or no cycles, on one side"
             else:
                 pair = (sb, sa)
-        label = (f"{g_b.label} -> {g_a.label}" if how in (MatchedBy.MNEMONICS, MatchedBy.STRUCTURE)  # type: ignore[union-attr]
+        label = (f"{g_b.label} -> {g_a.label}" if how in (MatchedBy.MNEMONICS, MatchedBy.STRUCTURE)  # type: ignore[union-attr]  # both sides matched
                  else ref.label)
         built.append((ref, label, how, vb, va, eb, ea, why, pair))
         if pair is not None:

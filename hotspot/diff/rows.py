@@ -43,7 +43,7 @@ def pooled(parts: list["WaveSamples"]) -> Table:
         where = ([(0, *w) for w in one.placement]
                  if one.placement is not None and len(one.placement) == n else None)
         # int columns where floats are declared: only read (summed), never written to
-        return Table(one.stall, one.latency, one.hits, one.blame, n, True, 1,  # type: ignore[arg-type]
+        return Table(one.stall, one.latency, one.hits, one.blame, n, True, 1,  # type: ignore[arg-type]  # int columns, read as floats
                      where)
     total = sum(len(p.waves) for p in parts)
     out: list[dict[int, list[float]]] = [{}, {}, {}, {}]
@@ -183,7 +183,7 @@ def match(before: dict[str, Group], after: dict[str, Group], same_kernel: bool
             if alike:
                 a = min(alike, key=lambda c: (abs(math.log((after[c].runs + 1) / (g.runs + 1))),
                                               alike.index(c)))
-                cands.remove(a)  # type: ignore[union-attr]
+                cands.remove(a)  # type: ignore[union-attr]  # `alike` is non-empty only when cands is a list
                 pairs.append((k, a, "mnemonics"))
                 only_a.remove(a)
             else:

@@ -202,7 +202,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     pending: tuple[WaveFile, bytes, ScannedWave | None] | None = None
 
     def take_sample() -> None:
-        wf, raw, sc = pending  # type: ignore[misc]
+        wf, raw, sc = pending  # type: ignore[misc]  # called only while a sample is pending
         if sc is None or mod is None:
             part.samples[wf.where] = sample_wave(wave_of_data(wf, raw), tables, sequences)
             return
