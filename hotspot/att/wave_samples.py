@@ -9,7 +9,9 @@ result cache without them does `dispatch_samples` read the sampled waves itself,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,37 +46,44 @@ class WaveSamples:
 
 def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveSamples:
     """The samples of `chosen` (in that order) from their per-wave values. Waves of one sequence
-    share its list of lines: their values are transposed together (C-level zips)."""
-    n = len(chosen)
-    stall: dict[int, list[int]] = {}
-    latency: dict[int, list[int]] = {}
-    hits: dict[int, list[int]] = {}
-    blame: dict[int, list[float]] = {}
+    share its list of lines: their values are transposed together (C-level zips); when waves ran
+    different sequences, each wave's values are gathered over the union of lines by its sequence's
+    itemgetter (0 where it did not run one) and transposed, in C as well."""
     values = [got[wf.where] for wf in chosen]
     by_lines: dict[int, tuple[list[int], list[int]]] = {}  # id of a lines list -> (it, waves)
     for k, v in enumerate(values):
         by_lines.setdefault(id(v[0]), (v[0], []))[1].append(k)
-    for lines, ks in by_lines.values():
-        for field, dest in ((1, stall), (2, latency), (3, hits)):
-            columns = zip(*(values[k][field] for k in ks))
-            if len(ks) == n:  # every wave ran this sequence: its columns as they are
-                for line, col in zip(lines, columns):
-                    dest[line] = list(col)
-                continue
-            for line, col in zip(lines, columns):
-                d = dest.get(line)
-                if d is None:
-                    d = dest[line] = [0] * n
-                for k, x in zip(ks, col):
-                    d[k] = x
-    for k, v in enumerate(values):
-        for pline, value in v[4].items():
-            col_b = blame.get(pline)
-            if col_b is None:
-                col_b = blame[pline] = [0.0] * n
-            col_b[k] = value
+    fields: list[dict[int, list[int]]] = [{}, {}, {}]  # stall, latency, hits
+    if len(by_lines) == 1:  # every wave ran one sequence: its columns as they are
+        lines = values[0][0] if values else []
+        for field, dest in zip((1, 2, 3), fields):
+            for line, col in zip(lines, zip(*(v[field] for v in values))):
+                dest[line] = list(col)
+    elif values:
+        # the union of lines in first-met order (the order every consumer has seen them in)
+        union = list(dict.fromkeys(chain.from_iterable(lines for lines, _ in by_lines.values())))
+        # per sequence, where each union line sits in its lists (past the end: a 0 appended)
+        getters: dict[int, Callable[[list[int]], Sequence[int]]] = {}
+        for key, (lines, _) in by_lines.items():
+            at = {line: i for i, line in enumerate(lines)}
+            idx = [at.get(line, len(lines)) for line in union]
+            getters[key] = _picker(idx)
+        for field, dest in zip((1, 2, 3), fields):
+            rows = [getters[id(v[0])]([*v[field], 0]) for v in values]
+            dest.update(zip(union, map(list, zip(*rows))))
+    stall, latency, hits = fields
+    plines = list(dict.fromkeys(chain.from_iterable(v[4] for v in values)))
+    blame: dict[int, list[float]] = dict(zip(plines, map(list, zip(
+        *[list(map(v[4].get, plines, repeat(0.0))) for v in values])))) if plines else {}
     placement = [(wf.se, *v[5]) for wf, v in zip(chosen, values)]
     return WaveSamples([wf.path.name for wf in chosen], stall, latency, hits, blame, placement)
+
+
+def _picker(idx: list[int]) -> Callable[[list[int]], Sequence[int]]:
+    """xs -> (xs[i] for i in idx), as a tuple (itemgetter of one index gives no tuple)."""
+    if len(idx) > 1:
+        return itemgetter(*idx)
+    return lambda xs: tuple(xs[i] for i in idx)
 
 
 def sample_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:

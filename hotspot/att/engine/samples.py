@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import accumulate
-from operator import itemgetter, sub
+from operator import itemgetter, sub, truediv
 from typing import Any
 
 from hotspot.att.engine.native import Rows, ScannedWave, native, scan
@@ -45,12 +45,29 @@ class SequenceFacts:
         self.grouped = False  # the records grouped by line: made when `sums` first needs them
         self.replay = replay if replay is not None else reconstruct(lines, tables)
         entries, _, _ = self.replay
-        self.entry_keys = [(lines[w], tuple(lines[p] for p in prods)) for w, prods in entries]
         # wait position -> its producers' lines (lgkm entry then vm entry, as blame_wave joins them)
         producers: dict[int, list[int]] = {}
         for w, prods in entries:
             producers.setdefault(w, []).extend(lines[p] for p in prods)
-        self.producers = list(producers.items())
+        # per producer line, in first-met order: the wait positions whose stall it shares and in
+        # how many parts (the terms `replayed_blame` adds, in the order it adds them)
+        terms: dict[int, tuple[list[int], list[int]]] = {}
+        for w, plines in producers.items():
+            for p in plines:
+                ws, ks = terms.setdefault(p, ([], []))
+                ws.append(w)
+                ks.append(len(plines))
+        self.terms = list(terms.items())
+        self._entry_keys: list[tuple[int, tuple[int, ...]]] | None = None
+
+    @property
+    def entry_keys(self) -> list[tuple[int, tuple[int, ...]]]:
+        """The replay's edges as the decoder writes them (made when a wave's edges are compared)."""
+        if self._entry_keys is None:
+            lines = self.sequence
+            self._entry_keys = [(lines[w], tuple(lines[p] for p in prods))
+                                for w, prods in self.replay[0]]
+        return self._entry_keys
 
     def group_by_line(self) -> None:
         lines = self.sequence
@@ -84,12 +101,10 @@ class SequenceFacts:
 
     def replayed_blame(self, stalls: Sequence[int]) -> dict[int, float]:
         """`blame` when the wave's decoder edges are this sequence's replay (or it has none)."""
-        out: dict[int, float] = {}
-        for w, plines in self.producers:
-            share = stalls[w] / len(plines)
-            for p in plines:
-                out[p] = out.get(p, 0.0) + share
-        return out
+        # each wait instance's stall in equal parts over its producers, summed per producer in
+        # wait order (C-level maps per producer)
+        at = stalls.__getitem__
+        return {p: sum(map(truediv, map(at, ws), ks), 0.0) for p, (ws, ks) in self.terms}
 
     def blame(self, wave: Wave, stalls: Sequence[int]) -> dict[int, float]:
         """Producer line -> wait stall blamed on it in this wave, as the wait attribution splits it

@@ -219,10 +219,13 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         if progress is not None:
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
+        sampled = path in opts.sample
+        # one scan of the bytes for both the issue accumulator and the sample
+        pre = scan(mod, data) if mod is not None and (sampled or opts.issue is not None) else None
         if opts.issue is not None:
-            observe_issue(part, opts.issue, mod, data, path, se, simd)
-        if path in opts.sample:  # from the bytes just read: the file is opened once
-            pending = (WaveFile(path, se, simd, slot, n), data, scan(mod, data) if mod else None)
+            observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
+        if sampled:  # from the bytes just read: the file is opened once
+            pending = (WaveFile(path, se, simd, slot, n), data, pre)
         if fused is not None and not part.records_only:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
@@ -271,12 +274,14 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
 
 
 def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, data: bytes, path: str,
-                  se: int, simd: int) -> None:
+                  se: int, simd: int, scanned: ScannedWave | None = None) -> None:
     """Hand one wave's columns to the partial's issue accumulator (the scanner's int64 columns,
-    else orjson's records). A file the fold will refuse is skipped here: the fold says why."""
+    else orjson's records; `scanned`: the bytes' scan when taken already). A file the fold will
+    refuse is skipped here: the fold says why."""
     if part.issue is None:
         part.issue = IssueAccumulator()
-    scanned = scan(mod, data) if mod is not None else None
+    if scanned is None and mod is not None:
+        scanned = scan(mod, data)
     try:
         if scanned is not None:
             part.issue.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
