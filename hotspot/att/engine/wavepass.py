@@ -234,8 +234,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             done, scanned = fused.wave(data, se)
             if done:
                 continue
-        else:
-            scanned = scan(mod, data) if mod is not None else None
+        else:  # the scan taken above for the issue columns or the sample serves the fold too
+            scanned = pre if pre is not None else scan(mod, data) if mod is not None else None
         if scanned is not None:
             data = None  # the columns hold the wave now (a long one: ~1x its file in bytes)
         try:
