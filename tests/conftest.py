@@ -104,7 +104,7 @@ def shared_analyses(_shared_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -
 def _own_sweep_locks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's sweeps take their device locks in a folder of the test's own
-    (hotspot/sweep/scheduler.py lock_folder): tests running at once in parallel workers never
+    (hotspot/collect/device_lock.py lock_folder): tests running at once in parallel workers never
     wait on each other's locks. Created only when a sweep takes a lock."""
     folder = tmp_path_factory.getbasetemp() / "locks" / str(abs(hash(request.node.nodeid)))
     monkeypatch.setenv("HOTSPOT_LOCK_DIR", str(folder))

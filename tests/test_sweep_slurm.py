@@ -80,11 +80,11 @@ def cluster():
 
 
 @pytest.fixture
-def slurm(cluster, monkeypatch):
+def slurm(cluster, monkeypatch, tmp_path):
     monkeypatch.setenv("SLURM_CONF", str(cluster / "slurm.conf"))
-    # the array tasks share the sweep's own locks/ folder (what the first test checks), not the
-    # per-test folder conftest gives other tests
-    monkeypatch.delenv("HOTSPOT_LOCK_DIR", raising=False)
+    # the array tasks inherit it (sbatch exports the environment): they share one lock folder, as
+    # the host's would be shared (what the first test checks)
+    monkeypatch.setenv("HOTSPOT_LOCK_DIR", str(tmp_path / "host-locks"))
     node = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
     yield node
     # leave the node usable for the next test whatever happened
@@ -139,7 +139,8 @@ def test_two_tasks_share_a_node_by_device_with_cpus_per_gpu(fake, slurm, tmp_pat
         running = [e for e in manifest(sw)["entries"] if e["state"] == "running"]
         assert sorted(e["device"] for e in running) == ["0", "1", "2", "3"]
         assert {e["gpu"] for e in running} == {0, 1}  # each worker's own indices: the locks must not use them
-        assert sorted(p.name for p in (sw / "locks").iterdir()) == [f"{slurm}.dev{d}.lock" for d in "0123"]
+        locks = tmp_path / "host-locks"
+        assert sorted(p.name for p in locks.iterdir()) == [f"{slurm}.dev{d}.lock" for d in "0123"]
         gate.write_text("")
         wait_until(lambda: status(sw)["counts"]["done"] == len(names)
                    and all(t["state"] == "COMPLETED" for t in status(sw)["slurm"]["tasks"]), timeout=120, step=0.5)

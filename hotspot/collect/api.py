@@ -158,6 +158,9 @@ def parse_int(text: str, option: str) -> int:
 # The profiled program's output is shown live on stderr (prefixed by its phase) and saved to the
 # phase's logs; off under --quiet, and inside a sweep job (its log is the place for it).
 STREAM_OUTPUT = {"on": True}
+# The host-wide lock of every GPU the profiled program can use (hotspot/collect/device_lock.py), taken
+# before the first phase and held to the end; off inside a sweep job (its worker holds its device's).
+DEVICE_LOCKS = {"on": True}
 
 
 def _say(message: str) -> None:
@@ -191,6 +194,7 @@ class Collector:
         self.prof_path: str | None = None
         self.env = dict(os.environ)
         self.env.update(dict(opts.env))
+        self.locks: list[int] = []  # the GPU device locks held (closed when the run ends)
 
     # ---------------------------------------------------------------- helpers
     def warn(self, message: str) -> None:
@@ -493,6 +497,25 @@ class Collector:
 
     # ---------------------------------------------------------------- main
     def run(self) -> Result[CollectRun | CollectDryRun]:
+        try:
+            return self._run()
+        finally:
+            for fd in self.locks:
+                os.close(fd)
+            self.locks = []
+
+    def _lock_devices(self) -> None:
+        """Wait for, then hold, the host-wide lock of every GPU device the program can see: a sweep
+        or another collect on this host never shares a GPU with it."""
+        from hotspot.collect import device_lock
+
+        if not DEVICE_LOCKS["on"]:
+            return
+        devices = device_lock.visible_devices(self.env) or device_lock.host_devices()
+        what = f"hotspot collect -- {shlex.join(self.opts.command)}"[:200]
+        self.locks = device_lock.hold_all(devices, what, self.say)
+
+    def _run(self) -> Result[CollectRun | CollectDryRun]:
         o = self.opts
         self._validate()
         prof = self._rocprofv3()
@@ -503,6 +526,7 @@ class Collector:
             return self._dry_run(prof, decoder)
         if o.kernel is not None or o.arch or not o.pmc_preset:
             self._counter_plan()  # a bad counter list fails before anything runs
+        self._lock_devices()
         stamp = rundir.utc_stamp()
         explicit = o.output is not None
         slug = rundir.regex_slug(o.kernel) if o.kernel else "discovering"

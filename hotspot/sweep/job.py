@@ -240,6 +240,7 @@ def main(argv: list[str]) -> int:
     from hotspot.collect import api as collect_api
 
     collect_api.STREAM_OUTPUT["on"] = False  # the entry's log holds the program's output
+    collect_api.DEVICE_LOCKS["on"] = False  # the worker holds this entry's device lock
     try:
         result = run_entry(spec)
     except KeyboardInterrupt:

@@ -1,11 +1,13 @@
 """The sweep worker: one job per GPU, entries claimed from the manifest, until nothing is left.
 
 Invariants (tests/test_sweep_scheduling.py checks them on recorded runs):
-- at most one job per GPU at any moment: a GPU is taken from this worker's pool AND a per-host lock
-  on its physical device (`locks/<host>.dev<ID>.lock`, ID being the device the job is pinned to, as
-  Slurm or the inherited ROCR_VISIBLE_DEVICES list names it: two workers on one node share a device
-  only one job at a time, and workers given different devices never wait on each other) before its
-  job starts, and returned only when the job's whole process group has exited;
+- at most one job per GPU at any moment: a GPU is taken from this worker's pool AND the host-wide
+  lock of its physical device (hotspot/collect/device_lock.py: `<host>.dev<ID>.lock` in the host's
+  lock folder, ID being the device the job is pinned to, as Slurm or the inherited
+  ROCR_VISIBLE_DEVICES list names it; held by every hotspot process of every user on the host, so
+  two sweeps, or a sweep and a `hotspot collect`, never share a device, and workers given different
+  devices never wait on each other) before its job starts, and returned only when the job's whole
+  process group has exited;
 - every entry is claimed exactly once per queueing: claims happen under the manifest lock;
 - a timed-out entry's process group gets SIGINT (rocprofv3 flushes what it has), then SIGKILL.
 
@@ -16,9 +18,7 @@ interrupted. A second Ctrl-C kills at once.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -31,7 +31,7 @@ from typing import Callable
 import orjson
 
 from hotspot.diagnostics import QUIET
-from hotspot.collect import process
+from hotspot.collect import device_lock, process
 from hotspot.errors import InputError
 from hotspot.sweep import manifest as mf
 from hotspot.sweep_records import EntryStatus, Finished, WorkerStatus
@@ -42,9 +42,7 @@ from hotspot.record import record
 POLL_S = 0.05
 # A signalled job may take as long as `hotspot collect` gives rocprofv3 to flush its trace.
 INTERRUPT_GRACE_S = process.INTERRUPT_GRACE_S
-BUSY_RETRY_S = 0.5  # how often to look again at GPUs another worker on this host holds
-LOCKS = "locks"
-LOCK_DIR_ENV = "HOTSPOT_LOCK_DIR"  # overrides the device locks' folder (lock_folder)
+BUSY_RETRY_S = 0.5  # how often to look again at GPUs another process on this host holds
 ENTRIES = "entries"
 
 
@@ -81,33 +79,9 @@ class WorkerOutcome:
     signum: int | None = None  # the first signal (SIGINT, SIGTERM, SIGHUP): exit 128 + it
 
 
-def device_lock_name(device: str) -> str:
-    """The lock file of a physical device on this host. `device` is what the entry is pinned to
-    (ROCR_VISIBLE_DEVICES): the id Slurm or the inherited list gives, the same in every worker on
-    the node, so two array tasks handed different devices never wait on each other and two handed
-    the same device never share it."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", device) or "_"
-    return f"{mf.hostname()}.dev{safe}.lock"
-
-
-def lock_folder(sweep_dir: Path) -> Path:
-    """Where the device locks are: `<sweep dir>/locks`, or the folder HOTSPOT_LOCK_DIR names (the
-    test suite gives each test its own, so parallel test workers never wait on each other)."""
-    override = os.environ.get(LOCK_DIR_ENV, "").strip()
-    return Path(override) if override else sweep_dir / LOCKS
-
-
-def _device_lock(sweep_dir: Path, device: str) -> int | None:
-    """Non-blocking per-host device lock; the fd (held while the job runs), or None if busy."""
-    path = lock_folder(sweep_dir) / device_lock_name(device)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+def _device_lock(device: str, what: str) -> int | None:
+    """Non-blocking host-wide device lock; the fd (held while the job runs), or None if busy."""
+    return device_lock.try_lock(device, what)
 
 
 def pin_env(base: dict[str, str], index: int) -> dict[str, str]:
@@ -163,6 +137,7 @@ class Worker:
         self.last_beat = 0.0
         self.next_try = 0.0  # when to look for a free GPU again after finding all locked
         self.devices = {g: pin_env(dict(os.environ), g)["ROCR_VISIBLE_DEVICES"] for g in opts.gpus}
+        self.told_busy: set[int] = set()  # GPUs found held by another process, said once
 
     # ------------------------------------------------------------------ progress
     def _stderr(self, line: str) -> None:
@@ -189,6 +164,15 @@ class Worker:
             sys.stderr.flush()
         else:
             self._say(line)
+
+    def _busy(self, gpu: int) -> None:
+        """Say once (until it is free again) that a device is held by another process on this host."""
+        if gpu in self.told_busy:
+            return
+        self.told_busy.add(gpu)
+        who = device_lock.holder(self.devices[gpu])
+        self._say(f"[sweep] GPU {self.devices[gpu]} is in use on this host by {who or 'another hotspot process'}; "
+                  "waiting for it")
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
@@ -353,10 +337,12 @@ class Worker:
                     if not self.interrupts and not exhausted:
                         mf.reclaim_stale(doc)
                         for gpu in sorted(free):
-                            fd = _device_lock(self.dir, self.devices[gpu])
-                            if fd is None:  # another worker on this host runs a job on it
+                            fd = _device_lock(self.devices[gpu], f"hotspot sweep {self.dir}")
+                            if fd is None:  # another process on this host runs a job on it
+                                self._busy(gpu)
                                 self.next_try = time.monotonic() + BUSY_RETRY_S
                                 continue
+                            self.told_busy.discard(gpu)
                             launched = self._launch(doc, gpu, fd)
                             if launched is None:
                                 os.close(fd)
