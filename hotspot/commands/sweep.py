@@ -74,10 +74,11 @@ def _problems_to_stderr(err: Exception) -> None:
     problems = (getattr(err, "details", None) or {}).get("problems") or []
     if problems:
         from hotspot.diagnostics import printable
+        from hotspot.sweep.recipes import MAX_LINE, Problem
 
-        for p in problems:
-            sys.stderr.write(printable(f"  entry {p['entry']}: {p['field']}: {p['problem']} (fix: {p['fix']})",
-                                       newlines=False) + "\n")
+        for p in problems:  # each line at most MAX_LINE characters, indent included
+            line = Problem(**{k: printable(str(p[k]), newlines=False) for k in ("entry", "field", "problem", "fix")})
+            sys.stderr.write("  " + line.line(MAX_LINE - 2) + "\n")
         sys.stderr.flush()
 
 

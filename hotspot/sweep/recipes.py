@@ -30,6 +30,13 @@ MAX_TIMEOUT_S = 7 * 24 * 3600.0
 # A recipes file is a few KB per entry; read at most this much, nest at most this deep.
 MAX_RECIPES_BYTES = 16 << 20
 MAX_DEPTH = 32
+# Values (scalars, lists, maps) the file may hold once its aliases are expanded: a thousand entries
+# of a few dozen values each is far below; a "billion laughs" alias bomb (a few lines expanding to
+# 10^9 values) is refused while it is read, before anything walks it.
+MAX_VALUES = 250_000
+# A problem line on stderr stays readable: at most this many characters (values and paths inside it
+# are shortened; the JSON document's error.details.problems hold them whole).
+MAX_LINE = 200
 # The sweep pins every entry to its GPU through these; a recipe must not override them.
 PINNING_VARS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -89,8 +96,21 @@ class Problem:
     problem: str
     fix: str
 
-    def line(self) -> str:
-        return f"entry {self.entry}: {self.field}: {self.problem} (fix: {self.fix})"
+    def line(self, width: int = MAX_LINE) -> str:
+        """One line of at most `width` characters: the entry label and field shortened in their
+        middle, a path in the problem from its left (its end stays), then the problem at a word."""
+        from hotspot.render.tables import shorten_left, shorten_middle, shorten_words
+
+        entry, field = shorten_middle(self.entry, 40), shorten_middle(self.field, 40)
+        fix = shorten_words(self.fix, 130)
+        frame = f"entry {entry}: {field}:  (fix: {fix})"
+        problem = self.problem
+        room = max(20, width - len(frame))
+        if len(problem) > room:
+            problem = " ".join(shorten_left(w, 60) if "/" in w and len(w) > 60 else w for w in problem.split(" "))
+        if len(problem) > room:
+            problem = shorten_words(problem, room)
+        return f"entry {entry}: {field}: {problem} (fix: {fix})"
 
 
 @record
@@ -163,10 +183,10 @@ def valid_timeout(value: object) -> bool:
         return False
 
 
-def _short(value: object) -> str:
+def _short(value: object, width: int = 80) -> str:
     """A value for a message: its repr, cut so a 10,000-digit number stays one readable line."""
     text = repr(value) if not isinstance(value, int) or value.bit_length() < 4000 else f"a {value.bit_length()}-bit number"
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _int(value: object, *, size: bool = False) -> int:
@@ -253,7 +273,7 @@ def _entry(raw: Given, defaults: Given, label: str, base: Path, chk: _Checker,
         bad(key, "unknown field", f"use only {', '.join(ENTRY_FIELDS)}")
     name = merged.name
     if required and (not isinstance(name, str) or not NAME_RE.fullmatch(name)):
-        bad("name", "missing" if name is None else f"{_short(name)} is not file-name safe")
+        bad("name", "missing" if name is None else f"{_short(name, 40)} is not file-name safe")
     cmd_raw = merged.cmd
     cmd: tuple[str, ...] = ()
     if isinstance(cmd_raw, str):
@@ -411,7 +431,10 @@ def load_recipes(path: Path) -> Recipes:
         raise InputError(f"{path}: cannot read the recipes file: {exc.strerror or exc}",
                          "check the path; `hotspot sweep --init recipes.yaml` writes an example") from None
     try:
-        doc = yaml.safe_load(raw_bytes)
+        doc = yaml.load(raw_bytes, Loader=_bounded_loader())  # noqa: S506 - a SafeLoader, bounded
+    except _Unbounded as exc:
+        raise InputError(f"{path}: {exc.what} (line {exc.line}); refused", "write the entries out, or use "
+                         "fewer aliases (&name / *name); a recipes file is a list of flat entries") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -456,10 +479,55 @@ def load_recipes(path: Path) -> Recipes:
             entries.append(entry)
     if chk.problems:
         n = len(chk.problems)
-        raise InputError(f"{path}: {n} problem{'s' if n > 1 else ''} in the recipes file, nothing was run; "
-                         f"first: {chk.problems[0].line()}", "fix every problem listed (one per line above) and rerun",
+        from hotspot.render.tables import shorten_left
+
+        raise InputError(f"{shorten_left(str(path), 80)}: {n} problem{'s' if n > 1 else ''} in the recipes file, "
+                         "nothing was run", "fix every problem listed (one per line above) and rerun",
                          code="bad-recipes", details={"problems": [p.__dict__ for p in chk.problems]})
     return Recipes(path.resolve(), tuple(entries), top.prelude, hashlib.sha256(raw_bytes).hexdigest())
+
+
+class _Unbounded(Exception):
+    """The YAML reader stopped: `what` the file does, at `line`."""
+
+    def __init__(self, line: int, what: str) -> None:
+        super().__init__(line, what)
+        self.line, self.what = line, what
+
+
+def _bounded_loader() -> type:
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+        """yaml.SafeLoader that counts the values of every node as if its aliases were expanded (an
+        alias counts its anchor's whole size, computed once) and stops past MAX_VALUES: an alias
+        bomb is refused after composing its few lines, never built or walked. An alias inside its
+        own anchor (a structure without end) is refused too."""
+
+        def __init__(self, stream: bytes) -> None:
+            super().__init__(stream)
+            self.sizes: dict[int, int] = {}
+
+        def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+            alias = self.check_event(yaml.AliasEvent)
+            node: yaml.Node = super().compose_node(parent, index)
+            if alias:
+                if id(node) not in self.sizes:  # its anchor is still being read: it contains itself
+                    raise _Unbounded(node.start_mark.line + 1, "holds an alias inside its own anchor")
+                return node
+            if isinstance(node, yaml.SequenceNode):
+                size = 1 + sum(self.sizes[id(c)] for c in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size = 1 + sum(self.sizes[id(k)] + self.sizes[id(v)] for k, v in node.value)
+            else:
+                size = 1
+            if size > MAX_VALUES:
+                raise _Unbounded(node.start_mark.line + 1, f"expands to more than {MAX_VALUES:,} values "
+                                 "through its aliases")
+            self.sizes[id(node)] = size
+            return node
+
+    return BoundedLoader
 
 
 def _depth(doc: object) -> int:
