@@ -78,6 +78,7 @@ class WorkerInfo:
     state: WorkerStatus = WorkerStatus.RUNNING
     heartbeat_at: str | None = None
     heartbeat_unix: float | None = None
+    devices: list[str] | None = None  # the physical device of each of `gpus` (ROCR_VISIBLE_DEVICES ids)
 
     @property
     def array_job_id(self) -> str | None:
@@ -367,6 +368,7 @@ class WorkerRow:
     state: str
     heartbeat_at: str | None
     slurm: dict[str, str] | None
+    devices: list[str] | None = None  # the physical device of each of `gpus`
 
     @property
     def array_task_id(self) -> str | None:

@@ -107,8 +107,14 @@ def render_report_markdown(result: Result[ReportData]) -> str:
     return "\n".join(out)
 
 
+def _gpu(e: EntryRow) -> str:
+    """The physical device the entry ran on (two workers' GPU 0 can be devices 0 and 2); the
+    worker's index for manifests written before devices were recorded."""
+    return e.device if e.device is not None else "" if e.gpu is None else str(e.gpu)
+
+
 def _progress_table(entries: list[EntryRow]) -> str:
-    rows = [[e.name, e.state, e.host or "", "" if e.gpu is None else e.gpu,
+    rows = [[e.name, e.state, e.host or "", _gpu(e),
              "" if e.elapsed_s is None else f"{e.elapsed_s:.1f}", e.attempts] for e in entries]
     return table(rows, ["entry", "state", "host", "GPU", "elapsed s", "attempts"])
 
@@ -163,15 +169,18 @@ def render_status(result: Result[StatusData]) -> str:
 def _status_text(d: StatusData) -> str:
     out = [f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total}", _progress_table(d.entries)]
     if d.workers:
-        out.append(table([[w.id, w.state or "", ",".join(map(str, w.gpus or [])), w.heartbeat_at or "",
+        out.append(table([[w.id, w.state or "", ",".join(w.devices or map(str, w.gpus or [])), w.heartbeat_at or "",
                            w.array_task_id or ""] for w in d.workers],
                          ["worker", "state", "GPUs", "last heartbeat", "array task"]))
     s = d.slurm
     if s:
         if s.tasks:
             out.append(f"Slurm job {s.job_id} (from {s.source}):")
+            # a reason explains a wait: shown on pending tasks only (sacct keeps the last one on
+            # a task that has since run and ended, e.g. BeginTime on a COMPLETED task)
             out.append(table([[t.job_id, t.state, "" if t.exit_code is None else t.exit_code, t.node or "",
-                               t.starts or "", t.log or "", t.reason or ""] for t in s.tasks],
+                               t.starts or "", t.log or "", (t.reason or "") if t.state == "PENDING" else ""]
+                              for t in s.tasks],
                              ["task", "state", "exit", "node", "starts", "log", "reason"]))
         else:
             out.append(f"Slurm job {s.job_id}: {s.source}")

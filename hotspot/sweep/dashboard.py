@@ -103,8 +103,8 @@ def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str]]:
                 "job.log</a>" if row.log else "")
     where = ""
     if row.host and row.state != EntryStatus.PENDING:
-        dev = f" = device {row.device}" if row.device not in (None, str(row.gpu)) else ""
-        where = f'<div class="muted">{escape(str(row.host))} GPU {escape(str(row.gpu))}{escape(dev)}</div>'
+        gpu = row.device if row.device is not None else str(row.gpu)  # the physical device
+        where = f'<div class="muted">{escape(str(row.host))} GPU {escape(gpu)}</div>'
     state = escape(row.state) + log_link + where + \
         (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
     task = row.slurm if isinstance(row, ReportRow) else None

@@ -148,7 +148,7 @@ class Worker:
         if QUIET["on"]:
             return  # --quiet: no progress; entry results and errors still print
         c = mf.counts(doc)
-        running = ", ".join(f"{j.name}@GPU{g}" for g, j in sorted(self.jobs.items())) or "-"
+        running = ", ".join(f"{j.name}@GPU{self.devices[g]}" for g, j in sorted(self.jobs.items())) or "-"
         left = c["pending"] + c["running"]
         eta = ""
         if self.elapsed and left:
@@ -199,7 +199,7 @@ class Worker:
         w = doc.workers.get(self.id)
         if w is None:
             w = doc.workers[self.id] = mf.WorkerInfo(mf.hostname(), os.getpid(), list(self.opts.gpus), mf.utc_iso(),
-                                                     _slurm_env())
+                                                     _slurm_env(), devices=[self.devices[g] for g in self.opts.gpus])
         w.state, w.heartbeat_at, w.heartbeat_unix = state, mf.utc_iso(), time.time()
         self.last_beat = time.monotonic()
 
@@ -238,8 +238,8 @@ class Worker:
                      started_at=mf.utc_iso(), finished_at=None, elapsed_s=None, exit_code=None, reason=None,
                      log=str(log.relative_to(self.dir)), run_dir=None, report_html=None, plan_json=None,
                      kernel=None, summary=None, att_attempts=[], warnings=[])
-        dev = "" if env["ROCR_VISIBLE_DEVICES"] == str(gpu) else f" = device {env['ROCR_VISIBLE_DEVICES']}"
-        self._say(f"[sweep] start {entry.name} on GPU {gpu}{dev} (pid {proc.pid}, attempt {entry.attempts})")
+        self._say(f"[sweep] start {entry.name} on GPU {env['ROCR_VISIBLE_DEVICES']} (pid {proc.pid}, "
+                  f"attempt {entry.attempts})")  # the physical device: two workers' index 0 differ
         return Job(entry.name, gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
 
     def _finish(self, doc: mf.Manifest, job: Job) -> None:
@@ -276,7 +276,7 @@ class Worker:
         self.outcome.finished.append(Finished(job.name, state, job.gpu, round(elapsed, 3)))
         what = state if state != EntryStatus.DONE else "done"
         extra = f": {reason}" if reason and state != EntryStatus.DONE else ""
-        self._say(f"[sweep] {what} {job.name} on GPU {job.gpu} in {_fmt_s(elapsed)}{extra}")
+        self._say(f"[sweep] {what} {job.name} on GPU {self.devices[job.gpu]} in {_fmt_s(elapsed)}{extra}")
 
     # ------------------------------------------------------------------ loop
     def _reap(self) -> list[Job]:
@@ -286,7 +286,8 @@ class Worker:
         for job in list(self.jobs.values()):
             if job.timeout_s is not None and not job.timed_out and now - job.started > job.timeout_s:
                 job.timed_out = True
-                self._say(f"[sweep] {job.name} on GPU {job.gpu}: timeout ({job.timeout_s:g} s), stopping it")
+                self._say(f"[sweep] {job.name} on GPU {self.devices[job.gpu]}: timeout ({job.timeout_s:g} s), "
+                          "stopping it")
                 self._signal_job(job, signal.SIGINT)
             if job.signalled_at is not None and not job.killed and now - job.signalled_at > INTERRUPT_GRACE_S:
                 job.killed = True

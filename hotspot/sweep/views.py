@@ -102,6 +102,15 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
     partition = doc.slurm.partition if doc.slurm else None
     health = slurm.node_health(partition) if any(t.state == "PENDING" for t in tasks) else None
     down = health[1] if health else []
+    # "run the N left" only when nothing of the sweep is active: while another task of the array is
+    # queued or running (a pending one that can never run aside), a rerun would run beside it
+    stuck = {t.task for t in tasks if t.state == "PENDING" and any(str(t.reason or "").startswith(r)
+                                                                   for r in slurm.NEVER_RUNS)}
+    active = any((t.state in slurm.ACTIVE or t.state == "STARTED") and t.task not in stuck
+                 for t in tasks)
+    then = (f", then run the {left} entries left: {rerun}" if left and not active else
+            f"; other tasks of the array are still active: once they end (hotspot sweep status {sweep_dir} "
+            f"--wait), run what is left: {rerun}" if left else "")
     out = []
     for t in tasks:
         state, code, log = t.state, t.exit_code, t.log or "(no log)"
@@ -125,11 +134,11 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
                 and (left or code <= 128):  # a task stopped by a signal after the work was done is fine
             why = ("stopped by SIGTERM (scancel or the time limit)" if code == 143 or t.sigterm
                    else f"died ({_describe_exit(code)})")
-            fix = f"read {log}, fix the cause" + (f", then run the {left} entries left: {rerun}" if left else "")
+            fix = f"read {log}, fix the cause{then}"
             out.append(TaskProblem(t.task, "task-died", f"task {t.job_id} {why}{where}", fix))
         elif state in ("FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "DEADLINE", "PREEMPTED") and code is None:
             out.append(TaskProblem(t.task, "task-died", f"task {t.job_id}: {state}{where}",
-                                   f"read {log}" + (f", then run the {left} entries left: {rerun}" if left else "")))
+                                   f"read {log}{then}"))
     if left and tasks and all(t.state not in slurm.ACTIVE and t.state != "STARTED" for t in tasks) \
             and not out:
         out.append(TaskProblem(None, "array-ended", f"the array has ended with {left} entries not done",
@@ -144,7 +153,7 @@ def sweep_status(sweep_dir: Path, command: str = "sweep status") -> SweepResult:
     doc = mf.read(sweep_dir)
     mf.reclaim_stale(doc)  # shown as they would be taken over (not written: status only reads)
     progress = progress_data(sweep_dir, doc)
-    workers = [WorkerRow(wid, w.host, w.pid, w.gpus, w.state, w.heartbeat_at, w.slurm)
+    workers = [WorkerRow(wid, w.host, w.pid, w.gpus, w.state, w.heartbeat_at, w.slurm, w.devices)
                for wid, w in sorted(doc.workers.items())]
     data = StatusData(**vars(progress), workers=workers)
     info = doc.slurm

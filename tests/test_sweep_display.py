@@ -1,0 +1,86 @@
+"""What `sweep status` shows (issue 36 point 4, display side): the GPU column names the physical
+device (two workers' GPU 0 are devices 0 and 2), a pending reason only on a task still pending, and
+"run the N left" only when no task of the array is queued or running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hotspot.sweep import manifest as mf
+from hotspot.sweep_records import EntryStatus, TaskRow, WorkerInfo
+from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
+from tests.sweep_support import entry, hotspot, no_inherited_devices, write_recipes  # noqa: F401
+
+
+@pytest.fixture
+def submitted(fake, tmp_path) -> Path:
+    """A three-entry sweep submitted as job 41 with three array tasks: entry a done by task 0 on its
+    GPU 0 = device 0, b running in task 1 on its GPU 0 = device 2, c pending."""
+    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, tmp_path / "rec") for n in "abc"])
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "3", "-o", str(sw)).returncode == 0
+    with mf.locked(sw) as doc:
+        doc.slurm = mf.SlurmJob("41", "sweep.sbatch", 3, mf.utc_iso(), False, partition=None)
+        for task, device in (("0", "0"), ("1", "2")):
+            wid = f"n1:{100 + int(task)}"
+            doc.workers[wid] = WorkerInfo("n1", 100 + int(task), [0], mf.utc_iso(), {"slurm_array_job_id": "41",
+                                          "slurm_array_task_id": task}, heartbeat_unix=9e9, devices=[device])
+        a, b, _ = doc.entries
+        mf.set_state(a, EntryStatus.DONE, host="n1", gpu=0, device="0", worker="n1:100", elapsed_s=1.0)
+        mf.set_state(b, EntryStatus.RUNNING, host="n1", gpu=0, device="2", worker="n1:101")
+    return sw
+
+
+def _status(sw: Path, monkeypatch, tasks: dict[str, TaskRow]) -> tuple[str, list]:
+    from hotspot.render.sweep import render_status
+    from hotspot.sweep import slurm, views
+
+    monkeypatch.setattr(slurm, "sacct", lambda job: (tasks, "sacct"))
+    monkeypatch.setattr(slurm, "node_health", lambda partition: None)
+    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setattr(mf, "reclaim_stale", lambda doc: [])  # the workers' pids are not ours
+    result = views.sweep_status(sw)
+    return render_status(result), result.data.problems
+
+
+def _rows(text: str, first: str) -> dict[str, list[str]]:
+    """The rows of the table whose header starts with `first`, by their first cell."""
+    lines = text.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.split()[:1] == [first])
+    out = {}
+    for ln in lines[head + 2:]:
+        if not ln.strip() or ln.startswith(("Slurm", "problem", "sweep")) or ln.startswith("-"):
+            break
+        out[ln.split()[0]] = ln.split()
+    return out
+
+
+def test_gpu_column_shows_physical_devices_and_reasons_only_on_pending_tasks(submitted, monkeypatch):
+    tasks = {"0": TaskRow("41_0", "COMPLETED", 0, "n1", "BeginTime", "sacct"),
+             "1": TaskRow("41_1", "RUNNING", None, "n1", "None", "sacct"),
+             "2": TaskRow("41_2", "PENDING", None, None, "Priority", "sacct")}
+    text, problems = _status(submitted, monkeypatch, tasks)
+    entries = _rows(text, "entry")
+    assert entries["a"][:4] == ["a", "done", "n1", "0"] and entries["b"][:4] == ["b", "running", "n1", "2"]
+    workers = _rows(text, "worker")
+    assert sorted(r[2] for r in workers.values()) == ["0", "2"]  # each worker's GPUs as devices
+    assert "BeginTime" not in text  # a completed task's stale reason
+    assert "Priority" in _rows(text, "task")["41_2"]  # the pending task's own
+    assert problems == []
+
+
+def test_run_the_rest_is_suggested_only_when_nothing_of_the_array_is_active(submitted, monkeypatch):
+    died = TaskRow("41_0", "FAILED", 1, "n1", None, "sacct")
+    _, problems = _status(submitted, monkeypatch, {"0": died, "1": TaskRow("41_1", "RUNNING", None, "n1", None, "sacct")})
+    (p,) = problems
+    assert p.kind == "task-died" and "entries left:" not in p.fix
+    assert "still active" in p.fix and "--wait" in p.fix
+    _, problems = _status(submitted, monkeypatch, {"0": died, "1": TaskRow("41_1", "COMPLETED", 0, "n1", None, "sacct")})
+    (p,) = problems
+    assert "then run the 2 entries left:" in p.fix and p.fix.endswith("--slurm")
+    # a task pending for good is not activity: the rest is to be run now
+    stuck = TaskRow("41_1", "PENDING", None, None, "PartitionConfig", "sacct")
+    _, problems = _status(submitted, monkeypatch, {"0": died, "1": stuck})
+    assert "then run the 2 entries left:" in next(p for p in problems if p.kind == "task-died").fix
