@@ -243,7 +243,7 @@ class Summary:
     arch: str | None
     dispatch: str | None
     waves: int | None
-    duration_ns: float | None  # discovery's untraced average
+    duration_ns: float | None  # untraced average: discovery's, else the ATT run's untraced dispatches'
     traced_dispatch_ns: int | None
     total_cycles: int | None
     occupancy_theoretical: int | None

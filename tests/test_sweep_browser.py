@@ -75,7 +75,8 @@ def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
         for e in report["entries"]:
             if e["state"] == "done":
                 assert by[e["name"]]["href"] == f"file://{e['report_html']}"
-                assert e["summary"]["kernel"] in by[e["name"]]["cells"][2]
+                kernel_title = f"document.querySelector('tr[data-name={e['name']}] td.kernel').title"
+                assert page.evaluate(kernel_title) == e["summary"]["kernel"]  # shown short, whole on hover
         # sorting by a real click on the header: ascending first, then descending
         assert page.click("th[data-key=name]")
         assert [r["name"] for r in page.evaluate(ROWS_JS)] == ["broken", "gemm", "norm"]
@@ -102,4 +103,82 @@ def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
 
         # the page's title carries the kernel's short form (parameters and template arguments elided)
         assert page.evaluate("document.title") == "hotspot report: " + short_kernel_name(gemm["summary"]["kernel"])
+        page.close()
+
+
+# Every word of the entries table drawn on one line (a Range over a word that wraps has client rects
+# on two lines); every ellipsized word with its whole text in its cell's title; no cell overflowing.
+WORDS_JS = """(() => {
+  const table = document.getElementById('entries');
+  const broken = [], clipped = [], untitled = [], overflowing = [], styles = new Set();
+  const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const re = /\\S+/g; let m;
+    while ((m = re.exec(node.textContent))) {
+      const r = document.createRange();
+      r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+      const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  table.querySelectorAll('th, td, .w').forEach(el => {
+    const cs = getComputedStyle(el);
+    styles.add(cs.overflowWrap + '/' + cs.wordBreak);
+    if (el.matches('.w') && el.scrollWidth > el.clientWidth + 1) {
+      clipped.push(el.textContent);
+      const cell = el.closest('td, th');
+      // the whole text on hover: every piece of what is shown (a short kernel name elides with …)
+      if (!el.textContent.split('\u2026').every(p => (cell.title || '').includes(p))) untitled.push(el.textContent);
+    }
+    if (!el.matches('.w') && el.scrollWidth > el.clientWidth + 1) overflowing.push(el.textContent.slice(0, 80));
+  });
+  return {broken, clipped, untitled, overflowing, styles: Array.from(styles),
+          words: table.querySelectorAll('.w').length, width: document.documentElement.scrollWidth};
+})()"""
+
+
+def test_dashboard_at_1280_px_breaks_no_word(fake, tmp_path, monkeypatch):
+    """Worst cases of each column: a long entry name, a discovered C++ kernel name, a `kernel:` entry
+    (avg ns from the trace's kernel), a failure whose reason holds a 400-character path, a Slurm
+    task COMPLETED on a long node name."""
+    from hotspot.sweep import manifest as mf
+    from hotspot.sweep import slurm, views
+    from hotspot.sweep_records import TaskRow
+
+    rec = tmp_path / "rec.jsonl"
+    deep = fake.root / ("a_rather_long_directory_name_for_a_benchmark_suite/" * 8)
+    deep.mkdir(parents=True)
+    recipes = fake.root / "r.yaml"
+    recipes.write_text(yaml.safe_dump({"entries": [
+        entry("gemm_bf16_with_a_rather_long_entry_name", 0.0, rec, kernel=None),
+        entry("given", 0.0, rec), entry("broken", 0.0, rec, code=5, cwd=str(deep))]}, sort_keys=False))
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--gpus", "0-2", "-o", str(sw)).returncode == 6
+    node = "gpu-node-with-a-rather-long-name-017"
+    with mf.locked(sw) as doc:
+        doc.slurm = mf.SlurmJob("1234567", "sweep.sbatch", 1, mf.utc_iso(), False, partition=None)
+        for w in doc.workers.values():
+            w.slurm = {"slurm_array_job_id": "1234567", "slurm_array_task_id": "0"}
+    monkeypatch.setattr(slurm, "sacct", lambda job: ({"0": TaskRow("1234567_0", "COMPLETED", 0, node, None,
+                                                                   "sacct")}, "sacct"))
+    out = fake.root / "dash.html"
+    report = views.sweep_report(sw, html=str(out)).data
+    with Browser(window=(1280, 900)) as browser:
+        page = browser.open(out.resolve().as_uri())
+        page.wait_for("document.body.getAttribute('data-ready') === '1'", timeout=30)
+        got = page.evaluate(WORDS_JS)
+        assert got["broken"] == [] and got["overflowing"] == [] and got["untitled"] == []
+        assert got["styles"] == ["normal/normal"] and got["width"] <= 1280
+        assert got["clipped"]  # the long path was ellipsized (whole in the title), not broken
+        cells = {r["name"]: r["cells"] for r in page.evaluate(ROWS_JS)}
+        assert f"1234567_0 COMPLETED on {node}" in cells["given"][12]
+        by = {e.name: e for e in report.entries}
+        # avg ns of the `kernel:` entry: from the kernel trace, as the JSON has it
+        assert by["given"].summary.duration_ns is not None
+        assert cells["given"][4].strip() == f"{by['given'].summary.duration_ns:,.0f}"
+        titles = page.evaluate("Array.from(document.querySelectorAll('#entries tbody tr')).map("
+                               "r => [r.dataset.name, r.cells[2].title])")
+        for name, title in titles:
+            assert title == (by[name].summary.kernel if by[name].summary else "")
         page.close()

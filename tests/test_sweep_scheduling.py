@@ -54,6 +54,14 @@ def test_every_entry_once_every_gpu_used_no_gpu_shared(fake, tmp_path):
         with (fake.root / "sw" / e["run_dir"] / "att" / "out_kernel_trace.csv").open() as fh:
             row = next(r for r in csv.reader(fh) if r[5] == s["dispatch"].rsplit("_", 1)[1])
         assert s["traced_dispatch_ns"] == int(row[10]) - int(row[9]) and 8000 <= s["traced_dispatch_ns"] <= 8020
+        # avg ns of a `kernel:` entry (no discovery): the kernel trace's dispatches of that kernel that
+        # were not traced (the traced ones have a ui_output_agent_*_dispatch_<id> folder)
+        att = fake.root / "sw" / e["run_dir"] / "att"
+        traced_ids = {p.name.rsplit("_", 1)[1] for p in att.glob("ui_output_agent_*_dispatch_*")}
+        with (att / "out_kernel_trace.csv").open() as fh:
+            untraced = [int(r[10]) - int(r[9]) for r in list(csv.reader(fh))[1:]
+                        if r[7] == row[7] and r[5] not in traced_ids]
+        assert traced_ids and untraced and s["duration_ns"] == pytest.approx(sum(untraced) / len(untraced))
         plan = json.loads((fake.root / "sw" / e["plan_json"]).read_text())["data"]
         assert s["top_plan_item"]["id"] == plan["plan"][0]["id"]
         assert s["headroom_pct"] == max(p["estimate"]["high_pct"] for p in plan["plan"])

@@ -24,21 +24,27 @@ COLUMNS = (  # (key, header, numeric)
     ("collapse", "collapse", False), ("plan", "top plan item", False),
     ("headroom", "headroom", True), ("slurm", "Slurm task", False))
 
+# No word is ever broken inside (no `overflow-wrap: anywhere`/`break-word`, no `word-break`): cells
+# wrap between words only, and every word is its own inline box (`.w`) no wider than its cell, shown
+# with an ellipsis when longer (a path, a mangled kernel name), its cell's title holding the whole
+# text on hover.
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
 h1 { font-size: 1.4em; } .counts span { margin-right: 1em; }
 table { border-collapse: collapse; width: 100%; table-layout: fixed; }
 th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top;
-         overflow-wrap: break-word; }
-td .reason, td.kernel { overflow-wrap: anywhere; }
-col.w-name { width: 8%; } col.w-state { width: 13%; } col.w-kernel { width: 11%; } col.w-arch { width: 5%; }
-col.w-num { width: 6%; } col.w-limiter { width: 6%; } col.w-line { width: 9%; } col.w-collapse { width: 6%; }
-col.w-plan { width: 10%; } col.w-head { width: 7%; } col.w-slurm { width: 6%; }
+         overflow-wrap: normal; word-break: normal; overflow: hidden; }
+.w { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+     vertical-align: top; }
+col.w-name { width: 8%; } col.w-state { width: 12%; } col.w-kernel { width: 10%; } col.w-arch { width: 5%; }
+col.w-dur { width: 7%; } col.w-occ { width: 7.5%; } col.w-limiter { width: 6%; } col.w-stall { width: 7%; }
+col.w-line { width: 8%; } col.w-collapse { width: 6%; } col.w-plan { width: 9%; } col.w-head { width: 6.5%; }
+col.w-slurm { width: 8%; }
 th { font-size: 13px; cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.state-failed td, tr.state-timed-out td { background: #fff0f0; } tr.state-empty td { background: #fffbe6; }
-.muted { color: #777; } .reason { white-space: pre-wrap; font-size: 12px; }
+.muted { color: #777; } .reason { font-size: 12px; }
 """
 
 SCRIPT = """
@@ -72,18 +78,26 @@ SCRIPT = """
 # Column widths (fixed layout): a long reason or kernel name wraps inside its cell instead of
 # widening the table past the window.
 COLGROUP = "<colgroup>" + "".join(
-    f'<col class="w-{w}">' for w in ("name", "state", "kernel", "arch", "num", "num", "limiter", "num", "line",
+    f'<col class="w-{w}">' for w in ("name", "state", "kernel", "arch", "dur", "occ", "limiter", "stall", "line",
                                      "collapse", "plan", "head", "slurm")) + "</colgroup>"
+
+
+def _words(text: str) -> str:
+    """`text` escaped, each word an inline box of its own (`.w`): lines break between words only, and
+    a word wider than its cell ends in an ellipsis instead of breaking (the cell's title has it)."""
+    return " ".join(f'<span class="w">{escape(w)}</span>' for w in text.split())
 
 
 def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str]]:
-    """(sort value, html, css class) per column."""
+def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str, str]]:
+    """(sort value, html, css class, full text for the title) per column."""
+    from hotspot.render.tables import short_kernel_name
+
     s = row.summary or NO_SUMMARY
-    name = escape(row.name)
+    name = _words(row.name)
     if row.report_html:
         href = escape(Path(os.path.relpath(row.report_html, base)).as_posix(), quote=True)
         name = f'<a href="{href}">{name}</a>'
@@ -97,35 +111,39 @@ def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str]]:
         est = ""
         if top.estimate_low_pct is not None:
             est = f" ({top.estimate_low_pct:.0f}–{top.estimate_high_pct:.0f}%)"
-        plan = f"{escape(str(top.priority or ''))} {escape(str(top.title or top.id))}{escape(est)}"
+        plan = f"{top.priority or ''} {top.title or top.id}{est}".strip()
     reason = row.reason or ""
     log_link = (f' <a class="log" href="{escape(Path(os.path.relpath(row.log, base)).as_posix(), quote=True)}">'
-                "job.log</a>" if row.log else "")
+                '<span class="w">job.log</span></a>' if row.log else "")
     where = ""
     if row.host and row.state != EntryStatus.PENDING:
         gpu = row.device if row.device is not None else str(row.gpu)  # the physical device
-        where = f'<div class="muted">{escape(str(row.host))} GPU {escape(gpu)}</div>'
-    state = escape(row.state) + log_link + where + \
-        (f'<div class="reason muted">{escape(reason)}</div>' if reason else "")
+        where = f"{row.host} GPU {gpu}"
+    state = _words(row.state) + log_link + (f'<div class="muted">{_words(where)}</div>' if where else "") + \
+        (f'<div class="reason muted">{_words(reason)}</div>' if reason else "")
+    state_title = " · ".join(t for t in (row.state, where, reason) if t)
     task = row.slurm if isinstance(row, ReportRow) else None
     slurm_txt = f"{task.job_id} {task.state}" + (f" on {task.node}" if task.node else "") if task else ""
     line_txt = f"{line.file}:{line.line} ({_pct(line.share)})" if line else ""
+    kernel = s.kernel or ""
+    stall_txt = f"{stall} {_pct(s.top_stall_share)}" if stall else ""
+    head_txt = "" if head is None else f"{head:.0f}%"
     return [
-        (row.name, name, ""),
-        (row.state, state, ""),
-        (s.kernel or "", escape(s.kernel or ""), "kernel"),
-        (s.arch or "", escape(s.arch or ""), ""),
+        (row.name, name, "", row.name),
+        (row.state, state, "", state_title),
+        # the short form shown (template arguments and parameters elided), the whole name on hover
+        (kernel, _words(short_kernel_name(kernel) if kernel else ""), "kernel", kernel),
+        (s.arch or "", _words(s.arch or ""), "", s.arch or ""),
         (str(s.duration_ns if s.duration_ns is not None else s.traced_dispatch_ns or ""),
-         escape(duration_text(s)), "num"),
-        ("" if occ_a is None else str(occ_a), escape(occ), "num"),
-        (s.occupancy_limiter or "", escape(s.occupancy_limiter or ""), ""),
-        ("" if s.top_stall_share is None else str(s.top_stall_share),
-         escape(f"{stall} {_pct(s.top_stall_share)}" if stall else ""), "num"),
-        (line_txt, escape(line_txt), ""),
-        ("yes" if s.source_collapse else "", "yes" if s.source_collapse else "", ""),
-        (plan, plan, ""),
-        ("" if head is None else str(head), "" if head is None else f"{head:.0f}%", "num"),
-        (slurm_txt, escape(slurm_txt), ""),
+         _words(duration_text(s)), "num", duration_text(s)),
+        ("" if occ_a is None else str(occ_a), _words(occ), "num", occ),
+        (s.occupancy_limiter or "", _words(s.occupancy_limiter or ""), "", s.occupancy_limiter or ""),
+        ("" if s.top_stall_share is None else str(s.top_stall_share), _words(stall_txt), "num", stall_txt),
+        (line_txt, _words(line_txt), "", line_txt),
+        ("yes" if s.source_collapse else "", _words("yes" if s.source_collapse else ""), "", ""),
+        (plan, _words(plan), "", plan),
+        ("" if head is None else str(head), _words(head_txt), "num", head_txt),
+        (slurm_txt, _words(slurm_txt), "", slurm_txt),
     ]
 
 
@@ -133,11 +151,13 @@ def render_dashboard(data: ReportData, base: Path) -> str:
     c = data.counts
     title = f"hotspot sweep: {Path(data.recipes.path or data.sweep_dir).name}"
     counts = "".join(f"<span>{escape(k)}: <b>{v}</b></span>" for k, v in c.items() if v)
-    head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}">{escape(h)}</th>' for k, h, num in COLUMNS)
+    head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}" title="{escape(h, quote=True)}">'
+                   f"{_words(h)}</th>" for k, h, num in COLUMNS)
     body = []
     for row in data.entries:
-        tds = "".join(f'<td data-sort="{escape(v, quote=True)}"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>'
-                      f"{h}</td>" for v, h, cls in _cells(row, base))
+        tds = "".join(f'<td data-sort="{escape(v, quote=True)}"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}'
+                      + (f' title="{escape(title, quote=True)}"' if title else "") + f">{h}</td>"
+                      for v, h, cls, title in _cells(row, base))
         body.append(f'<tr class="state-{escape(row.state)}" data-name="{escape(row.name, quote=True)}">{tds}</tr>')
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from hotspot.collect.run_result import Kernel, KernelDiscovered
 from hotspot.plan.model import Kind
+from hotspot.record import record
 from hotspot.sweep_records import HottestLine, Summary, TopPlanItem
 
 if TYPE_CHECKING:
@@ -20,23 +21,42 @@ if TYPE_CHECKING:
     from hotspot.plan.model import PlanItem
 
 
-def traced_dispatch_ns(att_dir: Path, dispatch_id: int | None) -> int | None:
-    """End - Start of the traced dispatch in the ATT phase's kernel trace (inflated by tracing;
-    the untraced average comes from discovery)."""
-    if dispatch_id is None:
-        return None
+@record
+class TraceTiming:
+    """What the ATT phase's kernel trace says of the traced kernel: the traced dispatch's End - Start
+    (slowed by tracing) and the average over the kernel's dispatches that were not traced."""
+
+    traced_ns: int | None = None
+    untraced_avg_ns: float | None = None
+    untraced_calls: int = 0
+
+
+def trace_timing(att_dir: Path, dispatch_id: int | None, traced_ids: Sequence[int],
+                 names: Sequence[str]) -> TraceTiming:
+    """The kernel trace the ATT phase writes (`--kernel-trace` rides along with the trace) lists every
+    dispatch of the kernel the include regex selects, traced or not: a `kernel:` entry, which has no
+    discovery (the only other source of an average), takes its average from the untraced ones. The
+    kernel is the traced dispatch's row's name; when that dispatch id is not in the file, rows are
+    matched by the analysed kernel's `names`."""
     from hotspot.capture import read_kernel_trace_csv
+    from hotspot.capture.dispatch_rows import same_kernel
     from hotspot.errors import HotspotError
 
+    traced = set(traced_ids)
     for path in sorted(att_dir.rglob("*kernel_trace.csv")):
         try:
             rows = read_kernel_trace_csv(path)
         except HotspotError:
             continue
-        row = next((r for r in rows if r.dispatch_id == dispatch_id), None)
-        if row is not None and row.duration_ns is not None:
-            return row.duration_ns
-    return None
+        mine = next((r for r in rows if dispatch_id is not None and r.dispatch_id == dispatch_id), None)
+        same = [r for r in rows if (r.kernel_name == mine.kernel_name if mine is not None
+                                    else same_kernel(r.kernel_name, names))]
+        if not same:
+            continue
+        untraced = [d for r in same if r.dispatch_id not in traced and (d := r.duration_ns) is not None]
+        return TraceTiming(mine.duration_ns if mine is not None else None,
+                           sum(untraced) / len(untraced) if untraced else None, len(untraced))
+    return TraceTiming()
 
 
 def _top_stall(analysis: DispatchAnalysis) -> tuple[str | None, float | None]:
@@ -69,8 +89,9 @@ def plan_columns(plan: Sequence[PlanItem]) -> tuple[TopPlanItem | None, float | 
 
 
 def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Kernel | None,
-              dispatch: str | None, traced_ns: int | None = None) -> Summary:
-    """The report row of one analyzed dispatch (`analyze --plan`'s analysis and plan)."""
+              dispatch: str | None, traced_ns: int | None = None, trace_avg_ns: float | None = None) -> Summary:
+    """The report row of one analyzed dispatch (`analyze --plan`'s analysis and plan). The average
+    duration is discovery's, else the untraced dispatches' of the ATT run's kernel trace."""
     disp = analysis.dispatch
     occ = analysis.occupancy
     available = occ is not None and occ.available
@@ -82,7 +103,7 @@ def summarize(analysis: DispatchAnalysis, plan: Sequence[PlanItem], kernel: Kern
         arch=analysis.arch.gfx,
         dispatch=dispatch,
         waves=disp.waves,
-        duration_ns=kernel.avg_ns if isinstance(kernel, KernelDiscovered) else None,
+        duration_ns=kernel.avg_ns if isinstance(kernel, KernelDiscovered) else trace_avg_ns,
         traced_dispatch_ns=traced_ns,
         total_cycles=analysis.totals.latency,
         occupancy_theoretical=theoretical.waves_per_simd if theoretical else None,

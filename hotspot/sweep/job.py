@@ -192,7 +192,7 @@ def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt
     from hotspot.errors import HotspotError
     from hotspot.plan.entry_point import analyze
     from hotspot.plan.api import PlannedDispatch
-    from hotspot.sweep.entry_summary import summarize, traced_dispatch_ns
+    from hotspot.sweep.entry_summary import summarize, trace_timing
 
     sweep_dir = Path(spec.sweep_dir)
     attempt_dir = Path(spec.attempt_dir)
@@ -215,9 +215,12 @@ def _consolidate(spec: JobSpec, collected: CollectRun, attempts: list[AttAttempt
     result.plan_json = rel(attempt_dir / PLAN)
     one = planned.data  # hotspot/plan/api.py PlannedDispatch: the analysis and its plan
     assert isinstance(one, PlannedDispatch)
-    traced = traced_dispatch_ns(run_dir / "att", collected.chosen_dispatch.dispatch_id)
+    names = [n for n in (one.analysis.dispatch.kernel, kernel.name if kernel is not None else None) if n]
+    timing = trace_timing(run_dir / "att", collected.chosen_dispatch.dispatch_id,
+                          [d.dispatch_id for d in collected.dispatches], names)
     # the manifest holds paths relative to the sweep dir
-    result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), traced)
+    result.summary = summarize(one.analysis, one.plan.items, kernel, rel(dispatch), timing.traced_ns,
+                               timing.untraced_avg_ns)
     result.warnings += list(planned.warnings)
     try:
         from hotspot.export.report_file import write_report
