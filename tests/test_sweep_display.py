@@ -84,3 +84,54 @@ def test_run_the_rest_is_suggested_only_when_nothing_of_the_array_is_active(subm
     stuck = TaskRow("41_1", "PENDING", None, None, "PartitionConfig", "sacct")
     _, problems = _status(submitted, monkeypatch, {"0": died, "1": stuck})
     assert "then run the 2 entries left:" in next(p for p in problems if p.kind == "task-died").fix
+
+
+def _columns(lines: list[str]) -> tuple[int, list[tuple[int, int]]]:
+    """The table's rule line and each column's span (from its run of dashes)."""
+    import re
+
+    rule = next(i for i, ln in enumerate(lines) if ln.startswith("---"))
+    return rule, [(m.start(), m.end()) for m in re.finditer(r"-+", lines[rule])]
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_text_report_fits_the_width_by_choosing_columns_never_cutting_a_word(fake, tmp_path, width):
+    import json
+    import os
+
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [
+        entry("gemm_bf16_m4096", 0.0, rec, kernel=None), entry("reduce_rows", 0.0, rec),
+        entry("broken", 0.0, rec, code=5)])
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--gpus", "0-2", "-o", str(sw)).returncode == 6
+    doc = json.loads(hotspot("sweep", "report", str(sw), "--format", "json").stdout)["data"]
+    text = hotspot("sweep", "report", str(sw), env={**os.environ, "COLUMNS": str(width)}).stdout
+    lines = text.splitlines()
+    rule, spans = _columns(lines)
+    table = lines[rule - 1:rule + 1 + len(doc["entries"])]
+    assert max(len(ln) for ln in table) <= width, text
+    headers = [lines[rule - 1][a:b].strip() for a, b in spans]
+    assert headers[:3] == ["entry", "state", "kernel"] and headers[-2:] == ["top plan item", "headroom"]
+    if width >= 100:
+        assert len(headers) > 6  # wider terminals show more columns, never wider cells cut
+    hidden = [h for h in ("arch", "avg ns", "occ t/a", "top stall", "hottest line", "collapse") if h not in headers]
+    assert (f"(not shown at this width: {', '.join(hidden)}" in " ".join(text.split())) == bool(hidden)
+    by = {e["name"]: e for e in doc["entries"]}
+    for ln in lines[rule + 1:rule + 1 + len(doc["entries"])]:
+        ends = [a for a, _ in spans[1:]] + [len(ln)]
+        cells = dict(zip(headers, (ln[a:end].strip() for (a, _), end in zip(spans, ends))))
+        e = by[cells["entry"]]
+        s = e["summary"]
+        assert cells["state"] == e["state"]
+        for h, cell in cells.items():  # a cell is whole: an ellipsis only elides template arguments
+            assert "…" not in cell.replace("<…>", ""), (h, cell)
+        if s is None:
+            continue
+        assert cells["kernel"].replace("<…>", "") in s["kernel"] and s["kernel"].find(cells["kernel"].split("<")[0]) <= 5
+        assert cells["top plan item"] == s["top_plan_item"]["id"]
+        assert cells["headroom"] == f"{s['headroom_pct']:.0f}%"
+        if "top stall" in cells:
+            assert cells["top stall"] == f"{s['top_stall_category']} {100 * s['top_stall_share']:.0f}%"
+        if "avg ns" in cells:
+            assert cells["avg ns"] == f"{s['duration_ns']:,.0f}"

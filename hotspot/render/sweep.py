@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from hotspot.render.tables import shorten, table
+from hotspot.render.tables import full_table, shorten, shorten_left, table
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
@@ -37,7 +37,11 @@ def duration_text(s: Summary | None) -> str:
     return f"{s.traced_dispatch_ns:,} (traced)" if s.traced_dispatch_ns is not None else ""
 
 
-def _report_rows(entries: list[EntryRow], width: int) -> list[list[object]]:
+def _report_rows(entries: list[EntryRow], width: int | None) -> list[list[object]]:
+    """One row per entry. `width` None (text): the kernel's short form (template arguments and
+    parameters elided, `<…>`), so no cell is cut inside a word; markdown cuts names at `width`."""
+    from hotspot.render.tables import short_kernel_name
+
     rows: list[list[object]] = []
     for e in entries:
         s = e.summary
@@ -45,13 +49,15 @@ def _report_rows(entries: list[EntryRow], width: int) -> list[list[object]]:
             rows.append([e.name, e.state, *[""] * (len(REPORT_HEADERS) - 2)])
             continue
         top, line, occ_a = s.top_plan_item, s.hottest_line, s.occupancy_achieved
+        kernel = s.kernel or ""
         rows.append([
-            e.name, e.state, shorten(s.kernel or "", width), s.arch or "",
+            e.name, e.state, short_kernel_name(kernel) if width is None and kernel else shorten(kernel, width or 40),
+            s.arch or "",
             duration_text(s),
             (f"{s.occupancy_theoretical}/{occ_a:.2f}" if occ_a is not None else "") +
             (f" {s.occupancy_limiter}" if s.occupancy_limiter else ""),
             f"{s.top_stall_category} {_pct(s.top_stall_share)}" if s.top_stall_category else "",
-            f"{shorten(str(line.file), 30)}:{line.line}" if line else "",
+            f"{shorten_left(str(line.file), 30)}:{line.line}" if line else "",  # whole folders dropped first
             "yes" if s.source_collapse else "",
             shorten(f"{top.id}", 28) if top else "",
             f"{s.headroom_pct:.0f}%" if s.headroom_pct is not None else "",
@@ -69,26 +75,40 @@ def _failures(entries: list[EntryRow]) -> str:
     return ("\nnot done:\n" + "\n".join(lines)) if lines else ""
 
 
-# Dropped in this order (least needed first) while the report is wider than the terminal.
-REPORT_OPTIONAL = ("collapse", "arch", "occ t/a", "avg ns", "hottest line", "top stall")
+# The columns shown whatever the width, then the others by how much they are needed (most first):
+# each is added when the table still fits with it, so a narrow one can show where a wider one
+# could not. Cells are never shortened to fit.
+REPORT_REQUIRED = ("entry", "state", "kernel", "top plan item", "headroom")
+REPORT_OPTIONAL = ("top stall", "hottest line", "avg ns", "occ t/a", "arch", "collapse")
 
 
-def _fit_report(rows: list[list[object]], headers: list[str]) -> tuple[str, list[str]]:
+def _fit_report(rows: list[list[object]], headers: list[str], width: int | None = None) -> tuple[str, list[str]]:
+    """The table with the columns that fit `width` (the terminal's) at their full width, and the
+    headers left out. Only when the required columns alone do not fit are cells shortened."""
     from hotspot.diagnostics import terminal_width
 
-    width = terminal_width()
-    hidden: list[str] = []
-    while True:
-        keep = [i for i, h in enumerate(headers) if h not in hidden]
-        body = table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
-        if max(map(len, body.split("\n"))) <= width or len(hidden) == len(REPORT_OPTIONAL):
-            return body, hidden
-        hidden.append(REPORT_OPTIONAL[len(hidden)])
+    width = width or terminal_width()
+
+    def whole(keep: list[int]) -> str:
+        return full_table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
+
+    def fits(keep: list[int]) -> bool:
+        return max(map(len, whole(keep).split("\n"))) <= width
+
+    shown = [h for h in headers if h in REPORT_REQUIRED]
+    for h in REPORT_OPTIONAL:
+        if fits([i for i, x in enumerate(headers) if x in shown or x == h]):
+            shown.append(h)
+    keep = [i for i, h in enumerate(headers) if h in shown]
+    # the required columns alone too wide (very long entry or kernel names): shortened, the last resort
+    body = whole(keep) if fits(keep) else table([[r[i] for i in keep] for r in rows],
+                                               [headers[i] for i in keep], width=width)
+    return body, [h for h in headers if h not in shown]
 
 
 def render_report(result: Result[ReportData]) -> str:
     d = result.data
-    body, hidden = _fit_report(_report_rows(d.entries, 40), REPORT_HEADERS)
+    body, hidden = _fit_report(_report_rows(d.entries, None), REPORT_HEADERS)
     note = f"\n(not shown at this width: {', '.join(hidden)}; --format json has every field)" if hidden else ""
     html = f"\ndashboard: {d.html}" if d.html else ""
     return (f"sweep {d.sweep_dir}: {_counts(d.counts)} of {d.total} (sorted by estimated headroom)\n"

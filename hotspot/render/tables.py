@@ -147,6 +147,24 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
     return out
 
 
+def full_table(rows: Iterable[Sequence[object]], headers: Sequence[str]) -> str:
+    """A text table of whole cells: nothing shortened or wrapped, headers not padded beyond their
+    column. For callers that fit the width by choosing columns (render/sweep.py's report)."""
+    cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
+    if not cells:
+        return "(none)"
+    import tabulate as tabulate_module
+
+    saved = tabulate_module.MIN_PADDING
+    tabulate_module.MIN_PADDING = 0
+    try:
+        text: str = tabulate_module.tabulate(cells, headers=list(headers), tablefmt="simple", disable_numparse=True)
+    finally:
+        tabulate_module.MIN_PADDING = saved
+    _TABLE_ROWS.update(text.split("\n"))
+    return text
+
+
 def _md_cell(value: object) -> str | int | float:
     if value is None:
         return ""
