@@ -38,8 +38,7 @@ def trace_timing(att_dir: Path, dispatch_id: int | None, traced_ids: Sequence[in
     discovery (the only other source of an average), takes its average from the untraced ones. The
     kernel is the traced dispatch's row's name; when that dispatch id is not in the file, rows are
     matched by the analysed kernel's `names`."""
-    from hotspot.capture import read_kernel_trace_csv
-    from hotspot.capture.dispatch_rows import same_kernel
+    from hotspot.capture import read_kernel_trace_csv, same_kernel
     from hotspot.errors import HotspotError
 
     traced = set(traced_ids)
