@@ -172,6 +172,12 @@ def test_default_folder_is_the_first_shared_one_created_sticky(tmp_path, monkeyp
     (lock,) = folder.iterdir()
     assert lock.name == f"{device_lock.hostname()}.dev0.lock"
     assert stat.S_IMODE(lock.stat().st_mode) == 0o666
+    # a shared folder anyone may write but without the sticky bit: refused (anyone could swap locks)
+    folder.chmod(0o777)
+    from hotspot.errors import InputError
+
+    with pytest.raises(InputError, match="not sticky"):
+        device_lock.try_lock("0", "me")
     # HOTSPOT_LOCK_DIR wins over the system folders
     monkeypatch.setenv(device_lock.LOCK_DIR_ENV, str(tmp_path / "mine"))
     assert device_lock.lock_folder() == tmp_path / "mine"

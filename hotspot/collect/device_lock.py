@@ -92,6 +92,10 @@ def _ensure_folder(folder: Path, shared: bool) -> None:
         raise InputError(f"the GPU lock folder {folder} is not a folder (a link or a file)", FIX)
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(f"the GPU lock folder {folder} is not writable by this user", FIX)
+    if shared and st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
+        # without the sticky bit any user could replace another's lock file by a new one
+        raise InputError(f"the GPU lock folder {folder} is world-writable but not sticky (mode "
+                         f"{stat.S_IMODE(st.st_mode):o}); its owner makes it 1777", FIX)
 
 
 def _open(path: Path) -> tuple[int, bool]:
