@@ -110,7 +110,7 @@ def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
 # on two lines); every ellipsized word with its whole text in its cell's title; no cell overflowing.
 WORDS_JS = """(() => {
   const table = document.getElementById('entries');
-  const broken = [], clipped = [], untitled = [], overflowing = [], styles = new Set();
+  const broken = [], clipped = [], untitled = [], overflowing = [], whole = [], styles = new Set();
   const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
   let node;
   while ((node = walker.nextNode())) {
@@ -127,13 +127,14 @@ WORDS_JS = """(() => {
     styles.add(cs.overflowWrap + '/' + cs.wordBreak);
     if (el.matches('.w') && el.scrollWidth > el.clientWidth + 1) {
       clipped.push(el.textContent);
+      if (el.closest('th, td.num')) whole.push(el.textContent);  // headers and numbers never clipped
       const cell = el.closest('td, th');
       // the whole text on hover: every piece of what is shown (a short kernel name elides with …)
       if (!el.textContent.split('\u2026').every(p => (cell.title || '').includes(p))) untitled.push(el.textContent);
     }
     if (!el.matches('.w') && el.scrollWidth > el.clientWidth + 1) overflowing.push(el.textContent.slice(0, 80));
   });
-  return {broken, clipped, untitled, overflowing, styles: Array.from(styles),
+  return {broken, clipped, untitled, overflowing, whole, styles: Array.from(styles),
           words: table.querySelectorAll('.w').length, width: document.documentElement.scrollWidth};
 })()"""
 
@@ -168,9 +169,12 @@ def test_dashboard_at_1280_px_breaks_no_word(fake, tmp_path, monkeypatch):
         page = browser.open(out.resolve().as_uri())
         page.wait_for("document.body.getAttribute('data-ready') === '1'", timeout=30)
         got = page.evaluate(WORDS_JS)
-        assert got["broken"] == [] and got["overflowing"] == [] and got["untitled"] == []
+        assert got["broken"] == [] and got["overflowing"] == [] and got["untitled"] == [] and got["whole"] == []
         assert got["styles"] == ["normal/normal"] and got["width"] <= 1280
         assert got["clipped"]  # the long path was ellipsized (whole in the title), not broken
+        # sorted: the arrow after a header breaks no word either
+        assert page.click("th[data-key=headroom]")
+        assert page.evaluate(WORDS_JS)["broken"] == []
         cells = {r["name"]: r["cells"] for r in page.evaluate(ROWS_JS)}
         assert f"1234567_0 COMPLETED on {node}" in cells["given"][12]
         by = {e.name: e for e in report.entries}

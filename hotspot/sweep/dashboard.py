@@ -36,10 +36,6 @@ th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vert
          overflow-wrap: normal; word-break: normal; overflow: hidden; }
 .w { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
      vertical-align: top; }
-col.w-name { width: 8%; } col.w-state { width: 12%; } col.w-kernel { width: 10%; } col.w-arch { width: 5%; }
-col.w-dur { width: 7%; } col.w-occ { width: 7.5%; } col.w-limiter { width: 6%; } col.w-stall { width: 7%; }
-col.w-line { width: 8%; } col.w-collapse { width: 6%; } col.w-plan { width: 9%; } col.w-head { width: 6.5%; }
-col.w-slurm { width: 8%; }
 th { font-size: 13px; cursor: pointer; background: #f3f3f6; position: sticky; top: 0; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -75,11 +71,46 @@ SCRIPT = """
 """
 
 
-# Column widths (fixed layout): a long reason or kernel name wraps inside its cell instead of
-# widening the table past the window.
-COLGROUP = "<colgroup>" + "".join(
-    f'<col class="w-{w}">' for w in ("name", "state", "kernel", "arch", "dur", "occ", "limiter", "stall", "line",
-                                     "collapse", "plan", "head", "slurm")) + "</colgroup>"
+# Column widths (fixed layout, so a long reason wraps inside its cell instead of widening the page),
+# from what the columns hold, in characters: each column at least its longest header word plus the
+# sort arrow, at most WORD_CAP for its longest word (a longer one is ellipsized), prose columns at
+# least PROSE_MIN, each plus PADDING. When that adds up to more than BUDGET (what 1238 px of table in
+# a 1280 px window holds at 8-9 px a character of 14 px text; measured in Chromium by
+# tests/test_sweep_browser.py) the longest columns are brought down to a common width first, never
+# below their header: short columns (numbers, arch) stay whole.
+WORD_CAP = 24
+PROSE_MIN = 14
+PROSE = ("state", "plan")
+PADDING = 1.5  # 6 px each side
+ARROW = 2
+BUDGET = 142
+
+
+def _widths(columns: list[tuple[str, str, bool]], rows: list[list[tuple[str, str, str, str]]]) -> list[float]:
+    """Per column, its width in % of the table."""
+    import html
+    import re
+
+    floors, needs = [], []
+    for i, (key, header, _) in enumerate(columns):
+        floor = max(len(w) for w in header.split()) + ARROW + PADDING
+        words = [len(w) for r in rows for w in html.unescape(re.sub(r"<[^>]+>", " ", r[i][1])).split()]
+        need = max([floor, min(WORD_CAP, max(words, default=0)) + PADDING] +
+                   ([PROSE_MIN + PADDING] if key in PROSE else []))
+        floors.append(floor)
+        needs.append(need)
+
+    def capped(cap: float) -> list[float]:
+        return [max(f, min(n, cap)) for f, n in zip(floors, needs)]
+
+    if sum(needs) > BUDGET:  # the largest cap that fits (bisection: the total grows with the cap)
+        lo, hi = 0.0, max(needs)
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if sum(capped(mid)) <= BUDGET else (lo, mid)
+        needs = capped(lo)
+    total = sum(needs)
+    return [100 * n / total for n in needs]
 
 
 def _words(text: str) -> str:
@@ -151,13 +182,18 @@ def render_dashboard(data: ReportData, base: Path) -> str:
     c = data.counts
     title = f"hotspot sweep: {Path(data.recipes.path or data.sweep_dir).name}"
     counts = "".join(f"<span>{escape(k)}: <b>{v}</b></span>" for k, v in c.items() if v)
+    # the Slurm column only for a sweep that was submitted
+    shown = [i for i, col in enumerate(COLUMNS) if col[0] != "slurm" or data.slurm_tasks is not None]
+    columns = [COLUMNS[i] for i in shown]
+    cells = [[row_cells[i] for i in shown] for row_cells in (_cells(row, base) for row in data.entries)]
+    colgroup = "<colgroup>" + "".join(f'<col style="width: {w:.2f}%">' for w in _widths(columns, cells)) + "</colgroup>"
     head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}" title="{escape(h, quote=True)}">'
-                   f"{_words(h)}</th>" for k, h, num in COLUMNS)
+                   f"{_words(h)}</th>" for k, h, num in columns)
     body = []
-    for row in data.entries:
+    for row, row_cells in zip(data.entries, cells):
         tds = "".join(f'<td data-sort="{escape(v, quote=True)}"{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}'
                       + (f' title="{escape(title, quote=True)}"' if title else "") + f">{h}</td>"
-                      for v, h, cls, title in _cells(row, base))
+                      for v, h, cls, title in row_cells)
         body.append(f'<tr class="state-{escape(row.state)}" data-name="{escape(row.name, quote=True)}">{tds}</tr>')
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
@@ -166,5 +202,5 @@ def render_dashboard(data: ReportData, base: Path) -> str:
             f"<h1>{escape(title)}</h1><p class=\"counts\">{counts}</p>"
             f"<p class=\"muted\">{escape(data.sweep_dir)} · sorted by estimated headroom (the top plan "
             f"item's upper estimate); occupancy is theoretical / achieved waves per SIMD; click a header to sort (ascending first), an entry to open its report, job.log for its log.</p>"
-            f'<table id="entries">{COLGROUP}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<table id="entries">{colgroup}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"<script>{SCRIPT}</script></body></html>\n")
