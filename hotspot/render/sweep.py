@@ -78,8 +78,8 @@ def _failures(entries: list[EntryRow]) -> str:
 # The columns shown whatever the width, then the others by how much they are needed (most first):
 # each is added when the table still fits with it, so a narrow one can show where a wider one
 # could not. Cells are never shortened to fit.
-REPORT_REQUIRED = ("entry", "state", "kernel", "top plan item", "headroom")
-REPORT_OPTIONAL = ("top stall", "hottest line", "avg ns", "occ t/a", "arch", "collapse")
+REPORT_REQUIRED = ("entry", "state", "top plan item", "headroom")
+REPORT_OPTIONAL = ("kernel", "top stall", "hottest line", "avg ns", "occ t/a", "arch", "collapse")
 
 
 def _fit_report(rows: list[list[object]], headers: list[str], width: int | None = None) -> tuple[str, list[str]]:
@@ -100,7 +100,7 @@ def _fit_report(rows: list[list[object]], headers: list[str], width: int | None 
         if fits([i for i, x in enumerate(headers) if x in shown or x == h]):
             shown.append(h)
     keep = [i for i, h in enumerate(headers) if h in shown]
-    # the required columns alone too wide (very long entry or kernel names): shortened, the last resort
+    # the required columns alone too wide (very long entry names): shortened, the last resort
     body = whole(keep) if fits(keep) else table([[r[i] for i in keep] for r in rows],
                                                [headers[i] for i in keep], width=width)
     return body, [h for h in headers if h not in shown]
