@@ -70,9 +70,11 @@ class SequenceFacts:
         line numbers no code listing has)."""
         if self._runs is False:
             n = len(lines) // 8
-            span = mod.col_range(lines) if 0 < n < RUN_MAX_RECORDS else None
-            fits = span is not None and span[0] >= 0 and span[1] < RUN_MAX_LINE
-            self._runs = StraightRuns.of(mod, lines, span[1] + 1) if fits else None
+            span: tuple[int, int] | None = mod.col_range(lines) if 0 < n < RUN_MAX_RECORDS else None
+            if span is not None and span[0] >= 0 and span[1] < RUN_MAX_LINE:
+                self._runs = StraightRuns.of(mod, lines, span[1] + 1)
+            else:
+                self._runs = None
         return self._runs  # type: ignore[return-value]  # made above: never False here
 
     @property
