@@ -12,11 +12,10 @@ and memory traffic, so they are not independent samples of the row; the wave is 
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress
 from operator import itemgetter, sub, truediv
 from types import ModuleType
 from typing import Any
@@ -222,7 +221,6 @@ def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: Line
             blamed, (scanned.cu if scanned.cu is not None else -1, scanned.begin))
 
 
-_NONZERO = re.compile(rb"[^\x00]")
 # A straight run costs one C call (~0.4 µs, slicing included) where the per-record fold costs
 # ~0.08 µs a record: runs pay when they hold this many records on average.
 RUN_RECORDS = 8
@@ -247,15 +245,15 @@ class StraightRuns:
         starts = [0]
         if n > 1:
             # a run starts wherever a record's line is not the previous record's + 1: the words
-            # where (previous + 1) XOR line is not 0, found in C (vector add, big-integer XOR, a
-            # regular expression over the bytes)
+            # where (previous + 1) XOR line is not 0 (vector add, big-integer XOR, compress: C)
             view = memoryview(lines)
             after = array("q")
             after.frombytes(view[:-8])
             mod.add(after, array("q", [1]) * (n - 1))
-            moved = (int.from_bytes(after.tobytes(), "little")
-                     ^ int.from_bytes(view[8:], "little")).to_bytes(8 * (n - 1), "little")
-            starts += dict.fromkeys(m.start() // 8 + 1 for m in _NONZERO.finditer(moved))
+            moved = array("q")
+            moved.frombytes((int.from_bytes(after.tobytes(), "little")
+                             ^ int.from_bytes(view[8:], "little")).to_bytes(8 * (n - 1), "little"))
+            starts += compress(range(1, n), moved)
         if len(starts) * RUN_RECORDS > n:
             return None
         return StraightRuns(mod, memoryview(lines).cast("q"), starts, size)
