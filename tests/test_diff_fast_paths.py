@@ -217,3 +217,25 @@ def test_diff_of_the_first_two_big_captures_equals_the_slow_paths(corpus, cli, m
     assert slow.json() == fast.json()
     data = fast.json()["data"]
     assert data["summary"]["tested"] > 20  # the comparison covered the kernel's rows
+
+
+def test_assemble_transposes_waves_whose_sequences_meet_one_line_order(tmp_path):
+    from hotspot.att.wave_samples import assemble
+    from hotspot.capture import WaveFile
+
+    files = [WaveFile(tmp_path / f"se0_sm0_sl{k}_wv0.json", 0, 0, k, 0) for k in range(3)]
+    order_a, order_b = [4, 5, 9], [4, 5, 9]  # two sequences (other trip counts), one order
+    order_c = [4, 7]  # other lines
+    got = {files[0].where: (order_a, [1, 2, 3], [10, 20, 30], [1, 1, 2], {4: 0.5}, (1, 100)),
+           files[1].where: (order_b, [4, 5, 6], [40, 50, 60], [1, 1, 3], {}, (1, 200)),
+           files[2].where: (order_c, [7, 8], [70, 80], [1, 1], {5: 2.0}, (2, 300))}
+    s = assemble(files, got)
+    # by hand: lines in first-met order, 0 where a wave did not run the line
+    assert list(s.stall) == [4, 5, 9, 7]
+    assert s.stall == {4: [1, 4, 7], 5: [2, 5, 0], 9: [3, 6, 0], 7: [0, 0, 8]}
+    assert s.latency == {4: [10, 40, 70], 5: [20, 50, 0], 9: [30, 60, 0], 7: [0, 0, 80]}
+    assert s.hits == {4: [1, 1, 1], 5: [1, 1, 0], 9: [2, 3, 0], 7: [0, 0, 1]}
+    assert s.blame == {4: [0.5, 0.0, 0.0], 5: [0.0, 0.0, 2.0]}
+    assert s.placement == [(0, 1, 100), (0, 1, 200), (0, 2, 300)]
+    two = assemble(files[:2], got)  # one order: transposed as one sequence
+    assert two.stall == {4: [1, 4], 5: [2, 5], 9: [3, 6]} and two.hits[9] == [2, 3]

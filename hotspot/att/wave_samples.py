@@ -46,13 +46,20 @@ class WaveSamples:
 
 def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveSamples:
     """The samples of `chosen` (in that order) from their per-wave values. Waves of one sequence
-    share its list of lines: their values are transposed together (C-level zips); when waves ran
-    different sequences, each wave's values are gathered over the union of lines by its sequence's
+    (or of sequences meeting their lines in one order) share a list of lines: their values are
+    transposed together (C-level zips); when waves met different lines, each wave's values are gathered over the union of lines by its sequence's
     itemgetter (0 where it did not run one) and transposed, in C as well."""
     values = [got[wf.where] for wf in chosen]
     by_lines: dict[int, tuple[list[int], list[int]]] = {}  # id of a lines list -> (it, waves)
+    # sequences that differ only in trip counts meet their lines in one order: equal lists are
+    # one key (the first met), so their waves are transposed together too
+    same: dict[int, int] = {}  # id of a lines list -> the key of the first equal one
     for k, v in enumerate(values):
-        by_lines.setdefault(id(v[0]), (v[0], []))[1].append(k)
+        key = same.get(id(v[0]))
+        if key is None:
+            key = same[id(v[0])] = next((other for other, (lines, _) in by_lines.items()
+                                         if lines == v[0]), id(v[0]))
+        by_lines.setdefault(key, (v[0], []))[1].append(k)
     fields: list[dict[int, list[int]]] = [{}, {}, {}]  # stall, latency, hits
     if len(by_lines) == 1:  # every wave ran one sequence: its columns as they are
         lines = values[0][0] if values else []
@@ -69,7 +76,7 @@ def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveS
             idx = [at.get(line, len(lines)) for line in union]
             getters[key] = _picker(idx)
         for field, dest in zip((1, 2, 3), fields):
-            rows = [getters[id(v[0])]([*v[field], 0]) for v in values]
+            rows = [getters[same[id(v[0])]]([*v[field], 0]) for v in values]
             dest.update(zip(union, map(list, zip(*rows))))
     stall, latency, hits = fields
     plines = list(dict.fromkeys(chain.from_iterable(v[4] for v in values)))
