@@ -168,7 +168,8 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
             sd = math.sqrt(sum((v - mean) ** 2 for v in diffs) / max(1, len(diffs) - 1))
             p = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
         lo, hi = quantile(diffs, (1 - level) / 2), quantile(diffs, (1 + level) / 2)
-        results.append(stats.RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1), min(1.0, p)))
+        results.append(stats.RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1),
+                                     min(1.0, p)))
     return results
 
 

@@ -12,9 +12,10 @@ and sd), so an interval excludes 0 exactly when p < 1 − level; q-values contro
 tested rows of one diff (Benjamini–Hochberg).
 
 Speed: every row's numerator and denominator of one wave are packed into one Python integer (a
-fixed-width field each), so a replicate's sums over the drawn waves for all rows are a handful of
-big-integer additions, unpacked with one `to_bytes`; the per-row work is C-level slicing and list
-comprehensions over the replicates.
+fixed-width field each; rows with equal denominators, all of one diff's, share one field), so a
+replicate's sums over the drawn waves for all rows are a handful of big-integer additions,
+unpacked with one `to_bytes`; the per-row work is C-level slicing and one chain of C-level maps
+over the replicates (~0.05 s for 35 rows: ~7% of a fresh diff of two 32-wave captures).
 """
 
 from __future__ import annotations

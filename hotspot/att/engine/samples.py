@@ -271,7 +271,7 @@ class StraightRuns:
         distinct = dict.fromkeys(zip(firsts, lengths))
         self.order = list(dict.fromkeys(chain.from_iterable(
             range(first, first + length) for first, length in distinct)))
-        self._back = _picker(self.order)
+        self._back = picker(self.order)
         self.hits = self.sums(array("q", [1]) * n)
 
     def sums(self, column: bytes | array[int]) -> list[int]:
@@ -285,7 +285,7 @@ class StraightRuns:
         return list(self._back(acc))
 
 
-def _picker(idx: list[int]) -> Callable[[Sequence[int]], Sequence[int]]:
+def picker(idx: list[int]) -> Callable[[Sequence[int]], Sequence[int]]:
     """xs -> (xs[i] for i in idx), as a tuple (itemgetter of one index gives no tuple)."""
     if len(idx) > 1:
         return itemgetter(*idx)
