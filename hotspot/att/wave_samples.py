@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
-from hotspot.att.engine.samples import SequenceFacts, WaveSample, sample_wave, wave_of_data
+from hotspot.att.engine.samples import (
+    SequenceFacts,
+    WaveSample,
+    picker,
+    sample_wave,
+    wave_of_data,
+)
 from hotspot.att.engine.wavepass import sample_wave_files
 from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture import CodeRow, WaveFile, read_wave_bytes
@@ -46,13 +51,21 @@ class WaveSamples:
 
 def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveSamples:
     """The samples of `chosen` (in that order) from their per-wave values. Waves of one sequence
-    share its list of lines: their values are transposed together (C-level zips); when waves ran
-    different sequences, each wave's values are gathered over the union of lines by its sequence's
-    itemgetter (0 where it did not run one) and transposed, in C as well."""
+    (or of sequences meeting their lines in one order) share a list of lines: their values are
+    transposed together (C-level zips); when waves met different lines, each wave's values are
+    gathered over the union of lines by its sequence's itemgetter (0 where it did not run one)
+    and transposed, in C as well."""
     values = [got[wf.where] for wf in chosen]
     by_lines: dict[int, tuple[list[int], list[int]]] = {}  # id of a lines list -> (it, waves)
+    # sequences that differ only in trip counts meet their lines in one order: equal lists are
+    # one key (the first met), so their waves are transposed together too
+    same: dict[int, int] = {}  # id of a lines list -> the key of the first equal one
     for k, v in enumerate(values):
-        by_lines.setdefault(id(v[0]), (v[0], []))[1].append(k)
+        key = same.get(id(v[0]))
+        if key is None:
+            key = same[id(v[0])] = next((other for other, (lines, _) in by_lines.items()
+                                         if lines == v[0]), id(v[0]))
+        by_lines.setdefault(key, (v[0], []))[1].append(k)
     fields: list[dict[int, list[int]]] = [{}, {}, {}]  # stall, latency, hits
     if len(by_lines) == 1:  # every wave ran one sequence: its columns as they are
         lines = values[0][0] if values else []
@@ -63,13 +76,13 @@ def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveS
         # the union of lines in first-met order (the order every consumer has seen them in)
         union = list(dict.fromkeys(chain.from_iterable(lines for lines, _ in by_lines.values())))
         # per sequence, where each union line sits in its lists (past the end: a 0 appended)
-        getters: dict[int, Callable[[list[int]], Sequence[int]]] = {}
+        getters: dict[int, Callable[[Sequence[int]], Sequence[int]]] = {}
         for key, (lines, _) in by_lines.items():
             at = {line: i for i, line in enumerate(lines)}
             idx = [at.get(line, len(lines)) for line in union]
-            getters[key] = _picker(idx)
+            getters[key] = picker(idx)
         for field, dest in zip((1, 2, 3), fields):
-            rows = [getters[id(v[0])]([*v[field], 0]) for v in values]
+            rows = [getters[same[id(v[0])]]([*v[field], 0]) for v in values]
             dest.update(zip(union, map(list, zip(*rows))))
     stall, latency, hits = fields
     plines = list(dict.fromkeys(chain.from_iterable(v[4] for v in values)))
@@ -77,13 +90,6 @@ def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveS
         *[list(map(v[4].get, plines, repeat(0.0))) for v in values])))) if plines else {}
     placement = [(wf.se, *v[5]) for wf, v in zip(chosen, values)]
     return WaveSamples([wf.path.name for wf in chosen], stall, latency, hits, blame, placement)
-
-
-def _picker(idx: list[int]) -> Callable[[list[int]], Sequence[int]]:
-    """xs -> (xs[i] for i in idx), as a tuple (itemgetter of one index gives no tuple)."""
-    if len(idx) > 1:
-        return itemgetter(*idx)
-    return lambda xs: tuple(xs[i] for i in idx)
 
 
 def sample_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from operator import sub
+from operator import itemgetter, sub
 from typing import TYPE_CHECKING
 
 from hotspot.record import record
@@ -122,6 +122,8 @@ def groups(a: "DispatchAnalysis") -> dict[str, Group]:
     return out
 
 
+_first = itemgetter(0)
+
 # column sums already taken in one diff: (id of the column dict, members) -> per-sample sums (the
 # totals sum every executed line for stall, latency, issue and their executions alike)
 SumMemo = dict[tuple[int, tuple[int, ...]], list[float]]
@@ -154,8 +156,12 @@ def column_sum(table: dict[int, list[float]], members: list[int], zeros: list[fl
     cols = [c for c in map(table.get, members) if c is not None]
     if not cols:
         out = zeros
+    elif len(cols) == 1:
+        out = list(cols[0])
+    elif len(zeros) == 1:  # one sample (a saved analysis' totals): no transposition of columns
+        out = [sum(map(_first, cols))]
     else:
-        out = list(map(sum, zip(*cols))) if len(cols) > 1 else list(cols[0])
+        out = list(map(sum, zip(*cols)))
     if key is not None and memo is not None:
         memo[key] = out
     return out

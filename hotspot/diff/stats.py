@@ -12,9 +12,10 @@ and sd), so an interval excludes 0 exactly when p < 1 − level; q-values contro
 tested rows of one diff (Benjamini–Hochberg).
 
 Speed: every row's numerator and denominator of one wave are packed into one Python integer (a
-fixed-width field each), so a replicate's sums over the drawn waves for all rows are a handful of
-big-integer additions, unpacked with one `to_bytes`; the per-row work is C-level slicing and list
-comprehensions over the replicates.
+fixed-width field each; rows with equal denominators, all of one diff's, share one field), so a
+replicate's sums over the drawn waves for all rows are a handful of big-integer additions,
+unpacked with one `to_bytes`; the per-row work is C-level slicing and one chain of C-level maps
+over the replicates (~0.05 s for 35 rows: ~7% of a fresh diff of two 32-wave captures).
 """
 
 from __future__ import annotations
@@ -94,6 +95,18 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
         if sd > 0:
             own[r] = ([a + sd * rng.gauss(0.0, 1.0) for a in f_b],
                       [a + sd * rng.gauss(0.0, 1.0) for a in f_a])
+    inflate_b = small_sample_inflation(before.independent, level)
+    inflate_a = small_sample_inflation(after.independent, level)
+    # each side's units × SCALE per replicate, once per distinct denominator field (the rows of
+    # one diff share theirs: the wave, or its executed instructions)
+    scaled: dict[int, Sequence[int]] = {}
+
+    def units(dens: Sequence[int]) -> Sequence[int]:
+        got = scaled.get(id(dens))
+        if got is None:
+            got = scaled[id(dens)] = list(map(mul, dens, repeat(SCALE)))
+        return got
+
     out: list[RowTest | None] = []
     for r in range(rows):
         rb = _ratio(sum(before.numerators[r]), sum(before.denominators[r]))
@@ -102,10 +115,8 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
             out.append(None)
             continue
         fb, fa = own.get(r, (f_b, f_a))
-        lb = _log_ratios(sums_b[2 * r], sums_b[2 * r + 1], rb, before.independent, fb,
-                         level)
-        la = _log_ratios(sums_a[2 * r], sums_a[2 * r + 1], ra, after.independent, fa,
-                         level)
+        lb = _log_ratios(sums_b[2 * r], units(sums_b[2 * r + 1]), rb, inflate_b, fb)
+        la = _log_ratios(sums_a[2 * r], units(sums_a[2 * r + 1]), ra, inflate_a, fa)
         if None in la or None in lb:
             logs = sorted(a - b for a, b in zip(la, lb) if a is not None and b is not None)
         else:
@@ -138,9 +149,11 @@ def _ratio(num: float, den: float) -> float:
 
 def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> list[Sequence[int]]:
     """Per field (row r's numerator × SCALE at 2r, its denominator at 2r + 1): its sum over the
-    drawn waves of each replicate."""
-    fields = 2 * len(side.numerators)
-    packed, words = _pack(side)
+    drawn waves of each replicate. Rows whose denominators are equal share one summed field (the
+    same sequence at each of their 2r + 1)."""
+    numerators, denominators, den_of = _fields(side)
+    packed, words = _pack(numerators + denominators, side.waves)
+    fields = len(numerators) + len(denominators)
     # a workgroup's fields are the sums of its waves' (packing is linear: no field overflows,
     # `_pack` sized them for the sum over every wave)
     units = [sum(packed[w] for w in members) for members in side.units()]
@@ -158,31 +171,46 @@ def _replicate_sums(side: SideSamples, replicates: int, rng: random.Random) -> l
         buf += total.to_bytes(size, "little")
     flat = array("Q", bytes(buf))
     stride = fields * words
+    summed: list[Sequence[int]]
     if words == 1:
-        return [flat[j::stride] for j in range(fields)]
-    # wide fields (sums past 2**64): each is `words` little-endian 64-bit words
+        summed = [flat[j::stride] for j in range(fields)]
+    else:  # wide fields (sums past 2**64): each is `words` little-endian 64-bit words
+        summed = []
+        for j in range(fields):
+            parts = [flat[j * words + k::stride] for k in range(words)]
+            summed.append([sum(w << (64 * k) for k, w in enumerate(ws)) for ws in zip(*parts)])
+    rows = len(numerators)
     out: list[Sequence[int]] = []
-    for j in range(fields):
-        parts = [flat[j * words + k::stride] for k in range(words)]
-        out.append([sum(w << (64 * k) for k, w in enumerate(ws)) for ws in zip(*parts)])
+    for r in range(rows):
+        out += (summed[r], summed[rows + den_of[r]])
     return out
 
 
-def _pack(side: SideSamples) -> tuple[list[int], int]:
-    """Each wave's fields as one integer, and the 64-bit words per field: wide enough that the sum
-    of n draws of the largest value fits (one word for any real capture)."""
-    n = side.waves
-    rows = [[round(num[w] * SCALE), den[w]] for w in range(n)
-            for num, den in zip(side.numerators, side.denominators)]
-    values = [v for pair in rows for v in pair]
-    if values and min(values) < 0:
+def _fields(side: SideSamples) -> tuple[list[list[int]], list[Sequence[int]], list[int]]:
+    """Each row's numerators × SCALE (fixed point), the distinct denominator lists, and per row
+    the index of its own among them."""
+    numerators = [[round(v * SCALE) for v in num] for num in side.numerators]
+    distinct: list[Sequence[int]] = []
+    den_of: list[int] = []
+    for den in side.denominators:
+        k = next((i for i, d in enumerate(distinct) if d is den or d == den), None)
+        if k is None:
+            k = len(distinct)
+            distinct.append(den)
+        den_of.append(k)
+    return numerators, distinct, den_of
+
+
+def _pack(fields: Sequence[Sequence[int]], n: int) -> tuple[list[int], int]:
+    """Each wave's fields (field j's value of wave w at fields[j][w]) as one integer, and the
+    64-bit words per field: wide enough that the sum of n draws of the largest value fits (one
+    word for any real capture)."""
+    largest = max((max(f, default=0) for f in fields), default=0)
+    if fields and min(min(f, default=0) for f in fields) < 0:
         raise ValueError("a per-wave value is negative")
-    largest = max(values, default=0) * max(1, n)
-    words = max(1, -(-largest.bit_length() // 64))
-    per_wave = len(side.numerators) * 2
+    words = max(1, -(-(largest * max(1, n)).bit_length() // 64))
     out = []
-    for w in range(n):
-        chunk = values[w * per_wave:(w + 1) * per_wave]
+    for chunk in zip(*fields) if fields else [() for _ in range(n)]:
         if words == 1:
             out.append(int.from_bytes(array("Q", chunk).tobytes(), "little"))
         else:
@@ -216,20 +244,21 @@ def t_quantile(p: float, df: int) -> float:
     return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
 
 
-def _log_ratios(nums: Sequence[int], dens: Sequence[int], observed: float, waves: int,
-                log_factors: Sequence[float], level: float) -> list[float | None]:
-    """log(ratio) per replicate, its spread around the observed ratio widened for a small
-    sample (small_sample_inflation), plus the log capture factor (C-level maps: ~10^5 values)."""
-    inflate = small_sample_inflation(waves, level)
+def _log_ratios(nums: Sequence[int], units: Sequence[int], observed: float, inflate: float,
+                log_factors: Sequence[float]) -> list[float | None]:
+    """log(ratio) per replicate (Σ numerator × SCALE / (Σ units × SCALE)), its spread around the
+    observed ratio widened by `inflate` (small_sample_inflation), plus the log capture factor
+    (one chain of C-level maps: ~10^5 values)."""
     obs = repeat(observed)
-    if 0 not in dens:
-        raw = map(truediv, nums, map(mul, dens, repeat(SCALE)))
-        ratios = list(map(add, map(mul, map(sub, raw, obs), repeat(inflate)), obs))
-        if min(ratios) > 0:
-            return list(map(add, map(math.log, ratios), log_factors))
+    try:
+        raw = map(truediv, nums, units)
+        return list(map(add, map(math.log, map(add, map(mul, map(sub, raw, obs), repeat(inflate)),
+                                               obs)), log_factors))
+    except (ValueError, ZeroDivisionError):
+        pass
     out: list[float | None] = []  # a replicate that drew no execution of the row, or widened to <= 0
-    for s, d, lf in zip(nums, dens, log_factors):
-        r = observed + (s / (d * SCALE) - observed) * inflate if d else 0.0
+    for s, d, lf in zip(nums, units, log_factors):
+        r = observed + (s / d - observed) * inflate if d else 0.0
         out.append(math.log(r) + lf if r > 0 else None)
     return out
 
