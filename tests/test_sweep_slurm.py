@@ -494,3 +494,32 @@ def test_exit_137_after_kill_9_from_the_task_log(fake, slurm, tmp_path):
     assert (task["state"], task["exit_code"]) == ("FAILED", 137)
     (problem,) = [p for p in st["problems"] if p["kind"] == "task-died"]
     assert "died (exit 137 (signal 9))" in problem["message"]
+
+
+def test_wait_stops_on_a_pending_reason_that_never_clears(fake, slurm, tmp_path):
+    """The partition shrinks under a queued task (MaxCPUsPerNode 2 -> 1 for a 2-CPU task): PENDING
+    (PartitionConfig) for good. `status --wait` says so with the fix and stops (exit 6)."""
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec)])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--partition", "small", "--gpus", "0", "--cpus-per-task", "2",
+                 "--sbatch-arg=--begin=now+3600")
+    try:
+        subprocess.run(["scontrol", "update", "partitionname=small", "MaxCPUsPerNode=1"], check=True,
+                       capture_output=True, timeout=30)
+        # the begin time lifted: scontrol answers "Requested partition configuration not available now"
+        subprocess.run(["scontrol", "update", f"jobid={job}", "starttime=now"], capture_output=True, timeout=30)
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["reason"] == "PartitionConfig", timeout=30, step=0.5)
+        proc = hotspot("sweep", "status", str(sw), "--wait", "--format", "json", timeout=60)
+    finally:
+        subprocess.run(["scontrol", "update", "partitionname=small", "MaxCPUsPerNode=2"], capture_output=True,
+                       timeout=30)
+        scancel(job)
+    assert proc.returncode == 6, proc.stderr
+    data = json.loads(proc.stdout)["data"]
+    (task,) = data["slurm"]["tasks"]
+    assert (task["state"], task["reason"]) == ("PENDING", "PartitionConfig")
+    (p,) = data["problems"]
+    assert p["kind"] == "never-runs" and "(PartitionConfig)" in p["message"] and "None" not in p["message"]
+    assert f"hotspot sweep cancel {sw}" in p["fix"] and "--cpus-per-task" in p["fix"]
+    assert finished(rec) == []
