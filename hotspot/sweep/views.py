@@ -323,11 +323,11 @@ def _sort_key(row: EntryRow) -> tuple[bool, float, str]:
 
 def _with_tasks(doc: Manifest, rows: list[EntryRow], tasks: list[TaskRow]) -> list[EntryRow]:
     """Each row with its array task (from its worker's Slurm ids): that task's state and node."""
-    by_task = {t.task: t for t in tasks}
+    by_task = {(t.job_id.split("_")[0], t.task): t for t in tasks}  # task ids repeat across the sweep's arrays
     out: list[EntryRow] = []
     for row in rows:
         w = doc.workers.get(row.worker or "")
-        t = by_task.get((w.array_task_id if w else None) or "")
+        t = by_task.get(((w.array_job_id or "") if w else "", (w.array_task_id or "") if w else ""))
         cell = None if t is None else SlurmCell(t.task, t.job_id, t.state, t.node, t.log)
         out.append(ReportRow(**vars(row), slurm=cell))
     return out
