@@ -110,6 +110,8 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
+# start a submitted job at once (the tests wait on it; defaults add up to seconds)
+SchedulerParameters=bf_interval=1,sched_min_interval=0
 SlurmctldPort=$ctld_port
 SlurmdPort=$d_port
 StateSaveLocation=$dir/state
