@@ -134,10 +134,11 @@ def array_tasks(sweep_dir: Path, doc: Manifest) -> tuple[list[TaskRow] | None, s
     if info is None or not info.job_id:
         return None, "not submitted (--dry-run)" if info else "not a Slurm sweep"
     tasks: list[TaskRow] = []
-    for old in earlier_jobs(info):
-        rows, _ = _job_tasks(sweep_dir, old)
-        if any(r.state in slurm.ACTIVE for r in rows):
-            tasks += rows
+    earlier = earlier_jobs(info)
+    active, _ = slurm.active_arrays([j.job_id for j in earlier if j.job_id]) if earlier else ({}, "")
+    for old in earlier:  # one squeue for them all; the details of those still queued or running
+        if active and old.job_id in active:
+            tasks += _job_tasks(sweep_dir, old)[0]
     rows, notes = _job_tasks(sweep_dir, info)
     return tasks + rows, " + ".join(notes)
 
