@@ -56,21 +56,35 @@ munged --force --key-file="$dir/munge.key" --socket="$dir/munge.sock" --pid-file
 for _ in $(seq 50); do [ -s "$dir/munged.pid" ] && break; sleep 0.1; done
 cat "$dir/munged.pid" >> "$dir/pids"
 
-if [ "$accounting" = 1 ]; then
-  # MariaDB for slurmdbd: its own datadir, socket and port; the Slurm user over TCP with a password
+# Accounting is best effort outside CI: when MariaDB or slurmdbd does not come up, the cluster runs
+# without it (the sacct tests then skip with sacct's answer); under CI (CI set) it is an error.
+no_accounting() {
+  echo "start_slurm: $1; logs in $dir/logs" >&2
+  [ -z "${CI:-}" ] || exit 4
+  for f in slurmdbd.pid mariadbd.pid; do
+    if [ -s "$dir/$f" ]; then
+      pid="$(cat "$dir/$f")"
+      kill -TERM "$pid" 2>/dev/null || true
+      sed -i "/^$pid\$/d" "$dir/pids"  # stopped here: stop_slurm.sh must not signal the number again
+    fi
+  done
+  accounting=0
+}
+
+db_up() {  # MariaDB for slurmdbd: its own datadir, socket and port; the Slurm user over TCP with a password
   db_port="$(free_port)"
   dbd_port="$(free_port)"
   mariadb-install-db --no-defaults --datadir="$dir/db" --user=root --skip-test-db \
-    --auth-root-authentication-method=socket > "$dir/logs/mariadb-install.log" 2>&1
+    --auth-root-authentication-method=socket > "$dir/logs/mariadb-install.log" 2>&1 || return 1
   mariadbd --no-defaults --datadir="$dir/db" --socket="$dir/mysql.sock" --port="$db_port" \
     --bind-address=127.0.0.1 --user=root --pid-file="$dir/mariadbd.pid" --log-error="$dir/logs/mariadb.log" \
     --skip-name-resolve --innodb-buffer-pool-size=16M --innodb-log-file-size=8M --skip-log-bin \
     --innodb-flush-log-at-trx-commit=0 --performance-schema=OFF > /dev/null 2>&1 &
   for _ in $(seq 300); do [ -S "$dir/mysql.sock" ] && [ -s "$dir/mariadbd.pid" ] && break; sleep 0.1; done
-  [ -s "$dir/mariadbd.pid" ] || { echo "start_slurm: mariadbd did not start; see $dir/logs/mariadb.log" >&2; exit 4; }
+  [ -s "$dir/mariadbd.pid" ] || return 1
   cat "$dir/mariadbd.pid" >> "$dir/pids"
   mariadb --no-defaults --socket="$dir/mysql.sock" -u root -e \
-    "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'hotspot-test'; GRANT ALL ON *.* TO 'slurm'@'127.0.0.1';"
+    "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'hotspot-test'; GRANT ALL ON *.* TO 'slurm'@'127.0.0.1';" || return 1
   cat > "$dir/slurmdbd.conf" <<DBD
 AuthType=auth/munge
 AuthInfo=socket=$dir/munge.sock
@@ -88,6 +102,19 @@ StoragePass=hotspot-test
 StorageLoc=slurm_acct_db
 DBD
   chmod 600 "$dir/slurmdbd.conf"
+}
+
+dbd_up() {  # slurmdbd reads slurmdbd.conf beside $SLURM_CONF; the cluster is registered before slurmctld starts
+  slurmdbd || return 1
+  for _ in $(seq 100); do [ -s "$dir/slurmdbd.pid" ] && timeout 10 sacctmgr -i -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
+  [ -s "$dir/slurmdbd.pid" ] || return 1
+  cat "$dir/slurmdbd.pid" >> "$dir/pids"
+  timeout 20 sacctmgr -i add cluster hotspottest >/dev/null || return 1
+}
+
+if [ "$accounting" = 1 ] && ! db_up; then no_accounting "MariaDB did not start"; fi
+if [ "$accounting" = 1 ]; then
+  # sacctmgr and slurmctld reach slurmdbd with the munge socket named here (not AuthInfo)
   storage="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$dbd_port
@@ -134,13 +161,9 @@ PartitionName=small Nodes=$host MaxCPUsPerNode=2 MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"
 
-if [ "$accounting" = 1 ]; then
-  # slurmdbd reads slurmdbd.conf beside $SLURM_CONF; the cluster is registered before slurmctld starts
-  slurmdbd
-  for _ in $(seq 100); do [ -s "$dir/slurmdbd.pid" ] && timeout 10 sacctmgr -i -n list cluster >/dev/null 2>&1 && break; sleep 0.2; done
-  [ -s "$dir/slurmdbd.pid" ] || { echo "start_slurm: slurmdbd did not start; see $dir/logs/slurmdbd.log" >&2; exit 4; }
-  cat "$dir/slurmdbd.pid" >> "$dir/pids"
-  sacctmgr -i add cluster hotspottest >/dev/null
+if [ "$accounting" = 1 ] && ! dbd_up; then
+  no_accounting "slurmdbd did not start"
+  sed -i -e '/^AccountingStorage/d' -e 's/^JobCompType=.*/&\nAccountingStorageType=accounting_storage\/none/' "$SLURM_CONF"
 fi
 
 slurmctld -i -f "$SLURM_CONF"
