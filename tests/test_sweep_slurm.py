@@ -109,7 +109,8 @@ def accounting() -> bool:
 def need_accounting() -> None:
     probe = subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, text=True, timeout=30)
     if probe.returncode != 0:
-        pytest.skip(f"no accounting on the test cluster (slurmdbd + mariadb-server not installed): sacct says "
+        pytest.skip(f"no accounting on the test cluster (slurmdbd + mariadb-server not installed, or "
+                    f"HOTSPOT_SLURM_ACCOUNTING=0): sacct says "
                     f"{probe.stderr.strip()[-120:]!r}")
 
 

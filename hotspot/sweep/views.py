@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, cast
 
 from hotspot.sweep import manifest as mf
 from hotspot.sweep_records import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
-                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmJob, SlurmStatus, StatusData, TaskProblem,
-                                 TaskRow, WorkerRow, WorkerStatus)
+                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmJob, SlurmStatus, StatusData,
+                                 TaskProblem, TaskRow, WorkerRow, WorkerStatus)
 
 if TYPE_CHECKING:
     from hotspot.result import Result
