@@ -273,6 +273,7 @@ class TaskRow:
     log: str | None = None
     starts: int = 0
     sigterm: bool = False
+    earlier: list[str] = field(default_factory=list)  # its earlier runs (sacct -D): "NODE_FAIL on n1"
 
 
 @record
@@ -408,6 +409,7 @@ class CancelData:
     tasks_before: list[TaskRow] | None
     counts: dict[str, int]
     next: str
+    job_ids: list[str] = field(default_factory=list)  # every array cancelled (earlier ones still queued too)
 
 
 @record(frozen=False)

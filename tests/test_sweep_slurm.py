@@ -10,10 +10,18 @@ gres GPUs on fake device nodes) runs array sweeps through sbatch, with the fake 
 - `--wait` follows the array to its end and exits with the sweep's outcome;
 - `sweep cancel` stops the array; a plain rerun finishes the interrupted entries.
 
-Accounting: no slurmdbd here (it needs a MariaDB server: too heavy for a test), so `sacct` answers
-"accounting storage is disabled" and the state comes from squeue (finished tasks stay listed for
-MinJobAge) and the exit codes from the task logs: the fallback order a site without accounting
-gets. The sacct parser is checked on sacct's own output format in tests/test_sweep_status.py.
+- before sbatch: a request no node of the partition can run is refused (exit 2, the numbers and the
+  fix), the default CPUs per task is clipped to a 2-CPU node's share (partition `small`, whose
+  MaxCPUsPerNode is 2) and that array runs; a second submission while the first is queued is
+  refused (exit 3) and, with --force, status and cancel follow both arrays;
+- the sources: squeue while accounting has not recorded the job yet (sacct lags sbatch), `sacct -D`
+  for the node failure and the requeue, the exit codes of the task log (137 after kill -9, 143
+  after a cancel).
+
+Accounting: the cluster runs slurmdbd on its own MariaDB server when Debian's slurmdbd and
+mariadb-server are installed (.ci/run installs them), so sacct answers as on a site cluster; without
+them `sacct` says "accounting storage is disabled", the tests that need it skip with that reason and
+the others get the squeue + task-log fallback.
 
 Skipped with the reason when slurm-wlm/munge are not installed or we are not root; when they are
 and the cluster does not come up, the tests fail under CI (CI=true) and skip with the logs
@@ -27,6 +35,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +100,20 @@ def slurm(cluster, monkeypatch, tmp_path):
     subprocess.run(["scontrol", "update", f"nodename={node}", "state=resume"], capture_output=True, timeout=30)
 
 
+def accounting() -> bool:
+    """Does the test cluster keep accounting (slurmdbd up)?"""
+    probe = subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, text=True, timeout=30)
+    return probe.returncode == 0
+
+
+def need_accounting() -> None:
+    probe = subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"no accounting on the test cluster (slurmdbd + mariadb-server not installed, or "
+                    f"HOTSPOT_SLURM_ACCOUNTING=0): sacct says "
+                    f"{probe.stderr.strip()[-120:]!r}")
+
+
 def status(sw: Path) -> dict:
     return json.loads(hotspot("sweep", "status", str(sw), "--format", "json").stdout)["data"]
 
@@ -152,7 +175,8 @@ def test_two_tasks_share_a_node_by_device_with_cpus_per_gpu(fake, slurm, tmp_pat
     assert {r["gpu"] for r in runs} == {"0", "1", "2", "3"}
     st = status(sw)
     assert [(t["task"], t["exit_code"], t["starts"]) for t in st["slurm"]["tasks"]] == [("0", 0, 1), ("1", 0, 1)]
-    assert st["slurm"]["source"].startswith("sacct exited")  # no accounting here: squeue + the logs answer
+    # both ended: accounting answers (with the exit code) where it runs, else squeue and the logs
+    assert {t["source"] for t in st["slurm"]["tasks"]} == ({"sacct"} if accounting() else {"squeue"})
     doc = manifest(sw)
     assert sorted(w["slurm"]["slurm_array_task_id"] for w in doc["workers"].values()) == ["0", "1"]
     assert {w["state"] for w in doc["workers"].values()} == {"finished"}
@@ -190,6 +214,7 @@ def test_a_task_that_dies_at_start_is_said_with_its_log(fake, slurm, tmp_path):
 
 
 def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
+    t0 = time.monotonic()
     names = ["a", "b", "c"]
     rec, gate, recipes, sw, job = two_running_of_three(fake, tmp_path, names)
     try:
@@ -207,7 +232,9 @@ def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
         assert st["slurm"]["tasks"][0]["state"] == "PENDING"
         # the killed run's entries are interrupted (its worker got SIGTERM), nothing is lost
         wait_until(lambda: sorted(states(sw).values()) == ["interrupted", "interrupted", "pending"], timeout=60)
-        assert "down (hotspot-test)" in p["message"]
+        assert "down (hotspot-test)" in p["message"] and "None" not in p["message"]  # it once read "(None; ..."
+        text = hotspot("sweep", "status", str(sw), env={**os.environ, "COLUMNS": "250"}).stdout
+        assert "problem: task" in text and "None" not in text.split("problem:")[1]
         gate.write_text("")
         subprocess.run(["scontrol", "update", f"nodename={slurm}", "state=resume"], check=True,
                        capture_output=True, timeout=30)
@@ -228,6 +255,12 @@ def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
     assert sorted(r["name"] for r in finished(rec)) == names
     st = status(sw)
     assert st["problems"] == [] and st["slurm"]["tasks"][0]["starts"] == 2
+    if accounting():  # sacct -D keeps the run the node failure ended, before the requeued one
+        (task,) = st["slurm"]["tasks"]
+        assert task["earlier"] == [f"NODE_FAIL on {slurm}"] and task["state"] == "COMPLETED"
+        text = hotspot("sweep", "status", str(sw), env={**os.environ, "COLUMNS": "250"}).stdout
+        assert f"task {job}_0 earlier: NODE_FAIL on {slurm}" in text
+    assert time.monotonic() - t0 <= 90, "the node-failure path took too long"
 
 
 def test_wait_follows_the_array_and_exits_with_the_outcome(fake, slurm, tmp_path):
@@ -297,6 +330,9 @@ def test_cancel_stops_the_array_and_a_plain_rerun_finishes(fake, slurm, tmp_path
     assert {w["state"] for w in doc["workers"].values()} == {"interrupted"}  # SIGTERM is not "finished"
     log = (sw / "slurm" / f"{job}_0.out").read_text()
     assert "=== hotspot sweep task end: exit 143" in log
+    # the log's 143 (SIGTERM), not sacct's "CANCELLED 0"
+    (task,) = status(sw)["slurm"]["tasks"]
+    assert (task["state"], task["exit_code"]) == ("CANCELLED", 143)
     gate.write_text("")
     proc = hotspot("sweep", str(recipes), "-o", str(sw), "--gpus", "0,1")  # plain rerun, here
     assert proc.returncode == 0, proc.stderr
@@ -304,21 +340,188 @@ def test_cancel_stops_the_array_and_a_plain_rerun_finishes(fake, slurm, tmp_path
     assert sorted(r["name"] for r in finished(rec)) == names
 
 
-def test_state_from_sacct_when_accounting_answers(fake, slurm, tmp_path):
-    """The first source `sweep status` asks. The test cluster has no slurmdbd (it needs a MariaDB
-    server), so this skips with sacct's own answer; the other tests cover the squeue and log
-    fallbacks, and tests/test_sweep_status.py parses sacct's output format."""
-    probe = subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, text=True, timeout=30)
-    if probe.returncode != 0:
-        pytest.skip(f"no accounting on the test cluster (no slurmdbd/MariaDB): sacct says "
-                    f"{probe.stderr.strip()[-120:]!r}")
+def test_wait_in_json_exits_0_and_the_state_comes_from_sacct(fake, slurm, tmp_path):
+    """The first source `sweep status` asks once the task has ended: accounting (with the exit code)."""
+    need_accounting()
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec), entry("b", 0.0, rec)])
+    sw = fake.root / "sw"
+    try:
+        proc = hotspot("sweep", str(recipes), "--slurm", "--wait", "-o", str(sw), "--gpus", "0",
+                       "--cpus-per-task", "1", "--format", "json", timeout=150)
+    finally:
+        if (sw / "sweep.json").exists() and manifest(sw).get("slurm"):
+            scancel(manifest(sw)["slurm"]["job_id"])
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["ok"] is True and doc["exit_code"] == 0 and doc["data"]["counts"]["done"] == 2
+    (task,) = status(sw)["slurm"]["tasks"]
+    assert (task["source"], task["state"], task["exit_code"], task["node"]) == ("sacct", "COMPLETED", 0, slurm)
+    assert sorted(r["name"] for r in finished(rec)) == ["a", "b"]
+
+
+def test_impossible_request_refused_before_sbatch_and_the_default_clipped(fake, slurm, tmp_path):
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec), entry("b", 0.0, rec)])
+    sw = fake.root / "sw"
+
+    def queued() -> str:
+        return subprocess.run(["squeue", "-h", "-n", "hotspot-sweep-lib", "-o", "%i"], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+
+    # the node has 16 CPUs (slurm.conf): 32 can never run
+    proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), "--gpus", "0", "--cpus-per-task", "32")
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.splitlines()  # one line: the numbers and the fix
+    assert "--cpus-per-task 32" in line and f"the most: 16 on {slurm}" in line
+    assert "--cpus-per-task 16 or fewer" in line
+    assert not sw.exists() and queued() == ""  # nothing submitted, nothing left behind
+    # partition `small` caps a node at 2 CPUs: 4 are refused, with the cap named
+    proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), "--partition", "small", "--gpus", "0,1",
+                   "--cpus-per-task", "4", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 2 and doc["error"]["exit_code"] == 2
+    assert "the most: 2 on" in doc["error"]["message"] and "the partition allows 2 per node" in doc["error"]["message"]
+    assert not sw.exists() and queued() == ""
+    # more GPUs than a node has
+    proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), "--sbatch-arg=--gres=gpu:8")
+    assert proc.returncode == 2 and f"8 GPUs per task: no node of partition debug has that many (the most: 4 on " \
+        f"{slurm})" in proc.stderr
+    # the default (4 per GPU x 2 GPUs = 8) on a node of 2 CPUs for 4 GPUs: clipped to 2, said, and it runs
+    try:
+        proc = hotspot("sweep", str(recipes), "--slurm", "--wait", "-o", str(sw), "--partition", "small",
+                       "--sbatch-arg=--gres=gpu:2", env={**os.environ, "COLUMNS": "250"}, timeout=150)
+    finally:
+        if (sw / "sweep.json").exists() and manifest(sw).get("slurm"):
+            scancel(manifest(sw)["slurm"]["job_id"])
+    assert proc.returncode == 0, proc.stderr
+    assert "asking --cpus-per-task=2, not the default 8 (4 per GPU x 2): the nodes of partition small have 2 " \
+        "CPUs for 4 GPUs" in proc.stderr
+    assert "#SBATCH --cpus-per-task=2" in (sw / "sweep.sbatch").read_text()
+    job = manifest(sw)["slurm"]["job_id"]
+    assert proc.stdout.splitlines()[0].startswith(f"submitted Slurm job {job} (1 array task(s), 2 CPUs each)")
+    assert f"sweep {sw}: 2 done of 2" in proc.stdout and "problem:" not in proc.stdout
+    assert sorted(r["name"] for r in finished(rec)) == ["a", "b"]
+
+
+def test_a_second_submission_is_refused_while_the_first_is_queued(fake, slurm, tmp_path):
     rec = tmp_path / "rec.jsonl"
     recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec)])
     sw = fake.root / "sw"
+    # held back an hour: PENDING (BeginTime) until cancelled
+    first = submit(recipes, sw, "--gpus", "0", "--cpus-per-task", "1", "--sbatch-arg=--begin=now+3600")
+    jobs = [first]
+    try:
+        # right after sbatch: the controller answers whatever accounting says (it lags by ~1 s)
+        st = status(sw)
+        (task,) = st["slurm"]["tasks"]
+        assert (task["state"], task["source"]) == ("PENDING", "squeue") and st["problems"] == []
+        proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), "--gpus", "0", "--format", "json")
+        assert proc.returncode == 3, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["error"]["code"] == "array-active" and doc["error"]["details"]["active_jobs"] == [first]
+        assert f"job {first}: 1 PENDING" in doc["error"]["message"] and "--force" in doc["error"]["hint"]
+        assert manifest(sw)["slurm"]["job_id"] == first  # nothing changed
+        # --force: a second array beside it; status and cancel follow both
+        proc = hotspot("sweep", str(recipes), "--slurm", "-o", str(sw), "--gpus", "0", "--cpus-per-task", "1",
+                       "--sbatch-arg=--begin=now+3600", "--force", "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        second = doc["data"]["slurm"]["job_id"]
+        jobs.append(second)
+        assert any(w.startswith("--force: submitting beside the sweep's array still queued") for w in doc["warnings"])
+        assert [j["job_id"] for j in manifest(sw)["slurm"]["earlier"]] == [first]
+        assert [t["job_id"] for t in status(sw)["slurm"]["tasks"]] == [f"{first}_0", f"{second}_0"]
+        proc = hotspot("sweep", "cancel", str(sw), "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["data"]["job_ids"] == [first, second]
+        wait_until(lambda: all(t["state"] == "CANCELLED" for t in status(sw)["slurm"]["tasks"]), timeout=30, step=0.3)
+    finally:
+        for j in jobs:
+            scancel(j)
+
+
+def test_sacct_empty_right_after_sbatch_then_squeue_answers(fake, slurm, tmp_path, monkeypatch):
+    """Accounting that has not recorded the job yet (an sacct that answers nothing, as in the
+    second after sbatch): the controller's state is shown, never NOT_STARTED or "the array has
+    ended", and --wait follows the job to its end."""
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "sacct").write_text("#!/bin/sh\nexit 0\n")
+    (stub / "sacct").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub}{os.pathsep}{os.environ['PATH']}")
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", f"@{gate}", rec)])
+    sw = fake.root / "sw"
+    p = start_hotspot("sweep", str(recipes), "--slurm", "--wait", "-o", str(sw), "--gpus", "0",
+                      "--cpus-per-task", "1", "--format", "json")
+    try:
+        wait_until(lambda: (sw / "sweep.json").exists() and bool(manifest(sw).get("slurm")), timeout=30, step=0.1)
+        st = status(sw)
+        (task,) = st["slurm"]["tasks"]
+        assert task["state"] in ("PENDING", "RUNNING", "CONFIGURING") and task["source"] == "squeue"
+        assert st["problems"] == [] and "empty: not recorded yet" in st["slurm"]["source"]
+        wait_until(lambda: len(records(rec)) >= 1, timeout=60, step=0.2)
+        time.sleep(2 * 2.0)  # two --wait polls with the task running
+        assert p.poll() is None  # --wait still follows it
+        gate.write_text("")
+        out, err = p.communicate(timeout=90)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        if (sw / "sweep.json").exists() and manifest(sw).get("slurm"):
+            scancel(manifest(sw)["slurm"]["job_id"])
+    assert p.returncode == 0, err
+    assert json.loads(out)["data"]["counts"]["done"] == 1
+
+
+def test_exit_137_after_kill_9_from_the_task_log(fake, slurm, tmp_path):
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", f"@{gate}", rec)])
+    sw = fake.root / "sw"
     job = submit(recipes, sw, "--gpus", "0", "--cpus-per-task", "1")
     try:
-        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["exit_code"] is not None, timeout=90, step=0.5)
+        wait_until(lambda: len(records(rec)) >= 1 and manifest(sw)["workers"], timeout=60, step=0.2)
+        (worker,) = manifest(sw)["workers"].values()
+        os.kill(worker["pid"], 9)  # the worker, not the batch script: the script writes its end line
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["exit_code"] is not None, timeout=60, step=0.3)
     finally:
+        gate.write_text("")
         scancel(job)
-    (task,) = status(sw)["slurm"]["tasks"]
-    assert (task["source"], task["state"], task["exit_code"], task["node"]) == ("sacct", "COMPLETED", 0, slurm)
+    log = (sw / "slurm" / f"{job}_0.out").read_text()
+    assert "=== hotspot sweep task end: exit 137" in log
+    st = status(sw)
+    (task,) = st["slurm"]["tasks"]
+    assert (task["state"], task["exit_code"]) == ("FAILED", 137)
+    (problem,) = [p for p in st["problems"] if p["kind"] == "task-died"]
+    assert "died (exit 137 (signal 9))" in problem["message"]
+
+
+def test_wait_stops_on_a_pending_reason_that_never_clears(fake, slurm, tmp_path):
+    """The partition shrinks under a queued task (MaxCPUsPerNode 2 -> 1 for a 2-CPU task): PENDING
+    (PartitionConfig) for good. `status --wait` says so with the fix and stops (exit 6)."""
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", 0.0, rec)])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--partition", "small", "--gpus", "0", "--cpus-per-task", "2",
+                 "--sbatch-arg=--begin=now+3600")
+    try:
+        subprocess.run(["scontrol", "update", "partitionname=small", "MaxCPUsPerNode=1"], check=True,
+                       capture_output=True, timeout=30)
+        # the begin time lifted: scontrol answers "Requested partition configuration not available now"
+        subprocess.run(["scontrol", "update", f"jobid={job}", "starttime=now"], capture_output=True, timeout=30)
+        wait_until(lambda: status(sw)["slurm"]["tasks"][0]["reason"] == "PartitionConfig", timeout=30, step=0.5)
+        proc = hotspot("sweep", "status", str(sw), "--wait", "--format", "json", timeout=60)
+    finally:
+        subprocess.run(["scontrol", "update", "partitionname=small", "MaxCPUsPerNode=2"], capture_output=True,
+                       timeout=30)
+        scancel(job)
+    assert proc.returncode == 6, proc.stderr
+    data = json.loads(proc.stdout)["data"]
+    (task,) = data["slurm"]["tasks"]
+    assert (task["state"], task["reason"]) == ("PENDING", "PartitionConfig")
+    (p,) = data["problems"]
+    assert p["kind"] == "never-runs" and "(PartitionConfig)" in p["message"] and "None" not in p["message"]
+    assert f"hotspot sweep cancel {sw}" in p["fix"] and "--cpus-per-task" in p["fix"]
+    assert finished(rec) == []

@@ -54,6 +54,49 @@ def test_sacct_lines_per_task_with_pending_ranges_and_signals():
                    "5": ("12_5", "CANCELLED", 143, "gpu05")}
 
 
+def test_sacct_d_keeps_a_tasks_earlier_runs():
+    from hotspot.sweep.slurm import parse_sacct
+
+    # sacct -D: the run the node failure ended, then the requeued one (earliest first)
+    text = "5_0|NODE_FAIL|0:0|n1|None\n5_1|COMPLETED|0:0|n2|None\n5_0|REQUEUED|0:15|n1|None\n5_0|COMPLETED|0:0|n3|None\n"
+    got = parse_sacct(text)
+    assert (got["0"].state, got["0"].node, got["0"].earlier) == ("COMPLETED", "n3", ["NODE_FAIL on n1",
+                                                                                      "REQUEUED on n1"])
+    assert got["1"].earlier == []
+
+
+def test_pending_reasons_that_never_clear():
+    from hotspot.sweep.slurm import never_runs
+
+    for r in ("PartitionConfig", "ReqNodeNotAvail, UnavailableNodes:n1", "QOSMaxCpuPerJobLimit",
+              "AssocMaxGRESPerJob", "QOSMinGRES", "QOSMaxWallDurationPerJobLimit", "InvalidQOS"):
+        assert never_runs(r), r
+    for r in (None, "", "Resources", "Priority", "BeginTime", "QOSMaxJobsPerUserLimit", "AssocGrpCpuLimit",
+              "QOSGrpGRES"):
+        assert not never_runs(r), r
+
+
+def test_fit_cpus_clips_the_default_and_refuses_the_impossible():
+    from hotspot.errors import UsageError
+    from hotspot.sweep.slurm import NodeShape, PartitionShape, fit_cpus, mem_request_mib
+
+    small = PartitionShape("small", [NodeShape("n1", 16, 1000, 4)], 2)  # MaxCPUsPerNode=2
+    big = PartitionShape("gpu", [NodeShape("g1", 64, 512000, 8), NodeShape("c1", 128, 512000, 0)], None)
+    # default 4/GPU: on 2 CPUs for 4 GPUs a 2-GPU task gets 2 (1 per GPU), a 1-GPU task 1
+    assert fit_cpus(small, 8, False, 2, 2, None)[0] == 2 and fit_cpus(small, 4, False, 1, 1, None)[0] == 1
+    assert fit_cpus(big, 8, False, 2, 2, None) == (8, None)  # 64 CPUs / 8 GPUs = 8 per GPU: no clip
+    assert fit_cpus(big, 4, False, None, 1, None) == (4, None)
+    with pytest.raises(UsageError, match=r"--cpus-per-task 4: .*the most: 2 on n1; the partition allows 2"):
+        fit_cpus(small, 4, True, None, 1, None)
+    with pytest.raises(UsageError, match=r"9 GPUs per task: no node of partition gpu has that many \(the most: 8 on g1\)"):
+        fit_cpus(big, 4, False, 9, 9, None)
+    with pytest.raises(UsageError, match=r"--cpus-per-task 100: no node of partition gpu with 8 GPUs .*the most: 64"):
+        fit_cpus(big, 100, True, 8, 8, None)  # the 128-CPU node has no GPU
+    assert mem_request_mib(["--mem=600G"]) == 614400 and mem_request_mib(["--exclusive"]) is None
+    with pytest.raises(UsageError, match=r"--mem=614400M: .*the most: 512000M on g1"):
+        fit_cpus(big, 8, False, 2, 2, 614400)
+
+
 def test_squeue_lines_and_reason_parentheses():
     from hotspot.sweep.slurm import parse_squeue, task_ids
 

@@ -734,6 +734,9 @@ PAGES = {'': (('--help', '-h'),
                'Extra #SBATCH line, e.g. --sbatch-arg=--exclusive or --sbatch-arg=--gres=gpu:8 '
                '(repeatable).'),
               ('--dry-run', 'With --slurm: write the script, do not submit.'),
+              ('--force',
+               'With --slurm: submit even while an earlier array of this sweep is queued or '
+               'running.'),
               ('--wait',
                'With --slurm: follow the array to its end (live status line) and exit with the '
                "sweep's outcome."),

@@ -210,6 +210,8 @@ def register(app: typer.Typer) -> None:
             "--sbatch-arg=--gres=gpu:8 (repeatable).", rich_help_panel=_SLURM)] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="With --slurm: write the script, do not submit.",
                                               rich_help_panel=_SLURM)] = False,
+        force: Annotated[bool, typer.Option("--force", help="With --slurm: submit even while an earlier array of "
+                                            "this sweep is queued or running.", rich_help_panel=_SLURM)] = False,
         wait: Annotated[bool, typer.Option("--wait", help="With --slurm: follow the array to its end (live "
                                            "status line) and exit with the sweep's outcome.",
                                            rich_help_panel=_SLURM)] = False,
@@ -245,7 +247,7 @@ def register(app: typer.Typer) -> None:
                 only=tuple(only or ()), force_recipes=force_recipes, att_retries=att_retries, timeout_s=timeout,
                 rocprofv3=rocprofv3, att_library_path=att_library_path, slurm=slurm, nodes=nodes,
                 partition=partition, time_limit=time_limit, account=account, sbatch_args=tuple(sbatch_arg or ()),
-                dry_run=dry_run, cpus_per_task=cpus_per_task)
+                dry_run=dry_run, cpus_per_task=cpus_per_task, force=force)
             try:
                 result = api.run_sweep(opts)
             except Exception as err:

@@ -202,6 +202,8 @@ def _status_text(d: StatusData) -> str:
                                t.starts or "", t.log or "", (t.reason or "") if t.state == "PENDING" else ""]
                               for t in s.tasks],
                              ["task", "state", "exit", "node", "starts", "log", "reason"]))
+            # earlier runs of a task (sacct -D): a node failure and its requeue stay visible
+            out += [f"  task {t.job_id} earlier: {', '.join(t.earlier)}" for t in s.tasks if t.earlier]
         else:
             out.append(f"Slurm job {s.job_id}: {s.source}")
     for p in d.problems:
@@ -215,7 +217,8 @@ def render_status_markdown(result: Result[StatusData]) -> str:
 
 def render_cancel(result: Result[CancelData]) -> str:
     d = result.data
-    return (f"cancelled Slurm job {d.job_id} of {d.sweep_dir}: its workers mark running entries "
+    jobs = ", ".join(d.job_ids or [d.job_id])
+    return (f"cancelled Slurm job {jobs} of {d.sweep_dir}: its workers mark running entries "
             f"interrupted\nnext: {d.next}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from hotspot.errors import HotspotError, InputError, UsageError
@@ -56,6 +57,7 @@ class SweepOptions:
     sbatch_args: tuple[str, ...] = ()
     dry_run: bool = False
     cpus_per_task: int | None = None
+    force: bool = False  # --slurm: submit even while an earlier array of the sweep is queued or running
 
 
 @record
@@ -235,14 +237,32 @@ def run_sweep(opts: SweepOptions, cwd: Path | None = None) -> SweepResult:
     # This command starts the sweep only in a new or empty directory: then all inside is its own.
     ours = created or not sweep_dir.exists() or (sweep_dir.is_dir() and not any(sweep_dir.iterdir()))
     try:
+        said = _one_array_at_a_time(sweep_dir, opts) if opts.slurm and existed else None
         prep = _prepare(sweep_dir, recipes, opts, retry, created)
         if opts.slurm:
-            return _submit(sweep_dir, recipes, opts, prep)
+            result = _submit(sweep_dir, recipes, opts, prep)
+            result.warnings[:0] = [said] if said else []
+            return result
     except BaseException:
         if ours:
             _discard(sweep_dir, keep_dir=existed)  # a refused or failed submission leaves nothing to resume
         raise
     return _work(sweep_dir, gpus, opts.only, prep, "sweep", scope="sweep")
+
+
+def _one_array_at_a_time(sweep_dir: Path, opts: SweepOptions) -> str | None:
+    """Refuse a submission while an earlier array of this sweep is queued or running (--force
+    submits anyway): two arrays would share its entries, and a rerun after a requeue would run
+    the first unseen. Checked before anything in the sweep changes; the warning to give, if any."""
+    from hotspot.sweep import slurm
+
+    if opts.dry_run or not (sweep_dir / mf.MANIFEST).is_file():
+        return None
+    info = mf.read(sweep_dir).slurm
+    if info is None:
+        return None
+    ids = [j.job_id for j in [*info.earlier, info] if j.job_id]
+    return slurm.refuse_second_array(sweep_dir, list(dict.fromkeys(ids)), opts.force) if ids else None
 
 
 def _discard(sweep_dir: Path, keep_dir: bool) -> None:
@@ -380,13 +400,24 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepare
         result.exit_code = idle.exit_code = exit_code({e.state for e in doc.entries}, nothing_to_do=True)
         return result
     warnings = []
-    per_task = slurm.gpus_per_task(opts.gpus, list(opts.sbatch_args))
-    cpus = opts.cpus_per_task
+    args = list(opts.sbatch_args)
+    per_task = slurm.gpus_per_task(opts.gpus, args)
+    asked = opts.cpus_per_task or slurm.cpus_request(args)
+    cpus = asked
     if cpus is None:
         cpus = slurm.CPUS_PER_GPU * (per_task or 1)
         if per_task is None:
             warnings.append(f"GPUs per task unknown (--gpus all without --gres): asking for {cpus} CPUs per task; "
                             "set --cpus-per-task, or --sbatch-arg=--gres=gpu:N")
+    # Never submit what no node of the partition can run: it would sit PENDING (PartitionConfig)
+    # for good. Without a controller to ask (a --dry-run elsewhere) the script is written unchecked.
+    shape, why = slurm.partition_shape(slurm.partition_arg(opts.partition, args))
+    if shape is not None:
+        cpus, note = slurm.fit_cpus(shape, cpus, asked is not None, slurm.gres_gpus(args), per_task or 1,
+                                    slurm.mem_request_mib(args))
+        warnings += [note] if note else []
+    elif not opts.dry_run:
+        warnings.append(f"the partition's nodes could not be read ({why}): the request is not checked")
     text = slurm.script_text(sweep_dir, nodes=opts.nodes, gpus=opts.gpus, partition=opts.partition,
                              time_limit=opts.time_limit, account=opts.account, sbatch_args=list(opts.sbatch_args),
                              prelude=recipes.slurm_prelude, job_name=f"hotspot-sweep-{recipes.path.stem}",
@@ -395,8 +426,10 @@ def _submit(sweep_dir: Path, recipes: Recipes, opts: SweepOptions, prep: Prepare
     job_id = None if opts.dry_run else slurm.submit(script)
     with mf.locked(sweep_dir) as doc:
         earlier = doc.slurm
+        # every submission the sweep has had, oldest first (status and cancel follow them all)
+        past = (earlier.earlier + [replace(earlier, earlier=[])]) if earlier else []
         doc.slurm = mf.SlurmJob(job_id, slurm.SCRIPT, opts.nodes, mf.utc_iso() if job_id else None, opts.dry_run, cpus,
-                                opts.partition, (earlier.earlier + [earlier]) if earlier else [])
+                                opts.partition, past)
         progress = progress_data(sweep_dir, doc)
     data = Submission(**vars(progress), slurm=Submitted(job_id, str(script), opts.nodes, opts.dry_run, cpus,
                                                         None if job_id else f"sbatch {script}"),

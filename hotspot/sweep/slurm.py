@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 from hotspot.outfile import write_atomically
-from hotspot.errors import CommandFailedError, ToolMissingError
+from hotspot.errors import CommandFailedError, InputError, ToolMissingError, UsageError
+from hotspot.jsontypes import JsonValue
+from hotspot.record import record
 from hotspot.sweep_records import NodeDown, TaskLog, TaskRow
 
 SCRIPT = "sweep.sbatch"
@@ -34,15 +36,23 @@ FIX_SLURM = ("run on a Slurm login node (sbatch on PATH, e.g. `module load slurm
              "--dry-run to write the script and submit it yourself")
 
 
-def gpus_per_task(gpus: str, sbatch_args: list[str]) -> int | None:
-    """How many GPUs one array task drives: from --gres=gpu[:type]:N / --gpus-per-task / --gpus-per-node
-    / --gpus in the extra sbatch lines, else the length of an explicit --gpus list; None when unknown
-    (--gpus all on whatever node Slurm gives)."""
+def gres_gpus(sbatch_args: list[str]) -> int | None:
+    """The GPUs a task asks Slurm for: --gres=gpu[:type]:N / --gpus-per-task / --gpus-per-node /
+    --gpus in the extra sbatch lines; None when none of them is given."""
     for arg in sbatch_args:
         m = re.fullmatch(r"--gres=(?:.*,)?gpu(?::[^:,]+)?:(\d+)(?:,.*)?", arg.strip()) or \
             re.fullmatch(r"--gpus(?:-per-task|-per-node)?=(?:[^:,]+:)?(\d+)", arg.strip())
         if m:
             return int(m.group(1))
+    return None
+
+
+def gpus_per_task(gpus: str, sbatch_args: list[str]) -> int | None:
+    """How many GPUs one array task drives: what it asks Slurm for (gres_gpus), else the length of
+    an explicit --gpus list; None when unknown (--gpus all on whatever node Slurm gives)."""
+    asked = gres_gpus(sbatch_args)
+    if asked is not None:
+        return asked
     if gpus.strip().lower() == "all":
         return None
     from hotspot.sweep.gpus import parse_gpus
@@ -122,6 +132,18 @@ LOST = ("NODE_FAIL", "BOOT_FAIL")
 NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
               "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
               "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held")
+# Limits one job passes by itself (a QOS's or an association's per-job maximum or minimum): no
+# other job ending clears them (per-user and group limits do, and are not listed).
+NEVER_RUNS_LIMIT = re.compile(r"^(QOS|Assoc)(Max\w*PerJob\w*|Min\w+)$|^QOSMax(Wall|Node)\w*Limit$")
+# Task words the log or the submission give when neither sacct nor squeue lists the task: it is
+# still coming (SUBMITTED: sbatch accepted it moments ago; STARTED: its log began, with no end).
+COMING = ("SUBMITTED", "STARTED")
+
+
+def never_runs(reason: str | None) -> bool:
+    """Is a pending reason one that waiting never clears?"""
+    r = (reason or "").strip()
+    return any(r.startswith(x) for x in NEVER_RUNS) or bool(NEVER_RUNS_LIMIT.match(r.split(",")[0]))
 # The worker's own exit codes that mean it ran and some entries failed (6) or were empty (4).
 ENTRY_OUTCOME_CODES = (0, 4, 6)
 
@@ -180,27 +202,46 @@ def task_ids(job_field: str) -> list[str]:
     return out[:MAX_TASK_IDS]
 
 
+SACCT_FORMAT = "JobID,State,ExitCode,NodeList,Reason"
+
+
 def parse_sacct(text: str) -> dict[str, TaskRow]:
-    """`sacct -n -P -X --format=JobID,State,ExitCode,NodeList,Reason` lines -> per array task id."""
-    tasks: dict[str, TaskRow] = {}
+    """`sacct -n -P -X -D --format=JobID,State,ExitCode,NodeList,Reason` lines of one job -> per
+    array task id. With -D
+    sacct lists every run of a task, earliest first: the last is the task's row, the earlier ones
+    (NODE_FAIL, REQUEUED, ...) its `earlier` runs."""
+    runs: dict[tuple[str, str], list[TaskRow]] = {}
     for line in text.splitlines():
         parts = line.split("|")
         if len(parts) != 5:
             continue
+        job = parts[0].split("_")[0]
         for task in task_ids(parts[0]):
             state = _state_word(parts[1])
-            tasks[task] = TaskRow(f"{parts[0].split('_')[0]}_{task}", state,
-                                  None if state in ACTIVE else _exit_code(parts[2]),
-                                  None if parts[3] in ("", "None assigned") else parts[3],
-                                  None if parts[4] in ("", "None") else parts[4], "sacct")
+            runs.setdefault((job, task), []).append(TaskRow(
+                f"{job}_{task}", state, None if state in ACTIVE else _exit_code(parts[2]),
+                None if parts[3] in ("", "None assigned") else parts[3],
+                None if parts[4] in ("", "None") else parts[4], "sacct"))
+    tasks: dict[str, TaskRow] = {}
+    for (_, task), rows in runs.items():
+        row = rows[-1]
+        row.earlier = [_run_word(r) for r in rows[:-1]]
+        tasks[task] = row
     return tasks
 
 
+def _run_word(row: TaskRow) -> str:
+    """An earlier run of a task, as status shows it: 'NODE_FAIL on vm', 'REQUEUED (exit 143)'."""
+    return row.state + (f" on {row.node}" if row.node else "") + (
+        f" (exit {row.exit_code})" if row.exit_code not in (None, 0) else "")
+
+
 def sacct(job_id: str) -> tuple[dict[str, TaskRow] | None, str]:
-    """Per array task (by task id): state, exit code, node and reason from accounting; None when
-    sacct cannot answer (not installed, accounting disabled)."""
-    out, note = _query(["sacct", "-n", "-P", "-X", "-j", str(job_id),
-                        "--format=JobID,State,ExitCode,NodeList,Reason"])
+    """Per array task (by task id): state, exit code, node and reason from accounting, with the
+    task's earlier runs (-D: a requeue after NODE_FAIL keeps the failed run); None when sacct
+    cannot answer (not installed, accounting disabled). Right after sbatch accounting lags the
+    controller by about a second: an empty answer then means "not recorded yet"."""
+    out, note = _query(["sacct", "-n", "-P", "-X", "-D", "-j", str(job_id), f"--format={SACCT_FORMAT}"])
     if out is None:
         return None, note
     return parse_sacct(out), "sacct"
@@ -293,3 +334,183 @@ def scancel(job_id: str) -> None:
         last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
         raise CommandFailedError(f"scancel {job_id} failed (exit {done.returncode}): {last}",
                                  "check the job id with squeue -j JOB", code="scancel-failed")
+
+
+# ---------------------------------------------------------------------------- before sbatch
+@record
+class NodeShape:
+    """One node of a partition as sinfo gives it; memory in MiB (None: not configured)."""
+
+    name: str
+    cpus: int
+    memory_mib: int | None
+    gpus: int
+
+
+@record
+class PartitionShape:
+    name: str
+    nodes: list[NodeShape]
+    max_cpus_per_node: int | None  # the partition's MaxCPUsPerNode (None: unlimited)
+
+    def cpus(self, node: NodeShape) -> int:
+        """The CPUs a job may use on `node` in this partition."""
+        return min(node.cpus, self.max_cpus_per_node) if self.max_cpus_per_node else node.cpus
+
+
+def _gres_gpu_count(gres: str) -> int:
+    """sinfo %G ('gpu:4', 'gpu:mi300x:8(S:0-1),shard:16', '(null)') -> the GPUs it holds."""
+    return sum(int(m.group(1)) for m in re.finditer(r"(?:^|,)gpu(?::[^:,()]+)?:(\d+)", gres))
+
+
+def _partition_fields(text: str) -> dict[str, str]:
+    return dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+
+
+def partition_shape(partition: str | None) -> tuple[PartitionShape | None, str]:
+    """The nodes of `partition` (the default partition when None): CPUs, memory and GPUs per node,
+    and the partition's per-node CPU cap; None and why when Slurm cannot say. A partition that does
+    not exist is refused here (exit 2) with the ones that do."""
+    out, note = _query(["scontrol", "show", "partition", "-o"])
+    if out is None:
+        return None, note
+    parts = [_partition_fields(line) for line in out.splitlines() if line.startswith("PartitionName=")]
+    names = [p.get("PartitionName", "") for p in parts]
+    if partition is None:
+        chosen = next((p for p in parts if p.get("Default") == "YES"), None)
+        if chosen is None:
+            raise UsageError(f"this Slurm cluster has no default partition (partitions: {', '.join(names)})",
+                             "give one with --partition")
+    else:
+        chosen = next((p for p in parts if p.get("PartitionName") == partition), None)
+        if chosen is None:
+            raise UsageError(f"--partition {partition}: no such partition here (partitions: {', '.join(names)})",
+                             "give one of them with --partition")
+    name = chosen["PartitionName"]
+    cap = chosen.get("MaxCPUsPerNode", "UNLIMITED")
+    out, note = _query(["sinfo", "-h", "-N", "-p", name, "-o", "%N|%c|%m|%G"])
+    if out is None:
+        return None, note
+    nodes: dict[str, NodeShape] = {}
+    for line in out.splitlines():
+        f = line.strip().split("|")
+        if len(f) != 4 or not f[1].isdigit():
+            continue
+        mem = int(f[2]) if f[2].isdigit() else None
+        nodes[f[0]] = NodeShape(f[0], int(f[1]), mem, _gres_gpu_count(f[3]))
+    return PartitionShape(name, list(nodes.values()), int(cap) if cap.isdigit() else None), "sinfo"
+
+
+MEM_UNITS = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+
+
+def mem_request_mib(sbatch_args: list[str]) -> int | None:
+    """--mem=N[KMGT] (MiB by default, Slurm's unit) among the extra sbatch lines; None without it."""
+    for arg in sbatch_args:
+        m = re.fullmatch(r"--mem=(\d+)([KMGT]?)B?", arg.strip(), re.IGNORECASE)
+        if m:
+            return int(int(m.group(1)) * MEM_UNITS[(m.group(2) or "M").upper()])
+    return None
+
+
+def cpus_request(sbatch_args: list[str]) -> int | None:
+    """--cpus-per-task=N (or -c N) among the extra sbatch lines."""
+    for arg in sbatch_args:
+        m = re.fullmatch(r"(?:--cpus-per-task=|-c\s*)(\d+)", arg.strip())
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def partition_arg(partition: str | None, sbatch_args: list[str]) -> str | None:
+    """The partition the job goes to: --partition, else --partition=P / -p P among the sbatch lines."""
+    for arg in sbatch_args:
+        m = re.fullmatch(r"(?:--partition=|-p\s*)(\S+)", arg.strip())
+        if m:
+            return m.group(1)
+    return partition
+
+
+def fit_cpus(shape: PartitionShape, cpus: int, explicit: bool, gpus_asked: int | None, gpus_per_task: int,
+             mem_mib: int | None) -> tuple[int, str | None]:
+    """The --cpus-per-task to ask, and a note when it is not `cpus`: a request no node of the
+    partition can satisfy is refused (UsageError, the numbers and the fix); the default (4 per
+    GPU) is clipped to the CPUs a node has per GPU, so that a task never asks for more than its
+    share of a node and never for more than a node has."""
+    where = f"partition {shape.name}"
+    if not shape.nodes:
+        raise UsageError(f"{where} has no nodes", "give another --partition")
+    fits = [n for n in shape.nodes if gpus_asked is None or n.gpus >= gpus_asked]
+    if not fits:
+        most = max(shape.nodes, key=lambda n: n.gpus)
+        raise UsageError(f"{gpus_asked} GPUs per task: no node of {where} has that many (the most: {most.gpus} on "
+                         f"{most.name})", f"ask for {most.gpus} or fewer (--sbatch-arg=--gres=gpu:{most.gpus}), "
+                         "or another --partition")
+    if mem_mib is not None:
+        roomy = [n for n in fits if n.memory_mib is None or n.memory_mib >= mem_mib]
+        if not roomy:
+            most = max(fits, key=lambda n: n.memory_mib or 0)
+            raise UsageError(f"--mem={mem_mib}M: no node of {where}{_with(gpus_asked)} has that much memory "
+                             f"(the most: {most.memory_mib}M on {most.name})",
+                             f"ask --sbatch-arg=--mem={most.memory_mib}M or less, or another --partition")
+        fits = roomy
+    best = max(fits, key=shape.cpus)
+    if explicit:
+        if shape.cpus(best) < cpus:
+            cap = (f"; the partition allows {shape.max_cpus_per_node} per node"
+                   if shape.max_cpus_per_node and shape.max_cpus_per_node < best.cpus else "")
+            raise UsageError(f"--cpus-per-task {cpus}: no node of {where}{_with(gpus_asked)} has that many CPUs "
+                             f"(the most: {shape.cpus(best)} on {best.name}{cap})",
+                             f"ask --cpus-per-task {shape.cpus(best)} or fewer, or another --partition")
+        return cpus, None
+
+    def share(n: NodeShape) -> int:  # the node's CPUs per GPU, times the task's GPUs
+        have = shape.cpus(n)
+        return min(have, max(1, have // n.gpus) * gpus_per_task) if n.gpus else have
+
+    top = max(fits, key=share)
+    clipped = min(cpus, share(top))
+    if clipped == cpus:
+        return cpus, None
+    return clipped, (f"asking --cpus-per-task={clipped}, not the default {cpus} ({CPUS_PER_GPU} per GPU x "
+                     f"{gpus_per_task}): the nodes of {where} have {shape.cpus(top)} CPUs for {top.gpus} GPUs "
+                     f"({top.name}); set --cpus-per-task to choose")
+
+
+def _with(gpus: int | None) -> str:
+    return f" with {gpus} GPUs" if gpus else ""
+
+
+def active_arrays(job_ids: list[str]) -> tuple[dict[str, list[str]] | None, str]:
+    """Of these array jobs, those with a task still queued or running: {job id: [task states]};
+    None when the controller cannot say."""
+    if not job_ids:
+        return {}, "squeue"
+    out, note = _query(["squeue", "-h", "-r", "-j", ",".join(job_ids), "-o", "%i|%K|%T|%N|%R"])
+    if out is None:
+        return ({}, "squeue") if "Invalid job id" in note else (None, note)
+    active: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) == 5 and _state_word(parts[2]) in ACTIVE:
+            active.setdefault(parts[0].split("_")[0], []).append(_state_word(parts[2]))
+    return active, "squeue"
+
+
+def refuse_second_array(sweep_dir: Path, job_ids: list[str], force: bool) -> str | None:
+    """A sweep runs one array at a time: refuse (InputError) a submission while an earlier array of
+    it is queued or running, unless `force`; the warning to give, if any."""
+    active, note = active_arrays(job_ids)
+    if active is None:
+        return f"could not tell whether the sweep's earlier array ({', '.join(job_ids)}) is still queued ({note})"
+    if not active:
+        return None
+    said = "; ".join(f"job {j}: " + ", ".join(f"{states.count(s)} {s}" for s in dict.fromkeys(states))
+                     for j, states in active.items())
+    if force:
+        return f"--force: submitting beside the sweep's array still queued or running ({said})"
+    raise InputError(f"{sweep_dir}: an array of this sweep is still queued or running ({said}); a second one "
+                     "would run the same entries beside it unseen",
+                     f"follow it (hotspot sweep status {sweep_dir} --wait), cancel it (hotspot sweep cancel "
+                     f"{sweep_dir}) and resubmit, or add --force to submit anyway", code="array-active",
+                     details={"active_jobs": list[JsonValue](sorted(active))})

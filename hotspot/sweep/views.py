@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, cast
 
 from hotspot.sweep import manifest as mf
 from hotspot.sweep_records import (CancelData, EntryRow, EntryState, EntryStatus, LateResult, Manifest, ProgressData,
-                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmStatus, StatusData, TaskProblem,
-                                 TaskRow, WorkerRow, WorkerStatus)
+                                 ReportData, ReportRow, Requeued, SlurmCell, SlurmJob, SlurmStatus, StatusData,
+                                 TaskProblem, TaskRow, WorkerRow, WorkerStatus)
 
 if TYPE_CHECKING:
     from hotspot.result import Result
@@ -58,38 +58,94 @@ def _describe_exit(code: int | None) -> str:
     return f"exit {code}"
 
 
-def array_tasks(sweep_dir: Path, doc: Manifest) -> tuple[list[TaskRow] | None, str]:
-    """Each array task of the sweep's Slurm job: state, exit code, node, log, restarts, from sacct
-    when accounting answers, else squeue (the exit code then from the task log), else the task
-    logs alone. None when the sweep was not submitted."""
+# A task sbatch accepted that neither accounting nor the controller lists yet (sacct lags sbatch by
+# about a second, a busy controller more): "SUBMITTED" and still to come for this long, then
+# NOT_STARTED (the job is gone without a trace).
+SUBMIT_GRACE_S = 60.0
+
+
+def _seconds_since(iso: str | None) -> float | None:
+    from datetime import datetime, timezone
+
+    if not iso:
+        return None
+    try:
+        return (datetime.now(timezone.utc) - datetime.fromisoformat(iso.replace("Z", "+00:00"))).total_seconds()
+    except ValueError:
+        return None
+
+
+def _merge(acct: TaskRow | None, live: TaskRow | None) -> TaskRow | None:
+    """One task from accounting and the controller: the controller's state while either says the
+    task is active (accounting lags it), accounting's once both say it ended (it has the exit
+    code); the earlier runs from accounting (-D) either way."""
     from hotspot.sweep import slurm
 
-    info = doc.slurm
-    job = info.job_id if info else None
-    if not job or info is None:
-        return None, "not submitted (--dry-run)" if info else "not a Slurm sweep"
-    live, note = slurm.sacct(job)
-    notes = [note]
-    if live is None:
-        live, note = slurm.squeue(job)
-        notes.append(note)
+    if acct is None or live is None:
+        one = acct or live
+        return replace(one) if one is not None else None
+    if live.state in slurm.ACTIVE or acct.state in slurm.ACTIVE:
+        return replace(live, earlier=list(acct.earlier))
+    return replace(acct)
+
+
+def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]]:
+    """Each array task of one submission (see array_tasks) and where its states came from."""
+    from hotspot.sweep import slurm
+
+    assert job.job_id is not None
+    acct, note = slurm.sacct(job.job_id)
+    notes = [note + (" (empty: not recorded yet)" if acct == {} else "")]
+    live, note = slurm.squeue(job.job_id)
+    notes.append(note)
+    answered = acct is not None or live is not None
+    age = _seconds_since(job.submitted_at)
     tasks = []
-    for t in range(info.nodes or 1):
-        log_path = sweep_dir / slurm.LOG_DIR / f"{job}_{t}.out"
+    for t in range(job.nodes or 1):
+        log_path = sweep_dir / slurm.LOG_DIR / f"{job.job_id}_{t}.out"
         log = slurm.read_task_log(log_path)
-        known = (live or {}).get(str(t))
+        known = _merge((acct or {}).get(str(t)), (live or {}).get(str(t)))
         if known is None:  # neither accounting nor the controller knows it: what its log says
-            state = ("NOT_STARTED" if not log else "ENDED" if log.ended else
-                     "STARTED")  # a start without an end line: still running, or killed with its node
-            row = TaskRow(f"{job}_{t}", state, None, log.node if log else None, None, "log" if log else "none")
+            state = ("ENDED" if log and log.ended else
+                     "STARTED" if log else  # a start without an end line: still running, or killed with its node
+                     "SUBMITTED" if answered and age is not None and age < SUBMIT_GRACE_S else "NOT_STARTED")
+            row = TaskRow(f"{job.job_id}_{t}", state, None, log.node if log else None, None, "log" if log else "none")
         else:
-            row = replace(known)
-        if row.exit_code is None and log and log.ended and row.state not in slurm.ACTIVE:
+            row = known
+        # The log's end line holds the exit code the shell saw (137 after kill -9, 143 after
+        # SIGTERM); sacct gives the signal's number or 0 for a cancelled task: the log wins.
+        if log and log.ended and log.exit_code is not None and row.state not in slurm.ACTIVE:
             row.exit_code = log.exit_code
         row.task, row.log = str(t), str(log_path) if log else None
         row.starts, row.sigterm = (log.starts, log.sigterm) if log else (0, False)
         tasks.append(row)
-    return tasks, " -> ".join(notes)
+    return tasks, notes
+
+
+def array_tasks(sweep_dir: Path, doc: Manifest) -> tuple[list[TaskRow] | None, str]:
+    """Each array task of the sweep's Slurm job: state, exit code, node, log, restarts, earlier
+    runs, from the controller (squeue) and accounting (sacct -D) merged, else the task logs alone;
+    the exit code from the task log when it has one. Earlier submissions of the sweep come first,
+    as long as one of their tasks is still pending or running. None when the sweep was not
+    submitted."""
+    from hotspot.sweep import slurm
+
+    info = doc.slurm
+    if info is None or not info.job_id:
+        return None, "not submitted (--dry-run)" if info else "not a Slurm sweep"
+    tasks: list[TaskRow] = []
+    earlier = earlier_jobs(info)
+    active, _ = slurm.active_arrays([j.job_id for j in earlier if j.job_id]) if earlier else ({}, "")
+    for old in earlier:  # one squeue for them all; the details of those still queued or running
+        if active and old.job_id in active:
+            tasks += _job_tasks(sweep_dir, old)[0]
+    rows, notes = _job_tasks(sweep_dir, info)
+    return tasks + rows, " + ".join(notes)
+
+
+def earlier_jobs(info: SlurmJob) -> list[SlurmJob]:
+    """The sweep's submissions before the current one that reached Slurm (not --dry-run)."""
+    return [j for j in info.earlier if j.job_id and j.job_id != info.job_id]
 
 
 def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[TaskProblem]:
@@ -104,9 +160,8 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
     down = health[1] if health else []
     # "run the N left" only when nothing of the sweep is active: while another task of the array is
     # queued or running (a pending one that can never run aside), a rerun would run beside it
-    stuck = {t.task for t in tasks if t.state == "PENDING" and any(str(t.reason or "").startswith(r)
-                                                                   for r in slurm.NEVER_RUNS)}
-    active = any((t.state in slurm.ACTIVE or t.state == "STARTED") and t.task not in stuck
+    stuck = {t.task for t in tasks if t.state == "PENDING" and slurm.never_runs(t.reason)}
+    active = any((t.state in slurm.ACTIVE or t.state in slurm.COMING) and t.task not in stuck
                  for t in tasks)
     then = (f", then run the {left} entries left: {rerun}" if left and not active else
             f"; other tasks of the array are still active: once they end (hotspot sweep status {sweep_dir} "
@@ -118,18 +173,24 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
         if state in slurm.LOST:
             out.append(TaskProblem(t.task, "node-lost", f"task {t.job_id}: {state}{where}: the node was lost with its entries",
                                    f"its entries are re-queued by a rerun: {rerun}"))
-        elif state == "PENDING" and (any(str(t.reason or "").startswith(r) for r in slurm.NEVER_RUNS)
-                                     or (health is not None and health[0] == 0 and health[1])):
-            named = re.search(r"UnavailableNodes:(\S+)", str(t.reason))
+        elif state == "PENDING" and (slurm.never_runs(t.reason)
+                                     or (health is not None and health[0] == 0 and bool(health[1]))):
+            named = re.search(r"UnavailableNodes:(\S+)", t.reason or "")
             nodes = named.group(1) if named else ",".join(n.node for n in down)
             why = "; ".join(f"{n.node} {n.state}" + (f" ({n.reason})" if n.reason else "") for n in down)
-            fix = (f"an admin resumes the node (scontrol update nodename={nodes} state=resume), or cancel it "
-                   f"(hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition"
-                   if nodes else f"cancel it (hotspot sweep cancel {sweep_dir}) and resubmit with other "
-                   "--partition/--account/--time/--sbatch-arg values")
+            said = "; ".join(x for x in (t.reason, f"nodes: {why}" if why else "") if x) or "no usable node"
+            if nodes:
+                fix = (f"an admin resumes the node (scontrol update nodename={nodes} state=resume), or cancel it "
+                       f"(hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition")
+            elif (t.reason or "").startswith(("QOS", "Assoc")):
+                fix = (f"cancel it (hotspot sweep cancel {sweep_dir}) and resubmit within the limit "
+                       "(sacctmgr show qos / show assoc lists them: fewer --cpus-per-task, GPUs or --time), "
+                       "or with another --account/--sbatch-arg=--qos=...")
+            else:
+                fix = (f"cancel it (hotspot sweep cancel {sweep_dir}) and resubmit with other "
+                       "--partition/--account/--time/--cpus-per-task/--sbatch-arg values")
             out.append(TaskProblem(t.task, "never-runs",
-                                   f"task {t.job_id}: pending and can never run as things are "
-                                   f"({t.reason}{'; nodes: ' + why if why else ''})", fix))
+                                   f"task {t.job_id}: pending and can never run as things are ({said})", fix))
         elif state not in slurm.ACTIVE and code is not None and code not in slurm.ENTRY_OUTCOME_CODES \
                 and (left or code <= 128):  # a task stopped by a signal after the work was done is fine
             why = ("stopped by SIGTERM (scancel or the time limit)" if code == 143 or t.sigterm
@@ -139,7 +200,7 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
         elif state in ("FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "DEADLINE", "PREEMPTED") and code is None:
             out.append(TaskProblem(t.task, "task-died", f"task {t.job_id}: {state}{where}",
                                    f"read {log}{then}"))
-    if left and tasks and all(t.state not in slurm.ACTIVE and t.state != "STARTED" for t in tasks) \
+    if left and tasks and all(t.state not in slurm.ACTIVE and t.state not in slurm.COMING for t in tasks) \
             and not out:
         out.append(TaskProblem(None, "array-ended", f"the array has ended with {left} entries not done",
                                f"run them: {rerun}"))
@@ -188,8 +249,10 @@ def sweep_active(data: StatusData) -> bool:
     tasks = data.slurm.tasks if data.slurm else None
     if tasks is None:
         return any(w.state == WorkerStatus.RUNNING for w in data.workers)
-    stuck = {p.task for p in data.problems if p.kind == "never-runs"}
-    return any(t.state in slurm.ACTIVE and t.task not in stuck for t in tasks)
+    # a never-runs message begins "task JOB_TASK:" (task ids repeat across the sweep's arrays)
+    stuck = {p.message.split(":")[0] for p in data.problems if p.kind == "never-runs"}
+    return any((t.state in slurm.ACTIVE or t.state == "SUBMITTED") and f"task {t.job_id}" not in stuck
+               for t in tasks)
 
 
 def follow_submission(submitted: Result[object], poll_s: float | None = None) -> SweepResult:
@@ -251,9 +314,14 @@ def cancel(sweep_dir: Path) -> SweepResult:
         raise InputError(f"{sweep_dir}: no Slurm job to cancel (the sweep was not submitted)",
                          "stop a local sweep with Ctrl-C in its terminal")
     before, _ = array_tasks(sweep_dir, doc)
-    slurm.scancel(job)
+    # every array of the sweep that still has a task queued or running (an earlier submission
+    # too), then the current one whatever its state
+    jobs = [j for j in dict.fromkeys(t.job_id.split("_")[0] for t in before or [] if t.state in slurm.ACTIVE)
+            if j != job] + [job]
+    for j in jobs:
+        slurm.scancel(j)
     data = CancelData(str(sweep_dir), job, True, before, mf.counts(doc),
-                      f"{_resume_command(doc, sweep_dir)} --slurm (re-queues what was interrupted)")
+                      f"{_resume_command(doc, sweep_dir)} --slurm (re-queues what was interrupted)", jobs)
     return SweepResult("sweep cancel", data, [])
 
 
@@ -264,11 +332,11 @@ def _sort_key(row: EntryRow) -> tuple[bool, float, str]:
 
 def _with_tasks(doc: Manifest, rows: list[EntryRow], tasks: list[TaskRow]) -> list[EntryRow]:
     """Each row with its array task (from its worker's Slurm ids): that task's state and node."""
-    by_task = {t.task: t for t in tasks}
+    by_task = {(t.job_id.split("_")[0], t.task): t for t in tasks}  # task ids repeat across the sweep's arrays
     out: list[EntryRow] = []
     for row in rows:
         w = doc.workers.get(row.worker or "")
-        t = by_task.get((w.array_task_id if w else None) or "")
+        t = by_task.get(((w.array_job_id or "") if w else "", (w.array_task_id or "") if w else ""))
         cell = None if t is None else SlurmCell(t.task, t.job_id, t.state, t.node, t.log)
         out.append(ReportRow(**vars(row), slurm=cell))
     return out
