@@ -77,12 +77,15 @@ def test_run_the_rest_is_suggested_only_when_nothing_of_the_array_is_active(subm
     (p,) = problems
     assert p.kind == "task-died" and "entries left:" not in p.fix
     assert "still active" in p.fix and "--wait" in p.fix
-    _, problems = _status(submitted, monkeypatch, {"0": died, "1": TaskRow("41_1", "COMPLETED", 0, "n1", None, "sacct")})
+    # every task of the array listed (an unlisted one is still coming moments after sbatch)
+    done = TaskRow("41_2", "COMPLETED", 0, "n1", None, "sacct")
+    _, problems = _status(submitted, monkeypatch, {"0": died, "1": TaskRow("41_1", "COMPLETED", 0, "n1", None, "sacct"),
+                                                   "2": done})
     (p,) = problems
     assert "then run the 2 entries left:" in p.fix and p.fix.endswith("--slurm")
     # a task pending for good is not activity: the rest is to be run now
     stuck = TaskRow("41_1", "PENDING", None, None, "PartitionConfig", "sacct")
-    _, problems = _status(submitted, monkeypatch, {"0": died, "1": stuck})
+    _, problems = _status(submitted, monkeypatch, {"0": died, "1": stuck, "2": done})
     assert "then run the 2 entries left:" in next(p for p in problems if p.kind == "task-died").fix
 
 
