@@ -258,7 +258,11 @@ PAGES = {'': (('--help', '-h'),
                 ('--jobs <str>',
                  'Worker processes for reading wave files: auto (a pool only where it pays: many '
                  'CPUs, a large capture) or N.  [default: auto]'),
-                ('--plan', 'Add the prioritized optimization plan (as `hotspot plan`).'),
+                ('--plan',
+                 'Print the full plan section (trust reasons, every item with root cause, fix and '
+                 'estimate, as `hotspot plan`) after the verdict and summary, in place of the '
+                 'tables (with --detail: after them); with --format json: attach the plan to the '
+                 'data. The text view always opens with the verdict.'),
                 ('--pmc <str>',
                  "Counter files for the plan's memory verdicts (as `hotspot pmc` reads them); "
                  'repeatable.'),
@@ -273,6 +277,10 @@ PAGES = {'': (('--help', '-h'),
                  'OLD=NEW: read sources recorded under OLD from the local checkout NEW when the '
                  'capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, pairs '
                  "separated by ':')."),
+                ('--section NAME[,NAME]',
+                 'Print only these sections, in their usual order (text, markdown and csv; JSON '
+                 'has everything); --list-sections names them.'),
+                ('--list-sections', 'List the sections --section takes, then exit.'),
                 ('--format <text|json|markdown|html>',
                  'text, json, markdown or html.  [default: text]'),
                 ('-h, --help', 'Show this message and exit.')),
@@ -601,6 +609,10 @@ PAGES = {'': (('--help', '-h'),
              ('--detail',
               'Every item in full: evidence, all sites, the stall summary and the priority table '
               '(text and markdown; JSON always has everything).'),
+             ('--section NAME[,NAME]',
+              'Print only these sections, in their usual order (text, markdown and csv; JSON has '
+              'everything); --list-sections names them.'),
+             ('--list-sections', 'List the sections --section takes, then exit.'),
              ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
              ('-h, --help', 'Show this message and exit.')),
             30,
