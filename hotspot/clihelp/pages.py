@@ -234,7 +234,9 @@ PAGES = {'': (('--help', '-h'),
               ('dl',
                (('--dir <str>', 'Same as PATH.'),
                 ('--example', 'Analyze the bundled example dispatch.'),
-                ('--topk <int>', 'Rows per table (0 = all).  [default: 15]'),
+                ('--topk <int>',
+                 'Rows per table (0 = all). Default: 15 in text and markdown; every row in json '
+                 'and csv, so a saved analysis is complete (its tables_complete says so).'),
                 ('--mode <asm|src|both>',
                  'Which tables the text view shows: asm (instructions), src (source lines) or '
                  'both.  [default: both]'),

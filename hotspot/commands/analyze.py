@@ -78,7 +78,9 @@ def register(app: typer.Typer) -> None:
         dir_: Annotated[Optional[str], typer.Option("--dir", help="Same as PATH.")] = None,
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "
                                               "dispatch.")] = False,
-        topk: Annotated[int, typer.Option("--topk", help="Rows per table (0 = all).")] = 15,
+        topk: Annotated[Optional[int], typer.Option("--topk", help=(
+            "Rows per table (0 = all). Default: 15 in text and markdown; every row in json and "
+            "csv, so a saved analysis is complete (its tables_complete says so)."))] = None,
         mode: Annotated[str, typer.Option("--mode", metavar="<asm|src|both>", help=(
             "Which tables the text view shows: asm (instructions), src (source lines) or "
             "both."))] = "both",
@@ -115,7 +117,7 @@ def register(app: typer.Typer) -> None:
         def produce() -> Result[object]:
             from pathlib import Path
 
-            from hotspot.att.model import DEFAULT_MAX_FILE_MB, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions
+            from hotspot.att.model import DEFAULT_MAX_FILE_MB, DEFAULT_TOPK, PLAN_ATTACHED, PLAN_NONE, AnalyzeOptions
             from hotspot.capture import parse_source_maps
             from hotspot.errors import UsageError
 
@@ -133,7 +135,8 @@ def register(app: typer.Typer) -> None:
                 n_jobs = parse_jobs(jobs)
             except ValueError:
                 raise UsageError(f"--jobs {jobs}: expected auto or a number of processes >= 1") from None
-            opts = AnalyzeOptions(topk=topk, mode=mode, detail=detail, context=context,
+            rows = topk if topk is not None else (DEFAULT_TOPK if fmt_name in ("text", "markdown") else 0)
+            opts = AnalyzeOptions(topk=rows, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
