@@ -73,8 +73,9 @@ else:
 def register(app: typer.Typer) -> None:
     @app.command("analyze", help=SPEC.help)
     def analyze(
-        path: Annotated[Optional[str], typer.Argument(metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, or a "
-                                                      "folder holding several")] = None,
+        path: Annotated[Optional[str], typer.Argument(metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, a "
+                                                      "folder holding several, or a saved `hotspot analyze "
+                                                      "--format json` file (shown again)")] = None,
         dir_: Annotated[Optional[str], typer.Option("--dir", help="Same as PATH.")] = None,
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "
                                               "dispatch.")] = False,

@@ -62,8 +62,9 @@ def register(app: typer.Typer) -> None:
                  help=SPEC.help)
     def plan(
         path: Annotated[Optional[str], typer.Argument(
-            metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, or a folder holding several (the "
-                                   "busiest is chosen)")] = None,
+            metavar="[PATH]", help="ui_output_agent_*_dispatch_* dir, a folder holding several (the "
+                                   "busiest is chosen), or a saved `hotspot analyze --format json` file "
+                                   "(the plan made from it)")] = None,
         example: ExampleOpt = False,
         pmc: PmcOpt = None,
         kernel: KernelOpt = None,
