@@ -30,7 +30,8 @@ SPEC = CommandSpec(
           "source lines, findings."),
     cacheable=True,
     views={"analyze": {**text_and_markdown("hotspot.render.analyze", "render_text", "render_markdown"),
-                    "html": "hotspot.render.html:render_html"}},
+                       "html": "hotspot.render.html:render_html",
+                       "csv": "hotspot.render.csv_views:render_analyze"}},
     tools=(ToolSpec("analyze",
                     "Where the cycles of one ATT dispatch go (stall by category, hot instructions and "
                     "source lines, findings), with the plan. detail_level brief (default): the verdict, "

@@ -27,10 +27,13 @@ SPEC = CommandSpec(
     help=("What to change next: rules over the analysis, each item with location, evidence, fix "
           "and estimated gain, in priority order."),
     cacheable=True,
-    views={"plan": text_and_markdown("hotspot.render.plan", "render_text", "render_markdown"),
-           "plan detail": text_and_markdown("hotspot.render.plan", "render_text_detail", "render_markdown_detail"),
+    views={"plan": {**text_and_markdown("hotspot.render.plan", "render_text", "render_markdown"),
+                    "csv": "hotspot.render.csv_views:render_plan"},
+           "plan detail": {**text_and_markdown("hotspot.render.plan", "render_text_detail", "render_markdown_detail"),
+                           "csv": "hotspot.render.csv_views:plan_detail"},
            # `--brief` of plan and analyze
-           "brief": text_and_markdown("hotspot.render.plan", "render_brief")},
+           "brief": {**text_and_markdown("hotspot.render.plan", "render_brief"),
+                     "csv": "hotspot.render.csv_views:render_brief"}},
     tools=(ToolSpec("plan",
                     "What to change next in one ATT dispatch: prioritized plan items with location, "
                     "evidence, fix and estimated gain. detail_level brief (default, under 4 KB) or full.",
