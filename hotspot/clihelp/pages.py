@@ -242,8 +242,8 @@ PAGES = {'': (('--help', '-h'),
                (('--dir <str>', 'Same as PATH.'),
                 ('--example', 'Analyze the bundled example dispatch.'),
                 ('--topk <int>',
-                 'Rows per table (0 = all). Default: 15 in text and markdown; every row in json '
-                 'and csv, so a saved analysis is complete (its tables_complete says so).'),
+                 'Rows per table (0 = all). Default: 15 in text, markdown and html; every row in '
+                 'json and csv, so a saved analysis is complete (its tables_complete says so).'),
                 ('--mode <asm|src|both>',
                  'Which tables the text view shows: asm (instructions), src (source lines) or '
                  'both.  [default: both]'),
@@ -277,8 +277,8 @@ PAGES = {'': (('--help', '-h'),
                  'repeatable.'),
                 ('--brief',
                  'Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 '
-                 'plan items with estimate and file:line); implies --plan. With --format json: the '
-                 'brief detail level (verdict, trust, top items with rows and fix; under 4 KB).'),
+                 'plan items with estimate and file:line). With --format json: the brief detail '
+                 'level (verdict, trust, top items with rows and fix; under 4 KB).'),
                 ('--meta <str>',
                  'A side file (agent_info CSV, kernel trace/stats CSV, rocpd db, results.json) or '
                  'a folder of them, used before the ones found near the capture; repeatable.'),

@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         example: Annotated[bool, typer.Option("--example", help="Analyze the bundled example "
                                               "dispatch.")] = False,
         topk: Annotated[Optional[int], typer.Option("--topk", help=(
-            "Rows per table (0 = all). Default: 15 in text and markdown; every row in json and "
+            "Rows per table (0 = all). Default: 15 in text, markdown and html; every row in json and "
             "csv, so a saved analysis is complete (its tables_complete says so)."))] = None,
         mode: Annotated[str, typer.Option("--mode", metavar="<asm|src|both>", help=(
             "Which tables the text view shows: asm (instructions), src (source lines) or "
@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
             from hotspot.capture import parse_source_maps
             from hotspot.errors import UsageError
 
-            shown[0] = _sections(chosen_sections(SPEC, section), plan, detail)
+            shown[0] = _sections(chosen_sections(SPEC, section), plan or bool(pmc), detail)  # --pmc implies --plan
             target = path or dir_
             if example:
                 target = capture_path(target, example)
@@ -137,15 +137,16 @@ def register(app: typer.Typer) -> None:
                 n_jobs = parse_jobs(jobs)
             except ValueError:
                 raise UsageError(f"--jobs {jobs}: expected auto or a number of processes >= 1") from None
-            rows = topk if topk is not None else (DEFAULT_TOPK if fmt_name in ("text", "markdown") else 0)
+            # a saved or tabulated analysis keeps every row; the views a person reads, the top ones
+            rows = topk if topk is not None else (0 if fmt_name in ("json", "csv") else DEFAULT_TOPK)
             opts = AnalyzeOptions(topk=rows, mode=mode, detail=detail, context=context,
                                   kernel=kernel, arch=arch, all_dispatches=all_,
                                   max_file_mb=DEFAULT_MAX_FILE_MB if max_file_mb is None else max_file_mb,
                                   max_waves=max_waves, meta=tuple(meta or ()),
                                   source_map=parse_source_maps(source_map or ()),
                                   # the text views open with the verdict: the plan is made for them
-                                  jobs=n_jobs, plan=PLAN_ATTACHED if plan or pmc or brief or fmt_name != "json"
-                                  else PLAN_NONE,
+                                  jobs=n_jobs, plan=PLAN_ATTACHED if plan or pmc or brief
+                                  or fmt_name in ("text", "markdown", "csv") else PLAN_NONE,
                                   pmc=tuple(pmc or ()))
             from hotspot.plan.entry_point import analyze
 

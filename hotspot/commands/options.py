@@ -54,7 +54,7 @@ PmcOpt = Annotated[Optional[list[str]], typer.Option(
 _BRIEF = ("Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 plan items "
           "with estimate and file:line){}. With --format json: the brief detail level (verdict, trust, "
           "top items with rows and fix; under 4 KB).")
-BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format("; implies --plan"))]  # analyze
+BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # analyze (its text always has the verdict)
 PlanBriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # plan: the plan is all it prints
 SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
