@@ -75,3 +75,20 @@ def test_pmc_csv_and_sections(cli) -> None:
     assert text.startswith("Verdicts\n") and "Kernels" not in text
     bad = cli("--no-cache", "pmc", str(PMC), "--section", "nope")
     assert bad.exit_code == 2 and all(n in bad.stderr for n in PMC_SPEC.sections)
+
+
+def test_kernels_and_diff_csv_are_their_json_rows(cli, tmp_path) -> None:
+    from tests.conftest import CORPUS
+
+    trace = CORPUS / "csv" / "kernel_trace.csv"
+    if trace.exists():
+        want = cli("--no-cache", "kernels", str(trace), "--format", "json").json()["data"]["kernels"]
+        rows = list(csv.DictReader(io.StringIO(_ok(cli, "kernels", str(trace), "--format", "csv"))))
+        assert [(r["kernel"], int(r["total_ns"]), r["regex"]) for r in rows] == [
+            (k["name"], k["total_ns"], k["regex"]) for k in want]
+    saved = tmp_path / "a.json"
+    saved.write_text(_ok(cli, "analyze", "--example", "--format", "json"))
+    want = cli("--no-cache", "diff", str(saved), str(saved), "--format", "json").json()["data"]["rows"]
+    rows = list(csv.DictReader(io.StringIO(_ok(cli, "diff", str(saved), str(saved), "--format", "csv"))))
+    assert [(r["key"], float(r["before"]), r["significant"]) for r in rows] == [
+        (w["key"], w["before"], "true" if w["significant"] else "false") for w in want]

@@ -1,4 +1,4 @@
-"""`--format csv` of the table-shaped views (analyze, plan, pmc): one table per section, raw values
+"""`--format csv` of the table-shaped views (analyze, plan, pmc, kernels, diff): one table per section, raw values
 in base units (cycles, bytes, shares as fractions 0-1, as in JSON), never shortened.
 
 Layout (docs/csv.md): one section asked (`--section NAME`) prints a plain CSV table, a header row
@@ -21,6 +21,7 @@ from hotspot.result import Result
 
 if TYPE_CHECKING:
     from hotspot.pmc.estimate import Estimate
+    from hotspot.trace.model import KernelRow
     from hotspot.plan.api import PlannedDispatch
     from hotspot.plan.coverage import Coverage
     from hotspot.plan.engine import Verdict
@@ -300,4 +301,58 @@ def render_pmc(result: Result[object]) -> str:
                                "achieved_gbps_low", "achieved_gbps_high"],
                 [[x.dispatch_id, x.kernel, x.l2_hit_pct, x.req_32b_pct, *_estimate(x.fabric_read_bytes),
                   x.duration_ns, x.achieved_gbps.low, x.achieved_gbps.high] for x in d.dispatches])
+    return out.text()
+
+
+# --------------------------------------------------------------------------------------------
+# kernels
+
+
+_KERNEL_COLUMNS = ["rank", "kernel", "family", "calls", "total_ns", "avg_ns", "min_ns", "max_ns", "pct", "regex"]
+
+
+def _kernel_rows(kernels: list[KernelRow]) -> list[Row]:
+    return [[i, k.name, k.family, k.calls, k.total_ns, k.avg_ns, k.min_ns, k.max_ns, k.pct, k.regex]
+            for i, k in enumerate(kernels, 1)]
+
+
+def render_kernels(result: Result[object]) -> str:
+    """`kernels --format csv`: the ranked kernels; with --marker also one table of every region's
+    kernels (a first column `region`, `run` when several runs merge)."""
+    from hotspot.trace.model import KernelTable
+
+    d = result.data
+    assert isinstance(d, KernelTable)
+    out = CsvTables()
+    out.add("kernels", _KERNEL_COLUMNS, _kernel_rows(d.kernels))
+    if d.regions is not None:
+        out.add("regions", ["region", "run", "region_wall_ns", "region_gpu_ns", *_KERNEL_COLUMNS],
+                [[r.name, r.run, r.wall_ns, r.gpu_ns, *row] for r in d.regions for row in _kernel_rows(r.kernels)])
+    return out.text()
+
+
+# --------------------------------------------------------------------------------------------
+# diff
+
+
+_DIFF_COLUMNS = ["key", "kind", "label", "before", "after", "delta", "delta_pct", "rate_unit",
+                 "executions_before", "executions_after", "per_execution_before", "per_execution_after",
+                 "change_pct", "ci_low_pct", "ci_high_pct", "p", "q", "tested", "not_tested", "significant",
+                 "varies_run_to_run", "matched_by"]
+
+
+def render_diff(result: Result[object]) -> str:
+    """`diff --format csv`: one plain table, a row per compared row (totals, categories, source
+    lines, blamed loads), its change, interval and test as in JSON's `data.rows`."""
+    from hotspot.diff.api import DiffResult
+
+    d = result.data
+    assert isinstance(d, DiffResult)
+    out = CsvTables()
+    out.add("rows", _DIFF_COLUMNS, [
+        [r.key, getattr(r.kind, "value", r.kind), r.label, r.before, r.after, r.delta, r.delta_pct, r.rate_unit,
+         r.executions_before, r.executions_after, r.per_execution_before, r.per_execution_after,
+         r.change_pct, r.ci_pct[0] if r.ci_pct else None, r.ci_pct[1] if r.ci_pct else None, r.p, r.q,
+         r.tested, r.not_tested, r.significant, r.varies_run_to_run, getattr(r.matched_by, "value", r.matched_by)]
+        for r in d.rows])
     return out.text()
