@@ -157,7 +157,7 @@ def register(app: typer.Typer) -> None:
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
             return result
 
-        raise typer.Exit(run("analyze", fmt, produce, "brief" if brief else None, lambda: shown[0]))
+        raise typer.Exit(run("analyze", fmt, produce, "brief" if brief else None, sections=lambda: shown[0]))
 
 
 def _sections(asked: tuple[str, ...] | None, plan: bool, detail: bool) -> tuple[str, ...]:

@@ -99,4 +99,4 @@ def register(app: typer.Typer) -> None:
             return result
 
         raise typer.Exit(run("plan", fmt, produce, "brief" if brief else "plan detail" if detail else None,
-                             lambda: shown[0]))
+                             sections=lambda: shown[0]))
