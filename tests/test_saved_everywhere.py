@@ -90,3 +90,13 @@ def test_neither_capture_nor_saved_json(cli, saved, tmp_path, argv) -> None:
             *args[2 if args[0] == "export" else 1:], "--format", "json").json()
     assert j["error"]["code"] == "bad-input" and j["error"]["exit_code"] == 3
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_capture_file_given_for_its_dir_points_at_the_dir(cli) -> None:
+    from hotspot.examples import example_dispatch_dir
+
+    code = example_dispatch_dir() / "code.json"
+    r = cli("--no-cache", "analyze", str(code))
+    assert r.exit_code == 3
+    assert f"{code}: neither a capture directory nor a saved" in r.stderr
+    assert f"(next: pass the dispatch dir it is in: {code.parent})" in r.stderr

@@ -57,6 +57,10 @@ def analysis_of(doc: JsonValue, source: Path | str) -> tuple[DispatchAnalysis | 
             raise bad_file(source, f"field 'command' is {doc.get('command')!r}, expected "
                                    f"{SAVED_COMMAND!r}", HINT)
     else:
+        if not isinstance(doc.get("dispatch"), dict) and not isinstance(doc.get("dispatches"), list):
+            from hotspot.capture import neither
+
+            raise neither(source)  # another tool's JSON (a code.json, a trace): no analysis at all
         doc = {"data": doc}
     body = doc.get("data")
     many = isinstance(body, dict) and isinstance(body.get("dispatches"), list)

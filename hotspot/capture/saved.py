@@ -20,9 +20,13 @@ def is_saved_input(path: Path | str) -> bool:
 
 
 def neither(path: Path | str) -> InputError:
-    """The refusal of a file that is no capture and no saved analysis (a CSV, a log, a binary)."""
+    """The refusal of a file that is no capture and no saved analysis (a CSV, a log, a binary); a
+    file inside a dispatch dir (its code.json, a wave file) points at that dir."""
+    parent = Path(path).parent
+    hint = (f"pass the dispatch dir it is in: {parent}" if parent.name.startswith("ui_output_agent_")
+            else SAVE_HINT)
     return InputError(f"{path}: neither a capture directory nor a saved `hotspot analyze --format "
-                      "json` file", SAVE_HINT, code="bad-input")
+                      "json` file", hint, code="bad-input")
 
 
 def read_saved_json(path: Path) -> JsonValue:

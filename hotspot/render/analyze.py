@@ -90,7 +90,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         out.add("verdict", f"# hotspot analyze: {kernel}" if markdown else f"hotspot analyze: {kernel}")
     summary = [
         ["dispatch dir", d.path],
-        *([["kernel", d.kernel if tables else shorten_middle(d.kernel, KERNEL_WIDTH)]]
+        *([["kernel", d.kernel if wanted("instructions", tables) else shorten_middle(d.kernel, KERNEL_WIDTH)]]
           if not markdown and short_kernel_name(d.kernel) != d.kernel else []),
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
         ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
