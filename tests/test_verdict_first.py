@@ -89,3 +89,11 @@ def test_one_section_prints_only_it(cli) -> None:
     text = _ok(cli, "analyze", "--example", "--section", "Stall")  # case forgiven
     assert _headings(text) == ["Stall by category (cycles)"]
     assert not text.startswith("hotspot")  # no verdict asked
+
+
+def test_pmc_still_implies_the_plan_section(cli) -> None:
+    from pathlib import Path
+
+    counters = Path(__file__).parent / "fixtures" / "pmc" / "l2.csv"
+    text = _ok(cli, "analyze", "--example", "--pmc", str(counters))
+    assert "Optimization plan" in text and "Stall by category" not in text
