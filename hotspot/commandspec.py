@@ -61,6 +61,9 @@ class CommandSpec:
     group: bool = False       # a command group (`export perfetto`, `cache info`)
     cacheable: bool = False   # read-only: its output is replayed while nothing it read changed
     tools: tuple[ToolSpec, ...] = ()  # the MCP tools that run it
+    # the sections of its text/markdown/csv views, in print order: name -> what it holds
+    # (`--section NAME[,NAME]`, `--list-sections`; hotspot/render/sections.py)
+    sections: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for view in self.views:
@@ -71,6 +74,17 @@ class CommandSpec:
         renderer), then the view's other formats in the order they are declared."""
         named = self.views[view or self.name]
         return ("text", "json", *(fmt for fmt in named if fmt != "text"))
+
+    def section_names(self, value: str) -> tuple[str, ...]:
+        """`--section` VALUE as the spec's section names, in print order: comma-separated, case and
+        `_`/space for `-` forgiven. An unknown name is a ValueError naming the valid ones."""
+        asked = [v.strip().lower().replace("_", "-").replace(" ", "-") for v in value.split(",")]
+        asked = [a for a in asked if a]
+        unknown = [a for a in asked if a not in self.sections]
+        if unknown or not asked:
+            raise ValueError(f"--section {value}: {'unknown section ' + ', '.join(unknown) if unknown else 'no section named'}"
+                             f"; {self.name} has {', '.join(self.sections)}")
+        return tuple(n for n in self.sections if n in asked)
 
     def mcp_tools(self) -> tuple[ToolSpec, ...]:
         from dataclasses import replace

@@ -58,9 +58,13 @@ def test_markdown_bar_columns_have_a_header(cli) -> None:
 def test_analyze_plan_prints_one_header(cli) -> None:
     data = cli("--no-cache", "analyze", "--example", "--plan", "--format", "json").json()["data"]
     kernel, gfx = data["dispatch"]["kernel"], data["arch"]["gfx"]
-    text = cli("--no-cache", "analyze", "--example", "--plan").stdout
-    headers = [ln for ln in text.splitlines() if ln.startswith("hotspot")]
-    assert len(headers) == 1 and headers[0].startswith(f"hotspot: {kernel} on {gfx}")
-    assert text.splitlines()[0] == headers[0]
-    # without the plan the analysis keeps its own title
-    assert cli("--no-cache", "analyze", "--example").stdout.splitlines()[0] == f"hotspot analyze: {kernel}"
+    # analyze, analyze --plan and plan: the verdict's first line (kernel on arch) is the one header
+    for argv in (("analyze", "--example"), ("analyze", "--example", "--plan"), ("plan", "--example"),
+                 ("analyze", "--example", "--plan", "--detail"), ("plan", "--example", "--detail")):
+        text = cli("--no-cache", *argv).stdout
+        headers = [ln for ln in text.splitlines() if ln.startswith("hotspot")]
+        assert len(headers) == 1 and headers[0].startswith(f"hotspot: {kernel} on {gfx}"), argv
+        assert text.splitlines()[0] == headers[0], argv
+        md = cli("--no-cache", *argv, "--format", "markdown").stdout
+        titles = [ln for ln in md.splitlines() if ln.startswith(("# ", "hotspot"))]
+        assert titles == [f"# hotspot {argv[0]}: {kernel} on {gfx} ({data['arch']['product']})"], (argv, titles)

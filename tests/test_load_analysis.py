@@ -51,7 +51,10 @@ def test_the_page_of_a_saved_analysis_is_the_page_of_the_live_one(saved):
     path, _ = saved
     live = analyze(example_dispatch_dir(), AnalyzeOptions(topk=0, detail=True, plan=PLAN_ATTACHED))
     from_file = report_data(path)
-    page = render_page(live.data, live.warnings)
+    # the file's page says once what a saved analysis lacks (the full listing, the wave timelines)
+    lacks = [w for w in from_file.warnings if w not in live.warnings]
+    assert len(lacks) == 1 and lacks[0].startswith(f"{path}: a saved analysis holds") and "timelines" in lacks[0]
+    page = render_page(live.data, [*live.warnings, *lacks])
     assert '<ol class="plan">' in page and "<pre class=\"snippet\">" in page
     assert render_page(from_file.data, from_file.warnings) == page
 
@@ -93,6 +96,10 @@ def test_not_json_and_not_an_object_are_named(tmp_path):
     path.write_bytes(b"{")
     with pytest.raises(InputError, match="x.json: malformed JSON"):
         read_analysis(path)
-    path.write_bytes(b"[1, 2]")
-    with pytest.raises(InputError, match="x.json: top level is not a JSON object"):
-        read_analysis(path)
+    # a file that does not begin as a JSON object is no saved analysis at all (a CSV, a list, a log)
+    for text in (b"[1, 2]", b"Dispatch_ID,Kernel_Name\n1,k\n", b"\x7fELF\x02"):
+        path.write_bytes(text)
+        with pytest.raises(InputError, match="x.json: neither a capture directory nor a saved `hotspot "
+                                             "analyze --format json` file") as err:
+            read_analysis(path)
+        assert "malformed" not in str(err.value) and err.value.exit_code == 3

@@ -84,7 +84,9 @@ def test_tools_listed_with_schemas_from_the_cli_options(corpus: Path, tmp_path: 
     occ = tools["occupancy"].input_schema
     assert occ["properties"]["vgpr"]["type"] == "integer" and set(occ["required"]) == {"arch", "vgpr"}
     assert tools["analyze"].input_schema["properties"]["max_file_mb"]["type"] == "number"
-    assert tools["analyze"].input_schema["properties"]["topk"]["default"] == 15
+    # no default: the JSON an MCP tool answers keeps every row unless topk is given (analyze --help)
+    topk = tools["analyze"].input_schema["properties"]["topk"]
+    assert "default" not in topk and topk["type"] == "integer"
     assert tools["collect"].input_schema["properties"]["command"]["type"] == "array"
     assert tools["sweep_status"].input_schema["required"] == ["dir"]
     # docs/cli/mcp.md: sweep_report takes dir, html and force; report and export must name their file

@@ -368,10 +368,10 @@ def _check_rule(copy: Path, scratch: Path) -> None:
 
 
 # ---- row: an output format ---------------------------------------------------------------------------
-# `analyze --format csv`: the instruction table, one CSV row per code row. The `--format` choices (and
-# so the help snapshot) come from the views of the command's SPEC.
+# `analyze --format tsv`: the instruction table, tab-separated, one row per code row. The `--format`
+# choices (and so the help snapshot) come from the views of the command's SPEC.
 
-CSV_RENDERER = '''"""`analyze --format csv`: the instruction table as CSV, one row per instruction row."""
+CSV_RENDERER = '''"""`analyze --format tsv`: the instruction table as TSV, one row per instruction row."""
 
 from __future__ import annotations
 
@@ -386,7 +386,7 @@ COLUMNS = ("line_number", "isa", "category", "hit", "stall", "latency", "idle", 
 def render_csv(result: Result) -> str:
     data = result.plain_data()
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\\n")
+    writer = csv.writer(out, delimiter="\\t", lineterminator="\\n")
     writer.writerow(COLUMNS)
     for row in data.get("instructions") or [] if isinstance(data, dict) else []:
         writer.writerow([row.get(c, "") for c in COLUMNS])
@@ -397,14 +397,15 @@ FORMAT = Recipe(
     name="output-format",
     row="an output format",
     edits=(
-        Edit("hotspot/render/csv_table.py", None, CSV_RENDERER, named_as="a renderer module in hotspot/render/"),
-        Edit("hotspot/commands/analyze.py", '"html": "hotspot.render.html:render_html"}',
-             '"html": "hotspot.render.html:render_html",\n'
-             '                    "csv": "hotspot.render.csv_table:render_csv"}',
+        Edit("hotspot/render/tsv_table.py", None, CSV_RENDERER, named_as="a renderer module in hotspot/render/"),
+        Edit("hotspot/commands/analyze.py", '"csv": "hotspot.render.csv_views:render_analyze"}',
+             '"csv": "hotspot.render.csv_views:render_analyze",\n'
+             '                       "tsv": "hotspot.render.tsv_table:render_csv"}',
              named_as="hotspot/commands/<command>.py"),
-        Edit("docs/cli/analyze.md", "[--format text|json|markdown|html]",
-             "[--format text|json|markdown|html|csv]"),
-        Edit("docs/cli/analyze.md", "`markdown`, `html` |", "`markdown`, `html`, `csv` (the instruction table) |"),
+        Edit("docs/cli/analyze.md", "[--format text|json|markdown|html|csv]",
+             "[--format text|json|markdown|html|csv|tsv]"),
+        Edit("docs/cli/analyze.md", "`html`, `csv` (one table per section",
+             "`html`, `tsv` (the instruction table), `csv` (one table per section"),
     ),
     run=("gen_help.py",),
     generated=("hotspot/clihelp/pages.py",),
@@ -415,7 +416,8 @@ FORMAT = Recipe(
 
 def _check_format(copy: Path, scratch: Path) -> None:
     d = str(EXAMPLE_RUN / EXAMPLE_DISPATCH)
-    table = list(csv.reader(io.StringIO(_hotspot(copy, scratch, "analyze", d, "--format", "csv").stdout)))
+    table = list(csv.reader(io.StringIO(_hotspot(copy, scratch, "analyze", d, "--format", "tsv", "--topk", "0").stdout),
+                            delimiter="\t"))
     instructions = _json(copy, scratch, "analyze", d)["instructions"]
     assert table[0][:3] == ["line_number", "isa", "category"]
     assert [r[:3] for r in table[1:]] == [[str(i["line_number"]), i["isa"], i["category"]]

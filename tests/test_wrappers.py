@@ -26,7 +26,7 @@ def run(script: str, *args) -> subprocess.CompletedProcess:
 def test_hotspot_analyzer_old_command_lines(corpus: Path, flags: list[str]) -> None:
     p = run("hotspot_analyzer.py", corpus_path("att", "gfx950", "vec_add"), *flags)
     assert p.returncode == 0, p.stderr
-    assert "hotspot analyze: vecAddKernel_0" in p.stdout
+    assert p.stdout.startswith("hotspot: vecAddKernel_0 on gfx950")  # the verdict first
     assert "Stall by category" in p.stdout
     if "src" in flags:
         assert "Top source lines" in p.stdout and "Top instructions" not in p.stdout
@@ -91,7 +91,7 @@ def test_hotspot_analyzer_accepts_dir_option_and_positional() -> None:
 def test_hotspot_analyzer_dir_option_runs(corpus: Path) -> None:
     p = run("hotspot_analyzer.py", "--dir", corpus_path("att", "gfx950", "vec_add"), "--topk", "3")
     assert p.returncode == 0, p.stderr
-    assert "hotspot analyze: vecAddKernel_0" in p.stdout
+    assert p.stdout.startswith("hotspot: vecAddKernel_0 on gfx950")  # the verdict first
 
 
 def test_hotspot_analyzer_without_package_says_how_to_install(tmp_path: Path) -> None:

@@ -220,6 +220,10 @@ class DispatchAnalysis:
     # The options echoed as the command line gave them (att/analyze.py options_out: the fields set
     # differ by mode, and the plan adds its own); read through the typed accessors below.
     options: OptionsEcho | None = None
+    # Every row of every ranked table is here (True), or `--topk` left rows out (False); null in a
+    # document saved before this field. A saved analysis re-read (analyze, plan, report, diff of a
+    # file) says what a cut one lacks.
+    tables_complete: bool | None = None
 
     @property
     def asked_detail(self) -> bool:
@@ -264,15 +268,22 @@ TOPK_FIELDS = ("instructions", "source_lines", "waits", "blamed_lines", "loops",
 
 
 def trimmed(a: DispatchAnalysis, topk: int) -> DispatchAnalysis:
-    """A copy of `a` whose ranked tables hold their first `topk` rows (0 = all)."""
+    """A copy of `a` whose ranked tables hold their first `topk` rows (0 = all), saying whether
+    that left a row out (`tables_complete`)."""
+    lists = [getattr(a, name) for name in TOPK_FIELDS if isinstance(getattr(a, name), list)]
+    if a.wave_states is not None:
+        lists += [a.wave_states.lines, a.wave_states.instructions]
+    complete = not topk or all(len(rows) <= topk for rows in lists)
+    if a.tables_complete is False:  # already cut (a saved analysis read back)
+        complete = False
     if not topk:
-        return a
+        return replace(a, tables_complete=complete)
     values: dict[str, Any] = {name: getattr(a, name)[:topk] for name in TOPK_FIELDS
                                  if isinstance(getattr(a, name), list)}
     if a.wave_states is not None:
         values["wave_states"] = replace(a.wave_states, lines=a.wave_states.lines[:topk],
                                         instructions=a.wave_states.instructions[:topk])
-    return replace(a, **values)
+    return replace(a, tables_complete=complete, **values)
 
 
 def trimmed_data(data: DispatchAnalysis | MultiAnalysis, topk: int) -> DispatchAnalysis | MultiAnalysis:

@@ -46,7 +46,9 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
     )
     from hotspot.capture.realtime import read_dispatch_realtime as read_dispatch_realtime
     from hotspot.capture.runtime_kernels import is_runtime_kernel as is_runtime_kernel
-    from hotspot.capture.saved import read_saved_json as read_saved_json
+    from hotspot.capture.saved import (
+        is_saved_input as is_saved_input, neither as neither, read_saved_json as read_saved_json,
+    )
     from hotspot.capture.select import (
         DispatchCandidate as DispatchCandidate,
         IDLE_SLICE_EXECUTED_SHARE as IDLE_SLICE_EXECUTED_SHARE, OK as OK,
@@ -133,7 +135,7 @@ _PUBLIC: dict[str, str] = {
     "CounterFile": "counters.model", "DispatchCounters": "counters.model",
     "PeakHint": "counters.model", "load_counter_files": "counters.discover",
     # saved hotspot JSON (diff and report read a saved analyze output)
-    "read_saved_json": "saved",
+    "read_saved_json": "saved", "is_saved_input": "saved", "neither": "saved",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -8,6 +8,8 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from hotspot.errors import HotspotError
     from hotspot.result import Result
 
@@ -50,10 +52,12 @@ def interrupted_error(exc: BaseException) -> "HotspotError":
     return err
 
 
-def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: str | None = None) -> int:
+def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: str | None = None,
+        sections: Callable[[], "Collection[str] | None"] | None = None) -> int:
     """Run `produce` inside one capture session, print the Result in `fmt` (the renderer the
-    registry, hotspot/render/registry.py, names for `view`, by default the command), return the
-    exit code. Never raises."""
+    registry, hotspot/render/registry.py, names for `view`, by default the command; the sections
+    `sections()` names, hotspot/render/sections.py, its default when None), return the exit code.
+    Never raises."""
     from hotspot.errors import HotspotError
 
     fmt = fmt.value if isinstance(fmt, Enum) else str(fmt)
@@ -74,7 +78,10 @@ def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: s
                 from hotspot.render.escape import escaped
 
                 result = cast("Result[object]", escaped(result))  # names, Source text, paths: one line each, printable
-            text = renderer(result)
+            from hotspot.render.sections import showing
+
+            with showing(sections() if sections is not None else None):
+                text = renderer(result)
             if fmt in ("text", "markdown") and isinstance(text, str):
                 from hotspot.diagnostics import printable
 

@@ -16,7 +16,8 @@ SPEC = CommandSpec(
           "then totals, categories, source lines and blamed loads, each tested against capture "
           "noise."),
     cacheable=True,
-    views={"diff": text_and_markdown("hotspot.render.diff", "render_text", "render_markdown")},
+    views={"diff": {**text_and_markdown("hotspot.render.diff", "render_text", "render_markdown"),
+                    "csv": "hotspot.render.csv_views:render_diff"}},
     tools=(ToolSpec("diff", paths=frozenset({"before", "after"}), rank=3),),
 )
 

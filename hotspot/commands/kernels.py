@@ -16,7 +16,8 @@ SPEC = CommandSpec(
           "or a rocm-trace-lite trace.db (or the folder holding them), optionally split by "
           "roctx marker regions; each row has a ready --kernel regex."),
     cacheable=True,
-    views={"kernels": text_and_markdown("hotspot.render.kernels", "render_text", "render_markdown")},
+    views={"kernels": {**text_and_markdown("hotspot.render.kernels", "render_text", "render_markdown"),
+                       "csv": "hotspot.render.csv_views:render_kernels"}},
     tools=(ToolSpec("kernels", paths=frozenset({"path"}), rank=5),),
 )
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from hotspot.commandspec import formats_of
+from hotspot.commandspec import CommandSpec, formats_of
 
 
 def format_option(view: str) -> Any:
@@ -54,7 +54,7 @@ PmcOpt = Annotated[Optional[list[str]], typer.Option(
 _BRIEF = ("Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 plan items "
           "with estimate and file:line){}. With --format json: the brief detail level (verdict, trust, "
           "top items with rows and fix; under 4 KB).")
-BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format("; implies --plan"))]  # analyze
+BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # analyze (its text always has the verdict)
 PlanBriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # plan: the plan is all it prints
 SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
@@ -84,3 +84,40 @@ def capture_path(path: Optional[str], example: bool) -> str:
     target = str(example_dispatch_dir())
     note(f"example: {target}")
     return target
+
+
+# `--section NAME[,NAME]` of a command with sections (its spec's `sections`)
+SectionOpt = Annotated[Optional[str], typer.Option(
+    "--section", metavar="NAME[,NAME]",
+    help="Print only these sections, in their usual order (text, markdown and csv; JSON has "
+         "everything); --list-sections names them.")]
+
+
+def list_sections_option(spec: CommandSpec) -> Any:
+    """`--list-sections`: print the command's sections and what each holds, then exit 0 (needs no
+    input: eager, before the arguments are checked)."""
+
+    def show(value: bool) -> None:
+        if not value:
+            return
+        from hotspot.outfile import write_stdout
+
+        width = max(len(n) for n in spec.sections)
+        write_stdout("".join(f"{n:<{width}}  {what}\n" for n, what in spec.sections.items()))
+        raise typer.Exit(0)
+
+    return Annotated[bool, typer.Option(
+        "--list-sections", is_eager=True, callback=show,
+        help="List the sections --section takes, then exit.")]
+
+
+def chosen_sections(spec: CommandSpec, value: Optional[str]) -> Optional[tuple[str, ...]]:
+    """The sections `--section` names (None without it); an unknown name is a usage error."""
+    if value is None:
+        return None
+    from hotspot.errors import UsageError
+
+    try:
+        return spec.section_names(value)
+    except ValueError as exc:
+        raise UsageError(str(exc), f"hotspot {spec.name} --list-sections") from None

@@ -8,15 +8,23 @@ import typer
 
 from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
-from hotspot.commands.options import format_option
+from hotspot.commands.options import SectionOpt, chosen_sections, format_option, list_sections_option
 
 SPEC = CommandSpec(
     "pmc", rank=30,
     help=("L2 hit rate, L2→fabric bytes, achieved bandwidth and verdicts from counters "
           "(rocprofv3 counter_collection CSVs, rocprof-compute workloads, rocpd dbs)."),
     cacheable=True,
-    views={"pmc": text_and_markdown("hotspot.render.pmc", "render_text", "render_markdown")},
-    tools=(ToolSpec("pmc", paths=frozenset({"paths"}), rank=4),),
+    views={"pmc": {**text_and_markdown("hotspot.render.pmc", "render_text", "render_markdown"),
+                   "csv": "hotspot.render.csv_views:render_pmc"}},
+    tools=(ToolSpec("pmc", paths=frozenset({"paths"}), hidden=frozenset({"section", "list_sections"}), rank=4),),
+    sections={
+        "inputs": "the files read, how they were joined, arch, peak bandwidth",
+        "kernels": "per kernel: L2 hit, L2->fabric bytes, time, GB/s, % of peak",
+        "verdicts": "per kernel: what the counters say, and what to do next",
+        "counters": "every counter read, summed per kernel",
+        "dispatches": "with --per-dispatch: the same per dispatch",
+    },
 )
 
 if TYPE_CHECKING:
@@ -24,8 +32,10 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     FormatOpt = Any
+    ListSectionsOpt = bool
 else:
     FormatOpt = format_option("pmc")
+    ListSectionsOpt = list_sections_option(SPEC)
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s
 
@@ -53,11 +63,16 @@ def register(app: typer.Typer) -> None:
                                 "measured/recorded/product peak).")] = None,
         per_dispatch: Annotated[bool, typer.Option(
             "--per-dispatch", help="Also list every dispatch.")] = False,
+        section: SectionOpt = None,
+        list_sections: ListSectionsOpt = False,
         fmt: FormatOpt = "text",
     ) -> None:
+        shown: list[tuple[str, ...] | None] = [None]
+
         def produce() -> Result[object]:
             from pathlib import Path
 
+            shown[0] = chosen_sections(SPEC, section)
             from hotspot.errors import UsageError
             from hotspot.pmc.api import analyze_pmc
 
@@ -69,4 +84,4 @@ def register(app: typer.Typer) -> None:
                                per_dispatch=per_dispatch)
 
 
-        raise typer.Exit(run("pmc", fmt, produce))
+        raise typer.Exit(run("pmc", fmt, produce, sections=lambda: shown[0]))

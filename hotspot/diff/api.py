@@ -240,6 +240,8 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
                              "cannot be compared nor the rows summed",
                              "save it again with `hotspot analyze DIR --format json --topk 0`, or "
                              "diff the dispatch dir itself", code="bad-input")
+    warnings.append(f"{path}: a saved analysis holds no per-wave values: the noise is the calibrated "
+                    "capture-to-capture floor alone; diff the dispatch dirs for the wave-to-wave spread")
     topk = [a.asked_topk for a in chosen]
     if any(k not in (0, None) for k in topk):
         warnings.append(f"{path}: saved with --topk {topk[0]}: source lines and loads beyond the "

@@ -87,8 +87,17 @@ def export_perfetto(path: Path, output: str | None, force: bool,
 
 
 def select_dispatch(path: Path, warnings: list[str]) -> Path:
-    """The dispatch dir to export: the one every command picks (hotspot/capture/select.py)."""
-    from hotspot.capture import choose_dispatch
+    """The dispatch dir to export: the one every command picks (hotspot/capture/select.py). A
+    saved analysis cannot stand in for it: it keeps no per-wave timeline."""
+    from hotspot.capture import choose_dispatch, is_saved_input
+
+    if is_saved_input(path):
+        from hotspot.att.load import read_analysis
+
+        read_analysis(path)  # a file that is no saved analysis is refused as such first
+        raise InputError(f"{path}: a saved analysis holds no wave timelines, which a Perfetto trace "
+                         "is made of", "export the capture directory it was saved from "
+                         "(ui_output_agent_*_dispatch_*)")
 
     chosen, notes = choose_dispatch(path)
     warnings.extend(notes)

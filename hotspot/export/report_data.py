@@ -112,7 +112,9 @@ def load_saved(path: Path) -> Result[ReportPage]:
     views = [replace(view, plan=from_plain(list[PlanItem], view.analysis.plan, source=path,
                                            hint="pass an unedited hotspot analyze --format json output"))
              if view.analysis.plan else view for view in page.dispatches]
-    return Result("report", replace(page, dispatches=views), warnings)
+    lacks = (f"{path}: a saved analysis holds its executed instructions only (no full listing) and no wave "
+             "timelines: the report shows its tables and plan; report the capture directory for those")
+    return Result("report", replace(page, dispatches=views), [*warnings, lacks])
 
 
 def listing(ddir: Path, symbol: str, max_bytes: int | None) -> list[ListingRow]:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[AnalysisData]:
-    """The analysis of `target` (a dispatch dir, or a folder of them: `opts` choose which), its
+    """The analysis of `target` (a dispatch dir, or a folder of them: `opts` choose which; or a
+    saved `analyze --format json` file, read back as it was saved), its
     tables shortened to `opts.topk` (0: every row); with `opts.plan` the plan attached to each
     dispatch (its memory verdicts from the counter files `opts.pmc`), or `hotspot plan`'s
     document (PLAN_ALONE: one dispatch)."""
@@ -31,7 +32,14 @@ def analyze(target: Path, opts: AnalyzeOptions = AnalyzeOptions()) -> Result[Ana
 
     if opts.plan not in (PLAN_NONE, PLAN_ATTACHED, PLAN_ALONE):
         raise ValueError(f"AnalyzeOptions.plan: {opts.plan!r}")
-    full = analyze_full(Path(target), opts)
+    from hotspot.capture import is_saved_input
+
+    if is_saved_input(target):  # a saved `analyze --format json`: shown (and planned) again
+        from hotspot.att.load import saved_analysis
+
+        full = saved_analysis(Path(target), opts)
+    else:
+        full = analyze_full(Path(target), opts)
     if opts.plan == PLAN_NONE:
         return Result("analyze", trimmed_data(full.data, opts.topk), full.warnings)
     from hotspot.plan.api import plan_document, with_plan

@@ -21,6 +21,7 @@ from hotspot.render.tables import (
     shorten_middle,
     table,
 )
+from hotspot.render.sections import Sections, wanted
 from hotspot.result import Result
 
 if TYPE_CHECKING:  # the plan's modules load only when a plan was made (`--plan`)
@@ -51,9 +52,9 @@ def render_markdown(result: Result[object]) -> str:
 def _render(result: Result[object], markdown: bool) -> str:
     data = result.data
     if isinstance(data, ManyDispatches):
-        parts = [_ranking(data.ranking, markdown)]
+        parts = [_ranking(data.ranking, markdown)] if wanted("ranking") else []
         parts += [_one(a, markdown) for a in data.dispatches]
-        return "\n\n".join(parts)
+        return "\n\n".join(p for p in parts if p)
     return _one(cast("DispatchAnalysis | PlannedDispatch", data), markdown)  # one dispatch
 
 
@@ -64,31 +65,32 @@ def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
 
 
-
-
 def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
+    """The verdict first (when the plan was made), then the summary and the tables; the plan
+    section where asked (`--plan`, `--section plan`). The command says which sections print
+    (hotspot/render/sections.py); called without that choice, a view with the plan attached shows
+    the verdict, the summary and the plan (the tables with --detail), one without it the tables."""
     a, plan = (one, None) if isinstance(one, DispatchAnalysis) else (one.analysis, one.plan)
-    out: list[str] = []
-    # with the plan, the default view is the verdict, the summary and the plan; the big tables come
-    # with --detail (the plan's evidence and sites too)
+    out = Sections()
     planned = plan is not None
     detail, mode = a.asked_detail, a.asked_tables
-    tables = not planned or detail
+    tables = not planned or detail  # the default when the command did not choose
+    plan_shown = planned and wanted("plan", planned)
     d, t = a.dispatch, a.totals
     sampling = a.mode == AnalysisMode.PC_SAMPLING
     unit = "samples" if sampling else "cycles"
-    title = f"hotspot analyze: {short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)}"
-    if markdown:
-        out.append(f"# {title}")
-    elif plan is None:  # with the plan, the verdict's first line (kernel on arch) is the one header
-        out.append(title)
+    kernel = short_kernel_name(d.kernel) if not markdown else shorten(d.kernel, 100)
     if plan is not None:
+        # one header: the verdict's first line (kernel on arch); markdown makes it the title
         from hotspot.render.plan import verdict_section
 
-        out.append(verdict_section(short_kernel_name(d.kernel), a.arch, plan.verdict, markdown))
+        out.add("verdict", verdict_section(short_kernel_name(d.kernel), a.arch, plan.verdict, markdown,
+                                           title="hotspot analyze", plan_below=plan_shown))
+    else:
+        out.add("verdict", f"# hotspot analyze: {kernel}" if markdown else f"hotspot analyze: {kernel}")
     summary = [
         ["dispatch dir", d.path],
-        *([["kernel", d.kernel if tables else shorten_middle(d.kernel, KERNEL_WIDTH)]]
+        *([["kernel", d.kernel if wanted("instructions", tables) else shorten_middle(d.kernel, KERNEL_WIDTH)]]
           if not markdown and short_kernel_name(d.kernel) != d.kernel else []),
         ["kernel symbol", shorten(d.symbol, 100) if d.symbol else "(none)"],
         ["arch", f"{a.arch.gfx}" + (f" ({a.arch.product})" if a.arch.product else "")
@@ -111,51 +113,50 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         ]
     if a.selection:
         summary.append(["chosen because", a.selection.reason])
-    out.append(table(summary, ["", ""], markdown) if markdown else
-               "\n".join(f"  {k:<20} {v}" for k, v in summary))
+    out.add("summary", table(summary, ["", ""], markdown) if markdown else
+            "\n".join(f"  {k:<20} {v}" for k, v in summary))
 
     if sampling and a.samples is not None and a.samples.stall_reasons:
         reasons = sorted(a.samples.stall_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         stalled = a.samples.stalled or 1
-        out.append(heading("Why stalled samples were not issued", markdown) + "\n" + table(
+        out.add("stall", heading("Why stalled samples were not issued", markdown) + "\n" + table(
             [[name, num(n), pct(100 * n / stalled), bar(n / stalled)] for name, n in reasons if n],
-            ["reason", "samples", "share", BAR_HEADER], markdown))
+            ["reason", "samples", "share", BAR_HEADER], markdown), tables)
 
     occ = getattr(a, "occupancy", None)
-    if occ and tables:
-        out.append(_occupancy(occ, markdown))
-    if not tables:
-        out.extend(_plan(a, plan, markdown))
-        return "\n\n".join(out)
+    if occ:
+        out.add("occupancy", _occupancy(occ, markdown), tables)
 
     cats = [[c.category, num(c.stall), pct(100 * c.share), bar(c.share), num(c.hit)]
             for c in a.stall_by_category if c.stall or c.latency]
-    out.append(heading(f"Stall by category ({unit})", markdown) + "\n"
-               + table(cats, ["category", "stall", "share", BAR_HEADER, "hits"], markdown))
+    out.add("stall", heading(f"Stall by category ({unit})", markdown) + "\n"
+            + table(cats, ["category", "stall", "share", BAR_HEADER, "hits"], markdown), tables)
 
     if mode in ("src", "both"):
         if a.source_lines:
             rows = [[shorten_left(_loc(s.file, s.line), SOURCE_WIDTH), num(s.stall), pct(100 * s.share),
                      pct(100 * s.stall_rate, 0), s.dominant_category, len(s.instructions)]
                     for s in a.source_lines]
-            out.append(heading(f"Top source lines ({len(rows)})", markdown) + "\n" + table(
-                rows, ["source line", "stall", "share", "stall rate", "dominant", "instrs"], markdown))
+            out.add("lines", heading(f"Top source lines ({len(rows)})", markdown) + "\n" + table(
+                rows, ["source line", "stall", "share", "stall rate", "dominant", "instrs"], markdown), tables)
         else:
-            out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
+            out.add("lines", heading("Top source lines", markdown) + "\n(no source locations in this trace)",
+                    tables)
     if mode in ("asm", "both"):
         rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
                  pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
                 for i in a.instructions]
-        out.append(heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
-            rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown))
+        out.add("instructions", heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
+            rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown), tables)
 
     if not sampling:
         from hotspot.render.analyze_waves import wave_sections
 
-        out.extend(wave_sections(a, markdown))
+        for name, text in wave_sections(a, markdown):
+            out.add(name, text, tables)
 
     if a.detail:
-        out.append(_detail(a.detail, markdown))
+        out.add("hot-lines", _detail(a.detail, markdown), tables)
 
     rep = getattr(a, "representativeness", None)
     if rep is not None and rep.reasons:
@@ -165,7 +166,7 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
             lines.append(f"- [{r.level}] {r.id}: {_once(r.message, found.get(r.id))}")
             if r.recapture and r.level != "note":
                 lines.append(f"    next: {r.recapture}")
-        out.append("\n".join(lines))
+        out.add("representativeness", "\n".join(lines), tables)
 
     if a.findings:
         lines = [heading("Findings", markdown)]
@@ -173,9 +174,10 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
             lines.append(f"- [{f.severity}] {f.id}: {f.message}")
             if f.hint:
                 lines.append(f"    next: {f.hint}")
-        out.append("\n".join(lines))
-    out.extend(_plan(a, plan, markdown))
-    return "\n\n".join(out)
+        out.add("findings", "\n".join(lines), tables)
+    if plan_shown:
+        out.add("plan", "\n\n".join(_plan(a, plan, markdown)), planned)
+    return out.text()
 
 
 def _once(reason: str, finding: str | None) -> str:

@@ -21,20 +21,21 @@ def _dist(value: float | None) -> str:
     return "" if value is None else num(value)
 
 
-def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
-    out: list[str] = []
+def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[tuple[str, str]]:
+    """(section name, text) of each table the wave pass gave (names: the analyze spec's)."""
+    out: list[tuple[str, str]] = []
     attr = getattr(a, "attribution", None)
     if a.blamed_lines:
         rows = [[shorten_left(b.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(round(b.blamed_stall)),
                  pct(100 * b.share), ", ".join(b.categories), _dist(b.median_distance_cycles),
                  _dist(b.median_distance_instructions)] for b in a.blamed_lines]
-        out.append(heading(f"Blamed loads: what the waits wait for ({len(rows)})", markdown) + "\n"
+        out.append(("blamed-loads", heading(f"Blamed loads: what the waits wait for ({len(rows)})", markdown) + "\n"
                    + table(rows, ["load", "blamed stall", "% of wait", "category", "dist cyc",
                                   "dist instr"], markdown)
                    + ("" if markdown else "\nload: source line or #row; dist: median distance "
-                      "from the load to its wait, in cycles and in instructions"))
+                      "from the load to its wait, in cycles and in instructions")))
     if a.waits:
-        out.append(_waits(a.waits, attr, markdown))
+        out.append(("waits", _waits(a.waits, attr, markdown)))
     bd = a.lgkm_breakdown
     if bd is not None and bd.stall:
         rows = [[c.producer_class, num(round(c.stall)), pct(100 * c.share), bar(c.share)]
@@ -44,11 +45,11 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
             if value:
                 rows.append([name, num(round(value)), pct(100 * value / bd.stall),
                              bar(value / bd.stall)])
-        out.append(heading(f"lgkmcnt wait stall by producer ({num(bd.stall)} cycles)", markdown)
-                   + "\n" + table(rows, ["producer", "stall", "share", BAR_HEADER], markdown))
+        out.append(("lgkm", heading(f"lgkmcnt wait stall by producer ({num(bd.stall)} cycles)", markdown)
+                    + "\n" + table(rows, ["producer", "stall", "share", BAR_HEADER], markdown)))
     ws = a.wave_states
     if ws is not None:
-        out.append(_states(ws, markdown))
+        out.append(("wave-states", _states(ws, markdown)))
     if a.loops:
         rows = []
         for lp in a.loops:
@@ -61,15 +62,15 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[str]:
             rows.append([f"#{lp.first_line_number}-#{lp.last_line_number}",
                          _src(lp.source_range), num(lp.iterations), num(lp.iterations_per_wave),
                          num(lp.stall), pct(100 * lp.share), hot_text])
-        out.append(heading(f"Loops ({len(rows)})", markdown) + "\n" + table(
+        out.append(("loops", heading(f"Loops ({len(rows)})", markdown) + "\n" + table(
             rows, ["rows", "source", "iterations", "per wave", "stall", "share", "hot wait"],
-            markdown))
+            markdown)))
     if a.barriers:
         rows = [[str(b.line_number), _src(b.source), num(b.instances), num(b.stall), num(b.groups),
                  _dist(b.median_spread_cycles), _dist(b.max_spread_cycles)] for b in a.barriers]
-        out.append(heading(f"Barriers: arrival spread first -> last wave ({len(rows)})", markdown)
-                   + "\n" + table(rows, ["#", "source", "instances", "stall", "groups",
-                                         "median spread", "max spread"], markdown))
+        out.append(("barriers", heading(f"Barriers: arrival spread first -> last wave ({len(rows)})", markdown)
+                    + "\n" + table(rows, ["#", "source", "instances", "stall", "groups",
+                                          "median spread", "max spread"], markdown)))
     return out
 
 

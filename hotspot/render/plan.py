@@ -7,6 +7,7 @@ from hotspot.plan.coverage import Coverage, gap_row_text
 from hotspot.plan.engine import StallSummary, Verdict
 from hotspot.plan.location import Location
 from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
+from hotspot.render.sections import Sections, wanted
 from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_words, table
 from hotspot.result import Result
 
@@ -194,20 +195,21 @@ def _render(result: Result[object], markdown: bool, detail: bool = False) -> str
     d = result.data
     assert isinstance(d, PlanData)
     dispatch, arch = d.dispatch, d.arch
-    title = f"hotspot plan: {shorten(dispatch.kernel, 100)}"
-    parts = [f"# {title}" if markdown else title]
-    parts.append(verdict_section(dispatch.kernel, arch, d.verdict, markdown))
-    parts += [f"  dispatch dir: {dispatch.path}\n  arch: {arch.gfx}"]
+    out = Sections()
+    # one header: the verdict's first line (kernel on arch), in markdown the `# hotspot plan:` title
+    out.add("verdict", verdict_section(dispatch.kernel, arch, d.verdict, markdown, title="hotspot plan",
+                                       plan_below=wanted("plan")))
+    where = f"  dispatch dir: {dispatch.path}\n  arch: {arch.gfx}"
     if d.selection:
-        parts[-1] += f"\n  chosen because: {d.selection.reason}"
+        where += f"\n  chosen because: {d.selection.reason}"
     if d.pmc:
-        parts[-1] += (f"\n  counters: {', '.join(d.pmc.files)} -> kernel "
-                      f"{d.pmc.kernel or '(none matched)'} ({d.pmc.match})")
-    if detail:
-        parts.append(summary_block(d.summary, markdown))
-    parts.append(items_block(d.plan, d.plan_skipped, markdown, d.trust, detail))
-    parts.append(gap_block(d.coverage, markdown))
-    return "\n\n".join(p for p in parts if p)
+        where += (f"\n  counters: {', '.join(d.pmc.files)} -> kernel "
+                  f"{d.pmc.kernel or '(none matched)'} ({d.pmc.match})")
+    out.add("dispatch", where)
+    out.add("summary", summary_block(d.summary, markdown), detail)
+    out.add("plan", items_block(d.plan, d.plan_skipped, markdown, d.trust, detail))
+    out.add("gap", gap_block(d.coverage, markdown))
+    return out.text()
 
 
 def render_text(result: Result[object]) -> str:
@@ -280,11 +282,17 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
     return "\n".join(lines)
 
 
-def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool) -> str:
-    """The verdict block as the first section of a full text/markdown view."""
-    block = verdict_block(shorten(kernel, 80), arch, verdict, more_hint="see the plan below",
-                          trust_below=True)
-    return f"```text\n{block}\n```" if markdown else block
+def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool, title: str = "hotspot",
+                    plan_below: bool = True) -> str:
+    """The verdict block as the first section of a full text/markdown view: its first line (kernel
+    on arch) is the view's one header; in markdown that line becomes the `# title: ...` heading.
+    `plan_below`: the view prints the plan (trust reasons and every item) further down."""
+    more = "see the plan below" if plan_below else "add --plan, or run hotspot plan"
+    block = verdict_block(shorten(kernel, 80), arch, verdict, more_hint=more, trust_below=plan_below)
+    if not markdown:
+        return block
+    first, _, rest = block.partition("\n")
+    return f"# {title}: {first.removeprefix('hotspot: ')}\n\n```text\n{rest}\n```"
 
 
 def render_brief(result: Result[object]) -> str:

@@ -8,6 +8,7 @@ from hotspot.pmc.analysis import DispatchReport, KernelReport
 from hotspot.pmc.api import PmcData
 from hotspot.pmc.estimate import Estimate
 from hotspot.diagnostics import terminal_width
+from hotspot.render.sections import Sections
 from hotspot.render.tables import heading, num, pct, shorten, table
 from hotspot.result import Result
 
@@ -155,27 +156,31 @@ def _dispatch_table(dispatches: list[DispatchReport], md: bool) -> str:
 def render(result: Result[PmcData], md: bool = False) -> str:
     d = result.data
     assert isinstance(d, PmcData)
-    out = _header(d, md)
-    out += ["", heading("Kernels (sums over dispatches; blank = not collected)", md), ""]
-    out.append(table(_kernel_rows(d.kernels), KERNEL_HEADERS, markdown=md))
+    out = Sections()  # the sections of the pmc spec (`--section`, hotspot/render/sections.py)
+    out.add("inputs", "\n".join(_header(d, md)).rstrip())
+    kernels = [heading("Kernels (sums over dispatches; blank = not collected)", md), ""]
+    kernels.append(table(_kernel_rows(d.kernels), KERNEL_HEADERS, markdown=md))
     notes = _range_notes(d.kernels)
     if notes:
-        out += [""] + notes
-    out += ["", "L2→fabric bytes are an upper bound on HBM reads (the Infinity Cache sits behind "
-            "them). ~ marks a range: a needed counter was not collected."]
+        kernels += [""] + notes
+    kernels += ["", "L2→fabric bytes are an upper bound on HBM reads (the Infinity Cache sits behind "
+                "them). ~ marks a range: a needed counter was not collected."]
+    out.add("kernels", "\n".join(kernels))
     verdicts = _verdict_lines(d.kernels, md)
     if verdicts:
-        out += ["", heading("Verdicts", md), ""] + verdicts
+        out.add("verdicts", "\n".join([heading("Verdicts", md), ""] + verdicts).rstrip())
     if any(k.counters for k in d.kernels):  # no empty table when no counter was read
-        out += ["", heading("Counters (sum over dispatches; blank = not collected, 0 = read zero)", md), ""]
-        out.append(_counter_table(d.kernels, md))
-    runtime = [k.kernel for k in d.kernels if k.runtime]
-    if runtime:
-        out += ["", f"(runtime) marks {len(runtime)} HIP runtime copy/fill kernel"
-                f"{'s' if len(runtime) != 1 else ''}: not your code, so no verdicts for {'them' if len(runtime) != 1 else 'it'}."]
+        counters = [heading("Counters (sum over dispatches; blank = not collected, 0 = read zero)", md), ""]
+        counters.append(_counter_table(d.kernels, md))
+        runtime = [k.kernel for k in d.kernels if k.runtime]
+        if runtime:
+            counters += ["", f"(runtime) marks {len(runtime)} HIP runtime copy/fill kernel"
+                         f"{'s' if len(runtime) != 1 else ''}: not your code, so no verdicts for "
+                         f"{'them' if len(runtime) != 1 else 'it'}."]
+        out.add("counters", "\n".join(counters))
     if d.dispatches is not None:
-        out += ["", heading("Per dispatch", md), "", _dispatch_table(d.dispatches, md)]
-    return "\n".join(out).rstrip() + "\n"
+        out.add("dispatches", "\n".join([heading("Per dispatch", md), "", _dispatch_table(d.dispatches, md)]))
+    return out.text().rstrip() + "\n"
 
 
 def render_text(result: Result[PmcData]) -> str:
