@@ -143,8 +143,8 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
         else:
             out.append(heading("Top source lines", markdown) + "\n(no source locations in this trace)")
     if mode in ("asm", "both"):
-        rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
-                 pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
+        rows = [[i.line_number, i.isa, i.category, num(i.hit), num(i.stall),
+                 pct(100 * i.share), i.source.rsplit("/", 1)[-1]]
                 for i in a.instructions]
         out.append(heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
             rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown))

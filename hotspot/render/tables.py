@@ -11,11 +11,10 @@ BAR_WIDTH = 24
 BAR_HEADER = "share bar"  # the header of a table's bar() column (no wider than BAR_WIDTH)
 MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
 LOCATION_COLUMN = 18  # ... and a file:line column this many (`…/name.py:1234` stays readable)
-_GAP = 2  # tabulate "simple" puts two spaces between columns
+_GAP = 2  # two spaces between columns
 # Rows table() emitted in this process: fit_text leaves them alone (a row that still does not fit
 # is one that cannot be split) and wraps everything else.
 _TABLE_ROWS: set[str] = set()
-_SIGNATURE = re.compile(r"\w[<(]")
 _LOCATION = re.compile(r"(^|[/\\])[^/\\\s]+:\d+$|^#\d+$")
 
 
@@ -69,80 +68,242 @@ def _is_location(cell: str) -> bool:
     return bool(_LOCATION.search(cell)) or (cell.count("/") >= 2 and " " not in cell)
 
 
-# Columns of sentences: these wrap inside their cell; any other text column is shortened.
+# Columns of sentences: these wrap inside their cell.
 PROSE_HEADERS = frozenset({"detail", "fix", "hint", "note", "notes", "why", "evidence", "message",
                            "description", "next", "next step", "what to do", "reason"})
+# Columns of kernel names: each row gets the least detail that tells it from the others
+# (hotspot/render/names.py), wrapped over up to NAME_LINES lines.
+NAME_HEADERS = frozenset({"kernel", "kernel name", "name"})
+NAME_LINES = 3
+NAME_COLUMN = 20  # a name column keeps at least this many characters (or its header)
+MARKDOWN_NAME = 120  # a kernel name in a markdown table: distinct, at most this long
+_NUMERIC = re.compile(r"[\s\d.,%+\-−×x#µ/~]*(GB|MB|KB|B|ms|µs|ns|s)?")
+_ROW_PREFIX = re.compile(r"^#\d+(-#?\d+)?(?= )")  # `#53 s_load…`: the row number a label starts with
+_NAME_BREAKS = " ,:<(_"
 
 
 def _is_prose(header: str) -> bool:
     return header.strip().lower() in PROSE_HEADERS
 
 
-def fit_columns(rows: list[list[str]], headers: Sequence[str], width: int, header_pad: int = 2
-                ) -> tuple[list[list[str]], list[int | None]]:
-    """Shrink the widest text columns (one character at a time, so wide columns meet in the
-    middle) until the table fits `width`: prose columns (PROSE_HEADERS) wrap inside their cell,
-    locations are shortened from the left (the line number stays), names in the middle. Numbers
-    are never cut; a table that still does not fit is as narrow as it can be."""
-    ncols = max([len(headers)] + [len(r) for r in rows])
-    lines = [str(headers[i]).split("\n") if i < len(headers) else [""] for i in range(ncols)]
-    head = [" ".join(h) for h in lines]
-    head_w = [max(map(len, h)) for h in lines]
-    # tabulate pads headers by MIN_PADDING (two unless folded), so a header is that much wider
-    widths = [max([head_w[i] + header_pad] + [len(r[i]) for r in rows if i < len(r)]) for i in range(ncols)]
-    numeric = [all(re.fullmatch(r"[\s\d.,%+\-−×x#µ/]*", r[i] if i < len(r) else "") for r in rows)
-               for i in range(ncols)]
-    floors = [max(MIN_COLUMN if not any(_is_location(r[i]) for r in rows if i < len(r)) else
-                  LOCATION_COLUMN, head_w[i] + header_pad) for i in range(ncols)]
-    new = list(widths)
-    over = sum(widths) + _GAP * (ncols - 1) - width
-    while over > 0:
-        candidates = [i for i in range(ncols) if not numeric[i] and new[i] > floors[i]]
-        if not candidates:
-            break
-        new[max(candidates, key=lambda c: new[c])] -= 1
-        over -= 1
-    wraps: list[int | None] = [None] * ncols
+def _is_name(header: str) -> bool:
+    return header.strip().lower() in NAME_HEADERS
+
+
+def _kind(header: str, cells: list[str]) -> str:
+    """numeric (never cut or wrapped), name, prose, location or text (these wrap or elide)."""
+    if all(_NUMERIC.fullmatch(c) for c in cells):
+        return "numeric"
+    if _is_name(header):
+        return "name"
+    if _is_prose(header):
+        return "prose"
+    if any(_is_location(c) for c in cells):
+        return "location"
+    return "text"
+
+
+def _wrap_words(text: str, width: int, location: bool = False) -> list[str]:
+    """Word-wrapped lines of `text`; a word longer than the width is elided (paths from the left,
+    keeping file name and line number; anything else in the middle), never split."""
+    import textwrap
+
+    if len(text) <= width:
+        return [text]
+    words = [w if len(w) <= width else
+             (shorten_left(w, width) if "/" in w or location else shorten_middle(w, width))
+             for w in text.split(" ")]
+    return textwrap.wrap(" ".join(words), width, break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
+
+def _wrap_name(text: str, width: int) -> list[str]:
+    """A name over lines of `width`, broken after a separator: `, ` first, then `<` `(` `::`,
+    then `_`, where one falls in the second half of the line; else at the width."""
+    lines: list[str] = []
+    while len(text) > width:
+        cut = -1
+        for seps in (" ", "<(:", "_"):
+            cut = max(text.rfind(c, width // 2, width) for c in seps)
+            if cut > 0:
+                break
+        cut = cut + 1 if cut > 0 else width
+        lines.append(text[:cut].rstrip())
+        text = text[cut:].lstrip(" ")
+    lines.append(text)
+    return lines
+
+
+def _wrapped_names(col: list[str], width: int) -> list[list[str]]:
+    """Each name elided (keeping what tells it apart) until it wraps into NAME_LINES lines."""
+    budget = width * NAME_LINES
+    while True:
+        split = [_wrap_name(c, width) for c in _elide_column(col, budget)]
+        if all(len(p) <= NAME_LINES for p in split) or budget <= width:
+            return split
+        budget -= max(1, width // 4)
+
+
+def _names(cells: list[str]) -> list[str]:
+    """The distinct short forms of a column of kernel names (blank cells stay blank)."""
+    from hotspot.render.names import distinct
+
+    filled = [i for i, c in enumerate(cells) if c]
+    short = distinct([cells[i] for i in filled])
+    out = list(cells)
+    for i, v in zip(filled, short):
+        out[i] = v
+    return out
+
+
+def _elide_column(cells: list[str], width: int) -> list[str]:
+    """Cells in `width` characters, different cells kept different, a leading `#row` kept."""
+    from hotspot.render.names import fit_distinct
+
+    keep = [len(m.group(0)) if (m := _ROW_PREFIX.match(c)) else 0 for c in cells]
+    return fit_distinct(cells, width, keep)
+
+
+def _header_lines(header: str) -> list[str]:
+    return header.split("\n")
+
+
+def _layout(cells: list[list[str]], headers: list[str], width: int,
+            colalign: Sequence[str] | None) -> tuple[list[list[list[str]]], list[list[str]], list[int],
+                                                      list[str], list[int]]:
+    """Column widths for `width`: long headers fold onto two lines, text columns shrink (widest
+    first) to their floors, then the right-most columns are dropped (the first never). Returns
+    the cells as lines, the headers as lines, the widths, the alignments and the kept columns."""
+    ncols = max([len(headers)] + [len(r) for r in cells])
+    rows = [r + [""] * (ncols - len(r)) for r in cells]
+    heads = [str(headers[i]) if i < len(headers) else "" for i in range(ncols)]
+    cols = [[r[i] for r in rows] for i in range(ncols)]
+    kinds = [_kind(heads[i], cols[i]) for i in range(ncols)]
     for i in range(ncols):
-        if new[i] >= widths[i]:
-            continue
-        if _is_prose(head[i]):
-            wraps[i] = new[i]
-            continue
-        kernel_col = head[i].strip().lower() in ("kernel", "kernel name", "name")
-        for r in rows:
-            if kernel_col and i < len(r) and len(r[i]) > new[i] and _SIGNATURE.search(r[i]):
-                r[i] = short_kernel_name(r[i])  # the base name first, template arguments elided
-            if i < len(r) and len(r[i]) > new[i]:
-                r[i] = shorten_left(r[i], new[i]) if _is_location(r[i]) else shorten_middle(r[i], new[i])
-    return rows, wraps
+        if kinds[i] == "name":
+            cols[i] = _names(cols[i])
+    content = [max((len(c) for c in cols[i]), default=0) for i in range(ncols)]
+    head_lines = [_header_lines(h) for h in heads]
+
+    def head_w(i: int) -> int:
+        return max(map(len, head_lines[i]))
+
+    def natural(i: int) -> int:
+        return max(content[i], head_w(i))
+
+    def floor(i: int) -> int:
+        k = kinds[i]
+        if k == "numeric":
+            return natural(i)
+        base = {"name": NAME_COLUMN, "location": LOCATION_COLUMN}.get(k, MIN_COLUMN)
+        prefix = max((len(m.group(0)) for c in cols[i] if (m := _ROW_PREFIX.match(c))), default=0)
+        return min(natural(i), max(base, prefix + 4, head_w(i)))
+
+    def total(keep: list[int], widths: dict[int, int]) -> int:
+        return sum(widths[i] for i in keep) + _GAP * (len(keep) - 1)
+
+    keep = list(range(ncols))
+    widths = {i: natural(i) for i in keep}
+    if total(keep, widths) > width:
+        # headers wider than their values fold onto two lines (`L2→fabric` over `read`)
+        for i in keep:
+            if head_w(i) > content[i]:
+                head_lines[i] = _fold_header(heads[i], content[i]).split("\n")
+                widths[i] = natural(i)
+    while True:
+        over = total(keep, widths) - width
+        while over > 0:
+            candidates = [i for i in keep if widths[i] > floor(i)]
+            if not candidates:
+                break
+            widest = max(candidates, key=lambda c: (widths[c] - floor(c), widths[c]))
+            widths[widest] -= 1
+            over -= 1
+        if over <= 0 or len(keep) == 1:
+            break
+        # still too wide with every column at its floor: drop the right-most column (a share
+        # bar first), and say so under the table
+        bars = [i for i in keep[1:] if heads[i] == BAR_HEADER]
+        keep.remove(bars[0] if bars else keep[-1])
+    align = [(colalign[i] if colalign and i < len(colalign) and colalign[i] else
+              ("right" if kinds[i] == "numeric" else "left")) for i in range(ncols)]
+    lines_of: list[list[list[str]]] = [[] for _ in rows]
+    for i in keep:
+        w = widths[i]
+        col = cols[i]
+        if kinds[i] == "name":
+            split = _wrapped_names(col, w)
+        elif kinds[i] == "numeric":
+            split = [[c] for c in col]
+        elif kinds[i] == "location":
+            split = [[shorten_left(c, w)] if len(c) > w else [c] for c in col]
+        elif kinds[i] == "prose":
+            split = [_wrap_words(c, w) for c in col]
+        else:
+            col = _elide_column(col, w * NAME_LINES) if any(len(c) > w * NAME_LINES for c in col) else col
+            split = [_wrap_words(c, w) for c in col]
+        for r, parts in enumerate(split):
+            lines_of[r].append(parts)
+    return ([[list(p) for p in row] for row in lines_of], [head_lines[i] for i in keep],
+            [widths[i] for i in keep], [align[i] for i in keep], keep)
+
+
+def _pad(text: str, width: int, how: str) -> str:
+    if how == "right":
+        return text.rjust(width)
+    if how == "center":
+        return text.center(width)
+    return text.ljust(width)
+
+
+def _simple(cells: list[list[str]], headers: list[str], width: int,
+            colalign: Sequence[str] | None) -> str:
+    """The table in tabulate's "simple" look (headers, a dashed rule, rows; two spaces between
+    columns), laid out to fit `width` (see _layout); dropped columns are named under it."""
+    rows, heads, widths, align, keep = _layout(cells, headers, width, colalign)
+    ncols = max([len(headers)] + [len(r) for r in cells])
+    height = max(len(h) for h in heads)
+    out: list[str] = []
+    for k in range(height):
+        out.append("  ".join(_pad(h[k] if k < len(h) else "", w, a)
+                             for h, w, a in zip(heads, widths, align)).rstrip())
+    out.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        for k in range(max(len(p) for p in row)):
+            out.append("  ".join(_pad(p[k] if k < len(p) else "", w, a)
+                                 for p, w, a in zip(row, widths, align)).rstrip())
+    dropped = [str(headers[i]).replace("\n", " ") or "(bar)" for i in range(ncols) if i not in keep]
+    if dropped:
+        out.append(f"(not shown at {width} columns: {', '.join(dropped)}; --format json has every column)")
+    return "\n".join(out)
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
           colalign: Sequence[str] | None = None, width: int | None = None) -> str:
-    """A table; in text it fits the terminal (see fit_columns), markdown keeps full cells."""
+    """A table. In text it fits the terminal without cutting a word or a number: long headers
+    fold, text wraps in its cell, names keep what tells the rows apart, and only when all that is
+    not enough the right-most columns are left out (and named). Markdown keeps whole cells, kernel
+    names shortened to what tells them apart (JSON has them in full)."""
     rows = [list(r) for r in rows]
     if not rows:
         return "(none)"
     if markdown:
         # a `|` or a newline from a kernel name or source line would end the cell or the row
         md_cells = [[_md_cell(c) for c in r] for r in rows]
+        for i, h in enumerate(headers):
+            if _is_name(str(h)):
+                col = _names([str(r[i]) if i < len(r) else "" for r in md_cells])
+                col = _elide_column(col, MARKDOWN_NAME)
+                for r, v in zip(md_cells, col):
+                    if i < len(r):
+                        r[i] = v
         from tabulate import tabulate
 
         text: str = tabulate(md_cells, headers=[_md_cell(h) for h in headers], tablefmt="github",
-                        colalign=colalign, disable_numparse=True)
+                             colalign=colalign, disable_numparse=True)
         return text
     cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
-    w = width or terminal_width()
-    out = _simple(cells, list(headers), w, colalign, header_pad=2)
-    if max(map(len, out.split("\n"))) > w:
-        # Still too wide: headers longer than their column's values (`L2→fabric read` over
-        # `7.89 GB`) fold onto two lines, without tabulate's two-character header padding.
-        folded = [_fold_header(str(h), max((len(r[i]) for r in cells if i < len(r)), default=0))
-                  for i, h in enumerate(headers)]
-        narrower = _simple(cells, folded, w, colalign, header_pad=0)
-        if max(map(len, narrower.split("\n"))) < max(map(len, out.split("\n"))):
-            out = narrower
+    out = _simple(cells, [str(h) for h in headers], width or terminal_width(), colalign)
     _TABLE_ROWS.update(out.split("\n"))
     return out
 
@@ -153,22 +314,6 @@ def _md_cell(value: object) -> str | int | float:
     if isinstance(value, (int, float)):
         return value  # tabulate formats numbers itself
     return printable(str(value), newlines=False).replace("|", "\\|")
-
-
-def _simple(cells: list[list[str]], headers: list[str], width: int,
-            colalign: Sequence[str] | None, header_pad: int) -> str:
-    import tabulate as tabulate_module
-
-    fitted, wraps = fit_columns([list(r) for r in cells], headers, width, header_pad)
-    saved = tabulate_module.MIN_PADDING
-    tabulate_module.MIN_PADDING = header_pad
-    try:
-        text: str = tabulate_module.tabulate(fitted, headers=headers, tablefmt="simple", colalign=colalign,
-                        disable_numparse=True,
-                        maxcolwidths=wraps if any(x is not None for x in wraps) else None)
-    finally:
-        tabulate_module.MIN_PADDING = saved
-    return text
 
 
 def _fold_header(header: str, cell_width: int) -> str:
