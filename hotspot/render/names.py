@@ -109,6 +109,10 @@ def forms(name: str) -> list[str]:
     """The short forms of a kernel name, least detail first: base name with template arguments
     elided, then one more level of them at a time, then the parameter list. A name that is not a
     C++ signature has one form, itself."""
+    note = ""
+    if (m := re.search(r" \([^()]*\)$", name.strip())) is not None:
+        # ` (runtime)`: a note after the name, not a parameter list (those follow without a space)
+        note, name = m.group(0), name.strip()[: m.start()]
     full = compact(name)
     base = _without_params(full)
     levels = base.count("<")
@@ -119,7 +123,7 @@ def forms(name: str) -> list[str]:
             out.append(f)
     if full != base and (not out or out[-1] != full):
         out.append(full)
-    return out or [name]
+    return [f + note for f in out] if out else [name + note]
 
 
 def distinct(names: Sequence[str]) -> list[str]:

@@ -77,7 +77,8 @@ NAME_HEADERS = frozenset({"kernel", "kernel name", "name"})
 NAME_LINES = 3
 NAME_COLUMN = 20  # a name column keeps at least this many characters (or its header)
 MARKDOWN_NAME = 120  # a kernel name in a markdown table: distinct, at most this long
-_NUMERIC = re.compile(r"[\s\d.,%+\-−×x#µ/~]*(GB|MB|KB|B|ms|µs|ns|s)?")
+# a number, a range of them (`~12.60–25.20 MB`), a percentage or a ratio: never cut or wrapped
+_NUMERIC = re.compile(r"(?:[\s\d.,%+\-−–×x#µ/~]+(?:TB|GB|MB|KB|B|ms|µs|ns|s)?)*")
 _ROW_PREFIX = re.compile(r"^#\d+(-#?\d+)?(?= )")  # `#53 s_load…`: the row number a label starts with
 _NAME_BREAKS = " ,:<(_"
 
@@ -169,7 +170,7 @@ def _header_lines(header: str) -> list[str]:
 
 
 def _layout(cells: list[list[str]], headers: list[str], width: int,
-            colalign: Sequence[str] | None) -> tuple[list[list[list[str]]], list[list[str]], list[int],
+            colalign: Sequence[str] | None, drop: bool) -> tuple[list[list[list[str]]], list[list[str]], list[int],
                                                       list[str], list[int]]:
     """Column widths for `width`: long headers fold onto two lines, text columns shrink (widest
     first) to their floors, then the right-most columns are dropped (the first never). Returns
@@ -219,7 +220,7 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
             widest = max(candidates, key=lambda c: (widths[c] - floor(c), widths[c]))
             widths[widest] -= 1
             over -= 1
-        if over <= 0 or len(keep) == 1:
+        if over <= 0 or len(keep) == 1 or not drop:
             break
         # still too wide with every column at its floor: drop the right-most column (a share
         # bar first), and say so under the table
@@ -257,10 +258,10 @@ def _pad(text: str, width: int, how: str) -> str:
 
 
 def _simple(cells: list[list[str]], headers: list[str], width: int,
-            colalign: Sequence[str] | None) -> str:
+            colalign: Sequence[str] | None, drop: bool) -> str:
     """The table in tabulate's "simple" look (headers, a dashed rule, rows; two spaces between
     columns), laid out to fit `width` (see _layout); dropped columns are named under it."""
-    rows, heads, widths, align, keep = _layout(cells, headers, width, colalign)
+    rows, heads, widths, align, keep = _layout(cells, headers, width, colalign, drop)
     ncols = max([len(headers)] + [len(r) for r in cells])
     height = max(len(h) for h in heads)
     out: list[str] = []
@@ -279,10 +280,11 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
-          colalign: Sequence[str] | None = None, width: int | None = None) -> str:
+          colalign: Sequence[str] | None = None, width: int | None = None, drop: bool = True) -> str:
     """A table. In text it fits the terminal without cutting a word or a number: long headers
     fold, text wraps in its cell, names keep what tells the rows apart, and only when all that is
-    not enough the right-most columns are left out (and named). Markdown keeps whole cells, kernel
+    not enough the right-most columns are left out (and named; with `drop=False` the table is
+    as narrow as it gets, for a caller that has another layout to try). Markdown keeps whole cells, kernel
     names shortened to what tells them apart (JSON has them in full)."""
     rows = [list(r) for r in rows]
     if not rows:
@@ -303,7 +305,7 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
                              colalign=colalign, disable_numparse=True)
         return text
     cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
-    out = _simple(cells, [str(h) for h in headers], width or terminal_width(), colalign)
+    out = _simple(cells, [str(h) for h in headers], width or terminal_width(), colalign, drop)
     _TABLE_ROWS.update(out.split("\n"))
     return out
 
