@@ -144,6 +144,7 @@ PAGES = {'': (('--help', '-h'),
          ('--quiet', 'No progress lines on stderr (any command).'),
          ('--no-cache',
           'Neither reuse nor store cached results (any command; also HOTSPOT_CACHE=off).'),
+         ('--no-color', 'No colors on a terminal (any command; also NO_COLOR set to any value).'),
          ('--install-completion', 'Install completion for the current shell.'),
          ('--show-completion',
           'Show completion for the current shell, to copy it or customize the installation.'),
@@ -284,7 +285,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'occupancy': (('--help', '-h'),
                True,
@@ -319,7 +321,8 @@ PAGES = {'': (('--help', '-h'),
                 ('text',
                  'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                  'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-                 'results (also HOTSPOT_CACHE=off).'),
+                 'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal '
+                 '(also NO_COLOR).'),
                 ('dedent',))),
  'pmc': (('--help', '-h'),
          True,
@@ -365,7 +368,7 @@ PAGES = {'': (('--help', '-h'),
           ('text',
            'Global options (any command, anywhere before --): --pretty indents JSON, --quiet drops '
            'progress lines on stderr, --no-cache neither reuses nor stores cached results (also '
-           'HOTSPOT_CACHE=off).'),
+           'HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
           ('dedent',))),
  'kernels': (('--help', '-h'),
              True,
@@ -409,7 +412,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'collect': (('--help', '-h'),
              True,
@@ -480,7 +484,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'doctor': (('--help', '-h'),
             False,
@@ -513,7 +518,8 @@ PAGES = {'': (('--help', '-h'),
              ('text',
               'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
               'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-              '(also HOTSPOT_CACHE=off).'),
+              '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+              'NO_COLOR).'),
              ('dedent',))),
  'diff': (('--help', '-h'),
           True,
@@ -556,7 +562,7 @@ PAGES = {'': (('--help', '-h'),
            ('text',
             'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
             'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-            '(also HOTSPOT_CACHE=off).'),
+            '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
            ('dedent',))),
  'plan': (('--help', '-h'),
           True,
@@ -611,7 +617,7 @@ PAGES = {'': (('--help', '-h'),
            ('text',
             'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
             'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-            '(also HOTSPOT_CACHE=off).'),
+            '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
            ('dedent',))),
  'report': (('--help', '-h'),
             True,
@@ -668,7 +674,8 @@ PAGES = {'': (('--help', '-h'),
              ('text',
               'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
               'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-              '(also HOTSPOT_CACHE=off).'),
+              '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+              'NO_COLOR).'),
              ('dedent',))),
  'sweep': (('--help', '-h'),
            True,
@@ -747,7 +754,8 @@ PAGES = {'': (('--help', '-h'),
             ('text',
              'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
              'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-             '(also HOTSPOT_CACHE=off).'),
+             '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+             'NO_COLOR).'),
             ('dedent',))),
  'sweep status': (('--help', '-h'),
                   True,
@@ -853,7 +861,7 @@ PAGES = {'': (('--help', '-h'),
           ('text',
            'Global options (any command, anywhere before --): --pretty indents JSON, --quiet drops '
            'progress lines on stderr, --no-cache neither reuses nor stores cached results (also '
-           'HOTSPOT_CACHE=off).'),
+           'HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
           ('dedent',))),
  'export': (('--help', '-h'),
             True,
@@ -924,7 +932,8 @@ PAGES = {'': (('--help', '-h'),
                       ('text',
                        'Global options (any command, anywhere before --): --pretty indents JSON, '
                        '--quiet drops progress lines on stderr, --no-cache neither reuses nor '
-                       'stores cached results (also HOTSPOT_CACHE=off).'),
+                       'stores cached results (also HOTSPOT_CACHE=off), --no-color prints no '
+                       'colors on a terminal (also NO_COLOR).'),
                       ('dedent',))),
  'skill': (('--help', '-h'),
            True,
@@ -977,7 +986,8 @@ PAGES = {'': (('--help', '-h'),
                     ('text',
                      'Global options (any command, anywhere before --): --pretty indents JSON, '
                      '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                     'cached results (also HOTSPOT_CACHE=off).'),
+                     'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                     'terminal (also NO_COLOR).'),
                     ('dedent',))),
  'skill path': (('--help', '-h'),
                 False,
@@ -1000,7 +1010,8 @@ PAGES = {'': (('--help', '-h'),
                  ('text',
                   'Global options (any command, anywhere before --): --pretty indents JSON, '
                   '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                  'cached results (also HOTSPOT_CACHE=off).'),
+                  'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                  'terminal (also NO_COLOR).'),
                  ('dedent',))),
  'cache': (('--help', '-h'),
            True,
@@ -1042,7 +1053,8 @@ PAGES = {'': (('--help', '-h'),
                  ('text',
                   'Global options (any command, anywhere before --): --pretty indents JSON, '
                   '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                  'cached results (also HOTSPOT_CACHE=off).'),
+                  'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                  'terminal (also NO_COLOR).'),
                  ('dedent',))),
  'cache clear': (('--help', '-h'),
                  False,
@@ -1065,5 +1077,6 @@ PAGES = {'': (('--help', '-h'),
                   ('text',
                    'Global options (any command, anywhere before --): --pretty indents JSON, '
                    '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                   'cached results (also HOTSPOT_CACHE=off).'),
+                   'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                   'terminal (also NO_COLOR).'),
                   ('dedent',)))}
