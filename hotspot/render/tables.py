@@ -237,7 +237,9 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
         elif kinds[i] == "numeric":
             split = [[c] for c in col]
         elif kinds[i] == "location":
-            split = [[shorten_left(c, w)] if len(c) > w else [c] for c in col]
+            # file:line cells lose directories from the left; other cells of the column wrap
+            split = [[c] if len(c) <= w else [shorten_left(c, w)] if _is_location(c) else
+                     _wrap_words(c, w) for c in col]
         elif kinds[i] == "prose":
             split = [_wrap_words(c, w) for c in col]
         else:
