@@ -277,7 +277,10 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
                                  for p, w, a in zip(row, widths, align)).rstrip())
     dropped = [str(headers[i]).replace("\n", " ") or "(bar)" for i in range(ncols) if i not in keep]
     if dropped:
-        out.append(f"(not shown at {width} columns: {', '.join(dropped)}; --format json has every column)")
+        import textwrap
+
+        out += textwrap.wrap(f"(not shown at {width} columns: {', '.join(dropped)}; --format json has "
+                             "every column)", width, subsequent_indent=" ", break_long_words=False)
     return "\n".join(out)
 
 
