@@ -1,5 +1,6 @@
-"""Every read-only command's text view of every corpus capture fits 80 columns (COLUMNS=80) and no
-table in it, text or markdown, holds two identical rows; markdown tables stay well formed. Skips
+"""Every read-only command's text view of every corpus capture fits 80 columns (COLUMNS=80), so
+does the prose of its markdown (table rows, headings and code cannot wrap in markdown), no table
+in either holds two identical rows, and markdown tables stay well formed. Skips
 without the corpus; a capture named here that the corpus lacks is a failure.
 
 One xdist group: the module's command lines share one result cache (the wave pass of a capture
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS, run_cli
-from tests.textviews import duplicate_rows, malformed_markdown, wide_lines
+from tests.textviews import duplicate_rows, malformed_markdown, wide_lines, wide_markdown_prose
 
 pytestmark = pytest.mark.xdist_group("text-views-corpus")
 
@@ -105,6 +106,8 @@ def test_view_fits_80_columns_and_rows_differ(views, args: tuple[str, ...]) -> N
     assert not duplicate_rows(out, markdown), duplicate_rows(out, markdown)[:3]
     if markdown:
         assert not malformed_markdown(out), malformed_markdown(out)[:3]
+        # prose wraps; a table row, a heading or code cannot be broken in markdown
+        assert not wide_markdown_prose(out, WIDTH), wide_markdown_prose(out, WIDTH)[:3]
     else:
         assert not wide_lines(out, WIDTH), wide_lines(out, WIDTH)[:3]
 

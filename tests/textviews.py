@@ -96,3 +96,22 @@ def malformed_markdown(text: str) -> list[str]:
     for head, rows in markdown_tables(text):
         bad += [" | ".join(r) for r in rows if len(r) != len(head)]
     return bad
+
+
+def wide_markdown_prose(text: str, width: int) -> list[str]:
+    """Markdown lines wider than `width` that could have been wrapped: prose with a space to
+    break at within the width. Table rows, headings and code (fenced, or indented after a blank
+    line) cannot be wrapped in markdown and are not counted."""
+    out = []
+    fenced = False
+    previous = ""
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        if body.startswith("```"):
+            fenced = not fenced
+        code = fenced or body.startswith("```") or (len(line) - len(body) >= 4 and not previous.strip())
+        if len(line) > width and not code and not body.startswith(("|", "#")) \
+                and " " in line[len(line) - len(body):width]:
+            out.append(line)
+        previous = line
+    return out

@@ -91,6 +91,10 @@ def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: s
                     from hotspot.render.color import colorize
 
                     text = colorize(text)
+            elif fmt == "markdown" and isinstance(text, str):
+                from hotspot.render.tables import fit_markdown
+
+                text = fit_markdown(text)  # prose wrapped: the same document, rendered
             _write_stdout(text)
         if fmt != "json":
             warn_all(result.warnings)  # the resource caveats folded into one line

@@ -347,8 +347,6 @@ def fit_text(text: str, width: int | None = None) -> str:
     """Wrap prose lines longer than `width` (hints, notes, findings) under their own indent; table
     rows (two-space column gaps) and rules are left alone: a row that still does not fit is one
     that cannot be split."""
-    import textwrap
-
     w = width or terminal_width()
     out: list[str] = []
     for line in text.split("\n"):
@@ -356,22 +354,75 @@ def fit_text(text: str, width: int | None = None) -> str:
         if len(line) <= w or line in _TABLE_ROWS or set(body) <= {"-", " ", "="}:
             out.append(line)
             continue
-        indent = line[: len(line) - len(body)]
-        label = re.match(r"(\S[^:]{0,24}?:? {2,}|\S{1,24}: +)(?=\S)", body)
-        bullet = re.match(r"([-*•]|\d+\.|\[[^\]]{1,12}\]) ", body)
-        hang = len(label.group(0)) if label else len(bullet.group(0)) if bullet else 2
-        sub = indent + " " * (hang if hang < w // 2 else 2)
-        room = max(MIN_COLUMN, w - len(sub))
-        # a word longer than a line (a path, a mangled name) is shortened, not split: paths from
-        # the left (the file name and line number stay), anything else in the middle
-        words = body.split(" ")
+        out.extend(_wrap_prose(line, w, cut_long_words=True))
+    return "\n".join(out)
+
+
+def _wrap_prose(line: str, w: int, cut_long_words: bool) -> list[str]:
+    """A prose line over lines of `w`, continued under its label (`fix:  `), bullet or indent. A
+    word longer than a line is shortened (paths from the left, keeping the file name and line
+    number; anything else in the middle) with `cut_long_words`, else kept whole."""
+    import textwrap
+
+    body = line.lstrip(" ")
+    indent = line[: len(line) - len(body)]
+    label = re.match(r"(\S[^:]{0,24}?:? {2,}|\S{1,24}: +)(?=\S)", body)
+    bullet = re.match(r"([-*•]|\d+\.|\[[^\]]{1,12}\]) ", body)
+    hang = len(label.group(0)) if label else len(bullet.group(0)) if bullet else 2
+    sub = indent + " " * (hang if hang < w // 2 else 2)
+    room = max(MIN_COLUMN, w - len(sub))
+    if cut_long_words:
         body = " ".join(
             word if len(word) <= room else
             (shorten_left(word, room) if "/" in word else shorten_middle(word, room))
-            for word in words)
-        out.extend(textwrap.wrap(body, w, initial_indent=indent, subsequent_indent=sub,
-                                 break_on_hyphens=False, break_long_words=False) or [line])
+            for word in body.split(" "))
+    return textwrap.wrap(body, w, initial_indent=indent, subsequent_indent=sub,
+                         break_on_hyphens=False, break_long_words=False) or [line]
+
+
+def fit_markdown(text: str, width: int | None = None) -> str:
+    """Markdown prose wrapped to `width` as fit_text wraps text: a wrapped line continues its
+    paragraph or list item, so the document renders the same. Table rows, headings, fenced and
+    indented code are left whole (markdown cannot break them); so is any word (a URL, a path)."""
+    w = width or terminal_width()
+    out: list[str] = []
+    fenced = False
+    previous = ""
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        if stripped.startswith("```"):
+            fenced = not fenced
+        code = fenced or stripped.startswith("```") or (
+            len(line) - len(stripped) >= 4 and not previous.strip())
+        if len(line) <= w or code or stripped.startswith(("|", "#")):
+            out.append(line)
+        else:
+            out.extend(_safe_continuations(_wrap_prose(line, w, cut_long_words=False), w))
+        previous = line
     return "\n".join(out)
+
+
+# A line starting like this would open a list, a heading or a quote instead of continuing.
+_BLOCK_START = re.compile(r"([-*+>]|#{1,6}|\d{1,9}[.)])(\s|$)|[=-]+$")
+
+
+def _safe_continuations(lines: list[str], width: int) -> list[str]:
+    """Wrapped markdown lines where no continuation starts a block: the word before such a start
+    moves down to begin the line, and the rest is wrapped again."""
+    import textwrap
+
+    k = 1
+    while k < len(lines):
+        body = lines[k].lstrip(" ")
+        if _BLOCK_START.match(body) and " " in lines[k - 1].strip():
+            indent = lines[k][: len(lines[k]) - len(body)]
+            head, last = lines[k - 1].rsplit(" ", 1)
+            rest = " ".join([last, body] + [ln.strip() for ln in lines[k + 1:]])
+            lines = lines[:k - 1] + [head] + textwrap.wrap(
+                rest, width, initial_indent=indent, subsequent_indent=indent,
+                break_on_hyphens=False, break_long_words=False)
+        k += 1
+    return lines
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> str:
