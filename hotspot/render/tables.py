@@ -76,11 +76,27 @@ PROSE_HEADERS = frozenset({"detail", "fix", "hint", "note", "notes", "why", "evi
 NAME_HEADERS = frozenset({"kernel", "kernel name", "name"})
 NAME_LINES = 3
 NAME_COLUMN = 20  # a name column keeps at least this many characters (or its header)
+HARD_COLUMN = 14  # a location or name column's width before the table drops a column
+TEXT_LINES = 6  # a text cell wraps over at most this many lines
+WORD_COLUMN = 28  # a column narrows to its longest word (file name and line) up to this width
 MARKDOWN_NAME = 120  # a kernel name in a markdown table: distinct, at most this long
 # a number, a range of them (`~12.60–25.20 MB`), a percentage or a ratio: never cut or wrapped
 _NUMERIC = re.compile(r"(?:[\s\d.,%+\-−–×x#µ/~]+(?:TB|GB|MB|KB|B|ms|µs|ns|s)?)*")
 _ROW_PREFIX = re.compile(r"^#\d+(-#?\d+)?(?= )")  # `#53 s_load…`: the row number a label starts with
 _NAME_BREAKS = " ,:<(_"
+
+
+def _unit(cell: str) -> int:
+    """The longest piece of `cell` wrapping keeps on one line: a word, or `#row` and its word."""
+    words = cell.split(" ")
+    if _ROW_PREFIX.match(cell) and len(words) > 1:
+        words = [words[0] + " " + words[1]] + words[2:]
+    return max(map(len, words), default=0)
+
+
+def _file_line(cell: str) -> str:
+    """A location's file name and line (`flash_attn_func.py:258`): what shortening keeps."""
+    return cell.rsplit("/", 1)[-1]
 
 
 def _is_prose(header: str) -> bool:
@@ -193,12 +209,18 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
         return max(content[i], head_w(i))
 
     def floor(i: int) -> int:
+        """How narrow a column may get: a number never shrinks; a location keeps its file name
+        and line; wrapped text its longest word (a `#row` with the word after it)."""
         k = kinds[i]
         if k == "numeric":
             return natural(i)
-        base = {"name": NAME_COLUMN, "location": LOCATION_COLUMN}.get(k, MIN_COLUMN)
-        prefix = max((len(m.group(0)) for c in cols[i] if (m := _ROW_PREFIX.match(c))), default=0)
-        return min(natural(i), max(base, prefix + 4, head_w(i)))
+        if k == "name":
+            return min(natural(i), max(NAME_COLUMN, head_w(i)))
+        if k == "location":
+            unit = max((len(_file_line(c)) for c in cols[i] if _is_location(c)), default=0)
+            return min(natural(i), max(LOCATION_COLUMN, min(unit + 2, WORD_COLUMN), head_w(i)))
+        return min(natural(i), max(MIN_COLUMN, min(max(map(_unit, cols[i]), default=0), WORD_COLUMN),
+                                   head_w(i)))
 
     def total(keep: list[int], widths: dict[int, int]) -> int:
         return sum(widths[i] for i in keep) + _GAP * (len(keep) - 1)
@@ -211,15 +233,23 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
             if head_w(i) > content[i]:
                 head_lines[i] = _fold_header(heads[i], content[i]).split("\n")
                 widths[i] = natural(i)
+    def hard_floor(i: int) -> int:
+        """Narrower still, before a column is dropped: a location's file name elided in its
+        middle (`flash…func.py:258`), a name column to a few words."""
+        if kinds[i] in ("location", "name"):
+            return min(floor(i), max(HARD_COLUMN, head_w(i)))
+        return floor(i)
+
     while True:
         over = total(keep, widths) - width
-        while over > 0:
-            candidates = [i for i in keep if widths[i] > floor(i)]
-            if not candidates:
-                break
-            widest = max(candidates, key=lambda c: (widths[c] - floor(c), widths[c]))
-            widths[widest] -= 1
-            over -= 1
+        for limit in (floor, hard_floor):
+            while over > 0:
+                candidates = [i for i in keep if widths[i] > limit(i)]
+                if not candidates:
+                    break
+                widest = max(candidates, key=lambda c: (widths[c] - limit(c), widths[c]))
+                widths[widest] -= 1
+                over -= 1
         if over <= 0 or len(keep) == 1 or not drop:
             break
         # still too wide with every column at its floor: drop the right-most column (a share
@@ -243,7 +273,10 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
         elif kinds[i] == "prose":
             split = [_wrap_words(c, w) for c in col]
         else:
-            col = _elide_column(col, w * NAME_LINES) if any(len(c) > w * NAME_LINES for c in col) else col
+            # wrapped at spaces; only a cell over TEXT_LINES lines is elided (keeping its `#row`
+            # and what tells it from the other cells)
+            if any(len(c) > w * TEXT_LINES for c in col):
+                col = _elide_column(col, w * TEXT_LINES)
             split = [_wrap_words(c, w) for c in col]
         for r, parts in enumerate(split):
             lines_of[r].append(parts)
@@ -475,6 +508,8 @@ def shorten_left(text: str, width: int) -> str:
         name = text[cuts[-1]:]  # "/file.py:59"
         if width > 2:
             return "…" + shorten_middle(name, width - 1)
+    if _LOCATION.search(text):
+        return shorten_middle(text, width)  # `flash_a…func.py:258`: the start of the name stays
     return "…" + text[len(text) - max(1, width - 1):]
 
 
