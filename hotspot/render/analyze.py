@@ -58,7 +58,7 @@ def _render(result: Result[object], markdown: bool) -> str:
 
 
 def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
-    rows = [[i + 1, r.path, shorten(r.kernel, 40), r.waves, r.executed_instructions,
+    rows = [[i + 1, r.path, r.kernel, r.waves, r.executed_instructions,
              pct(r.source_mapped_pct, 0), r.status] for i, r in enumerate(ranking)]
     return heading("Dispatch dirs", markdown) + "\n" + table(
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
