@@ -80,7 +80,9 @@ def _fit_report(rows: list[list[object]], headers: list[str]) -> tuple[str, list
     hidden: list[str] = []
     while True:
         keep = [i for i, h in enumerate(headers) if h not in hidden]
-        body = table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
+        # the table drops its right-most columns itself only once these are all hidden
+        body = table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep],
+                     drop=len(hidden) == len(REPORT_OPTIONAL))
         if max(map(len, body.split("\n"))) <= width or len(hidden) == len(REPORT_OPTIONAL):
             return body, hidden
         hidden.append(REPORT_OPTIONAL[len(hidden)])
