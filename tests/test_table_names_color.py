@@ -109,3 +109,34 @@ def test_the_cli_prints_no_color_off_a_terminal_and_accepts_no_color() -> None:
                  ("--no-color", "occupancy", "--arch", "gfx942", "--vgpr", "128")):
         r = run_cli(*args)
         assert r.exit_code == 0 and "\x1b[" not in r.stdout, r.stderr
+
+
+def test_fmt_value_leaves_out_keys_without_a_value() -> None:
+    from hotspot.render.html import fmt_value
+
+    assert fmt_value({"hardware": 8, "vgpr": 2, "lds": None, "workgroup": None}) == "hardware: 8; vgpr: 2"
+    assert fmt_value({"file": "", "line": None, "line_number": None, "kernel": "k", "n": 0}) == "kernel: k; n: 0"
+
+
+@pytest.mark.parametrize("target", [("--example",), ("{corpus}/att/gfx942/ck_bmm",)])
+def test_the_report_page_shows_no_key_without_a_value(corpus_or_none, tmp_path, target) -> None:
+    """The page's visible text has no `lds: ;` / `file: ; line: ;` (a key whose value is empty)."""
+    import html
+    import re
+
+    args = [a.replace("{corpus}", str(corpus_or_none)) for a in target]
+    if "{corpus}" in target[0] and corpus_or_none is None:
+        pytest.skip("real-data corpus not found (it lives beside the project in ../shared)")
+    out = tmp_path / "r.html"
+    r = run_cli("report", *args, "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    page = re.sub(r"<script.*?</script>|<style.*?</style>", "", out.read_text(), flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    assert not re.search(r"\b\w+:\s*;", text), re.search(r".{60}\b\w+:\s*;.{20}", text, flags=re.S)
+
+
+@pytest.fixture
+def corpus_or_none():
+    from tests.conftest import CORPUS
+
+    return CORPUS if CORPUS.is_dir() else None

@@ -132,3 +132,26 @@ def test_a_missing_capture_is_named(tmp_path: Path) -> None:
     (tmp_path / "att" / "gfx950" / "vec_add").mkdir()
     missing = _missing(tmp_path)
     assert "att/gfx950/vec_add" not in missing and "att/gfx942/ck_bmm" in missing
+
+
+@pytest.mark.parametrize("columns", [80, 250])
+def test_kernels_of_one_template_get_distinct_names(views, monkeypatch, columns: int) -> None:
+    """`kernels` on a PyTorch run (74 kernels, most of them instantiations of a few templates):
+    the kernel column tells every kernel apart, at 80 columns and at 250."""
+    import re
+
+    from tests.textviews import text_tables
+
+    rel = "att/gfx950/pa_mqa_logits_fp4_small.meta/discover_kernel_stats.csv"
+    monkeypatch.setenv("COLUMNS", str(columns))
+    r = run_cli("kernels", str(CORPUS / rel), "--top", "0")
+    names = [k["name"] for k in run_cli("kernels", str(CORPUS / rel), "--top", "0", "--format", "json")
+             .json()["data"]["kernels"]]
+    assert r.exit_code == 0 and len(set(names)) == len(names) == 74
+    lines = r.stdout.split("\n")
+    rule = next(ln for ln in lines if re.fullmatch(r"-+(  +-+)+", ln))
+    a, b = [m.span() for m in re.finditer(r"-+", rule)][1]  # the kernel column
+    rows = text_tables(r.stdout)[0]
+    cells = [" ".join(ln[a:b].strip() for ln in row.split("\n")) for row in rows]
+    assert len(cells) == 74 and len(set(cells)) == 74
+    assert max(len(ln) for ln in lines) <= columns
