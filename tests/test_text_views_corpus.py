@@ -51,6 +51,11 @@ def _views() -> Iterator[tuple[str, tuple[str, ...], tuple[str, ...]]]:
                 yield (f"plan-{rel}{''.join(extra)}-{fmt}", ("plan", path, *extra, "--format", fmt), (rel,))
         if "pcsampling" not in rel:  # a PC-sampling capture has no timelines: export refuses it (exit 3)
             yield (f"export-{rel}", ("export", "perfetto", path, "-o", "{tmp}/trace.json", "--force"), (rel,))
+        yield (f"report-{rel}", ("report", path, "-o", "{tmp}/report.html", "--force"), (rel,))
+    for rel in ("att/gfx942/ck_bmm", "att/gfx950/flash_attn_replicates/small"):  # several dispatches
+        for fmt in FORMATS:
+            yield (f"analyze-all-{rel}-{fmt}", ("analyze", str(CORPUS / rel), "--all", "--plan", "--format", fmt),
+                   (rel,))
     for rel in PMC:
         for fmt in FORMATS:
             yield (f"pmc-{rel}-{fmt}", ("pmc", str(CORPUS / rel), "--per-dispatch", "--format", fmt), (rel,))
