@@ -144,7 +144,7 @@ def _render(d: Any, markdown: bool) -> str:
                          _verdict_cell(r, d.noise.level)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
-                   + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", ""],
+                   + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", "verdict"],
                            markdown)
                    + more)
     return "\n\n".join(out)

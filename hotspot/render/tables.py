@@ -80,8 +80,9 @@ HARD_COLUMN = 14  # a location or name column's width before the table drops a c
 TEXT_LINES = 6  # a text cell wraps over at most this many lines
 WORD_COLUMN = 28  # a column narrows to its longest word (file name and line) up to this width
 MARKDOWN_NAME = 120  # a kernel name in a markdown table: distinct, at most this long
-# a number, a range of them (`~12.60–25.20 MB`), a percentage or a ratio: never cut or wrapped
-_NUMERIC = re.compile(r"(?:[\s\d.,%+\-−–×x#µ/~]+(?:TB|GB|MB|KB|B|ms|µs|ns|s)?)*")
+# a number, a range of them (`~12.60–25.20 MB`), a percentage, a ratio, a change with its interval
+# (`−7.2% [−43, +6]`, `3.7 → 8`): never cut or wrapped
+_NUMERIC = re.compile(r"(?:[\s\d.,%+\-−–×x#µ/~±→\[\]<]+(?:TB|GB|MB|KB|B|ms|µs|ns|s)?)*")
 _ROW_PREFIX = re.compile(r"^#\d+(-#?\d+)?(?= )")  # `#53 s_load…`: the row number a label starts with
 _NAME_BREAKS = " ,:<(_"
 
@@ -89,7 +90,7 @@ _NAME_BREAKS = " ,:<(_"
 def _unit(cell: str) -> int:
     """The longest piece of `cell` wrapping keeps on one line: a word, or `#row` and its word."""
     words = cell.split(" ")
-    if _ROW_PREFIX.match(cell) and len(words) > 1:
+    if _ROW_PREFIX.match(cell) and len(words) > 1 and len(words[0]) + 1 + len(words[1]) <= WORD_COLUMN:
         words = [words[0] + " " + words[1]] + words[2:]
     return max(map(len, words), default=0)
 
@@ -219,8 +220,7 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
         if k == "location":
             unit = max((len(_file_line(c)) for c in cols[i] if _is_location(c)), default=0)
             return min(natural(i), max(LOCATION_COLUMN, min(unit + 2, WORD_COLUMN), head_w(i)))
-        return min(natural(i), max(MIN_COLUMN, min(max(map(_unit, cols[i]), default=0), WORD_COLUMN),
-                                   head_w(i)))
+        return min(natural(i), max(min(max(map(_unit, cols[i]), default=0), WORD_COLUMN), head_w(i)))
 
     def total(keep: list[int], widths: dict[int, int]) -> int:
         return sum(widths[i] for i in keep) + _GAP * (len(keep) - 1)
@@ -308,7 +308,7 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
         for k in range(max(len(p) for p in row)):
             out.append("  ".join(_pad(p[k] if k < len(p) else "", w, a)
                                  for p, w, a in zip(row, widths, align)).rstrip())
-    dropped = [str(headers[i]).replace("\n", " ") or "(bar)" for i in range(ncols) if i not in keep]
+    dropped = [str(headers[i]).replace("\n", " ") or f"column {i + 1}" for i in range(ncols) if i not in keep]
     if dropped:
         import textwrap
 
