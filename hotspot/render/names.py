@@ -159,6 +159,26 @@ def first_difference(text: str, others: Sequence[str]) -> int:
     return best
 
 
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _nearest_differences(cells: Sequence[str]) -> dict[str, int]:
+    """first_difference of every cell against all the others, in sorted order: the most similar
+    cell is a neighbour there (n log n, not n²: a table may have thousands of rows)."""
+    uniq = sorted(set(cells))
+    out = {}
+    for k, c in enumerate(uniq):
+        near = [uniq[j] for j in (k - 1, k + 1) if 0 <= j < len(uniq)]
+        out[c] = max((_common_prefix(c, o) for o in near), default=0)
+    return out
+
+
 def elide_around(text: str, width: int, at: int, keep: int = 0) -> str:
     """`text` in `width` characters keeping its first `keep` characters (a `#row` prefix) and
     position `at` (where it differs from its neighbours): the middle is elided when that keeps
@@ -189,10 +209,9 @@ def fit_distinct(cells: Sequence[str], width: int, keep: Sequence[int] | None = 
     """Each cell in `width` characters, cells that differed still different where it can be: a
     cell too wide keeps its start and the part where it differs from its nearest neighbour; two
     that still meet are elided again around where they differ from each other."""
-    out = []
-    for i, c in enumerate(cells):
-        at = first_difference(c, cells) if len(c) > width else 0
-        out.append(elide_around(c, width, at, keep[i] if keep else 0))
+    at = _nearest_differences(cells)
+    out = [elide_around(c, width, at[c] if len(c) > width else 0, keep[i] if keep else 0)
+           for i, c in enumerate(cells)]
     for _ in range(3):
         groups: dict[str, list[int]] = {}
         for i, o in enumerate(out):

@@ -240,9 +240,11 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
             return min(floor(i), max(HARD_COLUMN, head_w(i)))
         return floor(i)
 
+    floors = {i: floor(i) for i in keep}  # computed once: the loop below asks per character
+    hard = {i: min(floors[i], hard_floor(i)) for i in keep}
     while True:
         over = total(keep, widths) - width
-        for limit in (floor, hard_floor):
+        for limit in (floors.__getitem__, hard.__getitem__):
             while over > 0:
                 candidates = [i for i in keep if widths[i] > limit(i)]
                 if not candidates:
