@@ -209,8 +209,8 @@ def fit_distinct(cells: Sequence[str], width: int, keep: Sequence[int] | None = 
     """Each cell in `width` characters, cells that differed still different where it can be: a
     cell too wide keeps its start and the part where it differs from its nearest neighbour; two
     that still meet are elided again around where they differ from each other."""
-    at = _nearest_differences(cells)
-    out = [elide_around(c, width, at[c] if len(c) > width else 0, keep[i] if keep else 0)
+    nearest = _nearest_differences(cells)
+    out = [elide_around(c, width, nearest[c] if len(c) > width else 0, keep[i] if keep else 0)
            for i, c in enumerate(cells)]
     for _ in range(3):
         groups: dict[str, list[int]] = {}
