@@ -13,7 +13,7 @@ from hotspot._version import __version__
 # SPEC (hotspot/commandspec.py) collected by scripts/gen_help.py. Every adapter defines
 # `register(app)` and imports only typer at import time (fast --help).
 from hotspot.clihelp.pages import COMMANDS
-from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, PRETTY, requested_format, take
+from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, NO_COLOR, PRETTY, requested_format, take
 from hotspot.globalflags import QUIET as QUIET_FLAG
 
 if TYPE_CHECKING:
@@ -35,7 +35,10 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
                                      help="No progress lines on stderr (any command)."),
           no_cache: bool = typer.Option(False, NO_CACHE,
                                         help="Neither reuse nor store cached results (any "
-                                        "command; also HOTSPOT_CACHE=off).")
+                                        "command; also HOTSPOT_CACHE=off)."),
+          no_color: bool = typer.Option(False, NO_COLOR,
+                                        help="No colors on a terminal (any command; also NO_COLOR "
+                                        "set to any value).")
           ) -> None:
     """hotspot: ATT stall analysis for AMD CDNA GPUs."""
 
@@ -85,7 +88,8 @@ def build_app(only: str | None = None, listing_only: bool = False,
 
 GLOBAL_EPILOG = ("Global options (any command, anywhere before --): --pretty indents JSON, --quiet "
                  "drops progress lines on stderr, --no-cache neither reuses nor stores cached "
-                 "results (also HOTSPOT_CACHE=off).")
+                 "results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal "
+                 "(also NO_COLOR).")
 
 
 def _global_flags_in_help(app: typer.Typer) -> None:
@@ -107,16 +111,17 @@ def _stub() -> None:  # pragma: no cover - never invoked: a named command mounts
 
 
 def _take_global_flags(args: list[str]) -> list[str]:
-    """`--pretty` (indent JSON), `--quiet` (no progress on stderr) and `--no-cache` are accepted by
-    every command, anywhere before `--`: they are taken out here and set their process-wide mode,
-    so no command has to thread them through. Each call sets all three (an in-process caller may
+    """`--pretty` (indent JSON), `--quiet` (no progress on stderr), `--no-cache` and `--no-color`
+    are accepted by every command, anywhere before `--`: they are taken out here and set their
+    process-wide mode, so no command has to thread them through. Each call sets all four (an in-process caller may
     run several command lines)."""
     from hotspot.cache.store import DISABLED
-    from hotspot.diagnostics import QUIET
+    from hotspot.diagnostics import COLOR, QUIET
 
     pretty, args = take(PRETTY, args)
     QUIET["on"], args = take(QUIET_FLAG, args)
     DISABLED["on"], args = take(NO_CACHE, args)
+    COLOR["off"], args = take(NO_COLOR, args)
     if pretty:
         from hotspot.result import PRETTY as PRETTY_MODE
 

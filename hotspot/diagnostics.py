@@ -117,8 +117,32 @@ def fit_diagnostic(text: str, indent: int = 2) -> str:
                                     break_long_words=False, break_on_hyphens=False))
 
 
+# `--no-color` (any command) turns color off as NO_COLOR does (https://no-color.org: any value).
+COLOR = {"off": False}
+_STYLES = {"red": "1;31", "yellow": "33", "cyan": "36", "dim": "2"}
+
+
+def color_on(stream: object) -> bool:
+    """Whether text written to `stream` may carry ANSI colors: a terminal, NO_COLOR not set (to
+    any value), no --no-color, TERM not `dumb`."""
+    if COLOR["off"] or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]  # any stream; None has no isatty
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def paint(text: str, style: str) -> str:
+    """`text` in one of _STYLES (red, yellow, cyan, dim), reset after it."""
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
+
+
 def warn(message: str) -> None:
-    sys.stderr.write(fit_diagnostic(printable(f"warning: {message}", newlines=False), indent=9) + "\n")
+    text = fit_diagnostic(printable(f"warning: {message}", newlines=False), indent=9)
+    if color_on(sys.stderr):
+        text = paint("warning:", "yellow") + text[len("warning:"):]
+    sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
 

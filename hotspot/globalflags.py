@@ -3,8 +3,8 @@ the help snapshot and the output cache read argv with them before typer is impor
 
 from __future__ import annotations
 
-PRETTY, QUIET, NO_CACHE = "--pretty", "--quiet", "--no-cache"
-GLOBAL_FLAGS = (PRETTY, QUIET, NO_CACHE)  # accepted by every command, anywhere before `--`
+PRETTY, QUIET, NO_CACHE, NO_COLOR = "--pretty", "--quiet", "--no-cache", "--no-color"
+GLOBAL_FLAGS = (PRETTY, QUIET, NO_CACHE, NO_COLOR)  # accepted by every command, anywhere before `--`
 COMPLETION_ENV = "_HOTSPOT_COMPLETE"  # typer's shell-completion protocol (argv is empty then)
 
 

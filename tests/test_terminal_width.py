@@ -1,6 +1,6 @@
-"""Text output fits the terminal: with COLUMNS=80 no line of analyze --plan, doctor, pmc or kernels
-on the corpus is wider than 80 except table rows that cannot be split, and every source location
-keeps its line number. Plus unit checks of the shortening helpers."""
+"""Text output fits the terminal: doctor at COLUMNS=80 (every corpus view: test_text_views_corpus.py),
+the analyze page keeps the line number of every source location, plus unit checks of the
+shortening helpers."""
 
 from __future__ import annotations
 
@@ -14,69 +14,30 @@ from hotspot.render.tables import (fit_text, shorten_left, shorten_middle, short
 from tests.conftest import corpus_path, run_cli
 
 WIDTH = 80
-RULE = re.compile(r"^-+( +-+)+$")
 SOURCE_FILE = re.compile(r"\.(py|cpp|cc|cu|hip|hpp)\b(?!:\d)")
 
 ATT = ["gfx942/ck_bmm", "gfx950/mla_decode", "gfx950/vec_add", "gfx950/blockscale_preshuffle_gemm",
        "gfx950/pa_mqa_logits_fp4_small", "gfx950/preshuffle_gemm_v2"]
-PMC = ["rocprof-compute_MI300X_bmm1/pmc_perf.csv", "rocprof-compute_MI200_vcopy/pmc_perf.csv",
-       "rocprof-compute_MI350_vcopy/pmc_perf.csv"]
-KERNELS = ["kernel_trace.csv", "gfx1201/hip-v0_kernel_stats.csv", "gfx1201/hip-v0_kernel_trace.csv"]
 
 
-def _unsplittable(lines: list[str], k: int) -> bool:
-    """Line k is a row of a table (a dashed rule above it in the same block) whose text columns are
-    all as narrow as they may get: at most 18 characters or their header's width + 2."""
-    top = k
-    while top > 0 and lines[top - 1].strip():
-        top -= 1
-    bottom = k
-    while bottom + 1 < len(lines) and lines[bottom + 1].strip():
-        bottom += 1
-    rules = [j for j in range(top, bottom + 1) if RULE.match(lines[j])]
-    if not rules:
-        return False
-    j = rules[0]
-    heads = lines[top:j]
-    for m in re.finditer(r"-+", lines[j]):
-        a, b = m.span()
-        cells = [row[a:b + 1].strip() for row in lines[j + 1:bottom + 1]]
-        if all(re.fullmatch(r"[\s\d.,%+\-−×x#µ/]*(GB|MB|KB|B|ms|µs|ns|s)?", c) for c in cells):
-            continue  # numbers are never cut
-        head = " ".join(h[a:b].strip() for h in heads)
-        if b - a > max(18, len(head) + 2):
-            return False
-    return True
-
-
-def _check(text: str) -> None:
-    lines = text.split("\n")
-    wide = [(k, ln) for k, ln in enumerate(lines) if len(ln) > WIDTH]
-    for k, ln in wide:
-        assert _unsplittable(lines, k), f"line {k} is {len(ln)} wide and could be split: {ln!r}"
-
-
-def _cases():
-    for d in ATT:
-        yield pytest.param(["analyze", corpus_path("att", d), "--plan"], id=f"analyze-{d}")
-    for f in PMC:
-        yield pytest.param(["pmc", corpus_path("pmc", f)], id=f"pmc-{f.split('/')[0]}")
-    for f in KERNELS:
-        yield pytest.param(["kernels", corpus_path("csv", f)], id=f"kernels-{f}")
-    yield pytest.param(["doctor"], id="doctor")
-
-
-@pytest.mark.parametrize("args", list(_cases()))
-def test_text_fits_80_columns(corpus: Path, monkeypatch, args) -> None:
+def test_doctor_fits_80_columns(monkeypatch) -> None:
+    """doctor's table at 80 columns (the views of the corpus captures: test_text_views_corpus.py)."""
     monkeypatch.setenv("COLUMNS", str(WIDTH))
-    r = run_cli(*args)
+    r = run_cli("doctor")
     assert r.exit_code in (0, 5), r.stderr
-    _check(r.stdout)
-    if args[0] == "doctor":  # the one-line error no longer repeats the table's details and fixes
-        assert all(len(ln) <= 2 * WIDTH for ln in r.stderr.splitlines())
-    if args[0] == "analyze":
-        assert not SOURCE_FILE.search(r.stdout), SOURCE_FILE.search(r.stdout).group(0)
-        assert re.search(r"\.py:\d+", r.stdout) or "source-mapped" in r.stdout
+    assert all(len(ln) <= WIDTH for ln in r.stdout.split("\n")), r.stdout
+    # the one-line error no longer repeats the table's details and fixes
+    assert all(len(ln) <= 2 * WIDTH for ln in r.stderr.splitlines())
+
+
+@pytest.mark.usefixtures("shared_analyses")
+@pytest.mark.parametrize("target", [pytest.param(corpus_path("att", d), id=d) for d in ATT])
+def test_every_source_location_keeps_its_line_number(corpus: Path, monkeypatch, target: Path) -> None:
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    r = run_cli("analyze", target, "--plan")
+    assert r.exit_code == 0, r.stderr
+    assert not SOURCE_FILE.search(r.stdout), SOURCE_FILE.search(r.stdout).group(0)
+    assert re.search(r"\.py:\d+", r.stdout) or "source-mapped" in r.stdout
 
 
 def test_terminal_width_reads_columns(monkeypatch) -> None:
@@ -115,7 +76,8 @@ def test_table_fits_and_keeps_numbers_and_line_numbers() -> None:
              "a fairly long free-text explanation that needs to wrap inside its cell"]]
     out = table(rows, ["source", "stall", "why"], width=60)
     assert max(len(ln) for ln in out.split("\n")) <= 60
-    assert "123,456,789" in out and ":1234" in out and "file_with_a_long_name.py" not in out
+    # directories go, the file name and line stay whole
+    assert "123,456,789" in out and "…/file_with_a_long_name.py:1234" in out and "/very/" not in out
     assert "explanation" in out  # prose wraps, nothing of it is cut
 
 

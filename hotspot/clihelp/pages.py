@@ -151,6 +151,7 @@ PAGES = {'': (('--help', '-h'),
          ('--quiet', 'No progress lines on stderr (any command).'),
          ('--no-cache',
           'Neither reuse nor store cached results (any command; also HOTSPOT_CACHE=off).'),
+         ('--no-color', 'No colors on a terminal (any command; also NO_COLOR set to any value).'),
          ('--install-completion', 'Install completion for the current shell.'),
          ('--show-completion',
           'Show completion for the current shell, to copy it or customize the installation.'),
@@ -303,7 +304,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'occupancy': (('--help', '-h'),
                True,
@@ -338,7 +340,8 @@ PAGES = {'': (('--help', '-h'),
                 ('text',
                  'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                  'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-                 'results (also HOTSPOT_CACHE=off).'),
+                 'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal '
+                 '(also NO_COLOR).'),
                 ('dedent',))),
  'pmc': (('--help', '-h'),
          True,
@@ -388,7 +391,7 @@ PAGES = {'': (('--help', '-h'),
           ('text',
            'Global options (any command, anywhere before --): --pretty indents JSON, --quiet drops '
            'progress lines on stderr, --no-cache neither reuses nor stores cached results (also '
-           'HOTSPOT_CACHE=off).'),
+           'HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
           ('dedent',))),
  'kernels': (('--help', '-h'),
              True,
@@ -433,7 +436,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'collect': (('--help', '-h'),
              True,
@@ -504,7 +508,8 @@ PAGES = {'': (('--help', '-h'),
               ('text',
                'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
                'drops progress lines on stderr, --no-cache neither reuses nor stores cached '
-               'results (also HOTSPOT_CACHE=off).'),
+               'results (also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+               'NO_COLOR).'),
               ('dedent',))),
  'doctor': (('--help', '-h'),
             False,
@@ -537,7 +542,8 @@ PAGES = {'': (('--help', '-h'),
              ('text',
               'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
               'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-              '(also HOTSPOT_CACHE=off).'),
+              '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+              'NO_COLOR).'),
              ('dedent',))),
  'diff': (('--help', '-h'),
           True,
@@ -580,7 +586,7 @@ PAGES = {'': (('--help', '-h'),
            ('text',
             'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
             'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-            '(also HOTSPOT_CACHE=off).'),
+            '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
            ('dedent',))),
  'plan': (('--help', '-h'),
           True,
@@ -639,7 +645,7 @@ PAGES = {'': (('--help', '-h'),
            ('text',
             'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
             'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-            '(also HOTSPOT_CACHE=off).'),
+            '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
            ('dedent',))),
  'report': (('--help', '-h'),
             True,
@@ -696,7 +702,8 @@ PAGES = {'': (('--help', '-h'),
              ('text',
               'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
               'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-              '(also HOTSPOT_CACHE=off).'),
+              '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+              'NO_COLOR).'),
              ('dedent',))),
  'sweep': (('--help', '-h'),
            True,
@@ -778,7 +785,8 @@ PAGES = {'': (('--help', '-h'),
             ('text',
              'Global options (any command, anywhere before --): --pretty indents JSON, --quiet '
              'drops progress lines on stderr, --no-cache neither reuses nor stores cached results '
-             '(also HOTSPOT_CACHE=off).'),
+             '(also HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also '
+             'NO_COLOR).'),
             ('dedent',))),
  'sweep status': (('--help', '-h'),
                   True,
@@ -884,7 +892,7 @@ PAGES = {'': (('--help', '-h'),
           ('text',
            'Global options (any command, anywhere before --): --pretty indents JSON, --quiet drops '
            'progress lines on stderr, --no-cache neither reuses nor stores cached results (also '
-           'HOTSPOT_CACHE=off).'),
+           'HOTSPOT_CACHE=off), --no-color prints no colors on a terminal (also NO_COLOR).'),
           ('dedent',))),
  'export': (('--help', '-h'),
             True,
@@ -955,7 +963,8 @@ PAGES = {'': (('--help', '-h'),
                       ('text',
                        'Global options (any command, anywhere before --): --pretty indents JSON, '
                        '--quiet drops progress lines on stderr, --no-cache neither reuses nor '
-                       'stores cached results (also HOTSPOT_CACHE=off).'),
+                       'stores cached results (also HOTSPOT_CACHE=off), --no-color prints no '
+                       'colors on a terminal (also NO_COLOR).'),
                       ('dedent',))),
  'skill': (('--help', '-h'),
            True,
@@ -1008,7 +1017,8 @@ PAGES = {'': (('--help', '-h'),
                     ('text',
                      'Global options (any command, anywhere before --): --pretty indents JSON, '
                      '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                     'cached results (also HOTSPOT_CACHE=off).'),
+                     'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                     'terminal (also NO_COLOR).'),
                     ('dedent',))),
  'skill path': (('--help', '-h'),
                 False,
@@ -1031,7 +1041,8 @@ PAGES = {'': (('--help', '-h'),
                  ('text',
                   'Global options (any command, anywhere before --): --pretty indents JSON, '
                   '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                  'cached results (also HOTSPOT_CACHE=off).'),
+                  'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                  'terminal (also NO_COLOR).'),
                  ('dedent',))),
  'cache': (('--help', '-h'),
            True,
@@ -1073,7 +1084,8 @@ PAGES = {'': (('--help', '-h'),
                  ('text',
                   'Global options (any command, anywhere before --): --pretty indents JSON, '
                   '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                  'cached results (also HOTSPOT_CACHE=off).'),
+                  'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                  'terminal (also NO_COLOR).'),
                  ('dedent',))),
  'cache clear': (('--help', '-h'),
                  False,
@@ -1096,5 +1108,6 @@ PAGES = {'': (('--help', '-h'),
                   ('text',
                    'Global options (any command, anywhere before --): --pretty indents JSON, '
                    '--quiet drops progress lines on stderr, --no-cache neither reuses nor stores '
-                   'cached results (also HOTSPOT_CACHE=off).'),
+                   'cached results (also HOTSPOT_CACHE=off), --no-color prints no colors on a '
+                   'terminal (also NO_COLOR).'),
                   ('dedent',)))}

@@ -92,6 +92,16 @@ def run(command: str, fmt: str, produce: Callable[[], "Result[object]"], view: s
                 from hotspot.render.tables import fit_text
 
                 text = fit_text(text)
+                from hotspot.diagnostics import color_on
+
+                if color_on(sys.stdout):
+                    from hotspot.render.color import colorize
+
+                    text = colorize(text)
+            elif fmt == "markdown" and isinstance(text, str):
+                from hotspot.render.tables import fit_markdown
+
+                text = fit_markdown(text)  # prose wrapped: the same document, rendered
             _write_stdout(text)
         if fmt != "json":
             warn_all(result.warnings)  # the resource caveats folded into one line

@@ -59,7 +59,7 @@ def _render(result: Result[object], markdown: bool) -> str:
 
 
 def _ranking(ranking: list[DispatchCandidate], markdown: bool) -> str:
-    rows = [[i + 1, r.path, shorten(r.kernel, 40), r.waves, r.executed_instructions,
+    rows = [[i + 1, r.path, r.kernel, r.waves, r.executed_instructions,
              pct(r.source_mapped_pct, 0), r.status] for i, r in enumerate(ranking)]
     return heading("Dispatch dirs", markdown) + "\n" + table(
         rows, ["#", "dir", "kernel", "waves", "executed", "mapped", "status"], markdown)
@@ -143,8 +143,8 @@ def _one(one: DispatchAnalysis | PlannedDispatch, markdown: bool) -> str:
             out.add("lines", heading("Top source lines", markdown) + "\n(no source locations in this trace)",
                     tables)
     if mode in ("asm", "both"):
-        rows = [[i.line_number, shorten(i.isa, ISA_WIDTH), i.category, num(i.hit), num(i.stall),
-                 pct(100 * i.share), shorten_left(i.source.rsplit("/", 1)[-1], 32)]
+        rows = [[i.line_number, i.isa, i.category, num(i.hit), num(i.stall),
+                 pct(100 * i.share), i.source.rsplit("/", 1)[-1]]
                 for i in a.instructions]
         out.add("instructions", heading(f"Top instructions ({len(rows)})", markdown) + "\n" + table(
             rows, ["#", "instruction", "category", "hits", "stall", "share", "source"], markdown), tables)

@@ -6,15 +6,14 @@ from __future__ import annotations
 from hotspot.att.model import DispatchAnalysis
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, WaitBlame
-from hotspot.render.tables import BAR_HEADER, bar, heading, num, pct, shorten, shorten_left, table
+from hotspot.render.tables import BAR_HEADER, bar, heading, num, pct, table
 
-ISA_WIDTH = 44
-SOURCE_WIDTH = 48
 PRODUCERS_SHOWN = 3  # per wait in the text view (JSON has all)
 
 
 def _src(text: str) -> str:
-    return shorten_left(text.rsplit("/", 1)[-1], SOURCE_WIDTH) if text else ""
+    """A source location's file name and line (the table fits it to its column)."""
+    return text.rsplit("/", 1)[-1] if text else ""
 
 
 def _dist(value: float | None) -> str:
@@ -26,7 +25,7 @@ def wave_sections(a: DispatchAnalysis, markdown: bool) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     attr = getattr(a, "attribution", None)
     if a.blamed_lines:
-        rows = [[shorten_left(b.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(round(b.blamed_stall)),
+        rows = [[_src(b.label), num(round(b.blamed_stall)),
                  pct(100 * b.share), ", ".join(b.categories), _dist(b.median_distance_cycles),
                  _dist(b.median_distance_instructions)] for b in a.blamed_lines]
         out.append(("blamed-loads", heading(f"Blamed loads: what the waits wait for ({len(rows)})", markdown) + "\n"
@@ -79,17 +78,16 @@ def _waits(waits: list[WaitBlame], attr: Attribution | None, markdown: bool) -> 
     for w in waits:
         first = True
         for p in w.producers[:PRODUCERS_SHOWN]:
-            prod = (f"#{p.line_number} {shorten(p.isa, ISA_WIDTH)}" if p.line_number is not None
-                    else p.isa)
-            rows.append([f"#{w.line_number} {shorten(w.isa, 30)}" if first else "",
+            prod = f"#{p.line_number} {p.isa}" if p.line_number is not None else p.isa
+            rows.append([f"#{w.line_number} {w.isa}" if first else "",
                          num(w.stall) if first else "", prod, pct(100 * p.share, 0),
                          _dist(p.median_distance_cycles), _dist(p.median_distance_instructions)])
             first = False
         rest = len(w.producers) - PRODUCERS_SHOWN
         if rest > 0:
-            rows.append(["", "", f"(+{rest} more producers)", "", "", ""])
+            rows.append(["", "", f"(+{rest} more producers of #{w.line_number})", "", "", ""])
         if not w.producers:
-            rows.append([f"#{w.line_number} {shorten(w.isa, 30)}", num(w.stall), "", "", "", ""])
+            rows.append([f"#{w.line_number} {w.isa}", num(w.stall), "", "", "", ""])
     title = f"Waits and their producers ({len(waits)})"
     text = heading(title, markdown) + "\n" + table(
         rows, ["s_waitcnt", "stall", "producer", "share", "dist (cyc)", "(instrs)"], markdown)
@@ -119,7 +117,7 @@ def _states(ws: WaveStates, markdown: bool) -> str:
              + f", {num(ws.cycles)} wave-cycles: {summary}"]
     src = ws.lines or ws.instructions
     if src:
-        rows = [[shorten_left(r.label.rsplit("/", 1)[-1], SOURCE_WIDTH), num(r.exec), num(r.wait),
+        rows = [[_src(r.label), num(r.exec), num(r.wait),
                  num(r.stall), num(r.idle)] for r in src]
         parts.append(table(rows, ["source line" if ws.lines else "instruction", "exec", "wait",
                                   "stall", "idle"], markdown))

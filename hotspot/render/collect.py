@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from hotspot.render.tables import heading, num, pct, shorten, table, verbatim
+from hotspot.render.tables import heading, num, pct, table, verbatim
 from hotspot.result import JsonObject, Result
 
 KERNEL_TABLE_ROWS = 10  # discovery rows printed while collect runs
@@ -202,7 +202,7 @@ class _KernelRow(Protocol):  # read-only: records
 def render_kernel_table(rows: Sequence[_KernelRow]) -> str:
     """The discovery run's kernel table, printed on stderr while collect runs."""
     shown = rows[:KERNEL_TABLE_ROWS]
-    body = table([[i, shorten(r.name, 70), num(r.calls), f"{r.total_ns / 1e3:,.1f}", f"{r.avg_ns / 1e3:,.1f}", pct(r.pct)]
+    body = table([[i, r.name, num(r.calls), f"{r.total_ns / 1e3:,.1f}", f"{r.avg_ns / 1e3:,.1f}", pct(r.pct)]
                   for i, r in enumerate(shown, start=1)],
                  ["#", "kernel", "calls", "total µs", "avg µs", "% GPU"])
     more = f"\n({len(rows) - len(shown)} more)" if len(rows) > len(shown) else ""

@@ -7,7 +7,6 @@ from typing import Any
 from hotspot.render.tables import fit_text, heading, num, shorten, shorten_left, table
 from hotspot.result import Result
 
-LABEL_WIDTH = 64
 ROWS_PER_KIND = 15  # text view; JSON has every row
 CODE_CHANGES_SHOWN = 10
 KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle: its parts)",
@@ -56,11 +55,11 @@ def _q(r: Any) -> str:
 def _label(r: Any, kind: str) -> str:
     if kind == "loop":  # "#471-#1910 /long/path/k.py:650-960" -> "#471-#1910 k.py:650-960"
         rows_range, _, where = r.label.partition(" ")
-        label = shorten(f"{rows_range} {where.rsplit('/', 1)[-1]}".strip(), LABEL_WIDTH)
+        label = f"{rows_range} {where.rsplit('/', 1)[-1]}".strip()
     elif kind in ("line", "load"):
-        label = shorten_left(r.label.rsplit("/", 1)[-1], LABEL_WIDTH)
+        label = r.label.rsplit("/", 1)[-1]
     else:
-        label = shorten(r.label, LABEL_WIDTH)
+        label = r.label  # the table fits it to its column (a `#row` it starts with kept)
     return label + {"mnemonics": " (moved)", "structure": " (bounds moved)"}.get(str(r.matched_by), "")
 
 
@@ -145,7 +144,7 @@ def _render(d: Any, markdown: bool) -> str:
                          _verdict_cell(r, d.noise.level)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
-                   + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", ""],
+                   + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", "verdict"],
                            markdown)
                    + more)
     return "\n\n".join(out)

@@ -170,7 +170,8 @@ def fmt_value(value: object) -> str:
     if isinstance(value, list):
         return ", ".join(fmt_value(v) for v in value)
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {fmt_value(v)}" for k, v in value.items())
+        # a key without a value (`lds: ;`) says nothing: it is left out
+        return "; ".join(f"{k}: {fmt_value(v)}" for k, v in value.items() if v not in (None, "", [], {}))
     return str(value)
 
 
@@ -381,6 +382,10 @@ def _plan_location(loc: Location) -> str:
         parts.append(f"{loc.file}:{loc.line if loc.line is not None else '?'}")
     if loc.line_number is not None:
         parts.append(f"#{loc.line_number} {loc.isa or ''}".rstrip())
+    if not parts and loc.kernel:
+        from hotspot.render.tables import short_kernel_name
+
+        parts.append(f"kernel {short_kernel_name(loc.kernel)}")  # the whole kernel: no line to name
     return " ".join(parts) or fmt_value(plain(loc))
 
 

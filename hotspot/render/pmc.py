@@ -8,11 +8,12 @@ from hotspot.pmc.analysis import DispatchReport, KernelReport
 from hotspot.pmc.api import PmcData
 from hotspot.pmc.estimate import Estimate
 from hotspot.diagnostics import terminal_width
+from hotspot.render.names import distinct, fit_distinct
 from hotspot.render.sections import Sections
-from hotspot.render.tables import heading, num, pct, shorten, table
+from hotspot.render.tables import heading, num, pct, table
 from hotspot.result import Result
 
-KERNEL_WIDTH = 48
+COUNTER_HEADER = 24  # a kernel's name over its column of counter sums
 _DECIMAL_UNITS = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
 
 
@@ -36,7 +37,11 @@ def fmt_range(e: Estimate | None, fmt: Callable[[float], str]) -> str:
         return ""
     if e.exact and e.value is not None:
         return fmt(e.value)
-    return f"~{fmt(e.low)}–{fmt(e.high)}"
+    low, high = fmt(e.low), fmt(e.high)
+    unit = high.rsplit(" ", 1)[-1] if " " in high else ""
+    if unit and low.endswith(" " + unit):
+        low = low[: -len(unit) - 1]  # one unit for both ends: `~12.60–25.20 MB`
+    return f"~{low}–{high}"
 
 
 def fmt_ns(value: float | None) -> str:
@@ -97,7 +102,7 @@ def _verdict_lines(kernels: list[KernelReport], md: bool) -> list[str]:
     for k in kernels:
         if not k.verdicts:
             continue
-        lines.append(f"{'**' if md else ''}{shorten(k.kernel, 100)}{'**' if md else ''}")
+        lines.append(f"{'**' if md else ''}{k.kernel}{'**' if md else ''}")
         for v in k.verdicts:
             unsure = "" if v.certain else f" (undecided: collect {' or '.join(v.undecided_by)})" \
                 if v.undecided_by else " (undecided)"
@@ -107,14 +112,21 @@ def _verdict_lines(kernels: list[KernelReport], md: bool) -> list[str]:
     return lines
 
 
+def _short_names(kernels: list[KernelReport]) -> dict[str, str]:
+    """Each kernel's name as short as it can be while still telling the kernels apart."""
+    names = list(dict.fromkeys(k.kernel for k in kernels))
+    return dict(zip(names, distinct(names)))
+
+
 def _range_notes(kernels: list[KernelReport]) -> list[str]:
+    short = _short_names(kernels)
     notes = []
     for k in kernels:
         e = k.fabric_read_bytes
         if e.low is not None and not e.exact:
-            notes.append(f"~ {shorten(k.kernel, 60)}: {e.reason}")
+            notes.append(f"~ {short[k.kernel]}: {e.reason}")
         elif e.low is None and e.reason:
-            notes.append(f"  {shorten(k.kernel, 60)}: no bytes ({e.reason})")
+            notes.append(f"  {short[k.kernel]}: no bytes ({e.reason})")
     return notes
 
 
@@ -130,16 +142,18 @@ def _counter_table(kernels: list[KernelReport], md: bool) -> str:
             if n not in names:
                 names.append(n)
     rows = [[k.kernel] + [_counter(k, n) for n in names] for k in kernels]
-    wide = table(rows, ["kernel", *names], markdown=md)
+    wide = table(rows, ["kernel", *names], markdown=md, drop=False)
     if md or max(map(len, wide.split("\n"))) <= terminal_width():
         return wide
     # One column per counter does not fit the terminal (eight counters are ~115 columns): one row
     # per counter instead, a column per kernel, and per kernel when even that is too wide.
-    tall = table([[n, *(_counter(k, n) for k in kernels)] for n in names],
-                 ["counter", *(shorten(k.kernel, 24) for k in kernels)])
+    short = _short_names(kernels)
+    heads = fit_distinct([short[k.kernel] for k in kernels], COUNTER_HEADER)
+    tall = table([[n, *(_counter(k, n) for k in kernels)] for n in names], ["counter", *heads],
+                 drop=False)
     if max(map(len, tall.split("\n"))) <= terminal_width():
         return tall
-    return "\n\n".join(f"{shorten(k.kernel, terminal_width() - 8)}\n"
+    return "\n\n".join(f"{short[k.kernel]}\n"
                         + table([[n, _counter(k, n)] for n in names], ["counter", "sum"])
                         for k in kernels)
 
