@@ -39,16 +39,16 @@ def _params(cwd: Path, *server_args: str) -> StdioServerParameters:
                                  env=env, cwd=str(cwd))
 
 
-def _session(cwd: Path, roots: list[Path] | None, *server_args: str):
+def _session(cwd: Path, roots: list[Path] | None, *server_args: str, log: Path | None = None):
     """Run `body(session)` inside a client session with the given roots (None: no roots
-    capability: the server falls back to --root)."""
+    capability: the server falls back to --root); the server's stderr goes to `log` if given."""
 
     async def list_roots(_ctx):  # noqa: ANN001, ANN202
         return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri()) for p in roots or []])
 
     def run(body):  # noqa: ANN001, ANN202
         async def main():  # noqa: ANN202
-            with open(os.devnull, "w") as errlog:
+            with open(log or os.devnull, "w") as errlog:
                 async with stdio_client(_params(cwd, *server_args), errlog=errlog) as (r, w):
                     async with ClientSession(r, w, list_roots_callback=list_roots if roots is not None
                                              else None) as s:
@@ -254,11 +254,36 @@ def test_cancelled_collect_leaves_an_interrupted_run_dir(fake, tmp_path: Path) -
         time.sleep(0.1)
     assert record["status"] == "interrupted", record
     assert record["phases"][-1]["status"] == "interrupted"
+    said = json.dumps(record)  # what stopped it: the client's cancellation, not a Ctrl-C
+    assert "cancelled by the MCP client" in said and "Ctrl-C" not in said, said
     pid = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):  # the profiled program was stopped
         for _ in range(100):
             os.kill(pid, 0)
             time.sleep(0.1)
+
+
+def test_a_call_the_client_gives_up_is_logged_as_cancelled_not_as_ctrl_c(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 37: a request that timed out, and a call in flight when the client closed, were logged
+    # as "interrupted by Ctrl-C (SIGINT)" though no one pressed Ctrl-C
+    monkeypatch.setenv("HOTSPOT_CACHE", "off")  # the call analyzes: it lasts longer than the timeouts
+    log = tmp_path / "server.log"
+
+    async def body(s):  # noqa: ANN001, ANN202
+        with pytest.raises(Exception, match="timed out"):
+            await s.call_tool("analyze", {"path": str(SPILL)}, read_timeout_seconds=0.01)
+        await anyio.sleep(0.5)  # the server stops the call and logs it
+        timed_out = log.read_text()
+        with anyio.move_on_after(0.05):  # in flight when the session closes
+            await s.call_tool("plan", {"path": str(SPILL)})
+        return timed_out
+
+    timed_out = _session(tmp_path, None, "--root", str(CORPUS), log=log)(body)
+    assert timed_out.startswith("hotspot analyze: cancelled by the MCP client"), timed_out
+    text = log.read_text()
+    assert "Ctrl-C" not in text and "SIGINT" not in text, text
+    assert "hotspot plan: cancelled by the MCP client" in text, text
 
 
 def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -472,3 +497,17 @@ def test_hints_name_tool_arguments_over_mcp_and_flags_on_the_cli(corpus: Path, t
                                   "json"))["error"]
     assert cli_top["message"] == "--top -1 is negative"
     assert json.loads(_doc(top))["error"] == {**cli_top, "message": "`top` -1 is negative"}
+
+
+def test_with_the_cache_off_every_call_runs_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # HOTSPOT_CACHE=off turns off the in-process layer too: a repeat is a fresh run (issue 37's
+    # fresh-in-server measurement relies on it)
+    from hotspot.mcp.invoke import Remembered
+
+    argv = ["occupancy", "--arch", "gfx942", "--vgpr", "64", "--format", "json"]
+    layer = Remembered()
+    first = layer.run(argv)
+    assert first.exit_code == 0 and layer.run(argv).remembered is True
+    monkeypatch.setenv("HOTSPOT_CACHE", "off")
+    again = layer.run(argv)
+    assert again.remembered is False and again.document == first.document

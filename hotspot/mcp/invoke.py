@@ -15,7 +15,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from hotspot.cache import deps
+from hotspot.cache import deps, store
 from hotspot.errors import EXIT_INTERNAL, EXIT_USAGE
 from hotspot.result import dumps, error_envelope
 
@@ -98,7 +98,10 @@ class Remembered:
 
     def run(self, argv: list[str]) -> Answer:
         """The remembered answer, else run the command and remember a successful answer whose
-        inputs were not being modified while it ran (deps.settled)."""
+        inputs were not being modified while it ran (deps.settled). With the cache off
+        (HOTSPOT_CACHE=off) every call runs the command, as on the command line."""
+        if store.disabled_reason():
+            return run_command(argv)
         hit = self.get(argv)
         if hit is not None:
             return hit

@@ -2,9 +2,10 @@
 
 Each tool call runs its command in a worker thread of this process (hotspot/mcp/invoke.py): the
 event loop keeps reading requests, so calls overlap and a cancellation arrives while one runs.
-A cancelled call gets what Ctrl-C gives the command line (a KeyboardInterrupt in its thread): a
-collect stops its profiler and marks run.json `interrupted`; the server waits for that before
-it lets the call go.
+A cancelled call (the client's request timed out or was cancelled, or the client closed) gets what
+Ctrl-C gives the command line (a KeyboardInterrupt, ClientCancelled, in its thread), said as a
+cancellation: a collect stops its profiler and marks run.json `interrupted`; the server waits for
+that before it lets the call go.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from mcp.server.stdio import stdio_server
 
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
-from hotspot.errors import HotspotError, UsageError
+from hotspot.errors import ClientCancelled, HotspotError, UsageError
 from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
@@ -161,7 +162,7 @@ class _Running:
         with self.lock:
             if self.running and self.ident is not None:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident),
-                                                           ctypes.py_object(KeyboardInterrupt))
+                                                           ctypes.py_object(ClientCancelled))
 
 
 async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], None] | None) -> Answer:
