@@ -177,7 +177,10 @@ def test_root_adds_to_the_roots_the_client_grants(corpus: Path, tmp_path: Path) 
     assert str(workspace) in err["message"] and str(corpus.resolve()) in err["message"]
 
 
-def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path) -> None:
+def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")  # the tests' default is off, which turns the layer off
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     capture = tmp_path / SMALL.name
     shutil.copytree(SMALL, capture)
     code = capture / "code.json"
@@ -263,27 +266,46 @@ def test_cancelled_collect_leaves_an_interrupted_run_dir(fake, tmp_path: Path) -
             time.sleep(0.1)
 
 
-def test_a_call_the_client_gives_up_is_logged_as_cancelled_not_as_ctrl_c(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_call_the_client_gives_up_is_logged_as_cancelled_not_as_ctrl_c(fake, tmp_path: Path) -> None:  # noqa: F811
     # issue 37: a request that timed out, and a call in flight when the client closed, were logged
-    # as "interrupted by Ctrl-C (SIGINT)" though no one pressed Ctrl-C
-    monkeypatch.setenv("HOTSPOT_CACHE", "off")  # the call analyzes: it lasts longer than the timeouts
+    # as "interrupted by Ctrl-C (SIGINT)" though no one pressed Ctrl-C. A collect of a program that
+    # sleeps is a call that lasts until it is stopped.
     log = tmp_path / "server.log"
+    pids = [tmp_path / "first.pid", tmp_path / "second.pid"]
+
+    def collect_args(n: int) -> dict:
+        program = app("import os, time", f"open({str(pids[n])!r}, 'w').write(str(os.getpid()))",
+                      "time.sleep(60)")
+        return {"command": program, "kernel": "vec_add", "output": str(tmp_path / f"run{n}")}
+
+    async def started(n: int) -> None:
+        while not pids[n].exists() or not pids[n].read_text():
+            await anyio.sleep(0.05)
 
     async def body(s):  # noqa: ANN001, ANN202
-        with pytest.raises(Exception, match="timed out"):
-            await s.call_tool("analyze", {"path": str(SPILL)}, read_timeout_seconds=0.01)
-        await anyio.sleep(0.5)  # the server stops the call and logs it
+        with pytest.raises(Exception, match="timed out"):  # the program runs long before 3 s
+            await s.call_tool("collect", collect_args(0), read_timeout_seconds=3)
+        assert pids[0].exists()
+        for _ in range(400):  # the server stops the call and logs it
+            if log.read_text().endswith("\n"):
+                break
+            await anyio.sleep(0.05)
         timed_out = log.read_text()
-        with anyio.move_on_after(0.05):  # in flight when the session closes
-            await s.call_tool("plan", {"path": str(SPILL)})
+        async with anyio.create_task_group() as tg:  # in flight when the session closes
+            tg.start_soon(s.call_tool, "collect", collect_args(1))
+            await started(1)
+            tg.cancel_scope.cancel()
         return timed_out
 
-    timed_out = _session(tmp_path, None, "--root", str(CORPUS), log=log)(body)
-    assert timed_out.startswith("hotspot analyze: cancelled by the MCP client"), timed_out
+    timed_out = _session(tmp_path, [tmp_path], log=log)(body)
+    assert timed_out.startswith("hotspot collect: ") and "cancelled by the MCP client" in timed_out, timed_out
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and log.read_text().count("cancelled by the MCP client") < 2:
+        time.sleep(0.1)
     text = log.read_text()
-    assert "Ctrl-C" not in text and "SIGINT" not in text, text
-    assert "hotspot plan: cancelled by the MCP client" in text, text
+    assert text.count("cancelled by the MCP client") == 2 and "Ctrl-C" not in text and "SIGINT" not in text, text
+    for n in (0, 1):
+        assert json.loads((tmp_path / f"run{n}" / "run.json").read_text())["status"] == "interrupted"
 
 
 def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -499,15 +521,49 @@ def test_hints_name_tool_arguments_over_mcp_and_flags_on_the_cli(corpus: Path, t
     assert json.loads(_doc(top))["error"] == {**cli_top, "message": "`top` -1 is negative"}
 
 
-def test_with_the_cache_off_every_call_runs_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_the_cache_off_every_call_runs_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # HOTSPOT_CACHE=off turns off the in-process layer too: a repeat is a fresh run (issue 37's
     # fresh-in-server measurement relies on it)
     from hotspot.mcp.invoke import Remembered
 
     argv = ["occupancy", "--arch", "gfx942", "--vgpr", "64", "--format", "json"]
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     layer = Remembered()
     first = layer.run(argv)
     assert first.exit_code == 0 and layer.run(argv).remembered is True
     monkeypatch.setenv("HOTSPOT_CACHE", "off")
     again = layer.run(argv)
     assert again.remembered is False and again.document == first.document
+
+
+def test_a_repeat_report_is_remembered_while_its_file_is_the_one_it_wrote(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    capture = tmp_path / SMALL.name
+    shutil.copytree(SMALL, capture)
+    time.sleep(2.1)  # settled (hotspot/cache/deps.py RACY_NS)
+    page = tmp_path / "out" / "r.html"
+    page.parent.mkdir()
+    args = {"path": str(capture), "output": str(page), "force": True}
+
+    async def body(s):  # noqa: ANN001, ANN202
+        first = await s.call_tool("report", args)
+        written = page.stat()
+        again = await s.call_tool("report", args)
+        kept = page.stat()
+        page.write_text("edited")  # no longer what the call wrote: it runs and writes again
+        edited = await s.call_tool("report", args)
+        unforced = await s.call_tool("report", {"path": str(capture), "output": str(page)})
+        return first, written, again, kept, edited, unforced
+
+    first, written, again, kept, edited, unforced = _session(tmp_path, [tmp_path])(body)
+    assert [r.is_error for r in (first, again, edited)] == [False, False, False]
+    assert [r.meta["hotspot/remembered"] for r in (first, again, edited)] == [False, True, False]
+    assert _doc(first) == _doc(again) == _doc(edited)
+    assert (kept.st_ino, kept.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # left as written
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    # without force a repeat refuses the existing file, as the command line does
+    error = json.loads(_doc(unforced))["error"]
+    assert unforced.is_error and error["code"] == "bad-input" and "already exists" in error["message"]

@@ -80,7 +80,7 @@ class ToolServer:
             roots_mod.check(path_values(spec, arguments), await self.roots(ctx))
         except HotspotError as err:
             return _error_result(spec.command, err, err.exit_code)
-        work = self.remembered.run if spec.remembered else run_command
+        work = _work(spec, argv, self.remembered)
         cursor = arguments.get(paging.CURSOR_ARG)
 
         def paged() -> Answer:
@@ -111,6 +111,17 @@ class ToolServer:
 
         answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
         return _result(answer)
+
+
+def _work(spec: ToolSpec, argv: list[str], remembered: Remembered) -> Callable[[list[str]], Answer]:
+    """How a call is run: through the in-process layer, or the command every time. A call that
+    writes a file is remembered only when it may replace the file (`force`): without it a repeat
+    must still refuse the file its first call wrote, as the command line does."""
+    if not spec.remembered:
+        return run_command
+    if spec.outputs:
+        return (lambda a: remembered.run(a, writes=True)) if "--force" in argv else run_command
+    return remembered.run
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
