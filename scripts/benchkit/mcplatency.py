@@ -69,10 +69,17 @@ class Fresh:
     wave_bytes: int
     server_s: list[float] = field(default_factory=list)
     predecessor_s: list[float] = field(default_factory=list)
+    server_cpu_s: list[float] = field(default_factory=list)       # the server process's, during the call
+    predecessor_cpu_s: list[float] = field(default_factory=list)  # the whole process's
 
     @property
     def ratio(self) -> float:
         return statistics.median(s / p for s, p in zip(self.server_s, self.predecessor_s))
+
+    @property
+    def cpu_ratio(self) -> float | None:
+        pairs = [(s, p) for s, p in zip(self.server_cpu_s, self.predecessor_cpu_s) if p > 0]
+        return statistics.median(s / p for s, p in pairs) if pairs else None
 
 
 @dataclass
@@ -175,10 +182,44 @@ def measure_tool(tool: str, arguments: dict[str, Any], runs: int, repeats: int, 
     return out
 
 
-def _predecessor(capture: Path) -> float:
-    t = time.perf_counter()
-    subprocess.run([PY, str(PREDECESSOR), str(capture)], stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+def _predecessor(capture: Path) -> tuple[float, float]:
+    """The stand-in's whole run: wall and CPU seconds (user + system, wait4)."""
+    from benchkit.measure import run_once
+
+    r = run_once([PY, str(PREDECESSOR), str(capture)])
+    if r.exit_code:
+        raise RuntimeError(f"predecessor.py {capture}: exit {r.exit_code}: {r.stderr_tail}")
+    return r.wall_ns / 1e9, r.cpu_ns / 1e9
+
+
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+
+
+def _server_pid() -> int | None:
+    """The `hotspot mcp` child of this process (Linux /proc; None elsewhere)."""
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[1] == me and b"hotspot" in cmd and b"mcp" in cmd:
+            return int(entry.name)
+    return None
+
+
+def _cpu_of(pid: int | None) -> float | None:
+    """User + system seconds of a process so far (clock ticks: 10 ms steps)."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * _TICK_S
 
 
 def measure_fresh(capture: Path, runs: int, base: Path) -> Fresh:
@@ -194,14 +235,21 @@ def measure_fresh(capture: Path, runs: int, base: Path) -> Fresh:
         res = await s.call_tool("analyze", args)   # warm-up: the server's lazy imports, the page cache
         if res.is_error:
             raise RuntimeError(f"analyze {capture}: {_text(res)[:300]}")
+        pid = _server_pid()
         for i in range(runs):
             for who in (("p", "s") if i % 2 == 0 else ("s", "p")):
                 if who == "p":
-                    out.predecessor_s.append(await anyio.to_thread.run_sync(_predecessor, capture))
+                    wall, cpu = await anyio.to_thread.run_sync(_predecessor, capture)
+                    out.predecessor_s.append(wall)
+                    out.predecessor_cpu_s.append(cpu)
                 else:
+                    c = _cpu_of(pid)
                     t = time.perf_counter()
                     res = await s.call_tool("analyze", args)
                     out.server_s.append(time.perf_counter() - t)
+                    after = _cpu_of(pid)
+                    if c is not None and after is not None:
+                        out.server_cpu_s.append(after - c)
                     if (res.meta or {}).get("hotspot/remembered"):
                         raise RuntimeError("a call with the cache off was answered from memory")
 
@@ -300,8 +348,14 @@ def evaluate(lat: Latency) -> list[Verdict]:
         f = lat.fresh
         out.append(Verdict(f"fresh analyze in the server ({f.waves:,} waves, {f.wave_bytes / 1e6:.0f} MB) / "
                            "the predecessor's whole run", f"<= {FRESH_RATIO:g}x",
-                           f"{f.ratio:.2f}x ({statistics.median(f.server_s) * 1000:.0f} ms vs "
+                           f"{f.ratio:.2f}x wall ({statistics.median(f.server_s) * 1000:.0f} ms vs "
                            f"{statistics.median(f.predecessor_s) * 1000:.0f} ms)", f.ratio <= FRESH_RATIO))
+        cpu = f.cpu_ratio
+        if cpu is not None:
+            out.append(Verdict("  the same in CPU time (server process during the call / predecessor process)",
+                               f"<= {FRESH_RATIO:g}x",
+                               f"{cpu:.2f}x ({statistics.median(f.server_cpu_s) * 1000:.0f} ms vs "
+                               f"{statistics.median(f.predecessor_cpu_s) * 1000:.0f} ms)", cpu <= FRESH_RATIO))
     return out
 
 
@@ -311,15 +365,17 @@ def verdict_lines(verdicts: list[Verdict]) -> list[str]:
             f"{'PASS' if v.ok else ('n/a' if v.ok is None else 'FAIL')}" for v in verdicts]
 
 
+def tool_table(tools: list[ToolTiming]) -> list[str]:
+    lines = [f"{'tool':<14} {'first ms':>9} {'repeat ms':>10} {'bytes':>7}  repeat answered by"]
+    for t in tools:
+        lines.append(f"{t.tool:<14} {statistics.median(t.first_s) * 1000:9.0f} "
+                     f"{statistics.median(t.repeat_s) * 1000:10.1f} {t.answer_bytes:7d}  "
+                     + ("memory" if t.remembered else "the command again")
+                     + (f" (a tool error: {t.error})" if t.is_error else ""))
+    return lines
+
+
 def to_text(lat: Latency) -> str:
     if lat.skipped:
         return f"MCP: SKIP ({lat.skipped})\n"
-    lines = []
-    if lat.tools:
-        lines.append(f"{'tool':<14} {'first ms':>9} {'repeat ms':>10} {'bytes':>7}  answer")
-        for t in lat.tools:
-            lines.append(f"{t.tool:<14} {statistics.median(t.first_s) * 1000:9.0f} "
-                         f"{statistics.median(t.repeat_s) * 1000:10.1f} {t.answer_bytes:7d}  "
-                         + (f"tool error {t.error}" if t.is_error else
-                            "remembered" if t.remembered else "run again"))
-    return "\n".join(lines + verdict_lines(evaluate(lat))) + "\n"
+    return "\n".join((tool_table(lat.tools) if lat.tools else []) + verdict_lines(evaluate(lat))) + "\n"
