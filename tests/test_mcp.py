@@ -567,3 +567,27 @@ def test_a_repeat_report_is_remembered_while_its_file_is_the_one_it_wrote(
     # without force a repeat refuses the existing file, as the command line does
     error = json.loads(_doc(unforced))["error"]
     assert unforced.is_error and error["code"] == "bad-input" and "already exists" in error["message"]
+
+
+def test_preload_names_modules_that_exist_and_yields_to_a_call() -> None:
+    # the server imports these in the background once idle after tools/list; a renamed module
+    # would be skipped silently there (its first call would pay for it again)
+    import importlib.util
+
+    from hotspot.mcp.server import PRELOAD, Preload
+
+    assert all(importlib.util.find_spec(name) is not None for name in PRELOAD), PRELOAD
+    name = "email.mime.audio"  # a standard module nothing here has imported
+    assert name not in sys.modules
+    p = Preload((name, "no_such_module_here"), idle_s=0.01)
+    p.wait()  # not started: returns at once
+    p.start()
+    p.start()
+    time.sleep(0.5)
+    p.wait()
+    assert p.done.is_set() and name in sys.modules  # the missing module was skipped
+    early = Preload(("email.mime.image",), idle_s=30)
+    early.start()
+    t = time.monotonic()
+    early.wait()  # a call before the server was idle: the preload stands down at once
+    assert time.monotonic() - t < 5 and early.done.is_set() and "email.mime.image" not in sys.modules

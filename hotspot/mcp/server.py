@@ -11,6 +11,7 @@ that before it lets the call go.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import threading
 import warnings
@@ -44,6 +45,56 @@ INSTRUCTIONS = (
     "most 16 KB (max_bytes): a longer list is cut and page.more gives the cursor for the rest.")
 
 
+# What the tools' first calls import: the commands' use cases, the analysis and its native scanner,
+# the renderers. Loaded in a background thread once the client has listed the tools and then left
+# the server idle for PRELOAD_IDLE_S (an assistant lists the tools when it starts and calls one
+# when its user asks), so a first call does not pay for them (issue 37: first call <= 0.5 s), and
+# neither does the start nor a call that comes at once.
+PRELOAD = ("hotspot.plan.entry_point", "hotspot.plan.brief", "hotspot.att.capture_analysis",
+           "hotspot.att.wave_results", "hotspot.att.engine.wavepass", "hotspot.att.engine.native",
+           "hotspot.cache.derived", "hotspot.capture.target", "hotspot.diff.api", "hotspot.pmc.api",
+           "hotspot.trace.api", "hotspot.export.report_file", "hotspot.export.perfetto",
+           "hotspot.export.timeline", "hotspot.render.registry", "hotspot.render.html")
+PRELOAD_IDLE_S = 0.2
+
+
+class Preload:
+    """PRELOAD imported once, in a thread of its own, unless a call comes first (that call then
+    imports what it needs, as without a preload). A call waits for a preload under way to end
+    rather than import beside it: two threads importing modules that import each other can see
+    one of them half-initialized."""
+
+    def __init__(self, modules: tuple[str, ...] = PRELOAD, idle_s: float = PRELOAD_IDLE_S) -> None:
+        self.modules = modules
+        self.idle_s = idle_s
+        self.started = False
+        self.claimed = threading.Event()  # a call has come
+        self.done = threading.Event()
+
+    def start(self) -> None:
+        if not self.started:
+            self.started = True
+            threading.Thread(target=self._run, name="hotspot-preload", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            if self.claimed.wait(self.idle_s):
+                return
+            for name in self.modules:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - the call that needs it meets the error and reports it
+                    pass
+        finally:
+            self.done.set()
+
+    def wait(self) -> None:
+        """Before a call runs (in its thread): no preload starts after this; one under way ends first."""
+        if self.started:
+            self.claimed.set()
+            self.done.wait()
+
+
 class ToolServer:
     """The state one `hotspot mcp` process serves with: the folders given with `--root`, and
     remembered answers."""
@@ -52,6 +103,7 @@ class ToolServer:
         self.added_roots = added_roots
         self.remembered = Remembered()
         self.held = paging.Held()
+        self.preload = Preload()
 
     async def roots(self, ctx: Any) -> list[str]:
         """The client's roots (when it declares the capability) and the `--root` folders: a user
@@ -66,7 +118,9 @@ class ToolServer:
         return self.added_roots or [os.path.realpath(os.getcwd())]
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(s) for s in SPECS])
+        tools = types.ListToolsResult(tools=[_tool(s) for s in SPECS])
+        self.preload.start()
+        return tools
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = BY_NAME.get(params.name)
@@ -86,6 +140,7 @@ class ToolServer:
         def paged() -> Answer:
             # the whole document (a cursor's: the one its first answer was cut from), then the
             # page of it this call asks for
+            self.preload.wait()
             call = paging.call_digest(argv)
             held = self.held.get(call) if cursor else None
             if held is not None:

@@ -11,6 +11,7 @@ Each part prints its numbers and its target with PASS or FAIL.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -99,6 +100,7 @@ def measure(parts: set[str], cache: Path, corpus: Path, runs: int, cold: dict[st
         if "scan" in parts:
             from benchkit import scanrate
 
+            os.environ.update(cold)  # in this process: its analysis fresh, never from or into a cache
             rounds = [scanrate.measure(d) for _ in range(runs)]
             res.scan = {k: statistics.median(r[k] for r in rounds) for k in ("read_cpu_s", "scan_cpu_s",
                                                                               "fold_wave_cpu_s", "pass_cpu_s")}
