@@ -15,6 +15,7 @@ import importlib
 import os
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +96,32 @@ class Preload:
             self.done.wait()
 
 
+class FirstPages:
+    """The first page cut from a remembered answer, kept with it: a repeat of a call whose answer
+    is over max_bytes is answered without parsing and cutting the document again."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._pages: OrderedDict[tuple[str, int], tuple[bytes, bytes]] = OrderedDict()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, document: bytes, call: str, limit: int, tool: str) -> bytes:
+        if len(document) <= limit:
+            return document
+        key = (call, limit)
+        with self._lock:
+            kept = self._pages.get(key)
+        if kept is not None and kept[0] is document:  # the very answer it was cut from
+            return kept[1]
+        page = paging.first_page(document, tool, call, limit)
+        with self._lock:
+            self._pages[key] = (document, page)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self._limit:
+                self._pages.popitem(last=False)
+        return page
+
+
 class ToolServer:
     """The state one `hotspot mcp` process serves with: the folders given with `--root`, and
     remembered answers."""
@@ -104,6 +131,7 @@ class ToolServer:
         self.remembered = Remembered()
         self.held = paging.Held()
         self.preload = Preload()
+        self.first_pages = FirstPages()
 
     async def roots(self, ctx: Any) -> list[str]:
         """The client's roots (when it declares the capability) and the `--root` folders: a user
@@ -136,12 +164,18 @@ class ToolServer:
             return _error_result(spec.command, err, err.exit_code)
         work = _work(spec, argv, self.remembered)
         cursor = arguments.get(paging.CURSOR_ARG)
+        call = paging.call_digest(argv)
+        if not cursor and work is not run_command:
+            # a repeat answered from memory (a few stats) is answered here: under CPU contention,
+            # waking a worker thread and then this loop again costs more than the answer
+            hit = self.remembered.get(argv)
+            if hit is not None:
+                return _result(self._page(spec, call, None, limit, hit))
 
         def paged() -> Answer:
             # the whole document (a cursor's: the one its first answer was cut from), then the
             # page of it this call asks for
             self.preload.wait()
-            call = paging.call_digest(argv)
             held = self.held.get(call) if cursor else None
             if held is not None:
                 answer = Answer(held, 0, remembered=True)
@@ -151,21 +185,27 @@ class ToolServer:
                 return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
             else:
                 answer = work(argv)
-            if answer.exit_code != 0 and hints.is_error_envelope(answer.document):
-                # the command's error, said with this tool's arguments
-                return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
-            # a result that is not a success (a diff of two kernels, 8) is paged like any answer
-            try:
-                document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
-                            else paging.first_page(answer.document, spec.name, call, limit))
-            except HotspotError as err:
-                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
-            if not cursor and document is not answer.document:  # cut: keep it for the cursors
-                self.held.put(call, answer.document)
-            return Answer(document, answer.exit_code, answer.remembered)
+            return self._page(spec, call, cursor, limit, answer)
 
         answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
         return _result(answer)
+
+
+    def _page(self, spec: ToolSpec, call: str, cursor: Any, limit: int, answer: Answer) -> Answer:
+        """The answer as the call gets it: a command's error said with the tool's arguments; a
+        document cut to `limit` (or the page `cursor` asks for), the whole kept for the cursors."""
+        if answer.exit_code != 0 and hints.is_error_envelope(answer.document):
+            # the command's error, said with this tool's arguments
+            return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
+        # a result that is not a success (a diff of two kernels, 8) is paged like any answer
+        try:
+            document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
+                        else self.first_pages.get(answer.document, call, limit, spec.name))
+        except HotspotError as err:
+            return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+        if not cursor and document is not answer.document:  # cut: keep it for the cursors
+            self.held.put(call, answer.document)
+        return Answer(document, answer.exit_code, answer.remembered)
 
 
 def _work(spec: ToolSpec, argv: list[str], remembered: Remembered) -> Callable[[list[str]], Answer]:
