@@ -48,6 +48,7 @@ class Start:
     hotspot_s: list[float] = field(default_factory=list)
     baseline_cpu_s: list[float] = field(default_factory=list)   # the server process's, at tools/list
     hotspot_cpu_s: list[float] = field(default_factory=list)
+    baseline_call_s: list[float] = field(default_factory=list)  # the minimal server's echo call: the SDK's round trip
 
     @property
     def over_s(self) -> float:
@@ -65,6 +66,8 @@ class ToolTiming:
     arguments: dict[str, Any]
     first_s: list[float] = field(default_factory=list)     # one per round (a new server each)
     repeat_s: list[float] = field(default_factory=list)    # every repeat of every round
+    first_cpu_s: list[float] = field(default_factory=list)   # the server's CPU time during the call
+    repeat_cpu_s: list[float] = field(default_factory=list)
     is_error: bool = False          # the answer was a tool error (its code in `error`)
     error: str | None = None
     remembered: bool = False        # the repeat was answered by the in-process layer
@@ -130,16 +133,22 @@ async def _session(params: Any, body: Callable[[Any], Any]) -> Any:
                 return await body(s)
 
 
-async def _started(params: Any) -> tuple[float, float | None]:
+async def _started(params: Any, echoes: list[float] | None = None) -> tuple[float, float | None]:
     """Seconds from spawning the server to its tools/list answer, and the server process's CPU
-    seconds by then (None without /proc)."""
+    seconds by then (None without /proc). `echoes`: also time 5 calls of the minimal server's echo
+    tool (a short text) into it."""
     t = time.perf_counter()
 
     async def body(s: Any) -> tuple[float, float | None]:
         await s.initialize()
         await s.list_tools()
         wall = time.perf_counter() - t
-        return wall, _cpu_of(_server_pid(params.args[-1].encode() if params.args else b""))
+        cpu = _cpu_of(_server_pid(params.args[-1].encode() if params.args else b""))
+        for _ in range(5 if echoes is not None else 0):
+            c = time.perf_counter()
+            await s.call_tool("echo", {"text": "x" * 2000})
+            echoes.append(time.perf_counter() - c)  # type: ignore[union-attr]
+        return wall, cpu
 
     wall, cpu = await _session(params, body)
     return float(wall), cpu
@@ -156,7 +165,7 @@ def measure_start(runs: int, base: Path) -> Start:
         order = ("b", "h") if i % 2 == 0 else ("h", "b")   # alternate who goes first
         for who in order:
             params = minimal if who == "b" else _hotspot_params(base / f"start{i}")
-            wall, cpu = anyio.run(_started, params)
+            wall, cpu = anyio.run(_started, params, out.baseline_call_s if who == "b" else None)
             (out.baseline_s if who == "b" else out.hotspot_s).append(wall)
             cpus[who].append(cpu)
     if all(c is not None for c in cpus["b"] + cpus["h"]):
@@ -178,9 +187,12 @@ def measure_tool(tool: str, arguments: dict[str, Any], runs: int, repeats: int, 
             await s.initialize()
             await s.list_tools()
             await anyio.sleep(IDLE_BEFORE_FIRST_S)
+            pid = _server_pid(b"/")
+            c = _task_cpu(pid)
             t = time.perf_counter()
             res = await s.call_tool(tool, arguments)
             out.first_s.append(time.perf_counter() - t)
+            _add_cpu(out.first_cpu_s, c, _task_cpu(pid))
             text = _text(res)
             out.answer_bytes = len(text.encode())
             out.is_error = bool(res.is_error)
@@ -190,9 +202,11 @@ def measure_tool(tool: str, arguments: dict[str, Any], runs: int, repeats: int, 
                 except (ValueError, KeyError, TypeError):
                     out.error = text[:80]
             for _ in range(repeats):
+                c = _task_cpu(pid)
                 t = time.perf_counter()
                 again = await s.call_tool(tool, arguments)
                 out.repeat_s.append(time.perf_counter() - t)
+                _add_cpu(out.repeat_cpu_s, c, _task_cpu(pid))
                 out.remembered = bool((again.meta or {}).get("hotspot/remembered"))
 
         anyio.run(_session, _hotspot_params(base / f"{tool}{i}"), body)
@@ -227,6 +241,29 @@ def _server_pid(marker: bytes = b"/") -> int | None:
         if stat.rsplit(")", 1)[1].split()[1] == me and cmd[0] == PY.encode() and marker in cmd:
             return int(entry.name)
     return None
+
+
+def _task_cpu(pid: int | None) -> float | None:
+    """CPU seconds of every thread of a process, in nanoseconds' resolution (the scheduler's
+    /proc/PID/task/*/schedstat; threads that ended are not counted: the server's worker threads
+    live on)."""
+    if pid is None:
+        return None
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    except OSError:
+        return None
+    return total / 1e9
+
+
+def _add_cpu(into: list[float], before: float | None, after: float | None) -> None:
+    if before is not None and after is not None:
+        into.append(max(0.0, after - before))
 
 
 def _cpu_of(pid: int | None) -> float | None:
@@ -355,6 +392,9 @@ def evaluate(lat: Latency) -> list[Verdict]:
                            f"{over * 1000:.0f} ms (hotspot {statistics.median(lat.start.hotspot_s) * 1000:.0f} ms, "
                            f"minimal {statistics.median(lat.start.baseline_s) * 1000:.0f} ms)",
                            over <= START_OVER_SDK_S))
+        if lat.start.baseline_call_s:
+            out.append(Verdict("  the SDK's own round trip (the minimal server's echo call, for the repeats)", "",
+                               f"{statistics.median(lat.start.baseline_call_s) * 1000:.1f} ms", None))
         cpu = lat.start.over_cpu_s
         if cpu is not None:
             out.append(Verdict("  the same in the server process's CPU time", f"<= {START_OVER_SDK_S * 1000:.0f} ms",
@@ -388,14 +428,20 @@ def evaluate(lat: Latency) -> list[Verdict]:
 def verdict_lines(verdicts: list[Verdict]) -> list[str]:
     width = max((len(v.name) for v in verdicts), default=10)
     return [f"{v.name:<{width}}  {v.target:>10}  {v.measured}  "
-            f"{'PASS' if v.ok else ('n/a' if v.ok is None else 'FAIL')}" for v in verdicts]
+            f"{'' if v.ok is None else 'PASS' if v.ok else 'FAIL'}".rstrip() for v in verdicts]
+
+
+def _ms(values: list[float], digits: int) -> str:
+    return f"{statistics.median(values) * 1000:.{digits}f}" if values else "n/a"
 
 
 def tool_table(tools: list[ToolTiming]) -> list[str]:
-    lines = [f"{'tool':<14} {'first ms':>9} {'repeat ms':>10} {'bytes':>7}  repeat answered by"]
+    """Wall times as the client waits, and the server's CPU time during the call (medians)."""
+    lines = [f"{'tool':<14} {'first ms':>9} {'(CPU)':>7} {'repeat ms':>10} {'(CPU)':>7} {'bytes':>7}  "
+             "repeat answered by"]
     for t in tools:
-        lines.append(f"{t.tool:<14} {statistics.median(t.first_s) * 1000:9.0f} "
-                     f"{statistics.median(t.repeat_s) * 1000:10.1f} {t.answer_bytes:7d}  "
+        lines.append(f"{t.tool:<14} {_ms(t.first_s, 0):>9} {_ms(t.first_cpu_s, 0):>7} "
+                     f"{_ms(t.repeat_s, 1):>10} {_ms(t.repeat_cpu_s, 2):>7} {t.answer_bytes:7d}  "
                      + ("memory" if t.remembered else "the command again")
                      + (f" (a tool error: {t.error})" if t.is_error else ""))
     return lines
