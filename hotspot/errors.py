@@ -114,6 +114,24 @@ def signal_name(signum: int) -> str:
     return "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
 
 
+class ClientCancelled(KeyboardInterrupt):
+    """Raised in a tool call's thread by the MCP server (hotspot/mcp/server.py) when the client
+    gives the call up: every cleanup written for Ctrl-C runs (a collect stops its profiler, run.json
+    says interrupted, exit 130), and the messages say what happened, not a signal nobody sent."""
+
+    signum = signal.SIGINT
+    reason = "cancelled by the MCP client (its request timed out or was cancelled, or it closed the connection)"
+
+
+def interruption(exc: BaseException | None = None, signum: int | None = None) -> str:
+    """What stopped a command, said in its messages: "interrupted by Ctrl-C (SIGINT)", "interrupted
+    by SIGTERM", or the reason a ClientCancelled gives."""
+    reason = getattr(exc, "reason", None)
+    if isinstance(reason, str):
+        return reason
+    return f"interrupted by {signal_name(signum if signum is not None else interrupt_exit_code(exc) - 128)}"
+
+
 # errno -> (error code, next step) for the environment faults a command can meet while writing or
 # reading: they are the machine's state, not a bug in hotspot, so they get exit 3 and a next step.
 _OS_FAULTS = {

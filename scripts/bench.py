@@ -61,6 +61,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scan-rate", action="store_true",
                     help="only measure the wave pass per core on DIRs (issue 27): reading the files, the native "
                          "scan, scan + fold in C (Fold.wave) and the whole pass, in MB per CPU second")
+    ap.add_argument("--programs", nargs="?", const="all", metavar="PARTS",
+                    help="only measure hotspot where programs run it (issue 37), against its targets: fresh "
+                         "analyze MB per CPU second on the 200 MB synthetic, native scan MB/s per core, the MCP "
+                         "server's start over the SDK's minimal server, first and repeat call of every tool, "
+                         "a fresh analysis in the server against the predecessor; PARTS: all (default) or some "
+                         "of analyze,scan,start,tools,fresh")
     return ap.parse_args(argv)
 
 
@@ -206,8 +212,43 @@ def _scan_rate(a: argparse.Namespace) -> int:
     return scanrate.main([*map(str, dirs), "--runs", str(a.runs), *(["--json"] if a.json else [])])
 
 
+def _fmt_load(load: float | None) -> str:
+    return "n/a" if load is None else f"{load:.1f}"
+
+
+def _programs(a: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from benchkit import programs
+
+    try:
+        parts = programs.parts_of(a.programs)
+    except ValueError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+    if a.runs < 1:
+        print("bench: --runs must be >= 1", file=sys.stderr)
+        return 2
+    _compile_bytecode()
+    load_start = _load()
+    with tempfile.TemporaryDirectory(prefix="hotspot-bench-") as tmp:
+        p = programs.measure(parts, a.cache, ROOT.parent / "shared" / "corpus", a.runs,
+                             cold_env(Path(tmp) / "cold"), _progress)
+    machine = {"cpus": os.cpu_count(), "load_start": load_start, "load_end": _load(), "commit": _commit()}
+    if a.json:
+        doc = {"machine": machine, "programs": asdict(p),
+               "targets": [asdict(v) for v in programs.verdicts(p)]}
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        sys.stdout.write(f"machine: {machine['cpus']} CPUs, load {_fmt_load(machine['load_start'])} -> {_fmt_load(machine['load_end'])}, "
+                         f"commit {machine['commit']}\n" + programs.to_text(p))
+    return 1 if p.analyze_failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(argv)
+    if a.programs is not None:
+        return _programs(a)
     if a.hostile_rss is not None:
         return _hostile(a)
     if a.mcp:

@@ -40,21 +40,28 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def spec_of(a: argparse.Namespace) -> DispatchSpec:
+    """The dispatch the options describe (scripts/benchkit reuses it: `--target-mb 200` there is
+    the same input as here)."""
+    mix = InstructionMix(loop_trips=a.trips)
+    if a.instructions:
+        mix = mix.scaled(a.instructions)
+    spec = DispatchSpec(kernel=a.kernel, arch=a.arch, program=mix, waves=a.waves,
+                        layout=Layout(ses=tuple(range(a.ses)), simds=a.simds, slots=a.slots),
+                        sources=SourceSpec(debug_info=not a.no_debug_info, inline_chains=a.inline_chains,
+                                           snapshots=a.snapshots),
+                        empty=a.empty, waitcnt_edges=not a.no_waitcnt, agent_info=a.agent_info,
+                        dispatch_id=a.dispatch_id)
+    if a.target_mb and not a.empty:
+        per_wave = wave_bytes_estimate(spec, a.seed)
+        spec = replace(spec, waves=max(1, math.ceil(a.target_mb * 1e6 / per_wave)))
+    return spec
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(argv)
     try:
-        mix = InstructionMix(loop_trips=a.trips)
-        if a.instructions:
-            mix = mix.scaled(a.instructions)
-        spec = DispatchSpec(kernel=a.kernel, arch=a.arch, program=mix, waves=a.waves,
-                            layout=Layout(ses=tuple(range(a.ses)), simds=a.simds, slots=a.slots),
-                            sources=SourceSpec(debug_info=not a.no_debug_info, inline_chains=a.inline_chains,
-                                               snapshots=a.snapshots),
-                            empty=a.empty, waitcnt_edges=not a.no_waitcnt, agent_info=a.agent_info,
-                            dispatch_id=a.dispatch_id)
-        if a.target_mb and not a.empty:
-            per_wave = wave_bytes_estimate(spec, a.seed)
-            spec = replace(spec, waves=max(1, math.ceil(a.target_mb * 1e6 / per_wave)))
+        spec = spec_of(a)
         t0 = time.perf_counter()
         ddir = make_dispatch(a.out, spec, a.seed)
     except HotspotError as e:

@@ -371,3 +371,84 @@ def test_every_round_of_a_chain_starts_with_a_fresh_analysis(tmp_path: Path, mon
         assert len({env["XDG_CACHE_HOME"] for _, env in steps}) == 1
         seq_folders.add(steps[0][1]["XDG_CACHE_HOME"])
     assert len(seq_folders) == 3  # a new empty folder per sequence
+
+
+# --- issue 37: bench.py --programs ---------------------------------------------------------------
+
+def test_mcp_latency_verdicts_from_hand_made_numbers() -> None:
+    from benchkit.mcplatency import Fresh, Latency, Start, ToolTiming, evaluate
+
+    start = Start(baseline_s=[1.0, 2.0, 1.5], hotspot_s=[1.1, 2.5, 1.7],
+                  baseline_cpu_s=[0.5, 0.6, 0.5], hotspot_cpu_s=[0.6, 0.7, 0.9])
+    assert start.over_s == pytest.approx(0.2)        # the median of the paired differences .1 .5 .2
+    assert start.over_cpu_s == pytest.approx(0.1)    # .1 .1 .4
+    tools = [ToolTiming("plan", {}, first_s=[0.4, 0.45], repeat_s=[0.003, 0.004, 0.02]),
+             ToolTiming("report", {}, first_s=[0.7], repeat_s=[0.011]),
+             ToolTiming("doctor", {}, first_s=[2.0], repeat_s=[0.005], is_error=True, error="tool-missing")]
+    fresh = Fresh("cap", 2056, 40_000_000, server_s=[0.3, 0.2, 0.5], predecessor_s=[0.1, 0.1, 0.1],
+                  server_cpu_s=[0.25, 0.3, 0.35], predecessor_cpu_s=[0.05, 0.05, 0.0])
+    assert fresh.ratio == pytest.approx(3.0) and fresh.cpu_ratio == pytest.approx(5.5)  # pairs with 0 CPU left out
+    got = {v.name: v.ok for v in evaluate(Latency(start=start, tools=tools, fresh=fresh))}
+    assert got["first call: plan"] is True and got["repeat call: plan"] is True   # medians .425 s, 4 ms
+    assert got["first call: report"] is False and got["repeat call: report"] is False
+    assert "first call: doctor" not in got and got["repeat call: doctor"] is True  # doctor reads no capture
+    start_ok = [ok for name, ok in got.items() if name.startswith("MCP start")]
+    fresh_ok = [ok for name, ok in got.items() if name.startswith("fresh analyze")]
+    assert start_ok == [True] and fresh_ok == [True]
+    assert got["  the same in CPU time (server process during the call / predecessor process)"] is False
+
+
+def test_programs_parts_and_verdicts() -> None:
+    from benchkit import programs
+
+    assert programs.parts_of("all") == set(programs.PARTS)
+    assert programs.parts_of("scan, fresh") == {"scan", "fresh"}
+    for bad in ("", "scan,nope"):
+        with pytest.raises(ValueError):
+            programs.parts_of(bad)
+    p = programs.Programs(synthetic="d", synthetic_wave_bytes=300_000_000, analyze_cpu_s=[1.0, 1.5, 1.2],
+                          analyze_wall_s=[2.0, 2.0, 2.0],
+                          scan={"wave_bytes": 300_000_000, "read_cpu_s": 0.1, "scan_cpu_s": 0.6,
+                                "fold_wave_cpu_s": 0.7, "pass_cpu_s": 1.0})
+    assert p.analyze_mb_per_cpu_s == pytest.approx(250.0)   # 300 MB / 1.2 s (the median)
+    got = {v.name: (v.ok, v.measured) for v in programs.verdicts(p)}
+    assert got["fresh analyze --jobs 1, MB of wave JSON per CPU second"][0] is True
+    ok, text = got["native scan alone, MB per CPU second of one core"]
+    assert ok is False and text.startswith("500 ")          # 300 MB / 0.6 s < 600
+
+
+def test_programs_synthetic_is_make_dispatch_at_200_mb() -> None:
+    from benchkit import programs
+
+    from hotspot.synth import wave_bytes_estimate
+
+    spec = programs.synthetic_spec()
+    per_wave = wave_bytes_estimate(spec, 0)
+    assert spec.waves == -(-200_000_000 // per_wave)  # make_dispatch.py --target-mb 200: ceil(MB / bytes per wave)
+
+
+def test_every_tool_is_measured(tmp_path: Path) -> None:
+    from benchkit.mcplatency import tool_calls
+
+    from hotspot.mcp.tool_schemas import SPECS
+
+    calls = tool_calls(ROOT.parent / "shared" / "corpus", tmp_path)
+    assert set(calls) == {s.name for s in SPECS}
+    assert (tmp_path / "sweep" / "sweep.sbatch").is_file()  # the sweep tools' dry-run sweep
+
+
+def test_programs_rejects_bad_parts(tmp_path: Path) -> None:
+    p = _bench("--programs", "speed", "--cache", str(tmp_path))
+    assert p.returncode == 2 and "--programs takes" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mcp_latency_measures_a_tool_end_to_end(tmp_path: Path) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed")
+    from benchkit import mcplatency
+
+    lat = mcplatency.measure(ROOT.parent / "shared" / "corpus", None, runs=1, repeats=2, only={"occupancy"})
+    assert [t.tool for t in lat.tools] == ["occupancy"] and lat.start is None and lat.fresh is None
+    t = lat.tools[0]
+    assert len(t.first_s) == 1 and len(t.repeat_s) == 2 and not t.is_error and t.answer_bytes > 0
+    assert t.remembered is True  # the repeat was answered from memory

@@ -39,16 +39,16 @@ def _params(cwd: Path, *server_args: str) -> StdioServerParameters:
                                  env=env, cwd=str(cwd))
 
 
-def _session(cwd: Path, roots: list[Path] | None, *server_args: str):
+def _session(cwd: Path, roots: list[Path] | None, *server_args: str, log: Path | None = None):
     """Run `body(session)` inside a client session with the given roots (None: no roots
-    capability: the server falls back to --root)."""
+    capability: the server falls back to --root); the server's stderr goes to `log` if given."""
 
     async def list_roots(_ctx):  # noqa: ANN001, ANN202
         return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri()) for p in roots or []])
 
     def run(body):  # noqa: ANN001, ANN202
         async def main():  # noqa: ANN202
-            with open(os.devnull, "w") as errlog:
+            with open(log or os.devnull, "w") as errlog:
                 async with stdio_client(_params(cwd, *server_args), errlog=errlog) as (r, w):
                     async with ClientSession(r, w, list_roots_callback=list_roots if roots is not None
                                              else None) as s:
@@ -179,7 +179,10 @@ def test_root_adds_to_the_roots_the_client_grants(corpus: Path, tmp_path: Path) 
     assert str(workspace) in err["message"] and str(corpus.resolve()) in err["message"]
 
 
-def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path) -> None:
+def test_repeat_call_is_remembered_until_the_capture_changes(corpus: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")  # the tests' default is off, which turns the layer off
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     capture = tmp_path / SMALL.name
     shutil.copytree(SMALL, capture)
     code = capture / "code.json"
@@ -256,11 +259,55 @@ def test_cancelled_collect_leaves_an_interrupted_run_dir(fake, tmp_path: Path) -
         time.sleep(0.1)
     assert record["status"] == "interrupted", record
     assert record["phases"][-1]["status"] == "interrupted"
+    said = json.dumps(record)  # what stopped it: the client's cancellation, not a Ctrl-C
+    assert "cancelled by the MCP client" in said and "Ctrl-C" not in said, said
     pid = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):  # the profiled program was stopped
         for _ in range(100):
             os.kill(pid, 0)
             time.sleep(0.1)
+
+
+def test_a_call_the_client_gives_up_is_logged_as_cancelled_not_as_ctrl_c(fake, tmp_path: Path) -> None:  # noqa: F811
+    # issue 37: a request that timed out, and a call in flight when the client closed, were logged
+    # as "interrupted by Ctrl-C (SIGINT)" though no one pressed Ctrl-C. A collect of a program that
+    # sleeps is a call that lasts until it is stopped.
+    log = tmp_path / "server.log"
+    pids = [tmp_path / "first.pid", tmp_path / "second.pid"]
+
+    def collect_args(n: int) -> dict:
+        program = app("import os, time", f"open({str(pids[n])!r}, 'w').write(str(os.getpid()))",
+                      "time.sleep(60)")
+        return {"command": program, "kernel": "vec_add", "output": str(tmp_path / f"run{n}")}
+
+    async def started(n: int) -> None:
+        while not pids[n].exists() or not pids[n].read_text():
+            await anyio.sleep(0.05)
+
+    async def body(s):  # noqa: ANN001, ANN202
+        with pytest.raises(Exception, match="timed out"):  # the program runs long before 3 s
+            await s.call_tool("collect", collect_args(0), read_timeout_seconds=3)
+        assert pids[0].exists()
+        for _ in range(400):  # the server stops the call and logs it
+            if log.read_text().endswith("\n"):
+                break
+            await anyio.sleep(0.05)
+        timed_out = log.read_text()
+        async with anyio.create_task_group() as tg:  # in flight when the session closes
+            tg.start_soon(s.call_tool, "collect", collect_args(1))
+            await started(1)
+            tg.cancel_scope.cancel()
+        return timed_out
+
+    timed_out = _session(tmp_path, [tmp_path], log=log)(body)
+    assert timed_out.startswith("hotspot collect: ") and "cancelled by the MCP client" in timed_out, timed_out
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and log.read_text().count("cancelled by the MCP client") < 2:
+        time.sleep(0.1)
+    text = log.read_text()
+    assert text.count("cancelled by the MCP client") == 2 and "Ctrl-C" not in text and "SIGINT" not in text, text
+    for n in (0, 1):
+        assert json.loads((tmp_path / f"run{n}" / "run.json").read_text())["status"] == "interrupted"
 
 
 def test_mcp_without_the_sdk_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -474,3 +521,75 @@ def test_hints_name_tool_arguments_over_mcp_and_flags_on_the_cli(corpus: Path, t
                                   "json"))["error"]
     assert cli_top["message"] == "--top -1 is negative"
     assert json.loads(_doc(top))["error"] == {**cli_top, "message": "`top` -1 is negative"}
+
+
+def test_with_the_cache_off_every_call_runs_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # HOTSPOT_CACHE=off turns off the in-process layer too: a repeat is a fresh run (issue 37's
+    # fresh-in-server measurement relies on it)
+    from hotspot.mcp.invoke import Remembered
+
+    argv = ["occupancy", "--arch", "gfx942", "--vgpr", "64", "--format", "json"]
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    layer = Remembered()
+    first = layer.run(argv)
+    assert first.exit_code == 0 and layer.run(argv).remembered is True
+    monkeypatch.setenv("HOTSPOT_CACHE", "off")
+    again = layer.run(argv)
+    assert again.remembered is False and again.document == first.document
+
+
+def test_a_repeat_report_is_remembered_while_its_file_is_the_one_it_wrote(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOTSPOT_CACHE", "on")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    capture = tmp_path / SMALL.name
+    shutil.copytree(SMALL, capture)
+    time.sleep(2.1)  # settled (hotspot/cache/deps.py RACY_NS)
+    page = tmp_path / "out" / "r.html"
+    page.parent.mkdir()
+    args = {"path": str(capture), "output": str(page), "force": True}
+
+    async def body(s):  # noqa: ANN001, ANN202
+        first = await s.call_tool("report", args)
+        written = page.stat()
+        again = await s.call_tool("report", args)
+        kept = page.stat()
+        page.write_text("edited")  # no longer what the call wrote: it runs and writes again
+        edited = await s.call_tool("report", args)
+        unforced = await s.call_tool("report", {"path": str(capture), "output": str(page)})
+        return first, written, again, kept, edited, unforced
+
+    first, written, again, kept, edited, unforced = _session(tmp_path, [tmp_path])(body)
+    assert [r.is_error for r in (first, again, edited)] == [False, False, False]
+    assert [r.meta["hotspot/remembered"] for r in (first, again, edited)] == [False, True, False]
+    assert _doc(first) == _doc(again) == _doc(edited)
+    assert (kept.st_ino, kept.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # left as written
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    # without force a repeat refuses the existing file, as the command line does
+    error = json.loads(_doc(unforced))["error"]
+    assert unforced.is_error and error["code"] == "bad-input" and "already exists" in error["message"]
+
+
+def test_preload_names_modules_that_exist_and_yields_to_a_call() -> None:
+    # the server imports these in the background once idle after tools/list; a renamed module
+    # would be skipped silently there (its first call would pay for it again)
+    import importlib.util
+
+    from hotspot.mcp.server import PRELOAD, Preload
+
+    assert all(importlib.util.find_spec(name) is not None for name in PRELOAD), PRELOAD
+    name = "email.mime.audio"  # a standard module nothing here has imported
+    assert name not in sys.modules
+    p = Preload((name, "no_such_module_here"), idle_s=0.01)
+    p.wait()  # not started: returns at once
+    p.start()
+    p.start()
+    time.sleep(0.5)
+    p.wait()
+    assert p.done.is_set() and name in sys.modules  # the missing module was skipped
+    early = Preload(("email.mime.image",), idle_s=30)
+    early.start()
+    t = time.monotonic()
+    early.wait()  # a call before the server was idle: the preload stands down at once
+    assert time.monotonic() - t < 5 and early.done.is_set() and "email.mime.image" not in sys.modules

@@ -4,6 +4,7 @@ and `import hotspot` does not load it."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -53,3 +54,27 @@ def test_import_hotspot_loads_no_api() -> None:
     lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.splitlines()
     assert lines == ["['hotspot', 'hotspot._version']", "True"]
+
+
+def test_cached_cli_run_loads_neither_the_api_nor_the_analysis(corpus: Path, tmp_path: Path) -> None:
+    # issue 37 point 8: the Python API costs nothing on the command line's run path. A repeated
+    # `hotspot plan DIR` is replayed from the output cache (hotspot/console.py) before typer, the
+    # analysis or the API is imported.
+    capture = CORPUS / "layouts/kernel-lab/blockscale_preshuffle_gemm/att_viewer/big/ui_output_agent_14065_dispatch_120"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOTSPOT_CACHE": "on"}
+    first = subprocess.run([sys.executable, "-m", "hotspot", "plan", str(capture)], capture_output=True,
+                           env=env, cwd=tmp_path, timeout=120)
+    assert first.returncode == 0, first.stderr
+    probe = ("import runpy, sys; sys.argv = ['hotspot', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('hotspot', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "sys.stdout.flush(); print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    again = subprocess.run([sys.executable, "-c", probe, "plan", str(capture)], capture_output=True, env=env,
+                           cwd=tmp_path, timeout=120)
+    loaded = set(again.stderr.decode().strip().splitlines()[-1].split())
+    assert again.stdout == first.stdout
+    assert "hotspot.cache.output" in loaded  # the replay ran
+    heavy = {"hotspot.api", "hotspot._callable", "hotspot.mcp", "hotspot.cli", "hotspot.plan", "hotspot.diff",
+             "hotspot.pmc", "hotspot.att", "hotspot.capture", "hotspot.render", "typer", "click", "orjson",
+             "typing", "mcp", "numpy"}
+    assert not heavy & loaded, sorted(heavy & loaded)

@@ -45,8 +45,8 @@ from hotspot.errors import (
     InputError,
     ToolMissingError,
     UsageError,
+    interruption,
     os_fault,
-    signal_name,
 )
 from hotspot.result import JsonObject, Result, dumps
 from hotspot.record import record
@@ -318,7 +318,8 @@ class Collector:
                                    tools.FIX_ROCPROFV3)
         if outcome.interrupted:
             sig = outcome.signum or signal.SIGINT
-            raise CollectInterrupted(f"[{name}] interrupted by {signal_name(sig)}; the child was stopped",
+            what = outcome.reason or interruption(signum=sig)
+            raise CollectInterrupted(f"[{name}] {what}; the child was stopped",
                                      f"{kept}; run.json says interrupted", signum=sig)
         logs = tail(stdout, LOG_SCAN_BYTES) + "\n" + tail(stderr, LOG_SCAN_BYTES)
         if DECODER_FATAL in logs.lower():
@@ -558,7 +559,7 @@ class Collector:
             raise
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP (Terminated) between phases
             sig = int(getattr(exc, "signum", signal.SIGINT))
-            message = f"interrupted by {signal_name(sig)}"
+            message = interruption(exc, sig)
             self._finish("interrupted", ErrorOut("interrupted", 128 + sig, message, ""))
             raise CollectInterrupted(message, f"outputs kept in {self.run_dir}", signum=sig,
                                      details={"run_dir": str(self.run_dir),

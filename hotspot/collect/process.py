@@ -46,6 +46,7 @@ class ProcessOutcome:
     timed_out: bool
     start_error: str | None = None
     signum: int | None = None  # the signal that interrupted the phase (SIGINT, SIGTERM, SIGHUP)
+    reason: str | None = None  # what interrupted it when not a signal (hotspot/errors.py ClientCancelled)
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
@@ -199,6 +200,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
             except KeyboardInterrupt as exc:  # not the main thread, or a signal with no handler of ours
                 state["interrupts"] += 1
                 state["signum"] = state["signum"] or getattr(exc, "signum", signal.SIGINT)
+                state["reason"] = state.get("reason") or getattr(exc, "reason", None)
                 _stop(proc, _first_signal(state["signum"]))
                 _reap_group(proc)
             finally:
@@ -210,7 +212,7 @@ def run_process(argv: list[str], env: dict[str, str], stdout: Path, stderr: Path
     if failures:
         raise failures[0]  # the phase ran, but its log is incomplete: the caller names the file
     return ProcessOutcome(proc.returncode, time.monotonic_ns() - start, state["interrupts"] > 0, timed_out,
-                          signum=state["signum"])
+                          signum=state["signum"], reason=state.get("reason"))
 
 
 def _first_signal(signum: int | None) -> int:

@@ -43,10 +43,10 @@ def _report(command: str, fmt: str, err: "HotspotError") -> int:
 
 def interrupted_error(exc: BaseException) -> "HotspotError":
     """The error an interrupt (Ctrl-C, SIGTERM, SIGHUP) ends a command with: exit 128 + signal."""
-    from hotspot.errors import HotspotError, interrupt_exit_code, signal_name
+    from hotspot.errors import HotspotError, interrupt_exit_code, interruption
 
     code = interrupt_exit_code(exc)
-    err = HotspotError(f"interrupted by {signal_name(code - 128)}", "rerun the command", code="interrupted",
+    err = HotspotError(interruption(exc), "rerun the command", code="interrupted",
                        details={"signal": code - 128})
     err.exit_code = code
     return err

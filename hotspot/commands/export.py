@@ -26,7 +26,7 @@ SPEC = CommandSpec(
                     help={"output": "The trace file to write (inside a root; an existing file only "
                                     "with force)."},
                     paths=frozenset({"path", "output"}), outputs=frozenset({"output"}),
-                    required=frozenset({"path", "output"}), hidden=frozenset({"example"}), remembered=False, rank=12),),
+                    required=frozenset({"path", "output"}), hidden=frozenset({"example"}), rank=12),),
 )
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ SPEC = CommandSpec(
                     help={"output": "The HTML file to write (inside a root; an existing file only "
                                     "with force)."},
                     paths=frozenset({"path", "output", "meta"}), outputs=frozenset({"output"}),
-                    required=frozenset({"path", "output"}), hidden=frozenset({"example"}), remembered=False, rank=11),),
+                    required=frozenset({"path", "output"}), hidden=frozenset({"example"}), rank=11),),
 )
 
 if TYPE_CHECKING:

@@ -5,7 +5,9 @@ sent to a sink instead of stdout.
 `Remembered` is the in-process layer above the result cache: the document of a call is kept with
 the stat signature of every file and folder the call read; a repeat of the call whose inputs are
 all unchanged is answered from memory, without opening a capture file (hotspot/cache/deps.py
-records the reads, as for the CLI's output cache).
+records the reads, as for the CLI's output cache). A call that writes a file (report, export with
+`force`) is answered from memory only while that file is still the one it wrote (same size, times
+and inode): the command would write the same bytes there again.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from hotspot.cache import deps
+from hotspot.cache import deps, store
 from hotspot.errors import EXIT_INTERNAL, EXIT_USAGE
 from hotspot.result import dumps, error_envelope
 
@@ -71,6 +73,8 @@ class _Entry:
     paths: list[str]
     sigs: list[deps.Signature]
     listings: list[deps.Listing]
+    outputs: list[str] = field(default_factory=list)   # files the call wrote, and their signatures
+    output_sigs: list[deps.Signature] = field(default_factory=list)
 
 
 class Remembered:
@@ -88,7 +92,8 @@ class Remembered:
             entry = self._entries.get(key)
         if entry is None:
             return None
-        if not (deps.unchanged(entry.paths, entry.sigs) and deps.listings_unchanged(entry.listings)):
+        if not (deps.unchanged(entry.paths, entry.sigs) and deps.unchanged(entry.outputs, entry.output_sigs)
+                and deps.listings_unchanged(entry.listings)):
             self._drop(key)
             return None
         with self._lock:
@@ -96,20 +101,26 @@ class Remembered:
                 self._entries.move_to_end(key)
         return Answer(entry.answer.document, entry.answer.exit_code, remembered=True)
 
-    def run(self, argv: list[str]) -> Answer:
+    def run(self, argv: list[str], writes: bool = False) -> Answer:
         """The remembered answer, else run the command and remember a successful answer whose
-        inputs were not being modified while it ran (deps.settled)."""
+        inputs were not being modified while it ran (deps.settled). `writes`: the call writes
+        files (replacing them), kept with their signatures as they were written. With the cache
+        off (HOTSPOT_CACHE=off) every call runs the command, as on the command line."""
+        if store.disabled_reason():
+            return run_command(argv)
         hit = self.get(argv)
         if hit is not None:
             return hit
         started = time.time_ns()
-        with deps.recording() as read:
+        with deps.recording() as read, deps.writes_recorded() as written:
             answer = run_command(argv)
         if answer.exit_code == 0:
             paths, listings = deps.split(read, deps.code_files())
+            outputs = sorted(set(written)) if writes else []
+            paths = [p for p in paths if p not in outputs]  # a file the call wrote is not its input
             sigs = deps.signatures(paths)
             if deps.settled(sigs, started):
-                self._put(tuple(argv), _Entry(answer, paths, sigs, listings))
+                self._put(tuple(argv), _Entry(answer, paths, sigs, listings, outputs, deps.signatures(outputs)))
         return answer
 
     def _put(self, key: tuple[str, ...], entry: _Entry) -> None:

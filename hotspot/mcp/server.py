@@ -2,17 +2,20 @@
 
 Each tool call runs its command in a worker thread of this process (hotspot/mcp/invoke.py): the
 event loop keeps reading requests, so calls overlap and a cancellation arrives while one runs.
-A cancelled call gets what Ctrl-C gives the command line (a KeyboardInterrupt in its thread): a
-collect stops its profiler and marks run.json `interrupted`; the server waits for that before
-it lets the call go.
+A cancelled call (the client's request timed out or was cancelled, or the client closed) gets what
+Ctrl-C gives the command line (a KeyboardInterrupt, ClientCancelled, in its thread), said as a
+cancellation: a collect stops its profiler and marks run.json `interrupted`; the server waits for
+that before it lets the call go.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +28,7 @@ from mcp.server.stdio import stdio_server
 
 from hotspot._version import __version__
 from hotspot.commandspec import ToolSpec
-from hotspot.errors import HotspotError, UsageError
+from hotspot.errors import ClientCancelled, HotspotError, UsageError
 from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
@@ -43,6 +46,82 @@ INSTRUCTIONS = (
     "most 16 KB (max_bytes): a longer list is cut and page.more gives the cursor for the rest.")
 
 
+# What the tools' first calls import: the commands' use cases, the analysis and its native scanner,
+# the renderers. Loaded in a background thread once the client has listed the tools and then left
+# the server idle for PRELOAD_IDLE_S (an assistant lists the tools when it starts and calls one
+# when its user asks), so a first call does not pay for them (issue 37: first call <= 0.5 s), and
+# neither does the start nor a call that comes at once.
+PRELOAD = ("hotspot.plan.entry_point", "hotspot.plan.brief", "hotspot.att.capture_analysis",
+           "hotspot.att.wave_results", "hotspot.att.engine.wavepass", "hotspot.att.engine.native",
+           "hotspot.cache.derived", "hotspot.capture.target", "hotspot.diff.api", "hotspot.pmc.api",
+           "hotspot.trace.api", "hotspot.export.report_file", "hotspot.export.perfetto",
+           "hotspot.export.timeline", "hotspot.render.registry", "hotspot.render.html")
+PRELOAD_IDLE_S = 0.2
+
+
+class Preload:
+    """PRELOAD imported once, in a thread of its own, unless a call comes first (that call then
+    imports what it needs, as without a preload). A call waits for a preload under way to end
+    rather than import beside it: two threads importing modules that import each other can see
+    one of them half-initialized."""
+
+    def __init__(self, modules: tuple[str, ...] = PRELOAD, idle_s: float = PRELOAD_IDLE_S) -> None:
+        self.modules = modules
+        self.idle_s = idle_s
+        self.started = False
+        self.claimed = threading.Event()  # a call has come
+        self.done = threading.Event()
+
+    def start(self) -> None:
+        if not self.started:
+            self.started = True
+            threading.Thread(target=self._run, name="hotspot-preload", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            if self.claimed.wait(self.idle_s):
+                return
+            for name in self.modules:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - the call that needs it meets the error and reports it
+                    pass
+        finally:
+            self.done.set()
+
+    def wait(self) -> None:
+        """Before a call runs (in its thread): no preload starts after this; one under way ends first."""
+        if self.started:
+            self.claimed.set()
+            self.done.wait()
+
+
+class FirstPages:
+    """The first page cut from a remembered answer, kept with it: a repeat of a call whose answer
+    is over max_bytes is answered without parsing and cutting the document again."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._pages: OrderedDict[tuple[str, int], tuple[bytes, bytes]] = OrderedDict()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, document: bytes, call: str, limit: int, tool: str) -> bytes:
+        if len(document) <= limit:
+            return document
+        key = (call, limit)
+        with self._lock:
+            kept = self._pages.get(key)
+        if kept is not None and kept[0] is document:  # the very answer it was cut from
+            return kept[1]
+        page = paging.first_page(document, tool, call, limit)
+        with self._lock:
+            self._pages[key] = (document, page)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self._limit:
+                self._pages.popitem(last=False)
+        return page
+
+
 class ToolServer:
     """The state one `hotspot mcp` process serves with: the folders given with `--root`, and
     remembered answers."""
@@ -51,6 +130,8 @@ class ToolServer:
         self.added_roots = added_roots
         self.remembered = Remembered()
         self.held = paging.Held()
+        self.preload = Preload()
+        self.first_pages = FirstPages()
 
     async def roots(self, ctx: Any) -> list[str]:
         """The client's roots (when it declares the capability) and the `--root` folders: a user
@@ -65,7 +146,9 @@ class ToolServer:
         return self.added_roots or [os.path.realpath(os.getcwd())]
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(s) for s in SPECS])
+        tools = types.ListToolsResult(tools=[_tool(s) for s in SPECS])
+        self.preload.start()
+        return tools
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = BY_NAME.get(params.name)
@@ -79,13 +162,20 @@ class ToolServer:
             roots_mod.check(path_values(spec, arguments), await self.roots(ctx))
         except HotspotError as err:
             return _error_result(spec.command, err, err.exit_code)
-        work = self.remembered.run if spec.remembered else run_command
+        work = _work(spec, argv, self.remembered)
         cursor = arguments.get(paging.CURSOR_ARG)
+        call = paging.call_digest(argv)
+        if not cursor and work is not run_command:
+            # a repeat answered from memory (a few stats) is answered here: under CPU contention,
+            # waking a worker thread and then this loop again costs more than the answer
+            hit = self.remembered.get(argv)
+            if hit is not None:
+                return _result(self._page(spec, call, None, limit, hit))
 
         def paged() -> Answer:
             # the whole document (a cursor's: the one its first answer was cut from), then the
             # page of it this call asks for
-            call = paging.call_digest(argv)
+            self.preload.wait()
             held = self.held.get(call) if cursor else None
             if held is not None:
                 answer = Answer(held, 0, remembered=True)
@@ -95,21 +185,38 @@ class ToolServer:
                 return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
             else:
                 answer = work(argv)
-            if answer.exit_code != 0 and hints.is_error_envelope(answer.document):
-                # the command's error, said with this tool's arguments
-                return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
-            # a result that is not a success (a diff of two kernels, 8) is paged like any answer
-            try:
-                document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
-                            else paging.first_page(answer.document, spec.name, call, limit))
-            except HotspotError as err:
-                return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
-            if not cursor and document is not answer.document:  # cut: keep it for the cursors
-                self.held.put(call, answer.document)
-            return Answer(document, answer.exit_code, answer.remembered)
+            return self._page(spec, call, cursor, limit, answer)
 
         answer = await _in_thread(paged, _progress_sender(ctx) if spec.long_running else None)
         return _result(answer)
+
+
+    def _page(self, spec: ToolSpec, call: str, cursor: Any, limit: int, answer: Answer) -> Answer:
+        """The answer as the call gets it: a command's error said with the tool's arguments; a
+        document cut to `limit` (or the page `cursor` asks for), the whole kept for the cursors."""
+        if answer.exit_code != 0 and hints.is_error_envelope(answer.document):
+            # the command's error, said with this tool's arguments
+            return Answer(hints.translate(answer.document, spec), answer.exit_code, answer.remembered)
+        # a result that is not a success (a diff of two kernels, 8) is paged like any answer
+        try:
+            document = (paging.next_page(answer.document, spec.name, call, cursor, limit) if cursor
+                        else self.first_pages.get(answer.document, call, limit, spec.name))
+        except HotspotError as err:
+            return Answer(_error_document(spec.command, err, err.exit_code), err.exit_code)
+        if not cursor and document is not answer.document:  # cut: keep it for the cursors
+            self.held.put(call, answer.document)
+        return Answer(document, answer.exit_code, answer.remembered)
+
+
+def _work(spec: ToolSpec, argv: list[str], remembered: Remembered) -> Callable[[list[str]], Answer]:
+    """How a call is run: through the in-process layer, or the command every time. A call that
+    writes a file is remembered only when it may replace the file (`force`): without it a repeat
+    must still refuse the file its first call wrote, as the command line does."""
+    if not spec.remembered:
+        return run_command
+    if spec.outputs:
+        return (lambda a: remembered.run(a, writes=True)) if "--force" in argv else run_command
+    return remembered.run
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
@@ -161,7 +268,7 @@ class _Running:
         with self.lock:
             if self.running and self.ident is not None:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident),
-                                                           ctypes.py_object(KeyboardInterrupt))
+                                                           ctypes.py_object(ClientCancelled))
 
 
 async def _in_thread(work: Callable[[], Answer], on_progress: Callable[[str], None] | None) -> Answer:

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 from hotspot.arch.classify import Category
+from hotspot.arch.resources import IsaRegisters, scan_isa_registers
 from hotspot.att.findings import Finding
 from hotspot.att.loops import Loop
 from hotspot.att.model import DispatchAnalysis
@@ -101,6 +102,12 @@ class PlanContext:
     @cached_property
     def order(self) -> list[int]:
         return sorted(self.instructions)
+
+    @cached_property
+    def isa_registers(self) -> IsaRegisters:
+        """The highest registers the ISA names: scanned once per plan (every register-cost rule
+        asks; a scan of a large kernel's ISA is ~15 ms)."""
+        return scan_isa_registers(i.isa for i in self.analysis.instructions)
 
     def executed(self, category: Category) -> list[InstructionStat]:
         return [i for n, i in sorted(self.instructions.items()) if i.category == category and i.hit > 0]

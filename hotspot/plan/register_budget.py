@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-from hotspot.arch.resources import scan_isa_registers
 from hotspot.arch.targets import UNIFIED, ArchTarget, find_target
 from hotspot.plan.context import PlanContext
 from hotspot.plan.roofline import known_launch, waves_per_workgroup
@@ -96,7 +95,7 @@ def waves_for(target: ArchTarget | None, total: int) -> int:
 
 
 def _isa_in_use(ctx: PlanContext, target: ArchTarget) -> tuple[int, int, int]:
-    regs = scan_isa_registers(i.isa for i in ctx.analysis.instructions)
+    regs = ctx.isa_registers
     arch = (regs.max_vgpr_used + 1) if regs.max_vgpr_used is not None else 0
     agpr = (regs.max_agpr_used + 1) if regs.max_agpr_used is not None else 0
     if target.vgpr_file != UNIFIED:
