@@ -1098,6 +1098,14 @@ typedef struct {
     Py_ssize_t n_wait, n_pairs, n_bar, *bar_start; /* barrier line k: bar_pos[bar_start[k]..[k+1]) */
     int64_t *stall, *duration, *charge, *wait;
     int64_t waves, blame_waves;
+    /* issue shares (hotspot/att/issue_share.py `Shape`), when registered: the kernel's sums
+     * (mfma cycles, valu cycles, vmem bytes) and per loop entered its scope, the positions of the
+     * header's first and the branch's last execution, and its sums */
+    int has_issue;
+    double issue_kernel[3];
+    Py_ssize_t n_iloops;
+    int64_t *il_scope, *il_first, *il_last;
+    double *il_sums;
     PairEnt *ents;
     Py_ssize_t n_ents, cap_ents, *slots, n_slots; /* slots: ent index + 1, 0 = empty; power of 2 */
 } Group;
@@ -1107,12 +1115,27 @@ typedef struct {
     Col v;
 } BarBuf;
 
+/* One (scope, SIMD)'s issue sums (issue_share.IssueAccumulator `sums` and `spans`): the doubles
+ * are running sums, added in wave order from the value Python seeded them with, so they equal
+ * Python's float additions; waves and spans are handed over and cleared at each take. */
+typedef struct {
+    int64_t scope, se, cu, simd;
+    double sums[3];
+    int64_t waves;
+    Col spans; /* [begin, end, ...] */
+} ISlot;
+
 typedef struct {
     PyObject_HEAD
     Group **groups;
     Py_ssize_t n_groups, cap_groups;
     BarBuf *bars;
     Py_ssize_t n_bars, cap_bars, *bar_slots, n_bar_slots;
+    ISlot *islots; /* issue sums per (scope, se, cu, simd), insertion-ordered */
+    Py_ssize_t n_islots, cap_islots, *islot_slots, n_islot_slots;
+    int64_t *wave_time; /* per scope: Σ max(0, span) since the last take */
+    Py_ssize_t n_scopes;
+    int64_t issue_waves; /* waves whose issue sums C added since the last take */
     int64_t waves, instructions, cycles, ooo, waves_edges, edge_entries, waves_static;
     int64_t pending, spill;
     uint64_t hash_mask; /* all ones; tests narrow it to force sequence-hash collisions */
@@ -1128,6 +1151,7 @@ static void group_free(Group *g) {
     PyMem_Free(g->pair_w); PyMem_Free(g->pair_p); PyMem_Free(g->bar_line); PyMem_Free(g->bar_pos);
     PyMem_Free(g->bar_start); PyMem_Free(g->stall); PyMem_Free(g->duration); PyMem_Free(g->charge);
     PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots);
+    PyMem_Free(g->il_scope); PyMem_Free(g->il_first); PyMem_Free(g->il_last); PyMem_Free(g->il_sums);
     PyMem_Free(g);
 }
 
@@ -1144,6 +1168,10 @@ static void Fold_dealloc(Fold *f) {
     fold_clear_bars(f);
     PyMem_Free(f->bars);
     PyMem_Free(f->bar_slots);
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) col_free(&f->islots[i].spans);
+    PyMem_Free(f->islots);
+    PyMem_Free(f->islot_slots);
+    PyMem_Free(f->wave_time);
     Py_TYPE(f)->tp_free((PyObject *)f);
 }
 
@@ -1191,14 +1219,68 @@ static int64_t *zeros(Py_ssize_t n) {
     return v;
 }
 
+/* The per-scope wave time array covers scopes 0..scope. 0 on memory error (exception set). */
+static int scopes_reserve(Fold *f, int64_t scope) {
+    if (scope < f->n_scopes) return 1;
+    if (scope < 0 || scope >= ((int64_t)1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "issue scope out of range");
+        return 0;
+    }
+    Py_ssize_t n = (Py_ssize_t)scope + 1;
+    int64_t *grown = PyMem_Realloc(f->wave_time, (size_t)n * sizeof(int64_t));
+    if (!grown) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = f->n_scopes; i < n; i++) grown[i] = 0;
+    f->wave_time = grown;
+    f->n_scopes = n;
+    return 1;
+}
+
+/* A group's issue shape from (mfma, valu, vmem, [(scope, first, last, mfma, valu, vmem), ...]);
+ * 0 with an exception when it is not that or a position is outside the sequence. */
+static int group_issue(Fold *f, Group *g, PyObject *shape) {
+    PyObject *oloops;
+    if (!PyArg_ParseTuple(shape, "dddO!", &g->issue_kernel[0], &g->issue_kernel[1],
+                          &g->issue_kernel[2], &PyList_Type, &oloops))
+        return 0;
+    Py_ssize_t m = PyList_GET_SIZE(oloops);
+    if (!(g->il_scope = zeros(m)) || !(g->il_first = zeros(m)) || !(g->il_last = zeros(m)) ||
+        !(g->il_sums = PyMem_Calloc(m ? (size_t)m * 3 : 1, sizeof(double)))) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        long long scope, first, last;
+        double *v = &g->il_sums[3 * k];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(oloops, k), "LLLddd", &scope, &first, &last, &v[0],
+                              &v[1], &v[2]))
+            return 0;
+        if (first < 0 || first >= g->n || last < 0 || last >= g->n || scope < 1) {
+            PyErr_SetString(PyExc_ValueError, "add_group: issue loop out of range");
+            return 0;
+        }
+        if (!scopes_reserve(f, scope)) return 0;
+        g->il_scope[k] = scope;
+        g->il_first[k] = first;
+        g->il_last[k] = last;
+    }
+    if (!scopes_reserve(f, 0)) return 0;
+    g->n_iloops = m;
+    g->has_issue = 1;
+    return 1;
+}
+
 /* add_group(hash, lines, cats, expected_key, ooo, wait_positions, pair_waits, pair_producers,
- *           barrier_rows) -> index.  barrier_rows: [(line, int64 positions), ...]. */
+ *           barrier_rows[, issue_shape]) -> index.  barrier_rows: [(line, int64 positions), ...];
+ *           issue_shape: see group_issue (None or absent: the group adds no issue sums). */
 static PyObject *Fold_add_group(Fold *f, PyObject *args) {
     unsigned long long hash;
     long long ooo;
-    PyObject *olines, *ocats, *oexp, *owait, *opw, *opp, *orows;
-    if (!PyArg_ParseTuple(args, "KOOOLOOOO!", &hash, &olines, &ocats, &oexp, &ooo, &owait, &opw,
-                          &opp, &PyList_Type, &orows))
+    PyObject *olines, *ocats, *oexp, *owait, *opw, *opp, *orows, *oissue = Py_None;
+    if (!PyArg_ParseTuple(args, "KOOOLOOOO!|O", &hash, &olines, &ocats, &oexp, &ooo, &owait, &opw,
+                          &opp, &PyList_Type, &orows, &oissue))
         return NULL;
     Group *g = PyMem_Calloc(1, sizeof(Group));
     if (!g) return PyErr_NoMemory();
@@ -1254,6 +1336,7 @@ static PyObject *Fold_add_group(Fold *f, PyObject *args) {
     if (!(g->stall = zeros(g->n)) || !(g->duration = zeros(g->n)) ||
         !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)))
         goto nomem;
+    if (oissue != Py_None && !group_issue(f, g, oissue)) goto fail;
     if (f->n_groups == f->cap_groups) {
         Py_ssize_t cap = f->cap_groups ? 2 * f->cap_groups : 16;
         Group **grown = PyMem_Realloc(f->groups, (size_t)cap * sizeof(Group *));
@@ -1347,6 +1430,55 @@ static Col *bar_buf(Fold *f, int64_t se, int64_t cu, int64_t line) {
     return &f->bars[f->n_bars - 1].v;
 }
 
+/* The issue slot of (scope, se, cu, simd), created with zero sums on first use. */
+static ISlot *islot(Fold *f, int64_t scope, int64_t se, int64_t cu, int64_t simd) {
+    if (2 * (f->n_islots + 1) > f->n_islot_slots) {
+        Py_ssize_t ns = f->n_islot_slots ? 2 * f->n_islot_slots : 64;
+        Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
+        if (!slots) return NULL;
+        for (Py_ssize_t e = 0; e < f->n_islots; e++) {
+            ISlot *b = &f->islots[e];
+            uint64_t h = mix64((((uint64_t)b->scope * 1000003ULL + (uint64_t)b->se) * 1000003ULL +
+                                (uint64_t)b->cu) * 1000003ULL + (uint64_t)b->simd);
+            Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(ns - 1));
+            while (slots[i]) i = (i + 1) & (ns - 1);
+            slots[i] = e + 1;
+        }
+        PyMem_Free(f->islot_slots);
+        f->islot_slots = slots;
+        f->n_islot_slots = ns;
+    }
+    uint64_t h = mix64((((uint64_t)scope * 1000003ULL + (uint64_t)se) * 1000003ULL + (uint64_t)cu) *
+                       1000003ULL + (uint64_t)simd);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(f->n_islot_slots - 1));
+    while (f->islot_slots[i]) {
+        ISlot *b = &f->islots[f->islot_slots[i] - 1];
+        if (b->scope == scope && b->se == se && b->cu == cu && b->simd == simd) return b;
+        i = (i + 1) & (f->n_islot_slots - 1);
+    }
+    if (f->n_islots == f->cap_islots) {
+        Py_ssize_t cap = f->cap_islots ? 2 * f->cap_islots : 64;
+        ISlot *grown = PyMem_Realloc(f->islots, (size_t)cap * sizeof(ISlot));
+        if (!grown) return NULL;
+        f->islots = grown;
+        f->cap_islots = cap;
+    }
+    f->islots[f->n_islots] = (ISlot){scope, se, cu, simd, {0.0, 0.0, 0.0}, 0, {NULL, 0, 0}};
+    f->islot_slots[i] = ++f->n_islots;
+    return &f->islots[f->n_islots - 1];
+}
+
+/* One wave's sums in one scope (IssueAccumulator._add): 0 on memory error. */
+static int issue_add_to(Fold *f, int64_t scope, int64_t se, int64_t cu, int64_t simd, int64_t begin,
+                        int64_t end, const double *sums) {
+    ISlot *b = islot(f, scope, se, cu, simd);
+    if (!b || !col_push(&b->spans, begin) || !col_push(&b->spans, end)) return 0;
+    for (int k = 0; k < 3; k++) b->sums[k] += sums[k];
+    b->waves++;
+    f->wave_time[scope] += end > begin ? end - begin : 0;
+    return 1;
+}
+
 /* Minimum and maximum of a column, in four interleaved lanes (independent compare chains). */
 static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *hi, int *has) {
     *has = n > 0;
@@ -1372,11 +1504,11 @@ static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *h
 }
 
 /* Add a matched wave into group g and the fold's totals. 0 on memory error. */
-static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
+static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd) {
     const int64_t *tm = w->cols[0].v, *st = w->cols[2].v, *du = w->cols[3].v;
     Py_ssize_t n = g->n;
     int64_t cu = (w->have_cu && !w->cu_null) ? w->cu : -1;
-    /* barriers first: the only step that allocates */
+    /* barriers and issue spans first: the steps that allocate */
     for (Py_ssize_t k = 0; k < g->n_bar; k++) {
         Col *b = bar_buf(f, se, cu, g->bar_line[k]);
         if (!b) return 0;
@@ -1384,6 +1516,16 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
             int64_t p = g->bar_pos[i];
             if (!col_push(b, tm[p]) || !col_push(b, tm[p] + st[p])) return 0;
         }
+    }
+    if (g->has_issue) { /* IssueAccumulator.add_wave: the kernel, then each loop entered */
+        if (!issue_add_to(f, 0, se, cu, simd, w->begin, w->end, g->issue_kernel)) return 0;
+        for (Py_ssize_t k = 0; k < g->n_iloops; k++) {
+            int64_t last = g->il_last[k];
+            if (!issue_add_to(f, g->il_scope[k], se, cu, simd, tm[g->il_first[k]], tm[last] + du[last],
+                              &g->il_sums[3 * k]))
+                return 0;
+        }
+        f->issue_waves++;
     }
     for (Py_ssize_t i = 0; i < g->n_pairs; i++) {
         int64_t wp = g->pair_w[i], pp = g->pair_p[i];
@@ -1414,8 +1556,8 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
 
 static PyObject *Fold_wave(Fold *f, PyObject *args) {
     PyObject *data;
-    long long se;
-    if (!PyArg_ParseTuple(args, "OL", &data, &se)) return NULL;
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
     Text t;
     if (!text_open(data, &t)) return NULL;
     Wave w = f->scratch; /* the last wave's buffers */
@@ -1450,7 +1592,7 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         Group *g = f->groups[gi];
         if (w.edges.n == 0 || (w.edges.n == g->n_expected &&
                                 !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8))) {
-            if (!fold_into(f, g, &w, se)) {
+            if (!fold_into(f, g, &w, se, simd)) {
                 PyErr_NoMemory();
                 goto done;
             }
@@ -1556,6 +1698,66 @@ static PyObject *Fold_take_totals(Fold *f, PyObject *unused) {
     return out;
 }
 
+/* issue_seed(scope, se, cu, simd, mfma, valu, vmem): the running sums of a slot start from
+ * these (the partial's sums so far), so that C's additions continue Python's in order. */
+static PyObject *Fold_issue_seed(Fold *f, PyObject *args) {
+    long long scope, se, cu, simd;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "LLLLddd", &scope, &se, &cu, &simd, &v[0], &v[1], &v[2])) return NULL;
+    if (!scopes_reserve(f, scope)) return NULL;
+    ISlot *b = islot(f, scope, se, cu, simd);
+    if (!b) return PyErr_NoMemory();
+    for (int k = 0; k < 3; k++) b->sums[k] = v[k];
+    Py_RETURN_NONE;
+}
+
+/* issue_add(scope, se, cu, simd, begin, end, mfma, valu, vmem): one wave's sums in one scope from
+ * the Python path, in order with the waves C adds. */
+static PyObject *Fold_issue_add(Fold *f, PyObject *args) {
+    long long scope, se, cu, simd, begin, end;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "LLLLLLddd", &scope, &se, &cu, &simd, &begin, &end, &v[0], &v[1], &v[2]))
+        return NULL;
+    if (!scopes_reserve(f, scope)) return NULL;
+    if (!issue_add_to(f, scope, se, cu, simd, begin, end, v)) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* take_issue() -> (waves, [(scope, se, cu, simd, mfma, valu, vmem, waves, int64 spans), ...],
+ * [wave time per scope]): the waves C added, every slot's running sums (kept) and its waves and
+ * spans since the last take (cleared), and the wave time per scope (zeroed). */
+static PyObject *Fold_take_issue(Fold *f, PyObject *unused) {
+    (void)unused;
+    PyObject *slots = PyList_New(f->n_islots), *times = PyList_New(f->n_scopes);
+    if (!slots || !times) goto fail;
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) {
+        ISlot *b = &f->islots[i];
+        PyObject *t = Py_BuildValue("(LLLLdddLN)", (long long)b->scope, (long long)b->se,
+                                    (long long)b->cu, (long long)b->simd, b->sums[0], b->sums[1],
+                                    b->sums[2], (long long)b->waves, col_bytes(&b->spans));
+        if (!t) goto fail;
+        PyList_SET_ITEM(slots, i, t);
+    }
+    for (Py_ssize_t i = 0; i < f->n_scopes; i++) {
+        PyObject *t = PyLong_FromLongLong(f->wave_time[i]);
+        if (!t) goto fail;
+        PyList_SET_ITEM(times, i, t);
+    }
+    PyObject *out = Py_BuildValue("(LNN)", (long long)f->issue_waves, slots, times);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) {
+        f->islots[i].waves = 0;
+        f->islots[i].spans.n = 0;
+    }
+    for (Py_ssize_t i = 0; i < f->n_scopes; i++) f->wave_time[i] = 0;
+    f->issue_waves = 0;
+    return out;
+fail:
+    Py_XDECREF(slots);
+    Py_XDECREF(times);
+    return NULL;
+}
+
 /* last_ranges() -> ([5 instruction column ranges], states range, cycles range) of the last
  * scanned wave, each (min, max) or None when empty: what a check of the wave's values needs. */
 static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
@@ -1580,6 +1782,9 @@ static PyMethodDef Fold_methods[] = {
     {"take_barriers", (PyCFunction)Fold_take_barriers, METH_NOARGS, "Barrier times since the last take."},
     {"take_totals", (PyCFunction)Fold_take_totals, METH_NOARGS, "Pass totals since the last take."},
     {"last_ranges", (PyCFunction)Fold_last_ranges, METH_NOARGS, "Column ranges of the last wave."},
+    {"issue_seed", (PyCFunction)Fold_issue_seed, METH_VARARGS, "Start a slot's issue sums from these."},
+    {"issue_add", (PyCFunction)Fold_issue_add, METH_VARARGS, "One wave's issue sums in one scope."},
+    {"take_issue", (PyCFunction)Fold_take_issue, METH_NOARGS, "Issue sums since the last take."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1636,7 +1841,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 2
+#define WAVESCAN_ABI 3
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;
