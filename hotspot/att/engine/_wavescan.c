@@ -1133,7 +1133,7 @@ typedef struct {
     Py_ssize_t n_bars, cap_bars, *bar_slots, n_bar_slots;
     ISlot *islots; /* issue sums per (scope, se, cu, simd), insertion-ordered */
     Py_ssize_t n_islots, cap_islots, *islot_slots, n_islot_slots;
-    int64_t *wave_time; /* per scope: Σ max(0, span) since the last take */
+    int64_t *wave_time; /* per scope: Σ max(0, span) since the last take, -1 when no wave added */
     Py_ssize_t n_scopes;
     int64_t issue_waves; /* waves whose issue sums C added since the last take */
     int64_t waves, instructions, cycles, ooo, waves_edges, edge_entries, waves_static;
@@ -1232,7 +1232,7 @@ static int scopes_reserve(Fold *f, int64_t scope) {
         PyErr_NoMemory();
         return 0;
     }
-    for (Py_ssize_t i = f->n_scopes; i < n; i++) grown[i] = 0;
+    for (Py_ssize_t i = f->n_scopes; i < n; i++) grown[i] = -1;
     f->wave_time = grown;
     f->n_scopes = n;
     return 1;
@@ -1475,6 +1475,7 @@ static int issue_add_to(Fold *f, int64_t scope, int64_t se, int64_t cu, int64_t 
     if (!b || !col_push(&b->spans, begin) || !col_push(&b->spans, end)) return 0;
     for (int k = 0; k < 3; k++) b->sums[k] += sums[k];
     b->waves++;
+    if (f->wave_time[scope] < 0) f->wave_time[scope] = 0;
     f->wave_time[scope] += end > begin ? end - begin : 0;
     return 1;
 }
@@ -1725,7 +1726,7 @@ static PyObject *Fold_issue_add(Fold *f, PyObject *args) {
 
 /* take_issue() -> (waves, [(scope, se, cu, simd, mfma, valu, vmem, waves, int64 spans), ...],
  * [wave time per scope]): the waves C added, every slot's running sums (kept) and its waves and
- * spans since the last take (cleared), and the wave time per scope (zeroed). */
+ * spans since the last take (cleared), and the wave time per scope (None: no wave added). */
 static PyObject *Fold_take_issue(Fold *f, PyObject *unused) {
     (void)unused;
     PyObject *slots = PyList_New(f->n_islots), *times = PyList_New(f->n_scopes);
@@ -1739,7 +1740,7 @@ static PyObject *Fold_take_issue(Fold *f, PyObject *unused) {
         PyList_SET_ITEM(slots, i, t);
     }
     for (Py_ssize_t i = 0; i < f->n_scopes; i++) {
-        PyObject *t = PyLong_FromLongLong(f->wave_time[i]);
+        PyObject *t = f->wave_time[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(f->wave_time[i]);
         if (!t) goto fail;
         PyList_SET_ITEM(times, i, t);
     }
@@ -1749,7 +1750,7 @@ static PyObject *Fold_take_issue(Fold *f, PyObject *unused) {
         f->islots[i].waves = 0;
         f->islots[i].spans.n = 0;
     }
-    for (Py_ssize_t i = 0; i < f->n_scopes; i++) f->wave_time[i] = 0;
+    for (Py_ssize_t i = 0; i < f->n_scopes; i++) f->wave_time[i] = -1;
     f->issue_waves = 0;
     return out;
 fail:

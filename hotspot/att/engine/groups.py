@@ -653,7 +653,7 @@ class NativeIssue:
             flat = memoryview(spans).cast("q")
             acc.spans.setdefault(slot, []).extend(zip(flat[0::2].tolist(), flat[1::2].tolist()))
         for index, t in enumerate(times):
-            if t:
+            if t is not None:  # a scope some wave was added to, even with no time
                 scope = self.keys[index]
                 acc.wave_time[scope] = acc.wave_time.get(scope, 0) + t
 
