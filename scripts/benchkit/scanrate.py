@@ -55,20 +55,22 @@ def measure(dispatch: Path) -> dict:
             def __getattr__(self, name):  # noqa: ANN001, ANN204
                 return getattr(inner, name)
 
-            def wave(self, data, se):  # noqa: ANN001, ANN202
+            def wave(self, data, se, simd=-1):  # noqa: ANN001, ANN202
                 s = _cpu()
                 try:
-                    return inner.wave(data, se)
+                    return inner.wave(data, se, simd)
                 finally:
                     fold_ns[0] += _cpu() - s
                     calls[0] += 1
         return Timed()
 
-    def wave(self, data, se):  # noqa: ANN001, ANN202
+    def wave(self, data, se, simd=-1):  # noqa: ANN001, ANN202
         if not isinstance(self.fold, type(self.fold)) or not hasattr(self, "_timed"):
             self._timed = True
             self.fold = timed_c(self)
-        return real_wave(self, data, se)
+            if self.issue is not None:  # issue sums go to the fold object (NativeIssue holds it)
+                self.issue.fold = self.fold
+        return real_wave(self, data, se, simd)
 
     from hotspot.att import wave_results
     from hotspot.plan.entry_point import analyze

@@ -1824,6 +1824,281 @@ static PyObject *col_range(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * After the pass: barrier episodes (hotspot/att/barriers.py `flat_episodes`) and achieved
+ * occupancy per SE (hotspot/arch/achieved.py `achieved_from_columns`), each the C twin of a Python
+ * function that stays the reference (tests/test_native_equal.py holds them equal).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t release, arrival;
+} BarPair;
+
+static int cmp_barpair(const void *a, const void *b) {
+    const BarPair *x = a, *y = b;
+    if (x->release != y->release) return x->release < y->release ? -1 : 1;
+    return (x->arrival > y->arrival) - (x->arrival < y->arrival);
+}
+
+/* a + b into *out; 0 on int64 overflow */
+static int add_checked(int64_t a, int64_t b, int64_t *out) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *out = a + b;
+    return 1;
+}
+
+/* episodes(flat, tolerance) -> (instances, stall, int64 spreads, int64 sizes), or None when the
+ * sums leave int64 (the caller's Python twin then counts): flat is [arrival, release, ...];
+ * pairs sorted by (release, arrival) fall into one episode while within `tolerance` cycles of its
+ * first release; spreads (last - first arrival) and sizes of the episodes with >= 2 waves. */
+static PyObject *episodes(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *oflat;
+    long long tol;
+    if (!PyArg_ParseTuple(args, "OL", &oflat, &tol)) return NULL;
+    Py_buffer flat;
+    if (!get_i64(oflat, &flat, 0)) return NULL;
+    const int64_t *v = flat.buf;
+    Py_ssize_t m = flat.len / 16;
+    PyObject *out = NULL;
+    BarPair *pairs = PyMem_Malloc(m ? (size_t)m * sizeof(BarPair) : 1);
+    Col spreads = {NULL, 0, 0}, sizes = {NULL, 0, 0};
+    if (!pairs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t stall = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        pairs[i].arrival = v[2 * i];
+        pairs[i].release = v[2 * i + 1];
+        int64_t d;
+        if (!add_checked(pairs[i].release, -pairs[i].arrival, &d) || !add_checked(stall, d, &stall) ||
+            pairs[i].arrival == INT64_MIN) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    qsort(pairs, (size_t)m, sizeof(BarPair), cmp_barpair);
+    for (Py_ssize_t i = 0; i < m;) {
+        int64_t first = pairs[i].release, lo = pairs[i].arrival, hi = lo;
+        Py_ssize_t j = i + 1;
+        for (; j < m; j++) {
+            int64_t gap;
+            if (!add_checked(pairs[j].release, -first, &gap)) { /* beyond any tolerance */
+                break;
+            }
+            if (gap > tol) break;
+            if (pairs[j].arrival < lo) lo = pairs[j].arrival;
+            if (pairs[j].arrival > hi) hi = pairs[j].arrival;
+        }
+        if (j - i >= 2) {
+            int64_t spread;
+            if (!add_checked(hi, -lo, &spread)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (!col_push(&spreads, spread) || !col_push(&sizes, (int64_t)(j - i))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        i = j;
+    }
+    out = Py_BuildValue("(nLNN)", m, (long long)stall, col_bytes(&spreads), col_bytes(&sizes));
+done:
+    col_free(&spreads);
+    col_free(&sizes);
+    PyMem_Free(pairs);
+    PyBuffer_Release(&flat);
+    return out;
+}
+
+/* Occupancy event values the C twin takes (the caller's Python twin reads any other): far from
+ * int64 overflow in every sum over a capture's events. */
+#define OCC_LIMIT ((int64_t)1 << 40)
+#define OCC_MAX_EVENTS ((Py_ssize_t)1 << 22)
+
+typedef struct {
+    int64_t time, cu, simd, slot, start, index;
+} OccEvent;
+
+static int cmp_occ(const void *a, const void *b) {
+    const OccEvent *x = a, *y = b;
+    const int64_t kx[6] = {x->cu, x->simd, x->slot, x->time, x->start, x->index};
+    const int64_t ky[6] = {y->cu, y->simd, y->slot, y->time, y->start, y->index};
+    for (int k = 0; k < 6; k++)
+        if (kx[k] != ky[k]) return kx[k] < ky[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Item i of a list or tuple as an int64 in [0, OCC_LIMIT): 1, 0 (another value), -1 (error). */
+static int occ_value(PyObject *seq, Py_ssize_t i, int64_t *out) {
+    PyObject *o = PySequence_Fast_ITEMS(seq)[i];
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow || v < 0 || v >= OCC_LIMIT) return 0;
+    *out = v;
+    return 1;
+}
+
+/* A simd's resident waves at most at once: its intervals' edges (time * 2 + 1 for a start, time * 2
+ * for an end: ends first at equal times) swept in order. */
+static int64_t peak_of(int64_t *edges, Py_ssize_t n) {
+    qsort(edges, (size_t)n, sizeof(int64_t), cmp_i64);
+    int64_t now = 0, best = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        now += (edges[i] & 1) ? 1 : -1;
+        if (now > best) best = now;
+    }
+    return best;
+}
+
+/* Round codes of occupancy_se: no wave started on the SE, or the one-round rule's answer. */
+#define ROUND_NO_STARTS (-1)
+#define ROUND_UNKNOWN 2
+
+/* occupancy_se(time, cu, simd, slot, is_start, kernel_id, wanted) -> (window, unmatched_starts,
+ * unmatched_ends, busy_cus, round, simds, busy, peak, intervals), or None when a value is not a
+ * plain int in [0, 2**40) or the SE has over 2**22 events (the Python twin reads those). One SE's
+ * event columns (lists or tuples), the events of kernels in `wanted` (a set; None: all). `round`
+ * is -1 when no wave started, 2 when unknown (no wave ended), else 1/0: the one-round rule. An SE
+ * with no event gives intervals 0. Each (cu, simd, slot)'s events in (time, ends first, file
+ * order) make its intervals as achieved.py's sweep does: that order within a slot is the sweep's. */
+static PyObject *occupancy_se(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ocols[6], *wanted;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &ocols[0], &ocols[1], &ocols[2], &ocols[3], &ocols[4],
+                          &ocols[5], &wanted))
+        return NULL;
+    PyObject *cols[6] = {NULL};
+    OccEvent *ev = NULL;
+    int64_t *edges = NULL;
+    PyObject *out = NULL;
+    for (int k = 0; k < 6; k++)
+        if (!(cols[k] = PySequence_Fast(ocols[k], "occupancy_se: columns must be sequences"))) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cols[0]);
+    for (int k = 1; k < 6; k++)
+        if (PySequence_Fast_GET_SIZE(cols[k]) != n) {
+            PyErr_SetString(PyExc_ValueError, "occupancy_se: column lengths disagree");
+            goto done;
+        }
+    if (n > OCC_MAX_EVENTS) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    ev = PyMem_Malloc(n ? (size_t)n * sizeof(OccEvent) : 1);
+    edges = PyMem_Malloc(n ? (size_t)n * 2 * sizeof(int64_t) : 1);
+    if (!ev || !edges) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (wanted != Py_None) {
+            int in = PySet_Contains(wanted, PySequence_Fast_ITEMS(cols[5])[i]);
+            if (in < 0) goto done;
+            if (!in) continue;
+        }
+        int64_t x[5];
+        for (int k = 0; k < 5; k++) {
+            int rc = occ_value(cols[k], i, &x[k]);
+            if (rc < 0) goto done;
+            if (rc == 0 || (k == 4 && x[4] > 1)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+        ev[m] = (OccEvent){x[0], x[1], x[2], x[3], x[4], i};
+        m++;
+    }
+    if (m == 0) {
+        out = Py_BuildValue("(iiiiiiiii)", 0, 0, 0, 0, ROUND_NO_STARTS, 0, 0, 0, 0);
+        goto done;
+    }
+    int64_t begin = ev[0].time, end = ev[0].time, first_end = -1, last_start = -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int64_t t = ev[i].time;
+        if (t < begin) begin = t;
+        if (t > end) end = t;
+        if (ev[i].start) {
+            if (t > last_start) last_start = t;
+        } else if (first_end < 0 || t < first_end) {
+            first_end = t;
+        }
+    }
+    qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+    int64_t unmatched_starts = 0, unmatched_ends = 0, busy_cus = 0, simds = 0, busy = 0, peak = 0,
+            intervals = 0, last_cu = -1;
+    Py_ssize_t n_edges = 0;
+    for (Py_ssize_t i = 0; i < m;) {
+        /* one (cu, simd): its slots' events, slot by slot */
+        Py_ssize_t j = i;
+        int any_start = 0;
+        for (; j < m && ev[j].cu == ev[i].cu && ev[j].simd == ev[i].simd; j++) any_start |= (int)ev[j].start;
+        if (any_start && ev[i].cu != last_cu) { /* sorted by cu: a new cu that started a wave */
+            busy_cus++;
+            last_cu = ev[i].cu;
+        }
+        n_edges = 0;
+        for (Py_ssize_t k = i; k < j;) {
+            Py_ssize_t e = k;
+            int open = 0;
+            int64_t t0 = 0;
+            for (; e < j && ev[e].slot == ev[k].slot; e++) {
+                int64_t t = ev[e].time, s0 = -1;
+                if (ev[e].start) {
+                    if (open) { /* the decoder lost this slot's end: close it here */
+                        unmatched_starts++;
+                        s0 = t0;
+                    }
+                    open = 1;
+                    t0 = t;
+                } else if (open) {
+                    s0 = t0;
+                    open = 0;
+                } else { /* resident since before the window */
+                    unmatched_ends++;
+                    s0 = begin;
+                }
+                if (s0 >= 0) {
+                    edges[n_edges++] = s0 * 2 + 1;
+                    edges[n_edges++] = t * 2;
+                    busy += t - s0;
+                    intervals++;
+                }
+            }
+            if (open) { /* still resident at the window's end */
+                unmatched_starts++;
+                edges[n_edges++] = t0 * 2 + 1;
+                edges[n_edges++] = end * 2;
+                busy += end - t0;
+                intervals++;
+            }
+            k = e;
+        }
+        simds++;
+        int64_t p = peak_of(edges, n_edges);
+        if (p > peak) peak = p;
+        i = j;
+    }
+    int round = last_start < 0 ? ROUND_NO_STARTS : first_end < 0 ? ROUND_UNKNOWN : last_start < first_end;
+    out = Py_BuildValue("(LLLLiLLLL)", (long long)(end - begin), (long long)unmatched_starts,
+                        (long long)unmatched_ends, (long long)busy_cus, round, (long long)simds,
+                        (long long)busy, (long long)peak, (long long)intervals);
+done:
+    for (int k = 0; k < 6; k++) Py_XDECREF(cols[k]);
+    PyMem_Free(ev);
+    PyMem_Free(edges);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
@@ -1834,6 +2109,8 @@ static PyMethodDef methods[] = {
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
     {"col_range", col_range, METH_O, "(min, max) of an int64 column, or None when empty."},
+    {"episodes", episodes, METH_VARARGS, "Barrier episodes of one flat [arrival, release, ...] column."},
+    {"occupancy_se", occupancy_se, METH_VARARGS, "Achieved occupancy sums of one SE's events."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1849,6 +2126,8 @@ PyMODINIT_FUNC PyInit__wavescan(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "ABI", WAVESCAN_ABI) < 0
+            || PyModule_AddIntConstant(m, "ROUND_NO_STARTS", ROUND_NO_STARTS) < 0
+            || PyModule_AddIntConstant(m, "ROUND_UNKNOWN", ROUND_UNKNOWN) < 0
             || PyModule_AddObjectRef(m, "Fold", (PyObject *)&FoldType) < 0) {
         Py_DECREF(m);
         return NULL;
