@@ -14,6 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hotspot.arch.achieved import achieved_from_columns, achieved_python
+from hotspot.att.barriers import BARRIER_RELEASE_TOLERANCE, _episodes, barrier_stats, flat_episodes
 from hotspot.att.engine import groups as wave_groups
 from hotspot.att.engine.native import PURE_PYTHON_ENV
 from hotspot.att.engine.wavepass import PassOptions, describe, run_chunk_open
@@ -21,6 +23,7 @@ from hotspot.att.issue_share import IssueWeights
 from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.capture.codejson import read_code_json
 from hotspot.capture.layout import open_dispatch
+from hotspot.capture.occupancy_json import read_occupancy_json
 from hotspot.errors import InputError
 from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
 from tests.conftest import corpus_path
@@ -95,4 +98,82 @@ def test_issue_sums_equal_on_the_corpus(mod, corpus, monkeypatch):
             continue
         assert _issue(d, monkeypatch, False) == pure, d
         checked += pure is not None
+    assert checked >= 10
+
+
+# --- barrier episodes ----------------------------------------------------------------------------
+
+_TIME = st.integers(0, 5000)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.lists(st.tuples(_TIME, st.integers(0, 200)), max_size=60))
+def test_barrier_episodes_in_c_equal_the_python_twin(mod, pairs):
+    flat = [v for arrival, wait in pairs for v in (arrival, arrival + wait)]
+    n, stall, spreads, sizes = mod.episodes(array("q", flat), BARRIER_RELEASE_TOLERANCE)
+    assert (n, stall, list(memoryview(spreads).cast("q")), list(memoryview(sizes).cast("q"))) == \
+        tuple(flat_episodes(flat))
+
+
+def test_barrier_episodes_beyond_int64_sums_fall_back_to_python(mod):
+    big = (1 << 62) + 5
+    flat = array("q", [0, big, 1, big + 1, 2, big + 2])  # the stall sum leaves int64
+    assert mod.episodes(flat, BARRIER_RELEASE_TOLERANCE) is None
+    assert _episodes(mod, flat) == flat_episodes(flat)
+    assert flat_episodes(flat)[1] == 3 * big  # as Python integers
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.dictionaries(st.tuples(st.integers(0, 1), st.integers(0, 2), st.sampled_from([7, 9])),
+                            st.lists(st.tuples(_TIME, st.integers(0, 60)), min_size=1, max_size=20),
+                            max_size=6))
+def test_barrier_stats_native_equal_pure(mod, keys):
+    barriers = {k: array("q", [v for a, w in pairs for v in (a, a + w)]) for k, pairs in keys.items()}
+    native_stats = barrier_stats(barriers, {})
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv(PURE_PYTHON_ENV, "1")
+        assert barrier_stats(barriers, {}) == native_stats
+
+
+# --- achieved occupancy --------------------------------------------------------------------------
+
+_EVENTS = st.lists(st.tuples(st.integers(0, 400), st.integers(0, 2), st.integers(0, 1), st.integers(0, 2),
+                             st.integers(0, 1), st.sampled_from([1, 2])), max_size=40)
+
+
+def _columns(events: list[tuple[int, ...]]) -> tuple:
+    return tuple(tuple(e[k] for e in events) for k in range(6)) if events else ((),) * 6
+
+
+@settings(max_examples=300, deadline=None)
+@given(by_se=st.dictionaries(st.integers(0, 3), _EVENTS, max_size=3),
+       wanted=st.sampled_from([None, {1}, {2}, {3}, {1, 2}]))
+def test_achieved_occupancy_in_c_equals_the_python_twin(mod, by_se, wanted):
+    """Unmatched starts and ends, slots refilled at the same cycle, SEs with no event of the
+    selected kernels, kernel filters: the same result, floats included."""
+    cols = {se: _columns(ev) for se, ev in by_se.items()}
+    assert all(mod.occupancy_se(*c, wanted) is not None for c in cols.values())  # C computes it
+    assert achieved_from_columns(cols, wanted) == achieved_python(cols, wanted)
+
+
+def test_achieved_occupancy_values_c_declines_go_to_python(mod):
+    cols = {0: ((1, 1 << 41), (0, 0), (0, 0), (0, 0), (1, 0), (1, 1))}  # a time beyond 2**40
+    assert mod.occupancy_se(*cols[0], None) is None
+    got = achieved_from_columns(cols)
+    assert got == achieved_python(cols, None)
+    assert got is not None and got.window_cycles == {0: (1 << 41) - 1}
+
+
+@pytest.mark.slow
+def test_achieved_occupancy_equal_on_the_corpus(mod, corpus):
+    checked = 0
+    for path in sorted(corpus_path("att").rglob("occupancy.json")):
+        try:
+            trace = read_occupancy_json(path)
+        except InputError:  # the corpus's deliberately broken captures
+            continue
+        for wanted in (None, set(trace.dispatches) or None):
+            assert achieved_from_columns(trace.columns_by_se, wanted) == \
+                achieved_python(trace.columns_by_se, wanted), path
+        checked += 1
     assert checked >= 10

@@ -394,6 +394,7 @@ static int key_is(const char *s, Py_ssize_t n, const char *word) {
 typedef struct {
     int64_t begin, end, cu;
     int have_begin, have_end, have_cu, cu_null, have_ins, have_timeline, have_waitcnt;
+    int64_t ins_or; /* OR of every instruction value: negative when any is */
     Col cols[5]; /* time, category, stall, duration, line */
     Col states, cycles;
     Col edges;                    /* waitcnt, encoded */
@@ -441,6 +442,7 @@ static int parse_instructions(Cur *c, Wave *w) {
             if (!expect(c, ']')) return 0;
         }
         for (int k = 0; k < 5; k++) cols[k].v[n] = row[k];
+        w->ins_or |= row[0] | row[1] | row[2] | row[3] | row[4];
         n++;
     } while (expect(c, ','));
     for (int k = 0; k < 5; k++) cols[k].n = n;
@@ -1095,6 +1097,7 @@ typedef struct {
     Py_ssize_t n_expected;
     int64_t ooo;
     int64_t *wait_pos, *pair_w, *pair_p, *bar_line, *bar_pos;
+    int64_t *pair_last; /* per pair: its last counted entry + 1 (0: none since the last take) */
     Py_ssize_t n_wait, n_pairs, n_bar, *bar_start; /* barrier line k: bar_pos[bar_start[k]..[k+1]) */
     int64_t *stall, *duration, *charge, *wait;
     int64_t waves, blame_waves;
@@ -1150,7 +1153,7 @@ static void group_free(Group *g) {
     PyMem_Free(g->lines); PyMem_Free(g->cats); PyMem_Free(g->expected); PyMem_Free(g->wait_pos);
     PyMem_Free(g->pair_w); PyMem_Free(g->pair_p); PyMem_Free(g->bar_line); PyMem_Free(g->bar_pos);
     PyMem_Free(g->bar_start); PyMem_Free(g->stall); PyMem_Free(g->duration); PyMem_Free(g->charge);
-    PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots);
+    PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots); PyMem_Free(g->pair_last);
     PyMem_Free(g->il_scope); PyMem_Free(g->il_first); PyMem_Free(g->il_last); PyMem_Free(g->il_sums);
     PyMem_Free(g);
 }
@@ -1334,7 +1337,8 @@ static PyObject *Fold_add_group(Fold *f, PyObject *args) {
         g->bar_start[k + 1] = total;
     }
     if (!(g->stall = zeros(g->n)) || !(g->duration = zeros(g->n)) ||
-        !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)))
+        !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)) ||
+        !(g->pair_last = zeros(g->n_pairs)))
         goto nomem;
     if (oissue != Py_None && !group_issue(f, g, oissue)) goto fail;
     if (f->n_groups == f->cap_groups) {
@@ -1356,8 +1360,14 @@ fail:
     return NULL;
 }
 
-/* count[(pair, cycles)] += 1 in the group's insertion-ordered table. */
+/* count[(pair, cycles)] += 1 in the group's insertion-ordered table. A pair's cycles mostly repeat
+ * from wave to wave: its last entry is tried before the table. */
 static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
+    int64_t last = g->pair_last[pair];
+    if (last && g->ents[last - 1].cycles == cycles) {
+        g->ents[last - 1].count++;
+        return 1;
+    }
     if (2 * (g->n_ents + 1) > g->n_slots) {
         Py_ssize_t ns = g->n_slots ? 2 * g->n_slots : 256;
         Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
@@ -1378,6 +1388,7 @@ static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
         PairEnt *e = &g->ents[g->slots[i] - 1];
         if (e->pair == pair && e->cycles == cycles) {
             e->count++;
+            g->pair_last[pair] = g->slots[i];
             return 1;
         }
         i = (i + 1) & (g->n_slots - 1);
@@ -1391,6 +1402,7 @@ static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
     }
     g->ents[g->n_ents] = (PairEnt){cycles, 1, pair};
     g->slots[i] = ++g->n_ents;
+    g->pair_last[pair] = g->n_ents;
     return 1;
 }
 
@@ -1570,14 +1582,11 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
         goto done;
     }
-    const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
-                              w.states.v, w.cycles.v};
-    Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
-                          w.states.n, w.cycles.n};
-    for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
-    /* values no decoder writes (the Python path checks and reports them) */
-    int plain = w.begin <= w.end && (!f->rhas[5] || f->rmax[5] < N_STATES);
-    for (int k = 0; k < 7; k++) plain = plain && (!f->rhas[k] || f->rmin[k] >= 0);
+    /* values no decoder writes (the Python path checks and reports them): a negative instruction
+     * value (the parser admits no negative timeline value), begin after end, a state outside the
+     * enum */
+    int plain = w.begin <= w.end && w.ins_or >= 0;
+    for (Py_ssize_t i = 0; i < w.states.n && plain; i++) plain = w.states.v[i] < N_STATES;
     uint64_t h = sequence_hash(&w) & f->hash_mask;
     Py_ssize_t gi = -1;
     Py_ssize_t n = w.cols[0].n;
@@ -1605,6 +1614,12 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         }
     }
     {
+        /* handed back: the column ranges, for last_ranges() */
+        const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
+                                  w.states.v, w.cycles.v};
+        Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
+                              w.states.n, w.cycles.n};
+        for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
         PyObject *scanned = scanned_tuple(&w, h);
         if (scanned) out = Py_BuildValue("(Nn)", scanned, gi);
     }
@@ -1648,6 +1663,7 @@ static PyObject *Fold_take_group(Fold *f, PyObject *arg) {
     g->waves = g->blame_waves = 0;
     g->n_ents = 0;
     if (g->slots) memset(g->slots, 0, (size_t)g->n_slots * sizeof(Py_ssize_t));
+    memset(g->pair_last, 0, (size_t)g->n_pairs * sizeof(int64_t));
     return out;
 }
 
@@ -1760,7 +1776,8 @@ fail:
 }
 
 /* last_ranges() -> ([5 instruction column ranges], states range, cycles range) of the last
- * scanned wave, each (min, max) or None when empty: what a check of the wave's values needs. */
+ * scanned wave handed back to Python, each (min, max) or None when empty: what a check of the
+ * wave's values needs. */
 static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
     (void)unused;
     PyObject *r[7];
