@@ -16,7 +16,11 @@
  * histograms), and fold_lines (a group's sums into the per-line dicts, as `_fold_lines`).
  *
  * Fold (below): scan and all of the above for one wave in a single call, with the group state in
- * C; the module-level helpers remain for the waves the Python path folds.
+ * C, the wave's issue sums (trace ceilings) included; the module-level helpers remain for the
+ * waves the Python path folds.
+ *
+ * episodes and occupancy_se (end of file): barrier episodes and achieved occupancy after the pass,
+ * C twins of Python reference functions (hotspot/att/barriers.py, hotspot/arch/achieved.py).
  *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
@@ -1076,7 +1080,8 @@ a1:
  * its decoder edges equal that group's reconstruction (or it has none), adds everything the wave
  * contributes in C: the group's stall/duration columns, timeline charges, wait stalls, the
  * issue-to-wait histograms (an insertion-ordered hash table per group), the barrier arrival and
- * release times (per (se, cu, line), insertion-ordered), and the pass totals. It returns None.
+ * release times (per (se, cu, line), insertion-ordered), the issue sums per (scope, SIMD) when
+ * the group has an issue shape (fold.wave(data, se, simd)), and the pass totals. It returns None.
  * Any other wave (unreadable by the scanner, a new sequence, other edges, values no decoder
  * writes) is returned to Python as (scanned tuple or None, group index or -1) for the Python
  * path, which keeps every error message and rare case in one place. Accumulators are int64: every
