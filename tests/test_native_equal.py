@@ -26,7 +26,7 @@ from hotspot.capture.layout import open_dispatch
 from hotspot.capture.occupancy_json import read_occupancy_json
 from hotspot.errors import InputError
 from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, run_cli
 from tests.test_wavescan import mod  # noqa: F401  (fixture)
 
 
@@ -177,3 +177,56 @@ def test_achieved_occupancy_equal_on_the_corpus(mod, corpus):
                 achieved_python(trace.columns_by_se, wanted), path
         checked += 1
     assert checked >= 10
+
+
+# --- waitcnt read lazily by the C fold -----------------------------------------------------------
+
+def _both_ways(d: Path) -> list[tuple[int, str, str]]:
+    outs = []
+    for pure in (True, False):
+        with pytest.MonkeyPatch.context() as m:
+            if pure:
+                m.setenv(PURE_PYTHON_ENV, "1")
+            else:
+                m.delenv(PURE_PYTHON_ENV, raising=False)
+            res = run_cli("analyze", "--dir", str(d), "--format", "json")
+            outs.append((res.exit_code, res.stdout, res.stderr))
+    return outs
+
+
+def _edit_waitcnt(path: Path, change) -> None:
+    """Rewrite the waitcnt text of a wave file as bytes (the form the scanner sees)."""
+    data = path.read_bytes()
+    start = data.index(b'"waitcnt":') + len(b'"waitcnt":')
+    depth, end = 0, start
+    for end in range(start, len(data)):
+        depth += {ord("["): 1, ord("]"): -1}.get(data[end], 0)
+        if depth == 0:
+            break
+    path.write_bytes(data[:start] + change(data[start:end + 1]) + data[end + 1:])
+
+
+@settings(max_examples=10, deadline=None)
+@given(edits=st.lists(st.tuples(st.integers(0, 11), st.sampled_from(
+    ["spaces", "comma", "leading-zero", "minus", "drop-bracket", "empty"])), min_size=1, max_size=3),
+       seed=st.integers(0, 100))
+def test_waitcnt_text_other_than_the_groups_reads_as_orjson_does(mod, edits, seed):
+    """The C fold compares a wave's waitcnt text with its group's before parsing it: edges
+    written differently (spaces), not JSON (a doubled comma, a leading zero, a lone minus, a
+    missing bracket) or empty, between waves folded in C: the same analysis, or the same error,
+    as the pure path."""
+    changes = {
+        "spaces": lambda t: t.replace(b",", b", ").replace(b"[", b"[ "),
+        "comma": lambda t: t.replace(b",", b",,", 1),
+        "leading-zero": lambda t: t.replace(b"[", b"[0", 3),
+        "minus": lambda t: t.replace(b",", b",-", 1),
+        "drop-bracket": lambda t: t[:-1] + b" ",
+        "empty": lambda t: b"[]",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        d = _dispatch(Path(tmp), 12, 2, 2, seed)
+        files = sorted(d.glob("se*_sm*_sl*_wv*.json"))
+        for index, kind in edits:
+            _edit_waitcnt(files[index], changes[kind])
+        pure, fused = _both_ways(d)
+        assert fused == pure

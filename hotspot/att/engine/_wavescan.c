@@ -399,6 +399,9 @@ typedef struct {
     int64_t begin, end, cu;
     int have_begin, have_end, have_cu, cu_null, have_ins, have_timeline, have_waitcnt;
     int64_t ins_or; /* OR of every instruction value: negative when any is */
+    /* lazy: waitcnt is only delimited while parsing (Fold: most waves' edges are their group's,
+     * text for text); edges_lazy: so delimited and not yet encoded (edges_settle) */
+    int lazy, edges_lazy;
     Col cols[5]; /* time, category, stall, duration, line */
     Col states, cycles;
     Col edges;                    /* waitcnt, encoded */
@@ -479,6 +482,29 @@ static int parse_timeline(Cur *c, Wave *w) {
 static int parse_waitcnt(Cur *c, Wave *w) {
     if (peek(c, 'n')) return skip_literal(c, "null");
     w->edges_at = c->p;
+    if (w->lazy && *c->p == '[') {
+        /* its extent: brackets counted over the bytes nested integer arrays are written with
+         * (anything else, the NUL past the text included, ends this and it is encoded now) */
+        const char *p = c->p;
+        int depth = 0;
+        for (;;) {
+            char ch = *p++;
+            if (ch == '[') {
+                depth++;
+            } else if (ch == ']') {
+                if (--depth == 0) break;
+            } else if (!is_digit(ch) && ch != ',' && ch != '-' && ch != ' ' && ch != '\n' &&
+                       ch != '\r' && ch != '\t') {
+                depth = -1;
+                break;
+            }
+        }
+        if (depth == 0) {
+            c->p = w->edges_end = p;
+            w->edges_lazy = 1;
+            return 1;
+        }
+    }
     int rc = encode_arrays(c, &w->edges, 0);
     w->edges_end = c->p;
     return rc;
@@ -633,8 +659,20 @@ static void wave_keep(Wave *keep, Wave *w) {
     *keep = *w;
 }
 
-static int scan_into(const char *buf, Py_ssize_t len, Wave *w) {
+/* A lazily delimited waitcnt encoded (Wave.lazy): 1, 0 when it is not nested integer arrays
+ * after all (the wave is then not the plain shape), -1 memory error (exception set). */
+static int edges_settle(Wave *w) {
+    if (!w->edges_lazy) return 1;
+    w->edges_lazy = 0;
+    Cur c = {w->edges_at, w->edges_end};
+    int rc = encode_arrays(&c, &w->edges, 0);
+    if (rc != 1) return rc;
+    return c.p == w->edges_end;
+}
+
+static int scan_into(const char *buf, Py_ssize_t len, Wave *w, int lazy) {
     wave_reset(w);
+    w->lazy = lazy;
     Cur c = {buf, buf + len};
     int rc = parse_document(&c, w);
     if (rc < 0) return -1;
@@ -660,7 +698,7 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
     if (!text_open(arg, &t)) return NULL;
     Wave w;
     memset(&w, 0, sizeof w);
-    int rc = scan_into(t.p, t.n, &w);
+    int rc = scan_into(t.p, t.n, &w, 0);
     PyObject *out = rc < 0 ? NULL : rc == 0 ? Py_NewRef(Py_None) : scanned_tuple(&w, sequence_hash(&w));
     wave_free(&w);
     text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
@@ -1103,6 +1141,8 @@ typedef struct {
     int64_t ooo;
     int64_t *wait_pos, *pair_w, *pair_p, *bar_line, *bar_pos;
     int64_t *pair_last; /* per pair: its last counted entry + 1 (0: none since the last take) */
+    char *raw_edges; /* the waitcnt text of a wave whose edges were the expected ones, and their */
+    Py_ssize_t n_raw, raw_entries; /* length and entries: a wave with the same text has them too */
     Py_ssize_t n_wait, n_pairs, n_bar, *bar_start; /* barrier line k: bar_pos[bar_start[k]..[k+1]) */
     int64_t *stall, *duration, *charge, *wait;
     int64_t waves, blame_waves;
@@ -1159,6 +1199,7 @@ static void group_free(Group *g) {
     PyMem_Free(g->pair_w); PyMem_Free(g->pair_p); PyMem_Free(g->bar_line); PyMem_Free(g->bar_pos);
     PyMem_Free(g->bar_start); PyMem_Free(g->stall); PyMem_Free(g->duration); PyMem_Free(g->charge);
     PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots); PyMem_Free(g->pair_last);
+    PyMem_Free(g->raw_edges);
     PyMem_Free(g->il_scope); PyMem_Free(g->il_first); PyMem_Free(g->il_last); PyMem_Free(g->il_sums);
     PyMem_Free(g);
 }
@@ -1522,7 +1563,7 @@ static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *h
 }
 
 /* Add a matched wave into group g and the fold's totals. 0 on memory error. */
-static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd) {
+static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd, Py_ssize_t n_edges) {
     const int64_t *tm = w->cols[0].v, *st = w->cols[2].v, *du = w->cols[3].v;
     Py_ssize_t n = g->n;
     int64_t cu = (w->have_cu && !w->cu_null) ? w->cu : -1;
@@ -1557,7 +1598,6 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd)
     for (Py_ssize_t i = 0; i < g->n_wait; i++) g->wait[i] += st[g->wait_pos[i]];
     g->waves++;
     g->blame_waves++;
-    Py_ssize_t n_edges = count_entries(&w->edges);
     f->waves++;
     f->instructions += n;
     f->cycles += w->end - w->begin;
@@ -1580,7 +1620,7 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
     if (!text_open(data, &t)) return NULL;
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
-    int rc = scan_into(t.p, t.n, &w);
+    int rc = scan_into(t.p, t.n, &w, 1);
     PyObject *out = NULL;
     if (rc < 0) goto done;
     if (rc == 0) {
@@ -1605,9 +1645,33 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
     }
     if (gi >= 0 && plain) {
         Group *g = f->groups[gi];
-        if (w.edges.n == 0 || (w.edges.n == g->n_expected &&
-                                !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8))) {
-            if (!fold_into(f, g, &w, se, simd)) {
+        Py_ssize_t n_raw = w.edges_lazy ? w.edges_end - w.edges_at : -1, n_edges = 0;
+        int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w.edges_at, g->raw_edges, (size_t)n_raw);
+        if (match) { /* the text of edges known to be the expected ones */
+            n_edges = g->raw_entries;
+        } else {
+            int e = edges_settle(&w);
+            if (e < 0) goto done;
+            if (e == 0) {
+                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+                goto done;
+            }
+            match = w.edges.n == 0 || (w.edges.n == g->n_expected &&
+                                       !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8));
+            n_edges = count_entries(&w.edges);
+            if (match && n_edges && n_raw > 0 && !g->raw_edges) {
+                g->raw_edges = PyMem_Malloc((size_t)n_raw);
+                if (!g->raw_edges) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                memcpy(g->raw_edges, w.edges_at, (size_t)n_raw);
+                g->n_raw = n_raw;
+                g->raw_entries = n_edges;
+            }
+        }
+        if (match) {
+            if (!fold_into(f, g, &w, se, simd, n_edges)) {
                 PyErr_NoMemory();
                 goto done;
             }
@@ -1619,7 +1683,13 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         }
     }
     {
-        /* handed back: the column ranges, for last_ranges() */
+        int e = edges_settle(&w); /* handed back: its edges encoded, as scan() gives them */
+        if (e < 0) goto done;
+        if (e == 0) {
+            out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+            goto done;
+        }
+        /* the column ranges, for last_ranges() */
         const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
                                   w.states.v, w.cycles.v};
         Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
