@@ -295,15 +295,15 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
     try:
         if scanned is not None:
             acc.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
-                                int(scanned.begin), int(scanned.end), scanned.column("lines"),
-                                scanned.column("times"), scanned.column("durations"),
-                                (scanned.sequence_hash, scanned.lines))
+                         int(scanned.begin), int(scanned.end), scanned.column("lines"),
+                         scanned.column("times"), scanned.column("durations"),
+                         (scanned.sequence_hash, scanned.lines))
             return
         doc = orjson.loads(data).get("wave") or {}
         ins = doc.get("instructions") or []
         acc.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
-                            int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
-                            [int(r[3]) for r in ins])
+                     int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
+                     [int(r[3]) for r in ins])
     except (TypeError, ValueError, IndexError, KeyError, AttributeError, orjson.JSONDecodeError):
         return
 
