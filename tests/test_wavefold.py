@@ -104,7 +104,7 @@ def test_sums_taken_from_c_equal_the_python_groups(mod, tmp_path, monkeypatch):
     opts = PassOptions(build_tables(read_code_json(d / "code.json").rows))
     fused = asdict(run_wave_pass(files, opts, 1))
     monkeypatch.setattr(wave_groups.NativeFold, "register", lambda self, wave: None)
-    monkeypatch.setattr(wave_groups.NativeFold, "_adopt", lambda self, wave, data, se: False)
+    monkeypatch.setattr(wave_groups.NativeFold, "_adopt", lambda self, wave, data, se, simd: False)
     python_only = asdict(run_wave_pass(files, opts, 1))
     assert fused == python_only
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
-from typing import NamedTuple
+from types import ModuleType
+from typing import Literal, NamedTuple
 
 from hotspot.record import record
 
@@ -109,8 +110,58 @@ def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
 
 def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
                           kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
-    """`achieved_occupancy` over event columns per SE."""
+    """`achieved_occupancy` over event columns per SE: in C when the native extension is in use
+    (hotspot/att/engine/_wavescan.c `occupancy_se`), else (or for values it does not take) by
+    `achieved_python`, its reference twin."""
+    from hotspot.att.engine.native import native
+
     wanted = None if kernel_ids is None else set(kernel_ids)
+    mod = native()
+    if mod is not None:
+        done = _achieved_native(mod, columns_by_se, wanted)
+        if done is not False:
+            return done
+    return achieved_python(columns_by_se, wanted)
+
+
+def _achieved_native(mod: ModuleType, columns_by_se: Mapping[int, EventColumns],
+                     wanted: set[int] | None) -> AchievedOccupancy | None | Literal[False]:
+    """The sums per SE from C, combined as `achieved_python` combines its intervals; False when C
+    declines an SE (a value outside its range)."""
+    windows: dict[int, int] = {}
+    busy_cus: dict[int, int] = {}
+    rounds: list[bool | None] = []
+    unmatched_starts = unmatched_ends = simds = busy = peak = waves = total_window = 0
+    for se in sorted(columns_by_se):
+        got = mod.occupancy_se(*columns_by_se[se][:6], wanted)
+        if got is None:
+            return False
+        window, starts, ends, cus, one_round, n_simds, se_busy, se_peak, intervals = got
+        if not intervals:  # no event of the selected kernels on this SE
+            continue
+        windows[se] = window
+        unmatched_starts += starts
+        unmatched_ends += ends
+        if cus:
+            busy_cus[se] = cus
+        if one_round != mod.ROUND_NO_STARTS:
+            rounds.append(None if one_round == mod.ROUND_UNKNOWN else bool(one_round))
+        simds += n_simds
+        busy += se_busy
+        total_window += window * n_simds
+        peak = max(peak, se_peak)
+        waves += intervals
+    if not simds:
+        return None
+    mean = busy / total_window if total_window > 0 else None
+    one = None if not rounds or None in rounds else all(rounds)
+    return AchievedOccupancy(mean, peak, simds, waves, windows, unmatched_starts, unmatched_ends,
+                             busy_cus, one)
+
+
+def achieved_python(columns_by_se: Mapping[int, EventColumns],
+                    wanted: set[int] | None) -> AchievedOccupancy | None:
+    """The reference computation of `achieved_from_columns` (`wanted`: kernel ids, None = all)."""
     intervals: dict[_SimdKey, list[tuple[int, int]]] = defaultdict(list)
     windows: dict[int, int] = {}
     unmatched_starts = unmatched_ends = 0

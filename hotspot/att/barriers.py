@@ -10,9 +10,11 @@ no spread and are only counted.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from operator import itemgetter
+from types import ModuleType
 
 from hotspot.capture import CodeRow
 from hotspot.record import record
@@ -61,20 +63,47 @@ class _LineEpisodes:
     sizes: list[int] = field(default_factory=list)
 
 
+Episodes = tuple[int, int, Sequence[int], Sequence[int]]  # instances, stall, spreads, sizes
+
+
+def flat_episodes(flat: Sequence[int]) -> Episodes:
+    """One (SE, CU, line)'s instances, their stall, and the spread and size of each episode with
+    ≥ 2 traced waves, from its flat [arrival, release, ...]: the reference of the C twin
+    (hotspot/att/engine/_wavescan.c `episodes`)."""
+    arrivals, releases = flat[0::2], flat[1::2]
+    spreads, sizes = [], []
+    for group in group_episodes(list(zip(arrivals, releases))):
+        if len(group) >= 2:
+            times = [a for a, _ in group]
+            spreads.append(max(times) - min(times))
+            sizes.append(len(group))
+    return len(arrivals), sum(releases) - sum(arrivals), spreads, sizes
+
+
+def _episodes(mod: ModuleType | None, flat: Sequence[int]) -> Episodes:
+    """`flat_episodes`, in C for the native pass's int64 arrays."""
+    if mod is not None and isinstance(flat, array):
+        got = mod.episodes(flat, BARRIER_RELEASE_TOLERANCE)
+        if got is not None:
+            n, stall, spreads, sizes = got
+            return n, stall, memoryview(spreads).cast("q"), memoryview(sizes).cast("q")
+    return flat_episodes(flat)
+
+
 def barrier_stats(barriers: Mapping[tuple[int, int, int], Sequence[int]],
                   rows_by_line: dict[int, CodeRow]) -> list[BarrierStat]:
     """Per barrier line, from flat [arrival, release, ...] sequences per (SE, CU, line)."""
+    from hotspot.att.engine.native import native
+
+    mod = native()
     per_line: dict[int, _LineEpisodes] = {}
     for (_se, _cu, line), flat in barriers.items():
         acc = per_line.setdefault(line, _LineEpisodes())
-        arrivals, releases = flat[0::2], flat[1::2]
-        acc.instances += len(arrivals)
-        acc.stall += sum(releases) - sum(arrivals)
-        for group in group_episodes(list(zip(arrivals, releases))):
-            if len(group) >= 2:
-                times = [a for a, _ in group]
-                acc.spreads.append(max(times) - min(times))
-                acc.sizes.append(len(group))
+        instances, stall, spreads, sizes = _episodes(mod, flat)
+        acc.instances += instances
+        acc.stall += stall
+        acc.spreads.extend(spreads)
+        acc.sizes.extend(sizes)
     out = []
     for line, acc in per_line.items():
         row = rows_by_line.get(line)

@@ -241,26 +241,37 @@ class IssueAccumulator:
         self.spans.setdefault(slot, []).append(span)
         self.wave_time[scope] = self.wave_time.get(scope, 0) + max(0, span[1] - span[0])
 
-    def add_wave(self, w: IssueWeights, key: SimdKey, begin: int, end: int, lines: Sequence[int],
-                 times: Sequence[int], durations: Sequence[int],
-                 sequence: tuple[int, bytes] | None = None) -> None:
-        """One wave's columns (its executed rows, issue times and durations); `sequence`, the
-        scanner's (hash, raw lines) of its executed sequence, lets waves of one sequence share
-        the counting."""
-        self.waves += 1
-        shape: Shape | None = None
+    def shape(self, w: IssueWeights, lines: Sequence[int],
+              sequence: tuple[int, bytes] | None = None) -> Shape:
+        """The sums every wave running `lines` gets; `sequence`, the scanner's (hash, raw lines)
+        of the executed sequence, lets waves of one sequence share the counting."""
         if sequence is not None:
             known = self.shapes.get(sequence[0])
             if known is not None and known[0] == sequence[1]:
-                shape = known[1]
-        if shape is None:
-            shape = _shape(list(lines), w)
-            if sequence is not None:
-                self.shapes[sequence[0]] = (sequence[1], shape)
-        kernel, loops = shape
-        self._add(None, key, (begin, end), kernel)
-        for scope, first, last, sums in loops:
-            self._add(scope, key, (int(times[first]), int(times[last]) + int(durations[last])), sums)
+                return known[1]
+        shape = _shape(list(lines), w)
+        if sequence is not None:
+            self.shapes[sequence[0]] = (sequence[1], shape)
+        return shape
+
+    def wave_scopes(self, w: IssueWeights, begin: int, end: int, lines: Sequence[int],
+                    times: Sequence[int], durations: Sequence[int],
+                    sequence: tuple[int, bytes] | None = None
+                    ) -> list[tuple[ScopeKey, tuple[int, int], Sums]]:
+        """One wave's (scope, span, sums): the kernel's, then each loop's it entered."""
+        kernel, loops = self.shape(w, lines, sequence)
+        return [(None, (begin, end), kernel)] + [
+            (scope, (int(times[first]), int(times[last]) + int(durations[last])), sums)
+            for scope, first, last, sums in loops]
+
+    def add_wave(self, w: IssueWeights, key: SimdKey, begin: int, end: int, lines: Sequence[int],
+                 times: Sequence[int], durations: Sequence[int],
+                 sequence: tuple[int, bytes] | None = None) -> None:
+        """One wave's columns (its executed rows, issue times and durations); `sequence` as for
+        `shape`. (The native wave pass adds the same sums in C: engine/groups.py `NativeIssue`.)"""
+        self.waves += 1
+        for scope, span, sums in self.wave_scopes(w, begin, end, lines, times, durations, sequence):
+            self._add(scope, key, span, sums)
 
     def merge(self, other: IssueAccumulator) -> None:
         for slot, acc in other.sums.items():

@@ -16,7 +16,11 @@
  * histograms), and fold_lines (a group's sums into the per-line dicts, as `_fold_lines`).
  *
  * Fold (below): scan and all of the above for one wave in a single call, with the group state in
- * C; the module-level helpers remain for the waves the Python path folds.
+ * C, the wave's issue sums (trace ceilings) included; the module-level helpers remain for the
+ * waves the Python path folds.
+ *
+ * episodes and occupancy_se (end of file): barrier episodes and achieved occupancy after the pass,
+ * C twins of Python reference functions (hotspot/att/barriers.py, hotspot/arch/achieved.py).
  *
  * The 2**40 bound keeps every per-wave quantity (values, window ends, timeline time, per-window
  * charge <= sum of cycles) far from int64 overflow; the Python side spills the int64 accumulators
@@ -394,6 +398,10 @@ static int key_is(const char *s, Py_ssize_t n, const char *word) {
 typedef struct {
     int64_t begin, end, cu;
     int have_begin, have_end, have_cu, cu_null, have_ins, have_timeline, have_waitcnt;
+    int64_t ins_or; /* OR of every instruction value: negative when any is */
+    /* lazy: waitcnt is only delimited while parsing (Fold: most waves' edges are their group's,
+     * text for text); edges_lazy: so delimited and not yet encoded (edges_settle) */
+    int lazy, edges_lazy;
     Col cols[5]; /* time, category, stall, duration, line */
     Col states, cycles;
     Col edges;                    /* waitcnt, encoded */
@@ -441,6 +449,7 @@ static int parse_instructions(Cur *c, Wave *w) {
             if (!expect(c, ']')) return 0;
         }
         for (int k = 0; k < 5; k++) cols[k].v[n] = row[k];
+        w->ins_or |= row[0] | row[1] | row[2] | row[3] | row[4];
         n++;
     } while (expect(c, ','));
     for (int k = 0; k < 5; k++) cols[k].n = n;
@@ -473,6 +482,29 @@ static int parse_timeline(Cur *c, Wave *w) {
 static int parse_waitcnt(Cur *c, Wave *w) {
     if (peek(c, 'n')) return skip_literal(c, "null");
     w->edges_at = c->p;
+    if (w->lazy && *c->p == '[') {
+        /* its extent: brackets counted over the bytes nested integer arrays are written with
+         * (anything else, the NUL past the text included, ends this and it is encoded now) */
+        const char *p = c->p;
+        int depth = 0;
+        for (;;) {
+            char ch = *p++;
+            if (ch == '[') {
+                depth++;
+            } else if (ch == ']') {
+                if (--depth == 0) break;
+            } else if (!is_digit(ch) && ch != ',' && ch != '-' && ch != ' ' && ch != '\n' &&
+                       ch != '\r' && ch != '\t') {
+                depth = -1;
+                break;
+            }
+        }
+        if (depth == 0) {
+            c->p = w->edges_end = p;
+            w->edges_lazy = 1;
+            return 1;
+        }
+    }
     int rc = encode_arrays(c, &w->edges, 0);
     w->edges_end = c->p;
     return rc;
@@ -627,8 +659,20 @@ static void wave_keep(Wave *keep, Wave *w) {
     *keep = *w;
 }
 
-static int scan_into(const char *buf, Py_ssize_t len, Wave *w) {
+/* A lazily delimited waitcnt encoded (Wave.lazy): 1, 0 when it is not nested integer arrays
+ * after all (the wave is then not the plain shape), -1 memory error (exception set). */
+static int edges_settle(Wave *w) {
+    if (!w->edges_lazy) return 1;
+    w->edges_lazy = 0;
+    Cur c = {w->edges_at, w->edges_end};
+    int rc = encode_arrays(&c, &w->edges, 0);
+    if (rc != 1) return rc;
+    return c.p == w->edges_end;
+}
+
+static int scan_into(const char *buf, Py_ssize_t len, Wave *w, int lazy) {
     wave_reset(w);
+    w->lazy = lazy;
     Cur c = {buf, buf + len};
     int rc = parse_document(&c, w);
     if (rc < 0) return -1;
@@ -654,7 +698,7 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
     if (!text_open(arg, &t)) return NULL;
     Wave w;
     memset(&w, 0, sizeof w);
-    int rc = scan_into(t.p, t.n, &w);
+    int rc = scan_into(t.p, t.n, &w, 0);
     PyObject *out = rc < 0 ? NULL : rc == 0 ? Py_NewRef(Py_None) : scanned_tuple(&w, sequence_hash(&w));
     wave_free(&w);
     text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
@@ -1074,7 +1118,8 @@ a1:
  * its decoder edges equal that group's reconstruction (or it has none), adds everything the wave
  * contributes in C: the group's stall/duration columns, timeline charges, wait stalls, the
  * issue-to-wait histograms (an insertion-ordered hash table per group), the barrier arrival and
- * release times (per (se, cu, line), insertion-ordered), and the pass totals. It returns None.
+ * release times (per (se, cu, line), insertion-ordered), the issue sums per (scope, SIMD) when
+ * the group has an issue shape (fold.wave(data, se, simd)), and the pass totals. It returns None.
  * Any other wave (unreadable by the scanner, a new sequence, other edges, values no decoder
  * writes) is returned to Python as (scanned tuple or None, group index or -1) for the Python
  * path, which keeps every error message and rare case in one place. Accumulators are int64: every
@@ -1095,9 +1140,20 @@ typedef struct {
     Py_ssize_t n_expected;
     int64_t ooo;
     int64_t *wait_pos, *pair_w, *pair_p, *bar_line, *bar_pos;
+    int64_t *pair_last; /* per pair: its last counted entry + 1 (0: none since the last take) */
+    char *raw_edges; /* the waitcnt text of a wave whose edges were the expected ones, and their */
+    Py_ssize_t n_raw, raw_entries; /* length and entries: a wave with the same text has them too */
     Py_ssize_t n_wait, n_pairs, n_bar, *bar_start; /* barrier line k: bar_pos[bar_start[k]..[k+1]) */
     int64_t *stall, *duration, *charge, *wait;
     int64_t waves, blame_waves;
+    /* issue shares (hotspot/att/issue_share.py `Shape`), when registered: the kernel's sums
+     * (mfma cycles, valu cycles, vmem bytes) and per loop entered its scope, the positions of the
+     * header's first and the branch's last execution, and its sums */
+    int has_issue;
+    double issue_kernel[3];
+    Py_ssize_t n_iloops;
+    int64_t *il_scope, *il_first, *il_last;
+    double *il_sums;
     PairEnt *ents;
     Py_ssize_t n_ents, cap_ents, *slots, n_slots; /* slots: ent index + 1, 0 = empty; power of 2 */
 } Group;
@@ -1107,12 +1163,27 @@ typedef struct {
     Col v;
 } BarBuf;
 
+/* One (scope, SIMD)'s issue sums (issue_share.IssueAccumulator `sums` and `spans`): the doubles
+ * are running sums, added in wave order from the value Python seeded them with, so they equal
+ * Python's float additions; waves and spans are handed over and cleared at each take. */
+typedef struct {
+    int64_t scope, se, cu, simd;
+    double sums[3];
+    int64_t waves;
+    Col spans; /* [begin, end, ...] */
+} ISlot;
+
 typedef struct {
     PyObject_HEAD
     Group **groups;
     Py_ssize_t n_groups, cap_groups;
     BarBuf *bars;
     Py_ssize_t n_bars, cap_bars, *bar_slots, n_bar_slots;
+    ISlot *islots; /* issue sums per (scope, se, cu, simd), insertion-ordered */
+    Py_ssize_t n_islots, cap_islots, *islot_slots, n_islot_slots;
+    int64_t *wave_time; /* per scope: Σ max(0, span) since the last take, -1 when no wave added */
+    Py_ssize_t n_scopes;
+    int64_t issue_waves; /* waves whose issue sums C added since the last take */
     int64_t waves, instructions, cycles, ooo, waves_edges, edge_entries, waves_static;
     int64_t pending, spill;
     uint64_t hash_mask; /* all ones; tests narrow it to force sequence-hash collisions */
@@ -1127,7 +1198,9 @@ static void group_free(Group *g) {
     PyMem_Free(g->lines); PyMem_Free(g->cats); PyMem_Free(g->expected); PyMem_Free(g->wait_pos);
     PyMem_Free(g->pair_w); PyMem_Free(g->pair_p); PyMem_Free(g->bar_line); PyMem_Free(g->bar_pos);
     PyMem_Free(g->bar_start); PyMem_Free(g->stall); PyMem_Free(g->duration); PyMem_Free(g->charge);
-    PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots);
+    PyMem_Free(g->wait); PyMem_Free(g->ents); PyMem_Free(g->slots); PyMem_Free(g->pair_last);
+    PyMem_Free(g->raw_edges);
+    PyMem_Free(g->il_scope); PyMem_Free(g->il_first); PyMem_Free(g->il_last); PyMem_Free(g->il_sums);
     PyMem_Free(g);
 }
 
@@ -1144,6 +1217,10 @@ static void Fold_dealloc(Fold *f) {
     fold_clear_bars(f);
     PyMem_Free(f->bars);
     PyMem_Free(f->bar_slots);
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) col_free(&f->islots[i].spans);
+    PyMem_Free(f->islots);
+    PyMem_Free(f->islot_slots);
+    PyMem_Free(f->wave_time);
     Py_TYPE(f)->tp_free((PyObject *)f);
 }
 
@@ -1191,14 +1268,68 @@ static int64_t *zeros(Py_ssize_t n) {
     return v;
 }
 
+/* The per-scope wave time array covers scopes 0..scope. 0 on memory error (exception set). */
+static int scopes_reserve(Fold *f, int64_t scope) {
+    if (scope < f->n_scopes) return 1;
+    if (scope < 0 || scope >= ((int64_t)1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "issue scope out of range");
+        return 0;
+    }
+    Py_ssize_t n = (Py_ssize_t)scope + 1;
+    int64_t *grown = PyMem_Realloc(f->wave_time, (size_t)n * sizeof(int64_t));
+    if (!grown) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = f->n_scopes; i < n; i++) grown[i] = -1;
+    f->wave_time = grown;
+    f->n_scopes = n;
+    return 1;
+}
+
+/* A group's issue shape from (mfma, valu, vmem, [(scope, first, last, mfma, valu, vmem), ...]);
+ * 0 with an exception when it is not that or a position is outside the sequence. */
+static int group_issue(Fold *f, Group *g, PyObject *shape) {
+    PyObject *oloops;
+    if (!PyArg_ParseTuple(shape, "dddO!", &g->issue_kernel[0], &g->issue_kernel[1],
+                          &g->issue_kernel[2], &PyList_Type, &oloops))
+        return 0;
+    Py_ssize_t m = PyList_GET_SIZE(oloops);
+    if (!(g->il_scope = zeros(m)) || !(g->il_first = zeros(m)) || !(g->il_last = zeros(m)) ||
+        !(g->il_sums = PyMem_Calloc(m ? (size_t)m * 3 : 1, sizeof(double)))) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        long long scope, first, last;
+        double *v = &g->il_sums[3 * k];
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(oloops, k), "LLLddd", &scope, &first, &last, &v[0],
+                              &v[1], &v[2]))
+            return 0;
+        if (first < 0 || first >= g->n || last < 0 || last >= g->n || scope < 1) {
+            PyErr_SetString(PyExc_ValueError, "add_group: issue loop out of range");
+            return 0;
+        }
+        if (!scopes_reserve(f, scope)) return 0;
+        g->il_scope[k] = scope;
+        g->il_first[k] = first;
+        g->il_last[k] = last;
+    }
+    if (!scopes_reserve(f, 0)) return 0;
+    g->n_iloops = m;
+    g->has_issue = 1;
+    return 1;
+}
+
 /* add_group(hash, lines, cats, expected_key, ooo, wait_positions, pair_waits, pair_producers,
- *           barrier_rows) -> index.  barrier_rows: [(line, int64 positions), ...]. */
+ *           barrier_rows[, issue_shape]) -> index.  barrier_rows: [(line, int64 positions), ...];
+ *           issue_shape: see group_issue (None or absent: the group adds no issue sums). */
 static PyObject *Fold_add_group(Fold *f, PyObject *args) {
     unsigned long long hash;
     long long ooo;
-    PyObject *olines, *ocats, *oexp, *owait, *opw, *opp, *orows;
-    if (!PyArg_ParseTuple(args, "KOOOLOOOO!", &hash, &olines, &ocats, &oexp, &ooo, &owait, &opw,
-                          &opp, &PyList_Type, &orows))
+    PyObject *olines, *ocats, *oexp, *owait, *opw, *opp, *orows, *oissue = Py_None;
+    if (!PyArg_ParseTuple(args, "KOOOLOOOO!|O", &hash, &olines, &ocats, &oexp, &ooo, &owait, &opw,
+                          &opp, &PyList_Type, &orows, &oissue))
         return NULL;
     Group *g = PyMem_Calloc(1, sizeof(Group));
     if (!g) return PyErr_NoMemory();
@@ -1252,8 +1383,10 @@ static PyObject *Fold_add_group(Fold *f, PyObject *args) {
         g->bar_start[k + 1] = total;
     }
     if (!(g->stall = zeros(g->n)) || !(g->duration = zeros(g->n)) ||
-        !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)))
+        !(g->charge = zeros(g->n * N_STATES)) || !(g->wait = zeros(g->n_wait)) ||
+        !(g->pair_last = zeros(g->n_pairs)))
         goto nomem;
+    if (oissue != Py_None && !group_issue(f, g, oissue)) goto fail;
     if (f->n_groups == f->cap_groups) {
         Py_ssize_t cap = f->cap_groups ? 2 * f->cap_groups : 16;
         Group **grown = PyMem_Realloc(f->groups, (size_t)cap * sizeof(Group *));
@@ -1273,8 +1406,14 @@ fail:
     return NULL;
 }
 
-/* count[(pair, cycles)] += 1 in the group's insertion-ordered table. */
+/* count[(pair, cycles)] += 1 in the group's insertion-ordered table. A pair's cycles mostly repeat
+ * from wave to wave: its last entry is tried before the table. */
 static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
+    int64_t last = g->pair_last[pair];
+    if (last && g->ents[last - 1].cycles == cycles) {
+        g->ents[last - 1].count++;
+        return 1;
+    }
     if (2 * (g->n_ents + 1) > g->n_slots) {
         Py_ssize_t ns = g->n_slots ? 2 * g->n_slots : 256;
         Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
@@ -1295,6 +1434,7 @@ static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
         PairEnt *e = &g->ents[g->slots[i] - 1];
         if (e->pair == pair && e->cycles == cycles) {
             e->count++;
+            g->pair_last[pair] = g->slots[i];
             return 1;
         }
         i = (i + 1) & (g->n_slots - 1);
@@ -1308,6 +1448,7 @@ static int pair_count(Group *g, Py_ssize_t pair, int64_t cycles) {
     }
     g->ents[g->n_ents] = (PairEnt){cycles, 1, pair};
     g->slots[i] = ++g->n_ents;
+    g->pair_last[pair] = g->n_ents;
     return 1;
 }
 
@@ -1347,6 +1488,56 @@ static Col *bar_buf(Fold *f, int64_t se, int64_t cu, int64_t line) {
     return &f->bars[f->n_bars - 1].v;
 }
 
+/* The issue slot of (scope, se, cu, simd), created with zero sums on first use. */
+static ISlot *islot(Fold *f, int64_t scope, int64_t se, int64_t cu, int64_t simd) {
+    if (2 * (f->n_islots + 1) > f->n_islot_slots) {
+        Py_ssize_t ns = f->n_islot_slots ? 2 * f->n_islot_slots : 64;
+        Py_ssize_t *slots = PyMem_Calloc((size_t)ns, sizeof(Py_ssize_t));
+        if (!slots) return NULL;
+        for (Py_ssize_t e = 0; e < f->n_islots; e++) {
+            ISlot *b = &f->islots[e];
+            uint64_t h = mix64((((uint64_t)b->scope * 1000003ULL + (uint64_t)b->se) * 1000003ULL +
+                                (uint64_t)b->cu) * 1000003ULL + (uint64_t)b->simd);
+            Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(ns - 1));
+            while (slots[i]) i = (i + 1) & (ns - 1);
+            slots[i] = e + 1;
+        }
+        PyMem_Free(f->islot_slots);
+        f->islot_slots = slots;
+        f->n_islot_slots = ns;
+    }
+    uint64_t h = mix64((((uint64_t)scope * 1000003ULL + (uint64_t)se) * 1000003ULL + (uint64_t)cu) *
+                       1000003ULL + (uint64_t)simd);
+    Py_ssize_t i = (Py_ssize_t)(h & (uint64_t)(f->n_islot_slots - 1));
+    while (f->islot_slots[i]) {
+        ISlot *b = &f->islots[f->islot_slots[i] - 1];
+        if (b->scope == scope && b->se == se && b->cu == cu && b->simd == simd) return b;
+        i = (i + 1) & (f->n_islot_slots - 1);
+    }
+    if (f->n_islots == f->cap_islots) {
+        Py_ssize_t cap = f->cap_islots ? 2 * f->cap_islots : 64;
+        ISlot *grown = PyMem_Realloc(f->islots, (size_t)cap * sizeof(ISlot));
+        if (!grown) return NULL;
+        f->islots = grown;
+        f->cap_islots = cap;
+    }
+    f->islots[f->n_islots] = (ISlot){scope, se, cu, simd, {0.0, 0.0, 0.0}, 0, {NULL, 0, 0}};
+    f->islot_slots[i] = ++f->n_islots;
+    return &f->islots[f->n_islots - 1];
+}
+
+/* One wave's sums in one scope (IssueAccumulator._add): 0 on memory error. */
+static int issue_add_to(Fold *f, int64_t scope, int64_t se, int64_t cu, int64_t simd, int64_t begin,
+                        int64_t end, const double *sums) {
+    ISlot *b = islot(f, scope, se, cu, simd);
+    if (!b || !col_push(&b->spans, begin) || !col_push(&b->spans, end)) return 0;
+    for (int k = 0; k < 3; k++) b->sums[k] += sums[k];
+    b->waves++;
+    if (f->wave_time[scope] < 0) f->wave_time[scope] = 0;
+    f->wave_time[scope] += end > begin ? end - begin : 0;
+    return 1;
+}
+
 /* Minimum and maximum of a column, in four interleaved lanes (independent compare chains). */
 static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *hi, int *has) {
     *has = n > 0;
@@ -1372,11 +1563,11 @@ static void col_range_of(const int64_t *v, Py_ssize_t n, int64_t *lo, int64_t *h
 }
 
 /* Add a matched wave into group g and the fold's totals. 0 on memory error. */
-static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
+static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd, Py_ssize_t n_edges) {
     const int64_t *tm = w->cols[0].v, *st = w->cols[2].v, *du = w->cols[3].v;
     Py_ssize_t n = g->n;
     int64_t cu = (w->have_cu && !w->cu_null) ? w->cu : -1;
-    /* barriers first: the only step that allocates */
+    /* barriers and issue spans first: the steps that allocate */
     for (Py_ssize_t k = 0; k < g->n_bar; k++) {
         Col *b = bar_buf(f, se, cu, g->bar_line[k]);
         if (!b) return 0;
@@ -1384,6 +1575,16 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
             int64_t p = g->bar_pos[i];
             if (!col_push(b, tm[p]) || !col_push(b, tm[p] + st[p])) return 0;
         }
+    }
+    if (g->has_issue) { /* IssueAccumulator.add_wave: the kernel, then each loop entered */
+        if (!issue_add_to(f, 0, se, cu, simd, w->begin, w->end, g->issue_kernel)) return 0;
+        for (Py_ssize_t k = 0; k < g->n_iloops; k++) {
+            int64_t last = g->il_last[k];
+            if (!issue_add_to(f, g->il_scope[k], se, cu, simd, tm[g->il_first[k]], tm[last] + du[last],
+                              &g->il_sums[3 * k]))
+                return 0;
+        }
+        f->issue_waves++;
     }
     for (Py_ssize_t i = 0; i < g->n_pairs; i++) {
         int64_t wp = g->pair_w[i], pp = g->pair_p[i];
@@ -1397,7 +1598,6 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
     for (Py_ssize_t i = 0; i < g->n_wait; i++) g->wait[i] += st[g->wait_pos[i]];
     g->waves++;
     g->blame_waves++;
-    Py_ssize_t n_edges = count_entries(&w->edges);
     f->waves++;
     f->instructions += n;
     f->cycles += w->end - w->begin;
@@ -1414,27 +1614,24 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se) {
 
 static PyObject *Fold_wave(Fold *f, PyObject *args) {
     PyObject *data;
-    long long se;
-    if (!PyArg_ParseTuple(args, "OL", &data, &se)) return NULL;
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
     Text t;
     if (!text_open(data, &t)) return NULL;
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
-    int rc = scan_into(t.p, t.n, &w);
+    int rc = scan_into(t.p, t.n, &w, 1);
     PyObject *out = NULL;
     if (rc < 0) goto done;
     if (rc == 0) {
         out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
         goto done;
     }
-    const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
-                              w.states.v, w.cycles.v};
-    Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
-                          w.states.n, w.cycles.n};
-    for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
-    /* values no decoder writes (the Python path checks and reports them) */
-    int plain = w.begin <= w.end && (!f->rhas[5] || f->rmax[5] < N_STATES);
-    for (int k = 0; k < 7; k++) plain = plain && (!f->rhas[k] || f->rmin[k] >= 0);
+    /* values no decoder writes (the Python path checks and reports them): a negative instruction
+     * value (the parser admits no negative timeline value), begin after end, a state outside the
+     * enum */
+    int plain = w.begin <= w.end && w.ins_or >= 0;
+    for (Py_ssize_t i = 0; i < w.states.n && plain; i++) plain = w.states.v[i] < N_STATES;
     uint64_t h = sequence_hash(&w) & f->hash_mask;
     Py_ssize_t gi = -1;
     Py_ssize_t n = w.cols[0].n;
@@ -1448,9 +1645,33 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
     }
     if (gi >= 0 && plain) {
         Group *g = f->groups[gi];
-        if (w.edges.n == 0 || (w.edges.n == g->n_expected &&
-                                !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8))) {
-            if (!fold_into(f, g, &w, se)) {
+        Py_ssize_t n_raw = w.edges_lazy ? w.edges_end - w.edges_at : -1, n_edges = 0;
+        int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w.edges_at, g->raw_edges, (size_t)n_raw);
+        if (match) { /* the text of edges known to be the expected ones */
+            n_edges = g->raw_entries;
+        } else {
+            int e = edges_settle(&w);
+            if (e < 0) goto done;
+            if (e == 0) {
+                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+                goto done;
+            }
+            match = w.edges.n == 0 || (w.edges.n == g->n_expected &&
+                                       !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8));
+            n_edges = count_entries(&w.edges);
+            if (match && n_edges && n_raw > 0 && !g->raw_edges) {
+                g->raw_edges = PyMem_Malloc((size_t)n_raw);
+                if (!g->raw_edges) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                memcpy(g->raw_edges, w.edges_at, (size_t)n_raw);
+                g->n_raw = n_raw;
+                g->raw_entries = n_edges;
+            }
+        }
+        if (match) {
+            if (!fold_into(f, g, &w, se, simd, n_edges)) {
                 PyErr_NoMemory();
                 goto done;
             }
@@ -1462,6 +1683,18 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
         }
     }
     {
+        int e = edges_settle(&w); /* handed back: its edges encoded, as scan() gives them */
+        if (e < 0) goto done;
+        if (e == 0) {
+            out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+            goto done;
+        }
+        /* the column ranges, for last_ranges() */
+        const int64_t *cols[7] = {w.cols[0].v, w.cols[1].v, w.cols[2].v, w.cols[3].v, w.cols[4].v,
+                                  w.states.v, w.cycles.v};
+        Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
+                              w.states.n, w.cycles.n};
+        for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
         PyObject *scanned = scanned_tuple(&w, h);
         if (scanned) out = Py_BuildValue("(Nn)", scanned, gi);
     }
@@ -1505,6 +1738,7 @@ static PyObject *Fold_take_group(Fold *f, PyObject *arg) {
     g->waves = g->blame_waves = 0;
     g->n_ents = 0;
     if (g->slots) memset(g->slots, 0, (size_t)g->n_slots * sizeof(Py_ssize_t));
+    memset(g->pair_last, 0, (size_t)g->n_pairs * sizeof(int64_t));
     return out;
 }
 
@@ -1556,8 +1790,69 @@ static PyObject *Fold_take_totals(Fold *f, PyObject *unused) {
     return out;
 }
 
+/* issue_seed(scope, se, cu, simd, mfma, valu, vmem): the running sums of a slot start from
+ * these (the partial's sums so far), so that C's additions continue Python's in order. */
+static PyObject *Fold_issue_seed(Fold *f, PyObject *args) {
+    long long scope, se, cu, simd;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "LLLLddd", &scope, &se, &cu, &simd, &v[0], &v[1], &v[2])) return NULL;
+    if (!scopes_reserve(f, scope)) return NULL;
+    ISlot *b = islot(f, scope, se, cu, simd);
+    if (!b) return PyErr_NoMemory();
+    for (int k = 0; k < 3; k++) b->sums[k] = v[k];
+    Py_RETURN_NONE;
+}
+
+/* issue_add(scope, se, cu, simd, begin, end, mfma, valu, vmem): one wave's sums in one scope from
+ * the Python path, in order with the waves C adds. */
+static PyObject *Fold_issue_add(Fold *f, PyObject *args) {
+    long long scope, se, cu, simd, begin, end;
+    double v[3];
+    if (!PyArg_ParseTuple(args, "LLLLLLddd", &scope, &se, &cu, &simd, &begin, &end, &v[0], &v[1], &v[2]))
+        return NULL;
+    if (!scopes_reserve(f, scope)) return NULL;
+    if (!issue_add_to(f, scope, se, cu, simd, begin, end, v)) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* take_issue() -> (waves, [(scope, se, cu, simd, mfma, valu, vmem, waves, int64 spans), ...],
+ * [wave time per scope]): the waves C added, every slot's running sums (kept) and its waves and
+ * spans since the last take (cleared), and the wave time per scope (None: no wave added). */
+static PyObject *Fold_take_issue(Fold *f, PyObject *unused) {
+    (void)unused;
+    PyObject *slots = PyList_New(f->n_islots), *times = PyList_New(f->n_scopes);
+    if (!slots || !times) goto fail;
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) {
+        ISlot *b = &f->islots[i];
+        PyObject *t = Py_BuildValue("(LLLLdddLN)", (long long)b->scope, (long long)b->se,
+                                    (long long)b->cu, (long long)b->simd, b->sums[0], b->sums[1],
+                                    b->sums[2], (long long)b->waves, col_bytes(&b->spans));
+        if (!t) goto fail;
+        PyList_SET_ITEM(slots, i, t);
+    }
+    for (Py_ssize_t i = 0; i < f->n_scopes; i++) {
+        PyObject *t = f->wave_time[i] < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(f->wave_time[i]);
+        if (!t) goto fail;
+        PyList_SET_ITEM(times, i, t);
+    }
+    PyObject *out = Py_BuildValue("(LNN)", (long long)f->issue_waves, slots, times);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < f->n_islots; i++) {
+        f->islots[i].waves = 0;
+        f->islots[i].spans.n = 0;
+    }
+    for (Py_ssize_t i = 0; i < f->n_scopes; i++) f->wave_time[i] = -1;
+    f->issue_waves = 0;
+    return out;
+fail:
+    Py_XDECREF(slots);
+    Py_XDECREF(times);
+    return NULL;
+}
+
 /* last_ranges() -> ([5 instruction column ranges], states range, cycles range) of the last
- * scanned wave, each (min, max) or None when empty: what a check of the wave's values needs. */
+ * scanned wave handed back to Python, each (min, max) or None when empty: what a check of the
+ * wave's values needs. */
 static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
     (void)unused;
     PyObject *r[7];
@@ -1580,6 +1875,9 @@ static PyMethodDef Fold_methods[] = {
     {"take_barriers", (PyCFunction)Fold_take_barriers, METH_NOARGS, "Barrier times since the last take."},
     {"take_totals", (PyCFunction)Fold_take_totals, METH_NOARGS, "Pass totals since the last take."},
     {"last_ranges", (PyCFunction)Fold_last_ranges, METH_NOARGS, "Column ranges of the last wave."},
+    {"issue_seed", (PyCFunction)Fold_issue_seed, METH_VARARGS, "Start a slot's issue sums from these."},
+    {"issue_add", (PyCFunction)Fold_issue_add, METH_VARARGS, "One wave's issue sums in one scope."},
+    {"take_issue", (PyCFunction)Fold_take_issue, METH_NOARGS, "Issue sums since the last take."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1618,6 +1916,281 @@ static PyObject *col_range(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * After the pass: barrier episodes (hotspot/att/barriers.py `flat_episodes`) and achieved
+ * occupancy per SE (hotspot/arch/achieved.py `achieved_from_columns`), each the C twin of a Python
+ * function that stays the reference (tests/test_native_equal.py holds them equal).
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t release, arrival;
+} BarPair;
+
+static int cmp_barpair(const void *a, const void *b) {
+    const BarPair *x = a, *y = b;
+    if (x->release != y->release) return x->release < y->release ? -1 : 1;
+    return (x->arrival > y->arrival) - (x->arrival < y->arrival);
+}
+
+/* a + b into *out; 0 on int64 overflow */
+static int add_checked(int64_t a, int64_t b, int64_t *out) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *out = a + b;
+    return 1;
+}
+
+/* episodes(flat, tolerance) -> (instances, stall, int64 spreads, int64 sizes), or None when the
+ * sums leave int64 (the caller's Python twin then counts): flat is [arrival, release, ...];
+ * pairs sorted by (release, arrival) fall into one episode while within `tolerance` cycles of its
+ * first release; spreads (last - first arrival) and sizes of the episodes with >= 2 waves. */
+static PyObject *episodes(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *oflat;
+    long long tol;
+    if (!PyArg_ParseTuple(args, "OL", &oflat, &tol)) return NULL;
+    Py_buffer flat;
+    if (!get_i64(oflat, &flat, 0)) return NULL;
+    const int64_t *v = flat.buf;
+    Py_ssize_t m = flat.len / 16;
+    PyObject *out = NULL;
+    BarPair *pairs = PyMem_Malloc(m ? (size_t)m * sizeof(BarPair) : 1);
+    Col spreads = {NULL, 0, 0}, sizes = {NULL, 0, 0};
+    if (!pairs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t stall = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        pairs[i].arrival = v[2 * i];
+        pairs[i].release = v[2 * i + 1];
+        int64_t d;
+        if (!add_checked(pairs[i].release, -pairs[i].arrival, &d) || !add_checked(stall, d, &stall) ||
+            pairs[i].arrival == INT64_MIN) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    qsort(pairs, (size_t)m, sizeof(BarPair), cmp_barpair);
+    for (Py_ssize_t i = 0; i < m;) {
+        int64_t first = pairs[i].release, lo = pairs[i].arrival, hi = lo;
+        Py_ssize_t j = i + 1;
+        for (; j < m; j++) {
+            int64_t gap;
+            if (!add_checked(pairs[j].release, -first, &gap)) { /* beyond any tolerance */
+                break;
+            }
+            if (gap > tol) break;
+            if (pairs[j].arrival < lo) lo = pairs[j].arrival;
+            if (pairs[j].arrival > hi) hi = pairs[j].arrival;
+        }
+        if (j - i >= 2) {
+            int64_t spread;
+            if (!add_checked(hi, -lo, &spread)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (!col_push(&spreads, spread) || !col_push(&sizes, (int64_t)(j - i))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        i = j;
+    }
+    out = Py_BuildValue("(nLNN)", m, (long long)stall, col_bytes(&spreads), col_bytes(&sizes));
+done:
+    col_free(&spreads);
+    col_free(&sizes);
+    PyMem_Free(pairs);
+    PyBuffer_Release(&flat);
+    return out;
+}
+
+/* Occupancy event values the C twin takes (the caller's Python twin reads any other): far from
+ * int64 overflow in every sum over a capture's events. */
+#define OCC_LIMIT ((int64_t)1 << 40)
+#define OCC_MAX_EVENTS ((Py_ssize_t)1 << 22)
+
+typedef struct {
+    int64_t time, cu, simd, slot, start, index;
+} OccEvent;
+
+static int cmp_occ(const void *a, const void *b) {
+    const OccEvent *x = a, *y = b;
+    const int64_t kx[6] = {x->cu, x->simd, x->slot, x->time, x->start, x->index};
+    const int64_t ky[6] = {y->cu, y->simd, y->slot, y->time, y->start, y->index};
+    for (int k = 0; k < 6; k++)
+        if (kx[k] != ky[k]) return kx[k] < ky[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Item i of a list or tuple as an int64 in [0, OCC_LIMIT): 1, 0 (another value), -1 (error). */
+static int occ_value(PyObject *seq, Py_ssize_t i, int64_t *out) {
+    PyObject *o = PySequence_Fast_ITEMS(seq)[i];
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow || v < 0 || v >= OCC_LIMIT) return 0;
+    *out = v;
+    return 1;
+}
+
+/* A simd's resident waves at most at once: its intervals' edges (time * 2 + 1 for a start, time * 2
+ * for an end: ends first at equal times) swept in order. */
+static int64_t peak_of(int64_t *edges, Py_ssize_t n) {
+    qsort(edges, (size_t)n, sizeof(int64_t), cmp_i64);
+    int64_t now = 0, best = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        now += (edges[i] & 1) ? 1 : -1;
+        if (now > best) best = now;
+    }
+    return best;
+}
+
+/* Round codes of occupancy_se: no wave started on the SE, or the one-round rule's answer. */
+#define ROUND_NO_STARTS (-1)
+#define ROUND_UNKNOWN 2
+
+/* occupancy_se(time, cu, simd, slot, is_start, kernel_id, wanted) -> (window, unmatched_starts,
+ * unmatched_ends, busy_cus, round, simds, busy, peak, intervals), or None when a value is not a
+ * plain int in [0, 2**40) or the SE has over 2**22 events (the Python twin reads those). One SE's
+ * event columns (lists or tuples), the events of kernels in `wanted` (a set; None: all). `round`
+ * is -1 when no wave started, 2 when unknown (no wave ended), else 1/0: the one-round rule. An SE
+ * with no event gives intervals 0. Each (cu, simd, slot)'s events in (time, ends first, file
+ * order) make its intervals as achieved.py's sweep does: that order within a slot is the sweep's. */
+static PyObject *occupancy_se(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ocols[6], *wanted;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &ocols[0], &ocols[1], &ocols[2], &ocols[3], &ocols[4],
+                          &ocols[5], &wanted))
+        return NULL;
+    PyObject *cols[6] = {NULL};
+    OccEvent *ev = NULL;
+    int64_t *edges = NULL;
+    PyObject *out = NULL;
+    for (int k = 0; k < 6; k++)
+        if (!(cols[k] = PySequence_Fast(ocols[k], "occupancy_se: columns must be sequences"))) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cols[0]);
+    for (int k = 1; k < 6; k++)
+        if (PySequence_Fast_GET_SIZE(cols[k]) != n) {
+            PyErr_SetString(PyExc_ValueError, "occupancy_se: column lengths disagree");
+            goto done;
+        }
+    if (n > OCC_MAX_EVENTS) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    ev = PyMem_Malloc(n ? (size_t)n * sizeof(OccEvent) : 1);
+    edges = PyMem_Malloc(n ? (size_t)n * 2 * sizeof(int64_t) : 1);
+    if (!ev || !edges) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (wanted != Py_None) {
+            int in = PySet_Contains(wanted, PySequence_Fast_ITEMS(cols[5])[i]);
+            if (in < 0) goto done;
+            if (!in) continue;
+        }
+        int64_t x[5];
+        for (int k = 0; k < 5; k++) {
+            int rc = occ_value(cols[k], i, &x[k]);
+            if (rc < 0) goto done;
+            if (rc == 0 || (k == 4 && x[4] > 1)) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+        ev[m] = (OccEvent){x[0], x[1], x[2], x[3], x[4], i};
+        m++;
+    }
+    if (m == 0) {
+        out = Py_BuildValue("(iiiiiiiii)", 0, 0, 0, 0, ROUND_NO_STARTS, 0, 0, 0, 0);
+        goto done;
+    }
+    int64_t begin = ev[0].time, end = ev[0].time, first_end = -1, last_start = -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int64_t t = ev[i].time;
+        if (t < begin) begin = t;
+        if (t > end) end = t;
+        if (ev[i].start) {
+            if (t > last_start) last_start = t;
+        } else if (first_end < 0 || t < first_end) {
+            first_end = t;
+        }
+    }
+    qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+    int64_t unmatched_starts = 0, unmatched_ends = 0, busy_cus = 0, simds = 0, busy = 0, peak = 0,
+            intervals = 0, last_cu = -1;
+    Py_ssize_t n_edges = 0;
+    for (Py_ssize_t i = 0; i < m;) {
+        /* one (cu, simd): its slots' events, slot by slot */
+        Py_ssize_t j = i;
+        int any_start = 0;
+        for (; j < m && ev[j].cu == ev[i].cu && ev[j].simd == ev[i].simd; j++) any_start |= (int)ev[j].start;
+        if (any_start && ev[i].cu != last_cu) { /* sorted by cu: a new cu that started a wave */
+            busy_cus++;
+            last_cu = ev[i].cu;
+        }
+        n_edges = 0;
+        for (Py_ssize_t k = i; k < j;) {
+            Py_ssize_t e = k;
+            int open = 0;
+            int64_t t0 = 0;
+            for (; e < j && ev[e].slot == ev[k].slot; e++) {
+                int64_t t = ev[e].time, s0 = -1;
+                if (ev[e].start) {
+                    if (open) { /* the decoder lost this slot's end: close it here */
+                        unmatched_starts++;
+                        s0 = t0;
+                    }
+                    open = 1;
+                    t0 = t;
+                } else if (open) {
+                    s0 = t0;
+                    open = 0;
+                } else { /* resident since before the window */
+                    unmatched_ends++;
+                    s0 = begin;
+                }
+                if (s0 >= 0) {
+                    edges[n_edges++] = s0 * 2 + 1;
+                    edges[n_edges++] = t * 2;
+                    busy += t - s0;
+                    intervals++;
+                }
+            }
+            if (open) { /* still resident at the window's end */
+                unmatched_starts++;
+                edges[n_edges++] = t0 * 2 + 1;
+                edges[n_edges++] = end * 2;
+                busy += end - t0;
+                intervals++;
+            }
+            k = e;
+        }
+        simds++;
+        int64_t p = peak_of(edges, n_edges);
+        if (p > peak) peak = p;
+        i = j;
+    }
+    int round = last_start < 0 ? ROUND_NO_STARTS : first_end < 0 ? ROUND_UNKNOWN : last_start < first_end;
+    out = Py_BuildValue("(LLLLiLLLL)", (long long)(end - begin), (long long)unmatched_starts,
+                        (long long)unmatched_ends, (long long)busy_cus, round, (long long)simds,
+                        (long long)busy, (long long)peak, (long long)intervals);
+done:
+    for (int k = 0; k < 6; k++) Py_XDECREF(cols[k]);
+    PyMem_Free(ev);
+    PyMem_Free(edges);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
@@ -1628,6 +2201,8 @@ static PyMethodDef methods[] = {
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
     {"col_range", col_range, METH_O, "(min, max) of an int64 column, or None when empty."},
+    {"episodes", episodes, METH_VARARGS, "Barrier episodes of one flat [arrival, release, ...] column."},
+    {"occupancy_se", occupancy_se, METH_VARARGS, "Achieved occupancy sums of one SE's events."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1636,13 +2211,15 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 2
+#define WAVESCAN_ABI 3
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "ABI", WAVESCAN_ABI) < 0
+            || PyModule_AddIntConstant(m, "ROUND_NO_STARTS", ROUND_NO_STARTS) < 0
+            || PyModule_AddIntConstant(m, "ROUND_UNKNOWN", ROUND_UNKNOWN) < 0
             || PyModule_AddObjectRef(m, "Fold", (PyObject *)&FoldType) < 0) {
         Py_DECREF(m);
         return NULL;

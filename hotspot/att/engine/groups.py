@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from hotspot.att.engine.native import ScannedWave, native
+from hotspot.att.issue_share import IssueAccumulator, IssueWeights, ScopeKey, SimdKey
 from hotspot.att.waits.accumulate import BlameAccumulator
 from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, ROLE_BARRIER, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
@@ -451,16 +452,24 @@ class NativeFold:
     (end of a run), `release` (a group being flushed) and on the spill signal.
     """
 
-    def __init__(self, mod: ModuleType, part: Partial, tables: LineTables) -> None:
+    def __init__(self, mod: ModuleType, part: Partial, tables: LineTables,
+                 issue: IssueWeights | None = None) -> None:
         self.mod = mod
         self.fold = mod.Fold(FOLD_SPILL_WAVES, FOLD_HASH_MASK)
         self.part = part
         self.tables = tables
         self.members: list[SequenceGroup | None] = []  # by C index
+        # with the rows' unit costs, C adds each folded wave's issue sums too (no second scan)
+        self.issue: NativeIssue | None = None
+        if issue is not None:
+            if part.issue is None:
+                part.issue = IssueAccumulator()
+            self.issue = NativeIssue(self.fold, issue, part.issue)
 
-    def wave(self, data: bytes, se: int) -> "tuple[bool, ScannedWave | None]":
-        """(done, scanned): done when C folded the wave; else the Python path takes `scanned`."""
-        res = self.fold.wave(data, se)
+    def wave(self, data: bytes, se: int, simd: int = -1) -> "tuple[bool, ScannedWave | None]":
+        """(done, scanned): done when C folded the wave (and, with issue weights, added its issue
+        sums); else the Python path takes `scanned`."""
+        res = self.fold.wave(data, se, simd)
         if res is None:
             return True, None
         found, index = res
@@ -470,7 +479,7 @@ class NativeFold:
         if index == -1 and found is not None:
             # A sequence C does not know: build its group once, register it, fold again in C.
             scanned = ScannedWave(*found)
-            if registrable(scanned) and self._adopt(scanned, data, se):
+            if registrable(scanned) and self._adopt(scanned, data, se, simd):
                 return True, None
             self.take_barriers()
             return False, scanned
@@ -479,7 +488,7 @@ class NativeFold:
             self._take(index)
         return False, ScannedWave(*found) if found is not None else None
 
-    def _adopt(self, wave: ScannedWave, data: bytes, se: int) -> bool:
+    def _adopt(self, wave: ScannedWave, data: bytes, se: int, simd: int) -> bool:
         """Register the group of `wave` (built here when new) and fold the wave in C; False (and
         nothing changed) when C hands it back again, for the Python path to decide as before."""
         groups = self.part.open_groups.groups
@@ -495,7 +504,7 @@ class NativeFold:
         elif group.native_index is not None:
             return False
         self._register(group, wave)
-        res = self.fold.wave(data, se)
+        res = self.fold.wave(data, se, simd)
         if res is not None and res[1] != -2:  # other edges or odd values: not folded
             if new:
                 assert group.native_index is not None  # given by _register
@@ -527,7 +536,7 @@ class NativeFold:
         group.native_index = self.fold.add_group(
             wave.sequence_hash, wave.lines, wave.cats, group.expected_key(self.mod) or b"",
             group.ooo, positions, array("q", group.pair_waits), array("q", group.pair_producers),
-            rows)
+            rows, self.issue.shape_args(wave) if self.issue is not None else None)
         self.members.append(group)
 
     def release(self, group: SequenceGroup) -> None:
@@ -550,6 +559,8 @@ class NativeFold:
         blame.edge_entries += entries
         blame.edge_entries_reconstructed += entries
         blame.waves_static += waves_static
+        if self.issue is not None:
+            self.issue.take()
         for i, group in enumerate(self.members):
             if group is not None:
                 self._take(i)
@@ -598,6 +609,55 @@ class NativeFold:
                 h[cycles] = h.get(cycles, 0) + count
 
 
+class NativeIssue:
+    """A partial's issue sums (hotspot/att/issue_share.py) while a NativeFold folds into it.
+
+    C holds each (scope, SIMD)'s running float sums, seeded with the partial's, so that the waves C
+    folds and those of the Python path (`add_wave`, the IssueAccumulator's signature) are added in
+    file order, as one IssueAccumulator would add them: the same floats. `take` hands them over."""
+
+    def __init__(self, fold: Any, weights: IssueWeights, acc: IssueAccumulator) -> None:
+        self.fold = fold
+        self.weights = weights
+        self.acc = acc
+        self.keys: list[ScopeKey] = [None, *weights.loops]  # C's scope index -> scope
+        self.scopes = {scope: i for i, scope in enumerate(self.keys)}
+        for (scope, (se, cu, simd)), sums in acc.sums.items():
+            fold.issue_seed(self.scopes[scope], se, cu, simd, sums[0], sums[1], sums[2])
+
+    def shape_args(self, wave: ScannedWave) -> tuple[Any, ...]:
+        """The issue shape of the sequence of `wave` as Fold.add_group takes it."""
+        kernel, loops = self.acc.shape(self.weights, wave.column("lines"),
+                                       (wave.sequence_hash, wave.lines))
+        return (*kernel, [(self.scopes[scope], first, last, *sums)
+                          for scope, first, last, sums in loops])
+
+    def add_wave(self, w: IssueWeights, key: SimdKey, begin: int, end: int, lines: Sequence[int],
+                 times: Sequence[int], durations: Sequence[int],
+                 sequence: tuple[int, bytes] | None = None) -> None:
+        self.acc.waves += 1
+        se, cu, simd = key
+        for scope, (lo, hi), sums in self.acc.wave_scopes(w, begin, end, lines, times, durations,
+                                                          sequence):
+            self.fold.issue_add(self.scopes[scope], se, cu, simd, lo, hi, *sums)
+
+    def take(self) -> None:
+        waves, slots, times = self.fold.take_issue()
+        acc = self.acc
+        acc.waves += waves
+        for index, se, cu, simd, mfma, valu, vmem, n, spans in slots:
+            slot = (self.keys[index], (se, cu, simd))
+            sums = acc.sums.setdefault(slot, [0.0, 0.0, 0.0, 0.0])
+            sums[0], sums[1], sums[2] = mfma, valu, vmem  # C's running sums continue these
+            sums[3] += n
+            flat = memoryview(spans).cast("q")
+            acc.spans.setdefault(slot, []).extend(zip(flat[0::2].tolist(), flat[1::2].tolist()))
+        for index, t in enumerate(times):
+            if t is not None:  # a scope some wave was added to, even with no time
+                scope = self.keys[index]
+                acc.wave_time[scope] = acc.wave_time.get(scope, 0) + t
+
+
 def registrable(wave: ScannedWave) -> bool:
     """The sequence of `wave` is short enough to be registered with the C fold."""
     return len(wave.lines) <= NATIVE_GROUP_MAX_POSITIONS * 8  # int64 column
@@ -623,6 +683,7 @@ class Partial(Protocol):
     open_groups: SequenceFolder
     records_only: bool
     native: NativeFold | None
+    issue: IssueAccumulator | None
 
     def finish(self) -> object: ...
 

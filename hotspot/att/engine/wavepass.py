@@ -37,6 +37,7 @@ from hotspot.att.engine.groups import (
     DECODER_JUMP,
     N_STATES,
     NativeFold,
+    NativeIssue,
     SequenceFolder,
     SequenceGroup,
     _scanned_group,
@@ -194,7 +195,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         part = WavePartial()
     mod = native()
     tables = opts.tables
-    fused = part.native = NativeFold(mod, part, tables) if mod is not None else None
+    fused = part.native = NativeFold(mod, part, tables, opts.issue) if mod is not None else None
     data: bytes | None  # dropped once the scanner's columns hold the wave
     sequences: dict[object, SequenceFacts] = {}  # of the sampled waves, by their executed order
     # a sampled wave is taken after the pass folded it (its sequence's replay is then the
@@ -220,20 +221,26 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             progress.advance()
         data = read_wave_bytes(path, opts.max_bytes)
         sampled = path in opts.sample
-        # one scan of the bytes for both the issue accumulator and the sample
-        pre = scan(mod, data) if mod is not None and (sampled or opts.issue is not None) else None
-        if opts.issue is not None:
+        in_c = fused is not None and not part.records_only
+        # one scan of the bytes for both the issue accumulator and the sample (the C fold adds
+        # the issue sums of a wave it folds itself)
+        pre = (scan(mod, data) if mod is not None and (sampled or (opts.issue is not None and not in_c))
+               else None)
+        if opts.issue is not None and not in_c:
             observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
         if sampled:  # from the bytes just read: the file is opened once
             pending = (WaveFile(path, se, simd, slot, n), data, pre)
-        if fused is not None and not part.records_only:
+        if fused is not None and in_c:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
             # comes back, so a check of those values runs below, on the scanned columns or on
             # `fused.last_ranges()`, the same for both paths.
-            done, scanned = fused.wave(data, se)
+            done, scanned = fused.wave(data, se, simd)
             if done:
                 continue
+            if opts.issue is not None:  # from C's scan (None: only orjson reads the file)
+                observe_issue(part, opts.issue, mod if scanned is not None else None, data, path,
+                              se, simd, scanned)
         else:  # the scan taken above for the issue columns or the sample serves the fold too
             scanned = pre if pre is not None else scan(mod, data) if mod is not None else None
         if scanned is not None:
@@ -280,20 +287,23 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
     refuse is skipped here: the fold says why."""
     if part.issue is None:
         part.issue = IssueAccumulator()
+    # while the C fold is attached its sums are the partial's (in file order): add there
+    acc: IssueAccumulator | NativeIssue = (
+        part.native.issue if part.native is not None and part.native.issue is not None else part.issue)
     if scanned is None and mod is not None:
         scanned = scan(mod, data)
     try:
         if scanned is not None:
-            part.issue.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
-                                int(scanned.begin), int(scanned.end), scanned.column("lines"),
-                                scanned.column("times"), scanned.column("durations"),
-                                (scanned.sequence_hash, scanned.lines))
+            acc.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
+                         int(scanned.begin), int(scanned.end), scanned.column("lines"),
+                         scanned.column("times"), scanned.column("durations"),
+                         (scanned.sequence_hash, scanned.lines))
             return
         doc = orjson.loads(data).get("wave") or {}
         ins = doc.get("instructions") or []
-        part.issue.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
-                            int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
-                            [int(r[3]) for r in ins])
+        acc.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
+                     int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
+                     [int(r[3]) for r in ins])
     except (TypeError, ValueError, IndexError, KeyError, AttributeError, orjson.JSONDecodeError):
         return
 
