@@ -341,6 +341,188 @@ def compare(a: Path, b: Path, context_lines: int) -> int:
     return 1 if differences else 0
 
 
+# --itemize: every difference grouped by (command, format, where in the output), with a count of
+# cases and one example each, so two records' differences can be listed mechanically.
+ITEM_EXAMPLE_CHARS = 160
+FLAGS_NOT_VARIANTS = frozenset({"--format", "--example", "-o"})  # input/output choices, not views
+HTML_HEADING = re.compile(r"<h([1-4])\b[^>]*>(.*?)</h\1>", re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _argv_tokens(folder: Path) -> list[str]:
+    words = (folder / "argv").read_text().split() if (folder / "argv").is_file() else []
+    return words[2:] if words[:2] == ["hotspot", "--no-cache"] else words
+
+
+def case_command(folder: Path) -> str:
+    """The command and the flags that choose its view (`analyze --plan --detail`), values left out."""
+    tokens = _argv_tokens(folder)
+    if not tokens:
+        return folder.name
+    head = tokens[:2] if tokens[0] == "export" and len(tokens) > 1 else tokens[:1]
+    flags = [t for t in tokens[len(head):] if t.startswith("-") and t not in FLAGS_NOT_VARIANTS]
+    return " ".join(head + flags)
+
+
+def case_format(folder: Path, name: str) -> str:
+    """What a recorded file is: stdout in the case's --format (text by default), a written file by
+    its extension, or `stderr` / `exit_code`."""
+    if name == "stdout":
+        tokens = _argv_tokens(folder)
+        i = tokens.index("--format") if "--format" in tokens else -1
+        return tokens[i + 1] if 0 <= i < len(tokens) - 1 else "text"
+    if name.startswith("file~"):
+        return Path(name).suffix.lstrip(".") or name
+    return name
+
+
+def _short(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= ITEM_EXAMPLE_CHARS else text[:ITEM_EXAMPLE_CHARS - 1] + "…"
+
+
+def json_differences(a: object, b: object, path: str = "") -> dict[str, tuple[object, object]]:
+    """Each place two JSON values differ, by key path (`data.plan.items[].coverage`: list indices
+    as `[]`), with the first pair of values seen there. Keys on one side only, lists of another
+    length and keys in another order are places of their own (`... (only in B)`, `...[] (length)`,
+    `... (key order)`)."""
+    out: dict[str, tuple[object, object]] = {}
+    here = path or "(document)"
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in a:
+            if k not in b:
+                out.setdefault(f"{path}.{k} (only in A)".lstrip("."), (a[k], None))
+        for k in b:
+            if k not in a:
+                out.setdefault(f"{path}.{k} (only in B)".lstrip("."), (None, b[k]))
+        for k in a:
+            if k in b:
+                for where, pair in json_differences(a[k], b[k], f"{path}.{k}".lstrip(".")).items():
+                    out.setdefault(where, pair)
+        common_a = [k for k in a if k in b]
+        common_b = [k for k in b if k in a]
+        if common_a != common_b:
+            out.setdefault(f"{here} (key order)", (common_a, common_b))
+    elif isinstance(a, list) and isinstance(b, list):
+        for x, y in zip(a, b):
+            for where, pair in json_differences(x, y, f"{path}[]").items():
+                out.setdefault(where, pair)
+        if len(a) != len(b):
+            out.setdefault(f"{path}[] (length)", (len(a), len(b)))
+    elif a != b or type(a) is not type(b):  # 1 and 1.0 (or true) are other bytes
+        out[here] = (a, b)
+    return out
+
+
+def text_heading(lines: list[str], index: int, fmt: str) -> str:
+    """The section heading above line `index`: a markdown `#` line, or a text heading (a title
+    underlined with dashes, render/tables.py `heading`); `(top)` above the first."""
+    for i in range(min(index, len(lines) - 1), -1, -1):
+        line = lines[i]
+        if fmt == "markdown" and line.startswith("#"):
+            return line.lstrip("#").strip()
+        if fmt != "markdown" and i + 1 < len(lines) and line.strip() \
+                and set(lines[i + 1].strip()) == {"-"} and len(lines[i + 1].strip()) == len(line.strip()):
+            return line.strip()
+    return "(top)"
+
+
+def html_heading(text: str, offset: int) -> str:
+    """The last <h1>-<h4> before `offset` (tags stripped), or `<style>`/`<script>` when the offset is
+    inside one; `(top)` above the first heading."""
+    before = text[:offset]
+    for block in ("style", "script"):
+        if before.rfind(f"<{block}") > before.rfind(f"</{block}>"):
+            return f"<{block}>"
+    found = list(HTML_HEADING.finditer(before))
+    return " ".join(TAG.sub("", found[-1].group(2)).split()) if found else "(top)"
+
+
+def file_differences(da: bytes, db: bytes, fmt: str) -> dict[str, tuple[object, object]]:
+    """Where one recorded file differs (see json_differences / text_heading / html_heading)."""
+    if fmt == "exit_code":
+        return {"exit code": (da.decode(errors="replace").strip(), db.decode(errors="replace").strip())}
+    if fmt == "json":
+        try:
+            ja, jb = json.loads(da), json.loads(db)
+        except ValueError:
+            pass
+        else:
+            return json_differences(ja, jb) or {"(formatting)": (_short(da.decode(errors="replace")),
+                                                                 _short(db.decode(errors="replace")))}
+    ta, tb = da.decode(errors="replace"), db.decode(errors="replace")
+    if fmt == "html":
+        offset = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
+        start_a, start_b = ta.rfind("\n", 0, offset) + 1, tb.rfind("\n", 0, offset) + 1
+        lo = max(start_a, offset - ITEM_EXAMPLE_CHARS // 2)
+        return {f"§ {html_heading(ta, offset)}": (ta[lo:offset + ITEM_EXAMPLE_CHARS // 2],
+                                                 tb[max(start_b, lo):offset + ITEM_EXAMPLE_CHARS // 2])}
+    la, lb = ta.splitlines(), tb.splitlines()
+    index = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+    pair = (la[index] if index < len(la) else "(end)", lb[index] if index < len(lb) else "(end)")
+    if fmt == "stderr":  # diagnostics, not sections: the kind of line (`warning: resources`)
+        line = pair[0] if index < len(la) else pair[1]
+        return {": ".join(line.split(": ")[:2])[:60] or "(empty line)": pair}
+    return {f"§ {text_heading(la, index, fmt)}": pair}
+
+
+@dataclass
+class Item:
+    """One group of differences: how many cases show it and the first one seen."""
+
+    cases: set[str] = field(default_factory=set)
+    example_case: str = ""
+    example: tuple[object, object] = (None, None)
+
+
+def itemize(a: Path, b: Path) -> dict[tuple[str, str, str], Item]:
+    """Every difference between two records, by (command, format, where)."""
+    fa, fb = _files(a), _files(b)
+    items: dict[tuple[str, str, str], Item] = {}
+
+    def add(key: tuple[str, str, str], case: str, pair: tuple[object, object]) -> None:
+        item = items.setdefault(key, Item())
+        if not item.cases or case < item.example_case:
+            item.example_case, item.example = case, pair
+        item.cases.add(case)
+    for rel in sorted(fa ^ fb):
+        case, name = rel.split("/", 1) if "/" in rel else (rel, rel)
+        folder = (a if rel in fa else b) / case
+        side = "A" if rel in fa else "B"
+        add((case_command(folder), case_format(folder, name), f"(file only in {side})"), case, ("", ""))
+    for rel in sorted(fa & fb):
+        da, db = (a / rel).read_bytes(), (b / rel).read_bytes()
+        if da == db or "/" not in rel:
+            continue
+        case, name = rel.split("/", 1)
+        folder = a / case
+        fmt = case_format(folder, name)
+        for where, pair in file_differences(da, db, fmt).items():
+            add((case_command(folder), fmt, where), case, pair)
+    return items
+
+
+def print_itemized(items: dict[tuple[str, str, str], Item]) -> None:
+    for (command, fmt, where), item in sorted(items.items()):
+        print(f"{command} | {fmt} | {where}: {len(item.cases)} case(s)")
+        x, y = item.example
+        print(f"    e.g. {item.example_case}")
+        print(f"      A: {_short(x)}")
+        print(f"      B: {_short(y)}")
+
+
+def compare_itemized(a: Path, b: Path) -> int:
+    for root in (a, b):
+        if not (root / MANIFEST).is_file():
+            print(f"golden: {root} is not a golden record (no {MANIFEST})", file=sys.stderr)
+            return 2
+    items = itemize(a, b)
+    print_itemized(items)
+    cases = set().union(*(item.cases for item in items.values())) if items else set()
+    print(f"golden: {len(items)} kind(s) of difference over {len(cases)} case(s)", file=sys.stderr)
+    return 1 if items else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -353,10 +535,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
     parser.add_argument("--diff-lines", type=int, default=12,
                         help="lines of unified diff shown per differing file with --compare (0: none)")
+    parser.add_argument("--itemize", action="store_true",
+                        help="with --compare: group every difference by command, format and where "
+                             "(JSON key path, or the section heading above the first differing line), "
+                             "with a count of cases and one example each")
     args = parser.parse_args(argv)
+    if args.itemize and not args.compare:
+        parser.error("--itemize goes with --compare A B")
     if args.compare:
         if args.out or args.baseline:
             parser.error("--compare takes no --out/--baseline")
+        if args.itemize:
+            return compare_itemized(args.compare[0], args.compare[1])
         return compare(args.compare[0], args.compare[1], args.diff_lines)
     if not args.out:
         parser.error("give --out DIR (to record) or --compare A B")
