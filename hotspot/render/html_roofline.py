@@ -84,7 +84,7 @@ def svg(r: Roofline) -> str:
              f'aria-label="roofline ({scope})" data-scope="{escape(r.scope)}" '
              f'data-plot="{x0} {y0} {x1} {y1}" xmlns="http://www.w3.org/2000/svg" '
              'font-family="system-ui,sans-serif" font-size="12">',
-             f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>']
+             f'<path d="M0 0H{WIDTH}V{HEIGHT}H0Z" fill="#fff"/>']
     for d in range(lx0, lx1 + 1):
         x = X(10.0 ** d)
         parts.append(f'<line x1="{x:.1f}" y1="{y0}" x2="{x:.1f}" y2="{y1}" stroke="{GRID_COLOR}"/>'
@@ -95,8 +95,7 @@ def svg(r: Roofline) -> str:
         parts.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="{GRID_COLOR}"/>'
                      f'<text x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{AXIS_COLOR}">'
                      f'{_tick(10.0 ** d)}</text>')
-    parts.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" fill="none" '
-                 f'stroke="{AXIS_COLOR}"/>')
+    parts.append(f'<path class="plot-area" d="M{x0} {y0}H{x1}V{y1}H{x0}Z" fill="none" stroke="{AXIS_COLOR}"/>')
     parts.append(f'<text x="{(x0 + x1) / 2:.0f}" y="{HEIGHT - 14}" text-anchor="middle" fill="#1d1f23">'
                  "arithmetic intensity (FLOP per byte requested by VMEM loads and stores)</text>")
     parts.append(f'<text transform="translate(18 {(y0 + y1) / 2:.0f}) rotate(-90)" text-anchor="middle" '
@@ -145,10 +144,10 @@ def caption(r: Roofline) -> str:
     ceilings = "".join(f"<li><b>{escape(c.name)}</b> {si(c.value, 'B/s' if c.kind == 'memory' else 'FLOP/s')}: "
                        f"{escape(c.source)}</li>" for c in r.ceilings)
     lines = [f"<b>The point</b>: {escape(r.notes[0])}. "
-             f"{si(r.flops, 'FLOP')} ({escape(flops)}) and {si(r.bytes, 'B')} requested by VMEM "
-             f"instructions (ISA width × lanes; caches serve part of it, so the HBM intensity is at "
-             f"least this) in {r.seconds * 1e6:,.3g} µs."]
-    lines += [escape(n) + "." for n in r.notes[1:]]
+             f"{si(r.flops, 'FLOP')} (the traced waves': {escape(flops)}) and {si(r.bytes, 'B')} "
+             f"requested by VMEM instructions (ISA width × lanes; caches serve part of it, so the HBM "
+             f"intensity is at least this) in {r.seconds * 1e6:,.3g} µs."]
+    lines += [escape(n[:1].upper() + n[1:]) + "." for n in r.notes[1:]]
     return ("<p>" + " ".join(lines[:1]) + "</p>"
             + (f'<p class="note">{" ".join(lines[1:])}</p>' if lines[1:] else "")
             + f'<p><b>Ceilings</b>:</p><ul class="ceilings">{ceilings}</ul>')
