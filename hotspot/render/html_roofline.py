@@ -19,6 +19,8 @@ COLORS = {"MFMA": "#2f5fb3", "VALU": "#7d3c98", "HBM": "#b9770e"}
 POINT_COLOR = "#c0392b"
 GRID_COLOR = "#e3e6ea"
 AXIS_COLOR = "#5d6470"
+# a white outline under labels drawn over lines (the point's, the memory roof's): legible in print
+HALO = 'paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="round"'
 SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
@@ -115,7 +117,7 @@ def svg(r: Roofline) -> str:
         ly = Y(m.value * xa) + t * (Y(m.value * xb) - Y(m.value * xa))
         angle = math.degrees(math.atan2(Y(m.value * xb) - Y(m.value * xa), X(xb) - X(xa)))
         parts.append(f'<text class="ceiling-label" transform="translate({lx:.1f} {ly - 7:.1f}) '
-                     f'rotate({angle:.1f})" fill="{_color(m)}">{escape(m.name)} {si(m.value, "B/s")}</text>')
+                     f'rotate({angle:.1f})" fill="{_color(m)}" {HALO}>{escape(m.name)} {si(m.value, "B/s")}</text>')
     for c in compute:
         ridge = max((c.value / m.value for m in memory), default=10.0 ** lx0)
         y = Y(c.value)
@@ -133,7 +135,7 @@ def svg(r: Roofline) -> str:
                  f'fill="{POINT_COLOR}" stroke="#fff" stroke-width="1.5" data-intensity="{r.intensity:.6g}" '
                  f'data-flops-per-s="{r.flops_per_s:.6g}"/>')
     parts.append(f'<text x="{px + (10 if right else -10):.1f}" y="{py + 18:.1f}" '
-                 f'text-anchor="{"start" if right else "end"}" fill="{POINT_COLOR}" font-weight="600">'
+                 f'text-anchor="{"start" if right else "end"}" fill="{POINT_COLOR}" font-weight="600" {HALO}>'
                  f'kernel: {si(r.flops_per_s, "FLOP/s")} at {r.intensity:.3g} FLOP/B</text>')
     parts.append("</svg>")
     return "".join(parts)
