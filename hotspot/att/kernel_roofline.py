@@ -30,6 +30,7 @@ from hotspot.arch.targets import find_target
 from hotspot.att.launch_match import MATCHED
 from hotspot.att.model import AnalysisMode, DispatchAnalysis
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 
 PER_CU = "per-cu"
 GRID = "grid"
@@ -41,9 +42,14 @@ TABLE_PEAKS = {"f16": "dense_f16_flops_per_clk_per_cu", "bf16": "dense_f16_flops
                "fp8": "dense_fp8_flops_per_clk_per_cu"}
 
 
+class CeilingKind(TextEnum):
+    COMPUTE = "compute"   # FLOP/s: a horizontal roof
+    MEMORY = "memory"     # bytes/s: the diagonal roof
+
+
 @record
 class Ceiling:
-    kind: str          # "compute" or "memory"
+    kind: CeilingKind
     name: str          # "MFMA bf16", "VALU FP32", "HBM"
     value: float       # FLOP/s (compute) or bytes/s (memory), in the point's scope
     source: str        # which table entry, and how it was scaled
@@ -197,21 +203,21 @@ def roofline_of(a: DispatchAnalysis, rows: list[tuple[str, int]]) -> Roofline:
         if peak is None:
             notes.append(f"no peak known for MFMA {kind}: its ceiling is not drawn")
             continue
-        ceilings.append(Ceiling("compute", f"MFMA {kind}", peak[0] * cus * clock_hz,
+        ceilings.append(Ceiling(CeilingKind.COMPUTE, f"MFMA {kind}", peak[0] * cus * clock_hz,
                                 f"{peak[1]} × {product.peak_engine_clock_mhz} MHz {per_compute}"))
     valu = VALU_FP32_FLOPS_PER_CLK_PER_CU.get(target.gfx)
     if valu is not None:
-        ceilings.append(Ceiling("compute", "VALU FP32", valu.value * cus * clock_hz,
+        ceilings.append(Ceiling(CeilingKind.COMPUTE, "VALU FP32", valu.value * cus * clock_hz,
                                 f"{valu.value} FLOP/clock/CU ({valu.source}) × "
                                 f"{product.peak_engine_clock_mhz} MHz {per_compute}"))
     hbm = product.peak_hbm_gbps * BYTES_PER_GB / (1 if scope == GRID else product.cus)
-    ceilings.append(Ceiling("memory", "HBM", hbm,
+    ceilings.append(Ceiling(CeilingKind.MEMORY, "HBM", hbm,
                             f"{product.name} peak HBM {product.peak_hbm_gbps:g} GB/s "
                             f"({product.source('peak_hbm_gbps')})" + ("" if scope == GRID else f" {per_memory}")))
     notes.append("LDS and L2 bandwidth are not in the hardware tables: no ceiling drawn for them")
     rate, intensity = flops / seconds, flops / nbytes
-    roof = min([c.value for c in ceilings if c.kind == "compute"] or [float("inf")])
-    top = max([c.value for c in ceilings if c.kind == "compute"] or [float("inf")])
+    roof = min([c.value for c in ceilings if c.kind == CeilingKind.COMPUTE] or [float("inf")])
+    top = max([c.value for c in ceilings if c.kind == CeilingKind.COMPUTE] or [float("inf")])
     attainable = min(top, hbm * intensity)
     if rate > attainable:
         notes.append(f"the point lies above the HBM roof at its intensity ({attainable:.3g} FLOP/s): "

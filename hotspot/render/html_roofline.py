@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from hotspot.att.kernel_roofline import GRID, Ceiling, Roofline
+from hotspot.att.kernel_roofline import GRID, Ceiling, CeilingKind, Roofline
 
 WIDTH, HEIGHT = 860, 430          # SVG user units; the picture scales to the column
 LEFT, RIGHT, TOP, BOTTOM = 84, 210, 18, 58
@@ -39,7 +39,7 @@ def _tick(value: float) -> str:
 
 
 def _color(c: Ceiling) -> str:
-    return COLORS.get(c.name.split(" ", 1)[0], AXIS_COLOR)
+    return COLORS[c.name.split(" ", 1)[0]]  # every ceiling is named for its unit: MFMA, VALU or HBM
 
 
 def _spread(wanted: list[float], low: float, high: float) -> list[float]:
@@ -64,8 +64,8 @@ def figure(r: Roofline) -> str:
 
 
 def svg(r: Roofline) -> str:
-    compute = sorted((c for c in r.ceilings if c.kind == "compute"), key=lambda c: c.value)
-    memory = [c for c in r.ceilings if c.kind == "memory"]
+    compute = sorted((c for c in r.ceilings if c.kind == CeilingKind.COMPUTE), key=lambda c: c.value)
+    memory = [c for c in r.ceilings if c.kind == CeilingKind.MEMORY]
     ridges = [c.value / m.value for c in compute for m in memory]
     xs = [r.intensity, *ridges]
     ys = [r.flops_per_s, *(c.value for c in compute)]
@@ -143,7 +143,7 @@ def svg(r: Roofline) -> str:
 
 def caption(r: Roofline) -> str:
     flops = ", ".join(f"{k} {si(v, 'FLOP')}" for k, v in sorted(r.flops_by_type.items()))
-    ceilings = "".join(f"<li><b>{escape(c.name)}</b> {si(c.value, 'B/s' if c.kind == 'memory' else 'FLOP/s')}: "
+    ceilings = "".join(f"<li><b>{escape(c.name)}</b> {si(c.value, 'B/s' if c.kind == CeilingKind.MEMORY else 'FLOP/s')}: "
                        f"{escape(c.source)}</li>" for c in r.ceilings)
     lines = [f"<b>The point</b>: {escape(r.notes[0])}. "
              f"{si(r.flops, 'FLOP')} (the traced waves': {escape(flops)}) and {si(r.bytes, 'B')} "
