@@ -344,8 +344,12 @@ def compare(a: Path, b: Path, context_lines: int) -> int:
 # --itemize: every difference grouped by (command, format, where in the output), with a count of
 # cases and one example each, so two records' differences can be listed mechanically.
 ITEM_EXAMPLE_CHARS = 160
+HEADING_CHARS = 80  # a section named by a kernel's whole template name is cut
 FLAGS_NOT_VARIANTS = frozenset({"--format", "--example", "-o"})  # input/output choices, not views
-HTML_HEADING = re.compile(r"<h([1-4])\b[^>]*>(.*?)</h\1>", re.DOTALL)
+# section headings of a page: h2-h4 (h1 is the page's title, with the kernel's name), their
+# subtitles and paths (a <span> inside) left out, so one change in every page is one group
+HTML_HEADING = re.compile(r"<h([2-4])\b[^>]*>(.*?)</h\1>", re.DOTALL)
+HEADING_SPAN = re.compile(r"<span\b[^>]*>.*?</span>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
 
 
@@ -376,9 +380,10 @@ def case_format(folder: Path, name: str) -> str:
     return name
 
 
-def _short(value: object) -> str:
+def _short(value: object, limit: int = ITEM_EXAMPLE_CHARS) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= ITEM_EXAMPLE_CHARS else text[:ITEM_EXAMPLE_CHARS - 1] + "…"
+    text = text.replace("\n", "\\n")  # one example, one line
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def json_differences(a: object, b: object, path: str = "") -> dict[str, tuple[object, object]]:
@@ -414,32 +419,75 @@ def json_differences(a: object, b: object, path: str = "") -> dict[str, tuple[ob
     return out
 
 
-def text_heading(lines: list[str], index: int, fmt: str) -> str:
-    """The section heading above line `index`: a markdown `#` line, or a text heading (a title
-    underlined with dashes, render/tables.py `heading`); `(top)` above the first."""
-    for i in range(min(index, len(lines) - 1), -1, -1):
-        line = lines[i]
+def text_headings(lines: list[str], fmt: str) -> list[str]:
+    """The section heading each line is under: a markdown `#` line, or a text heading (a title
+    underlined with dashes, render/tables.py `heading`); `(top)` before the first."""
+    out, current = [], "(top)"
+    for i, line in enumerate(lines):
         if fmt == "markdown" and line.startswith("#"):
-            return line.lstrip("#").strip()
-        if fmt != "markdown" and i + 1 < len(lines) and line.strip() \
+            current = line.lstrip("#").strip()
+        elif fmt != "markdown" and i + 1 < len(lines) and line.strip() \
                 and set(lines[i + 1].strip()) == {"-"} and len(lines[i + 1].strip()) == len(line.strip()):
-            return line.strip()
-    return "(top)"
+            current = line.strip()
+        out.append(current)
+    return out
 
 
-def html_heading(text: str, offset: int) -> str:
-    """The last <h1>-<h4> before `offset` (tags stripped), or `<style>`/`<script>` when the offset is
-    inside one; `(top)` above the first heading."""
-    before = text[:offset]
-    for block in ("style", "script"):
-        if before.rfind(f"<{block}") > before.rfind(f"</{block}>"):
-            return f"<{block}>"
-    found = list(HTML_HEADING.finditer(before))
-    return " ".join(TAG.sub("", found[-1].group(2)).split()) if found else "(top)"
+def html_headings(chunks: list[str]) -> list[str]:
+    """The section each chunk of a page (split after every `>`) is in: the last <h2>-<h4> that ends
+    at or before the chunk's end (its text outside nested spans), `<style>`/`<script>` inside one,
+    `(top)` before the first heading."""
+    text = "".join(chunks)
+    heads = [(m.end(), _short(" ".join(TAG.sub("", HEADING_SPAN.sub("", m.group(2))).split()),
+                              HEADING_CHARS)) for m in HTML_HEADING.finditer(text)]
+    blocks = [(m.start(), m.end(), m.group(1)) for m in
+              re.finditer(r"<(style|script)\b.*?</\1>", text, re.DOTALL)]
+    out, pos, h, b = [], 0, 0, 0
+    current = "(top)"
+    for chunk in chunks:
+        pos += len(chunk)
+        while h < len(heads) and heads[h][0] <= pos:
+            current = heads[h][1]
+            h += 1
+        while b < len(blocks) and blocks[b][1] < pos:
+            b += 1
+        inside = b < len(blocks) and blocks[b][0] < pos <= blocks[b][1]
+        out.append(f"<{blocks[b][2]}>" if inside else current)
+    return out
+
+
+# Above this many items between the common head and tail, the matcher may skip popular items
+# (difflib's autojunk) to stay fast: the stretches it finds are then coarser, never missed.
+EXACT_DIFF_ITEMS = 5000
+
+
+def _hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """(i1, i2, j1, j2) of every place `a` and `b` differ. The common head and tail are taken off
+    first: a page of 40,000 tags that differs in two places is then a small match."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    ma, mb = a[head:len(a) - tail], b[head:len(b) - tail]
+    matcher = difflib.SequenceMatcher(None, ma, mb, autojunk=max(len(ma), len(mb)) > EXACT_DIFF_ITEMS)
+    return [(i1 + head, i2 + head, j1 + head, j2 + head)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _where(heads_a: list[str], heads_b: list[str], i2: int, j2: int) -> str:
+    """A hunk's section: where it ends in B (an inserted section is under its own heading), or in A
+    when B lost the lines."""
+    if j2 > 0:
+        return heads_b[j2 - 1]
+    return heads_a[i2 - 1] if i2 > 0 else "(top)"
 
 
 def file_differences(da: bytes, db: bytes, fmt: str) -> dict[str, tuple[object, object]]:
-    """Where one recorded file differs (see json_differences / text_heading / html_heading)."""
+    """Where one recorded file differs: for JSON every key path (json_differences); for text,
+    markdown and HTML the section of every differing stretch (text_headings / html_headings), with
+    its first lines on each side; for stderr the kind of each differing line."""
     if fmt == "exit_code":
         return {"exit code": (da.decode(errors="replace").strip(), db.decode(errors="replace").strip())}
     if fmt == "json":
@@ -452,18 +500,22 @@ def file_differences(da: bytes, db: bytes, fmt: str) -> dict[str, tuple[object, 
                                                                  _short(db.decode(errors="replace")))}
     ta, tb = da.decode(errors="replace"), db.decode(errors="replace")
     if fmt == "html":
-        offset = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
-        start_a, start_b = ta.rfind("\n", 0, offset) + 1, tb.rfind("\n", 0, offset) + 1
-        lo = max(start_a, offset - ITEM_EXAMPLE_CHARS // 2)
-        return {f"§ {html_heading(ta, offset)}": (ta[lo:offset + ITEM_EXAMPLE_CHARS // 2],
-                                                 tb[max(start_b, lo):offset + ITEM_EXAMPLE_CHARS // 2])}
-    la, lb = ta.splitlines(), tb.splitlines()
-    index = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
-    pair = (la[index] if index < len(la) else "(end)", lb[index] if index < len(lb) else "(end)")
-    if fmt == "stderr":  # diagnostics, not sections: the kind of line (`warning: resources`)
-        line = pair[0] if index < len(la) else pair[1]
-        return {": ".join(line.split(": ")[:2])[:60] or "(empty line)": pair}
-    return {f"§ {text_heading(la, index, fmt)}": pair}
+        la, lb = re.split(r"(?<=>)", ta), re.split(r"(?<=>)", tb)
+        heads_a, heads_b = html_headings(la), html_headings(lb)
+    else:
+        la, lb = ta.splitlines(), tb.splitlines()
+        heads_a, heads_b = text_headings(la, fmt), text_headings(lb, fmt)
+    out: dict[str, tuple[object, object]] = {}
+    for i1, i2, j1, j2 in _hunks(la, lb):
+        sep = "" if fmt == "html" else "\n"
+        pair = (sep.join(la[i1:i2]) or "(none)", sep.join(lb[j1:j2]) or "(none)")
+        if fmt == "stderr":  # diagnostics, not sections: the kind of line (`warning: resources`)
+            line = (la[i1] if i1 < i2 else lb[j1])
+            where = ": ".join(line.split(": ")[:2])[:60] or "(empty line)"
+        else:
+            where = f"§ {_where(heads_a, heads_b, i2, j2)}"
+        out.setdefault(where, pair)
+    return out
 
 
 @dataclass

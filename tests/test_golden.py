@@ -86,7 +86,7 @@ def test_itemize_groups_every_difference_by_command_format_and_place(tmp_path: P
         ("analyze --plan", "json", "data.ceilings (only in B)"): 1,
         ("analyze", "text", "§ Stall by category"): 1,
         ("analyze", "exit_code", "exit code"): 1,
-        ("report", "html", "§ Summary (k)"): 1,
+        ("report", "html", "§ Summary"): 1,
     }
     only_b = {k: v for k, v in counts.items() if k[2] == "(file only in B)"}
     assert only_b == {("plan --brief", "argv", "(file only in B)"): 1,
@@ -99,7 +99,7 @@ def test_itemize_groups_every_difference_by_command_format_and_place(tmp_path: P
     assert cov.example_case == "analyze_x_--plan_--format_json" and cov.example == (0.25, 0.3)
     assert items[("analyze", "text", "§ Stall by category")].example == ("lds  40%", "lds  41%")
     assert items[("analyze", "exit_code", "exit code")].example == ("0", "5")
-    html = items[("report", "html", "§ Summary (k)")].example
+    html = items[("report", "html", "§ Summary")].example
     assert "1 wave" in str(html[0]) and "2 waves" in str(html[1])
 
 
@@ -121,3 +121,18 @@ def test_json_differences_name_structural_changes() -> None:
     assert diffs == {"c.x (only in A)": (1, None), "a": (1, 1.0), "b[] (length)": (2, 1),
                      "(document) (key order)": (["a", "b", "c"], ["b", "a", "c"])}
     assert golden.json_differences([{"k": True}], [{"k": 1}]) == {"[].k": (True, 1)}
+
+
+def test_every_differing_stretch_is_named_by_its_section() -> None:
+    b_text = TEXT_A.replace("lds  40%", "lds  41%").replace("- none", "- idle-slice")
+    assert set(golden.file_differences(TEXT_A.encode(), b_text.encode(), "text")) == {
+        "§ Stall by category", "§ Findings"}
+    md_a, md_b = "# T\n\n## Plan\n1. a\n\n## More\nx\n", "# T\n\n## Plan\n1. b\n\n## More\ny\n"
+    assert golden.file_differences(md_a.encode(), md_b.encode(), "markdown") == {
+        "§ Plan": ("1. a", "1. b"), "§ More": ("x", "y")}
+    # an inserted section is under its own heading; a style rule under <style>
+    html_b = HTML_A.replace("<h3>Findings</h3>", "<h2>Roofline</h2><p>svg</p><h3>Findings</h3>") \
+        .replace("p{}", "p{} svg{}")
+    diffs = golden.file_differences(HTML_A.encode(), html_b.encode(), "html")
+    assert set(diffs) == {"§ <style>", "§ Roofline"}
+    assert "svg" in str(diffs["§ Roofline"][1]) and diffs["§ Roofline"][0] == "(none)"
