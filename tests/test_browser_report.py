@@ -230,9 +230,7 @@ def _roofline_state(page) -> dict:
     return page.evaluate(ROOFLINE_JS)
 
 
-@pytest.mark.parametrize("rel", ["att/gfx942/ck_bmm/ui_output_agent_5600_dispatch_2",
-                                 "att/gfx950/flash_attn_replicates/small/ui_output_agent_14326_dispatch_44_after_loc_fix",
-                                 "att/gfx950/mla_decode"])
+@pytest.mark.parametrize("rel", corpus_wave_dirs())
 def test_roofline_in_chromium(corpus, browser, tmp_path, rel):
     """The roofline at 1280 px and in print: the ceilings the model computes, the point inside the
     plot area, no two labels overlapping; where no point can be derived, the reason instead."""

@@ -90,7 +90,7 @@ def svg(r: Roofline) -> str:
     for d in range(lx0, lx1 + 1):
         x = X(10.0 ** d)
         parts.append(f'<line x1="{x:.1f}" y1="{y0}" x2="{x:.1f}" y2="{y1}" stroke="{GRID_COLOR}"/>'
-                     f'<text x="{x:.1f}" y="{y1 + 16}" text-anchor="middle" fill="{AXIS_COLOR}">'
+                     f'<text x="{x:.1f}" y="{y1 + 20}" text-anchor="middle" fill="{AXIS_COLOR}">'
                      f'{_tick(10.0 ** d)}</text>')
     for d in range(ly0, ly1 + 1):
         y = Y(10.0 ** d)
