@@ -10,7 +10,6 @@ the wrong type is an InputError naming the file and the field (`dispatch.waves`)
 from __future__ import annotations
 
 import dataclasses
-import sys
 import types
 import typing
 from collections.abc import Callable
@@ -156,12 +155,26 @@ def _union(args: tuple[object, ...]) -> Decoder:
     rest = [a for a in args if a is not type(None)]
     decs = [_decoder(a) for a in rest]
     names = " or ".join(_name(a) for a in rest) + (" or null" if optional else "")
+    # A union of records (a finding's evidence, one record per kind): an object decodes as the
+    # member whose field names are exactly its keys. A record ignores unknown keys, so trying the
+    # members in order could read one kind as another with fewer fields.
+    records = len(rest) > 1 and all(isinstance(a, type) and dataclasses.is_dataclass(a) for a in rest)
+    by_keys = {frozenset(f.name for f in dataclasses.fields(cast(type, a))): d
+               for a, d in zip(rest, decs)} if records else {}
+    if records:
+        names = ("an object with the fields of one of " + ", ".join(cast(type, a).__name__ for a in rest)
+                 + (" or null" if optional else ""))
 
     def dec(v: object, w: str) -> object:
         if v is None and optional:
             return None
         if len(decs) == 1:
             return decs[0](v, w)
+        if records:
+            exact = by_keys.get(frozenset(v)) if type(v) is dict else None
+            if exact is None:
+                raise _Bad(w, names)
+            return exact(v, w)
         for d in decs:
             try:
                 return d(v, w)
@@ -212,10 +225,10 @@ def _mapping(item: object) -> Decoder:
 
 
 def _record(cls: type) -> Decoder:
-    module = sys.modules.get(cls.__module__)
-    # JsonValue's recursive forward refs resolve to `object` (kept as read) wherever they occur
-    hints = typing.get_type_hints(cls, vars(module) if module else None,
-                                  {"JsonValue": object, "JsonObject": dict[str, object]})
+    # JsonValue's recursive forward refs resolve to `object` (kept as read) wherever they occur;
+    # each field's other names in the module of the class that declares it (no globalns given: a
+    # base record from another module has its own imports)
+    hints = typing.get_type_hints(cls, None, {"JsonValue": object, "JsonObject": dict[str, object]})
     plan: list[tuple[str, Decoder, bool, Callable[[], object] | None]] = []
     # init=False fields with a plain default: set after __init__ when the document has them (a
     # record writes them only once they are set, e.g. KernelResources.lds_isa)

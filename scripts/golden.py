@@ -341,6 +341,240 @@ def compare(a: Path, b: Path, context_lines: int) -> int:
     return 1 if differences else 0
 
 
+# --itemize: every difference grouped by (command, format, where in the output), with a count of
+# cases and one example each, so two records' differences can be listed mechanically.
+ITEM_EXAMPLE_CHARS = 160
+HEADING_CHARS = 80  # a section named by a kernel's whole template name is cut
+FLAGS_NOT_VARIANTS = frozenset({"--format", "--example", "-o"})  # input/output choices, not views
+# section headings of a page: h2-h4 (h1 is the page's title, with the kernel's name), their
+# subtitles and paths (a <span> inside) left out, so one change in every page is one group
+HTML_HEADING = re.compile(r"<h([2-4])\b[^>]*>(.*?)</h\1>", re.DOTALL)
+HEADING_SPAN = re.compile(r"<span\b[^>]*>.*?</span>", re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _argv_tokens(folder: Path) -> list[str]:
+    words = (folder / "argv").read_text().split() if (folder / "argv").is_file() else []
+    return words[2:] if words[:2] == ["hotspot", "--no-cache"] else words
+
+
+def case_command(folder: Path) -> str:
+    """The command and the flags that choose its view (`analyze --plan --detail`), values left out."""
+    tokens = _argv_tokens(folder)
+    if not tokens:
+        return folder.name
+    head = tokens[:2] if tokens[0] == "export" and len(tokens) > 1 else tokens[:1]
+    flags = [t for t in tokens[len(head):] if t.startswith("-") and t not in FLAGS_NOT_VARIANTS]
+    return " ".join(head + flags)
+
+
+def case_format(folder: Path, name: str) -> str:
+    """What a recorded file is: stdout in the case's --format (text by default), a written file by
+    its extension, or `stderr` / `exit_code`."""
+    if name == "stdout":
+        tokens = _argv_tokens(folder)
+        i = tokens.index("--format") if "--format" in tokens else -1
+        return tokens[i + 1] if 0 <= i < len(tokens) - 1 else "text"
+    if name.startswith("file~"):
+        return Path(name).suffix.lstrip(".") or name
+    return name
+
+
+def _short(value: object, limit: int = ITEM_EXAMPLE_CHARS) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", "\\n")  # one example, one line
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def json_differences(a: object, b: object, path: str = "") -> dict[str, tuple[object, object]]:
+    """Each place two JSON values differ, by key path (`data.plan.items[].coverage`: list indices
+    as `[]`), with the first pair of values seen there. Keys on one side only, lists of another
+    length and keys in another order are places of their own (`... (only in B)`, `...[] (length)`,
+    `... (key order)`)."""
+    out: dict[str, tuple[object, object]] = {}
+    here = path or "(document)"
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in a:
+            if k not in b:
+                out.setdefault(f"{path}.{k} (only in A)".lstrip("."), (a[k], None))
+        for k in b:
+            if k not in a:
+                out.setdefault(f"{path}.{k} (only in B)".lstrip("."), (None, b[k]))
+        for k in a:
+            if k in b:
+                for where, pair in json_differences(a[k], b[k], f"{path}.{k}".lstrip(".")).items():
+                    out.setdefault(where, pair)
+        common_a = [k for k in a if k in b]
+        common_b = [k for k in b if k in a]
+        if common_a != common_b:
+            out.setdefault(f"{here} (key order)", (common_a, common_b))
+    elif isinstance(a, list) and isinstance(b, list):
+        for x, y in zip(a, b):
+            for where, pair in json_differences(x, y, f"{path}[]").items():
+                out.setdefault(where, pair)
+        if len(a) != len(b):
+            out.setdefault(f"{path}[] (length)", (len(a), len(b)))
+    elif a != b or type(a) is not type(b):  # 1 and 1.0 (or true) are other bytes
+        out[here] = (a, b)
+    return out
+
+
+def text_headings(lines: list[str], fmt: str) -> list[str]:
+    """The section heading each line is under: a markdown `#` line, or a text heading (a title
+    underlined with dashes, render/tables.py `heading`); `(top)` before the first."""
+    out, current = [], "(top)"
+    for i, line in enumerate(lines):
+        if fmt == "markdown" and line.startswith("#"):
+            current = line.lstrip("#").strip()
+        elif fmt != "markdown" and i + 1 < len(lines) and line.strip() \
+                and set(lines[i + 1].strip()) == {"-"} and len(lines[i + 1].strip()) == len(line.strip()):
+            current = line.strip()
+        out.append(current)
+    return out
+
+
+def html_headings(chunks: list[str]) -> list[str]:
+    """The section each chunk of a page (split after every `>`) is in: the last <h2>-<h4> that ends
+    at or before the chunk's end (its text outside nested spans), `<style>`/`<script>` inside one,
+    `(top)` before the first heading."""
+    text = "".join(chunks)
+    heads = [(m.end(), _short(" ".join(TAG.sub("", HEADING_SPAN.sub("", m.group(2))).split()),
+                              HEADING_CHARS)) for m in HTML_HEADING.finditer(text)]
+    blocks = [(m.start(), m.end(), m.group(1)) for m in
+              re.finditer(r"<(style|script)\b.*?</\1>", text, re.DOTALL)]
+    out, pos, h, b = [], 0, 0, 0
+    current = "(top)"
+    for chunk in chunks:
+        pos += len(chunk)
+        while h < len(heads) and heads[h][0] <= pos:
+            current = heads[h][1]
+            h += 1
+        while b < len(blocks) and blocks[b][1] < pos:
+            b += 1
+        inside = b < len(blocks) and blocks[b][0] < pos <= blocks[b][1]
+        out.append(f"<{blocks[b][2]}>" if inside else current)
+    return out
+
+
+# Above this many items between the common head and tail, the matcher may skip popular items
+# (difflib's autojunk) to stay fast: the stretches it finds are then coarser, never missed.
+EXACT_DIFF_ITEMS = 5000
+
+
+def _hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """(i1, i2, j1, j2) of every place `a` and `b` differ. The common head and tail are taken off
+    first: a page of 40,000 tags that differs in two places is then a small match."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    ma, mb = a[head:len(a) - tail], b[head:len(b) - tail]
+    matcher = difflib.SequenceMatcher(None, ma, mb, autojunk=max(len(ma), len(mb)) > EXACT_DIFF_ITEMS)
+    return [(i1 + head, i2 + head, j1 + head, j2 + head)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _where(heads_a: list[str], heads_b: list[str], i2: int, j2: int) -> str:
+    """A hunk's section: where it ends in B (an inserted section is under its own heading), or in A
+    when B lost the lines."""
+    if j2 > 0:
+        return heads_b[j2 - 1]
+    return heads_a[i2 - 1] if i2 > 0 else "(top)"
+
+
+def file_differences(da: bytes, db: bytes, fmt: str) -> dict[str, tuple[object, object]]:
+    """Where one recorded file differs: for JSON every key path (json_differences); for text,
+    markdown and HTML the section of every differing stretch (text_headings / html_headings), with
+    its first lines on each side; for stderr the kind of each differing line."""
+    if fmt == "exit_code":
+        return {"exit code": (da.decode(errors="replace").strip(), db.decode(errors="replace").strip())}
+    if fmt == "json":
+        try:
+            ja, jb = json.loads(da), json.loads(db)
+        except ValueError:
+            pass
+        else:
+            return json_differences(ja, jb) or {"(formatting)": (_short(da.decode(errors="replace")),
+                                                                 _short(db.decode(errors="replace")))}
+    ta, tb = da.decode(errors="replace"), db.decode(errors="replace")
+    if fmt == "html":
+        la, lb = re.split(r"(?<=>)", ta), re.split(r"(?<=>)", tb)
+        heads_a, heads_b = html_headings(la), html_headings(lb)
+    else:
+        la, lb = ta.splitlines(), tb.splitlines()
+        heads_a, heads_b = text_headings(la, fmt), text_headings(lb, fmt)
+    out: dict[str, tuple[object, object]] = {}
+    for i1, i2, j1, j2 in _hunks(la, lb):
+        sep = "" if fmt == "html" else "\n"
+        pair = (sep.join(la[i1:i2]) or "(none)", sep.join(lb[j1:j2]) or "(none)")
+        if fmt == "stderr":  # diagnostics, not sections: the kind of line (`warning: resources`)
+            line = (la[i1] if i1 < i2 else lb[j1])
+            where = ": ".join(line.split(": ")[:2])[:60] or "(empty line)"
+        else:
+            where = f"§ {_where(heads_a, heads_b, i2, j2)}"
+        out.setdefault(where, pair)
+    return out
+
+
+@dataclass
+class Item:
+    """One group of differences: how many cases show it and the first one seen."""
+
+    cases: set[str] = field(default_factory=set)
+    example_case: str = ""
+    example: tuple[object, object] = (None, None)
+
+
+def itemize(a: Path, b: Path) -> dict[tuple[str, str, str], Item]:
+    """Every difference between two records, by (command, format, where)."""
+    fa, fb = _files(a), _files(b)
+    items: dict[tuple[str, str, str], Item] = {}
+
+    def add(key: tuple[str, str, str], case: str, pair: tuple[object, object]) -> None:
+        item = items.setdefault(key, Item())
+        if not item.cases or case < item.example_case:
+            item.example_case, item.example = case, pair
+        item.cases.add(case)
+    for rel in sorted(fa ^ fb):
+        case, name = rel.split("/", 1) if "/" in rel else (rel, rel)
+        folder = (a if rel in fa else b) / case
+        side = "A" if rel in fa else "B"
+        add((case_command(folder), case_format(folder, name), f"(file only in {side})"), case, ("", ""))
+    for rel in sorted(fa & fb):
+        da, db = (a / rel).read_bytes(), (b / rel).read_bytes()
+        if da == db or "/" not in rel:
+            continue
+        case, name = rel.split("/", 1)
+        folder = a / case
+        fmt = case_format(folder, name)
+        for where, pair in file_differences(da, db, fmt).items():
+            add((case_command(folder), fmt, where), case, pair)
+    return items
+
+
+def print_itemized(items: dict[tuple[str, str, str], Item]) -> None:
+    for (command, fmt, where), item in sorted(items.items()):
+        print(f"{command} | {fmt} | {where}: {len(item.cases)} case(s)")
+        x, y = item.example
+        print(f"    e.g. {item.example_case}")
+        print(f"      A: {_short(x)}")
+        print(f"      B: {_short(y)}")
+
+
+def compare_itemized(a: Path, b: Path) -> int:
+    for root in (a, b):
+        if not (root / MANIFEST).is_file():
+            print(f"golden: {root} is not a golden record (no {MANIFEST})", file=sys.stderr)
+            return 2
+    items = itemize(a, b)
+    print_itemized(items)
+    cases = set().union(*(item.cases for item in items.values())) if items else set()
+    print(f"golden: {len(items)} kind(s) of difference over {len(cases)} case(s)", file=sys.stderr)
+    return 1 if items else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -353,10 +587,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
     parser.add_argument("--diff-lines", type=int, default=12,
                         help="lines of unified diff shown per differing file with --compare (0: none)")
+    parser.add_argument("--itemize", action="store_true",
+                        help="with --compare: group every difference by command, format and where "
+                             "(JSON key path, or the section heading above the first differing line), "
+                             "with a count of cases and one example each")
     args = parser.parse_args(argv)
+    if args.itemize and not args.compare:
+        parser.error("--itemize goes with --compare A B")
     if args.compare:
         if args.out or args.baseline:
             parser.error("--compare takes no --out/--baseline")
+        if args.itemize:
+            return compare_itemized(args.compare[0], args.compare[1])
         return compare(args.compare[0], args.compare[1], args.diff_lines)
     if not args.out:
         parser.error("give --out DIR (to record) or --compare A B")

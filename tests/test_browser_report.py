@@ -204,3 +204,62 @@ def test_more_analysis_tables_fit_the_page(corpus, browser, tmp_path, rel):
         assert got["page"] <= got["view"], got
     finally:
         page.close()
+
+
+ROOFLINE_JS = """(() => {
+  const sec = document.querySelector('section.part[data-section="roofline"]');
+  const svg = sec.querySelector('svg.roofline');
+  if (!svg) return {svg: false, missing: !!sec.querySelector('.roofline-missing'), text: sec.textContent};
+  const [x0, y0, x1, y1] = svg.dataset.plot.split(' ').map(Number);
+  const b = svg.querySelector('circle.roofline-point').getBBox();
+  const ceilings = Array.from(svg.querySelectorAll('line.ceiling')).map(l => [l.dataset.kind, l.dataset.name]);
+  const boxes = Array.from(svg.querySelectorAll('text')).map(t => [t.textContent, t.getBoundingClientRect()]);
+  const overlaps = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [p, a] = boxes[i], [q, c] = boxes[j];
+    if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1)
+      overlaps.push(p + ' / ' + q);
+  }
+  const r = svg.getBoundingClientRect();
+  return {svg: true, plot: [x0, y0, x1, y1], point: [b.x + b.width / 2, b.y + b.height / 2], ceilings,
+          overlaps, width: r.width, height: r.height, caption: sec.querySelector('figcaption').textContent};
+})()"""
+
+
+def _roofline_state(page) -> dict:
+    return page.evaluate(ROOFLINE_JS)
+
+
+@pytest.mark.parametrize("rel", corpus_wave_dirs())
+def test_roofline_in_chromium(corpus, browser, tmp_path, rel):
+    """The roofline at 1280 px and in print: the ceilings the model computes, the point inside the
+    plot area, no two labels overlapping; where no point can be derived, the reason instead."""
+    from hotspot.att.kernel_roofline import roofline_of
+
+    data = report_data(corpus / rel).data
+    view = data.dispatches[0]
+    model = roofline_of(view.analysis, [(r.isa, r.hit) for r in view.listing or []])
+    page, _ = open_report(browser, data, tmp_path)
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, page.session)
+        got = _roofline_state(page)
+        if not model.available:
+            assert not got["svg"] and got["missing"] and model.reason in got["text"]
+            return
+        assert got["svg"], got
+        assert got["ceilings"] == [[c.kind, c.name] for c in sorted(
+            model.ceilings, key=lambda c: (c.kind != "memory", c.value))]
+        assert {k for k, _ in got["ceilings"]} == {"compute", "memory"}
+        x0, y0, x1, y1 = got["plot"]
+        px, py = got["point"]
+        assert x0 < px < x1 and y0 < py < y1, got
+        assert got["overlaps"] == [], got["overlaps"]
+        assert got["width"] >= 640, got  # the figure's full width in a 1280-px window
+        assert ("whole grid" if model.scope == "grid" else "per CU") in got["caption"]
+        browser.call("Emulation.setEmulatedMedia", {"media": "print"}, page.session)
+        printed = _roofline_state(page)
+        assert printed["svg"] and printed["width"] > 300 and printed["overlaps"] == []
+        assert page.log.errors == []
+    finally:
+        page.close()

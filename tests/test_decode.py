@@ -158,3 +158,90 @@ def test_text_enum_states_are_their_strings_in_json_text_and_decoding() -> None:
 @record
 class Skip:
     status: SkipStatus
+
+
+@record
+class Short:
+    x: int
+
+
+@record
+class Long:
+    x: int
+    y: int
+
+
+@record
+class Holder:
+    one: Short | Long
+    maybe: Short | Long | None = None
+
+
+def test_a_union_of_records_reads_as_the_member_whose_fields_are_the_keys() -> None:
+    """A record ignores unknown keys, so {"x", "y"} would also read as Short; the exact key set
+    picks Long whichever comes first in the union."""
+    held = from_plain(Holder, {"one": {"x": 1, "y": 2}, "maybe": {"x": 3}})
+    assert held.one == Long(1, 2) and held.maybe == Short(3)
+    assert from_plain(Holder, {"one": {"x": 1}, "maybe": None}).maybe is None
+    with pytest.raises(InputError) as err:
+        from_plain(Holder, {"one": {"x": 1, "z": 2}}, source="saved.json")
+    assert str(err.value) == ("saved.json: field 'one' is not an object with the fields of one of "
+                              "Short, Long")
+
+
+def _evidence_kinds() -> list[type]:
+    import typing
+
+    from hotspot.att.findings import FindingEvidence
+    from hotspot.att.representativeness import ReasonEvidence
+
+    return [*typing.get_args(FindingEvidence), *typing.get_args(ReasonEvidence)]
+
+
+def test_every_kind_of_evidence_has_its_own_set_of_fields() -> None:
+    """What reading a saved finding's or reason's evidence relies on (the test above)."""
+    import dataclasses
+    import typing
+
+    from hotspot.att.findings import FindingEvidence
+    from hotspot.att.representativeness import ReasonEvidence
+
+    for union in (FindingEvidence, ReasonEvidence):
+        keys = [frozenset(f.name for f in dataclasses.fields(k)) for k in typing.get_args(union)]
+        assert len(set(keys)) == len(keys), union
+
+
+def test_findings_and_reasons_of_every_kind_read_back_as_written() -> None:
+    from hotspot.att import findings as fnd
+    from hotspot.att import representativeness as rep
+
+    evidences = [
+        fnd.SourceCollapseEvidence("k.py", 3, 0.8, ["lds", "valu", "salu"], 0.5, 3,
+                                   [fnd.NextLine("k.py", 9, 0.1, "valu")]),
+        fnd.NoSourceEvidence(100, 10, 0.1, 0.5),
+        fnd.IdleSliceEvidence(5000, 17, 0.0034, 0.05),
+        fnd.RebuiltColumnsEvidence("early-3.0.0", ["Stall", "Idle"], 8),
+        fnd.WaveMismatchEvidence({"stall": fnd.TotalPair(10, 20)}, 2, [4, 7], 8),
+        fnd.LgkmCrossLaneEvidence(0.7, 700.0, 1000.0, 0.2, ["ds_bpermute_b32"], 0.5, 0.05),
+        fnd.LgkmSmemEvidence(0.6, 600.0, 1000.0, 0.1, True, ["s_load_dwordx2"], 0.5, 0.05),
+        fnd.OccupancyGapEvidence(8, 2.5, 4, 0.3125, 0.5),
+    ]
+    findings = [fnd.Finding(f"kind-{i}", "info", "m", ev, "h") for i, ev in enumerate(evidences)]
+    reasons = [rep.Reason(f"kind-{i}", "note", "m", "", ev) for i, ev in enumerate([
+        rep.RuntimeKernelEvidence("__amd_rocclr_fillBuffer"),
+        fnd.IdleSliceEvidence(5000, 17, 0.0034, 0.05),
+        rep.WaveMismatchReasonEvidence({"hit": fnd.TotalPair(1, 3000)}, 1, [2], 4, 3000.0, 2.0),
+        rep.EarlyExitEvidence(12, 16, 0.75, [5, 6], 4000, 64, 0.1, 0.25),
+        rep.PreloadEntryEvidence(1, 65, 256),
+        rep.MissingStartEvidence(1, 40, 90, 120),
+        rep.SteadySampleEvidence(8, 2, 16.0, 8.0),
+        rep.SmallSampleEvidence(4, None, None, 16, 2),
+        rep.SinglePassEvidence(1.0, 2.0),
+        rep.LineShareEvidence(0.9),
+    ])]
+    assert {type(f.evidence) for f in findings} | {type(r.evidence) for r in reasons} == set(_evidence_kinds())
+    assert from_plain(list[fnd.Finding], plain(findings)) == findings
+    assert from_plain(list[rep.Reason], plain(reasons)) == reasons
+    # the JSON is the evidence's fields in their order, as the dicts were written before
+    assert plain(findings[4])["evidence"] == {"totals": {"stall": {"code_json": 10, "wave_files": 20}},
+                                              "rows_differing": 2, "first_rows": [4, 7], "waves_read": 8}

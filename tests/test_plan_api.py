@@ -105,7 +105,7 @@ def test_the_plan_is_beside_the_analysis(corpus: Path) -> None:
     assert keys.index("plan") == keys.index("representativeness") + 1
     assert [i["id"] for i in doc["plan"]] == [i.id for i in planned.plan.items] != []
     back = from_plain(DispatchAnalysis, doc)
-    assert back.instructions == planned.analysis.instructions and back.plan == doc["plan"]
+    assert back.instructions == planned.analysis.instructions and back.plan == planned.plan.items
 
 
 def test_analyze_plan_text_and_json(corpus: Path, cli) -> None:

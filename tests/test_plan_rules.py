@@ -330,7 +330,8 @@ def test_capture_rules_from_findings():
     rows = [ins(1, "s_waitcnt vmcnt(0)", "wait-vmcnt", stall=10_000, line=28), ins(2, "s_endpgm", "message")]
     findings = [{"id": "source-collapse", "evidence": {"file": SRC, "line": 28, "share": 0.8,
                                                        "categories": ["a", "b", "c"],
-                                                       "threshold_share": 0.5, "threshold_categories": 3}},
+                                                       "threshold_share": 0.5, "threshold_categories": 3,
+                                                       "next_lines": []}},
                 {"id": "idle-slice", "evidence": {"code_rows": 5000, "executed_instructions": 17,
                                                   "executed_share": 0.0034, "threshold_share": 0.05}}]
     out = plan_of(base(rows, findings=findings))

@@ -24,7 +24,7 @@ from tests.conftest import CORPUS
 XSS_KERNEL = "<script>alert(1)</script>"
 XSS_ISA = 'v_mov_b32 v0, "<img src=x onerror=alert(2)>"'
 XSS_FILE = '/w/"><script>alert(3)</script>.py'
-SECTIONS = ("summary", "categories", "source", "isa", "loads", "timeline", "more")
+SECTIONS = ("summary", "roofline", "categories", "source", "isa", "loads", "timeline", "more")
 
 
 # ------------------------------------------------------------------------------ synthetic inputs

@@ -21,7 +21,7 @@ from hotspot.arch.occupancy_model import (
     occupancy_candidates,
 )
 from hotspot.arch.targets import KNOWN_GFX
-from hotspot.att.findings import Finding
+from hotspot.att.findings import Finding, OccupancyGapEvidence
 from hotspot.att.launch_match import LaunchOut, checked_against_capture_grid, checked_against_occupancy, match_launch
 from hotspot.att.lds_bound import LdsBound, lds_lower_bound
 from hotspot.capture import Capture, DispatchRecord, KernelRows, kernel_names, pick_row, same_kernel
@@ -275,9 +275,7 @@ def occupancy_gap(occ: DispatchOccupancy) -> Finding | None:
         "occupancy-gap", "medium",
         f"achieved occupancy averages {a.mean_waves_per_simd:.2f} waves/SIMD (peak "
         f"{a.peak_waves_per_simd}) against {occ.waves_per_simd} theoretical: {why}",
-        {"theoretical_waves_per_simd": occ.waves_per_simd,
-         "achieved_mean_waves_per_simd": a.mean_waves_per_simd,
-         "achieved_peak_waves_per_simd": a.peak_waves_per_simd, "ratio": ratio,
-         "threshold_ratio": OCCUPANCY_GAP_RATIO},
+        OccupancyGapEvidence(occ.waves_per_simd, a.mean_waves_per_simd, a.peak_waves_per_simd, ratio,
+                             OCCUPANCY_GAP_RATIO),
         "give each CU more work in flight: a larger grid or more workgroups per CU, persistent "
         "workgroups, or overlap with other kernels; compare with the kernel's grid size")

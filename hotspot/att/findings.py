@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from hotspot.arch.classify import Category
 from hotspot.att.code_totals import SourceLineStat, Totals
 from hotspot.capture import IDLE_SLICE_EXECUTED_SHARE, WaveTotals
-from hotspot.result import JsonObject, JsonValue
 from hotspot.record import record
 
 if TYPE_CHECKING:
@@ -30,25 +28,134 @@ LINE_INFO_HINT = ("build with line tables (hipcc/clang: -gline-tables-only or -g
                   "Triton/FlyDSL: enable their debug line-info option) and re-capture")
 
 
+# The evidence of each kind of finding: one record per `Finding.id`, its fields in the order the
+# JSON writes them (docs/schema/analyze.md `findings[].evidence`). No two share their set of field
+# names, which is how a saved document's evidence is read back (hotspot/decode.py, unions of records).
+
+
+@record
+class NextLine:
+    """A hot source line after the collapsed one."""
+
+    file: str
+    line: int | None
+    share: float
+    dominant_category: str
+
+
+@record
+class SourceCollapseEvidence:
+    file: str
+    line: int | None
+    share: float
+    categories: list[str]
+    threshold_share: float
+    threshold_categories: int
+    next_lines: list[NextLine]
+
+
+@record
+class NoSourceEvidence:
+    executed_instructions: int
+    mapped_instructions: int
+    mapped_share: float
+    threshold_share: float
+
+
+@record
+class IdleSliceEvidence:
+    code_rows: int
+    executed_instructions: int
+    executed_share: float
+    threshold_share: float
+
+
+@record
+class RebuiltColumnsEvidence:
+    layout: str
+    columns: list[str]
+    wave_files: int
+
+
+@record
+class TotalPair:
+    """One total as code.json has it and as the wave files sum to."""
+
+    code_json: int
+    wave_files: int
+
+
+@record
+class WaveMismatchEvidence:
+    totals: dict[str, TotalPair]  # hit | latency | stall: only the totals that disagree
+    rows_differing: int
+    first_rows: list[int]
+    waves_read: int
+
+
+@record
+class LgkmCrossLaneEvidence:
+    cross_lane_share_of_lgkm: float
+    cross_lane_stall: float
+    lgkm_stall: float
+    share_of_total_stall: float
+    producers: list[str]
+    threshold_share: float
+    threshold_min_stall_share: float
+
+
+@record
+class LgkmSmemEvidence:
+    smem_share_of_lgkm: float
+    smem_stall: float
+    lgkm_stall: float
+    share_of_total_stall: float
+    prologue: bool
+    producers: list[str]
+    threshold_share: float
+    threshold_min_stall_share: float
+
+
+@record
+class OccupancyGapEvidence:
+    theoretical_waves_per_simd: int
+    achieved_mean_waves_per_simd: float
+    achieved_peak_waves_per_simd: int
+    ratio: float
+    threshold_ratio: float
+
+
+FindingEvidence = Union[SourceCollapseEvidence, NoSourceEvidence, IdleSliceEvidence,
+                        RebuiltColumnsEvidence, WaveMismatchEvidence, LgkmCrossLaneEvidence,
+                        LgkmSmemEvidence, OccupancyGapEvidence]
+E = TypeVar("E", bound=FindingEvidence)
+
+
 @record
 class Finding:
     id: str
     severity: str  # "high" | "medium" | "low" | "info"
     message: str
-    evidence: JsonObject = field(default_factory=dict)
+    evidence: FindingEvidence
     hint: str = ""
+
+
+def finding_of(findings: Iterable[Finding], kind: type[E]) -> tuple[Finding, E] | None:
+    """The first finding whose evidence is a `kind`, with that evidence typed."""
+    for f in findings:
+        if isinstance(f.evidence, kind):
+            return f, f.evidence
+    return None
 
 
 def source_collapse(lines: Sequence[SourceLineStat]) -> Finding | None:
     if not lines:
         return None
     top = lines[0]
-    cats: list[JsonValue] = [c for c, s in top.categories.items() if s > 0] or list(top.categories)
+    cats = [c for c, s in top.categories.items() if s > 0] or list(top.categories)
     if top.share < SOURCE_COLLAPSE_SHARE or len(top.categories) < SOURCE_COLLAPSE_MIN_CATEGORIES:
         return None
-    nxt: list[JsonValue] = [{"file": s.file, "line": s.line, "share": s.share,
-                             "dominant_category": s.dominant_category}
-                            for s in lines[1:1 + NEXT_HOT_LINES]]
+    nxt = [NextLine(s.file, s.line, s.share, s.dominant_category) for s in lines[1:1 + NEXT_HOT_LINES]]
     nxt_text = ", ".join(f"{s.file.rsplit('/', 1)[-1]}:{s.line} ({s.share:.0%})"
                          for s in lines[1:1 + NEXT_HOT_LINES])
     return Finding(
@@ -57,9 +164,8 @@ def source_collapse(lines: Sequence[SourceLineStat]) -> Finding | None:
         f"{len(top.categories)} instruction categories: compiler-generated code was attributed to "
         f"one line (typically the kernel entry or decorator), so line-level blame is coarse here"
         + (f"; next hot lines: {nxt_text}" if nxt_text else ""),
-        {"file": top.file, "line": top.line, "share": top.share, "categories": cats,
-         "threshold_share": SOURCE_COLLAPSE_SHARE,
-         "threshold_categories": SOURCE_COLLAPSE_MIN_CATEGORIES, "next_lines": nxt},
+        SourceCollapseEvidence(top.file, top.line, top.share, cats, SOURCE_COLLAPSE_SHARE,
+                               SOURCE_COLLAPSE_MIN_CATEGORIES, nxt),
         "use the instruction view (--mode asm) for this line, and " + LINE_INFO_HINT)
 
 
@@ -71,8 +177,7 @@ def no_source(executed: int, mapped: int) -> Finding | None:
         "no-source", "medium",
         f"only {share:.0%} of executed instructions carry a source location; source-line results "
         "are partial and the instruction view is the reliable one",
-        {"executed_instructions": executed, "mapped_instructions": mapped, "mapped_share": share,
-         "threshold_share": NO_SOURCE_MAPPED_SHARE},
+        NoSourceEvidence(executed, mapped, share, NO_SOURCE_MAPPED_SHARE),
         LINE_INFO_HINT)
 
 
@@ -85,8 +190,7 @@ def idle_slice(code_rows: int, executed: int) -> Finding | None:
         f"only {executed} of {code_rows} code rows ({share:.1%}) executed on the traced waves: the "
         "capture saw a sliver of the kernel (waves that retired early or an idle CU), so these "
         "numbers do not represent the kernel",
-        {"code_rows": code_rows, "executed_instructions": executed, "executed_share": share,
-         "threshold_share": IDLE_SLICE_EXECUTED_SHARE},
+        IdleSliceEvidence(code_rows, executed, share, IDLE_SLICE_EXECUTED_SHARE),
         "re-capture with another att_target_cu or att_shader_engine_mask, a larger grid, or a later "
         "kernel_iteration_range so the traced CU runs full waves")
 
@@ -102,7 +206,7 @@ def rebuilt_columns(missing: Sequence[str], wave_files: int) -> Finding | None:
         f"code.json is the early format-3.0.0 layout (no header, no {names} columns): {names} were "
         f"rebuilt from the {wave_files} wave files (stall: the sum of each instruction's stall; "
         "idle: the gaps before each instruction); the same sums a current decoder writes",
-        {"layout": "early-3.0.0", "columns": list(missing), "wave_files": wave_files},
+        RebuiltColumnsEvidence("early-3.0.0", list(missing), wave_files),
         "nothing to do; a current decoder writes these columns itself")
 
 
@@ -127,9 +231,8 @@ def wave_mismatch(totals: Totals, waves: WaveTotals,
         "code.json totals disagree with the sum over the wave files ("
         + ", ".join(f"{k}: {c:,} vs {w:,}" for k, (c, w) in diffs.items())
         + "): some wave files are missing, truncated, or from another decode",
-        {"totals": {k: {"code_json": c, "wave_files": w} for k, (c, w) in diffs.items()},
-         "rows_differing": len(rows_off), "first_rows": list(rows_off[:10]),
-         "waves_read": waves.waves},
+        WaveMismatchEvidence({k: TotalPair(c, w) for k, (c, w) in diffs.items()}, len(rows_off),
+                             list(rows_off[:10]), waves.waves),
         "re-decode the .att files into a fresh directory; check for truncation warnings")
 
 
@@ -153,10 +256,8 @@ def lgkm_cross_lane(bd: "LgkmBreakdown | None", total_stall: int,
         f"{cross / total_stall:.0%} of all stall) waits on ds_bpermute/ds_permute/ds_swizzle: these "
         "are lane-shuffle steps (typically a reduction) that retire on lgkmcnt without any LDS "
         "traffic, so the wait is the serial shuffle chain, not LDS bandwidth",
-        {"cross_lane_share_of_lgkm": bd.cross_lane_share, "cross_lane_stall": cross,
-         "lgkm_stall": bd.lgkm_stall, "share_of_total_stall": cross / total_stall,
-         "producers": list(top_producers), "threshold_share": LGKM_CROSS_LANE_SHARE,
-         "threshold_min_stall_share": LGKM_MIN_STALL_SHARE},
+        LgkmCrossLaneEvidence(bd.cross_lane_share, cross, bd.lgkm_stall, cross / total_stall,
+                              list(top_producers), LGKM_CROSS_LANE_SHARE, LGKM_MIN_STALL_SHARE),
         "use DPP row/broadcast forms or v_permlane*_swap (gfx950) for the shuffles, or restructure "
         "the reduction to need fewer serial steps (reduce more per lane first, then shuffle)")
 
@@ -180,8 +281,6 @@ def lgkm_smem(bd: "LgkmBreakdown | None", total_stall: int, prologue: bool,
                 "(software prefetch into SGPRs) so their latency overlaps other work")
     return Finding(
         "lgkm-smem", "medium", message,
-        {"smem_share_of_lgkm": bd.smem_share, "smem_stall": smem, "lgkm_stall": bd.lgkm_stall,
-         "share_of_total_stall": smem / total_stall, "prologue": prologue,
-         "producers": list(top_producers), "threshold_share": LGKM_SMEM_SHARE,
-         "threshold_min_stall_share": LGKM_MIN_STALL_SHARE},
+        LgkmSmemEvidence(bd.smem_share, smem, bd.lgkm_stall, smem / total_stall, prologue,
+                         list(top_producers), LGKM_SMEM_SHARE, LGKM_MIN_STALL_SHARE),
         hint)

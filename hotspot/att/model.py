@@ -18,13 +18,13 @@ from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.att.representativeness import Representativeness
 from hotspot.att.states import WaveStates
 from hotspot.att.waits.reduce import Attribution, BlamedLine, LgkmBreakdown, WaitBlame
+from hotspot.att.plan_items import PlanItem
 from hotspot.record import record
 from hotspot.strenum import TextEnum
 
 if TYPE_CHECKING:
     pass
 from hotspot.capture import DispatchCandidate
-from hotspot.result import JsonObject
 
 T = TypeVar("T")
 
@@ -208,8 +208,9 @@ class DispatchAnalysis:
     representativeness: Representativeness | None = None
     # The slot of the plan in the JSON (docs/schema/analyze.md): null in an analysis. The plan is its
     # own value beside the analysis (hotspot/plan/api.py PlannedDispatch writes its items here); a
-    # saved `analyze --plan` document reads its items back as JSON.
-    plan: list[JsonObject] | None = None
+    # saved `analyze --plan` document reads its items back here (records of hotspot/att/plan_items.py,
+    # below att/: the analysis holds what the plan produces without importing plan/).
+    plan: list[PlanItem] | None = None
     samples: SampleCounts | None = None  # PC sampling only
     detail: list[DetailLine] | None = None
     selection: Selection | None = None

@@ -22,15 +22,21 @@ by the wave pass, hotspot/capture/waves.py). Pure: no file is read here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field, replace
+from dataclasses import replace
+from typing import Union
 
 from hotspot.arch.targets import KERNARG_PRELOAD_ENTRY_OFFSET
-from hotspot.att.findings import Finding
+from hotspot.att.findings import (
+    Finding,
+    IdleSliceEvidence,
+    SourceCollapseEvidence,
+    WaveMismatchEvidence,
+    finding_of,
+)
 from hotspot.att.loops import Loop
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture import SHORT_WAVE_MAX_RECORDS, CodeRow, WaveTotals, is_runtime_kernel
 from hotspot.record import record
-from hotspot.result import JsonObject, JsonValue
 
 OK = "ok"
 LIMITED = "limited"
@@ -79,6 +85,88 @@ RECAPTURE_USER_KERNEL = ("this is the HIP runtime's kernel (copy/fill/blit), not
                          "dispatch with --kernel)")
 
 
+# The evidence of each reason, one record per kind (idle-slice reuses its finding's), its fields in
+# the order the JSON writes them. No two share their set of field names (how a saved document's
+# evidence is read back: hotspot/decode.py, unions of records).
+
+
+@record
+class RuntimeKernelEvidence:
+    kernel: str
+
+
+@record
+class WaveMismatchReasonEvidence(WaveMismatchEvidence):
+    """The wave-mismatch finding's evidence, and how far apart the two sums are."""
+
+    ratio: float
+    threshold_ratio: float
+
+
+@record
+class EarlyExitEvidence:
+    early_exit_waves: int
+    waves: int
+    share: float
+    early_exit_records: list[int]
+    longest_wave_records: int
+    threshold_records: int
+    threshold_share_of_longest: float
+    material_share: float
+
+
+@record
+class PreloadEntryEvidence:
+    entry_line_number: int
+    first_executed_line_number: int
+    offset_bytes: int
+
+
+@record
+class MissingStartEvidence:
+    entry_line_number: int
+    first_executed_line_number: int
+    executed_rows: int
+    code_rows: int
+
+
+@record
+class SteadySampleEvidence:
+    """small-sample as a note: few waves, each repeating the hot loop."""
+
+    working_waves: int
+    workgroups_estimated: int
+    passes_per_wave: float
+    threshold_passes: float
+
+
+@record
+class SmallSampleEvidence:
+    working_waves: int
+    workgroups_estimated: int | None
+    waves_per_workgroup: int | None
+    threshold_waves: int
+    threshold_workgroups: int
+
+
+@record
+class SinglePassEvidence:
+    passes_per_wave: float
+    threshold: float
+
+
+@record
+class LineShareEvidence:
+    """source-collapse: the collapsed line's share of the stall."""
+
+    share: float
+
+
+ReasonEvidence = Union[RuntimeKernelEvidence, IdleSliceEvidence, WaveMismatchReasonEvidence,
+                       EarlyExitEvidence, PreloadEntryEvidence, MissingStartEvidence,
+                       SteadySampleEvidence, SmallSampleEvidence, SinglePassEvidence, LineShareEvidence]
+
+
 @record
 class Reason:
     id: str       # early-exit-waves | runtime-kernel | missing-start | preload-entry | small-sample | single-pass |
@@ -86,7 +174,7 @@ class Reason:
     level: str    # unrepresentative | limited | note
     message: str
     recapture: str  # what to re-capture and how ("" for notes that need no re-capture)
-    evidence: JsonObject = field(default_factory=dict)
+    evidence: ReasonEvidence
 
 
 @record
@@ -158,19 +246,12 @@ def working_waits(waits: Sequence[WaitBlame], rows: Sequence[CodeRow], working: 
     return out
 
 
-def _number(v: JsonValue) -> float:
-    """A count of the wave-mismatch evidence (0 when absent)."""
-    return float(v) if isinstance(v, (int, float)) else 0.0
-
-
-def _mismatch_ratio(f: Finding) -> float:
+def _mismatch_ratio(ev: WaveMismatchEvidence) -> float:
     worst = 1.0
-    totals = f.evidence.get("totals")
-    for v in (totals.values() if isinstance(totals, dict) else ()):
-        if isinstance(v, dict):
-            a, b = abs(_number(v.get("code_json"))), abs(_number(v.get("wave_files")))
-            lo, hi = min(a, b), max(a, b)
-            worst = max(worst, hi / lo if lo else float("inf") if hi else 1.0)
+    for v in ev.totals.values():
+        a, b = abs(v.code_json), abs(v.wave_files)
+        lo, hi = min(a, b), max(a, b)
+        worst = max(worst, hi / lo if lo else float("inf") if hi else 1.0)
     return worst
 
 
@@ -180,24 +261,26 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
     """The model, and the code rows of the working waves when the shares must be taken over them
     (None: the shares stay over all waves)."""
     reasons: list[Reason] = []
-    by_id = {f.id: f for f in findings}
     runtime = next((n for n in kernel_names if n and is_runtime_kernel(n)), None)
     if runtime is not None:
         reasons.append(Reason("runtime-kernel", UNREPRESENTATIVE,
                               f"{runtime[:80]} is a HIP runtime kernel (copy/fill/blit): its "
                               "instructions are the runtime's plumbing, not code you can change",
-                              RECAPTURE_USER_KERNEL, {"kernel": runtime}))
-    idle = by_id.get("idle-slice")
+                              RECAPTURE_USER_KERNEL, RuntimeKernelEvidence(runtime)))
+    idle = finding_of(findings, IdleSliceEvidence)
     if idle is not None:
-        reasons.append(Reason("idle-slice", UNREPRESENTATIVE, idle.message, idle.hint, dict(idle.evidence)))
-    mismatch = by_id.get("wave-mismatch")
+        f, idle_ev = idle
+        reasons.append(Reason("idle-slice", UNREPRESENTATIVE, f.message, f.hint, idle_ev))
+    mismatch = finding_of(findings, WaveMismatchEvidence)
     if mismatch is not None:
-        ratio = _mismatch_ratio(mismatch)
+        f, m = mismatch
+        ratio = _mismatch_ratio(m)
         gross = ratio > WAVE_MISMATCH_UNREPRESENTATIVE_RATIO
         reasons.append(Reason("wave-mismatch", UNREPRESENTATIVE if gross else LIMITED,
-                              mismatch.message + (f" (off by {ratio:,.1f}x)" if gross else ""),
-                              mismatch.hint, {**mismatch.evidence, "ratio": ratio,
-                                              "threshold_ratio": WAVE_MISMATCH_UNREPRESENTATIVE_RATIO}))
+                              f.message + (f" (off by {ratio:,.1f}x)" if gross else ""), f.hint,
+                              WaveMismatchReasonEvidence(m.totals, m.rows_differing, m.first_rows,
+                                                         m.waves_read, ratio,
+                                                         WAVE_MISMATCH_UNREPRESENTATIVE_RATIO)))
 
     # early-exit waves
     traced = waves.waves
@@ -209,10 +292,8 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
     adjusted: list[CodeRow] | None = None
     if n_early and working:
         cut = max(early)
-        ev: JsonObject = {"early_exit_waves": n_early, "waves": traced, "share": round(share, 4),
-              "early_exit_records": list(sorted(early)), "longest_wave_records": longest,
-              "threshold_records": EARLY_EXIT_MAX_RECORDS, "threshold_share_of_longest": EARLY_EXIT_MAX_SHARE,
-              "material_share": EARLY_EXIT_MATERIAL_SHARE}
+        ev = EarlyExitEvidence(n_early, traced, round(share, 4), sorted(early), longest,
+                               EARLY_EXIT_MAX_RECORDS, EARLY_EXIT_MAX_SHARE, EARLY_EXIT_MATERIAL_SHARE)
         what = (f"{n_early} of {traced} traced waves ({share:.0%}) executed at most {cut} instruction "
                 f"records (the longest executed {longest:,}) and retired: workgroups with no work")
         if share >= EARLY_EXIT_MATERIAL_SHARE:
@@ -240,9 +321,8 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
             f"the waves started at #{first_run.line_number}, {KERNARG_PRELOAD_ENTRY_OFFSET} bytes after "
             f"the entry: the rows before it are the kernel-argument preload prologue, which firmware "
             "that preloads arguments skips (not a trace that began late)",
-            "", {"entry_line_number": rows[0].line_number,
-                 "first_executed_line_number": first_run.line_number,
-                 "offset_bytes": KERNARG_PRELOAD_ENTRY_OFFSET}))
+            "", PreloadEntryEvidence(rows[0].line_number, first_run.line_number,
+                                     KERNARG_PRELOAD_ENTRY_OFFSET)))
     elif rows and rows[0].hit == 0 and first_run is not None:
         executed = sum(1 for r in rows if r.hit > 0)
         reasons.append(Reason(
@@ -252,8 +332,7 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
             f"#{first_run.line_number}): the trace began after the waves started, so the prologue "
             "and whatever ran before the trace are missing",
             RECAPTURE_START,
-            {"entry_line_number": rows[0].line_number, "first_executed_line_number": first_run.line_number,
-             "executed_rows": executed, "code_rows": len(rows)}))
+            MissingStartEvidence(rows[0].line_number, first_run.line_number, executed, len(rows))))
 
     # sample size
     per_wg = -(-wg_threads // wave_size) if wg_threads and wave_size else None
@@ -276,16 +355,14 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
                               f"loop {repeats:.0f} times and their lengths agree within "
                               f"{1 - UNIFORM_WAVES_MIN_RATIO:.0%}: the steady state, many times over",
                               RECAPTURE_SAMPLE,
-                              {"working_waves": working, "workgroups_estimated": workgroups,
-                               "passes_per_wave": repeats, "threshold_passes": SMALL_SAMPLE_MIN_PASSES}))
+                              SteadySampleEvidence(working, workgroups, repeats, SMALL_SAMPLE_MIN_PASSES)))
     elif small and traced:
         reasons.append(Reason("small-sample", LIMITED,
                               "the capture traced " + " and ".join(small) + ": too few to tell the "
                               "kernel's behaviour from one wave's or one workgroup's",
                               RECAPTURE_SAMPLE,
-                              {"working_waves": working, "workgroups_estimated": workgroups,
-                               "waves_per_workgroup": per_wg, "threshold_waves": MIN_WORKING_WAVES,
-                               "threshold_workgroups": MIN_WORKGROUPS}))
+                              SmallSampleEvidence(working, workgroups, per_wg, MIN_WORKING_WAVES,
+                                                  MIN_WORKGROUPS)))
     # An outer loop run once per wave holds its inner loops' stall too: the steady state is seen
     # when any loop holding a material share of the stall repeats, so the loop judged is the most
     # repeated of those (else the hottest loop).
@@ -297,15 +374,14 @@ def assess(rows: Sequence[CodeRow], waves: WaveTotals, kernel_names: Sequence[st
         reasons.append(Reason("single-pass", LIMITED,
                               f"the hottest loop (#{hottest.first_line_number}-#{hottest.last_line_number}) "
                               f"ran {passes:.1f} time(s) per wave: no steady state was traced",
-                              RECAPTURE_SAMPLE, {"passes_per_wave": passes,
-                                                 "threshold": MIN_PASSES_PER_WAVE}))
+                              RECAPTURE_SAMPLE, SinglePassEvidence(passes, MIN_PASSES_PER_WAVE)))
 
-    collapse = by_id.get("source-collapse")
+    collapse = finding_of(findings, SourceCollapseEvidence)
     if collapse is not None:
+        f, c = collapse
         reasons.append(Reason("source-collapse", NOTE,
                               "line-level locations are unreliable (instruction-level blame is not "
-                              "affected): " + collapse.message, collapse.hint,
-                              {"share": collapse.evidence.get("share")}))
+                              "affected): " + f.message, f.hint, LineShareEvidence(c.share)))
 
     level = max((r.level for r in reasons), key=_RANK.__getitem__, default=NOTE)
     model = Representativeness(

@@ -102,16 +102,13 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
 
 def load_saved(path: Path) -> Result[ReportPage]:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
-    data; the plan items it holds are read back as PlanItems."""
+    data; the plan items it holds (read back into the analysis's `plan` slot) are the page's plan."""
     from hotspot.att.load import read_analysis
-    from hotspot.decode import from_plain
-    from hotspot.plan.model import PlanItem
 
     analysis, warnings = read_analysis(path)
     page = page_of(analysis)
-    views = [replace(view, plan=from_plain(list[PlanItem], view.analysis.plan, source=path,
-                                           hint="pass an unedited hotspot analyze --format json output"))
-             if view.analysis.plan else view for view in page.dispatches]
+    views = [replace(view, plan=view.analysis.plan) if view.analysis.plan else view
+             for view in page.dispatches]
     lacks = (f"{path}: a saved analysis holds its executed instructions only (no full listing) and no wave "
              "timelines: the report shows its tables and plan; report the capture directory for those")
     return Result("report", replace(page, dispatches=views), [*warnings, lacks])

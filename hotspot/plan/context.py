@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hotspot.arch.classify import Category
 from hotspot.arch.resources import IsaRegisters, scan_isa_registers
-from hotspot.att.findings import Finding
+from hotspot.att.findings import E, Finding, finding_of
 from hotspot.att.loops import Loop
 from hotspot.att.model import DispatchAnalysis
 from hotspot.att.dispatch_occupancy import DispatchOccupancy
@@ -204,8 +204,9 @@ class PlanContext:
     def occupancy(self) -> DispatchOccupancy | None:
         return self.analysis.occupancy
 
-    def finding(self, finding_id: str) -> Finding | None:
-        return next((f for f in self.analysis.findings if f.id == finding_id), None)
+    def finding(self, kind: type[E]) -> tuple[Finding, E] | None:
+        """The finding whose evidence is a `kind` (one record per kind of finding), with it typed."""
+        return finding_of(self.analysis.findings, kind)
 
     def mix_dynamic(self, category: Category) -> int:
         return next((m.dynamic for m in self.analysis.instruction_mix if m.category == category), 0)

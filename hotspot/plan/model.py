@@ -1,11 +1,18 @@
-"""Plan items and rule definitions. Items serialize as the `data.plan` JSON (docs/schema/plan.md)."""
+"""The plan's rule definitions and what its engine works with (candidates, skipped rules, trust). The
+items it writes (`data.plan`, docs/schema/plan.md) are records of hotspot/att/plan_items.py (the lower
+layer, so a saved analysis reads them back into its `plan` slot); imported from here as before."""
 
 from __future__ import annotations
 
 from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Union
-from hotspot.plan.location import Location
+from hotspot.att.plan_items import Estimate as Estimate
+from hotspot.att.plan_items import Evidence as Evidence
+from hotspot.att.plan_items import Kind as Kind
+from hotspot.att.plan_items import Location
+from hotspot.att.plan_items import PlanItem as PlanItem
+from hotspot.att.plan_items import Site as Site
 from hotspot.record import record
 from hotspot.strenum import TextEnum
 
@@ -13,38 +20,6 @@ if TYPE_CHECKING:
     from hotspot.plan.context import PlanContext
 
 PRIORITIES = ("HIGH", "MED", "LOW")
-
-
-@record
-class Site:
-    """One place an item's pattern occurs: the s_waitcnt row (when the pattern is a wait), the code
-    rows of its producers, and the source line to edit (structured refs, not formatted text)."""
-
-    wait_row: int | None
-    producer_rows: list[int]
-    file: str | None
-    line: int | None
-    target_cycles: int
-
-
-@record
-class Evidence:
-    metric: str
-    value: bool | float | int | str | None  # bool: a yes/no fact (dram_share_known)
-    threshold: float | int | str | None = None
-    comparison: str | None = None  # how value relates to threshold for the rule to fire: ">=", "<", ...
-
-
-@record
-class Estimate:
-    """Share of the traced waves' cycles (Σ latency) the fix may save, as a range, in percent."""
-
-    low_pct: float | None     # null when the capture cannot support an estimate (see `withheld`)
-    high_pct: float | None
-    basis: str
-    target_cycles: int        # cycles the item targets (stall, or MFMA pipe time for shape rules)
-    target_stall_pct: float   # target_cycles as a percent of total stall (the Amdahl guard input)
-    withheld: str | None = None  # why low/high are null (an unrepresentative capture)
 
 
 class Gain(str, Enum):
@@ -69,33 +44,6 @@ class Trust:
 
     level: str
     reasons: list[str]
-
-
-class Kind(str, Enum):
-    """What an item asks to change (a rule's kind, written as its value)."""
-
-    CODE = "code"        # edit the kernel
-    LAUNCH = "launch"    # change the grid (ranked by its bound like any item)
-    CAPTURE = "capture"  # trust: re-capture first; listed first, never ranked among the others
-    MEMORY = "memory"    # bandwidth roof or counter verdict
-
-
-@record
-class PlanItem:
-    id: str
-    priority: str
-    title: str
-    kind: Kind
-    location: Location
-    evidence: list[Evidence]
-    root_cause: str
-    fix: str
-    estimate: Estimate
-    sites: list[Site] = field(default_factory=list)  # every site of the root cause, largest first
-    # The item's number, the same in every format (text, markdown, JSON, HTML, the verdict): 1..N over
-    # the items that are not capture items, in plan order; null for capture items (they are trust,
-    # listed first, and take no number: "item #1" is the first change to make).
-    rank: int | None = None
 
 
 class SkipStatus(TextEnum):

@@ -204,7 +204,8 @@ def _page_meta(a: DispatchAnalysis) -> str:
 
 
 def _nav(prefix: str) -> str:
-    links = [("summary", "Summary"), ("categories", "Stall by category"), ("source", "Source"),
+    links = [("summary", "Summary"), ("roofline", "Roofline"), ("categories", "Stall by category"),
+             ("source", "Source"),
              ("isa", "ISA"), ("loads", "Blamed loads"), ("timeline", "Wave timeline"),
              ("more", "More")]
     return '<nav class="toc">' + "".join(f'<a href="#{prefix}-{k}">{t}</a>' for k, t in links) + "</nav>"
@@ -231,6 +232,7 @@ def _dispatch(view: ReportDispatch, prefix: str, multi: bool) -> Iterator[str]:
         yield (f'<h2 class="dispatch-title">{esc(a.dispatch.kernel)} '
                f'<span class="note mono">{esc(a.dispatch.path)}</span></h2>' + _nav(prefix))
     yield _summary(a, view.plan, prefix, unit)
+    yield _roofline(view, prefix)
     yield _categories(a, prefix, unit)
     yield from _source(view, prefix, unit)
     yield _isa(view, prefix, unit)
@@ -272,6 +274,21 @@ def _summary(a: DispatchAnalysis, plan: list[PlanItem] | None, prefix: str, unit
     inner += "<h3>Findings</h3>" + _findings(a.findings)
     inner += "<h3>Plan</h3>" + _plan(plan)
     return _section(prefix, "summary", "Summary", inner)
+
+
+def _roofline(view: ReportDispatch, prefix: str) -> str:
+    """The roofline picture (hotspot/render/html_roofline.py) from every code row's count: the
+    report's full listing; a page without it (a saved or `analyze` page) says so."""
+    from hotspot.att.kernel_roofline import Roofline, roofline_of
+    from hotspot.render.html_roofline import figure
+
+    rows, complete = _isa_rows(view)
+    if complete:
+        model = roofline_of(view.analysis, [(r.isa, r.hit) for r in rows])
+    else:
+        model = Roofline(False, "it counts the FLOPs of every executed instruction, and this page "
+                                "holds only the top ones; hotspot report on the dispatch folder draws it")
+    return _section(prefix, "roofline", "Roofline", figure(model))
 
 
 def _occupancy(occ: DispatchOccupancy | None) -> str:

@@ -37,6 +37,8 @@ dl.kv dd { margin:0; overflow-wrap:anywhere; }
 .stack > span { display:block; height:100%; }
 .legend { display:flex; flex-wrap:wrap; gap:4px 14px; font-size:12.5px; margin-top:4px; }
 table.cats td.barcol { width:45%; }
+figure.roofline { margin:0; max-width:860px; } figure.roofline svg { width:100%; height:auto; display:block; }
+figure.roofline figcaption { font-size:13px; } ul.ceilings { margin:0; padding-left:18px; }
 ul.findings { margin:0; padding-left:18px; }
 ul.findings li { margin:4px 0; }
 .sev { display:inline-block; font-size:11px; padding:0 6px; border-radius:8px; color:#fff; background:#777; margin-right:6px; text-transform:uppercase; }
