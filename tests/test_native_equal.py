@@ -162,13 +162,13 @@ def test_achieved_occupancy_in_c_equals_the_python_twin(mod, by_se, wanted):
     selected kernels, kernel filters: the same result, floats included."""
     cols = {se: _columns(ev) for se, ev in by_se.items()}
     assert all(mod.occupancy_se(*c, wanted) is not None for c in cols.values())  # C computes it
-    assert achieved_from_columns(cols, wanted) == achieved_python(cols, wanted)
+    assert achieved_from_columns(cols, wanted, mod) == achieved_python(cols, wanted)
 
 
 def test_achieved_occupancy_values_c_declines_go_to_python(mod):
     cols = {0: ((1, 1 << 41), (0, 0), (0, 0), (0, 0), (1, 0), (1, 1))}  # a time beyond 2**40
     assert mod.occupancy_se(*cols[0], None) is None
-    got = achieved_from_columns(cols)
+    got = achieved_from_columns(cols, None, mod)
     assert got == achieved_python(cols, None)
     assert got is not None and got.window_cycles == {0: (1 << 41) - 1}
 
@@ -181,7 +181,7 @@ def test_achieved_occupancy_equal_on_the_corpus(mod, corpus):
         except InputError:  # the corpus's deliberately broken captures
             continue
         for wanted in (None, set(trace.dispatches) or None):
-            assert achieved_from_columns(trace.columns_by_se, wanted) == \
+            assert achieved_from_columns(trace.columns_by_se, wanted, mod) == \
                 achieved_python(trace.columns_by_se, wanted), path
         checked += 1
     assert checked >= 10

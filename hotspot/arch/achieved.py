@@ -109,14 +109,13 @@ def achieved_occupancy(events_by_se: Mapping[int, Sequence[OccupancyEvent]],
 
 
 def achieved_from_columns(columns_by_se: Mapping[int, EventColumns],
-                          kernel_ids: Iterable[int] | None = None) -> AchievedOccupancy | None:
-    """`achieved_occupancy` over event columns per SE: in C when the native extension is in use
-    (hotspot/att/engine/_wavescan.c `occupancy_se`), else (or for values it does not take) by
-    `achieved_python`, its reference twin."""
-    from hotspot.att.engine.native import native
-
+                          kernel_ids: Iterable[int] | None = None,
+                          mod: ModuleType | None = None) -> AchievedOccupancy | None:
+    """`achieved_occupancy` over event columns per SE: in C when the caller hands the native
+    extension in `mod` (hotspot/att/engine/_wavescan.c `occupancy_se`; arch/ sits below the engine,
+    so it does not fetch it itself), else (or for values C does not take) by `achieved_python`,
+    its reference twin."""
     wanted = None if kernel_ids is None else set(kernel_ids)
-    mod = native()
     if mod is not None:
         done = _achieved_native(mod, columns_by_se, wanted)
         if done is not False:

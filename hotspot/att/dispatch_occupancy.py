@@ -11,6 +11,7 @@ from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
+from hotspot.att.engine.native import native
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy_model import (
     Limits,
@@ -140,7 +141,7 @@ def _achieved(cap: Capture, warnings: list[str]) -> AchievedOut | None:
         return None
     names = kernel_names(cap.kernel)
     ids = [k for k, name in trace.dispatches.items() if same_kernel(name, names)]
-    got = achieved_from_columns(trace.columns_by_se, ids or None)
+    got = achieved_from_columns(trace.columns_by_se, ids or None, native())
     if got is None:
         return None
     return AchievedOut(got.mean_waves_per_simd, got.peak_waves_per_simd, got.simds, got.waves,
