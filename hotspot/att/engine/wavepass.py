@@ -304,7 +304,8 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
         acc.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
                      int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
                      [int(r[3]) for r in ins])
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError, orjson.JSONDecodeError):
+    except (TypeError, ValueError, OverflowError, IndexError, KeyError, AttributeError,
+            orjson.JSONDecodeError):  # OverflowError: a value past C's int64 (the fold refuses it)
         return
 
 
