@@ -698,6 +698,10 @@ PAGES = {'': (('--help', '-h'),
                 'OLD=NEW: read sources recorded under OLD from the local checkout NEW when the '
                 'capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, pairs '
                 "separated by ':')."),
+               ('--pmc <str>',
+                "Counter files (as `hotspot pmc` reads them; repeatable): the plan's memory "
+                "verdicts (as analyze --pmc) and a second roofline point from the counters' bytes "
+                'and time.'),
                ('--format <text|json|markdown>', 'text, json or markdown.  [default: text]'),
                ('-h, --help', 'Show this message and exit.')),
               30,
