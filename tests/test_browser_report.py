@@ -330,3 +330,47 @@ def test_the_raw_key_check_catches_a_dump(browser, tmp_path):
         assert raw["rawNone"] == 1
     finally:
         page.close()
+
+
+COUNTER_JS = """(() => {
+  const svg = document.querySelector('svg.roofline');
+  const [x0, y0, x1, y1] = svg.dataset.plot.split(' ').map(Number);
+  const sq = svg.querySelector('rect.roofline-counter-point').getBBox();
+  const labels = Array.from(svg.querySelectorAll('text')).map(t => [t.textContent, t.getBoundingClientRect()]);
+  const overlaps = [];
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+    const [p, a] = labels[i], [q, c] = labels[j];
+    if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1)
+      overlaps.push(p + ' / ' + q);
+  }
+  return {plot: [x0, y0, x1, y1], square: [sq.x + sq.width / 2, sq.y + sq.height / 2], overlaps,
+          label: labels.map(l => l[0]).filter(t => t.startsWith('counters: ')),
+          caption: document.querySelector('section.part[data-section="roofline"] p.counters').textContent};
+})()"""
+
+
+def test_counter_point_in_chromium(corpus, browser, tmp_path):
+    """`report --pmc` (tests/test_report_pmc.py checks the numbers): at 1280 px the counters' square
+    lies inside the plot, labelled, no two labels overlapping."""
+    from tests.conftest import run_cli
+    from tests.test_report_pmc import BMM1, BMM1_KERNEL, CK, _kernel, _renamed
+
+    ddir = corpus / CK
+    pmc = _renamed(corpus / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    out = tmp_path / "r.html"
+    assert run_cli("--no-cache", "report", str(ddir), "--pmc", str(pmc), "-o", str(out)).exit_code == 0
+    page = browser.open(out.resolve().as_uri())
+    try:
+        page.wait_for(READY, timeout=60)
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, page.session)
+        got = page.evaluate(COUNTER_JS)
+        x0, y0, x1, y1 = got["plot"]
+        sx, sy = got["square"]
+        assert x0 < sx < x1 and y0 < sy < y1, got
+        assert got["overlaps"] == [], got["overlaps"]
+        assert len(got["label"]) == 1 and "FLOP/B" in got["label"][0]
+        assert "150 dispatch(es)" in got["caption"]
+        assert page.log.errors == []
+    finally:
+        page.close()
