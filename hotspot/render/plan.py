@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hotspot.att.model import ArchOut
 from hotspot.plan.coverage import Coverage, gap_row_text
-from hotspot.plan.engine import StallSummary, Verdict
+from hotspot.plan.engine import StallSummary, Verdict, VerdictItem
 from hotspot.plan.location import Location
 from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
 from hotspot.render.sections import Sections, wanted
@@ -243,6 +243,7 @@ def _width() -> int:
 
 TRUST_LINES = 3  # the verdict's trust text wraps over at most this many lines (the rest: drop --brief)
 TITLE_LINES = 3  # an item's title wraps over at most this many lines
+BRIEF_LINES = 15  # the verdict block's most lines (--brief's help promises it)
 _CONT = "  "  # continuation lines of a wrapped verdict line
 
 
@@ -309,7 +310,7 @@ def _header(kernel: str, arch: ArchOut, width: int) -> str:
 
 def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | None = None,
                   more_hint: str = "drop --brief, or --format json", trust_below: bool = False) -> str:
-    """About 15 lines, each within the width: kernel and arch, trust, where the cycles go, the top
+    """At most BRIEF_LINES lines (with the usual three items), each within the width: kernel and arch, trust, where the cycles go, the top
     items with their estimate and file:line (paths shortened from the left so the line number
     shows). Long lines wrap between words or drop whole parts; no word is ever cut."""
     w = width or _width()
@@ -331,6 +332,19 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
     items = verdict.top_items
     if not items:
         lines.extend(_wrap("no plan item: nothing to change was found in this capture", w))
+    more = verdict.more_items
+    tail = _wrap(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}", w) if more else []
+    # titles wrap over TITLE_LINES lines while the block stays within BRIEF_LINES; else one line each
+    for title_lines in (TITLE_LINES, 1):
+        shown = _item_lines(items, w, title_lines)
+        if len(lines) + len(shown) + len(tail) <= BRIEF_LINES:
+            break
+    return "\n".join(lines + shown + tail)
+
+
+def _item_lines(items: list[VerdictItem], w: int, title_lines: int) -> list[str]:
+    """The verdict's top items: rank, priority, estimate, file:line, then the title wrapped."""
+    lines: list[str] = []
     for it in items:
         low, high = it.low_pct, it.high_pct
         est = "withheld" if low is None or high is None else f"{low:.0f}–{high:.0f}%"
@@ -345,13 +359,10 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
         if w - len(first) < 20:  # a long file name: the title goes on its own lines below
             lines.append(first.rstrip())
             first = " " * len(head)
-        title = _wrap_at_most(it.title, w - len(first), TITLE_LINES, indent="")
+        title = _wrap_at_most(it.title, w - len(first), title_lines, indent="")
         lines.append(first + title[0])
         lines.extend(" " * len(first) + t for t in title[1:])
-    more = verdict.more_items
-    if more:
-        lines.append(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}")
-    return "\n".join(lines)
+    return lines
 
 
 def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool, title: str = "hotspot",
