@@ -263,3 +263,114 @@ def test_roofline_in_chromium(corpus, browser, tmp_path, rel):
         assert page.log.errors == []
     finally:
         page.close()
+
+
+# A raw key dump: a label followed by an empty value (`file: ; line: ;`, `lds: ; workgroup:`), as the
+# report once printed records whose fields were null; and a table cell holding a bare label.
+RAW_KEYS_JS = r"""(() => {
+  const text = document.body.innerText;
+  const dumps = text.match(/\b[A-Za-z_][\w ]*:[ \t]*[;,]/g) || [];
+  const bare = Array.from(document.querySelectorAll('td, dd, li'))
+    .map(e => e.textContent.trim()).filter(t => /^[A-Za-z_][\w ]*:$/.test(t));
+  // a value the page script failed to fill (source text may say None or null: not checked)
+  return {dumps, bare, rawNone: (text.match(/\b(undefined|NaN)\b/g) || []).length};
+})()"""
+
+
+def test_example_report_opened_in_chromium(browser, tmp_path, monkeypatch):
+    """The newcomer's `hotspot report --example -o r.html` (issue 38, done-when), opened in
+    Chromium at 1280 px: no raw key dump anywhere on the page, and the roofline drawn with the
+    kernel's point inside the plot — per CU, since the example has no kernel trace."""
+    from hotspot.att.kernel_roofline import roofline_of
+    from hotspot.examples import example_dispatch_dir
+    from tests.conftest import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "80")
+    r = run_cli("--no-cache", "report", "--example", "-o", "r.html")
+    assert r.exit_code == 0, r.stderr
+    path = (tmp_path / "r.html").resolve()
+    # the model the page was drawn from, made again independently of the page
+    view = report_data(example_dispatch_dir()).data.dispatches[0]
+    model = roofline_of(view.analysis, [(x.isa, x.hit) for x in view.listing or []])
+    page = browser.open(path.as_uri())
+    try:
+        page.wait_for(READY, timeout=60)
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, page.session)
+        raw = page.evaluate(RAW_KEYS_JS)
+        assert raw["dumps"] == [] and raw["bare"] == [], raw
+        assert raw["rawNone"] == 0, raw
+        got = _roofline_state(page)
+        if not model.available:  # the page says why in place of the picture
+            assert not got["svg"] and got["missing"] and model.reason and model.reason in got["text"], got
+            return
+        assert model.scope == "per-cu"  # the example has no kernel trace
+        assert got["svg"], got
+        x0, y0, x1, y1 = got["plot"]
+        px, py = got["point"]
+        assert x0 < px < x1 and y0 < py < y1, got
+        assert {k for k, _ in got["ceilings"]} == {"compute", "memory"}
+        assert "per CU" in got["caption"] and got["width"] >= 640 and got["overlaps"] == []
+        log = page.log
+        assert log.errors == [] and log.dialogs == [] and log.requests == [path.as_uri()], log.requests
+    finally:
+        page.close()
+
+
+def test_the_raw_key_check_catches_a_dump(browser, tmp_path):
+    """The check above, on a page with the dumps the issue quotes: each is found."""
+    page_path = tmp_path / "dump.html"
+    page_path.write_text("<html><body><p>file: ; line: ; line_number: ;</p><table><tr><td>lds:</td>"
+                         "<td>x</td></tr></table><p>waves undefined</p></body></html>", encoding="utf-8")
+    page = browser.open(page_path.resolve().as_uri())
+    try:
+        raw = page.evaluate(RAW_KEYS_JS)
+        assert raw["dumps"] == ["file: ;", "line: ;", "line_number: ;"] and raw["bare"] == ["lds:"]
+        assert raw["rawNone"] == 1
+    finally:
+        page.close()
+
+
+COUNTER_JS = """(() => {
+  const svg = document.querySelector('svg.roofline');
+  const [x0, y0, x1, y1] = svg.dataset.plot.split(' ').map(Number);
+  const sq = svg.querySelector('rect.roofline-counter-point').getBBox();
+  const labels = Array.from(svg.querySelectorAll('text')).map(t => [t.textContent, t.getBoundingClientRect()]);
+  const overlaps = [];
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+    const [p, a] = labels[i], [q, c] = labels[j];
+    if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1)
+      overlaps.push(p + ' / ' + q);
+  }
+  return {plot: [x0, y0, x1, y1], square: [sq.x + sq.width / 2, sq.y + sq.height / 2], overlaps,
+          label: labels.map(l => l[0]).filter(t => t.startsWith('counters: ')),
+          caption: document.querySelector('section.part[data-section="roofline"] p.counters').textContent};
+})()"""
+
+
+def test_counter_point_in_chromium(corpus, browser, tmp_path):
+    """`report --pmc` (tests/test_report_pmc.py checks the numbers): at 1280 px the counters' square
+    lies inside the plot, labelled, no two labels overlapping."""
+    from tests.conftest import run_cli
+    from tests.test_report_pmc import BMM1, BMM1_KERNEL, CK, _kernel, _renamed
+
+    ddir = corpus / CK
+    pmc = _renamed(corpus / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    out = tmp_path / "r.html"
+    assert run_cli("--no-cache", "report", str(ddir), "--pmc", str(pmc), "-o", str(out)).exit_code == 0
+    page = browser.open(out.resolve().as_uri())
+    try:
+        page.wait_for(READY, timeout=60)
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, page.session)
+        got = page.evaluate(COUNTER_JS)
+        x0, y0, x1, y1 = got["plot"]
+        sx, sy = got["square"]
+        assert x0 < sx < x1 and y0 < sy < y1, got
+        assert got["overlaps"] == [], got["overlaps"]
+        assert len(got["label"]) == 1 and "FLOP/B" in got["label"][0]
+        assert "150 dispatch(es)" in got["caption"]
+        assert page.log.errors == []
+    finally:
+        page.close()

@@ -173,6 +173,9 @@ READ_CASES = [
     ("analyze", ["analyze", "{good}"], 0),
     ("diff", ["diff", "{good}", "{good}"], 0),
     ("pmc", ["pmc", str(PMC / "l2.csv"), "--arch", "gfx942"], 0),
+    ("occupancy", ["occupancy", "--arch", "gfx942", "--vgpr", "128", "--lds", "65536", "--wg", "256"], 0),
+    # occupancy's bad value (not a usage error of click's): exit 2 in csv as in every format
+    ("occupancy", ["occupancy", "--arch", "gfx942", "--vgpr", "9999"], EXIT_USAGE),
 ]
 
 # usage errors: exit 2 in every command and format (an unknown option, or a value that does not parse)
@@ -237,6 +240,9 @@ def test_sweep_failed_entry_then_nothing_to_do_exit_alike(fake, tmp_path):
                                                       str(fake.root / f"sw-{fmt}")])
     assert_exits(failed, EXIT_COMMAND_FAILED)
     assert "\\x0a" in failed["text"].stdout or "module load" not in failed["text"].stdout  # escaped if shown
+    # its status and report, in every format (csv too): the same code
+    assert_exits(run_all("sweep status", ["sweep", "status", str(fake.root / "sw-text")]), 0)
+    assert_exits(run_all("sweep report", ["sweep", "report", str(fake.root / "sw-text")]), 0)
     # a rerun with the failure left unretried: still the sweep's outcome, 6 (failures win over 7)
     assert_exits(run_all("sweep", ["sweep", str(recipes), "--gpus", "0", "-o", str(fake.root / "sw-text")]),
                  EXIT_COMMAND_FAILED)

@@ -1,7 +1,9 @@
 """The newcomer's path as a test (issue 38, done-when): the README's quick start and its next steps
 run as they are written, as subprocesses of the installed `hotspot` at COLUMNS=80 in an empty
 folder: each exits as docs/exit-codes.md says, and every line printed on the terminal fits 80
-columns. (A fresh venv per run is too slow for the suite: the installed package stands in for it.)"""
+columns. (A fresh venv per run is too slow for the suite: the installed package stands in for it.)
+The report the path writes is opened in Chromium by tests/test_browser_report.py
+`test_example_report_opened_in_chromium` (no raw key dumps, the roofline drawn at 1280 px)."""
 
 from __future__ import annotations
 

@@ -160,5 +160,33 @@ def test_verdict_lines_keep_the_file_name_whole_at_80_columns() -> None:
                                    3.3, 6.6, path, 83, None)], 0)
     arch = ArchOut("gfx950", None, "test", True, [], [])
     for width in (80, 100, 120):
-        line = verdict_block("k", arch, verdict, width=width).splitlines()[-1]
-        assert "/mfma_preshuffle_pipeline.py:83  " in line and len(line) <= width, (width, line)
+        lines = verdict_block("k", arch, verdict, width=width).splitlines()
+        line = next(ln for ln in lines if ln.startswith("1. "))  # the title may wrap below it
+        assert "/mfma_preshuffle_pipeline.py:83  " in line and max(map(len, lines)) <= width, (width, lines)
+        assert "load issued too close to its use (9 waits)" in " ".join(" ".join(lines).split())
+
+
+def test_verdict_block_stays_within_15_lines_with_long_titles() -> None:
+    """Three items with long titles and a long trust reason at 80 columns: the titles wrap while
+    the block keeps to 15 lines, else each keeps one line ending in a separate ` …`; no word cut."""
+    import re
+
+    from hotspot.att.model import ArchOut
+    from hotspot.plan.engine import Verdict, VerdictItem
+    from hotspot.plan.model import Trust
+    from hotspot.render.plan import BRIEF_LINES, verdict_block
+
+    title = "a title with many words " * 8
+    items = [VerdictItem(i, "x", "MED", title.strip(), 1.0, 2.0, f"/a/b/file{i}.py", 10 * i, None)
+             for i in (1, 2, 3)]
+    reason = "small-sample: " + "the capture traced few waves and so on " * 12 + "— re-capture with more"
+    for n_items in (1, 3):
+        block = verdict_block("k", ArchOut("gfx950", None, "test", True, [], []),
+                              Verdict(Trust("limited", [reason]), 90.0, [], items[:n_items], 4), width=80)
+        lines = block.splitlines()
+        assert len(lines) <= BRIEF_LINES and max(map(len, lines)) <= 80, block
+        assert not [ln for ln in lines if re.search(r"\w…", ln)], block
+        assert lines[-1].startswith("+4 more items")
+    assert "many words a title" in " ".join(verdict_block(
+        "k", ArchOut("gfx950", None, "test", True, [], []), Verdict(Trust("ok", []), 90.0, [], items[:1], 0),
+        width=80).split())  # one item: its title wraps whole

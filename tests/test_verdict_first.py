@@ -7,6 +7,7 @@ import pytest
 
 from hotspot.commands.analyze import SPEC as ANALYZE
 from hotspot.commands.plan import SPEC as PLAN
+from hotspot.commands.pmc import SPEC as PMC
 
 
 def _ok(cli, *argv: str) -> str:
@@ -56,6 +57,25 @@ def test_list_sections_needs_no_input(cli, spec) -> None:
     assert r.exit_code == 0, r.stderr
     assert [ln.split()[0] for ln in r.stdout.splitlines()] == list(spec.sections)
     assert all(len(ln) <= 80 for ln in r.stdout.splitlines())
+
+
+@pytest.mark.parametrize("spec", [ANALYZE, PLAN, PMC], ids=lambda s: s.name)
+@pytest.mark.parametrize("order", ["list-first", "format-first"])
+def test_list_sections_in_json_whatever_the_option_order(cli, spec, order) -> None:
+    """`--list-sections --format json` is one JSON document (the option is read before --format
+    would be otherwise); text with any other format; no input needed either way."""
+    import json
+
+    argv = ["--list-sections", "--format", "json"]
+    r = cli(spec.name, *(argv if order == "list-first" else argv[1:] + argv[:1]))
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["schema_version"] == 1 and doc["command"] == spec.name and doc["ok"] is True
+    assert [(s["name"], s["description"]) for s in doc["data"]["sections"]] == list(spec.sections.items())
+    for fmt in ("text", "markdown", "csv"):
+        for args in (["--list-sections", "--format", fmt], ["--format", fmt, "--list-sections"]):
+            t = cli(spec.name, *args)
+            assert t.exit_code == 0 and [ln.split()[0] for ln in t.stdout.splitlines()] == list(spec.sections)
 
 
 @pytest.mark.parametrize("spec", [ANALYZE, PLAN], ids=lambda s: s.name)

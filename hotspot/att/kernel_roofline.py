@@ -13,6 +13,11 @@ hotspot/render/html_roofline.py; docs/report.md).
   one, per CU: the traced waves' FLOPs over their SIMDs' time (the union of each SIMD's waves,
   `span_cycles`) × SIMDs per CU, at the product's peak engine clock, against one CU's share of the
   ceilings (the GPU's ÷ its CUs).
+- From counters (`report --pmc`), a second point over the whole grid: the same FLOPs (the grid's,
+  scaled from the traced waves), the L2→fabric read bytes of one dispatch and its duration as the
+  counter analysis gives them (hotspot/pmc/analysis.py: the median over the kernel's dispatches in the
+  files). Reads only (the counters hotspot reads count no writes): the intensity is at most this
+  much lower. Only with a grid-scope trace point: the FLOPs need the grid's size.
 - Ceilings: the matrix cores' dense peak for each MFMA input type the kernel runs (targets.py for
   f16/bf16 and fp8; from the pass table of the executed shape for the others), the VALU's FP32 peak
   (arch/flops.py), HBM (products.py). The tables hold no LDS or L2 bandwidth: not drawn.
@@ -74,6 +79,58 @@ class Roofline:
     ceilings: list[Ceiling] = field(default_factory=list)
     flops_by_type: dict[str, float] = field(default_factory=dict)  # "MFMA bf16", "VALU f32" -> traced FLOPs
     notes: list[str] = field(default_factory=list)
+    counters: CounterPoint | None = None  # with counter files (`report --pmc`): their point, or why none
+
+
+@record
+class CounterInput:
+    """What the counter files (`--pmc`) say about the traced kernel, per dispatch: the median over
+    the dispatches of the kernel they hold (hotspot/pmc/analysis.py `median_per_dispatch`)."""
+
+    files: list[str]
+    kernel: str | None          # the counter files' kernel taken as the traced one; None: none matches
+    match: str                  # how it was matched, or why none was
+    dispatches: int = 0
+    bytes_low: float | None = None   # L2→fabric read bytes of one dispatch (a range when a counter is missing)
+    bytes_high: float | None = None
+    bytes_reason: str = ""      # why the bytes are unknown or a range
+    duration_ns: float | None = None
+
+
+@record
+class CounterPoint:
+    """The point from counters; `available` false: `reason` says why there is none."""
+
+    available: bool
+    reason: str
+    kernel: str = ""
+    dispatches: int = 0
+    flops: float = 0.0              # the grid's FLOPs (from the trace)
+    bytes: float = 0.0              # L2→fabric read bytes of one dispatch: the upper bound
+    bytes_low: float = 0.0
+    seconds: float = 0.0
+    flops_per_s: float = 0.0
+    intensity: float = 0.0          # FLOPs / bytes (the upper bound of the bytes: the lowest intensity)
+    intensity_high: float = 0.0     # FLOPs / bytes_low
+
+
+def counter_point(r: Roofline, c: CounterInput) -> CounterPoint:
+    """The counters' point beside the trace's `r` (grid scope), or why there is none."""
+    if c.kernel is None:
+        return CounterPoint(False, f"no kernel in the counter files is the traced one ({c.match})")
+    if r.scope != GRID:
+        return CounterPoint(False, "the counters measured whole dispatches, and the traced waves' FLOPs "
+                                   "scale to a dispatch only with its grid size: no kernel-trace launch "
+                                   "is matched to this dispatch (name one with --meta)")
+    if c.bytes_high is None or c.bytes_high <= 0:
+        return CounterPoint(False, "the counter files give no L2→fabric read bytes for "
+                                   f"{c.kernel}" + (f" ({c.bytes_reason})" if c.bytes_reason else ""))
+    if c.duration_ns is None or c.duration_ns <= 0:
+        return CounterPoint(False, f"the counter files give no duration for the dispatches of {c.kernel}")
+    seconds = c.duration_ns * S_PER_NS
+    low = c.bytes_low if c.bytes_low is not None and c.bytes_low > 0 else c.bytes_high
+    return CounterPoint(True, "", c.kernel, c.dispatches, r.flops, c.bytes_high, low, seconds,
+                        r.flops / seconds, r.flops / c.bytes_high, r.flops / low)
 
 
 def _none(reason: str) -> Roofline:
@@ -133,8 +190,19 @@ def _mfma_peak_per_clk_cu(kind: str, rows: Iterable[tuple[str, int]], gfx: str) 
     return best
 
 
-def roofline_of(a: DispatchAnalysis, rows: list[tuple[str, int]]) -> Roofline:
-    """The dispatch's roofline from its analysis and every code row of the kernel (isa, hit)."""
+def roofline_of(a: DispatchAnalysis, rows: list[tuple[str, int]], counters: CounterInput | None = None
+                ) -> Roofline:
+    """The dispatch's roofline from its analysis and every code row of the kernel (isa, hit); with
+    `counters`, their point too (or why they give none)."""
+    r = _roofline(a, rows)
+    if counters is not None and r.available:
+        from dataclasses import replace
+
+        r = replace(r, counters=counter_point(r, counters))
+    return r
+
+
+def _roofline(a: DispatchAnalysis, rows: list[tuple[str, int]]) -> Roofline:
     if a.mode != AnalysisMode.CYCLES:
         return _none("PC sampling has no traced time: the roofline needs a thread trace")
     target = find_target(a.arch.gfx)

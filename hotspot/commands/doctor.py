@@ -15,7 +15,8 @@ SPEC = CommandSpec(
     help=("Check rocprofv3, the ATT trace decoder and the GPUs; print the fix for each problem and "
           "whether analysis and collection are ready here. Exit 5 when a tool collection requires "
           "is missing (0 with --for analyze: analysis needs none)."),
-    views={"doctor": text_and_markdown("hotspot.render.collect", "render_doctor", "render_doctor_markdown")},
+    views={"doctor": {**text_and_markdown("hotspot.render.collect", "render_doctor", "render_doctor_markdown"),
+                      "csv": "hotspot.render.csv_views:render_doctor"}},
     tools=(ToolSpec("doctor", remembered=False, rank=7),),
 )
 
@@ -42,7 +43,7 @@ def register(app: typer.Typer) -> None:
                  "is not ready.")] = None,
         fmt: FormatOpt = "text",
     ) -> None:
-        from hotspot.render.collect import render_doctor, render_doctor_markdown
+        from hotspot.render.registry import renderer
 
         def produce() -> Result[object]:
             from hotspot.collect.doctor_checks import PURPOSES, run_doctor
@@ -58,7 +59,9 @@ def register(app: typer.Typer) -> None:
             if fmt.value != "json":  # the full table first, then the one-line error
                 from hotspot.outfile import write_stdout
 
-                write_stdout((render_doctor_markdown if fmt.value == "markdown" else render_doctor)(result))
+                view = renderer("doctor", fmt.value)  # text, markdown or csv: the checks as that format shows them
+                assert view is not None
+                write_stdout(view(result))
             from hotspot.result import Result
 
             details = {"doctor": Result("doctor", report).plain_data()}

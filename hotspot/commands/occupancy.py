@@ -15,7 +15,8 @@ SPEC = CommandSpec(
     help=("Waves per SIMD for a register/LDS/workgroup configuration, what limits it, and how "
           "far each limit must move to gain a wave."),
     cacheable=True,
-    views={"occupancy": text_and_markdown("hotspot.render.occupancy", "render_text", "render_markdown")},
+    views={"occupancy": {**text_and_markdown("hotspot.render.occupancy", "render_text", "render_markdown"),
+                         "csv": "hotspot.render.csv_views:render_occupancy"}},
     tools=(ToolSpec("occupancy", rank=6),),
 )
 

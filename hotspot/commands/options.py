@@ -14,15 +14,27 @@ import typer
 from hotspot.commandspec import CommandSpec, formats_of
 
 
-def format_option(view: str) -> Any:
+def format_option(view: str, sections: CommandSpec | None = None) -> Any:
     """The `--format` option of the command whose output is `view`: its choices are json and the
     formats the command's spec (hotspot/commandspec.py, its SPEC built above the option) names a
     renderer for, so a new output format reaches the option, its help and the MCP tool schema from
-    the spec."""
+    the spec. `sections`: the command has `--list-sections`, which prints in this format; both
+    options are then eager (read before the arguments), so either may come first."""
     choices = formats_of(view)
     formats = Enum("Format", {c: c for c in choices}, type=str)  # type: ignore[misc]  # members from the spec at run time
     listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
-    return Annotated[formats, typer.Option("--format", help=f"{listed}.")]
+    if sections is None:
+        return Annotated[formats, typer.Option("--format", help=f"{listed}.")]
+    spec = sections
+
+    def seen(ctx: typer.Context, value: Any) -> str:
+        fmt = str(getattr(value, "value", value))
+        ctx.meta[_FORMAT_KEY] = fmt
+        if ctx.meta.get(_LIST_KEY):  # --list-sections came first: print now, in this format
+            _print_sections(spec, fmt)
+        return fmt  # the choice's string: typer makes it the Format member again
+
+    return Annotated[formats, typer.Option("--format", help=f"{listed}.", is_eager=True, callback=seen)]
 
 
 KernelOpt = Annotated[Optional[str], typer.Option(
@@ -93,18 +105,38 @@ SectionOpt = Annotated[Optional[str], typer.Option(
          "everything); --list-sections names them.")]
 
 
-def list_sections_option(spec: CommandSpec) -> Any:
-    """`--list-sections`: print the command's sections and what each holds, then exit 0 (needs no
-    input: eager, before the arguments are checked)."""
+_LIST_KEY = "hotspot.list_sections"  # ctx.meta: --list-sections was given (the format not yet read)
+_FORMAT_KEY = "hotspot.format"       # ctx.meta: the --format value, once read
 
-    def show(value: bool) -> None:
-        if not value:
-            return
-        from hotspot.outfile import write_stdout
 
+def _print_sections(spec: CommandSpec, fmt: str) -> None:
+    """The command's sections and what each holds: a JSON document with `--format json`, else one
+    line each; then exit 0."""
+    from hotspot.outfile import write_stdout
+
+    if fmt == "json":
+        from hotspot.result import Result
+
+        data = {"sections": [{"name": n, "description": what} for n, what in spec.sections.items()]}
+        write_stdout(Result(spec.name, data).to_json())
+    else:
         width = max(len(n) for n in spec.sections)
         write_stdout("".join(f"{n:<{width}}  {what}\n" for n, what in spec.sections.items()))
-        raise typer.Exit(0)
+    raise typer.Exit(0)
+
+
+def list_sections_option(spec: CommandSpec) -> Any:
+    """`--list-sections`: print the command's sections and what each holds, then exit 0 (needs no
+    input: eager, before the arguments are checked). It prints in the `--format` given (json or
+    text) whichever comes first: the format option (`format_option(view, spec)`, eager too) prints
+    when it is read after this one."""
+
+    def show(ctx: typer.Context, value: bool) -> None:
+        if not value:
+            return
+        if _FORMAT_KEY in ctx.meta:  # --format was read first (given before --list-sections)
+            _print_sections(spec, ctx.meta[_FORMAT_KEY])
+        ctx.meta[_LIST_KEY] = True  # --format, given later or left at its default, prints
 
     return Annotated[bool, typer.Option(
         "--list-sections", is_eager=True, callback=show,

@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # the choices come from the command's spec at run time: any F
     FormatOpt = Any
     ListSectionsOpt = bool
 else:
-    FormatOpt = format_option("plan")
+    FormatOpt = format_option("plan", SPEC)
     ListSectionsOpt = list_sections_option(SPEC)
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the choices come from the command's spec at run time: any F
     FormatOpt = Any
     ListSectionsOpt = bool
 else:
-    FormatOpt = format_option("pmc")
+    FormatOpt = format_option("pmc", SPEC)
     ListSectionsOpt = list_sections_option(SPEC)
 
 GB = 1e9  # --ideal-gb is decimal gigabytes, like GB/s

@@ -33,12 +33,16 @@ SPEC = CommandSpec(
                     "path, size and what it holds. An existing file is replaced only with force.",
                     help={"output": "The HTML file to write (inside a root; an existing file only "
                                     "with force)."},
-                    paths=frozenset({"path", "output", "meta"}), outputs=frozenset({"output"}),
+                    paths=frozenset({"path", "output", "meta", "pmc"}), outputs=frozenset({"output"}),
                     required=frozenset({"path", "output"}), hidden=frozenset({"example"}), rank=11),),
 )
 
 if TYPE_CHECKING:
     from hotspot.result import Result
+
+ReportPmcOpt = Annotated[Optional[list[str]], typer.Option(
+    "--pmc", help="Counter files (as `hotspot pmc` reads them; repeatable): the plan's memory verdicts "
+                  "(as analyze --pmc) and a second roofline point from the counters' bytes and time.")]
 
 if TYPE_CHECKING:  # the choices come from the command's spec at run time: any Format member
     FormatOpt = Any
@@ -64,6 +68,7 @@ def register(app: typer.Typer) -> None:
         meta: MetaOpt = None,
         max_file_mb: MaxFileMbOpt = None,
         source_map: SourceMapOpt = None,
+        pmc: ReportPmcOpt = None,
         fmt: FormatOpt = "text",
     ) -> None:
         from pathlib import Path
@@ -75,7 +80,8 @@ def register(app: typer.Typer) -> None:
             from hotspot.capture import parse_source_maps
 
             return ReportOptions(kernel=kernel, arch=arch, max_file_mb=max_file_mb,
-                                 meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()))
+                                 meta=tuple(meta or ()), source_map=parse_source_maps(source_map or ()),
+                                 pmc=tuple(pmc or ()))
 
         if output == STDOUT:
             def page() -> Result[object]:

@@ -12,7 +12,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from hotspot.att.model import AnalysisMode
+from hotspot.att.kernel_roofline import CounterInput
+from hotspot.att.model import AnalysisMode, DispatchAnalysis
 from hotspot.plan.api import PlanData, PlannedDispatch
 from hotspot.record import record
 from hotspot.render.report_model import (
@@ -43,6 +44,9 @@ class ReportOptions:
     meta: tuple[str, ...] = ()
     # --source-map: (OLD prefix, local checkout) pairs for sources the capture has no snapshot of
     source_map: tuple[tuple[str, str], ...] = ()
+    # --pmc: counter files (as `hotspot pmc` reads them): the plan's memory verdicts, as `analyze --pmc`
+    # gives them, and the roofline's second point
+    pmc: tuple[str, ...] = ()
 
 
 def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[ReportPage]:
@@ -65,7 +69,7 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
     # detail: the source text around every line (snapshot or --source-map checkout) for its panel
     result = analyze(path, AnalyzeOptions(topk=0, kernel=opts.kernel, arch=opts.arch, meta=opts.meta,
                                           max_file_mb=cap, detail=True, source_map=opts.source_map,
-                                          plan=PLAN_ATTACHED))
+                                          plan=PLAN_ATTACHED, pmc=opts.pmc))
     a = result.data
     assert not isinstance(a, PlanData)  # PLAN_ATTACHED: the analysis with its plan
     warnings = list(result.warnings)
@@ -81,8 +85,28 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
             "report-views", (str(ddir), os.path.abspath(ddir), symbol),
             lambda _: (listing(ddir, symbol, max_bytes), wave_timelines(ddir, max_bytes)), warnings,
             max_bytes)
-        page = ReportPage([ReportDispatch(one, rows, timelines, a.plan.items)])
+        counters = counter_input(one, opts.pmc) if opts.pmc else None
+        page = ReportPage([ReportDispatch(one, rows, timelines, a.plan.items, counters)])
     return Result("report", page, warnings)
+
+
+def counter_input(a: DispatchAnalysis, paths: tuple[str, ...]) -> CounterInput:
+    """The counters of the traced kernel in the files `paths` (`hotspot pmc` on them, with the
+    dispatch's arch; the kernel matched by its full identity as `analyze --pmc` matches it), per
+    dispatch: the median the counter analysis gives."""
+    from hotspot.pmc.api import PmcData, analyze_pmc
+    from hotspot.plan.api import match_kernel
+
+    res = analyze_pmc([Path(p) for p in paths], arch=a.arch.gfx if a.arch.known else None)
+    assert isinstance(res.data, PmcData)
+    names = [n for n in (a.dispatch.kernel, a.dispatch.symbol) if n]
+    chosen, how = match_kernel(res.data.kernels, names, a.dispatch.dispatch_id)
+    if chosen is None:
+        return CounterInput(list(paths), None, how)
+    per = chosen.median_per_dispatch
+    b = per.fabric_read_bytes
+    return CounterInput(list(paths), chosen.kernel, how, chosen.dispatches, b.low, b.high,
+                        "" if b.exact else b.reason, per.duration_ns)
 
 
 def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | None) -> None:

@@ -1,4 +1,5 @@
-"""`--format csv` of the table-shaped views (analyze, plan, pmc, kernels, diff): one table per section, raw values
+"""`--format csv` of the table-shaped views (analyze, plan, pmc, kernels, diff, occupancy, sweep
+status/report, doctor): one table per section, raw values
 in base units (cycles, bytes, shares as fractions 0-1, as in JSON), never shortened.
 
 Layout (docs/csv.md): one section asked (`--section NAME`) prints a plain CSV table, a header row
@@ -352,4 +353,112 @@ def render_diff(result: Result[object]) -> str:
          r.change_pct, r.ci_pct[0] if r.ci_pct else None, r.ci_pct[1] if r.ci_pct else None, r.p, r.q,
          r.tested, r.not_tested, r.significant, r.varies_run_to_run, getattr(r.matched_by, "value", r.matched_by)]
         for r in d.rows])
+    return out.text()
+
+
+# --------------------------------------------------------------------------------------------
+# occupancy
+
+
+def render_occupancy(result: Result[object]) -> str:
+    """`occupancy --format csv`: the inputs and result (field, value), each limit, the next step
+    per binding limiter and the notes."""
+    from hotspot.arch.occupancy_model import LIMIT_NAMES, Occupancy
+
+    occ = result.data
+    assert isinstance(occ, Occupancy)
+    inp, det = occ.inputs, occ.details
+    out = CsvTables()
+    out.add("occupancy", ["field", "value"], _key_value([
+        ("arch", occ.arch), ("waves_per_simd", occ.waves_per_simd), ("limiter", occ.limiter),
+        ("limiters", list(occ.limiters)), ("vgpr", inp.vgpr), ("agpr", inp.agpr), ("sgpr", inp.sgpr),
+        ("sgpr_includes_implicit", inp.sgpr_includes_implicit), ("lds_bytes", inp.lds_bytes),
+        ("wg_threads", inp.wg_threads), ("vgpr_total", det.vgpr_total), ("vgpr_allocated", det.vgpr_allocated),
+        ("sgpr_total", det.sgpr_total), ("sgpr_allocated", det.sgpr_allocated),
+        ("waves_per_workgroup", det.waves_per_workgroup), ("lds_allocated_bytes", det.lds_allocated_bytes),
+        ("workgroups_per_cu_by_lds", det.workgroups_per_cu_by_lds),
+        ("workgroups_per_cu_by_slots", det.workgroups_per_cu_by_slots)]))
+    out.add("limits", ["limit", "waves_per_simd", "binding"],
+            [[name, occ.limits[name], name in occ.limiters] for name in LIMIT_NAMES])
+    out.add("next-steps", ["limiter", "target_waves", "resource", "current", "max_allowed", "reduce_by",
+                           "message"],
+            [[name, s.target_waves, s.resource, s.current, s.max_allowed, s.reduce_by, s.message]
+             for name, s in occ.next_step.items()])
+    out.add("notes", ["note"], [[n] for n in occ.notes])
+    return out.text()
+
+
+# --------------------------------------------------------------------------------------------
+# sweep status, sweep report
+
+
+def render_sweep_status(result: Result[object]) -> str:
+    """`sweep status --format csv`: one row per entry, then the workers, the Slurm array's tasks
+    and the problems found (each table keeps its header when empty)."""
+    d: Any = result.data  # hotspot.sweep_records.StatusData
+    out = CsvTables()
+    out.add("entries", ["entry", "state", "attempts", "host", "gpu", "device", "worker", "started_at",
+                        "finished_at", "elapsed_s", "exit_code", "reason", "log", "run_dir"],
+            [[e.name, str(e.state), e.attempts, e.host, e.gpu, e.device, e.worker, e.started_at,
+              e.finished_at, e.elapsed_s, e.exit_code, e.reason, e.log, e.run_dir] for e in d.entries])
+    out.add("workers", ["worker", "host", "pid", "state", "gpus", "devices", "heartbeat_at", "array_task"],
+            [[w.id, w.host, w.pid, w.state, list(w.gpus or []), list(w.devices or []), w.heartbeat_at,
+              w.array_task_id] for w in d.workers])
+    tasks = (d.slurm.tasks if d.slurm else None) or []
+    out.add("slurm-tasks", ["task", "job_id", "state", "exit_code", "node", "reason", "source", "log", "starts"],
+            [[t.task, t.job_id, t.state, t.exit_code, t.node, t.reason, t.source, t.log, t.starts]
+             for t in tasks])
+    out.add("problems", ["task", "kind", "message", "fix"],
+            [[p.task, p.kind, p.message, p.fix] for p in d.problems])
+    return out.text()
+
+
+_SWEEP_REPORT_COLUMNS = ["entry", "state", "kernel", "arch", "duration_ns", "traced_dispatch_ns", "waves",
+                         "total_cycles", "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
+                         "top_stall_category", "top_stall_share", "hottest_file", "hottest_line",
+                         "hottest_share", "source_collapse", "top_plan_item", "top_plan_priority",
+                         "top_plan_title", "estimate_low_pct", "estimate_high_pct", "headroom_pct", "reason",
+                         "log", "report_html"]
+
+
+def render_sweep_report(result: Result[object]) -> str:
+    """`sweep report --format csv`: one plain table, a row per entry in the report's order (by
+    estimated headroom), every field of its summary whole (an entry not analyzed: empty cells)."""
+    d: Any = result.data  # hotspot.sweep_records.ReportData
+    rows: list[Row] = []
+    for e in d.entries:
+        s = e.summary
+        line, top = (s.hottest_line, s.top_plan_item) if s is not None else (None, None)
+        rows.append([
+            e.name, str(e.state), *([s.kernel, s.arch, s.duration_ns, s.traced_dispatch_ns, s.waves, s.total_cycles,
+                                     s.occupancy_theoretical, s.occupancy_achieved, s.occupancy_limiter,
+                                     s.top_stall_category, s.top_stall_share] if s is not None else [None] * 11),
+            line.file if line else None, line.line if line else None, line.share if line else None,
+            s.source_collapse if s is not None else None,
+            top.id if top else None, top.priority if top else None, top.title if top else None,
+            top.estimate_low_pct if top else None, top.estimate_high_pct if top else None,
+            s.headroom_pct if s is not None else None, e.reason, e.log, e.report_html])
+    out = CsvTables()
+    out.add("entries", _SWEEP_REPORT_COLUMNS, rows)
+    return out.text()
+
+
+# --------------------------------------------------------------------------------------------
+# doctor
+
+
+def render_doctor(result: Result[object]) -> str:
+    """`doctor --format csv`: each check (status, required, detail, fix), then the readiness of
+    analysis and collection as the text view says it (field, value)."""
+    rep: Any = result.data  # hotspot.collect.doctor_checks.DoctorReport (a layer above the views)
+    out = CsvTables()
+    out.add("checks", ["check", "status", "required", "detail", "fix"],
+            [[c.name, c.status, c.required, c.detail, c.fix] for c in rep.checks])
+    analysis = rep.checked_for in ("analyze", "both")
+    collection = rep.checked_for in ("collect", "both")
+    out.add("readiness", ["field", "value"], _key_value([
+        ("checked_for", rep.checked_for),
+        ("analysis_ready", rep.analysis_ready if analysis else None),
+        ("collection_ready", bool(rep.ok and rep.gpus) if collection else None),
+        ("tools_ready", rep.ok), ("gpus", len(rep.gpus)), ("missing", list(rep.missing))]))
     return out.text()

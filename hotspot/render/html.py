@@ -284,7 +284,7 @@ def _roofline(view: ReportDispatch, prefix: str) -> str:
 
     rows, complete = _isa_rows(view)
     if complete:
-        model = roofline_of(view.analysis, [(r.isa, r.hit) for r in rows])
+        model = roofline_of(view.analysis, [(r.isa, r.hit) for r in rows], view.counters)
     else:
         model = Roofline(False, "it counts the FLOPs of every executed instruction, and this page "
                                 "holds only the top ones; hotspot report on the dispatch folder draws it")

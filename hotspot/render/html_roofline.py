@@ -9,6 +9,7 @@ import math
 from html import escape
 
 from hotspot.att.kernel_roofline import GRID, Ceiling, CeilingKind, Roofline
+from hotspot.render.tables import short_kernel_name
 
 WIDTH, HEIGHT = 860, 430          # SVG user units; the picture scales to the column
 LEFT, RIGHT, TOP, BOTTOM = 84, 210, 18, 58
@@ -17,6 +18,7 @@ DECADES_AROUND = 1                # free decades beyond the outermost ridge / po
 POINT_R = 6
 COLORS = {"MFMA": "#2f5fb3", "VALU": "#7d3c98", "HBM": "#b9770e"}
 POINT_COLOR = "#c0392b"
+COUNTER_COLOR = "#117a65"         # the counters' point (report --pmc): a square, not the trace's circle
 GRID_COLOR = "#e3e6ea"
 AXIS_COLOR = "#5d6470"
 # a white outline under labels drawn over lines (the point's, the memory roof's): legible in print
@@ -67,8 +69,9 @@ def svg(r: Roofline) -> str:
     compute = sorted((c for c in r.ceilings if c.kind == CeilingKind.COMPUTE), key=lambda c: c.value)
     memory = [c for c in r.ceilings if c.kind == CeilingKind.MEMORY]
     ridges = [c.value / m.value for c in compute for m in memory]
-    xs = [r.intensity, *ridges]
-    ys = [r.flops_per_s, *(c.value for c in compute)]
+    pmc = r.counters if r.counters is not None and r.counters.available else None
+    xs = [r.intensity, *ridges, *([pmc.intensity, pmc.intensity_high] if pmc else [])]
+    ys = [r.flops_per_s, *(c.value for c in compute), *([pmc.flops_per_s] if pmc else [])]
     lx0 = math.floor(math.log10(min(xs))) - DECADES_AROUND
     lx1 = math.ceil(math.log10(max(xs))) + DECADES_AROUND
     ly1 = math.ceil(math.log10(max(ys) * 1.5))
@@ -137,6 +140,19 @@ def svg(r: Roofline) -> str:
     parts.append(f'<text x="{px + (10 if right else -10):.1f}" y="{py + 18:.1f}" '
                  f'text-anchor="{"start" if right else "end"}" fill="{POINT_COLOR}" font-weight="600" {HALO}>'
                  f'kernel: {si(r.flops_per_s, "FLOP/s")} at {r.intensity:.3g} FLOP/B</text>')
+    if pmc is not None:
+        cx, cy = X(pmc.intensity), Y(pmc.flops_per_s)
+        if pmc.intensity_high > pmc.intensity * 1.001:  # the bytes are a range: so is the intensity
+            parts.append(f'<line class="counter-range" x1="{cx:.1f}" y1="{cy:.1f}" x2="{X(pmc.intensity_high):.1f}" '
+                         f'y2="{cy:.1f}" stroke="{COUNTER_COLOR}" stroke-width="2"/>')
+        parts.append(f'<rect class="roofline-counter-point" x="{cx - POINT_R:.1f}" y="{cy - POINT_R:.1f}" '
+                     f'width="{2 * POINT_R}" height="{2 * POINT_R}" fill="{COUNTER_COLOR}" stroke="#fff" '
+                     f'stroke-width="1.5" data-intensity="{pmc.intensity:.6g}" '
+                     f'data-flops-per-s="{pmc.flops_per_s:.6g}"/>')
+        # its label above the square, on the other side from the kernel's (which sits below its circle)
+        parts.append(f'<text class="counter-label" x="{cx + (-10 if right else 10):.1f}" y="{cy - 12:.1f}" '
+                     f'text-anchor="{"end" if right else "start"}" fill="{COUNTER_COLOR}" font-weight="600" {HALO}>'
+                     f'counters: {si(pmc.flops_per_s, "FLOP/s")} at {pmc.intensity:.3g} FLOP/B</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -152,4 +168,22 @@ def caption(r: Roofline) -> str:
     lines += [escape(n[:1].upper() + n[1:]) + "." for n in r.notes[1:]]
     return ("<p>" + " ".join(lines[:1]) + "</p>"
             + (f'<p class="note">{" ".join(lines[1:])}</p>' if lines[1:] else "")
+            + _counters_caption(r)
             + f'<p><b>Ceilings</b>:</p><ul class="ceilings">{ceilings}</ul>')
+
+
+def _counters_caption(r: Roofline) -> str:
+    """What the counters' point is (report --pmc), or why the counters give none; nothing without
+    counter files."""
+    c = r.counters
+    if c is None:
+        return ""
+    if not c.available:
+        return f'<p class="counters-missing"><b>No point from the counters</b>: {escape(c.reason)}.</p>'
+    span = ("" if c.bytes_low >= c.bytes * 0.999 else
+            f" (a range down to {si(c.bytes_low, 'B')}: a counter is missing; the line spans the intensities)")
+    return (f'<p class="counters"><b>The counters\' point</b> (square, {escape(short_kernel_name(c.kernel))}, '
+            f"{c.dispatches:,} dispatch(es) in the counter files): the grid's {si(c.flops, 'FLOP')} from the "
+            f"trace over {si(c.bytes, 'B')} read from L2 to the fabric by one dispatch{escape(span)}, in "
+            f"{c.seconds * 1e6:,.3g} µs (the counters' median dispatch). Reads only: writes would lower the "
+            "intensity; HBM, behind the Infinity Cache, may have moved fewer bytes.</p>")

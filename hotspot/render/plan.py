@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hotspot.att.model import ArchOut
 from hotspot.plan.coverage import Coverage, gap_row_text
-from hotspot.plan.engine import StallSummary, Verdict
+from hotspot.plan.engine import StallSummary, Verdict, VerdictItem
 from hotspot.plan.location import Location
 from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
 from hotspot.render.sections import Sections, wanted
-from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_words, table
+from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_middle, shorten_words, table
 from hotspot.result import Result
 
 ISA_WIDTH = 36
@@ -241,30 +241,110 @@ def _width() -> int:
     return shutil.get_terminal_size((BRIEF_DEFAULT_WIDTH, 24)).columns
 
 
+TRUST_LINES = 3  # the verdict's trust text wraps over at most this many lines (the rest: drop --brief)
+TITLE_LINES = 3  # an item's title wraps over at most this many lines
+BRIEF_LINES = 15  # the verdict block's most lines (--brief's help promises it)
+_CONT = "  "  # continuation lines of a wrapped verdict line
+
+
+def _wrap(text: str, width: int, indent: str = _CONT) -> list[str]:
+    """`text` over lines of `width` broken between words, never inside one (a word longer than a
+    line is elided in its middle, keeping its start and end, or from the left when it is a path)."""
+    import textwrap
+
+    room = max(10, width - len(indent))
+    words = [w if len(w) <= room else (shorten_left(w, room) if "/" in w else shorten_middle(w, room))
+             for w in text.split()]
+    return textwrap.wrap(" ".join(words), width, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
+
+def _wrap_at_most(text: str, width: int, max_lines: int, indent: str = _CONT) -> list[str]:
+    """`_wrap`, keeping the first `max_lines` lines; what does not fit is dropped by whole words and
+    marked by a separate ` …` (never a cut word)."""
+    lines = _wrap(text, width, indent)
+    if len(lines) <= max_lines:
+        return lines
+    kept = lines[:max_lines]
+    last = kept[-1]
+    while len(last) + 2 > width and " " in last.strip():
+        last = last.rstrip().rsplit(" ", 1)[0]
+    kept[-1] = last.rstrip(" ,;:—–-") + " …"
+    return kept
+
+
+def _fit_list(prefix: str, parts: list[str], width: int) -> str:
+    """`prefix` then as many whole `parts` (comma-separated) as fit the width; the rest are dropped
+    whole (the full view and JSON list them all)."""
+    text = prefix
+    for i, part in enumerate(parts):
+        piece = (", " if i else "") + part
+        if len(text) + len(piece) > width:
+            break
+        text += piece
+    return text.rstrip(" —")
+
+
+def _trust_lines(trust: Trust, width: int) -> list[str]:
+    """The trust level and its reasons over at most TRUST_LINES lines: each reason whole if they
+    fit, else without their remedies (after ` — `), else their names only."""
+    reasons = list(trust.reasons)
+    for shown in (reasons, [r.split(" — ", 1)[0] for r in reasons]):
+        lines = _wrap(f"trust: {trust.level}" + (" — " + "; ".join(shown) if shown else ""), width)
+        if len(lines) <= TRUST_LINES:
+            return lines
+    names = "; ".join(r.split(":", 1)[0] for r in reasons)
+    return _wrap_at_most(f"trust: {trust.level} — {names} (why: drop --brief)", width, TRUST_LINES)
+
+
+def _header(kernel: str, arch: ArchOut, width: int) -> str:
+    """`hotspot: KERNEL on gfx950 (product)`: the product goes first, then the kernel name is
+    elided in its middle (its start and end show), so no word is cut at the end."""
+    tail = f" on {arch.gfx}"
+    full = tail + (f" ({arch.product})" if arch.product else "")
+    for suffix in (full, tail):
+        if len("hotspot: " + kernel + suffix) <= width:
+            return "hotspot: " + kernel + suffix
+    return "hotspot: " + shorten_middle(kernel, max(10, width - len("hotspot: ") - len(tail))) + tail
+
+
 def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | None = None,
                   more_hint: str = "drop --brief, or --format json", trust_below: bool = False) -> str:
-    """At most 15 lines: kernel and arch, trust, where the cycles go, the top items with their
-    estimate and file:line (paths shortened from the left so the line number shows)."""
+    """At most BRIEF_LINES lines (with the usual three items), each within the width: kernel and arch, trust, where the cycles go, the top
+    items with their estimate and file:line (paths shortened from the left so the line number
+    shows). Long lines wrap between words or drop whole parts; no word is ever cut."""
     w = width or _width()
-    product = arch.product
-    lines = [shorten(f"hotspot: {kernel} on {arch.gfx}" + (f" ({product})" if product else ""), w)]
+    lines = [_header(kernel, arch, w)]
     trust = verdict.trust
     reasons = len(trust.reasons)
     if trust_below:  # the full view prints the reasons once, in its trust block
         lines.append(f"trust: {trust.level}"
                      + (f" ({reasons} reason{'s' if reasons != 1 else ''} below)" if reasons else ""))
     else:
-        lines.append(shorten_words(trust_line(trust) or "trust: ok", w))
-    lines.append(shorten(f"cycles: {pct(verdict.stall_pct_of_cycles)} stall — " + ", ".join(
-        f"{c.category} {100 * c.share:.0f}%" for c in verdict.top_categories), w))
+        lines.extend(_trust_lines(trust, w))
+    lines.append(_fit_list(f"cycles: {pct(verdict.stall_pct_of_cycles)} stall — ",
+                           [f"{c.category} {100 * c.share:.0f}%" for c in verdict.top_categories], w))
     if verdict.explained_share is not None:
-        lines.append(shorten(f"explained by the items: {100 * verdict.explained_share:.0f}% of stall — " + ", ".join(
-            f"{c.category} {100 * c.share:.0f}%" for c in verdict.explained_by_class), w))
+        lines.append(_fit_list(f"explained by the items: {100 * verdict.explained_share:.0f}% of stall — ",
+                               [f"{c.category} {100 * c.share:.0f}%" for c in verdict.explained_by_class], w))
     if verdict.unexplained:
-        lines.append(shorten_words("not explained: " + verdict.unexplained, w))
+        lines.extend(_wrap_at_most("not explained: " + verdict.unexplained, w, 2))
     items = verdict.top_items
     if not items:
-        lines.append("no plan item: nothing to change was found in this capture")
+        lines.extend(_wrap("no plan item: nothing to change was found in this capture", w))
+    more = verdict.more_items
+    tail = _wrap(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}", w) if more else []
+    # titles wrap over TITLE_LINES lines while the block stays within BRIEF_LINES; else one line each
+    for title_lines in (TITLE_LINES, 1):
+        shown = _item_lines(items, w, title_lines)
+        if len(lines) + len(shown) + len(tail) <= BRIEF_LINES:
+            break
+    return "\n".join(lines + shown + tail)
+
+
+def _item_lines(items: list[VerdictItem], w: int, title_lines: int) -> list[str]:
+    """The verdict's top items: rank, priority, estimate, file:line, then the title wrapped."""
+    lines: list[str] = []
     for it in items:
         low, high = it.low_pct, it.high_pct
         est = "withheld" if low is None or high is None else f"{low:.0f}–{high:.0f}%"
@@ -272,14 +352,17 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
                  else (f"#{it.line_number}" if it.line_number is not None else "kernel"))
         head = f"{it.rank}. [{it.priority}] {est:>8}  "
         room = max(20, w - len(head) - 2)
-        # the file name and line always show whole (directories go first); the title gives way
+        # the file name and line always show whole (directories go first); the title wraps below
         name = where.rsplit("/", 1)[-1]
         loc = shorten_left(where, min(max(min(48, room // 2), len(name) + 2), room - 10))
-        lines.append(head + loc + "  " + shorten_words(it.title, max(10, w - len(head) - len(loc) - 2)))
-    more = verdict.more_items
-    if more:
-        lines.append(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}")
-    return "\n".join(lines)
+        first = head + loc + "  "
+        if w - len(first) < 20:  # a long file name: the title goes on its own lines below
+            lines.append(first.rstrip())
+            first = " " * len(head)
+        title = _wrap_at_most(it.title, w - len(first), title_lines, indent="")
+        lines.append(first + title[0])
+        lines.extend(" " * len(first) + t for t in title[1:])
+    return lines
 
 
 def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool, title: str = "hotspot",
@@ -288,7 +371,7 @@ def verdict_section(kernel: str, arch: ArchOut, verdict: Verdict, markdown: bool
     on arch) is the view's one header; in markdown that line becomes the `# title: ...` heading.
     `plan_below`: the view prints the plan (trust reasons and every item) further down."""
     more = "see the plan below" if plan_below else "add --plan, or run hotspot plan"
-    block = verdict_block(shorten(kernel, 80), arch, verdict, more_hint=more, trust_below=plan_below)
+    block = verdict_block(kernel, arch, verdict, more_hint=more, trust_below=plan_below)
     if not markdown:
         return block
     first, _, rest = block.partition("\n")
@@ -303,4 +386,4 @@ def render_brief(result: Result[object]) -> str:
     if view is None:
         return "(no plan: run with --plan)"
     dispatch, arch, verdict = view
-    return verdict_block(shorten(dispatch.kernel, 80), arch, verdict)
+    return verdict_block(dispatch.kernel, arch, verdict)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import field
 
+from hotspot.att.kernel_roofline import CounterInput
 from hotspot.att.model import DispatchAnalysis, MultiAnalysis
 from hotspot.capture import DispatchCandidate
 from hotspot.plan.api import PlannedDispatch, PlannedMulti
@@ -66,6 +67,7 @@ class ReportDispatch:
     listing: list[ListingRow] | None = None
     wave_timelines: WaveTimelines | None = None
     plan: list[PlanItem] | None = None  # with the plan (the report; a saved `analyze --plan`)
+    counters: CounterInput | None = None  # `report --pmc`: the counters of the traced kernel (the roofline's second point)
 
 
 @record
