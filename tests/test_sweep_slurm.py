@@ -175,8 +175,10 @@ def test_two_tasks_share_a_node_by_device_with_cpus_per_gpu(fake, slurm, tmp_pat
     assert {r["gpu"] for r in runs} == {"0", "1", "2", "3"}
     st = status(sw)
     assert [(t["task"], t["exit_code"], t["starts"]) for t in st["slurm"]["tasks"]] == [("0", 0, 1), ("1", 0, 1)]
-    # both ended: accounting answers (with the exit code) where it runs, else squeue and the logs
-    assert {t["source"] for t in st["slurm"]["tasks"]} == ({"sacct"} if accounting() else {"squeue"})
+    # both ended: accounting answers (with the exit code) where it runs, once it has caught up with
+    # the controller (it lags by about a second), else squeue and the logs
+    want = {"sacct"} if accounting() else {"squeue"}
+    wait_until(lambda: {t["source"] for t in status(sw)["slurm"]["tasks"]} == want, timeout=30, step=0.5)
     doc = manifest(sw)
     assert sorted(w["slurm"]["slurm_array_task_id"] for w in doc["workers"].values()) == ["0", "1"]
     assert {w["state"] for w in doc["workers"].values()} == {"finished"}
@@ -255,6 +257,8 @@ def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
     assert sorted(r["name"] for r in finished(rec)) == names
     st = status(sw)
     assert st["problems"] == [] and st["slurm"]["tasks"][0]["starts"] == 2
+    # the requeued run waited on BeginTime; now COMPLETED, it has no reason in the data (JSON) either
+    assert st["slurm"]["tasks"][0]["reason"] is None
     if accounting():  # sacct -D keeps the run the node failure ended, before the requeued one
         (task,) = st["slurm"]["tasks"]
         assert task["earlier"] == [f"NODE_FAIL on {slurm}"] and task["state"] == "COMPLETED"
@@ -355,6 +359,8 @@ def test_wait_in_json_exits_0_and_the_state_comes_from_sacct(fake, slurm, tmp_pa
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["ok"] is True and doc["exit_code"] == 0 and doc["data"]["counts"]["done"] == 2
+    # --wait ends on the controller's COMPLETED; accounting records it about a second later
+    wait_until(lambda: status(sw)["slurm"]["tasks"][0]["source"] == "sacct", timeout=30, step=0.5)
     (task,) = status(sw)["slurm"]["tasks"]
     assert (task["source"], task["state"], task["exit_code"], task["node"]) == ("sacct", "COMPLETED", 0, slurm)
     assert sorted(r["name"] for r in finished(rec)) == ["a", "b"]

@@ -128,6 +128,10 @@ QUERY_TIMEOUT_S = 20.0
 ACTIVE = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD",
           "RESIZING", "SIGNALING", "STAGE_OUT", "SUSPENDED", "STOPPED", "RESV_DEL_HOLD", "SPECIAL_EXIT")
 LOST = ("NODE_FAIL", "BOOT_FAIL")
+# States in which a task waits to start (queued, or between runs after a requeue or a hold): the
+# only ones whose reason `sweep status` keeps (sacct keeps the last reason on a task that has since
+# run: BeginTime on a COMPLETED task).
+WAITING = ("PENDING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "SPECIAL_EXIT")
 # Pending reasons that no amount of waiting fixes (squeue %R / sacct Reason).
 NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
               "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",

@@ -116,6 +116,8 @@ def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]
         # SIGTERM); sacct gives the signal's number or 0 for a cancelled task: the log wins.
         if log and log.ended and log.exit_code is not None and row.state not in slurm.ACTIVE:
             row.exit_code = log.exit_code
+        if row.state not in slurm.WAITING:  # a reason explains a wait; on any other task it is stale
+            row.reason = None
         row.task, row.log = str(t), str(log_path) if log else None
         row.starts, row.sigterm = (log.starts, log.sigterm) if log else (0, False)
         tasks.append(row)
@@ -160,8 +162,10 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
     down = health[1] if health else []
     # "run the N left" only when nothing of the sweep is active: while another task of the array is
     # queued or running (a pending one that can never run aside), a rerun would run beside it
-    stuck = {t.task for t in tasks if t.state == "PENDING" and slurm.never_runs(t.reason)}
-    active = any((t.state in slurm.ACTIVE or t.state in slurm.COMING) and t.task not in stuck
+    # (by JOB_TASK: task ids repeat across the sweep's arrays). A task still coming (SUBMITTED, or
+    # STARTED per its log with neither source listing it) may run entries: counted as active.
+    stuck = {t.job_id for t in tasks if t.state == "PENDING" and slurm.never_runs(t.reason)}
+    active = any((t.state in slurm.ACTIVE or t.state in slurm.COMING) and t.job_id not in stuck
                  for t in tasks)
     then = (f", then run the {left} entries left: {rerun}" if left and not active else
             f"; other tasks of the array are still active: once they end (hotspot sweep status {sweep_dir} "
