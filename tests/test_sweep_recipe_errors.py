@@ -123,6 +123,20 @@ def test_a_file_of_too_many_plain_values_is_refused_within_half_a_second(tmp_pat
     assert len(load_recipes(path).entries) == most
 
 
+def test_a_file_over_the_byte_cap_is_refused_unread(tmp_path):
+    from hotspot.sweep.recipes import MAX_RECIPES_BYTES
+
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as fh:
+        fh.truncate(MAX_RECIPES_BYTES + 1)  # sparse: nothing to read, only its size
+    start = time.perf_counter()
+    with pytest.raises(InputError) as err:
+        load_recipes(path)
+    assert time.perf_counter() - start <= 0.5
+    assert f"{MAX_RECIPES_BYTES + 1} bytes, more than the 16 MiB" in err.value.message
+    assert "split the entries" in err.value.hint  # the user's file, not one hotspot wrote
+
+
 def test_deep_nesting_is_refused_at_once(tmp_path):
     path = tmp_path / "deep.yaml"
     path.write_text("entries:\n" + "".join("  " * i + "- \n" for i in range(200)))

@@ -427,7 +427,8 @@ def load_recipes(path: Path) -> Recipes:
 
     path = Path(path)
     try:
-        raw_bytes = read_regular(path, MAX_RECIPES_BYTES)  # a FIFO or device is refused, unread
+        raw_bytes = read_regular(path, MAX_RECIPES_BYTES,  # a FIFO or device is refused, unread
+                                 "split the entries over several recipes files")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the recipes file: {exc.strerror or exc}",
                          "check the path; `hotspot sweep --init recipes.yaml` writes an example") from None
