@@ -7,7 +7,8 @@ gres GPUs on fake device nodes) runs array sweeps through sbatch, with the fake 
 - the node marked down mid-run: the pending requeued task is said to be unable to run, with the
   `scontrol ... state=resume` that fixes it; after the resume Slurm's requeue finishes the sweep
   (interrupted entries re-run) and the task log holds both runs;
-- `--wait` follows the array to its end and exits with the sweep's outcome;
+- `--wait` follows the array to its end and exits with the sweep's outcome (0 and 6, text and JSON),
+  and stops on a task that waits for good (PartitionConfig; requeued held, fixed by a release);
 - `sweep cancel` stops the array; a plain rerun finishes the interrupted entries.
 
 - before sbatch: a request no node of the partition can run is refused (exit 2, the numbers and the
@@ -531,3 +532,29 @@ def test_wait_stops_on_a_pending_reason_that_never_clears(fake, slurm, tmp_path)
     assert p["kind"] == "never-runs" and "(PartitionConfig)" in p["message"] and "None" not in p["message"]
     assert f"hotspot sweep cancel {sw}" in p["fix"] and "--cpus-per-task" in p["fix"]
     assert finished(rec) == []
+
+
+def test_a_task_requeued_held_is_said_with_the_release_and_wait_stops(fake, slurm, tmp_path):
+    """`scontrol requeuehold` on a running task: squeue says PENDING "(job requeued in held state)",
+    which no wait clears. `status` names it with `scontrol release` as the fix, `--wait` stops
+    (exit 6) instead of following it for ever, and once released it is no problem any more."""
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", f"@{gate}", rec)])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--gpus", "0", "--cpus-per-task", "1")
+    try:
+        wait_until(lambda: len(records(rec)) >= 1, timeout=60, step=0.2)
+        subprocess.run(["scontrol", "requeuehold", f"{job}_0"], check=True, capture_output=True, timeout=30)
+        wait_until(lambda: any(p["kind"] == "never-runs" for p in status(sw)["problems"]), timeout=30, step=0.5)
+        proc = hotspot("sweep", "status", str(sw), "--wait", "--format", "json", timeout=60)
+        assert proc.returncode == 6, proc.stderr
+        data = json.loads(proc.stdout)["data"]
+        (task,) = data["slurm"]["tasks"]
+        assert task["state"] == "PENDING" and "held" in task["reason"]
+        (p,) = [p for p in data["problems"] if p["kind"] == "never-runs"]
+        assert f"scontrol release {job}_0" in p["fix"] and f"hotspot sweep cancel {sw}" in p["fix"]
+        subprocess.run(["scontrol", "release", f"{job}_0"], check=True, capture_output=True, timeout=30)
+        wait_until(lambda: not any(p["kind"] == "never-runs" for p in status(sw)["problems"]), timeout=30, step=0.5)
+    finally:
+        gate.write_text("")
+        scancel(job)

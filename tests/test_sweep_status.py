@@ -69,7 +69,8 @@ def test_pending_reasons_that_never_clear():
     from hotspot.sweep.slurm import never_runs
 
     for r in ("PartitionConfig", "ReqNodeNotAvail, UnavailableNodes:n1", "QOSMaxCpuPerJobLimit",
-              "AssocMaxGRESPerJob", "QOSMinGRES", "QOSMaxWallDurationPerJobLimit", "InvalidQOS"):
+              "AssocMaxGRESPerJob", "QOSMinGRES", "QOSMaxWallDurationPerJobLimit", "InvalidQOS",
+              "job requeued in held state", "JobHeldUser"):
         assert never_runs(r), r
     for r in (None, "", "Resources", "Priority", "BeginTime", "QOSMaxJobsPerUserLimit", "AssocGrpCpuLimit",
               "QOSGrpGRES"):

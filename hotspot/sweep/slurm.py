@@ -135,7 +135,10 @@ WAITING = ("PENDING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD"
 # Pending reasons that no amount of waiting fixes (squeue %R / sacct Reason).
 NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
               "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
-              "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held")
+              "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held",
+              "job requeued in held state")  # squeue's words after `scontrol requeuehold` (sacct: JobHeldUser)
+# Of those, the holds: `scontrol release` (by the user, or an admin for JobHeldAdmin) lets them run.
+HELD = ("JobHeldAdmin", "JobHeldUser", "launch failed requeued held", "job requeued in held state")
 # Limits one job passes by itself (a QOS's or an association's per-job maximum or minimum): no
 # other job ending clears them (per-user and group limits do, and are not listed).
 NEVER_RUNS_LIMIT = re.compile(r"^(QOS|Assoc)(Max\w*PerJob\w*|Min\w+)$|^QOSMax(Wall|Node)\w*Limit$")

@@ -183,7 +183,10 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
             nodes = named.group(1) if named else ",".join(n.node for n in down)
             why = "; ".join(f"{n.node} {n.state}" + (f" ({n.reason})" if n.reason else "") for n in down)
             said = "; ".join(x for x in (t.reason, f"nodes: {why}" if why else "") if x) or "no usable node"
-            if nodes:
+            if (t.reason or "").startswith(slurm.HELD):
+                fix = (f"release it (scontrol release {t.job_id}; a JobHeldAdmin hold only an admin releases), "
+                       f"or cancel it (hotspot sweep cancel {sweep_dir})")
+            elif nodes:
                 fix = (f"an admin resumes the node (scontrol update nodename={nodes} state=resume), or cancel it "
                        f"(hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition")
             elif (t.reason or "").startswith(("QOS", "Assoc")):
