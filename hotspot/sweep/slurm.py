@@ -145,6 +145,9 @@ NEVER_RUNS_LIMIT = re.compile(r"^(QOS|Assoc)(Max\w*PerJob\w*|Min\w+)$|^QOSMax(Wa
 # Task words the log or the submission give when neither sacct nor squeue lists the task: it is
 # still coming (SUBMITTED: sbatch accepted it moments ago; STARTED: its log began, with no end).
 COMING = ("SUBMITTED", "STARTED")
+# A task whose log began a run that never ended while squeue answers without it (squeue lists every
+# task that is queued or running): it was killed with its node, or its batch step killed outright.
+GONE = "GONE"
 
 
 def never_runs(reason: str | None) -> bool:

@@ -106,8 +106,10 @@ def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]
         log = slurm.read_task_log(log_path)
         known = _merge((acct or {}).get(str(t)), (live or {}).get(str(t)))
         if known is None:  # neither accounting nor the controller knows it: what its log says
+            # a start without an end line: GONE when squeue answered without it (it would list the
+            # task were it queued or running), else STARTED (still running, or killed with its node)
             state = ("ENDED" if log and log.ended else
-                     "STARTED" if log else  # a start without an end line: still running, or killed with its node
+                     (slurm.GONE if live is not None else "STARTED") if log else
                      "SUBMITTED" if answered and age is not None and age < SUBMIT_GRACE_S else "NOT_STARTED")
             row = TaskRow(f"{job.job_id}_{t}", state, None, log.node if log else None, None, "log" if log else "none")
         else:
@@ -177,6 +179,10 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
         if state in slurm.LOST:
             out.append(TaskProblem(t.task, "node-lost", f"task {t.job_id}: {state}{where}: the node was lost with its entries",
                                    f"its entries are re-queued by a rerun: {rerun}"))
+        elif state == slurm.GONE:
+            out.append(TaskProblem(t.task, "node-lost", f"task {t.job_id}: its run{where} never ended and Slurm no longer "
+                                   f"lists it (killed with its node, or its job step killed)",
+                                   f"read {log}; its entries are re-queued by a rerun: {rerun}"))
         elif state == "PENDING" and (slurm.never_runs(t.reason)
                                      or (health is not None and health[0] == 0 and bool(health[1]))):
             named = re.search(r"UnavailableNodes:(\S+)", t.reason or "")
