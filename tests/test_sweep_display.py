@@ -33,8 +33,11 @@ def submitted(fake, tmp_path) -> Path:
     return sw
 
 
-def _status(sw: Path, monkeypatch, tasks: dict[str, TaskRow]) -> tuple[str, list]:
-    from hotspot.render.sweep import render_status
+def _status(sw: Path, monkeypatch, tasks: dict[str, TaskRow], formats: dict | None = None) -> tuple[str, list]:
+    """The status text and problems; `formats`, when given, receives the JSON document and markdown."""
+    import json
+
+    from hotspot.render.sweep import render_status, render_status_markdown
     from hotspot.sweep import slurm, views
 
     monkeypatch.setattr(slurm, "sacct", lambda job: (tasks, "sacct"))
@@ -42,6 +45,9 @@ def _status(sw: Path, monkeypatch, tasks: dict[str, TaskRow]) -> tuple[str, list
     monkeypatch.setenv("COLUMNS", "250")
     monkeypatch.setattr(mf, "reclaim_stale", lambda doc: [])  # the workers' pids are not ours
     result = views.sweep_status(sw)
+    if formats is not None:
+        formats["json"] = json.loads(result.to_json())
+        formats["markdown"] = render_status_markdown(result)
     return render_status(result), result.data.problems
 
 
@@ -61,7 +67,8 @@ def test_gpu_column_shows_physical_devices_and_reasons_only_on_pending_tasks(sub
     tasks = {"0": TaskRow("41_0", "COMPLETED", 0, "n1", "BeginTime", "sacct"),
              "1": TaskRow("41_1", "RUNNING", None, "n1", "None", "sacct"),
              "2": TaskRow("41_2", "PENDING", None, None, "Priority", "sacct")}
-    text, problems = _status(submitted, monkeypatch, tasks)
+    formats: dict = {}
+    text, problems = _status(submitted, monkeypatch, tasks, formats)
     entries = _rows(text, "entry")
     assert entries["a"][:4] == ["a", "done", "n1", "0"] and entries["b"][:4] == ["b", "running", "n1", "2"]
     workers = _rows(text, "worker")
@@ -69,6 +76,12 @@ def test_gpu_column_shows_physical_devices_and_reasons_only_on_pending_tasks(sub
     assert "BeginTime" not in text  # a completed task's stale reason
     assert "Priority" in _rows(text, "task")["41_2"]  # the pending task's own
     assert problems == []
+    # the data itself, not only the text: JSON and markdown carry the reason on the pending task only
+    doc = formats["json"]
+    assert doc["schema_version"] and doc["command"] == "sweep status"
+    assert {t["job_id"]: t["reason"] for t in doc["data"]["slurm"]["tasks"]} == {
+        "41_0": None, "41_1": None, "41_2": "Priority"}
+    assert "BeginTime" not in formats["markdown"] and "Priority" in formats["markdown"]
 
 
 def test_run_the_rest_is_suggested_only_when_nothing_of_the_array_is_active(submitted, monkeypatch):
@@ -87,6 +100,30 @@ def test_run_the_rest_is_suggested_only_when_nothing_of_the_array_is_active(subm
     stuck = TaskRow("41_1", "PENDING", None, None, "PartitionConfig", "sacct")
     _, problems = _status(submitted, monkeypatch, {"0": died, "1": stuck, "2": done})
     assert "then run the 2 entries left:" in next(p for p in problems if p.kind == "task-died").fix
+
+
+def test_a_task_still_coming_or_running_in_another_array_counts_as_active(submitted, monkeypatch):
+    """The merged rule: a task sbatch accepted that no source lists yet (SUBMITTED) is active; a
+    task pending for good in an earlier array does not hide the current array's running task of
+    the same id (task ids repeat across a sweep's arrays)."""
+    from hotspot.sweep import slurm, views
+
+    died = TaskRow("41_0", "FAILED", 1, "n1", None, "sacct")
+    # task 1 unlisted moments after sbatch: SUBMITTED, still to come
+    _, problems = _status(submitted, monkeypatch, {"0": died, "2": TaskRow("41_2", "COMPLETED", 0, "n1", None, "sacct")})
+    (p,) = problems
+    assert "still active" in p.fix and "entries left:" not in p.fix
+    monkeypatch.setattr(slurm, "node_health", lambda partition: None)
+    doc = mf.read(submitted)
+    rows = [TaskRow("40_1", "PENDING", None, None, "PartitionConfig", "sacct", task="1"),
+            TaskRow("41_0", "FAILED", 1, "n1", None, "sacct", task="0"),
+            TaskRow("41_1", "RUNNING", None, "n1", None, "sacct", task="1")]
+    fixes = {p.kind: p.fix for p in views.task_problems(rows, doc, submitted)}
+    assert set(fixes) == {"never-runs", "task-died"}
+    assert "still active" in fixes["task-died"] and "entries left:" not in fixes["task-died"]
+    rows[2] = TaskRow("41_1", "COMPLETED", 0, "n1", None, "sacct", task="1")
+    fixes = {p.kind: p.fix for p in views.task_problems(rows, doc, submitted)}
+    assert "then run the 2 entries left:" in fixes["task-died"]
 
 
 def _columns(lines: list[str]) -> tuple[int, list[tuple[int, int]]]:

@@ -101,3 +101,46 @@ def test_ordinary_aliases_and_merge_keys_still_read(tmp_path):
     r = load_recipes(path)
     assert [(e.name, e.cmd, e.tags, e.timeout_s) for e in r.entries] == [
         ("a", ("x",), ("t",), 60.0), ("b", ("x",), ("t",), 60.0), ("c", ("y",), ("t",), 60.0)]
+
+
+def test_a_file_of_too_many_plain_values_is_refused_within_half_a_second(tmp_path):
+    """No alias at all, only a large file (under the byte cap): refused while its events are walked,
+    not after minutes of building values."""
+    path = tmp_path / "huge.yaml"
+    row = "  - {name: e%d, cmd: [run, --size, '4096'], tags: [a, b]}\n"
+    # 12 values an entry (the map, 3 keys, the name, 2 lists and their 5 items), 3 around them
+    # (the top map, `entries`, its list): the most entries the count allows, by hand
+    most = (MAX_VALUES - 3) // 12
+    path.write_text("entries:\n" + "".join(row % i for i in range(most + 1)))
+    start = time.perf_counter()
+    with pytest.raises(InputError) as err:
+        load_recipes(path)
+    assert time.perf_counter() - start <= 0.5
+    assert f"holds more than {MAX_VALUES:,} values" in err.value.message and "alias" not in err.value.message
+    assert "split the entries" in err.value.hint
+    # one entry fewer reads: the count is of values, exactly
+    path.write_text("entries:\n" + "".join(row % i for i in range(most)))
+    assert len(load_recipes(path).entries) == most
+
+
+def test_a_file_over_the_byte_cap_is_refused_unread(tmp_path):
+    from hotspot.sweep.recipes import MAX_RECIPES_BYTES
+
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as fh:
+        fh.truncate(MAX_RECIPES_BYTES + 1)  # sparse: nothing to read, only its size
+    start = time.perf_counter()
+    with pytest.raises(InputError) as err:
+        load_recipes(path)
+    assert time.perf_counter() - start <= 0.5
+    assert f"{MAX_RECIPES_BYTES + 1} bytes, more than the 16 MiB" in err.value.message
+    assert "split the entries" in err.value.hint  # the user's file, not one hotspot wrote
+
+
+def test_deep_nesting_is_refused_at_once(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("entries:\n" + "".join("  " * i + "- \n" for i in range(200)))
+    start = time.perf_counter()
+    with pytest.raises(InputError, match="nested more than 32 levels deep"):
+        load_recipes(path)
+    assert time.perf_counter() - start <= 0.5

@@ -7,7 +7,8 @@ gres GPUs on fake device nodes) runs array sweeps through sbatch, with the fake 
 - the node marked down mid-run: the pending requeued task is said to be unable to run, with the
   `scontrol ... state=resume` that fixes it; after the resume Slurm's requeue finishes the sweep
   (interrupted entries re-run) and the task log holds both runs;
-- `--wait` follows the array to its end and exits with the sweep's outcome;
+- `--wait` follows the array to its end and exits with the sweep's outcome (0 and 6, text and JSON),
+  and stops on a task that waits for good (PartitionConfig; requeued held, fixed by a release);
 - `sweep cancel` stops the array; a plain rerun finishes the interrupted entries.
 
 - before sbatch: a request no node of the partition can run is refused (exit 2, the numbers and the
@@ -175,8 +176,10 @@ def test_two_tasks_share_a_node_by_device_with_cpus_per_gpu(fake, slurm, tmp_pat
     assert {r["gpu"] for r in runs} == {"0", "1", "2", "3"}
     st = status(sw)
     assert [(t["task"], t["exit_code"], t["starts"]) for t in st["slurm"]["tasks"]] == [("0", 0, 1), ("1", 0, 1)]
-    # both ended: accounting answers (with the exit code) where it runs, else squeue and the logs
-    assert {t["source"] for t in st["slurm"]["tasks"]} == ({"sacct"} if accounting() else {"squeue"})
+    # both ended: accounting answers (with the exit code) where it runs, once it has caught up with
+    # the controller (it lags by about a second), else squeue and the logs
+    want = {"sacct"} if accounting() else {"squeue"}
+    wait_until(lambda: {t["source"] for t in status(sw)["slurm"]["tasks"]} == want, timeout=30, step=0.5)
     doc = manifest(sw)
     assert sorted(w["slurm"]["slurm_array_task_id"] for w in doc["workers"].values()) == ["0", "1"]
     assert {w["state"] for w in doc["workers"].values()} == {"finished"}
@@ -255,6 +258,8 @@ def test_node_down_then_requeue_finishes_the_sweep(fake, slurm, tmp_path):
     assert sorted(r["name"] for r in finished(rec)) == names
     st = status(sw)
     assert st["problems"] == [] and st["slurm"]["tasks"][0]["starts"] == 2
+    # the requeued run waited on BeginTime; now COMPLETED, it has no reason in the data (JSON) either
+    assert st["slurm"]["tasks"][0]["reason"] is None
     if accounting():  # sacct -D keeps the run the node failure ended, before the requeued one
         (task,) = st["slurm"]["tasks"]
         assert task["earlier"] == [f"NODE_FAIL on {slurm}"] and task["state"] == "COMPLETED"
@@ -355,6 +360,8 @@ def test_wait_in_json_exits_0_and_the_state_comes_from_sacct(fake, slurm, tmp_pa
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["ok"] is True and doc["exit_code"] == 0 and doc["data"]["counts"]["done"] == 2
+    # --wait ends on the controller's COMPLETED; accounting records it about a second later
+    wait_until(lambda: status(sw)["slurm"]["tasks"][0]["source"] == "sacct", timeout=30, step=0.5)
     (task,) = status(sw)["slurm"]["tasks"]
     assert (task["source"], task["state"], task["exit_code"], task["node"]) == ("sacct", "COMPLETED", 0, slurm)
     assert sorted(r["name"] for r in finished(rec)) == ["a", "b"]
@@ -525,3 +532,29 @@ def test_wait_stops_on_a_pending_reason_that_never_clears(fake, slurm, tmp_path)
     assert p["kind"] == "never-runs" and "(PartitionConfig)" in p["message"] and "None" not in p["message"]
     assert f"hotspot sweep cancel {sw}" in p["fix"] and "--cpus-per-task" in p["fix"]
     assert finished(rec) == []
+
+
+def test_a_task_requeued_held_is_said_with_the_release_and_wait_stops(fake, slurm, tmp_path):
+    """`scontrol requeuehold` on a running task: squeue says PENDING "(job requeued in held state)",
+    which no wait clears. `status` names it with `scontrol release` as the fix, `--wait` stops
+    (exit 6) instead of following it for ever, and once released it is no problem any more."""
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    recipes = write_recipes(fake.root / "lib.yaml", [entry("a", f"@{gate}", rec)])
+    sw = fake.root / "sw"
+    job = submit(recipes, sw, "--gpus", "0", "--cpus-per-task", "1")
+    try:
+        wait_until(lambda: len(records(rec)) >= 1, timeout=60, step=0.2)
+        subprocess.run(["scontrol", "requeuehold", f"{job}_0"], check=True, capture_output=True, timeout=30)
+        wait_until(lambda: any(p["kind"] == "never-runs" for p in status(sw)["problems"]), timeout=30, step=0.5)
+        proc = hotspot("sweep", "status", str(sw), "--wait", "--format", "json", timeout=60)
+        assert proc.returncode == 6, proc.stderr
+        data = json.loads(proc.stdout)["data"]
+        (task,) = data["slurm"]["tasks"]
+        assert task["state"] == "PENDING" and "held" in task["reason"]
+        (p,) = [p for p in data["problems"] if p["kind"] == "never-runs"]
+        assert f"scontrol release {job}_0" in p["fix"] and f"hotspot sweep cancel {sw}" in p["fix"]
+        subprocess.run(["scontrol", "release", f"{job}_0"], check=True, capture_output=True, timeout=30)
+        wait_until(lambda: not any(p["kind"] == "never-runs" for p in status(sw)["problems"]), timeout=30, step=0.5)
+    finally:
+        gate.write_text("")
+        scancel(job)

@@ -69,7 +69,8 @@ def test_pending_reasons_that_never_clear():
     from hotspot.sweep.slurm import never_runs
 
     for r in ("PartitionConfig", "ReqNodeNotAvail, UnavailableNodes:n1", "QOSMaxCpuPerJobLimit",
-              "AssocMaxGRESPerJob", "QOSMinGRES", "QOSMaxWallDurationPerJobLimit", "InvalidQOS"):
+              "AssocMaxGRESPerJob", "QOSMinGRES", "QOSMaxWallDurationPerJobLimit", "InvalidQOS",
+              "job requeued in held state", "JobHeldUser"):
         assert never_runs(r), r
     for r in (None, "", "Resources", "Priority", "BeginTime", "QOSMaxJobsPerUserLimit", "AssocGrpCpuLimit",
               "QOSGrpGRES"):
@@ -144,6 +145,37 @@ def test_status_from_task_logs_when_slurm_cannot_answer(fake, tmp_path, monkeypa
     assert "sacct not found" in doc["data"]["slurm"]["source"] and "squeue not found" in doc["data"]["slurm"]["source"]
     text = hotspot("sweep", "status", str(sw), env={**os.environ, "COLUMNS": "250"}).stdout
     assert "problem: task 41_1 died (exit 5) on node1" in text and "3 pending" in text
+
+
+def test_a_started_task_squeue_no_longer_lists_is_gone_not_active(fake, tmp_path, monkeypatch):
+    """A task log with a begin line and no end: while squeue cannot answer, the task may still run
+    (STARTED, active: no "run the N left"); once squeue answers without it, it is not running
+    (squeue lists every queued or running task): GONE, a lost task whose entries a rerun re-queues."""
+    from hotspot.sweep import slurm, views
+
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, rec) for n in "ab"])
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "2", "-o", str(sw)).returncode == 0
+    fake_submitted(sw, "41", 2)
+    begin = "=== hotspot sweep task begin: task {t} of job 41 restart 0 on node{t} at 2026-11-25T10:00:00Z\n"
+    (sw / "slurm" / "41_0.out").write_text(begin.format(t=0))  # never ended
+    (sw / "slurm" / "41_1.out").write_text(begin.format(t=1) + "=== hotspot sweep task end: exit 2 at 2026-11-25T10:00:01Z\n")
+    monkeypatch.setattr(slurm, "sacct", lambda job: (None, "sacct not found"))
+    monkeypatch.setattr(slurm, "node_health", lambda partition: None)
+    monkeypatch.setattr(slurm, "squeue", lambda job: (None, "squeue not found"))
+    data = views.sweep_status(sw).data
+    assert [t.state for t in data.slurm.tasks] == ["STARTED", "ENDED"]
+    (died,) = data.problems
+    assert died.kind == "task-died" and "still active" in died.fix and "entries left:" not in died.fix
+    assert views.sweep_active(data) is False  # --wait cannot follow a task no source lists
+    monkeypatch.setattr(slurm, "squeue", lambda job: ({}, "the job has left the queue"))
+    data = views.sweep_status(sw).data
+    assert [t.state for t in data.slurm.tasks] == ["GONE", "ENDED"]
+    lost, died = data.problems
+    assert lost.kind == "node-lost" and "41_0" in lost.message and "on node0" in lost.message
+    assert str(sw / "slurm" / "41_0.out") in lost.fix and lost.fix.endswith(f"-o {sw} --slurm")
+    assert "then run the 2 entries left:" in died.fix  # nothing of the array is active any more
 
 
 # ------------------------------------------------------------------ directories and submissions

@@ -196,10 +196,9 @@ def _status_text(d: StatusData) -> str:
     if s:
         if s.tasks:
             out.append(f"Slurm job {s.job_id} (from {s.source}):")
-            # a reason explains a wait: shown on pending tasks only (sacct keeps the last one on
-            # a task that has since run and ended, e.g. BeginTime on a COMPLETED task)
+            # a reason explains a wait: the data has it on waiting tasks only (slurm.WAITING)
             out.append(table([[t.job_id, t.state, "" if t.exit_code is None else t.exit_code, t.node or "",
-                               t.starts or "", t.log or "", (t.reason or "") if t.state == "PENDING" else ""]
+                               t.starts or "", t.log or "", t.reason or ""]
                               for t in s.tasks],
                              ["task", "state", "exit", "node", "starts", "log", "reason"]))
             # earlier runs of a task (sacct -D): a node failure and its requeue stay visible

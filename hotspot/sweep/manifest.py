@@ -62,10 +62,11 @@ def worker_id(pid: int | None = None) -> str:
     return f"{hostname()}:{pid or os.getpid()}"
 
 
-def read_regular(path: Path, limit: int) -> bytes:
+def read_regular(path: Path, limit: int, too_large: str = "give the file hotspot wrote") -> bytes:
     """The bytes of a regular file of at most `limit` bytes. Anything else (a FIFO, a device, a
     socket) is refused before it is opened for reading, so no read can block or never end; the
-    open is non-blocking and re-checked in case the name was swapped in between."""
+    open is non-blocking and re-checked in case the name was swapped in between. `too_large` is
+    the fix said for a file over the limit."""
     st = os.stat(path)  # FileNotFoundError / PermissionError: the caller's
     if not stat.S_ISREG(st.st_mode):
         raise InputError(f"{path}: not a regular file ({_kind(st.st_mode)})",
@@ -78,7 +79,7 @@ def read_regular(path: Path, limit: int) -> bytes:
                              "give the real file; special files are never read")
         if st.st_size > limit:
             raise InputError(f"{path}: {st.st_size} bytes, more than the {limit >> 20} MiB a sweep file may hold",
-                             "give the file hotspot wrote")
+                             too_large)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             return fh.read(limit + 1)[:limit + 1]
     finally:

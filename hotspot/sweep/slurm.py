@@ -128,16 +128,26 @@ QUERY_TIMEOUT_S = 20.0
 ACTIVE = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD",
           "RESIZING", "SIGNALING", "STAGE_OUT", "SUSPENDED", "STOPPED", "RESV_DEL_HOLD", "SPECIAL_EXIT")
 LOST = ("NODE_FAIL", "BOOT_FAIL")
+# States in which a task waits to start (queued, or between runs after a requeue or a hold): the
+# only ones whose reason `sweep status` keeps (sacct keeps the last reason on a task that has since
+# run: BeginTime on a COMPLETED task).
+WAITING = ("PENDING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "SPECIAL_EXIT")
 # Pending reasons that no amount of waiting fixes (squeue %R / sacct Reason).
 NEVER_RUNS = ("ReqNodeNotAvail", "Nodes required for job are DOWN", "PartitionNodeLimit", "PartitionDown", "PartitionInactive", "PartitionTimeLimit",
               "PartitionConfig", "BadConstraints", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
-              "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held")
+              "JobHeldAdmin", "JobHeldUser", "NodeDown", "launch failed requeued held",
+              "job requeued in held state")  # squeue's words after `scontrol requeuehold` (sacct: JobHeldUser)
+# Of those, the holds: `scontrol release` (by the user, or an admin for JobHeldAdmin) lets them run.
+HELD = ("JobHeldAdmin", "JobHeldUser", "launch failed requeued held", "job requeued in held state")
 # Limits one job passes by itself (a QOS's or an association's per-job maximum or minimum): no
 # other job ending clears them (per-user and group limits do, and are not listed).
 NEVER_RUNS_LIMIT = re.compile(r"^(QOS|Assoc)(Max\w*PerJob\w*|Min\w+)$|^QOSMax(Wall|Node)\w*Limit$")
 # Task words the log or the submission give when neither sacct nor squeue lists the task: it is
 # still coming (SUBMITTED: sbatch accepted it moments ago; STARTED: its log began, with no end).
 COMING = ("SUBMITTED", "STARTED")
+# A task whose log began a run that never ended while squeue answers without it (squeue lists every
+# task that is queued or running): it was killed with its node, or its batch step killed outright.
+GONE = "GONE"
 
 
 def never_runs(reason: str | None) -> bool:

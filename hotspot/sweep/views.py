@@ -106,8 +106,10 @@ def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]
         log = slurm.read_task_log(log_path)
         known = _merge((acct or {}).get(str(t)), (live or {}).get(str(t)))
         if known is None:  # neither accounting nor the controller knows it: what its log says
+            # a start without an end line: GONE when squeue answered without it (it would list the
+            # task were it queued or running), else STARTED (still running, or killed with its node)
             state = ("ENDED" if log and log.ended else
-                     "STARTED" if log else  # a start without an end line: still running, or killed with its node
+                     (slurm.GONE if live is not None else "STARTED") if log else
                      "SUBMITTED" if answered and age is not None and age < SUBMIT_GRACE_S else "NOT_STARTED")
             row = TaskRow(f"{job.job_id}_{t}", state, None, log.node if log else None, None, "log" if log else "none")
         else:
@@ -116,6 +118,8 @@ def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]
         # SIGTERM); sacct gives the signal's number or 0 for a cancelled task: the log wins.
         if log and log.ended and log.exit_code is not None and row.state not in slurm.ACTIVE:
             row.exit_code = log.exit_code
+        if row.state not in slurm.WAITING:  # a reason explains a wait; on any other task it is stale
+            row.reason = None
         row.task, row.log = str(t), str(log_path) if log else None
         row.starts, row.sigterm = (log.starts, log.sigterm) if log else (0, False)
         tasks.append(row)
@@ -160,8 +164,10 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
     down = health[1] if health else []
     # "run the N left" only when nothing of the sweep is active: while another task of the array is
     # queued or running (a pending one that can never run aside), a rerun would run beside it
-    stuck = {t.task for t in tasks if t.state == "PENDING" and slurm.never_runs(t.reason)}
-    active = any((t.state in slurm.ACTIVE or t.state in slurm.COMING) and t.task not in stuck
+    # (by JOB_TASK: task ids repeat across the sweep's arrays). A task still coming (SUBMITTED, or
+    # STARTED per its log with neither source listing it) may run entries: counted as active.
+    stuck = {t.job_id for t in tasks if t.state == "PENDING" and slurm.never_runs(t.reason)}
+    active = any((t.state in slurm.ACTIVE or t.state in slurm.COMING) and t.job_id not in stuck
                  for t in tasks)
     then = (f", then run the {left} entries left: {rerun}" if left and not active else
             f"; other tasks of the array are still active: once they end (hotspot sweep status {sweep_dir} "
@@ -173,13 +179,20 @@ def task_problems(tasks: list[TaskRow], doc: Manifest, sweep_dir: Path) -> list[
         if state in slurm.LOST:
             out.append(TaskProblem(t.task, "node-lost", f"task {t.job_id}: {state}{where}: the node was lost with its entries",
                                    f"its entries are re-queued by a rerun: {rerun}"))
+        elif state == slurm.GONE:
+            out.append(TaskProblem(t.task, "node-lost", f"task {t.job_id}: its run{where} never ended and Slurm no longer "
+                                   f"lists it (killed with its node, or its job step killed)",
+                                   f"read {log}; its entries are re-queued by a rerun: {rerun}"))
         elif state == "PENDING" and (slurm.never_runs(t.reason)
                                      or (health is not None and health[0] == 0 and bool(health[1]))):
             named = re.search(r"UnavailableNodes:(\S+)", t.reason or "")
             nodes = named.group(1) if named else ",".join(n.node for n in down)
             why = "; ".join(f"{n.node} {n.state}" + (f" ({n.reason})" if n.reason else "") for n in down)
             said = "; ".join(x for x in (t.reason, f"nodes: {why}" if why else "") if x) or "no usable node"
-            if nodes:
+            if (t.reason or "").startswith(slurm.HELD):
+                fix = (f"release it (scontrol release {t.job_id}; a JobHeldAdmin hold only an admin releases), "
+                       f"or cancel it (hotspot sweep cancel {sweep_dir})")
+            elif nodes:
                 fix = (f"an admin resumes the node (scontrol update nodename={nodes} state=resume), or cancel it "
                        f"(hotspot sweep cancel {sweep_dir}) and resubmit elsewhere with --partition")
             elif (t.reason or "").startswith(("QOS", "Assoc")):
