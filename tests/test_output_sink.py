@@ -65,7 +65,7 @@ def test_the_registry_names_real_functions():
     from hotspot.commands.sweep import SPEC as SWEEP
 
     assert ANALYZE.formats() == ("text", "json", "markdown", "html", "csv")
-    assert SWEEP.formats("sweep status") == ("text", "json", "markdown")
+    assert SWEEP.formats("sweep status") == ("text", "json", "markdown", "csv")
     for spec in (ANALYZE, SWEEP):
         for view, formats in spec.views.items():
             assert set(registry.renderers(view)) == set(formats)

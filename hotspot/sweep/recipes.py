@@ -491,9 +491,9 @@ def load_recipes(path: Path) -> Recipes:
         n = len(chk.problems)
         from hotspot.render.tables import shorten_left
 
-        # the path shortened so that the line stays within 200 characters whatever the folder
-        raise InputError(f"{shorten_left(str(path), 60)}: {n} problem{'s' if n > 1 else ''} in the recipes file, "
-                         "nothing was run", "fix every problem listed (one per line above) and rerun",
+        # short fixed words: with the path cut to 80 the line stays within 200 characters
+        raise InputError(f"{shorten_left(str(path), 80)}: {n} problem{'s' if n > 1 else ''} in the recipes, "
+                         "nothing was run", "fix each problem listed above and rerun",
                          code="bad-recipes", details={"problems": [p.__dict__ for p in chk.problems]})
     return Recipes(path.resolve(), tuple(entries), top.prelude, hashlib.sha256(raw_bytes).hexdigest())
 
