@@ -105,6 +105,18 @@ def _depth_limited(text: str, depth: int) -> str:
     return "".join(out)
 
 
+def _nesting(text: str) -> int:
+    """The deepest nesting of template argument lists in `text`."""
+    deepest = level = 0
+    for c in text:
+        if c == "<":
+            level += 1
+            deepest = max(deepest, level)
+        elif c == ">" and level:
+            level -= 1
+    return deepest
+
+
 def forms(name: str) -> list[str]:
     """The short forms of a kernel name, least detail first: base name with template arguments
     elided, then one more level of them at a time, then the parameter list. A name that is not a
@@ -115,9 +127,8 @@ def forms(name: str) -> list[str]:
         note, name = m.group(0), name.strip()[: m.start()]
     full = compact(name)
     base = _without_params(full)
-    levels = base.count("<")
     out: list[str] = []
-    for d in range(levels + 1):
+    for d in range(_nesting(base) + 1):  # by depth, not by count: a long flat list is one level
         f = _depth_limited(base, d).strip()
         if f and (not out or out[-1] != f):
             out.append(f)
