@@ -27,8 +27,8 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from itertools import accumulate
-from operator import add, sub
+from itertools import accumulate, compress, repeat
+from operator import add, eq, sub
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -225,23 +225,21 @@ def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence
 def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[int, int], int]]:
     """(branch line, target line) of each backward taken branch, with how often it is taken."""
     taken: dict[tuple[int, int], int] = {}
-    prev_line = -1
-    prev_jump = False
-    for line, cat in zip(lines, cats):
-        if prev_jump and line < prev_line:
+    n = min(len(lines), len(cats))
+    # only the rows after a jump can be a taken branch's target: picked out at C speed
+    for j in compress(range(n - 1), map(eq, cats, repeat(DECODER_JUMP))):
+        line, prev_line = lines[j + 1], lines[j]
+        if line < prev_line:
             key = (prev_line, line)
             taken[key] = taken.get(key, 0) + 1
-        prev_jump = cat == DECODER_JUMP
-        prev_line = line
     return list(taken.items())
 
 
 def _barrier_rows(lines: Sequence[int], tables: LineTables) -> list[tuple[int, list[int]]]:
-    roles = tables.roles
+    barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
     rows: dict[int, list[int]] = {}
-    for idx, line in enumerate(lines):
-        if roles.get(line) == ROLE_BARRIER:
-            rows.setdefault(line, []).append(idx)
+    for idx, line in compress(enumerate(lines), map(barrier.__contains__, lines)):
+        rows.setdefault(line, []).append(idx)
     return list(rows.items())
 
 
