@@ -87,3 +87,37 @@ def test_barrier_rows_by_hand():
     tables = LineTables(roles={5: ROLE_BARRIER, 6: ROLE_WAIT, 9: ROLE_BARRIER},
                         pushes={}, scalar=frozenset(), waits={})
     assert _barrier_rows([1, 5, 6, 9, 5, 2], tables) == [(5, [1, 4]), (9, [3])]
+
+
+def _shape_by_definition(lines, w):  # type: ignore[no-untyped-def]
+    """Each scope's sums over the rows counted in it, in first-seen order (as the floats were
+    always added)."""
+    from collections import Counter
+
+    def sums(hits):  # type: ignore[no-untyped-def]
+        return (sum(c * w.mfma_cycles[n] for n, c in hits.items() if n in w.mfma_cycles),
+                sum(c * w.valu_issue[n] for n, c in hits.items() if n in w.valu_issue),
+                sum(c * w.vmem_bytes[n] for n, c in hits.items() if n in w.vmem_bytes))
+
+    hits = Counter(lines)
+    loops = []
+    for lo, hi in w.loops:
+        if lo in hits and hi in hits:
+            loops.append(((lo, hi), lines.index(lo), len(lines) - 1 - lines[::-1].index(hi),
+                          sums({n: c for n, c in hits.items() if lo <= n <= hi})))
+    return sums(hits), loops
+
+
+_WEIGHT = st.dictionaries(st.integers(0, 30), st.floats(0.01, 1e6), max_size=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.integers(0, 30), max_size=120), mfma=st.dictionaries(st.integers(0, 30), st.integers(1, 64)),
+       valu=_WEIGHT, vmem=st.dictionaries(st.integers(0, 30), st.integers(1, 4096)),
+       loops=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=4))
+def test_issue_shape_sums_are_the_same_floats(lines, mfma, valu, vmem, loops):
+    from hotspot.att.issue_share import IssueWeights, _shape
+
+    w = IssueWeights([], None)
+    w.mfma_cycles, w.valu_issue, w.vmem_bytes, w.loops = mfma, valu, vmem, loops
+    assert repr(_shape(list(lines), w)) == repr(_shape_by_definition(list(lines), w))
