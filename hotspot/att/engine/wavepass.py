@@ -304,7 +304,8 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
         acc.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
                      int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
                      [int(r[3]) for r in ins])
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError, orjson.JSONDecodeError):
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError,
+            orjson.JSONDecodeError):  # OverflowError: a value beyond int64 for the C issue sums
         return
 
 
