@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from hotspot.arch.classify import Category, classify
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
@@ -192,22 +193,36 @@ Sums = tuple[float, float, float]  # (mfma cycles, valu cycles, vmem bytes) of o
 Shape = tuple[Sums, list[tuple[tuple[int, int], int, int, Sums]]]
 
 
-def _sums(hits: dict[int, int], w: IssueWeights) -> Sums:
-    return (sum(c * w.mfma_cycles[n] for n, c in hits.items() if n in w.mfma_cycles),
-            sum(c * w.valu_issue[n] for n, c in hits.items() if n in w.valu_issue),
-            sum(c * w.vmem_bytes[n] for n, c in hits.items() if n in w.vmem_bytes))
+# A row's weighted counts: (line, mfma cycles, valu cycles, vmem bytes), None where it has no weight
+Terms = list[tuple[int, Any, Any, Any]]
+
+
+def _terms(hits: dict[int, int], w: IssueWeights) -> Terms:
+    """Each weighted row's products once, in the order of `hits` (the order its floats are added
+    in, so every scope's sums are the floats summing `hits` per scope gives)."""
+    mf, va, vb = w.mfma_cycles, w.valu_issue, w.vmem_bytes
+    return [(n, c * mf[n] if n in mf else None, c * va[n] if n in va else None,
+             c * vb[n] if n in vb else None)
+            for n, c in hits.items() if n in mf or n in va or n in vb]
+
+
+def _sums(terms: Terms) -> Sums:
+    return (sum(t[1] for t in terms if t[1] is not None),
+            sum(t[2] for t in terms if t[2] is not None),
+            sum(t[3] for t in terms if t[3] is not None))
 
 
 def _shape(lines: list[int], w: IssueWeights) -> Shape:
     hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
+    terms = _terms(hits, w)
     loops = []
     for lo, hi in w.loops:
         if lo not in hits or hi not in hits:
             continue
         first = lines.index(lo)  # C scans, stopping at the first hit
         last = len(lines) - 1 - lines[::-1].index(hi)
-        loops.append(((lo, hi), first, last, _sums({n: c for n, c in hits.items() if lo <= n <= hi}, w)))
-    return _sums(hits, w), loops
+        loops.append(((lo, hi), first, last, _sums([t for t in terms if lo <= t[0] <= hi])))
+    return _sums(terms), loops
 
 
 class IssueAccumulator:

@@ -2191,6 +2191,104 @@ done:
     return out;
 }
 
+/* A list of Python ints from int64 values. */
+static PyObject *i64_list(const int64_t *v, Py_ssize_t n) {
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
+/* Appends (idx, [q[head], ..., q[head + k - 1]]) to entries: 1, or 0 with an exception. */
+static int replay_entry(PyObject *entries, int64_t idx, const int64_t *q, Py_ssize_t k) {
+    PyObject *prods = i64_list(q, k);
+    PyObject *entry = prods ? Py_BuildValue("(LN)", (long long)idx, prods) : NULL;
+    int ok = entry && PyList_Append(entries, entry) == 0;
+    Py_XDECREF(entry);
+    return ok;
+}
+
+/* replay(lines, table) -> (entries, wait_positions, out_of_order_waits): hotspot/att/waits/replay.py
+ * `reconstruct` over an int64 column of lines. `table` holds 4 int64 per line number 0..L-1 (a line
+ * outside has no role): [1, pushes VM, pushes LGKM, scalar] for a memory row, [2, vm N, lgkm N, 0]
+ * for an s_waitcnt (N < 0: the counter is not waited on), [0, ...] otherwise. */
+static PyObject *replay(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *otable;
+    if (!PyArg_ParseTuple(args, "OO", &olines, &otable)) return NULL;
+    Py_buffer lb, tb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    if (!get_i64(otable, &tb, 0)) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    const int64_t *lines = lb.buf, *table = tb.buf;
+    Py_ssize_t n = lb.len / 8, rows = tb.len / 32;
+    int64_t *vm = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *lg = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    PyObject *entries = PyList_New(0), *positions = PyList_New(0), *out = NULL;
+    if (!vm || !lg || !entries || !positions) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    {
+        /* queued producers are vm[vh..vn) and lg[lh..ln): a pop takes from the front */
+        Py_ssize_t vh = 0, vn = 0, lh = 0, ln = 0;
+        int smem_pending = 0;
+        long long ooo = 0;
+        for (Py_ssize_t idx = 0; idx < n; idx++) {
+            int64_t line = lines[idx];
+            if (line < 0 || line >= rows) continue;
+            const int64_t *t = table + 4 * line;
+            if (t[0] == 1) {
+                if (t[1]) vm[vn++] = idx;
+                if (t[2]) {
+                    lg[ln++] = idx;
+                    if (t[3]) smem_pending = 1;
+                }
+            } else if (t[0] == 2) {
+                PyObject *pos = PyLong_FromSsize_t(idx);
+                int ok = pos && PyList_Append(positions, pos) == 0;
+                Py_XDECREF(pos);
+                if (!ok) goto done;
+                int64_t vm_n = t[1], lg_n = t[2];
+                if (lg_n >= 0) {
+                    if (lg_n > 0 && smem_pending) ooo++;
+                    int64_t k = (int64_t)(ln - lh) - lg_n;
+                    if (k > 0) {
+                        if (!replay_entry(entries, idx, lg + lh, (Py_ssize_t)k)) goto done;
+                        lh += (Py_ssize_t)k;
+                    }
+                    if (lh == ln) smem_pending = 0;
+                }
+                if (vm_n >= 0) {
+                    int64_t k = (int64_t)(vn - vh) - vm_n;
+                    if (k > 0) {
+                        if (!replay_entry(entries, idx, vm + vh, (Py_ssize_t)k)) goto done;
+                        vh += (Py_ssize_t)k;
+                    }
+                }
+            }
+        }
+        out = Py_BuildValue("(OOL)", entries, positions, ooo);
+    }
+done:
+    Py_XDECREF(entries);
+    Py_XDECREF(positions);
+    PyMem_Free(vm);
+    PyMem_Free(lg);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&lb);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
@@ -2203,6 +2301,7 @@ static PyMethodDef methods[] = {
     {"col_range", col_range, METH_O, "(min, max) of an int64 column, or None when empty."},
     {"episodes", episodes, METH_VARARGS, "Barrier episodes of one flat [arrival, release, ...] column."},
     {"occupancy_se", occupancy_se, METH_VARARGS, "Achieved occupancy sums of one SE's events."},
+    {"replay", replay, METH_VARARGS, "The vm/lgkm replay of one executed sequence (reconstruct)."},
     {NULL, NULL, 0, NULL},
 };
 

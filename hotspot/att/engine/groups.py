@@ -27,8 +27,8 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from itertools import accumulate
-from operator import add, sub
+from itertools import accumulate, compress, repeat
+from operator import add, eq, sub
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,7 +37,7 @@ import orjson
 from hotspot.att.engine.native import ScannedWave, native
 from hotspot.att.issue_share import IssueAccumulator, IssueWeights, ScopeKey, SimdKey
 from hotspot.att.waits.accumulate import BlameAccumulator
-from hotspot.att.waits.waitcnt_rules import NO_PRODUCER, ROLE_BARRIER, LineTables
+from hotspot.att.waits.waitcnt_rules import LGKM, NO_PRODUCER, ROLE_BARRIER, ROLE_MEM, ROLE_WAIT, VM, LineTables
 from hotspot.att.waits.replay import edge_keys, reconstruct
 from hotspot.capture import WAVE_STATES, WaitcntEdges, WaveTotals
 
@@ -84,7 +84,7 @@ class SequenceGroup:
         self.pending_duration: list[tuple[int, ...]] = []
         # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
         self.charge: Sequence[int] | None = None
-        self.entries, self.positions, self.ooo = reconstruct(lines, tables)
+        self.entries, self.positions, self.ooo = replayed(lines, tables)
         # The decoder edges this reconstruction stands for (compared to a wave's in C).
         self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
                                for w, prods in self.entries]
@@ -222,26 +222,82 @@ def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence
     return list(map(add, total, part))
 
 
+# Line numbers the native replay's table covers (4 int64 per line); a code object with rows beyond
+# this replays in Python.
+REPLAY_TABLE_MAX_LINES = 1 << 20
+_replay_tables: dict[int, tuple[LineTables, array[int] | None]] = {}  # by id(tables), kept with them
+
+
+def replayed(lines: Sequence[int], tables: LineTables
+             ) -> tuple[list[tuple[int, list[int]]], list[int], int]:
+    """`reconstruct(lines, tables)`, in C for an int64 column (the native pass's groups) when the
+    tables fit its per-line table; the Python replay otherwise (same results: test_native_equal)."""
+    mod = native() if isinstance(lines, array) and lines.typecode == "q" else None
+    fn = getattr(mod, "replay", None)  # None: a build without it
+    if fn is not None:
+        table = replay_table(tables)
+        if table is not None:
+            result: tuple[list[tuple[int, list[int]]], list[int], int] = fn(lines, table)
+            return result
+    return reconstruct(lines, tables)
+
+
+def replay_table(tables: LineTables) -> array[int] | None:
+    """`tables` as the native replay reads them, 4 int64 per line number: [1, pushes VM, pushes
+    LGKM, scalar] for a memory row, [2, vm N, lgkm N, 0] for an s_waitcnt, zeros otherwise; None
+    when a row does not fit (a line number that is not a small non-negative int, a memory row
+    without its counter mask, a wait without thresholds): the Python replay decides those."""
+    held = _replay_tables.get(id(tables))
+    if held is not None and held[0] is tables:
+        return held[1]
+    table = _build_replay_table(tables)
+    if len(_replay_tables) >= 8:  # one per analysis at a time; bounded all the same
+        _replay_tables.clear()
+    _replay_tables[id(tables)] = (tables, table)
+    return table
+
+
+def _build_replay_table(tables: LineTables) -> array[int] | None:
+    roles = tables.roles
+    if not all(type(line) is int and 0 <= line < REPLAY_TABLE_MAX_LINES for line in roles):
+        return None
+    table = array("q", bytes(32 * (max(roles, default=-1) + 1)))
+    for line, role in roles.items():
+        if role == ROLE_MEM:
+            mask = tables.pushes.get(line)
+            if type(mask) is not int:
+                return None
+            row = (1, 1 if mask & VM else 0, 1 if mask & LGKM else 0, 1 if line in tables.scalar else 0)
+        elif role == ROLE_WAIT:
+            thresholds = tables.waits.get(line)
+            if not (isinstance(thresholds, tuple) and len(thresholds) == 2
+                    and all(type(t) is int and -(1 << 62) < t < 1 << 62 for t in thresholds)):
+                return None
+            row = (2, thresholds[0], thresholds[1], 0)
+        else:
+            continue
+        table[4 * line:4 * line + 4] = array("q", row)
+    return table
+
+
 def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[int, int], int]]:
     """(branch line, target line) of each backward taken branch, with how often it is taken."""
     taken: dict[tuple[int, int], int] = {}
-    prev_line = -1
-    prev_jump = False
-    for line, cat in zip(lines, cats):
-        if prev_jump and line < prev_line:
+    n = min(len(lines), len(cats))
+    # only the rows after a jump can be a taken branch's target: picked out at C speed
+    for j in compress(range(n - 1), map(eq, cats, repeat(DECODER_JUMP))):
+        line, prev_line = lines[j + 1], lines[j]
+        if line < prev_line:
             key = (prev_line, line)
             taken[key] = taken.get(key, 0) + 1
-        prev_jump = cat == DECODER_JUMP
-        prev_line = line
     return list(taken.items())
 
 
 def _barrier_rows(lines: Sequence[int], tables: LineTables) -> list[tuple[int, list[int]]]:
-    roles = tables.roles
+    barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
     rows: dict[int, list[int]] = {}
-    for idx, line in enumerate(lines):
-        if roles.get(line) == ROLE_BARRIER:
-            rows.setdefault(line, []).append(idx)
+    for idx, line in compress(enumerate(lines), map(barrier.__contains__, lines)):
+        rows.setdefault(line, []).append(idx)
     return list(rows.items())
 
 

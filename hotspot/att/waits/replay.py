@@ -5,6 +5,8 @@ charges each wait instance's stall to its producers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+
 from hotspot.att.waits.waitcnt_rules import (
     LGKM,
     ROLE_MEM,
@@ -30,10 +32,9 @@ def reconstruct(lines: Sequence[int], tables: LineTables
     entries: list[tuple[int, list[int]]] = []
     positions: list[int] = []
     ooo = 0
-    for idx, line in enumerate(lines):
-        role = roles.get(line)
-        if role is None:
-            continue
+    # only rows with a role matter: picked out at C speed (most rows of a sequence have none)
+    for idx, line in compress(enumerate(lines), map(roles.__contains__, lines)):
+        role = roles[line]
         if role == ROLE_MEM:
             mask = pushes[line]
             if mask & VM:
