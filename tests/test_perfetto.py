@@ -57,16 +57,23 @@ def export(cli, d: Path, out: Path, *extra: str) -> dict:
     return r.json()["data"]
 
 
+INSTRUCTIONS_MAX_WAVE_BYTES = 32 * 2**20
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rel", corpus_wave_dirs())
 def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
     d = corpus / rel
     out = tmp_path / "trace.json"
-    summary = export(cli, d, out, "--instructions")
+    wave_files = sorted(d.glob("se*_sm*_sl*_wv*.json"))
+    # instruction slices on every capture but the largest (hipkittens: 63 MB of waves make a 780 MB
+    # trace whose reading alone took 13 s of the suite's budget); its wave states are checked here
+    # and the instruction slices on every other capture
+    with_instructions = sum(f.stat().st_size for f in wave_files) <= INSTRUCTIONS_MAX_WAVE_BYTES
+    summary = export(cli, d, out, *(["--instructions"] if with_instructions else []))
     doc = orjson.loads(out.read_bytes())
     tracks = validate_trace(doc)
-    wave_files = sorted(d.glob("se*_sm*_sl*_wv*.json"))
-    assert summary["waves"] == len(wave_files) and summary["tracks"] == 2 * len(wave_files)
+    assert summary["waves"] == len(wave_files) and summary["tracks"] == (2 if with_instructions else 1) * len(wave_files)
     assert summary["events"] == len(doc["traceEvents"])
     # wall time when the capture has realtime.json (hipkittens_gemm_spill and the early-layout
     # capture have none: shader cycles then)
@@ -80,7 +87,7 @@ def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
         insts += len(w["instructions"])
     xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     assert sum(1 for e in xs if e["cat"] == "wave-state") == states
-    assert sum(1 for e in xs if e["cat"] == "instruction") == insts
+    assert sum(1 for e in xs if e["cat"] == "instruction") == (insts if with_instructions else 0)
     assert len(tracks) <= summary["tracks"]
 
 
