@@ -113,24 +113,11 @@ def _render(d: Any, markdown: bool) -> str:
                 "{:.0%} interval; runs: executions per wave; q: false discovery rate"
                 .format(d.noise.level))
     out.append("\n".join(f"- {h}" for h in head) if markdown else fit_text("\n".join(head)))
-    moved = [r for r in d.rows if r.significant]
-    if moved:
-        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
-                 _runs(r) if r.kind != "total" else "", _q(r)] for r in moved[:ROWS_PER_KIND]]
-        more = (f"\n(+{len(moved) - len(body)} more in --format json)" if len(body) < len(moved)
-                else "")
-        out.append(heading("Beyond capture-to-capture noise", markdown) + "\n"
-                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
-                           markdown) + more)
-    varies = [r for r in d.rows if r.varies_run_to_run]
-    if varies:
-        body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
-                 _runs(r) if r.kind != "total" else "", _q(r)] for r in varies[:ROWS_PER_KIND]]
-        more = (f"\n(+{len(varies) - len(body)} more in --format json)" if len(body) < len(varies)
-                else "")
-        out.append(heading("Varies run to run (same code, issue cycles unchanged)", markdown) + "\n"
-                   + table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"],
-                           markdown) + more)
+    for title, rows in (("Beyond capture-to-capture noise", [r for r in d.rows if r.significant]),
+                        ("Varies run to run (same code, issue cycles unchanged)",
+                         [r for r in d.rows if r.varies_run_to_run])):
+        if rows:
+            out.append(heading(title, markdown) + "\n" + _flagged_table(rows, markdown))
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -148,3 +135,11 @@ def _render(d: Any, markdown: bool) -> str:
                            markdown)
                    + more)
     return "\n\n".join(out)
+
+
+def _flagged_table(rows: list[Any], markdown: bool) -> str:
+    """The first rows of a flagged list (moved, or varying run to run) and how many more JSON has."""
+    body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
+             _runs(r) if r.kind != "total" else "", _q(r)] for r in rows[:ROWS_PER_KIND]]
+    more = f"\n(+{len(rows) - len(body)} more in --format json)" if len(body) < len(rows) else ""
+    return table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"], markdown) + more
