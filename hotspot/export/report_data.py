@@ -94,13 +94,9 @@ def counter_input(a: DispatchAnalysis, paths: tuple[str, ...]) -> CounterInput:
     """The counters of the traced kernel in the files `paths` (`hotspot pmc` on them, with the
     dispatch's arch; the kernel matched by its full identity as `analyze --pmc` matches it), per
     dispatch: the median the counter analysis gives."""
-    from hotspot.pmc.api import PmcData, analyze_pmc
-    from hotspot.plan.api import match_kernel
+    from hotspot.plan.api import counters_for
 
-    res = analyze_pmc([Path(p) for p in paths], arch=a.arch.gfx if a.arch.known else None)
-    assert isinstance(res.data, PmcData)
-    names = [n for n in (a.dispatch.kernel, a.dispatch.symbol) if n]
-    chosen, how = match_kernel(res.data.kernels, names, a.dispatch.dispatch_id)
+    _, chosen, how, _ = counters_for(a, paths)  # its warnings were said by the plan's own read
     if chosen is None:
         return CounterInput(list(paths), None, how)
     per = chosen.median_per_dispatch

@@ -4,6 +4,7 @@ document). Reached through the one analysis use case, hotspot/plan/entry_point.p
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from hotspot.att.issue_share import TraceCeilings
 from hotspot.pmc.analysis import KernelReport
 from hotspot.result import Result
 from hotspot.record import record
+
+if TYPE_CHECKING:  # the counter analysis is imported when counters are given
+    from hotspot.pmc.api import PmcData
 
 
 @record
@@ -153,20 +157,30 @@ def planned_view(data: object) -> tuple[DispatchInfo, ArchOut, Verdict] | None:
     return None
 
 
-def _pmc_for(analysis: DispatchAnalysis, pmc_paths: list[Path], warnings: list[str]
-             ) -> tuple[PmcMatch, KernelReport | None]:
-    """Run `hotspot pmc` on the files (with the dispatch's arch) and pick this kernel's report."""
+def counters_for(analysis: DispatchAnalysis, pmc_paths: list[Path] | tuple[str, ...]
+                 ) -> tuple[PmcData, KernelReport | None, str, list[str]]:
+    """`hotspot pmc` on the files (with the dispatch's arch) and this kernel's report in them,
+    matched by its full identity: (the counter analysis, the kernel's report or None, how it was
+    matched, the counter analysis's warnings). The plan's memory verdicts and the report's
+    roofline point both read counters through this."""
     from hotspot.pmc.api import PmcData, analyze_pmc
 
     gfx = analysis.arch.gfx if analysis.arch.known else None
     res = analyze_pmc([Path(p) for p in pmc_paths], arch=gfx)
-    warnings.extend(f"pmc: {w}" for w in res.warnings)
     assert isinstance(res.data, PmcData)
-    kernels = res.data.kernels
     names = [n for n in (analysis.dispatch.kernel, analysis.dispatch.symbol) if n]
-    chosen, how = match_kernel(kernels, names, analysis.dispatch.dispatch_id)
+    chosen, how = match_kernel(res.data.kernels, names, analysis.dispatch.dispatch_id)
+    return res.data, chosen, how, list(res.warnings)
+
+
+def _pmc_for(analysis: DispatchAnalysis, pmc_paths: list[Path], warnings: list[str]
+             ) -> tuple[PmcMatch, KernelReport | None]:
+    """Run `hotspot pmc` on the files (with the dispatch's arch) and pick this kernel's report."""
+    data, chosen, how, said = counters_for(analysis, pmc_paths)
+    warnings.extend(f"pmc: {w}" for w in said)
+    names = [n for n in (analysis.dispatch.kernel, analysis.dispatch.symbol) if n]
     info = PmcMatch([str(p) for p in pmc_paths], chosen.kernel if chosen else None, how,
-                    [k.kernel for k in kernels])
+                    [k.kernel for k in data.kernels])
     if chosen is None:
         warnings.append(f"pmc: no kernel in the counter files matches {names[0] if names else '?'} "
                         f"by its full name ({how}); memory verdicts left out of the plan")
