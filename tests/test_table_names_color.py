@@ -140,3 +140,18 @@ def corpus_or_none():
     from tests.conftest import CORPUS
 
     return CORPUS if CORPUS.is_dir() else None
+
+
+def test_a_cell_that_almost_reads_as_a_number_is_typed_at_once() -> None:
+    """The numeric-cell pattern reads each character one way: a long cell of numbers ending in a
+    word (which nested repeats backtracked on for 20 s and more) is text, decided in milliseconds."""
+    import time
+
+    from hotspot.render.tables import _NUMERIC
+
+    cell = "1, 2, 4, 8, 16, 32, 64, 128 " * 20 + "waves"
+    start = time.perf_counter()
+    assert _NUMERIC.fullmatch(cell) is None
+    assert _NUMERIC.fullmatch("~12.60–25.20 MB") and _NUMERIC.fullmatch("−7.2% [−43, +6]")
+    assert _NUMERIC.fullmatch("3 µs") and not _NUMERIC.fullmatch("MB 3")
+    assert time.perf_counter() - start < 1.0

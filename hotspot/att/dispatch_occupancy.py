@@ -11,7 +11,6 @@ from typing import Any
 
 from hotspot.arch import resources as res
 from hotspot.arch.achieved import achieved_from_columns
-from hotspot.att.engine.native import native
 from hotspot.arch.arch import CDNA_CANDIDATES, Arch
 from hotspot.arch.occupancy_model import (
     Limits,
@@ -141,6 +140,8 @@ def _achieved(cap: Capture, warnings: list[str]) -> AchievedOut | None:
         return None
     names = kernel_names(cap.kernel)
     ids = [k for k, name in trace.dispatches.items() if same_kernel(name, names)]
+    from hotspot.att.engine.native import native  # the C twin, loaded where it is used
+
     got = achieved_from_columns(trace.columns_by_se, ids or None, native())
     if got is None:
         return None

@@ -214,12 +214,17 @@ def hold_all(devices: list[str], what: str, say: Callable[[str], None],
     while True:
         fds: list[int] = []
         busy = None
-        for device in wanted:
-            fd = try_lock(device, what, environ)
-            if fd is None:
-                busy = device
-                break
-            fds.append(fd)
+        try:
+            for device in wanted:
+                fd = try_lock(device, what, environ)
+                if fd is None:
+                    busy = device
+                    break
+                fds.append(fd)
+        except BaseException:  # an unusable lock file or Ctrl-C: release what this pass took
+            for fd in fds:
+                os.close(fd)
+            raise
         if busy is None:
             return fds
         for fd in fds:

@@ -51,7 +51,7 @@ from hotspot.diff.noise import (
     REPLICATES,
     WIDE_INTERVAL,
 )
-from hotspot.att.model import DispatchAnalysis, MultiAnalysis
+from hotspot.att.model import AnalysisMode, DispatchAnalysis, MultiAnalysis
 from hotspot.errors import EXIT_NOT_COMPARABLE, InputError, UsageError
 from hotspot.record import record
 from hotspot.userregex import user_regex
@@ -226,14 +226,14 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
     # a malformed, unreadable or foreign file is an InputError naming it (and the field)
     data, _saved_warnings = read_analysis(path)
     analyses = data.dispatches if isinstance(data, MultiAnalysis) else [data]
-    analyses = [a for a in analyses if a.mode == "cycles"] or analyses
+    analyses = [a for a in analyses if a.mode == AnalysisMode.CYCLES] or analyses
     chosen = _pick(analyses, kernel, path)
     for a in chosen:  # every value diff reads, checked here so a bad one is named now
         _check_values(path, a)
     info = _info(path, "analyze-json", chosen)
     for a in chosen:
         held, executed = len(a.instructions), a.dispatch.executed_instructions
-        if a.mode == "cycles" and held < executed:
+        if a.mode == AnalysisMode.CYCLES and held < executed:
             # the code comparison and every row would read a cut listing as the kernel
             raise InputError(f"{path}: saved with a row cut-off (--topk {a.asked_topk}): it holds "
                              f"{held} of the kernel's {executed} executed instructions, so the code "
@@ -268,7 +268,7 @@ def _side_from_dirs(path: Path, kernel: str | None, max_waves: int | None,
     assert isinstance(data, MultiAnalysis)  # replicates: the best dispatch and its replicates
     for a in data.dispatches:
         analyses.append(a)
-        if a.mode == "cycles":  # a PC-sampling capture has no traced waves to resample
+        if a.mode == AnalysisMode.CYCLES:  # a PC-sampling capture has no traced waves to resample
             samples.append(_samples_of(Path(a.dispatch.path), opts))
     if len(samples) != len(analyses):
         samples = []
@@ -541,7 +541,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                       _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a)
                       + _units_note(tb, cl_b, st_b, ta, cl_a, st_a),
                       _unit_counts(tb, cl_b, st_b), _unit_counts(ta, cl_a, st_a))
-    summary = _summary(rows, code, same_kernel, method, b.info.total_stall, a.info.total_stall)
+    summary = _summary(rows, code, same_kernel, method)
     return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
                       same_kernel)
 
@@ -788,7 +788,7 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
-             method: str, stall_before: float, stall_after: float) -> DiffSummary:
+             method: str) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     run_to_run = [r for r in rows if r.varies_run_to_run]
     head = next((r for r in rows if r.key == HEADLINE), None)

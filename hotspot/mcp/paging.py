@@ -199,7 +199,7 @@ def next_page(document: bytes, tool: str, call: str, cursor_text: str, limit: in
                          f"call {tool} again without cursor and page from its new answer")
     taken: list[Any] = []
     page: dict[str, Any] = {"schema_version": doc.get("schema_version"), "command": doc.get("command"),
-                            "ok": True,
+                            "ok": doc.get("ok", True),  # a later page says what the first said
                             "data": {"list": _shown(cur.path), "offset": cur.offset, "total": cur.total,
                                      "items": taken},
                             "warnings": doc.get("warnings", []),

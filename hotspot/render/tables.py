@@ -82,7 +82,10 @@ WORD_COLUMN = 28  # a column narrows to its longest word (file name and line) up
 MARKDOWN_NAME = 120  # a kernel name in a markdown table: distinct, at most this long
 # a number, a range of them (`~12.60–25.20 MB`), a percentage, a ratio, a change with its interval
 # (`−7.2% [−43, +6]`, `3.7 → 8`): never cut or wrapped
-_NUMERIC = re.compile(r"(?:[\s\d.,%+\-−–×x#µ/~±→\[\]<]+(?:TB|GB|MB|KB|B|ms|µs|ns|s)?)*")
+# One way to read each character (a unit only right after a number character; `µs` is `µ` then `s`):
+# nested repeats would backtrack exponentially on a cell that almost matches ("1, 2, 4 … waves").
+_NUMBER_CHAR = r"[\s\d.,%+\-−–×x#µ/~±→\[\]<]"
+_NUMERIC = re.compile(rf"(?:{_NUMBER_CHAR}|(?<={_NUMBER_CHAR})(?:TB|GB|MB|KB|B|ms|ns|s))*")
 _ROW_PREFIX = re.compile(r"^#\d+(-#?\d+)?(?= )")  # `#53 s_load…`: the row number a label starts with
 _NAME_BREAKS = " ,:<(_"
 

@@ -381,7 +381,7 @@ def partition_shape(partition: str | None) -> tuple[PartitionShape | None, str]:
     """The nodes of `partition` (the default partition when None): CPUs, memory and GPUs per node,
     and the partition's per-node CPU cap; None and why when Slurm cannot say. A partition that does
     not exist is refused here (exit 2) with the ones that do."""
-    out, note = _query(["scontrol", "show", "partition", "-o"])
+    out, note = _query(["scontrol", "--all", "show", "partition", "-o"])  # hidden partitions too
     if out is None:
         return None, note
     parts = [_partition_fields(line) for line in out.splitlines() if line.startswith("PartitionName=")]
