@@ -161,8 +161,8 @@ def test_dashboard_at_1280_px_breaks_no_word(fake, tmp_path, monkeypatch):
         doc.slurm = mf.SlurmJob("1234567", "sweep.sbatch", 1, mf.utc_iso(), False, partition=None)
         for w in doc.workers.values():
             w.slurm = {"slurm_array_job_id": "1234567", "slurm_array_task_id": "0"}
-    monkeypatch.setattr(slurm, "sacct", lambda job: ({"0": TaskRow("1234567_0", "COMPLETED", 0, node, None,
-                                                                   "sacct")}, "sacct"))
+    monkeypatch.setattr(slurm, "sacct", lambda jobs: ({"1234567": {"0": TaskRow("1234567_0", "COMPLETED", 0, node,
+                                                                                None, "sacct")}}, "sacct"))
     out = fake.root / "dash.html"
     report = views.sweep_report(sw, html=str(out)).data
     with Browser(window=(1280, 900)) as browser:

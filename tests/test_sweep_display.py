@@ -40,7 +40,7 @@ def _status(sw: Path, monkeypatch, tasks: dict[str, TaskRow], formats: dict | No
     from hotspot.render.sweep import render_status, render_status_markdown
     from hotspot.sweep import slurm, views
 
-    monkeypatch.setattr(slurm, "sacct", lambda job: (tasks, "sacct"))
+    monkeypatch.setattr(slurm, "sacct", lambda jobs: ({"41": tasks}, "sacct"))
     monkeypatch.setattr(slurm, "node_health", lambda partition: None)
     monkeypatch.setenv("COLUMNS", "250")
     monkeypatch.setattr(mf, "reclaim_stale", lambda doc: [])  # the workers' pids are not ours

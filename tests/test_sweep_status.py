@@ -47,7 +47,7 @@ def test_sacct_lines_per_task_with_pending_ranges_and_signals():
     text = ("12_0|COMPLETED|0:0|gpu01|None\n12_1|FAILED|5:0|gpu02|None\n12_2|NODE_FAIL|0:0|gpu03|None\n"
             "12_[3-4,7%2]|PENDING|0:0|None assigned|ReqNodeNotAvail, UnavailableNodes:gpu04\n"
             "12_5|CANCELLED by 1000|0:15|gpu05|None\n12_6.batch|FAILED|5:0|gpu01|\n")
-    got = {t: (r.job_id, r.state, r.exit_code, r.node) for t, r in parse_sacct(text).items()}
+    got = {t: (r.job_id, r.state, r.exit_code, r.node) for t, r in parse_sacct(text)["12"].items()}
     assert got == {"0": ("12_0", "COMPLETED", 0, "gpu01"), "1": ("12_1", "FAILED", 5, "gpu02"),
                    "2": ("12_2", "NODE_FAIL", 0, "gpu03"), "3": ("12_3", "PENDING", None, None),
                    "4": ("12_4", "PENDING", None, None), "7": ("12_7", "PENDING", None, None),
@@ -59,7 +59,7 @@ def test_sacct_d_keeps_a_tasks_earlier_runs():
 
     # sacct -D: the run the node failure ended, then the requeued one (earliest first)
     text = "5_0|NODE_FAIL|0:0|n1|None\n5_1|COMPLETED|0:0|n2|None\n5_0|REQUEUED|0:15|n1|None\n5_0|COMPLETED|0:0|n3|None\n"
-    got = parse_sacct(text)
+    got = parse_sacct(text)["5"]
     assert (got["0"].state, got["0"].node, got["0"].earlier) == ("COMPLETED", "n3", ["NODE_FAIL on n1",
                                                                                       "REQUEUED on n1"])
     assert got["1"].earlier == []
@@ -103,7 +103,8 @@ def test_squeue_lines_and_reason_parentheses():
 
     text = ("7_0|0|PENDING||(Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
             "partitions)\n7_1|1|RUNNING|n1|n1\nnot a line\n")
-    got = parse_squeue(text)
+    (job, got), = parse_squeue(text).items()
+    assert job == "7"
     assert got["0"].reason.startswith("Nodes required for job are DOWN") and got["0"].node is None
     assert (got["1"].state, got["1"].node, got["1"].reason) == ("RUNNING", "n1", None)
     assert task_ids("9_[0-99999999]")[-1] == "99999" and len(task_ids("9_[0-99999999]")) == 100_000  # bounded
@@ -176,6 +177,38 @@ def test_a_started_task_squeue_no_longer_lists_is_gone_not_active(fake, tmp_path
     assert lost.kind == "node-lost" and "41_0" in lost.message and "on node0" in lost.message
     assert str(sw / "slurm" / "41_0.out") in lost.fix and lost.fix.endswith(f"-o {sw} --slurm")
     assert "then run the 2 entries left:" in died.fix  # nothing of the array is active any more
+
+
+def test_each_poll_asks_squeue_once_and_sacct_once_for_every_array_followed(fake, tmp_path, monkeypatch):
+    """Two earlier arrays (one ended, one still pending) and the current one: one squeue for all three
+    (which earlier ones are still active), one sacct for the two followed; each task keeps its array."""
+    from hotspot.sweep import manifest as mf
+    from hotspot.sweep import slurm, views
+
+    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, tmp_path / "rec.jsonl") for n in "ab"])
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "2", "-o", str(sw)).returncode == 0
+    fake_submitted(sw, "41", 2)
+    with mf.locked(sw) as doc:
+        assert doc.slurm is not None
+        doc.slurm.earlier = [mf.SlurmJob(j, "sweep.sbatch", 1, mf.utc_iso(), False) for j in ("39", "40")]
+    answers = {"squeue": "39_0|0|COMPLETED|n1|None\n40_0|0|PENDING||(Priority)\n41_0|0|RUNNING|n1|n1\n"
+                         "41_1|1|PENDING||(Resources)\n",
+               "sacct": "40_0|PENDING|0:0|None assigned|Priority\n41_0|RUNNING|0:0|n1|None\n"}
+    calls: list[list[str]] = []
+
+    def query(argv: list[str]) -> tuple[str, str]:
+        calls.append(argv)
+        return answers[argv[0]], argv[0]
+
+    monkeypatch.setattr(slurm, "_query", query)
+    monkeypatch.setattr(slurm, "node_health", lambda partition: None)
+    data = views.sweep_status(sw).data
+    assert [(c[0], c[c.index("-j") + 1]) for c in calls] == [("squeue", "39,40,41"), ("sacct", "40,41")]
+    assert [(t.job_id, t.state, t.source, t.reason) for t in data.slurm.tasks] == [
+        ("40_0", "PENDING", "squeue", "Priority"), ("41_0", "RUNNING", "squeue", None),
+        ("41_1", "PENDING", "squeue", "Resources")]
+    assert data.slurm.source == "sacct + squeue"
 
 
 # ------------------------------------------------------------------ directories and submissions

@@ -215,9 +215,9 @@ def task_ids(job_field: str) -> list[str]:
 SACCT_FORMAT = "JobID,State,ExitCode,NodeList,Reason"
 
 
-def parse_sacct(text: str) -> dict[str, TaskRow]:
-    """`sacct -n -P -X -D --format=JobID,State,ExitCode,NodeList,Reason` lines of one job -> per
-    array task id. With -D
+def parse_sacct(text: str) -> dict[str, dict[str, TaskRow]]:
+    """`sacct -n -P -X -D --format=JobID,State,ExitCode,NodeList,Reason` lines of one or more array
+    jobs -> per job id, per array task id. With -D
     sacct lists every run of a task, earliest first: the last is the task's row, the earlier ones
     (NODE_FAIL, REQUEUED, ...) its `earlier` runs."""
     runs: dict[tuple[str, str], list[TaskRow]] = {}
@@ -232,12 +232,12 @@ def parse_sacct(text: str) -> dict[str, TaskRow]:
                 f"{job}_{task}", state, None if state in ACTIVE else _exit_code(parts[2]),
                 None if parts[3] in ("", "None assigned") else parts[3],
                 None if parts[4] in ("", "None") else parts[4], "sacct"))
-    tasks: dict[str, TaskRow] = {}
-    for (_, task), rows in runs.items():
+    jobs: dict[str, dict[str, TaskRow]] = {}
+    for (job, task), rows in runs.items():
         row = rows[-1]
         row.earlier = [_run_word(r) for r in rows[:-1]]
-        tasks[task] = row
-    return tasks
+        jobs.setdefault(job, {})[task] = row
+    return jobs
 
 
 def _run_word(row: TaskRow) -> str:
@@ -246,20 +246,21 @@ def _run_word(row: TaskRow) -> str:
         f" (exit {row.exit_code})" if row.exit_code not in (None, 0) else "")
 
 
-def sacct(job_id: str) -> tuple[dict[str, TaskRow] | None, str]:
-    """Per array task (by task id): state, exit code, node and reason from accounting, with the
-    task's earlier runs (-D: a requeue after NODE_FAIL keeps the failed run); None when sacct
-    cannot answer (not installed, accounting disabled). Right after sbatch accounting lags the
-    controller by about a second: an empty answer then means "not recorded yet"."""
-    out, note = _query(["sacct", "-n", "-P", "-X", "-D", "-j", str(job_id), f"--format={SACCT_FORMAT}"])
+def sacct(job_ids: list[str]) -> tuple[dict[str, dict[str, TaskRow]] | None, str]:
+    """Per array job, per task (by task id): state, exit code, node and reason from accounting,
+    with the task's earlier runs (-D: a requeue after NODE_FAIL keeps the failed run); one query
+    for every job given. None when sacct cannot answer (not installed, accounting disabled). Right
+    after sbatch accounting lags the controller by about a second: a job missing from the answer
+    then means "not recorded yet"."""
+    out, note = _query(["sacct", "-n", "-P", "-X", "-D", "-j", ",".join(job_ids), f"--format={SACCT_FORMAT}"])
     if out is None:
         return None, note
     return parse_sacct(out), "sacct"
 
 
-def parse_squeue(text: str) -> dict[str, TaskRow]:
-    """`squeue -h -r -t all -o %i|%K|%T|%N|%R` lines -> per array task id."""
-    tasks: dict[str, TaskRow] = {}
+def parse_squeue(text: str) -> dict[str, dict[str, TaskRow]]:
+    """`squeue -h -r -t all -o %i|%K|%T|%N|%R` lines -> per array job id, per task id."""
+    jobs: dict[str, dict[str, TaskRow]] = {}
     for line in text.splitlines():
         parts = line.strip().split("|")
         if len(parts) != 5 or not parts[1].isdigit():
@@ -267,19 +268,23 @@ def parse_squeue(text: str) -> dict[str, TaskRow]:
         reason = parts[4].strip()
         if reason.startswith("(") and reason.endswith(")"):
             reason = reason[1:-1]
-        tasks[parts[1]] = TaskRow(parts[0], _state_word(parts[2]), None, parts[3] or None,
-                                  None if reason in ("", "None") or reason == parts[3] else reason, "squeue")
-    return tasks
+        jobs.setdefault(parts[0].split("_")[0], {})[parts[1]] = TaskRow(
+            parts[0], _state_word(parts[2]), None, parts[3] or None,
+            None if reason in ("", "None") or reason == parts[3] else reason, "squeue")
+    return jobs
 
 
-def squeue(job_id: str) -> tuple[dict[str, TaskRow] | None, str]:
-    """Per array task: state, node and reason as the controller holds them now (finished tasks
-    stay listed for MinJobAge); {} once the job left the controller; None when squeue fails."""
-    out, note = _query(["squeue", "-h", "-r", "-t", "all", "-j", str(job_id), "-o", "%i|%K|%T|%N|%R"])
+LEFT_QUEUE = "the job has left the queue"
+
+
+def squeue(job_ids: list[str]) -> tuple[dict[str, dict[str, TaskRow]] | None, str]:
+    """Per array job, per task: state, node and reason as the controller holds them now (finished
+    tasks stay listed for MinJobAge), one query for every job given; a job that left the
+    controller is missing (squeue refuses a single such job id: {}); None when squeue fails."""
+    out, note = _query(["squeue", "-h", "-r", "-t", "all", "-j", ",".join(job_ids), "-o", "%i|%K|%T|%N|%R"])
     if out is None:
-        return ({}, "the job has left the queue") if "Invalid job id" in note else (None, note)
-    tasks = parse_squeue(out)
-    return tasks, "squeue" if tasks else "the job has left the queue"
+        return ({}, "squeue") if "Invalid job id" in note else (None, note)
+    return parse_squeue(out), "squeue"
 
 
 # sinfo's short node states that take no job (down, drained, draining, failing, not responding...).
@@ -496,15 +501,18 @@ def active_arrays(job_ids: list[str]) -> tuple[dict[str, list[str]] | None, str]
     None when the controller cannot say."""
     if not job_ids:
         return {}, "squeue"
-    out, note = _query(["squeue", "-h", "-r", "-j", ",".join(job_ids), "-o", "%i|%K|%T|%N|%R"])
-    if out is None:
-        return ({}, "squeue") if "Invalid job id" in note else (None, note)
+    jobs, note = squeue(job_ids)
+    return (None, note) if jobs is None else (active_in(jobs), note)
+
+
+def active_in(jobs: dict[str, dict[str, TaskRow]]) -> dict[str, list[str]]:
+    """{job id: [the states of its tasks still queued or running]} of the jobs with one."""
     active: dict[str, list[str]] = {}
-    for line in out.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) == 5 and _state_word(parts[2]) in ACTIVE:
-            active.setdefault(parts[0].split("_")[0], []).append(_state_word(parts[2]))
-    return active, "squeue"
+    for job, tasks in jobs.items():
+        states = [t.state for t in tasks.values() if t.state in ACTIVE]
+        if states:
+            active[job] = states
+    return active
 
 
 def refuse_second_array(sweep_dir: Path, job_ids: list[str], force: bool) -> str | None:

@@ -89,15 +89,20 @@ def _merge(acct: TaskRow | None, live: TaskRow | None) -> TaskRow | None:
     return replace(acct)
 
 
-def _job_tasks(sweep_dir: Path, job: SlurmJob) -> tuple[list[TaskRow], list[str]]:
-    """Each array task of one submission (see array_tasks) and where its states came from."""
+SlurmAnswer = tuple[dict[str, dict[str, TaskRow]] | None, str]  # per job, per task; or None and why
+
+
+def _job_tasks(sweep_dir: Path, job: SlurmJob, accounting: SlurmAnswer, queue: SlurmAnswer
+               ) -> tuple[list[TaskRow], list[str]]:
+    """Each array task of one submission (see array_tasks) and where its states came from, from
+    the sacct and squeue answers for every array followed."""
     from hotspot.sweep import slurm
 
     assert job.job_id is not None
-    acct, note = slurm.sacct(job.job_id)
-    notes = [note + (" (empty: not recorded yet)" if acct == {} else "")]
-    live, note = slurm.squeue(job.job_id)
-    notes.append(note)
+    acct = None if accounting[0] is None else accounting[0].get(job.job_id, {})
+    notes = [accounting[1] + (" (empty: not recorded yet)" if acct == {} else "")]
+    live = None if queue[0] is None else queue[0].get(job.job_id, {})
+    notes.append(queue[1] if live is None else "squeue" if live else slurm.LEFT_QUEUE)
     answered = acct is not None or live is not None
     age = _seconds_since(job.submitted_at)
     tasks = []
@@ -139,11 +144,15 @@ def array_tasks(sweep_dir: Path, doc: Manifest) -> tuple[list[TaskRow] | None, s
         return None, "not submitted (--dry-run)" if info else "not a Slurm sweep"
     tasks: list[TaskRow] = []
     earlier = earlier_jobs(info)
-    active, _ = slurm.active_arrays([j.job_id for j in earlier if j.job_id]) if earlier else ({}, "")
-    for old in earlier:  # one squeue for them all; the details of those still queued or running
-        if active and old.job_id in active:
-            tasks += _job_tasks(sweep_dir, old)[0]
-    rows, notes = _job_tasks(sweep_dir, info)
+    # one squeue for every array the sweep has had, one sacct for those followed: the current one
+    # and the earlier ones with a task still queued or running
+    queue = slurm.squeue(list(dict.fromkeys([*(j.job_id for j in earlier if j.job_id), info.job_id])))
+    active = slurm.active_in(queue[0]) if queue[0] else {}
+    follow = [old for old in earlier if old.job_id in active]
+    accounting = slurm.sacct(list(dict.fromkeys([*(j.job_id for j in follow if j.job_id), info.job_id])))
+    for old in follow:
+        tasks += _job_tasks(sweep_dir, old, accounting, queue)[0]
+    rows, notes = _job_tasks(sweep_dir, info, accounting, queue)
     return tasks + rows, " + ".join(notes)
 
 
