@@ -21,6 +21,7 @@ from tests.sweep_support import (
     APP,
     entry,
     finished,
+    manifest,
     no_inherited_devices,  # noqa: F401  (autouse fixture)
     no_overlap_per_gpu,
     records,
@@ -205,3 +206,39 @@ def test_a_planted_symlink_is_not_followed(tmp_path, monkeypatch):
 ])
 def test_visible_devices(env, want):
     assert device_lock.visible_devices(env) == want
+
+
+def test_a_lock_folder_that_fails_mid_run_keeps_the_results_obtained(fake, tmp_path):
+    """The lock folder turns into a file while two entries run: the worker meets it when a finished
+    entry frees its GPU. That entry's result is in the manifest, the other running entry is stopped
+    and recorded interrupted (why said), the third stays pending, and the error is the lock
+    folder's own (exit 3) after all of it is written."""
+    import shutil
+
+    rec, gate_a, gate_b = tmp_path / "rec.jsonl", tmp_path / "gate-a", tmp_path / "gate-b"
+    recipes = write_recipes(fake.root / "r.yaml", [entry("a", f"@{gate_a}", rec), entry("b", f"@{gate_b}", rec),
+                                                   entry("c", 0.0, rec)])
+    sw = fake.root / "sw"
+    folder = Path(os.environ[device_lock.LOCK_DIR_ENV])
+    sweep = start_hotspot("sweep", str(recipes), "--gpus", "0-1", "-o", str(sw))
+    try:
+        wait_until(lambda: len(_started(rec, "")) == 2, timeout=60)
+        shutil.rmtree(folder)  # the held locks stay held; no new lock can be taken
+        folder.write_text("not a folder")
+        gate_a.write_text("")
+        _, err = sweep.communicate(timeout=120)
+    finally:
+        gate_a.write_text("")
+        gate_b.write_text("")
+        if sweep.poll() is None:
+            sweep.kill()
+    assert sweep.returncode == 3, err
+    assert f"cannot open the GPU lock {folder}/" in err and device_lock.LOCK_DIR_ENV in err
+    assert "the GPU locks failed: no new entries; stopping the 1 running" in err
+    doc = manifest(sw)
+    got = {e["name"]: e for e in doc["entries"]}
+    assert {n: e["state"] for n, e in got.items()} == {"a": "done", "b": "interrupted", "c": "pending"}
+    assert got["a"]["exit_code"] == 0 and got["a"]["plan_json"]  # the finished entry's result is kept
+    assert "its GPU locks failed" in got["b"]["reason"]
+    assert [w["state"] for w in doc["workers"].values()] == ["interrupted"]
+    assert [r["name"] for r in finished(rec)] == ["a"]  # b was stopped before its gate opened; c never ran

@@ -512,7 +512,7 @@ class Collector:
 
         if not DEVICE_LOCKS["on"]:
             return
-        devices = device_lock.visible_devices(self.env) or device_lock.host_devices()
+        devices = device_lock.lock_keys(self.env, self.say)
         what = f"hotspot collect -- {shlex.join(self.opts.command)}"[:200]
         self.locks = device_lock.hold_all(devices, what, self.say)
 

@@ -11,6 +11,12 @@ Ubuntu and most distributions; `/var/lock` is the same folder), else `/tmp/hotsp
   which would hide one job's locks from the next; /run/lock is not private to them.
 `HOTSPOT_LOCK_DIR=FOLDER` overrides it (the test suite gives each test its own).
 
+Which device: the lock is keyed by the physical GPU (hotspot/collect/gpu_identity.py: its PCI
+address from the KFD topology, the *_VISIBLE_DEVICES lists mapped through it), because indices are
+per process: under Slurm's device cgroup every job calls its first GPU 0. Without a readable
+topology (no amdgpu driver, a container without /sys/class/kfd) the lock is keyed by the name the
+lists hold, as ROCR_VISIBLE_DEVICES gives it, and `lock_keys` says so once per process.
+
 How: `flock` on an open file descriptor (`<host>.dev<ID>.lock`): the kernel releases it when the
 holder dies, however it dies, so a lock never goes stale as a pid file would. The folder is created
 sticky and world-writable (1777) and lock files world-readable/writable (0666), so users share them
@@ -32,6 +38,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from hotspot.collect import gpu_identity
 from hotspot.errors import InputError
 
 LOCK_DIR_ENV = "HOTSPOT_LOCK_DIR"
@@ -44,6 +51,7 @@ FIX = f"set {LOCK_DIR_ENV} to a folder every hotspot user of this host can write
 
 
 def hostname() -> str:
+    """This host's short name, as locks and sweep workers name it."""
     return socket.gethostname().split(".")[0] or "localhost"
 
 
@@ -70,7 +78,7 @@ def lock_folder(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def lock_name(device: str) -> str:
-    """The lock file of a physical device on this host; `device` as ROCR_VISIBLE_DEVICES names it."""
+    """The lock file of a physical device on this host; `device` is one of `lock_keys`."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", device) or "_"
     return f"{hostname()}.dev{safe}.lock"
 
@@ -116,14 +124,23 @@ def _open(path: Path) -> tuple[int, bool]:
     return fd, writable and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
 
 
-def try_lock(device: str, what: str, environ: Mapping[str, str] | None = None) -> int | None:
-    """Take the host-wide lock of `device` without waiting: its descriptor (hold it while the device
-    is used; closing it, or dying, releases the lock), or None when another process holds it.
-    `what` is the one line a waiting process shows (e.g. "hotspot sweep DIR, entry NAME")."""
+def ready_folder(environ: Mapping[str, str] | None = None) -> Path:
+    """The lock folder, created when missing and checked (a folder, writable, sticky when shared).
+    Done once by whoever takes locks again and again; a folder made unusable later fails at the
+    lock file's open."""
     env = os.environ if environ is None else environ
     folder = lock_folder(env)
     _ensure_folder(folder, shared=not env.get(LOCK_DIR_ENV, "").strip())
-    path = folder / lock_name(device)
+    return folder
+
+
+def try_lock(device: str, what: str, environ: Mapping[str, str] | None = None,
+             folder: Path | None = None) -> int | None:
+    """Take the host-wide lock of `device` without waiting: its descriptor (hold it while the device
+    is used; closing it, or dying, releases the lock), or None when another process holds it.
+    `what` is the one line a waiting process shows (e.g. "hotspot sweep DIR, entry NAME").
+    `folder`: what `ready_folder` returned (else it is run here)."""
+    path = (folder or ready_folder(environ)) / lock_name(device)
     try:
         fd, writable = _open(path)
     except OSError as exc:
@@ -176,14 +193,13 @@ def _user() -> str:
 
 
 def visible_devices(environ: Mapping[str, str]) -> list[str] | None:
-    """The physical devices a process started with `environ` can use, as ROCr numbers them: the
-    ROCR_VISIBLE_DEVICES list, narrowed by HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES, which HIP
-    honours too) whose ordinals count within it; None when nothing restricts it (every device)."""
-    def listed(name: str) -> list[str]:
-        return [d.strip() for d in environ.get(name, "").split(",") if d.strip()]
-
-    rocr = listed("ROCR_VISIBLE_DEVICES")
-    hip = listed("HIP_VISIBLE_DEVICES") or listed("CUDA_VISIBLE_DEVICES")
+    """The devices a process started with `environ` can use, as its ROCR_VISIBLE_DEVICES names
+    them: that list, narrowed by HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES, which HIP honours
+    too) whose ordinals count within it; None when nothing restricts it (every device). The
+    fallback of `lock_keys` when the physical devices cannot be known."""
+    rocr = gpu_identity.listed(environ, "ROCR_VISIBLE_DEVICES")
+    hip = (gpu_identity.listed(environ, "HIP_VISIBLE_DEVICES")
+           or gpu_identity.listed(environ, "CUDA_VISIBLE_DEVICES"))
     if rocr and hip:
         if all(h.isdigit() for h in hip):
             return [rocr[int(h)] for h in hip if int(h) < len(rocr)] or rocr
@@ -200,6 +216,25 @@ def host_devices(sysfs_root: Path = Path("/sys")) -> list[str]:
     return found or ["0"]
 
 
+FALLBACK_TOLD = {"on": False}  # the fallback is said once per process
+
+
+def lock_keys(environ: Mapping[str, str], say: Callable[[str], None]) -> list[str]:
+    """The lock names of every device a process started with `environ` can use: its physical GPUs
+    (gpu_identity), else, said once through `say`, the names its *_VISIBLE_DEVICES lists hold
+    (every GPU of the topology, or device 0, when nothing restricts it)."""
+    found = gpu_identity.physical_devices(environ)
+    if found:
+        return found
+    if not FALLBACK_TOLD["on"]:
+        FALLBACK_TOLD["on"] = True
+        root = gpu_identity.sysfs_root(environ).joinpath(*gpu_identity.TOPOLOGY)
+        say(f"GPU locks: the physical devices are unknown (no GPU readable in {root}, or a "
+            "*_VISIBLE_DEVICES entry names none of them); locking by device number, which under "
+            "Slurm's device cgroup (ConstrainDevices) every job counts from 0")
+    return visible_devices(environ) or host_devices(gpu_identity.sysfs_root(environ))
+
+
 WAIT_POLL_S = 0.5  # how often a waiting `collect` looks again
 
 
@@ -211,12 +246,13 @@ def hold_all(devices: list[str], what: str, say: Callable[[str], None],
     them to release); Ctrl-C while waiting raises KeyboardInterrupt as anywhere else."""
     wanted = sorted(dict.fromkeys(devices), key=lambda d: (not d.isdigit(), int(d) if d.isdigit() else 0, d))
     told: set[tuple[str, str]] = set()
+    folder = ready_folder(environ)
     while True:
         fds: list[int] = []
         busy = None
         try:
             for device in wanted:
-                fd = try_lock(device, what, environ)
+                fd = try_lock(device, what, environ, folder)
                 if fd is None:
                     busy = device
                     break

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import socket
 import stat
 import time
 from collections import Counter
@@ -26,6 +25,7 @@ from typing import Iterator
 
 import orjson
 
+from hotspot.collect.device_lock import hostname as hostname  # one definition: locks and workers agree
 from hotspot.errors import InputError
 from hotspot.outfile import write_atomically
 from hotspot.decode import from_plain
@@ -52,10 +52,6 @@ STALE_S = 180.0
 
 def utc_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def hostname() -> str:
-    return socket.gethostname().split(".")[0]
 
 
 def worker_id(pid: int | None = None) -> str:

@@ -3,8 +3,9 @@
 Invariants (tests/test_sweep_scheduling.py checks them on recorded runs):
 - at most one job per GPU at any moment: a GPU is taken from this worker's pool AND the host-wide
   lock of its physical device (hotspot/collect/device_lock.py: `<host>.dev<ID>.lock` in the host's
-  lock folder, ID being the device the job is pinned to, as Slurm or the inherited
-  ROCR_VISIBLE_DEVICES list names it; held by every hotspot process of every user on the host, so
+  lock folder, ID being the PCI address of the device the job is pinned to, found through the KFD
+  topology whatever index Slurm or the inherited ROCR_VISIBLE_DEVICES list gives it, or that index
+  where the topology cannot be read; held by every hotspot process of every user on the host, so
   two sweeps, or a sweep and a `hotspot collect`, never share a device, and workers given different
   devices never wait on each other) before its job starts, and returned only when the job's whole
   process group has exited;
@@ -14,6 +15,10 @@ Invariants (tests/test_sweep_scheduling.py checks them on recorded runs):
 Ctrl-C (or SIGTERM, which Slurm sends on scancel and at the time limit): stop launching, SIGINT
 every running job's group, SIGKILL what is left after INTERRUPT_GRACE_S, mark those entries
 interrupted. A second Ctrl-C kills at once.
+
+A lock folder that becomes unusable mid-run (InputError while taking a device's lock) stops the
+worker the same way, after the pass that met it is written to the manifest (its finished entries
+and its launches); the running jobs end interrupted, and the error is raised once they have.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ class Job:
     attempt_dir: Path
     started: float
     timeout_s: float | None
-    lock_fd: int
+    lock_fds: list[int]
     signalled_at: float | None = None
     timed_out: bool = False
     killed: bool = False
@@ -77,11 +82,6 @@ class WorkerOutcome:
     interrupted: bool = False
     gpus: tuple[int, ...] = ()
     signum: int | None = None  # the first signal (SIGINT, SIGTERM, SIGHUP): exit 128 + it
-
-
-def _device_lock(device: str, what: str) -> int | None:
-    """Non-blocking host-wide device lock; the fd (held while the job runs), or None if busy."""
-    return device_lock.try_lock(device, what)
 
 
 def pin_env(base: dict[str, str], index: int) -> dict[str, str]:
@@ -137,6 +137,10 @@ class Worker:
         self.last_beat = 0.0
         self.next_try = 0.0  # when to look for a free GPU again after finding all locked
         self.devices = {g: pin_env(dict(os.environ), g)["ROCR_VISIBLE_DEVICES"] for g in opts.gpus}
+        # what the host-wide locks are keyed by: the physical device behind each pinned environment
+        self.lock_keys = {g: device_lock.lock_keys(pin_env(dict(os.environ), g), self._say) for g in opts.gpus}
+        self.lock_dir: Path | None = None  # the lock folder, created and checked at the first lock
+        self.stopped: InputError | None = None  # the lock folder failed: no new entries, then raise it
         self.told_busy: set[int] = set()  # GPUs found held by another process, said once
 
     # ------------------------------------------------------------------ progress
@@ -170,9 +174,39 @@ class Worker:
         if gpu in self.told_busy:
             return
         self.told_busy.add(gpu)
-        who = device_lock.holder(self.devices[gpu])
+        who = next(filter(None, (device_lock.holder(k) for k in self.lock_keys[gpu])), "")
         self._say(f"[sweep] GPU {self.devices[gpu]} is in use on this host by {who or 'another hotspot process'}; "
                   "waiting for it")
+
+    def _take(self, gpu: int) -> list[int] | None:
+        """The host-wide locks of `gpu`'s device (all or none), or None when another process holds one."""
+        if self.lock_dir is None:
+            self.lock_dir = device_lock.ready_folder()
+        fds: list[int] = []
+        try:
+            for key in self.lock_keys[gpu]:
+                fd = device_lock.try_lock(key, f"hotspot sweep {self.dir}", folder=self.lock_dir)
+                if fd is None:
+                    break
+                fds.append(fd)
+            else:
+                return fds
+        except BaseException:
+            _close(fds)
+            raise
+        _close(fds)
+        return None
+
+    def _stop(self, exc: InputError) -> None:
+        """The lock folder failed: launch nothing more, stop the running jobs as Ctrl-C does."""
+        self.stopped = exc
+        running = f"; stopping the {len(self.jobs)} running" if self.jobs else ""
+        self._say(f"[sweep] the GPU locks failed: no new entries{running}")
+        for job in self.jobs.values():
+            self._signal_job(job, signal.SIGINT)
+
+    def _halting(self) -> bool:
+        return bool(self.interrupts) or self.stopped is not None
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
@@ -203,7 +237,7 @@ class Worker:
         w.state, w.heartbeat_at, w.heartbeat_unix = state, mf.utc_iso(), time.time()
         self.last_beat = time.monotonic()
 
-    def _launch(self, doc: mf.Manifest, gpu: int, lock_fd: int) -> Job | None:
+    def _launch(self, doc: mf.Manifest, gpu: int, lock_fds: list[int]) -> Job | None:
         """Claim the next pending entry (we hold the manifest lock) and start its job on `gpu`."""
         entry = next((e for e in doc.entries if e.state == EntryStatus.PENDING
                       and (not self.opts.only or e.name in self.opts.only)), None)
@@ -231,7 +265,7 @@ class Worker:
                          reason=f"cannot start the entry's job: {exc} (check its cwd {entry.recipe.cwd})")
             self._say(f"[sweep] failed {entry.name}: {entry.reason}")
             self.outcome.finished.append(Finished(entry.name, EntryStatus.FAILED, gpu, 0.0))
-            return self._launch(doc, gpu, lock_fd)
+            return self._launch(doc, gpu, lock_fds)
         timeout = entry.recipe.timeout_s or self.opts.timeout_s
         mf.set_state(entry, EntryStatus.RUNNING, host=mf.hostname(), gpu=gpu, device=env["ROCR_VISIBLE_DEVICES"],
                      pid=proc.pid, worker=self.id,
@@ -240,7 +274,7 @@ class Worker:
                      kernel=None, summary=None, att_attempts=[], warnings=[])
         self._say(f"[sweep] start {entry.name} on GPU {env['ROCR_VISIBLE_DEVICES']} (pid {proc.pid}, "
                   f"attempt {entry.attempts})")  # the physical device: two workers' index 0 differ
-        return Job(entry.name, gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fd)
+        return Job(entry.name, gpu, proc, attempt_dir, time.monotonic(), timeout, lock_fds)
 
     def _finish(self, doc: mf.Manifest, job: Job) -> None:
         entry = doc.entry(job.name)
@@ -257,8 +291,10 @@ class Worker:
                       f"(raise timeout_s in the recipe, or profile a shorter run)")
         elif result is not None and result.state == EntryStatus.DONE:  # finished before the interrupt reached it
             state, reason = EntryStatus.DONE, None
-        elif self.interrupts and (job.signalled_at is not None or job.killed):
-            state, reason = EntryStatus.INTERRUPTED, "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it"
+        elif self._halting() and (job.signalled_at is not None or job.killed):
+            state, reason = EntryStatus.INTERRUPTED, (
+                "the sweep was interrupted (Ctrl-C/SIGTERM); the same command again finishes it" if self.interrupts
+                else "the sweep stopped: its GPU locks failed (see its error); the same command again finishes it")
         elif result is not None:
             state, reason = result.state, result.reason
         else:
@@ -314,6 +350,8 @@ class Worker:
                 _killpg(job.proc.pid, signal.SIGKILL)
             if self.tty:
                 sys.stderr.write("\r\x1b[K")
+        if self.stopped is not None:
+            raise self.stopped  # the pass, and the stopped jobs, are in the manifest
         self.outcome.interrupted = self.interrupts > 0
         return self.outcome
 
@@ -324,7 +362,7 @@ class Worker:
         while True:
             finished = self._reap()
             free = [g for g in self.opts.gpus if g not in self.jobs]
-            want_launch = (bool(free) and not self.interrupts and not exhausted
+            want_launch = (bool(free) and not self._halting() and not exhausted
                            and time.monotonic() >= self.next_try)
             beat_due = time.monotonic() - self.last_beat > mf.HEARTBEAT_S
             if finished or want_launch or beat_due:
@@ -333,34 +371,43 @@ class Worker:
                     for job in finished:
                         self._finish(doc, job)
                         del self.jobs[job.gpu]
-                        os.close(job.lock_fd)
+                        _close(job.lock_fds)
                         free.append(job.gpu)
-                    if not self.interrupts and not exhausted:
+                    if not self._halting() and not exhausted:
                         mf.reclaim_stale(doc)
                         for gpu in sorted(free):
-                            fd = _device_lock(self.devices[gpu], f"hotspot sweep {self.dir}")
-                            if fd is None:  # another process on this host runs a job on it
+                            try:
+                                fds = self._take(gpu)
+                            except InputError as exc:  # raised after this pass is written (not lost)
+                                self._stop(exc)
+                                break
+                            if fds is None:  # another process on this host runs a job on it
                                 self._busy(gpu)
                                 self.next_try = time.monotonic() + BUSY_RETRY_S
                                 continue
                             self.told_busy.discard(gpu)
-                            launched = self._launch(doc, gpu, fd)
+                            launched = self._launch(doc, gpu, fds)
                             if launched is None:
-                                os.close(fd)
+                                _close(fds)
                                 exhausted = not any(e.state == EntryStatus.PENDING for e in doc.entries
                                                     if not self.opts.only or e.name in self.opts.only)
                                 break
                             self.jobs[gpu] = launched
                             changed = True
-                    self._beat(doc, WorkerStatus.RUNNING if self.jobs or not (exhausted or self.interrupts)
-                               else WorkerStatus.INTERRUPTED if self.interrupts else WorkerStatus.FINISHED)
+                    self._beat(doc, WorkerStatus.RUNNING if self.jobs or not (exhausted or self._halting())
+                               else WorkerStatus.INTERRUPTED if self._halting() else WorkerStatus.FINISHED)
                     if changed:
                         self._status(doc)
-            if not self.jobs and (exhausted or self.interrupts):
+            if not self.jobs and (exhausted or self._halting()):
                 with mf.locked(self.dir) as doc:  # the worker's last word: finished, or interrupted
-                    self._beat(doc, WorkerStatus.INTERRUPTED if self.interrupts else WorkerStatus.FINISHED)
+                    self._beat(doc, WorkerStatus.INTERRUPTED if self._halting() else WorkerStatus.FINISHED)
                 return
             time.sleep(POLL_S)
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 def _slurm_env() -> dict[str, str] | None:

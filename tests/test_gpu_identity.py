@@ -1,0 +1,152 @@
+"""Device locks keyed by the physical GPU (hotspot/collect/gpu_identity.py): jobs that Slurm's device
+cgroup gives renumbered views ("device 0" in each) of different GPUs never contend, and two views of
+one GPU under different indices exclude each other. No GPU here: each view is a fake sysfs tree in
+the KFD topology's format (nodes/N/properties, `name value` lines), the nodes outside a job's cgroup
+unreadable as the driver makes them (EPERM there, a read error here)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hotspot.collect import device_lock, gpu_identity
+
+# The host: a CPU node 0 and four GPUs on PCI buses c1..c4 (location_id = bus << 8, device 0,
+# function 0), each with its serial (unique_id).
+HOST = {1: 0xC100, 2: 0xC200, 3: 0xC300, 4: 0xC400}
+SERIAL = {node: 0x7ED3AD6F5F7D1E00 + node for node in HOST}
+KEY = {node: f"pci-0000_{bus >> 8:02x}_00.0" for node, bus in HOST.items()}  # by hand from the buses
+
+
+def view(root: Path, readable: set[int]) -> Path:
+    """A sysfs tree of this host as a process whose cgroup holds the GPUs of `readable` sees it."""
+    nodes = root / "class" / "kfd" / "kfd" / "topology" / "nodes"
+    cpu = nodes / "0"
+    cpu.mkdir(parents=True)
+    (cpu / "properties").write_text("cpu_cores_count 64\nsimd_count 0\nlocation_id 0\ndomain 0\n")
+    for node, location in HOST.items():
+        d = nodes / str(node)
+        d.mkdir()
+        if node in readable:
+            (d / "properties").write_text(
+                f"cpu_cores_count 0\nsimd_count 304\nmem_banks_count 1\ngfx_target_version 90402\n"
+                f"location_id {location}\ndrm_render_minor {127 + node}\nunique_id {SERIAL[node]}\n"
+                f"domain 0\nnum_xcc 8\n")
+        else:
+            (d / "properties").mkdir()  # reading it fails, as EPERM does outside the job's cgroup
+    return root
+
+
+def env(root: Path, **lists: str) -> dict[str, str]:
+    return {gpu_identity.SYSFS_ROOT_ENV: str(root), **lists}
+
+
+@pytest.fixture(autouse=True)
+def _fallback_said_afresh(monkeypatch):
+    monkeypatch.setattr(device_lock, "FALLBACK_TOLD", {"on": False})
+
+
+def test_renumbered_views_of_different_gpus_do_not_contend(tmp_path):
+    said: list[str] = []
+    job_a = env(view(tmp_path / "a", {2, 3}), ROCR_VISIBLE_DEVICES="0,1")  # Slurm renumbers from 0
+    job_b = env(view(tmp_path / "b", {1, 4}), ROCR_VISIBLE_DEVICES="0,1")
+    keys_a, keys_b = device_lock.lock_keys(job_a, said.append), device_lock.lock_keys(job_b, said.append)
+    assert keys_a == [KEY[2], KEY[3]] and keys_b == [KEY[1], KEY[4]]
+    held = device_lock.hold_all(keys_a, "job a", said.append)
+    try:
+        for key in keys_b:  # job b's "0" and "1" are other GPUs: free while job a holds its own
+            fd = device_lock.try_lock(key, "job b")
+            assert fd is not None
+            os.close(fd)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert said == []  # identities found: no fallback said
+
+
+def test_two_views_of_one_gpu_exclude_each_other(tmp_path):
+    said: list[str] = []
+    job = env(view(tmp_path / "job", {2, 3}), ROCR_VISIBLE_DEVICES="1")  # its second GPU: node 3
+    host = view(tmp_path / "host", set(HOST))
+    by_index = env(host, ROCR_VISIBLE_DEVICES="2")  # outside any cgroup node 3 is the third GPU
+    by_uuid = env(host, ROCR_VISIBLE_DEVICES=f"GPU-{SERIAL[3]:016X}")
+    narrowed = env(host, ROCR_VISIBLE_DEVICES="1,2,3", HIP_VISIBLE_DEVICES="1")  # HIP counts within ROCr's
+    (key,) = device_lock.lock_keys(job, said.append)
+    assert key == KEY[3]
+    fd = device_lock.try_lock(key, "job")
+    assert fd is not None
+    try:
+        for other in (by_index, by_uuid, narrowed):
+            assert device_lock.lock_keys(other, said.append) == [KEY[3]]
+            assert device_lock.try_lock(KEY[3], "another view") is None
+        assert device_lock.holder(KEY[3]).endswith(": job")
+    finally:
+        os.close(fd)
+    # the same index in another job's view is another GPU
+    assert device_lock.lock_keys(env(view(tmp_path / "other", {1, 4}), ROCR_VISIBLE_DEVICES="1"),
+                                 said.append) == [KEY[4]]
+    assert said == []
+
+
+def test_every_gpu_of_the_view_when_nothing_restricts_it(tmp_path):
+    assert device_lock.lock_keys(env(view(tmp_path, {1, 4})), print) == [KEY[1], KEY[4]]
+
+
+def test_partitions_and_domains_are_devices_of_their_own():
+    # MI300 CPX: the kernel puts the partition in location_id's high bits; a second PCI domain
+    one, two = gpu_identity.KfdGpu(1, 0, 0xC100, 5), gpu_identity.KfdGpu(2, 0, (1 << 28) | 0xC100, 5)
+    assert (one.key, two.key) == ("pci-0000_c1_00.0", "pci-0000_c1_00.0-p1000")  # bits 16+ of location_id
+    assert gpu_identity.KfdGpu(3, 1, 0x0A19, 0).key == "pci-0001_0a_03.1"  # bus 0x0a, device 3, function 1
+
+
+def test_without_a_topology_the_visible_names_are_locked_and_that_is_said_once(tmp_path):
+    said: list[str] = []
+    missing = env(tmp_path / "no-sysfs", ROCR_VISIBLE_DEVICES="2,3", HIP_VISIBLE_DEVICES="1")
+    assert device_lock.lock_keys(missing, said.append) == ["3"]  # today's names: ROCr's list narrowed by HIP
+    assert device_lock.lock_keys(env(tmp_path / "no-sysfs"), said.append) == ["0"]  # nothing listed: device 0
+    assert len(said) == 1 and "locking by device number" in said[0] and str(tmp_path / "no-sysfs") in said[0]
+    # an entry that names no GPU of the topology: no identity either
+    beyond = env(view(tmp_path / "view", {2, 3}), ROCR_VISIBLE_DEVICES="0,5")
+    assert device_lock.lock_keys(beyond, said.append) == ["0", "5"]
+    unknown = env(tmp_path / "view", ROCR_VISIBLE_DEVICES="GPU-00000000deadbeef")
+    assert device_lock.lock_keys(unknown, said.append) == ["GPU-00000000deadbeef"]
+    assert len(said) == 1
+
+
+def test_a_sweep_worker_locks_the_physical_device_and_shows_its_index(tmp_path, monkeypatch):
+    from hotspot.sweep.scheduler import Worker, WorkerOptions
+
+    monkeypatch.setenv(gpu_identity.SYSFS_ROOT_ENV, str(view(tmp_path / "job", {2, 4})))
+    monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "0,1")
+    monkeypatch.delenv("HIP_VISIBLE_DEVICES", raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    worker = Worker(tmp_path / "sw", WorkerOptions(gpus=(0, 1)), say=print)
+    assert worker.lock_keys == {0: [KEY[2]], 1: [KEY[4]]}
+    assert worker.devices == {0: "0", 1: "1"}  # what the status and progress lines show is unchanged
+
+
+def test_waiting_checks_the_lock_folder_once(tmp_path, monkeypatch):
+    """hold_all looks again every WAIT_POLL_S; the folder is created and checked before the first look only."""
+    checked: list[Path] = []
+    real = device_lock._ensure_folder
+    monkeypatch.setattr(device_lock, "_ensure_folder", lambda folder, shared: (checked.append(folder),
+                                                                               real(folder, shared))[1])
+    blocker = device_lock.try_lock("9", "blocker")
+    assert blocker is not None and checked == [device_lock.lock_folder()]
+    checked.clear()
+    polls: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the third wait ends with the blocker's release
+        polls.append(seconds)
+        if len(polls) == 3:
+            os.close(blocker)
+
+    monkeypatch.setattr(device_lock.time, "sleep", sleep)
+    said: list[str] = []
+    fds = device_lock.hold_all(["9"], "waiter", said.append)
+    for fd in fds:
+        os.close(fd)
+    assert len(polls) == 3 and len(fds) == 1 and len(said) == 1
+    assert checked == [device_lock.lock_folder()]
