@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from hotspot.collect import device_lock, gpu_identity
+from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
+from tests.sweep_support import entry, no_inherited_devices, records, wait_until, write_recipes  # noqa: F401
 
 # The host: a CPU node 0 and four GPUs on PCI buses c1..c4 (location_id = bus << 8, device 0,
 # function 0), each with its serial (unique_id).
@@ -150,3 +152,45 @@ def test_waiting_checks_the_lock_folder_once(tmp_path, monkeypatch):
         os.close(fd)
     assert len(polls) == 3 and len(fds) == 1 and len(said) == 1
     assert checked == [device_lock.lock_folder()]
+
+
+def test_two_sweeps_on_renumbered_views(fake, tmp_path):
+    """End to end: sweeps in two "jobs", each told ROCR_VISIBLE_DEVICES=0 by Slurm. On different GPUs
+    both run at once; then a third sweep outside any cgroup pinned to the first job's GPU by its host
+    index (1) waits for it."""
+    import subprocess
+    import sys
+    import time
+
+    rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
+    procs = []
+
+    def sweep(name: str, root: Path, device: str) -> subprocess.Popen:
+        recipes = write_recipes(fake.root / f"{name}.yaml", [entry(name, f"@{gate}", rec)])
+        environ = dict(os.environ, ROCR_VISIBLE_DEVICES=device, **{gpu_identity.SYSFS_ROOT_ENV: str(root)})
+        procs.append(subprocess.Popen([sys.executable, "-m", "hotspot", "sweep", str(recipes), "--gpus", "0",
+                                       "-o", str(fake.root / name)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env=environ))
+        return procs[-1]
+
+    def started() -> list[str]:
+        return sorted(r["name"] for r in records(rec) if "started" in r)
+
+    try:
+        sweep("a", view(tmp_path / "job-a", {2}), "0")
+        sweep("b", view(tmp_path / "job-b", {3}), "0")
+        wait_until(lambda: started() == ["a", "b"], timeout=60)  # both "device 0": different GPUs, no wait
+        third = sweep("c", view(tmp_path / "host", set(HOST)), "1")  # node 2, job a's GPU
+        wait_until(lambda: (fake.root / "c" / "sweep.json").exists(), timeout=60)
+        time.sleep(2.0)
+        assert started() == ["a", "b"] and third.poll() is None
+        gate.write_text("")
+        errs = [p.communicate(timeout=120)[1] for p in procs]
+    finally:
+        gate.write_text("")
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert [p.returncode for p in procs] == [0, 0, 0], errs
+    assert "GPU 1 is in use on this host by pid" in errs[2]  # said with the index it knows the GPU by
+    assert not any("locking by device number" in e for e in errs)
