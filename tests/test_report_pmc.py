@@ -129,3 +129,25 @@ def test_an_unreadable_counter_file_is_bad_input(tmp_path: Path) -> None:
     r = run_cli("--no-cache", "report", "--example", "--pmc", str(bad), "-o", str(out))
     assert r.exit_code == 3 and "(next: " in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_the_counter_files_are_parsed_once(corpus_or_skip: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's memory verdicts and the roofline's counter point read one parse of the files."""
+    import hotspot.pmc.api as pmc_api
+
+    ddir = corpus_or_skip / CK
+    pmc = _renamed(corpus_or_skip / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    parsed: list[list[Path]] = []
+    real = pmc_api.load_counter_files
+
+    def spy(paths: list[Path]):  # type: ignore[no-untyped-def]
+        parsed.append(list(paths))
+        return real(paths)
+
+    monkeypatch.setattr(pmc_api, "load_counter_files", spy)
+    out = tmp_path / "r.html"
+    r = run_cli("--no-cache", "report", str(ddir), "--pmc", str(pmc), "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    assert parsed == [[pmc]]
+    assert 'class="roofline-counter-point"' in out.read_text()  # the point drawn from that one parse

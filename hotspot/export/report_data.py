@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hotspot.att.kernel_roofline import CounterInput
 from hotspot.att.model import AnalysisMode, DispatchAnalysis
-from hotspot.plan.api import PlanData, PlannedDispatch
+from hotspot.plan.api import DispatchPlan, PlanData, PlannedDispatch
 from hotspot.record import record
 from hotspot.render.report_model import (
     ListingRow,
@@ -85,23 +85,23 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
             "report-views", (str(ddir), os.path.abspath(ddir), symbol),
             lambda _: (listing(ddir, symbol, max_bytes), wave_timelines(ddir, max_bytes)), warnings,
             max_bytes)
-        counters = counter_input(one, opts.pmc) if opts.pmc else None
+        counters = counter_input(a.plan) if opts.pmc else None
         page = ReportPage([ReportDispatch(one, rows, timelines, a.plan.items, counters)])
     return Result("report", page, warnings)
 
 
-def counter_input(a: DispatchAnalysis, paths: tuple[str, ...]) -> CounterInput:
-    """The counters of the traced kernel in the files `paths` (`hotspot pmc` on them, with the
-    dispatch's arch; the kernel matched by its full identity as `analyze --pmc` matches it), per
-    dispatch: the median the counter analysis gives."""
-    from hotspot.plan.api import counters_for
-
-    _, chosen, how, _ = counters_for(a, paths)  # its warnings were said by the plan's own read
+def counter_input(plan: DispatchPlan) -> CounterInput | None:
+    """The counters of the traced kernel in the --pmc files as the plan read them (`hotspot pmc` on
+    them, with the dispatch's arch; the kernel matched by its full identity), per dispatch: the
+    median the counter analysis gives. The plan's read is the only one: the files are parsed once."""
+    if plan.pmc is None:
+        return None
+    files, chosen = plan.pmc.files, plan.counters
     if chosen is None:
-        return CounterInput(list(paths), None, how)
+        return CounterInput(files, None, plan.pmc.match)
     per = chosen.median_per_dispatch
     b = per.fabric_read_bytes
-    return CounterInput(list(paths), chosen.kernel, how, chosen.dispatches, b.low, b.high,
+    return CounterInput(files, chosen.kernel, plan.pmc.match, chosen.dispatches, b.low, b.high,
                         "" if b.exact else b.reason, per.duration_ns)
 
 

@@ -46,7 +46,8 @@ class PmcMatch:
 @record
 class DispatchPlan:
     """The plan of one dispatch: its items, the debug list (which rules did not fire, and why),
-    the stall summary, the trust in the capture, the verdict and the --pmc match."""
+    the stall summary, the trust in the capture, the verdict and the --pmc match (with the matched
+    kernel's counter report, which the report's roofline point reads: the files are read once)."""
 
     items: list[PlanItem]
     skipped: list[Skipped]
@@ -56,6 +57,7 @@ class DispatchPlan:
     pmc: PmcMatch | None = None
     coverage: Coverage | None = None
     ceilings: TraceCeilings | None = None
+    counters: KernelReport | None = None
 
 
 class PlannedDispatch:
@@ -143,7 +145,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     outcome: PlanOutcome = run_plan(a, pmc_kernel)
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
                         verdict_of(outcome.summary, outcome.items, outcome.trust, outcome.coverage), pmc_info,
-                        outcome.coverage, outcome.ceilings)
+                        outcome.coverage, outcome.ceilings, pmc_kernel)
     shown = replace(a, options=a.options.planned(opts.topk) if a.options is not None else None)
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 
