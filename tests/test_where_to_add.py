@@ -408,7 +408,7 @@ FORMAT = Recipe(
              "`html`, `tsv` (the instruction table), `csv` (one table per section"),
     ),
     run=("gen_help.py",),
-    generated=("hotspot/clihelp/pages.py",),
+    generated=("hotspot/clihelp/index.py", "hotspot/clihelp/pages.py"),
     project_tests=("tests/test_clihelp.py::test_snapshot_is_what_the_commands_register",),
     check=lambda copy, scratch: _check_format(copy, scratch),
 )
@@ -498,7 +498,7 @@ COMMAND = Recipe(
              "text|json|markdown]`: the GPU products hotspot has numbers for (hotspot/arch/products.py).\n"),
     ),
     run=("gen_help.py",),
-    generated=("hotspot/clihelp/pages.py",),
+    generated=("hotspot/clihelp/index.py", "hotspot/clihelp/pages.py"),
     project_tests=("tests/test_clihelp.py::test_snapshot_is_what_the_commands_register",
                    "tests/test_cli_surface.py::test_top_level_listing_is_what_the_commands_register",
                    "tests/test_output_sink.py::test_every_command_renders_through_the_registry",
