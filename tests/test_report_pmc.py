@@ -151,3 +151,17 @@ def test_the_counter_files_are_parsed_once(corpus_or_skip: Path, tmp_path: Path,
     assert r.exit_code == 0, r.stderr
     assert parsed == [[pmc]]
     assert 'class="roofline-counter-point"' in out.read_text()  # the point drawn from that one parse
+
+
+def test_the_no_match_warning_is_one_short_line(corpus_or_skip: Path) -> None:
+    """`analyze --pmc` with counters of another kernel: the warning names the traced ck_tile kernel
+    (over 3,000 characters in full) by a short form, on one line of at most 200 characters."""
+    ddir = corpus_or_skip / CK
+    full = _kernel(ddir)
+    assert len(full) > 3000
+    r = run_cli("--no-cache", "analyze", str(ddir), "--pmc", str(corpus_or_skip / BMM1), "--plan")
+    assert r.exit_code == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if "is not in the counter files" in x)
+    assert len(line) <= 200
+    assert line == ("warning: pmc: kentry<…> is not in the counter files (2 kernel(s) in the files, none "
+                    "with this name and template arguments); memory verdicts left out of the plan")

@@ -21,6 +21,7 @@ from hotspot.att.model import (
 from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
+from hotspot.kernel_names import fit_name
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.coverage import Coverage
 from hotspot.plan.model import PlanItem, Skipped, Trust
@@ -184,9 +185,23 @@ def _pmc_for(analysis: DispatchAnalysis, pmc_paths: list[Path], warnings: list[s
     info = PmcMatch([str(p) for p in pmc_paths], chosen.kernel if chosen else None, how,
                     [k.kernel for k in data.kernels])
     if chosen is None:
-        warnings.append(f"pmc: no kernel in the counter files matches {names[0] if names else '?'} "
-                        f"by its full name ({how}); memory verdicts left out of the plan")
+        warnings.append(no_match_warning(names[0] if names else "?", how, info.kernels_in_files))
     return info, chosen
+
+
+# The warning is one line of at most this many characters, its `warning: ` prefix on stderr
+# included: a ck_tile kernel's full name alone is over 3,000.
+WARNING_LINE_CHARS = 200
+WARNING_PREFIX = "warning: "
+MIN_NAME_CHARS = 24
+
+
+def no_match_warning(name: str, how: str, kernels: list[str]) -> str:
+    """No counter report is the traced kernel's: the warning names it by its shortest telling form
+    (hotspot/kernel_names.py), beside the kernels the files hold."""
+    tail = f" is not in the counter files ({how}); memory verdicts left out of the plan"
+    room = WARNING_LINE_CHARS - len(WARNING_PREFIX) - len("pmc: ") - len(tail)
+    return f"pmc: {fit_name(name, max(MIN_NAME_CHARS, room), kernels)}{tail}"
 
 
 # Kernels return void: a demangled name may carry it or not, it identifies nothing.
