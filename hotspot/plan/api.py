@@ -164,8 +164,9 @@ def counters_for(analysis: DispatchAnalysis, pmc_paths: list[Path] | tuple[str, 
                  ) -> tuple[PmcData, KernelReport | None, str, list[str]]:
     """`hotspot pmc` on the files (with the dispatch's arch) and this kernel's report in them,
     matched by its full identity: (the counter analysis, the kernel's report or None, how it was
-    matched, the counter analysis's warnings). The plan's memory verdicts and the report's
-    roofline point both read counters through this."""
+    matched, the counter analysis's warnings). Called once per dispatch, by the plan: its memory
+    verdicts read the report, and the report's roofline point reads it from the plan
+    (`DispatchPlan.counters`)."""
     from hotspot.pmc.api import PmcData, analyze_pmc
 
     gfx = analysis.arch.gfx if analysis.arch.known else None
