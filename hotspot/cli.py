@@ -12,7 +12,7 @@ from hotspot._version import __version__
 # The commands (name -> adapter module, help, group, cacheable): the command index, each adapter's
 # SPEC (hotspot/commandspec.py) collected by scripts/gen_help.py. Every adapter defines
 # `register(app)` and imports only typer at import time (fast --help).
-from hotspot.clihelp.pages import COMMANDS
+from hotspot.clihelp.index import COMMANDS
 from hotspot.globalflags import COMPLETION_ENV, NO_CACHE, NO_COLOR, PRETTY, requested_format, take
 from hotspot.globalflags import QUIET as QUIET_FLAG
 

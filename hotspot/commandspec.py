@@ -3,8 +3,8 @@ module (hotspot/commands/<name>.py; the MCP server's in hotspot/mcp/command.py, 
 commands it serves). The name, the help text, the views with each format's renderer, whether its
 output may be cached and its MCP tools live there; the options are the adapter's typer parameters.
 
-scripts/gen_help.py collects every SPEC into the command index of hotspot/clihelp/pages.py (beside
-the help pages it records), which the fast paths read without importing any command: cli.py (what
+scripts/gen_help.py collects every SPEC into the command index hotspot/clihelp/index.py (the help
+pages it records are in pages.py beside it), which the fast paths read without importing any command: cli.py (what
 to mount, the top-level listing), the render registry (which renderer a view has in a format), the
 output cache (which commands qualify) and the MCP server (which tools exist). tests/test_clihelp.py
 fails while the index differs from the specs.

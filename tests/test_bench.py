@@ -452,3 +452,20 @@ def test_mcp_latency_measures_a_tool_end_to_end(tmp_path: Path) -> None:
     t = lat.tools[0]
     assert len(t.first_s) == 1 and len(t.repeat_s) == 2 and not t.is_error and t.answer_bytes > 0
     assert t.remembered is True  # the repeat was answered from memory
+
+
+def test_scan_rate_reports_a_failing_fresh_run_as_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A fresh `analyze` that fails ends the scan rate with exit 1 and the command named, not a
+    traceback (the in-process measurement stands in: the folder is no capture)."""
+    from benchkit import scanrate
+
+    monkeypatch.setattr(scanrate, "measure", lambda d: {
+        "waves": 1, "wave_bytes": 1e6, "read_cpu_s": 1.0, "scan_cpu_s": 1.0, "fold_wave_cpu_s": 1.0,
+        "pass_cpu_s": 1.0})
+    assert scanrate.main([str(tmp_path), "--runs", "1"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"scanrate: {sys.executable} -m hotspot analyze {tmp_path} --jobs 1 --no-cache "
+                          "--format json: exit ")
+    code = int(err.split(": exit ")[1].split(":")[0])
+    assert code != 0 and "(next: " in err  # hotspot's own one-line error, as the run printed it

@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hotspot import clihelp
+from hotspot.examples import example_dispatch_dir
+from hotspot.clihelp.index import HELP
 from hotspot.clihelp.pages import PAGES
 from tests.conftest import PROJECT_ROOT, run_cli
 
@@ -37,8 +39,29 @@ def _served(argv: list[str]) -> tuple[int | None, str, str]:
 
 
 def test_snapshot_is_what_the_commands_register() -> None:
-    assert gen_help.generate() == (PROJECT_ROOT / "hotspot" / "clihelp" / "pages.py").read_text(), \
-        "the help snapshot is stale: run python scripts/gen_help.py"
+    generated = gen_help.generate()
+    assert set(generated) == {gen_help.INDEX, gen_help.PAGES}
+    for target, src in generated.items():
+        assert src == target.read_text(), f"{target.name}: the help snapshot is stale: run python scripts/gen_help.py"
+    assert list(HELP) == list(PAGES)  # the index names every page, in the same order
+
+
+def test_a_command_that_prints_no_help_does_not_import_the_pages() -> None:
+    """The pages (~58 KB) are read by a help call only; a run reads the small index."""
+    probe = ("import sys; from hotspot.console import main; sys.argv = ['hotspot', *sys.argv[1:]]; "
+             "code = main(); print(code, 'hotspot.clihelp.index' in sys.modules, "
+             "'hotspot.clihelp.pages' in sys.modules, file=sys.stderr)")
+
+    def run(*argv: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                              cwd=PROJECT_ROOT, timeout=300, env={**os.environ, "HOTSPOT_CACHE": "off"})
+        return done.stderr.strip().splitlines()[-1]
+
+    example = str(example_dispatch_dir())
+    assert run("plan", example) == "0 True False"          # two words: could have been a page
+    assert run("plan", "--example", "--brief") == "0 True False"
+    assert run("plan", "--help") == "0 True True"
+    assert run("plan") == "2 True True"                    # no arguments: plan's page, exit 2
 
 
 def test_every_command_has_a_page() -> None:
@@ -51,7 +74,7 @@ def test_every_command_has_a_page() -> None:
 @pytest.mark.parametrize("page", list(PAGES))
 def test_page_reads_as_typer_prints_it_at_every_width(page: str, monkeypatch) -> None:
     words = page.split()
-    names, no_args_is_help, _ = PAGES[page]
+    names, no_args_is_help = HELP[page]
     for width in WIDTHS:
         monkeypatch.setenv("COLUMNS", str(width + 2))
         real = run_cli(*words, "--help")

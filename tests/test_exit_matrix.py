@@ -53,7 +53,7 @@ def formats(view: str) -> tuple[str, ...]:
     imported through the command index first, as the CLI does when it mounts them)."""
     import importlib
 
-    from hotspot.clihelp.pages import COMMANDS
+    from hotspot.clihelp.index import COMMANDS
 
     for module, *_ in COMMANDS.values():
         importlib.import_module(module)

@@ -298,3 +298,26 @@ def test_replay_equal_on_the_corpus(mod, corpus):
             assert mod.replay(lines, table) == expected
             checked += bool(expected[1])
     assert checked  # some waves had waits to replay
+
+
+def test_the_pure_python_pass_parses_each_wave_once_with_issue_weights(monkeypatch, tmp_path):
+    """Without the scanner the issue accumulator's orjson parse of a wave is the one the fold reads:
+    each wave file is parsed once, and the sums are those of a pass that parsed twice (above: equal
+    to the C fold's)."""
+    from collections import Counter
+
+    d = _dispatch(tmp_path, waves=6, variants=2, trips=2, seed=3)
+    files = {p.read_bytes(): p.name for p in d.glob("se*_sm*_sl*_wv*.json")}
+    assert len(files) == 6
+    parsed: Counter[str] = Counter()
+    real = orjson.loads
+
+    def spy(data):  # type: ignore[no-untyped-def]
+        if isinstance(data, bytes) and data in files:
+            parsed[files[data]] += 1
+        return real(data)
+
+    monkeypatch.setattr(orjson, "loads", spy)
+    issue = _issue(d, monkeypatch, True)
+    assert issue is not None and issue[0] == 6
+    assert parsed == {name: 1 for name in files.values()}

@@ -124,3 +124,41 @@ def test_roof_verdicts_go_before_code_items_but_not_before_a_bigger_launch_item(
     got = _verdicts_first([launch_big, code, launch_small, verdict])
     assert [i.id for i in got] == ["grid-underfill", "matrix-core-bound", "load-in-mfma-loop", "occupancy-grid"]
     assert [i.id for i in _verdicts_first([launch_small, verdict])] == ["occupancy-grid", "matrix-core-bound"]
+
+
+def test_the_bound_scope_is_worked_out_once_per_plan(tmp_path: Path, monkeypatch) -> None:
+    """The rule and the engine's ceilings both ask which scope is at the matrix core: one answer."""
+    import hotspot.plan.ceiling_rules as ceiling_rules
+
+    calls: list[object] = []
+    real = ceiling_rules._bound_scope
+
+    def spy(tc):  # type: ignore[no-untyped-def]
+        calls.append(tc)
+        return real(tc)
+
+    monkeypatch.setattr(ceiling_rules, "_bound_scope", spy)
+    stats = _write_waves(tmp_path, iterations=20, mfma_duration=32)
+    outcome = run_plan(_analysis(tmp_path, stats, barrier_stall=5_000))  # type: ignore[arg-type]
+    assert [i.id for i in outcome.items if i.kind != "capture"][0] == "matrix-core-bound"
+    assert len(calls) == 1
+    # and the engine used that answer: the loop's barrier left as the verdict's
+    assert any(s.id == "barrier-dominated" and "matrix-core-bound" in s.reason for s in outcome.skipped)
+
+
+def test_the_verdict_explains_the_rows_of_its_loop(tmp_path: Path) -> None:
+    """Coverage: the verdict explains the whole stall of the loop at the matrix core (rows 10-13,
+    the bound scope's), not of the row after it."""
+    from dataclasses import replace
+
+    stats = _write_waves(tmp_path, iterations=20, mfma_duration=32)
+    a = _analysis(tmp_path, stats, barrier_stall=5_000)
+    a.instructions = [replace(i, stall=700) if i.line_number == 14 else i  # type: ignore[attr-defined]
+                      for i in a.instructions]  # type: ignore[attr-defined]
+    a.totals = replace(a.totals, stall=5_700)  # type: ignore[attr-defined]
+    outcome = run_plan(a)  # type: ignore[arg-type]
+    assert [i.id for i in outcome.items if i.kind != "capture"][0] == "matrix-core-bound"
+    cov = outcome.coverage
+    assert cov is not None and cov.total_stall == 5_700
+    assert [(r.line_number, r.explained) for r in cov.rows] == [(10, 5_000)]  # the loop's stalled row
+    assert cov.explained == 5_000  # row 14's 700, after the loop, is not the verdict's

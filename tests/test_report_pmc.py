@@ -129,3 +129,72 @@ def test_an_unreadable_counter_file_is_bad_input(tmp_path: Path) -> None:
     r = run_cli("--no-cache", "report", "--example", "--pmc", str(bad), "-o", str(out))
     assert r.exit_code == 3 and "(next: " in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_the_counter_files_are_parsed_once(corpus_or_skip: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's memory verdicts and the roofline's counter point read one parse of the files."""
+    import hotspot.pmc.api as pmc_api
+
+    ddir = corpus_or_skip / CK
+    pmc = _renamed(corpus_or_skip / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    parsed: list[list[Path]] = []
+    real = pmc_api.load_counter_files
+
+    def spy(paths: list[Path]):  # type: ignore[no-untyped-def]
+        parsed.append(list(paths))
+        return real(paths)
+
+    monkeypatch.setattr(pmc_api, "load_counter_files", spy)
+    out = tmp_path / "r.html"
+    r = run_cli("--no-cache", "report", str(ddir), "--pmc", str(pmc), "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    assert parsed == [[pmc]]
+    assert 'class="roofline-counter-point"' in out.read_text()  # the point drawn from that one parse
+
+
+def test_the_no_match_warning_is_one_short_line(corpus_or_skip: Path) -> None:
+    """`analyze --pmc` with counters of another kernel: the warning names the traced ck_tile kernel
+    (over 3,000 characters in full) by a short form, on one line of at most 200 characters."""
+    ddir = corpus_or_skip / CK
+    full = _kernel(ddir)
+    assert len(full) > 3000
+    r = run_cli("--no-cache", "analyze", str(ddir), "--pmc", str(corpus_or_skip / BMM1), "--plan")
+    assert r.exit_code == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if "is not in the counter files" in x)
+    assert len(line) <= 200
+    assert line == ("warning: pmc: kentry<…> is not in the counter files (2 kernel(s) in the files, none "
+                    "with this name and template arguments); memory verdicts left out of the plan")
+
+
+def test_a_saved_analysis_gets_the_same_points(corpus_or_skip: Path, tmp_path: Path) -> None:
+    """`report SAVED.json --pmc`: a saved analysis holds every executed instruction (the only rows
+    with FLOPs), its ceilings and its launch: both points are those of the capture's report."""
+    ddir = corpus_or_skip / CK
+    pmc = _renamed(corpus_or_skip / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    saved = tmp_path / "saved.json"
+    saved.write_text(run_cli("--no-cache", "analyze", str(ddir), "--format", "json").stdout)
+    pages = {}
+    for name, target in (("dir", ddir), ("saved", saved)):
+        out = tmp_path / f"{name}.html"
+        r = run_cli("--no-cache", "report", str(target), "--pmc", str(pmc), "-o", str(out))
+        assert r.exit_code == 0, r.stderr
+        pages[name] = out.read_text()
+    for cls in ("roofline-point", "roofline-counter-point"):
+        assert _point(pages["saved"], cls) == _point(pages["dir"], cls)
+    assert "The counters' point (square, ck_tile::kentry<…>, 150 dispatch(es)" in _text(pages["saved"])
+
+
+def test_a_saved_analysis_cut_to_its_top_rows_says_why_it_has_no_roofline(corpus_or_skip: Path,
+                                                                         tmp_path: Path) -> None:
+    ddir = corpus_or_skip / CK
+    pmc = _renamed(corpus_or_skip / BMM1, tmp_path / "pmc_perf.csv", BMM1_KERNEL, _kernel(ddir))
+    saved = tmp_path / "saved.json"
+    saved.write_text(run_cli("--no-cache", "analyze", str(ddir), "--format", "json", "--topk", "5").stdout)
+    out = tmp_path / "r.html"
+    r = run_cli("--no-cache", "report", str(saved), "--pmc", str(pmc), "-o", str(out))
+    assert r.exit_code == 0, r.stderr
+    html = out.read_text()
+    assert "roofline-point" not in html and "roofline-counter-point" not in html
+    assert ("No roofline: it counts the FLOPs of every executed instruction, and this page holds only "
+            "the top ones") in _text(html)

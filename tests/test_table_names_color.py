@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from hotspot.render.names import distinct, fit_distinct, forms
+from hotspot.kernel_names import distinct, fit_distinct, fit_name, forms
 from hotspot.render.tables import table
 from tests.conftest import run_cli
 
@@ -40,6 +40,16 @@ def test_elided_names_keep_their_difference() -> None:
     for width in (24, 30, 40):
         cut = fit_distinct(names, width)
         assert all(len(c) <= width for c in cut) and cut[0] != cut[1], (width, cut)
+
+
+def test_a_name_in_a_message_gets_the_most_detail_that_fits() -> None:
+    assert fit_name(REDUCE_A, 40) == "reduce_kernel<512, 1, ReduceOp<…>>"   # form 2 (35) fits, form 3 not
+    assert fit_name(REDUCE_A, 20) == "reduce_kernel<…>"
+    # beside a name of the same template: never less detail than tells them apart
+    assert fit_name(REDUCE_A, 40, [REDUCE_C]) == "reduce_kernel<512, 1, ReduceOp<…>>"
+    told = fit_name(REDUCE_A, 40, [REDUCE_B])  # they differ only deep inside: elided around it
+    assert len(told) <= 40 and "ArgMin" in told
+    assert fit_name("vecAdd(float*)", 5) == "ve…dd"  # no form fits: its start and end kept
 
 
 def test_kernels_of_one_template_are_distinct_rows_at_80_columns() -> None:

@@ -14,7 +14,7 @@ signature of every file and folder the run read, side-file listings, and every m
 outside the standard library. Progress lines are not recorded (a replay is instant).
 
 This module runs before typer and the rest of hotspot are imported (hotspot/console.py): standard
-library, hotspot.cache and the command index (hotspot/clihelp/pages.py, generated data) only.
+library, hotspot.cache and the command index (hotspot/clihelp/index.py, generated data) only.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only: this module is the launcher's hit path
     from typing import Any, TextIO
 
 from hotspot.cache import deps, store
-from hotspot.clihelp.pages import COMMANDS
+from hotspot.clihelp.index import COMMANDS
 from hotspot.globalflags import COMPLETION_ENV, NO_CACHE  # completion: never cached
 
 FORMAT = 2  # bump when the body layout below changes

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hotspot.att.kernel_roofline import CounterInput
 from hotspot.att.model import AnalysisMode, DispatchAnalysis
-from hotspot.plan.api import PlanData, PlannedDispatch
+from hotspot.plan.api import DispatchPlan, PlanData, PlannedDispatch, PlannedMulti
 from hotspot.record import record
 from hotspot.render.report_model import (
     ListingRow,
@@ -52,7 +52,7 @@ class ReportOptions:
 def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[ReportPage]:
     """Everything the report shows: a Result whose data is a `ReportPage`."""
     if path.is_file():
-        return load_saved(path)
+        return load_saved(path, opts.pmc)
     from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
     from hotspot.plan.entry_point import analyze
 
@@ -85,23 +85,23 @@ def report_data(path: Path, opts: ReportOptions = ReportOptions()) -> Result[Rep
             "report-views", (str(ddir), os.path.abspath(ddir), symbol),
             lambda _: (listing(ddir, symbol, max_bytes), wave_timelines(ddir, max_bytes)), warnings,
             max_bytes)
-        counters = counter_input(one, opts.pmc) if opts.pmc else None
+        counters = counter_input(a.plan) if opts.pmc else None
         page = ReportPage([ReportDispatch(one, rows, timelines, a.plan.items, counters)])
     return Result("report", page, warnings)
 
 
-def counter_input(a: DispatchAnalysis, paths: tuple[str, ...]) -> CounterInput:
-    """The counters of the traced kernel in the files `paths` (`hotspot pmc` on them, with the
-    dispatch's arch; the kernel matched by its full identity as `analyze --pmc` matches it), per
-    dispatch: the median the counter analysis gives."""
-    from hotspot.plan.api import counters_for
-
-    _, chosen, how, _ = counters_for(a, paths)  # its warnings were said by the plan's own read
+def counter_input(plan: DispatchPlan) -> CounterInput | None:
+    """The counters of the traced kernel in the --pmc files as the plan read them (`hotspot pmc` on
+    them, with the dispatch's arch; the kernel matched by its full identity), per dispatch: the
+    median the counter analysis gives. The plan's read is the only one: the files are parsed once."""
+    if plan.pmc is None:
+        return None
+    files, chosen = plan.pmc.files, plan.counters
     if chosen is None:
-        return CounterInput(list(paths), None, how)
+        return CounterInput(files, None, plan.pmc.match)
     per = chosen.median_per_dispatch
     b = per.fabric_read_bytes
-    return CounterInput(list(paths), chosen.kernel, how, chosen.dispatches, b.low, b.high,
+    return CounterInput(files, chosen.kernel, plan.pmc.match, chosen.dispatches, b.low, b.high,
                         "" if b.exact else b.reason, per.duration_ns)
 
 
@@ -120,17 +120,30 @@ def _keep_representative_waves(path: Path, kernel: str | None, max_bytes: int | 
         keep_bytes(files[i].where for _, i in pick_representative(spans))
 
 
-def load_saved(path: Path) -> Result[ReportPage]:
+def load_saved(path: Path, pmc: tuple[str, ...] = ()) -> Result[ReportPage]:
     """A saved `hotspot analyze --format json` envelope (or its bare `data` object) as the page's
-    data; the plan items it holds (read back into the analysis's `plan` slot) are the page's plan."""
+    data; the plan items it holds (read back into the analysis's `plan` slot) are the page's plan.
+    With counter files (`--pmc`) it is planned again with their memory verdicts, as `hotspot plan
+    SAVED.json --pmc` plans it, and each dispatch's roofline gets the counters' point."""
+    lacks = (f"{path}: a saved analysis holds its executed instructions only (no full listing) and no wave "
+             "timelines: the report shows its tables and plan; report the capture directory for those")
+    if pmc:
+        from hotspot.att.model import PLAN_ATTACHED, AnalyzeOptions
+        from hotspot.plan.entry_point import analyze
+
+        result = analyze(path, AnalyzeOptions(topk=0, plan=PLAN_ATTACHED, pmc=pmc))
+        planned = result.data
+        assert isinstance(planned, (PlannedDispatch, PlannedMulti))  # PLAN_ATTACHED
+        plans = [p.plan for p in planned.dispatches] if isinstance(planned, PlannedMulti) else [planned.plan]
+        page = page_of(planned)
+        views = [replace(view, counters=counter_input(plan)) for view, plan in zip(page.dispatches, plans)]
+        return Result("report", replace(page, dispatches=views), [*result.warnings, lacks])
     from hotspot.att.load import read_analysis
 
     analysis, warnings = read_analysis(path)
     page = page_of(analysis)
     views = [replace(view, plan=view.analysis.plan) if view.analysis.plan else view
              for view in page.dispatches]
-    lacks = (f"{path}: a saved analysis holds its executed instructions only (no full listing) and no wave "
-             "timelines: the report shows its tables and plan; report the capture directory for those")
     return Result("report", replace(page, dispatches=views), [*warnings, lacks])
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from hotspot.clihelp.pages import COMMANDS
+from hotspot.clihelp.index import COMMANDS
 from hotspot.commandspec import ToolSpec
 from hotspot.errors import UsageError
 from hotspot.mcp import paging

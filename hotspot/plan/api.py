@@ -21,6 +21,7 @@ from hotspot.att.model import (
 from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.errors import UsageError
+from hotspot.kernel_names import fit_name
 from hotspot.plan.engine import PlanOutcome, StallSummary, Verdict, run_plan, verdict_of
 from hotspot.plan.coverage import Coverage
 from hotspot.plan.model import PlanItem, Skipped, Trust
@@ -46,7 +47,8 @@ class PmcMatch:
 @record
 class DispatchPlan:
     """The plan of one dispatch: its items, the debug list (which rules did not fire, and why),
-    the stall summary, the trust in the capture, the verdict and the --pmc match."""
+    the stall summary, the trust in the capture, the verdict and the --pmc match (with the matched
+    kernel's counter report, which the report's roofline point reads: the files are read once)."""
 
     items: list[PlanItem]
     skipped: list[Skipped]
@@ -56,6 +58,7 @@ class DispatchPlan:
     pmc: PmcMatch | None = None
     coverage: Coverage | None = None
     ceilings: TraceCeilings | None = None
+    counters: KernelReport | None = None
 
 
 class PlannedDispatch:
@@ -143,7 +146,7 @@ def _attach(a: DispatchAnalysis, opts: AnalyzeOptions, pmc_paths: list[Path] | N
     outcome: PlanOutcome = run_plan(a, pmc_kernel)
     plan = DispatchPlan(outcome.items, outcome.skipped, outcome.summary, outcome.trust,
                         verdict_of(outcome.summary, outcome.items, outcome.trust, outcome.coverage), pmc_info,
-                        outcome.coverage, outcome.ceilings)
+                        outcome.coverage, outcome.ceilings, pmc_kernel)
     shown = replace(a, options=a.options.planned(opts.topk) if a.options is not None else None)
     return PlannedDispatch(trimmed(shown, opts.topk), plan)
 
@@ -161,8 +164,9 @@ def counters_for(analysis: DispatchAnalysis, pmc_paths: list[Path] | tuple[str, 
                  ) -> tuple[PmcData, KernelReport | None, str, list[str]]:
     """`hotspot pmc` on the files (with the dispatch's arch) and this kernel's report in them,
     matched by its full identity: (the counter analysis, the kernel's report or None, how it was
-    matched, the counter analysis's warnings). The plan's memory verdicts and the report's
-    roofline point both read counters through this."""
+    matched, the counter analysis's warnings). Called once per dispatch, by the plan: its memory
+    verdicts read the report, and the report's roofline point reads it from the plan
+    (`DispatchPlan.counters`)."""
     from hotspot.pmc.api import PmcData, analyze_pmc
 
     gfx = analysis.arch.gfx if analysis.arch.known else None
@@ -182,9 +186,23 @@ def _pmc_for(analysis: DispatchAnalysis, pmc_paths: list[Path], warnings: list[s
     info = PmcMatch([str(p) for p in pmc_paths], chosen.kernel if chosen else None, how,
                     [k.kernel for k in data.kernels])
     if chosen is None:
-        warnings.append(f"pmc: no kernel in the counter files matches {names[0] if names else '?'} "
-                        f"by its full name ({how}); memory verdicts left out of the plan")
+        warnings.append(no_match_warning(names[0] if names else "?", how, info.kernels_in_files))
     return info, chosen
+
+
+# The warning is one line of at most this many characters, its `warning: ` prefix on stderr
+# included: a ck_tile kernel's full name alone is over 3,000.
+WARNING_LINE_CHARS = 200
+WARNING_PREFIX = "warning: "
+MIN_NAME_CHARS = 24
+
+
+def no_match_warning(name: str, how: str, kernels: list[str]) -> str:
+    """No counter report is the traced kernel's: the warning names it by its shortest telling form
+    (hotspot/kernel_names.py), beside the kernels the files hold."""
+    tail = f" is not in the counter files ({how}); memory verdicts left out of the plan"
+    room = WARNING_LINE_CHARS - len(WARNING_PREFIX) - len("pmc: ") - len(tail)
+    return f"pmc: {fit_name(name, max(MIN_NAME_CHARS, room), kernels)}{tail}"
 
 
 # Kernels return void: a demangled name may carry it or not, it identifies nothing.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hotspot.arch.classify import Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
-from hotspot.att.issue_share import UnitBusy
+from hotspot.att.issue_share import TraceCeilings, UnitBusy
 
 # A matrix core busy this share of the loop's time has no room a reordering can use: the waits
 # that remain overlap MFMA work already (issue 33: tuned GEMMs at 90-95% were told 10-13%).
@@ -16,8 +16,14 @@ PCT = 100.0
 
 
 def bound_scope(ctx: PlanContext) -> UnitBusy | None:
-    """The loop (largest share of the waves' time first) or the kernel at the matrix core, if any."""
-    tc = ctx.ceilings
+    """The loop (largest share of the waves' time first) or the kernel at the matrix core, if any:
+    worked out once per plan (the rule and the engine's ceilings both ask; PlanContext memo)."""
+    if ctx.matrix_bound is None:
+        ctx.matrix_bound = (_bound_scope(ctx.ceilings),)
+    return ctx.matrix_bound[0]
+
+
+def _bound_scope(tc: TraceCeilings | None) -> UnitBusy | None:
     if tc is None or not tc.pass_counts:
         return None
     bound = [u for u in tc.loops if u.mfma_busy >= MATRIX_CORE_BOUND_BUSY]

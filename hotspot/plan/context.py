@@ -26,7 +26,7 @@ from hotspot.plan.location import Location
 from hotspot.record import record
 
 if TYPE_CHECKING:
-    from hotspot.att.issue_share import TraceCeilings
+    from hotspot.att.issue_share import TraceCeilings, UnitBusy
 
 
 class Row(Protocol):
@@ -60,6 +60,8 @@ class PlanContext:
     # worked out once per plan by the rules that share them
     wait_pairs: dict[str, list[Pair]] | None = None  # waits_rules.assign_pairs
     poll_rows: frozenset[int] | None = None         # spin_rules.spin_rows
+    # ceiling_rules.bound_scope, in a 1-tuple (None inside is an answer: no scope at the matrix core)
+    matrix_bound: tuple[UnitBusy | None] | None = None
 
     # --- presence ------------------------------------------------------------------------------
     def has(self, name: str) -> bool:

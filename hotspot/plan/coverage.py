@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from hotspot.arch.classify import Category
 from hotspot.att.code_totals import InstructionStat
+from hotspot.att.issue_share import UnitBusy
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.plan.model import Kind, PlanItem, Site
 from hotspot.record import record
@@ -89,15 +90,17 @@ BANDWIDTH_ROOF_CLASSES = frozenset({Category.WAIT_VMCNT, Category.WAIT_MIXED, Ca
 AT_ROOF = "at_the_roof"
 
 
-def roof_rows(item: PlanItem, instructions: list[InstructionStat]) -> list[int] | None:
-    """The rows a roof verdict (evidence `at_the_roof`) explains, or None for any other item."""
-    ev = {e.metric: e.value for e in item.evidence}
-    if not ev.get(AT_ROOF):
+def roof_rows(item: PlanItem, instructions: list[InstructionStat], bound: UnitBusy | None
+              ) -> list[int] | None:
+    """The rows a roof verdict (evidence `at_the_roof`) explains, or None for any other item;
+    `bound`: the scope at the matrix core (hotspot/plan/ceiling_rules.py `bound_scope`), whose
+    rows the `matrix-core-bound` verdict names."""
+    if not any(e.metric == AT_ROOF and e.value for e in item.evidence):
         return None
     if item.id == "bandwidth-bound":
         return [i.line_number for i in instructions if i.category in BANDWIDTH_ROOF_CLASSES]
-    lo, hi = ev.get("first_row"), ev.get("last_row")
-    if isinstance(lo, int) and isinstance(hi, int):
+    lo, hi = (bound.first_row, bound.last_row) if bound is not None else (None, None)
+    if lo is not None and hi is not None:
         return [i.line_number for i in instructions if lo <= i.line_number <= hi]
     return [i.line_number for i in instructions]
 
@@ -110,15 +113,16 @@ def site_row(s: Site) -> int | None:
 
 
 def coverage_of(items: list[PlanItem], instructions: list[InstructionStat],
-                waits: list[WaitBlame] | None) -> Coverage:
-    """The plan's coverage of the stall: per row, per top class, and the gap of the top class."""
+                waits: list[WaitBlame] | None, bound: UnitBusy | None = None) -> Coverage:
+    """The plan's coverage of the stall: per row, per top class, and the gap of the top class
+    (`bound`: the scope at the matrix core, see roof_rows)."""
     stall_at = {i.line_number: i.stall for i in instructions}
     by_row: dict[int, int] = {}
     kernel_wide: list[str] = []
     for it in items:
         if it.kind == Kind.CAPTURE:
             continue
-        roof = roof_rows(it, instructions)
+        roof = roof_rows(it, instructions, bound)
         if roof is not None:  # a roof verdict explains the whole stall of the rows it bounds
             for n in roof:
                 by_row[n] = max(by_row.get(n, 0), stall_at.get(n, 0))

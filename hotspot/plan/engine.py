@@ -511,7 +511,8 @@ def run_plan(analysis: DispatchAnalysis, pmc: KernelReport | None = None,
     trust = trust_of(ctx)
     final = capture + [replace(it, rank=n) for n, it in enumerate(_apply_trust(trust, items), 1)]
     return PlanOutcome(summary, final, skipped, trust,
-                       coverage_of(final, ctx.analysis.instructions, ctx.analysis.waits), ctx.ceilings)
+                       coverage_of(final, ctx.analysis.instructions, ctx.analysis.waits,
+                                   bound_scope(ctx)), ctx.ceilings)
 
 
 def _absorb(items: list[PlanItem], absorbed: list[tuple[PlanItem, str]],

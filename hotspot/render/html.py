@@ -277,12 +277,14 @@ def _summary(a: DispatchAnalysis, plan: list[PlanItem] | None, prefix: str, unit
 
 
 def _roofline(view: ReportDispatch, prefix: str) -> str:
-    """The roofline picture (hotspot/render/html_roofline.py) from every code row's count: the
-    report's full listing; a page without it (a saved or `analyze` page) says so."""
+    """The roofline picture (hotspot/render/html_roofline.py) from every executed row's count: the
+    report's full listing, or an analysis that holds every executed instruction (a saved one whose
+    tables are complete); a page with only the top rows says so."""
     from hotspot.att.kernel_roofline import Roofline, roofline_of
     from hotspot.render.html_roofline import figure
 
     rows, complete = _isa_rows(view)
+    complete = complete or view.analysis.tables_complete is True  # rows never executed add no FLOPs
     if complete:
         model = roofline_of(view.analysis, [(r.isa, r.hit) for r in rows], view.counters)
     else:

@@ -8,7 +8,7 @@ from hotspot.pmc.analysis import DispatchReport, KernelReport
 from hotspot.pmc.api import PmcData
 from hotspot.pmc.estimate import Estimate
 from hotspot.diagnostics import terminal_width
-from hotspot.render.names import distinct, fit_distinct
+from hotspot.kernel_names import distinct, fit_distinct
 from hotspot.render.sections import Sections
 from hotspot.render.tables import heading, num, pct, table
 from hotspot.result import Result

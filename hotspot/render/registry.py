@@ -2,7 +2,7 @@
 serialization and needs none): one table keyed by (view, format), for every command. A view is
 a command's name, or a named way of showing its Result (`brief`, `plan detail`, `report page`).
 The views are declared in each command's SPEC (hotspot/commandspec.py) and read here from the
-command index (hotspot/clihelp/pages.py `VIEWS`, written by scripts/gen_help.py). Renderers are
+command index (hotspot/clihelp/index.py `VIEWS`, written by scripts/gen_help.py). Renderers are
 named, not imported: `--format json` never loads table or HTML code."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hotspot.clihelp.pages import VIEWS
+from hotspot.clihelp.index import VIEWS
 
 if TYPE_CHECKING:
     from hotspot.result import Result

@@ -72,7 +72,7 @@ def _is_location(cell: str) -> bool:
 PROSE_HEADERS = frozenset({"detail", "fix", "hint", "note", "notes", "why", "evidence", "message",
                            "description", "next", "next step", "what to do", "reason"})
 # Columns of kernel names: each row gets the least detail that tells it from the others
-# (hotspot/render/names.py), wrapped over up to NAME_LINES lines.
+# (hotspot/kernel_names.py), wrapped over up to NAME_LINES lines.
 NAME_HEADERS = frozenset({"kernel", "kernel name", "name"})
 NAME_LINES = 3
 NAME_COLUMN = 20  # a name column keeps at least this many characters (or its header)
@@ -167,7 +167,7 @@ def _wrapped_names(col: list[str], width: int) -> list[list[str]]:
 
 def _names(cells: list[str]) -> list[str]:
     """The distinct short forms of a column of kernel names (blank cells stay blank)."""
-    from hotspot.render.names import distinct
+    from hotspot.kernel_names import distinct
 
     filled = [i for i, c in enumerate(cells) if c]
     short = distinct([cells[i] for i in filled])
@@ -179,7 +179,7 @@ def _names(cells: list[str]) -> list[str]:
 
 def _elide_column(cells: list[str], width: int) -> list[str]:
     """Cells in `width` characters, different cells kept different, a leading `#row` kept."""
-    from hotspot.render.names import fit_distinct
+    from hotspot.kernel_names import fit_distinct
 
     keep = [len(m.group(0)) if (m := _ROW_PREFIX.match(c)) else 0 for c in cells]
     return fit_distinct(cells, width, keep)

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,8 @@ if str(ROOT) not in sys.path:
 # issue 37, point 6: the scan alone per core, and the fresh analysis per CPU second (whole process)
 SCAN_TARGET_MB_S = 600
 FRESH_TARGET_MB_S = 250
+# Last stderr characters of a failed run kept for its error line (as benchkit/measure.py keeps).
+STDERR_TAIL_CHARS = 400
 
 
 def _cpu() -> int:
@@ -114,16 +117,24 @@ def measure(dispatch: Path) -> dict:
             "pass_mb_s": mb / (pass_ns / 1e9)}
 
 
+class RunFailed(Exception):
+    """A measured command ended with an error: its command line, exit code and last stderr."""
+
+
 def fresh(dispatch: Path, runs: int) -> dict:
-    """A fresh `hotspot analyze` as a whole process, `runs` times: median user + system seconds."""
+    """A fresh `hotspot analyze` as a whole process, `runs` times: median user + system seconds.
+    A run that fails raises RunFailed naming the command (main: one line, exit 1)."""
     cmd = [sys.executable, "-m", "hotspot", "analyze", str(dispatch), "--jobs", "1", "--no-cache",
            "--format", "json"]
     env = {**os.environ, "HOTSPOT_CACHE": "off"}
     cpu = []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode:
+            tail = " ".join(done.stderr.decode("utf-8", "replace").split())[-STDERR_TAIL_CHARS:]  # one line
+            raise RunFailed(f"{shlex.join(cmd)}: exit {done.returncode}" + (f": {tail}" if tail else ""))
         cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return {"fresh_cpu_s": statistics.median(cpu), "fresh_cpu_range_s": [min(cpu), max(cpu)]}
 
@@ -140,6 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-fresh", action="store_true", help="skip the whole-process fresh analysis")
     a = ap.parse_args(argv)
     os.environ["HOTSPOT_CACHE"] = "off"
+    try:
+        out = _rates(a)
+    except RunFailed as e:
+        print(f"scanrate: {e}", file=sys.stderr)
+        return 1
+    if a.json:
+        print(json.dumps(out, indent=2))
+    return 0
+
+
+def _rates(a: argparse.Namespace) -> list[dict]:
+    """Each dispatch's rates (printed as they come without --json)."""
     out = []
     for d in a.dirs:
         runs = [measure(d) for _ in range(a.runs)]
@@ -165,9 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  fresh analyze, whole process   {best['fresh_cpu_s']:7.3f} s  "
                       f"{best['fresh_mb_s']:8.0f} MB per CPU second (median of {a.runs}, "
                       f"{lo:.3f}-{hi:.3f} s); >= {FRESH_TARGET_MB_S}: {best['fresh_target']}")
-    if a.json:
-        print(json.dumps(out, indent=2))
-    return 0
+    return out
 
 
 if __name__ == "__main__":

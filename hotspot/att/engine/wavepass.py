@@ -13,7 +13,7 @@ folded column-wise by hotspot/att/engine/groups.py, which gives the same sums mu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from hotspot.record import record
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ from hotspot.capture import (
 )
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
+from hotspot.jsontypes import JsonValue
 
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
@@ -226,8 +227,9 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         # the issue sums of a wave it folds itself)
         pre = (scan(mod, data) if mod is not None and (sampled or (opts.issue is not None and not in_c))
                else None)
+        doc: JsonValue = None  # orjson's parse when the issue accumulator took one: the fold reuses it
         if opts.issue is not None and not in_c:
-            observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
+            doc = observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
         if sampled:  # from the bytes just read: the file is opened once
             pending = (WaveFile(path, se, simd, slot, n), data, pre)
         if fused is not None and in_c:
@@ -239,8 +241,8 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             if done:
                 continue
             if opts.issue is not None:  # from C's scan (None: only orjson reads the file)
-                observe_issue(part, opts.issue, mod if scanned is not None else None, data, path,
-                              se, simd, scanned)
+                doc = observe_issue(part, opts.issue, mod if scanned is not None else None, data, path,
+                                    se, simd, scanned)
         else:  # the scan taken above for the issue columns or the sample serves the fold too
             scanned = pre if pre is not None else scan(mod, data) if mod is not None else None
         if scanned is not None:
@@ -260,7 +262,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             else:
                 assert data is not None  # kept: the scanner did not read this wave
                 wave = wave_from_doc(WaveFile(path, se, simd, slot, n),
-                                     parse_json(Path(path), data))
+                                     doc if doc is not None else parse_json(Path(path), data))
                 check_wave(path, wave.begin, wave.end,
                            *record_ranges(path, wave.instructions, wave.timeline))
                 cu = wave.cu if wave.cu is not None else -1
@@ -281,10 +283,11 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
 
 
 def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, data: bytes, path: str,
-                  se: int, simd: int, scanned: ScannedWave | None = None) -> None:
+                  se: int, simd: int, scanned: ScannedWave | None = None) -> JsonValue:
     """Hand one wave's columns to the partial's issue accumulator (the scanner's int64 columns,
     else orjson's records; `scanned`: the bytes' scan when taken already). A file the fold will
-    refuse is skipped here: the fold says why."""
+    refuse is skipped here: the fold says why. Returns the document when it parsed the bytes with
+    orjson (None otherwise), so that the fold does not parse them again."""
     if part.issue is None:
         part.issue = IssueAccumulator()
     # while the C fold is attached its sums are the partial's (in file order): add there
@@ -292,21 +295,25 @@ def observe_issue(part: WavePartial, w: IssueWeights, mod: ModuleType | None, da
         part.native.issue if part.native is not None and part.native.issue is not None else part.issue)
     if scanned is None and mod is not None:
         scanned = scan(mod, data)
+    parsed: JsonValue = None
     try:
         if scanned is not None:
             acc.add_wave(w, (se, int(scanned.cu if scanned.cu is not None else -1), simd),
                          int(scanned.begin), int(scanned.end), scanned.column("lines"),
                          scanned.column("times"), scanned.column("durations"),
                          (scanned.sequence_hash, scanned.lines))
-            return
-        doc = orjson.loads(data).get("wave") or {}
+            return None
+        loaded: Any = orjson.loads(data)  # any shape: a wrong one is caught below
+        parsed = loaded
+        doc = loaded.get("wave") or {}
         ins = doc.get("instructions") or []
         acc.add_wave(w, (se, int(doc.get("cu", -1)), simd), int(doc.get("begin") or 0),
                      int(doc.get("end") or 0), [int(r[4]) for r in ins], [int(r[0]) for r in ins],
                      [int(r[3]) for r in ins])
     except (TypeError, ValueError, OverflowError, IndexError, KeyError, AttributeError,
             orjson.JSONDecodeError):  # OverflowError: a value past C's int64 (the fold refuses it)
-        return
+        pass
+    return parsed
 
 
 def run_wave_pass(files: Sequence[WaveFile], opts: PassOptions, jobs: int | None = None,

@@ -1,4 +1,5 @@
-"""Kernel names in tables: short forms that stay distinct (formatting only; JSON keeps the full name).
+"""Kernel names in tables and one-line messages: short forms that stay distinct (formatting only;
+JSON keeps the full name).
 
 A demangled C++ kernel name is hundreds of characters; its base name alone (`reduce_kernel<…>`)
 is the same for every instantiation of a template. A column of names gets, per row, the least
@@ -236,3 +237,16 @@ def fit_distinct(cells: Sequence[str], width: int, keep: Sequence[int] | None = 
                 at = first_difference(cells[i], members)
                 out[i] = elide_around(cells[i], width, at, keep[i] if keep else 0)
     return out
+
+
+def fit_name(name: str, width: int, others: Sequence[str] = ()) -> str:
+    """`name` in at most `width` characters for a one-line message: its most detailed short form
+    that fits, never less detail than tells it from `others` (the names it is set beside); when
+    even that is too wide, elided around where it differs from them."""
+    options = forms(name)
+    least = distinct([name, *others])[0]
+    start = options.index(least) if least in options else 0
+    fitting = [f for f in options[start:] if len(f) <= width]
+    if fitting:
+        return fitting[-1]
+    return elide_around(least, width, first_difference(least, [compact(o) for o in others]))
