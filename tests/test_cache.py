@@ -550,3 +550,40 @@ def test_glob_match_equals_fnmatch_on_generated_globs(glob, name):
     import fnmatch
 
     assert deps.glob_match(name, glob) == fnmatch.fnmatchcase(name, glob)
+
+
+def test_code_files_follow_the_loaded_modules_and_code_signatures_stat_once_per_command(tmp_path,
+                                                                                         monkeypatch):
+    """code_files() and the import folders are remembered for one set of loaded modules (a diff
+    stores six entries with the same modules): a module loaded since is listed, one gone is not.
+    Code signatures are read once per command: a code file edited mid-command keeps the signature
+    the command started with, and the next command stats it afresh."""
+    import types
+
+    def fresh_code_files() -> list[str]:  # the definition, computed without the memo
+        stdlib = os.path.dirname(os.__file__)
+        return sorted({os.path.abspath(f) for m in list(sys.modules.values())
+                       if isinstance(f := getattr(m, "__file__", None), str) and not f.startswith(stdlib)})
+
+    assert deps.code_files() == fresh_code_files()
+    src = tmp_path / "hotspot_probe_mod.py"
+    src.write_text("X = 1\n")
+    pkg = tmp_path / "probe_pkg"
+    mod = types.ModuleType("hotspot_probe_mod")
+    mod.__file__ = str(src)
+    package = types.ModuleType("probe_pkg")
+    package.__path__ = [str(pkg)]
+    monkeypatch.setitem(sys.modules, "hotspot_probe_mod", mod)
+    monkeypatch.setitem(sys.modules, "probe_pkg", package)
+    assert str(src) in deps.code_files() and deps.code_files() == fresh_code_files()
+    assert str(pkg) in deps._import_dirs()
+    monkeypatch.delitem(sys.modules, "hotspot_probe_mod")
+    monkeypatch.delitem(sys.modules, "probe_pkg")
+    assert str(src) not in deps.code_files() and str(pkg) not in deps._import_dirs()
+
+    before = deps.signature(str(src))
+    with deps.one_command():
+        assert deps.code_signatures([str(src)]) == [before]
+        os.utime(src, ns=(1, 1))  # edited while the command runs
+        assert deps.code_signatures([str(src)]) == [before]
+    assert deps.code_signatures([str(src)]) == [deps.signature(str(src))] != [before]

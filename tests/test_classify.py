@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hotspot.arch.classify import CATEGORIES, DELIBERATELY_OTHER, classify, mnemonic_of
 
@@ -104,3 +106,21 @@ def test_taxonomy_doc_lists_every_category_and_deliberate_other():
         assert f"| `{cat}` |" in text, cat
     for m in DELIBERATELY_OTHER:
         assert re.search(rf"`{re.escape(m)}`", text), m
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aZ_9 \t,\n.[]:\u00a0\u2003x")), max_size=24))
+def test_mnemonic_is_the_text_up_to_the_first_space_tab_or_comma(isa):
+    """The mnemonic of an instruction's text, by its definition: stripped, cut at the first space,
+    tab or comma, lower case (other whitespace, such as a no-break space, is part of it)."""
+    text = isa.strip()
+    cuts = [i for i, ch in enumerate(text) if ch in " \t,"]
+    assert mnemonic_of(isa) == text[:cuts[0] if cuts else len(text)].lower()
+
+
+def test_classes_by_mnemonic_are_those_of_the_prefix_table_whatever_the_operands():
+    """Instructions of one mnemonic get the same class whatever their operands (the class is
+    looked up once per mnemonic)."""
+    for ops in ("v[0:3], v4", "v1, v2 offset:16", ""):
+        assert classify(f"global_load_dwordx4 {ops}".strip()).category == "vmem-load"
+        assert classify(f"V_MFMA_F32_32X32X8_F16 {ops}".strip()).category == "mfma"

@@ -146,14 +146,13 @@ class Classified:
     wait_counters: tuple[tuple[str, int], ...] = ()  # s_waitcnt counters and their thresholds
 
 
+# the mnemonic: the text up to the first space, tab or comma
+_MNEMONIC = re.compile(r"[^ \t,]*")
+
+
 def mnemonic_of(isa: str) -> str:
-    text = isa.strip()
-    end = len(text)
-    for i, ch in enumerate(text):
-        if ch in " \t,":
-            end = i
-            break
-    return text[:end].lower()
+    m = _MNEMONIC.match(isa.strip())  # always matches (`*`), maybe empty
+    return m.group().lower() if m else ""
 
 
 def wait_counters(isa: str) -> tuple[tuple[str, int], ...]:
@@ -182,6 +181,9 @@ def classify(isa: str) -> Classified:
     return Classified(mnemonic, category, direct_to_lds=direct)
 
 
+# by mnemonic (a listing holds ~100 distinct ones among ~2,000 instructions, and `classify` is
+# cached by the whole instruction text, operands included, so nearly every row misses there)
+@lru_cache(maxsize=4096)
 def _by_prefix(mnemonic: str) -> Category:
     best, best_len = C.OTHER, 0
     for prefix, category in _PREFIX_CATEGORY:

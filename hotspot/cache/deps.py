@@ -234,12 +234,32 @@ def split(items: Iterable[object], code: Iterable[str] = ()) -> tuple[list[str],
 def _import_dirs() -> set[str]:
     """Folders the import system lists to find modules (sys.path, package folders): what they
     hold matters through the modules loaded from them, which are checked as code files."""
+    mods = _loaded()
+    key = (mods, tuple(sys.path), os.getcwd())  # relative entries are made absolute
+    got = _import_dirs_memo.get("last")
+    if got is not None and got[0] == key:
+        return set(got[1])
     out = {os.path.abspath(p) for p in sys.path if isinstance(p, str)}
-    for mod in list(sys.modules.values()):
+    for mod in mods:
         for p in getattr(mod, "__path__", None) or ():
             if isinstance(p, str):
                 out.add(os.path.abspath(p))
+    _import_dirs_memo["last"] = (key, frozenset(out))
     return out
+
+
+# code_files() and _import_dirs() of the last set of loaded modules (and sys.path) they were made
+# for: a command stores several entries (a diff: each side's survey, analysis and samples) with
+# the same modules loaded, and each listing walks ~800 modules of an MCP server (~2 ms). One
+# (key, value) pair each, replaced whole: threads of the MCP server read them at once.
+_code_files_memo: dict[str, tuple[tuple[tuple[object, ...], str], tuple[str, ...]]] = {}
+_import_dirs_memo: dict[str, tuple[tuple[tuple[object, ...], tuple[object, ...], str],
+                                   frozenset[str]]] = {}
+
+
+def _loaded() -> tuple[object, ...]:
+    """The loaded modules, as objects: equal tuples (compared by identity) are the same modules."""
+    return tuple(sys.modules.values())
 
 
 def largest_file(paths: list[str]) -> int:
@@ -313,10 +333,32 @@ def code_files() -> list[str]:
     """Source files of every module loaded, outside the standard library (which the interpreter's
     version stands for): hotspot itself, typer, orjson... An entry depends on them all, so an edit
     of the code or an upgrade makes it stale."""
+    key = (_loaded(), os.getcwd())  # a relative __file__ is made absolute
+    got = _code_files_memo.get("last")
+    if got is not None and got[0] == key:
+        return list(got[1])
     stdlib = os.path.dirname(os.__file__)
     out = set()
-    for mod in list(sys.modules.values()):
+    for mod in key[0]:
         f = getattr(mod, "__file__", None)
         if isinstance(f, str) and not f.startswith(stdlib):
             out.add(os.path.abspath(f))
-    return sorted(out)
+    files = sorted(out)
+    _code_files_memo["last"] = (key, tuple(files))
+    return files
+
+
+def code_signatures(code: list[str]) -> list[Signature]:
+    """`signatures(code)` of code files, each stat'ed once per command (`one_command()`): the
+    code running a command is the code loaded when it started, whatever an edit does meanwhile
+    (a later command finds the edit stale). Outside a command every call stats afresh."""
+    if not _confirmed:
+        return signatures(code)
+    confirmed = _confirmed[-1]
+    out: list[Signature] = []
+    for path in code:
+        if path in confirmed:
+            out.append(confirmed[path])
+        else:
+            out.append(confirmed.setdefault(path, signature(path)))
+    return out

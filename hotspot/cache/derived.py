@@ -94,7 +94,7 @@ def _store(folder: str, name: str, key: bytes, value: object, added: list[str], 
         import pickle
 
         head = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
-                              deps.signatures(code)))
+                              deps.code_signatures(code)))
         store.write_entry(folder, name, len(head).to_bytes(HEAD_LENGTH, "little") + head,
                           lambda fh: pickle.dump((value, added), fh,
                                                  protocol=pickle.HIGHEST_PROTOCOL), key=key)

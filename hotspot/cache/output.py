@@ -234,6 +234,6 @@ def _store(p: Plan, read: set[object], written: list[str], started: int, out: by
     sigs = deps.signatures(paths)
     if not deps.settled(sigs, started):
         return
-    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.signatures(code), 0, out, err,
+    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.code_signatures(code), 0, out, err,
                           files))
     store.write_entry(p.folder, p.name, body, key=p.key)

@@ -414,9 +414,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if b.info.waves != a.info.waves:
         warnings.append(f"the sides traced different numbers of waves ({b.info.waves} vs "
                         f"{a.info.waves}): every row is cycles per traced wave, as always")
-    work_of = {id(tb): _work(tb), id(ta): _work(ta)}  # executed instructions per sample
-    if line_map is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
-        _warn_different_work(work_of[id(tb)], work_of[id(ta)], warnings)
+    # executed instructions per sample: read for the same code only (the scale below)
+    same_work = (_work(tb), _work(ta)) if line_map is not None else None
+    if same_work is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
+        _warn_different_work(*same_work, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
     # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
@@ -433,8 +434,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     # and the test's unit per wave is its executed instructions. Changed code is compared per
     # wave as it ran (an edit may change the work, and that is the change).
     work_b = work_a = None
-    if line_map is not None:
-        work_b, work_a = work_of[id(tb)], work_of[id(ta)]
+    if same_work is not None:
+        work_b, work_a = same_work
         if not (sum(work_b) and sum(work_a)):
             work_b = work_a = None
     scale_b = scale_a = 1.0

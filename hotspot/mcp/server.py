@@ -53,7 +53,8 @@ INSTRUCTIONS = (
 # neither does the start nor a call that comes at once.
 PRELOAD = ("hotspot.plan.entry_point", "hotspot.plan.brief", "hotspot.att.capture_analysis",
            "hotspot.att.wave_results", "hotspot.att.engine.wavepass", "hotspot.att.engine.native",
-           "hotspot.cache.derived", "hotspot.capture.target", "hotspot.diff.api", "hotspot.pmc.api",
+           "hotspot.cache.derived", "hotspot.capture.target", "hotspot.diff.api", "hotspot.diff.stats",
+           "hotspot.diff.workgroups", "hotspot.att.wave_samples", "hotspot.pmc.api",
            "hotspot.trace.api", "hotspot.export.report_file", "hotspot.export.perfetto",
            "hotspot.export.timeline", "hotspot.render.registry", "hotspot.render.html")
 PRELOAD_IDLE_S = 0.2
