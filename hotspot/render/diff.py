@@ -13,7 +13,6 @@ KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle:
                "category": "Stall by category",
                "loop": "Stall by loop", "line": "Stall by source line",
                "load": "Blamed stall by load (what the waits wait for)"}
-MINUS = "\u2212"
 
 
 def render_text(result: Result[Any]) -> str:
@@ -24,15 +23,14 @@ def render_markdown(result: Result[Any]) -> str:
     return _render(result.data, markdown=True)
 
 
-def _signed(value: float, digits: int) -> str:
-    return f"{value:+.{digits}f}".replace("-", MINUS)
-
-
 def change_text(r: Any) -> str:
-    """`-9.6% [−14, −5]`: the change of cycles per wave and its interval."""
+    """`-9.6% [−14, −5]`: the change of cycles per wave and its interval (hotspot/diff/fmt.py: an
+    end that would round to 0 gets a decimal)."""
+    from hotspot.diff.fmt import change, interval
+
     if r.change_pct is None or r.ci_pct is None:
         return ""
-    return (f"{_signed(r.change_pct, 1)}% [{_signed(r.ci_pct[0], 0)}, {_signed(r.ci_pct[1], 0)}]")
+    return f"{change(r.change_pct)} {interval(r.ci_pct)}"
 
 
 def _verdict_cell(r: Any, level: float) -> str:
