@@ -138,7 +138,7 @@ class NoiseInfo:
     level: float
     capture_sd_before: float  # σ of each side's capture factor (log scale)
     capture_sd_after: float
-    floor_sd: float  # the calibrated floor (CAPTURE_NOISE_SD)
+    floor_sd: float  # the floor (CAPTURE_NOISE_SD, measured: hotspot/diff/noise.py)
     replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
@@ -407,7 +407,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         _warn_different_work(work_of[id(tb)], work_of[id(ta)], warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
-    # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
+    # the floor weighing as the degrees of freedom of its own estimate); a side's factor is the mean of its k
     # captures' factors, so its sd is σ / √k
     sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
                       / (FLOOR_DF + replicate_df))
