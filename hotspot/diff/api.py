@@ -407,7 +407,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         _warn_different_work(work_of[id(tb)], work_of[id(ta)], warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
-    # the floor weighing as the degrees of freedom of its own estimate); a side's factor is the mean of its k
+    # the floor weighing as those of its own estimate); a side's factor is the mean of its k
     # captures' factors, so its sd is σ / √k
     sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
                       / (FLOOR_DF + replicate_df))
