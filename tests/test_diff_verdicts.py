@@ -250,7 +250,7 @@ def test_every_view_of_a_real_pair_agrees_with_the_rows(corpus, cli):
     ([0.3, 5.2], "[+0.3, +5]"), ([-0.3, 5.2], "[\u22120.3, +5]"), ([-7.6, -0.04], "[\u22128, \u22120.04]"),
     ([0.0, 4.0], "[+0, +4]"), ([1.2, 3.6], "[+1, +4]")])
 def test_an_interval_end_never_prints_as_zero_unless_it_is(ci, text):
-    from hotspot.diff.fmt import change, interval
+    from hotspot.render.diff import change_pct as change, interval
 
     assert interval(ci) == text
     assert change(-0.04) == "\u22120.04%" and change(0.0) == "+0.0%" and change(12.34) == "+12.3%"

@@ -773,7 +773,7 @@ def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
 
 
 def _fmt_ci(ci: list[float] | None) -> str:
-    from hotspot.diff.fmt import interval
+    from hotspot.render.diff import interval
 
     return interval(ci)
 
@@ -833,9 +833,9 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
 
 
 def _signed_pct(value: float) -> str:
-    from hotspot.diff.fmt import change
+    from hotspot.render.diff import change_pct
 
-    return change(value)
+    return change_pct(value)
 
 
 def _stall_part(stall: DiffRow | None) -> str:
