@@ -254,3 +254,23 @@ def test_an_interval_end_never_prints_as_zero_unless_it_is(ci, text):
 
     assert interval(ci) == text
     assert change(-0.04) == "\u22120.04%" and change(0.0) == "+0.0%" and change(12.34) == "+12.3%"
+
+
+@pytest.mark.usefixtures("shared_analyses")
+def test_a_headline_interval_that_excludes_zero_without_q_says_so(corpus):
+    """The verdict never reads against the interval printed below it: a time per wave whose
+    interval excludes 0 while its q-value (over every tested row) is above 0.05 is said so."""
+    from dataclasses import replace
+
+    from hotspot.diff.api import HEADLINE, _summary
+
+    result = _pair(corpus, f"{REPLICATES}/big/{BIG[0]}", f"{REPLICATES}/big/{BIG[1]}")
+    head = next(r for r in result.rows if r.key == HEADLINE)
+    assert not head.significant and head.p >= 0.05  # as captured: nothing to say
+    assert "excludes 0" not in result.summary.verdict
+    moved = replace(head, change_pct=3.0, ci_pct=[0.4, 6.1], p=0.03, q=0.21)
+    rows = [moved if r is head else r for r in result.rows if not r.significant]
+    verdict = _summary(rows, result.code, True, result.noise.method).verdict
+    assert verdict.startswith("no change in time per wave beyond capture-to-capture noise")
+    assert "its interval +3.0% [+0.4, +6] excludes 0, but not after the false-discovery " \
+           "correction over the tested rows (q 0.21)" in verdict

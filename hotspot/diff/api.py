@@ -806,10 +806,10 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
     elif sig:
         verdict = (f"{lead}time per wave within capture-to-capture noise"
                    + (f" (±{noise_pct:.0f}% on this kernel)" if noise_pct is not None else "")
-                   + f"; {len(sig)} row(s) moved beyond it")
+                   + _q_part(head) + f"; {len(sig)} row(s) moved beyond it")
     elif noise_pct is not None:
         verdict = (f"{lead}no change in time per wave beyond capture-to-capture noise "
-                   f"(±{noise_pct:.0f}% on this kernel)")
+                   f"(±{noise_pct:.0f}% on this kernel)" + _q_part(head))
     else:
         verdict = f"{lead}not decided: {head.not_tested or 'no row could be tested'}"
     if same_kernel and head is not None and not head.significant:
@@ -830,6 +830,15 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
         stall.before if stall else None, stall.after if stall else None,
         stall.change_pct if stall else None, stall.ci_pct if stall else None,
         bool(stall and stall.significant), noise_pct, verdict, advice)
+
+
+def _q_part(head: DiffRow) -> str:
+    """The headline's interval excludes 0 but its q-value does not call it (the correction over
+    every tested row): said, so the verdict does not read against the interval printed below."""
+    if head.p is None or head.p >= 1 - LEVEL or head.ci_pct is None or head.change_pct is None:
+        return ""
+    return (f"; its interval {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} excludes 0, "
+            f"but not after the false-discovery correction over the tested rows (q {head.q:.2f})")
 
 
 def _signed_pct(value: float) -> str:
