@@ -274,3 +274,24 @@ def test_a_headline_interval_that_excludes_zero_without_q_says_so(corpus):
     assert verdict.startswith("no change in time per wave beyond capture-to-capture noise")
     assert "its interval +3.0% [+0.4, +6] excludes 0, but not after the false-discovery " \
            "correction over the tested rows (q 0.21)" in verdict
+
+
+@pytest.mark.usefixtures("shared_analyses")
+def test_cost_per_execution_is_as_it_ran_when_the_same_code_is_scaled(corpus):
+    """Same code, traced waves of different work (34195 ran 305,936 instructions in 32 waves,
+    25171 353,256): before/after are scaled to the same work per wave, and so are the executions,
+    so cycles / executions is each category's stall per execution as its capture ran it:
+    Σ stall / Σ executions of the category's instructions, from the analysis itself."""
+    base = corpus / REPLICATES / "big"
+    sides = [load_side(base / name, None, None, []) for name in (BIG[0], BIG[2])]
+    result = compare(*sides, [])
+    assert result.code.same
+    for side, when in zip(sides, ("before", "after")):
+        x = side.analyses[0]
+        for r in (r for r in result.rows if r.kind == "category"):
+            members = [i for i in x.instructions if i.category == r.label]
+            hits = sum(i.hit for i in members)
+            if not hits:
+                continue
+            assert getattr(r, f"per_execution_{when}") == pytest.approx(
+                sum(i.stall for i in members) / hits, rel=1e-9), (when, r.key)
