@@ -386,3 +386,26 @@ def test_bootstrap_interval_matches_the_normal_theory_of_a_large_sample():
     assert t.change == pytest.approx(observed)
     assert t.ci[1] - t.ci[0] == pytest.approx(math.exp(2 * 1.96 * sd) - 1, rel=0.15)
     assert 0.05 < t.p <= 1  # the same distribution: no change
+
+
+def test_the_floor_is_the_replicate_spread_of_its_source_captures(corpus):
+    """noise.FLOOR_CAPTURES holds what the corpus gives (not a number set by hand), and the floor
+    is the sd diff's replicate estimate takes of them (hotspot/diff/api.py `_replicate_sd`)."""
+    from hotspot.diff import noise
+    from hotspot.diff.api import _replicate_sd
+
+    base = corpus / REPLICATES / "big"
+    sides = []
+    for name, stall, hits in noise.FLOOR_CAPTURES:
+        side = load_side(base / name, None, None, [])
+        x = side.analyses[0]
+        assert (x.totals.stall, x.totals.hit) == (stall, hits), name
+        sides.append(side)
+    logs = [math.log(stall / hits) for _name, stall, hits in noise.FLOOR_CAPTURES]
+    mean = sum(logs) / len(logs)
+    by_hand = math.sqrt(sum((v - mean) ** 2 for v in logs) / (len(logs) - 1))
+    assert noise.CAPTURE_NOISE_SD == pytest.approx(by_hand)
+    assert noise.FLOOR_DF == len(noise.FLOOR_CAPTURES) - 1 == 2
+    # the same estimate diff makes when one side holds these captures as replicate dispatches
+    pooled = replace(sides[0], analyses=[s.analyses[0] for s in sides])
+    assert _replicate_sd([pooled]) == (pytest.approx(by_hand), 2)

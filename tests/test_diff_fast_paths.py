@@ -102,9 +102,10 @@ def test_short_runs_negative_or_huge_lines_keep_the_record_fold():
 
 
 def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, replicates: int,
-                      seed: int, level: float, row_sd=()) -> list[stats.RowTest | None]:
+                      seed: int, level: float, row_sd=(), centres=()) -> list[stats.RowTest | None]:
     """The resampling test written out replicate by replicate (no packing, no shared fields):
-    the same draws from the same seed, each replicate's sums taken over the waves drawn."""
+    the same draws from the same seed, each replicate's sums taken over the waves drawn; a row's
+    replicates moved onto its centre (the shown change) when it has one."""
     rng = random.Random(seed)
 
     def drawn_waves(side: stats.SideSamples) -> list[list[int]]:
@@ -160,17 +161,39 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
         if not diffs:
             results.append(None)
             continue
+        change = ra / rb - 1
+        centre = centres[row] if row < len(centres) else None
+        if centre is not None and centre > -1:
+            shift = math.log1p(centre) - math.log(ra / rb)
+            diffs = [d + shift for d in diffs]
+            change = centre
         across = min(bisect_right(diffs, 0.0), len(diffs) - bisect_left(diffs, 0.0))
-        if across >= stats.MIN_TAIL:
-            p = 2 * (1 + across) / (1 + len(diffs))
-        else:
+        p = inverting_p(diffs, quantile)
+        if across < stats.MIN_TAIL and p < 1 - level:
             mean = sum(diffs) / len(diffs)
             sd = math.sqrt(sum((v - mean) ** 2 for v in diffs) / max(1, len(diffs) - 1))
-            p = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
+            tail = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
+            p = tail if tail < 1 - level else p
         lo, hi = quantile(diffs, (1 - level) / 2), quantile(diffs, (1 + level) / 2)
-        results.append(stats.RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1),
-                                     min(1.0, p)))
+        results.append(stats.RowTest(change, (math.exp(lo) - 1, math.exp(hi) - 1), p))
     return results
+
+
+def inverting_p(xs: list[float], quantile) -> float:
+    """2 × the share of the quantile function on the far side of 0: walked grid point by grid
+    point (each order statistic is the quantile at k/(n−1)) to the segment where it crosses 0,
+    then the crossing on that segment's line."""
+    n = len(xs)
+    if xs[0] == xs[-1]:
+        return 1.0 if xs[0] == 0 else 0.0
+    grid = [quantile(xs, k / (n - 1)) for k in range(n)]
+    # u_high: the quantile turns > 0 (after the last grid point <= 0)
+    k = max((i for i in range(n) if grid[i] <= 0), default=None)
+    u_high = 0.0 if k is None else 1.0 if k == n - 1 else (k - xs[k] / (xs[k + 1] - xs[k])) / (n - 1)
+    # u_low: the quantile stops being < 0 (after the last grid point < 0)
+    k = max((i for i in range(n) if grid[i] < 0), default=None)
+    u_low = 0.0 if k is None else 1.0 if k == n - 1 else (k - xs[k] / (xs[k + 1] - xs[k])) / (n - 1)
+    return min(1.0, 2 * min(u_high, 1 - u_low))
 
 
 def _side(rng: random.Random, rows: int, waves: int, shared: bool, zero_row: int | None
@@ -194,9 +217,12 @@ def test_bootstrap_equals_the_direct_computation(shared):
     after = _side(rng, 12, 32, shared, zero_row=None)
     row_sd = [0.0] * 12
     row_sd[5] = 0.2
-    fast = stats.bootstrap(before, after, 300, 17, 0.95, row_sd)
-    assert fast == _direct_bootstrap(before, after, 300, 17, 0.95, row_sd)
+    centres = [None] * 12
+    centres[2], centres[7] = 0.05, -0.3  # rows shown over more waves than resampled
+    fast = stats.bootstrap(before, after, 300, 17, 0.95, row_sd, centres)
+    assert fast == _direct_bootstrap(before, after, 300, 17, 0.95, row_sd, centres)
     assert any(t is not None for t in fast)
+    assert fast[2] is not None and fast[2].change == 0.05
 
 
 # ---------------------------------------------------------------------------------------------

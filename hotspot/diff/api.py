@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import field, replace
-from enum import Enum
 from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,6 +53,7 @@ from hotspot.diff.noise import (
 from hotspot.att.model import AnalysisMode, DispatchAnalysis, MultiAnalysis
 from hotspot.errors import EXIT_NOT_COMPARABLE, InputError, UsageError
 from hotspot.record import record
+from hotspot.strenum import TextEnum
 from hotspot.userregex import user_regex
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from hotspot.result import Result
     from hotspot.diff.stats import RowTest
 
-class RowKind(str, Enum):
+class RowKind(TextEnum):
     """What a diff row sums: written to JSON and text as its value, and equal to that string."""
 
     TOTAL = "total"
@@ -71,14 +71,8 @@ class RowKind(str, Enum):
     LINE = "line"
     LOAD = "load"
 
-    def __str__(self) -> str:
-        return self.value
 
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-
-class MatchedBy(str, Enum):
+class MatchedBy(TextEnum):
     """How a row of one side found its row on the other."""
 
     KEY = "key"  # the same key (same location, or same code grouped by the after side's)
@@ -86,12 +80,6 @@ class MatchedBy(str, Enum):
     MNEMONICS = "mnemonics"  # the ISA mnemonics of its instructions (a moved line or load)
     BEFORE_ONLY = "before-only"
     AFTER_ONLY = "after-only"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
 
 
 KINDS = tuple(RowKind)
@@ -150,7 +138,7 @@ class NoiseInfo:
     level: float
     capture_sd_before: float  # σ of each side's capture factor (log scale)
     capture_sd_after: float
-    floor_sd: float  # the calibrated floor (CAPTURE_NOISE_SD)
+    floor_sd: float  # the floor (CAPTURE_NOISE_SD, measured: hotspot/diff/noise.py)
     replicate_sd: float | None  # measured by replicate dispatches, when a side has them
     min_share_of_total: float
     note: str
@@ -420,7 +408,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         _warn_different_work(*same_work, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
-    # the floor weighing as the fixture pairs it came from); a side's factor is the mean of its k
+    # the floor weighing as those of its own estimate); a side's factor is the mean of its k
     # captures' factors, so its sd is σ / √k
     sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
                       / (FLOOR_DF + replicate_df))
@@ -455,6 +443,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     if any(x.mode != "cycles" for x in b.analyses + a.analyses):
         few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
     built = []
+    # the test is about the change shown: when a side's rows show more waves than it resamples,
+    # each row's replicates are moved onto its shown change (hotspot/diff/stats.py `centres`)
+    subset = _resampled_subset(b) or _resampled_subset(a)
+    centres: list[float | None] = []
     nums_b: list[list[float]] = []
     dens_b: list[list[int]] = []
     nums_a: list[list[float]] = []
@@ -470,8 +462,10 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         shown_a = series(vta, g_a, memo) if g_a else None
         vb = _value(vtb, shown_b, waves_b) * scale_b if shown_b else 0.0
         va = _value(vta, shown_a, waves_a) * scale_a if shown_a else 0.0
-        eb = _value(vtb, (shown_b[1], []), waves_b) if shown_b else None
-        ea = _value(vta, (shown_a[1], []), waves_a) if shown_a else None
+        # executions per wave at the cycles' scale (same code: the same work per wave), so that
+        # cycles / executions is the row's cost per execution as it ran
+        eb = _value(vtb, (shown_b[1], []), waves_b) * scale_b if shown_b else None
+        ea = _value(vta, (shown_a[1], []), waves_a) * scale_a if shown_a else None
         if g_b is not None and g_b.measure == "idle":
             vb = _mean([float(x.totals.idle) for x in b.analyses]) / waves_b * scale_b
             va = _mean([float(x.totals.idle) for x in a.analyses]) / waves_a * scale_a
@@ -503,13 +497,14 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             dens_b.append([round(x) for x in db])
             nums_a.append(na)
             dens_a.append([round(x) for x in da])
+            centres.append(va / vb - 1 if subset and vb else None)
 
     cl_b, st_b = _resampling_units(tb, b)
     cl_a, st_a = _resampling_units(ta, a)
     own_sd = _own_floors(built, (nums_b, dens_b, cl_b), (nums_a, dens_a, cl_a))
     tests = bootstrap(SideSamples(nums_b, dens_b, sd_b, cl_b, st_b),
                       SideSamples(nums_a, dens_a, sd_a, cl_a, st_a),
-                      REPLICATES, seed, LEVEL, own_sd) if nums_b else []
+                      REPLICATES, seed, LEVEL, own_sd, centres) if nums_b else []
     tested_p = [t.p for t in tests if t is not None]
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
@@ -522,9 +517,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         delta = va - vb
         delta_pct = 100 * delta / vb if vb else None
         # the printed change is the per-wave change of before -> after itself, so its sign is
-        # theirs; the interval is the bootstrap's around it
+        # theirs; the interval and p are the test's about that change (`centres` above)
         change = delta_pct if t is not None else None
-        ci = _ci_around(t, change) if t is not None else None
+        ci = [100 * t.ci[0], 100 * t.ci[1]] if t is not None else None
         rows.append(DiffRow(
             f"{ref.kind}:{label}", RowKind(ref.kind), label, vb, va, delta, delta_pct, "per wave",
             eb, ea, vb / eb if eb else None, va / ea if ea else None, change, ci,
@@ -653,15 +648,10 @@ def _mean_waves(side: _Side) -> float:
     return _mean([float(x.dispatch.waves) for x in side.analyses]) or 1.0
 
 
-def _ci_around(t: "RowTest", change: float | None) -> list[float]:
-    """The bootstrap interval of a row, in percent, as drawn around the per-wave change shown
-    (the resampled waves are all the traced waves but on the largest captures, where the shown
-    values are over all and the test over a spread subset: the interval keeps its width)."""
-    lo, hi = 100 * t.ci[0], 100 * t.ci[1]
-    if change is None:
-        return [lo, hi]
-    shift = change - 100 * t.change
-    return [lo + shift, hi + shift]
+def _resampled_subset(side: _Side) -> bool:
+    """The side's test resamples a spread subset of the traced waves its rows show (the largest
+    captures: hotspot/att/wave_samples.py MAX_SAMPLE_WAVES)."""
+    return bool(side.samples) and 0 < side.info.samples < sum(x.dispatch.waves for x in side.analyses)
 
 
 def _run_to_run(rows: list[DiffRow], same_code: bool) -> list[DiffRow]:
@@ -748,9 +738,10 @@ def _subset_note(*sides: _Side) -> str:
     parts = []
     for name, side in zip(("before", "after"), sides):
         read = sum(x.dispatch.waves for x in side.analyses)
-        if side.samples and 0 < side.info.samples < read:
+        if _resampled_subset(side):
             parts.append(f"{name}: {side.info.samples} of {read} traced waves resampled "
-                         "(spread over SE/SIMD groups; the rows show all)")
+                         "(spread over SE/SIMD groups; the rows show all, and each row's interval "
+                         "and p are moved onto its shown change)")
     return "; " + "; ".join(parts) if parts else ""
 
 
@@ -783,9 +774,9 @@ def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
 
 
 def _fmt_ci(ci: list[float] | None) -> str:
-    if ci is None:
-        return ""
-    return f"[{ci[0]:+.0f}, {ci[1]:+.0f}]".replace("-", "\u2212")
+    from hotspot.render.diff import interval
+
+    return interval(ci)
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
@@ -816,10 +807,10 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
     elif sig:
         verdict = (f"{lead}time per wave within capture-to-capture noise"
                    + (f" (±{noise_pct:.0f}% on this kernel)" if noise_pct is not None else "")
-                   + f"; {len(sig)} row(s) moved beyond it")
+                   + _q_part(head) + f"; {len(sig)} row(s) moved beyond it")
     elif noise_pct is not None:
         verdict = (f"{lead}no change in time per wave beyond capture-to-capture noise "
-                   f"(±{noise_pct:.0f}% on this kernel)")
+                   f"(±{noise_pct:.0f}% on this kernel)" + _q_part(head))
     else:
         verdict = f"{lead}not decided: {head.not_tested or 'no row could be tested'}"
     if same_kernel and head is not None and not head.significant:
@@ -842,8 +833,19 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
         bool(stall and stall.significant), noise_pct, verdict, advice)
 
 
+def _q_part(head: DiffRow) -> str:
+    """The headline's interval excludes 0 but its q-value does not call it (the correction over
+    every tested row): said, so the verdict does not read against the interval printed below."""
+    if head.p is None or head.p >= 1 - LEVEL or head.ci_pct is None or head.change_pct is None:
+        return ""
+    return (f"; its interval {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} excludes 0, "
+            f"but not after the false-discovery correction over the tested rows (q {head.q:.2f})")
+
+
 def _signed_pct(value: float) -> str:
-    return f"{value:+.1f}%".replace("-", "\u2212")
+    from hotspot.render.diff import change_pct
+
+    return change_pct(value)
 
 
 def _stall_part(stall: DiffRow | None) -> str:

@@ -7,9 +7,12 @@ multiplies each side's ratio by a capture factor exp(σ·z), z ~ N(0, 1), one pe
 and shared by every row: the clock and contention of one capture, which its wave spread does not
 show (σ is the calibrated floor, hotspot/diff/noise.py). Per row: the log ratio after/before of
 the replicates gives the percentile interval on the change and the p-value that inverts it (twice
-the share of replicates on the far side of 0; under MIN_TAIL of them, the normal tail at their mean
-and sd), so an interval excludes 0 exactly when p < 1 − level; q-values control the false discovery rate over the
-tested rows of one diff (Benjamini–Hochberg).
+the share of the replicates' quantile function on the far side of 0, read as the interval reads it;
+under MIN_TAIL replicates there, the normal tail at their mean and sd while it stays under
+1 − level), so an interval excludes 0 exactly when p < 1 − level; q-values control the false
+discovery rate over the tested rows of one diff (Benjamini–Hochberg). When the rows show more waves
+than are resampled (the largest captures), the replicates are moved onto the shown change
+(`centres`): its interval and its p come from one distribution, about the change shown.
 
 Speed: every row's numerator and denominator of one wave are packed into one Python integer (a
 fixed-width field each; rows with equal denominators, all of one diff's, share one field), so a
@@ -78,10 +81,16 @@ class RowTest:
 
 
 def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: int,
-              level: float, row_sd: Sequence[float] = ()) -> list[RowTest | None]:
+              level: float, row_sd: Sequence[float] = (),
+              centres: Sequence[float | None] = ()) -> list[RowTest | None]:
     """One RowTest per row (None where a side has no execution of it). `row_sd`: per row, the σ
     (log scale) of a factor of its own on each side, on top of the capture's (a row whose
-    run-to-run variance is not the capture's: hotspot/diff/api.py `_own_floors`); 0 = none."""
+    run-to-run variance is not the capture's: hotspot/diff/api.py `_own_floors`); 0 = none.
+    `centres`: per row, the change (after/before − 1) the test is about when it is not the
+    resampled waves' own (the rows show every traced wave, the test resamples a spread subset of
+    the largest captures): the replicates' log changes are moved by log(1 + centre) − log(the
+    samples' change), so the interval, the p-value and `change` are all about it; None = the
+    samples' own."""
     rows = len(before.numerators)
     rng = random.Random(seed)
     sums_b = _replicate_sums(before, replicates, rng)
@@ -124,18 +133,44 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
         if not logs:
             out.append(None)
             continue
-        # the p-value that inverts the percentile interval (0 outside the level-interval <=>
-        # p < 1 - level): how much of the replicates lies across 0 from their bulk
-        across = min(bisect_right(logs, 0.0), len(logs) - bisect_left(logs, 0.0))
-        if across >= MIN_TAIL:
-            p = 2 * (1 + across) / (1 + len(logs))
-        else:  # too few replicates out there to count: the normal tail at their mean and sd
-            sd = _sd(logs)
-            mean = sum(logs) / len(logs)
-            p = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
+        change = ra / rb - 1
+        centre = centres[r] if r < len(centres) else None
+        if centre is not None and centre > -1:
+            # the shown change: the spread the subset measured, moved onto it (order kept)
+            shift = math.log1p(centre) - math.log(ra / rb)
+            logs = list(map(add, logs, repeat(shift)))
+            change = centre
         lo, hi = _quantile(logs, (1 - level) / 2), _quantile(logs, (1 + level) / 2)
-        out.append(RowTest(ra / rb - 1, (math.exp(lo) - 1, math.exp(hi) - 1), min(1.0, p)))
+        out.append(RowTest(change, (math.exp(lo) - 1, math.exp(hi) - 1), _p_inverting(logs, level)))
     return out
+
+
+def _p_inverting(logs: Sequence[float], level: float) -> float:
+    """The two-sided p-value of "no change" that inverts the percentile interval of the sorted
+    `logs` (as `_quantile` reads them): the interval at any level L excludes 0 exactly when
+    p < 1 − L. p = 2 × the share u of the quantile function on the far side of 0 (interpolated
+    between order statistics, as the interval's ends are). With under MIN_TAIL replicates out
+    there a count cannot resolve p (the q-values over many rows need finer): the normal tail at
+    the replicates' mean and sd, while it keeps the inversion (under 1 − level)."""
+    n = len(logs)
+    if n == 1 or logs[0] == logs[-1]:
+        return 1.0 if logs[0] == 0 else 0.0
+    above = bisect_right(logs, 0.0)  # logs[above] is the first > 0
+    below = bisect_left(logs, 0.0) - 1  # logs[below] is the last < 0
+    # u_high: where the quantile function turns > 0; u_low: where it stops being < 0
+    u_high = 0.0 if above == 0 else 1.0 if above == n else (
+        above - 1 - logs[above - 1] / (logs[above] - logs[above - 1])) / (n - 1)
+    u_low = 0.0 if below < 0 else 1.0 if below == n - 1 else (
+        below - logs[below] / (logs[below + 1] - logs[below])) / (n - 1)
+    p = min(1.0, 2 * min(u_high, 1 - u_low))
+    across = min(above, n - below - 1)  # replicates on the far side of 0 (or at it)
+    if across < MIN_TAIL and p < 1 - level:
+        sd = _sd(logs)
+        mean = sum(logs) / n
+        tail = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
+        if tail < 1 - level:
+            return tail
+    return p
 
 
 def _sd(values: Sequence[float]) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hotspot.render.tables import fit_text, heading, num, shorten, shorten_left, table
@@ -13,7 +14,40 @@ KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle:
                "category": "Stall by category",
                "loop": "Stall by loop", "line": "Stall by source line",
                "load": "Blamed stall by load (what the waits wait for)"}
+
+# How a signed percentage and an interval are written: the tables here and the verdict line
+# (hotspot/diff/api.py) alike, so a row reads the same wherever it is printed.
 MINUS = "\u2212"
+# Most decimals a diff percentage is given to keep a nonzero value from reading as 0.
+MAX_DIGITS = 2
+
+
+def signed(value: float, digits: int) -> str:
+    return f"{value:+.{digits}f}".replace("-", MINUS)
+
+
+def readable(value: float, digits: int) -> str:
+    """`value` signed to `digits` decimals, or to as many more (up to MAX_DIGITS) as it takes not
+    to read as 0 when it is not: a change of −0.04% prints "−0.04", not "−0.0"; an interval end
+    of +0.3 prints "+0.3", not "+0" (an interval that excludes 0 never shows an end at 0)."""
+    if value:
+        for more in range(digits, MAX_DIGITS + 1):
+            if round(value, more) != 0:
+                return signed(value, more)
+        return signed(value, MAX_DIGITS)
+    return signed(value, digits)
+
+
+def change_pct(value: float) -> str:
+    """A per-wave change in percent: `−9.6%`."""
+    return readable(value, 1) + "%"
+
+
+def interval(ci: Sequence[float] | None) -> str:
+    """`[−14, −5]` (whole percent, see `readable`); "" without one."""
+    if ci is None:
+        return ""
+    return f"[{readable(ci[0], 0)}, {readable(ci[1], 0)}]"
 
 
 def render_text(result: Result[Any]) -> str:
@@ -24,15 +58,12 @@ def render_markdown(result: Result[Any]) -> str:
     return _render(result.data, markdown=True)
 
 
-def _signed(value: float, digits: int) -> str:
-    return f"{value:+.{digits}f}".replace("-", MINUS)
-
-
 def change_text(r: Any) -> str:
-    """`-9.6% [−14, −5]`: the change of cycles per wave and its interval."""
+    """`-9.6% [−14, −5]`: the change of cycles per wave and its interval (`readable`: an end that
+    would round to 0 gets a decimal)."""
     if r.change_pct is None or r.ci_pct is None:
         return ""
-    return (f"{_signed(r.change_pct, 1)}% [{_signed(r.ci_pct[0], 0)}, {_signed(r.ci_pct[1], 0)}]")
+    return f"{change_pct(r.change_pct)} {interval(r.ci_pct)}"
 
 
 def _verdict_cell(r: Any, level: float) -> str:
