@@ -104,3 +104,16 @@ def test_taxonomy_doc_lists_every_category_and_deliberate_other():
         assert f"| `{cat}` |" in text, cat
     for m in DELIBERATELY_OTHER:
         assert re.search(rf"`{re.escape(m)}`", text), m
+
+
+@pytest.mark.parametrize("isa, mnemonic", [
+    ("s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt"),
+    ("  V_MFMA_F32_32X32X8_F16 a[0:15], v[0:1], v[2:3], a[0:15]", "v_mfma_f32_32x32x8_f16"),
+    ("global_load_dwordx4\tv[0:3], v[4:5], off", "global_load_dwordx4"),
+    ("v_add_f32,v0,v1,v2", "v_add_f32"),   # a comma ends the mnemonic as a space does
+    ("s_endpgm", "s_endpgm"),
+    ("", ""),
+    ("   \t ", ""),                          # a blank line has no mnemonic (no IndexError)
+])
+def test_mnemonic_of_is_the_first_token_in_lower_case(isa: str, mnemonic: str) -> None:
+    assert mnemonic_of(isa) == mnemonic

@@ -147,13 +147,10 @@ class Classified:
 
 
 def mnemonic_of(isa: str) -> str:
-    text = isa.strip()
-    end = len(text)
-    for i, ch in enumerate(text):
-        if ch in " \t,":
-            end = i
-            break
-    return text[:end].lower()
+    """The mnemonic of one ISA line: its first token (ended by whitespace or a comma), lower case;
+    "" for a blank line. The one place the mnemonic is split off: matching and display both use it."""
+    head = isa.split(None, 1)
+    return head[0].split(",", 1)[0].lower() if head else ""
 
 
 def wait_counters(isa: str) -> tuple[tuple[str, int], ...]:

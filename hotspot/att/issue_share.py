@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from hotspot.arch.classify import Category, classify
+from hotspot.arch.classify import Category, classify, mnemonic_of
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
 from hotspot.capture import CodeRow
@@ -99,7 +99,7 @@ class TraceCeilings:
 
 def passes_known(mnemonic: str, gfx: str | None) -> int | None:
     """An MFMA's passes on `gfx`, or with the arch unknown the count gfx942 and gfx950 share."""
-    return _passes(mnemonic.split(None, 1)[0].lower() if mnemonic.strip() else "", gfx)[0]
+    return _passes(mnemonic_of(mnemonic), gfx)[0]
 
 
 def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
@@ -113,7 +113,7 @@ def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
 
 def vmem_lane_bytes(isa: str) -> int | None:
     """Per-lane bytes of a VMEM load or store mnemonic; None for anything else."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    mn = mnemonic_of(isa)
     m = _WIDTH.match(mn)
     if m is None:
         return None
@@ -158,7 +158,7 @@ class IssueWeights:
         for r in rows:
             cat = classify(r.isa).category
             if cat == Category.MFMA:
-                mnemonic = r.isa.split(None, 1)[0].lower() if r.isa.strip() else ""
+                mnemonic = mnemonic_of(r.isa)
                 passes, table = _passes(mnemonic, gfx)
                 if r.hit:
                     self.tables.add(table)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from hotspot.arch.classify import Category
+from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
@@ -28,7 +28,7 @@ _LOAD = re.compile(r"^(buffer|global|flat|tbuffer)_load_(?:lds_)?(?P<size>[a-z0-
 
 def bytes_per_lane(isa: str) -> int | None:
     """Per-lane bytes of a VMEM load mnemonic; None for anything else (or an unknown size)."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    mn = mnemonic_of(isa)
     m = _LOAD.match(mn)
     if m is None:
         return None
@@ -44,7 +44,7 @@ _STORE = re.compile(r"^(buffer|global|flat)_store_(?P<size>[a-z0-9_]+?)(?:_d16_h
 
 def store_bytes_per_lane(isa: str) -> int | None:
     """Per-lane bytes of a VMEM store mnemonic; None for anything else."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    mn = mnemonic_of(isa)
     m = _STORE.match(mn)
     if m is None:
         return None

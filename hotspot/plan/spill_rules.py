@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from hotspot.arch.classify import VM_PRODUCERS, Category
+from hotspot.arch.classify import VM_PRODUCERS, Category, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.def_use import reads, writes
@@ -32,11 +32,11 @@ def _is_scratch(ins_isa: str, category: Category | str) -> bool:
 
 
 def _is_load(isa: str) -> bool:
-    return "load" in isa.split(None, 1)[0].lower()
+    return "load" in mnemonic_of(isa)
 
 
 def _width(isa: str) -> int:
-    mnemonic = isa.split(None, 1)[0].lower()
+    mnemonic = mnemonic_of(isa)
     suffix = mnemonic.rsplit("_", 1)[-1]
     return SCRATCH_WIDTH_BYTES.get(suffix, DWORD_BYTES)
 

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 
-from hotspot.arch.classify import Category, is_wait
+from hotspot.arch.classify import Category, is_wait, mnemonic_of
 from hotspot.arch.classify import LOADS as ANY_LOAD
 from hotspot.arch.classify import VMEM_LOADS
 from hotspot.att.code_totals import InstructionStat
@@ -62,14 +62,14 @@ def _cover(distance: float | None, stall_per_wait: float) -> float | None:
 
 
 def _is_single_dword(isa: str) -> bool:
-    mn = isa.split(None, 1)[0].lower() if isa else ""
+    mn = mnemonic_of(isa)
     return mn.endswith(("_dword", "_b32", "_ubyte", "_ushort", "_sbyte", "_sshort", "_u8", "_u16",
                         "_i8", "_i16"))
 
 
 def is_store(isa: str) -> bool:
     """LDS/VMEM writes also retire on the counters, but they are not loads to move earlier."""
-    mn = isa.split(None, 1)[0].lower() if isa else ""
+    mn = mnemonic_of(isa)
     return "store" in mn or "write" in mn or "atomic" in mn
 
 
