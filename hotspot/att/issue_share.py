@@ -25,6 +25,7 @@ from typing import Any
 from hotspot.arch.classify import Category, classify, mnemonic_of
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
+from hotspot.arch.vmem_width import lane_bytes
 from hotspot.capture import CodeRow
 from hotspot.record import record
 
@@ -43,10 +44,6 @@ SIMM16 = 1 << 16
 SIMM16_SIGN = 1 << 15
 BRANCH_BYTES = 4
 DWORD_BYTES = 4
-_WIDTH = re.compile(r"^(?:buffer|global|flat|scratch)_(?:load|store)_(?:lds_)?([a-z0-9_]+?)(?:_d16_hi|_d16)?$")
-_WIDTH_BYTES = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4), ("b128", 16),
-                ("b96", 12), ("b64", 8), ("b32", 4), ("short", 2), ("ushort", 2), ("sshort", 2),
-                ("b16", 2), ("byte", 1), ("ubyte", 1), ("sbyte", 1), ("b8", 1))
 
 
 @record
@@ -111,19 +108,6 @@ def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
     return None, "arch unknown and the targets' counts differ"
 
 
-def vmem_lane_bytes(isa: str) -> int | None:
-    """Per-lane bytes of a VMEM load or store mnemonic; None for anything else."""
-    mn = mnemonic_of(isa)
-    m = _WIDTH.match(mn)
-    if m is None:
-        return None
-    size = m.group(1)
-    for suffix, width in _WIDTH_BYTES:
-        if size == suffix or size.startswith(suffix):
-            return width
-    return None
-
-
 def backward_branches(rows: Sequence[CodeRow]) -> list[tuple[int, int]]:
     """(target row, branch row) of every backward branch of the code, from the ISA's offsets and
     the rows' addresses: the loops a wave can run."""
@@ -170,7 +154,7 @@ class IssueWeights:
                     self.unknown.add(mnemonic)
             elif cat == Category.VALU and r.hit:
                 self.valu_issue[r.line_number] = r.issue / r.hit
-            lane = vmem_lane_bytes(r.isa)
+            lane = lane_bytes(r.isa)
             if lane:
                 self.vmem_bytes[r.line_number] = lane * wave_size
         self.loops = backward_branches(rows)

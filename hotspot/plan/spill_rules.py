@@ -14,16 +14,14 @@ from __future__ import annotations
 import re
 
 from hotspot.arch.classify import VM_PRODUCERS, Category, mnemonic_of
+from hotspot.arch.vmem_width import lane_bytes
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.register_budget import VgprBudget, budget_target, vgpr_budget, waves_for
 
-# Bytes per lane of a scratch access, by the mnemonic's width suffix (ISA: dword = 4 bytes).
-SCRATCH_WIDTH_BYTES = {"byte": 1, "ubyte": 1, "sbyte": 1, "short": 2, "ushort": 2, "sshort": 2,
-                       "dword": 4, "dwordx2": 8, "dwordx3": 12, "dwordx4": 16}
-DWORD_BYTES = 4
+DWORD_BYTES = 4  # a scratch access of a width hotspot/arch/vmem_width.py does not know counts as one dword
 _OFFSET = re.compile(r"offset:\s*(0x[0-9a-f]+|\d+)", re.IGNORECASE)
 
 
@@ -36,9 +34,7 @@ def _is_load(isa: str) -> bool:
 
 
 def _width(isa: str) -> int:
-    mnemonic = mnemonic_of(isa)
-    suffix = mnemonic.rsplit("_", 1)[-1]
-    return SCRATCH_WIDTH_BYTES.get(suffix, DWORD_BYTES)
+    return lane_bytes(isa) or DWORD_BYTES
 
 
 def spilled_dwords(rows: list[InstructionStat]) -> int:
