@@ -17,7 +17,6 @@ as it reads the file (each file is read once); `trace_ceilings` turns the sums i
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +25,7 @@ from hotspot.arch.classify import Category, classify, mnemonic_of
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
 from hotspot.arch.vmem_width import lane_bytes
+from hotspot.att.loops import loops_in_code
 from hotspot.capture import CodeRow
 from hotspot.record import record
 
@@ -37,13 +37,6 @@ CDNA_WAVE_SIZE = 64
 MATRIX_CORE = "matrix-core"
 VALU_UNIT = "valu"
 ROUND = 4
-# gfx9 SOPP branches: `s_branch`/`s_cbranch_*` with a signed 16-bit dword offset from the next
-# instruction (the decoder prints it unsigned: 64831 = -705).
-_BRANCH = re.compile(r"^s_(?:c)?branch\w*\s+(\d+)\s*$")
-SIMM16 = 1 << 16
-SIMM16_SIGN = 1 << 15
-BRANCH_BYTES = 4
-DWORD_BYTES = 4
 
 
 @record
@@ -108,23 +101,6 @@ def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
     return None, "arch unknown and the targets' counts differ"
 
 
-def backward_branches(rows: Sequence[CodeRow]) -> list[tuple[int, int]]:
-    """(target row, branch row) of every backward branch of the code, from the ISA's offsets and
-    the rows' addresses: the loops a wave can run."""
-    at = {(r.codeobj, r.vaddr): r.line_number for r in rows}
-    out = []
-    for r in rows:
-        m = _BRANCH.match(r.isa.strip().lower())
-        if m is None:
-            continue
-        imm = int(m.group(1)) % SIMM16
-        offset = imm - SIMM16 if imm >= SIMM16_SIGN else imm
-        target = at.get((r.codeobj, r.vaddr + BRANCH_BYTES + offset * DWORD_BYTES))
-        if target is not None and target < r.line_number:
-            out.append((target, r.line_number))
-    return sorted(set(out))
-
-
 class IssueWeights:
     """What one execution of each row costs its unit, and the loops, fixed before the wave pass
     (picklable: pool workers get it with the pass options)."""
@@ -157,7 +133,7 @@ class IssueWeights:
             lane = lane_bytes(r.isa)
             if lane:
                 self.vmem_bytes[r.line_number] = lane * wave_size
-        self.loops = backward_branches(rows)
+        self.loops = loops_in_code(rows)
 
     def __getstate__(self) -> tuple[object, ...]:
         return tuple(getattr(self, s) for s in self.__slots__)
