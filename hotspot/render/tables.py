@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from hotspot.diagnostics import printable, terminal_width
+from hotspot.render.names import column as name_column
 
 BAR_WIDTH = 24
 BAR_HEADER = "share bar"  # the header of a table's bar() column (no wider than BAR_WIDTH)
@@ -27,41 +28,6 @@ def shorten_middle(text: str, width: int) -> str:
     head = (width - 1 + 1) // 2
     tail = width - 1 - head
     return text[:head] + "…" + (text[len(text) - tail:] if tail else "")
-
-
-def short_kernel_name(name: str) -> str:
-    """A kernel's short form for titles and tables: no `void `/return type, no parameter list, and
-    template arguments elided (`ck::kernel_batched_gemm<…>`). The full name stays in JSON."""
-    text = name.strip()
-    if text.startswith("void "):
-        text = text[5:]
-    if not re.match(r"[A-Za-z_:~]", text):
-        return name  # not a C++ name: nothing to elide
-    # drop the parameter list: the last top-level "(...)" that ends the name
-    depth, cut = 0, None
-    for i in range(len(text) - 1, -1, -1):
-        c = text[i]
-        if c == ")":
-            depth += 1
-        elif c == "(":
-            depth -= 1
-            if depth == 0:
-                cut = i
-                break
-    if cut and text.endswith(")"):
-        text = text[:cut]
-    out, depth = [], 0
-    for c in text:
-        if c == "<":
-            if depth == 0:
-                out.append("<…>")
-            depth += 1
-        elif c == ">" and depth:
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-    short = "".join(out).strip()
-    return short or name
 
 
 def _is_location(cell: str) -> bool:
@@ -165,18 +131,6 @@ def _wrapped_names(col: list[str], width: int) -> list[list[str]]:
         budget -= max(1, width // 4)
 
 
-def _names(cells: list[str]) -> list[str]:
-    """The distinct short forms of a column of kernel names (blank cells stay blank)."""
-    from hotspot.render.names import distinct
-
-    filled = [i for i, c in enumerate(cells) if c]
-    short = distinct([cells[i] for i in filled])
-    out = list(cells)
-    for i, v in zip(filled, short):
-        out[i] = v
-    return out
-
-
 def _elide_column(cells: list[str], width: int) -> list[str]:
     """Cells in `width` characters, different cells kept different, a leading `#row` kept."""
     from hotspot.render.names import fit_distinct
@@ -202,7 +156,7 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
     kinds = [_kind(heads[i], cols[i]) for i in range(ncols)]
     for i in range(ncols):
         if kinds[i] == "name":
-            cols[i] = _names(cols[i])
+            cols[i] = name_column(cols[i])
     content = [max((len(c) for c in cols[i]), default=0) for i in range(ncols)]
     head_lines = [_header_lines(h) for h in heads]
 
@@ -337,7 +291,7 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
         md_cells = [[_md_cell(c) for c in r] for r in rows]
         for i, h in enumerate(headers):
             if _is_name(str(h)):
-                col = _names([str(r[i]) if i < len(r) else "" for r in md_cells])
+                col = name_column([str(r[i]) if i < len(r) else "" for r in md_cells])
                 col = _elide_column(col, MARKDOWN_NAME)
                 for r, v in zip(md_cells, col):
                     if i < len(r):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hotspot.render.tables import short_kernel_name
+from hotspot.render.names import short_kernel_name
 from hotspot.result import Result
 
 
