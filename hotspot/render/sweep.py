@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from hotspot.render.tables import full_table, shorten, shorten_left, table
+from hotspot.render.tables import shorten, shorten_left, table
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ def _fit_report(rows: list[list[object]], headers: list[str], width: int | None 
     width = width or terminal_width()
 
     def whole(keep: list[int]) -> str:
-        return full_table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
+        return table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep], whole=True,
+                     colalign=["left"] * len(keep))
 
     def fits(keep: list[int]) -> bool:
         return max(map(len, whole(keep).split("\n"))) <= width
