@@ -17,6 +17,7 @@ from __future__ import annotations
 from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import WaitBlame
+from hotspot.plan.conventions import AT_ROOF
 from hotspot.plan.model import Kind, PlanItem, Site
 from hotspot.record import record
 
@@ -86,7 +87,6 @@ class Coverage:
 # latency items were dropped for it), or the kernel when the kernel is the scope.
 BANDWIDTH_ROOF_CLASSES = frozenset({Category.WAIT_VMCNT, Category.WAIT_MIXED, Category.VMEM_LOAD,
                                     Category.VMEM_STORE, Category.VMEM_ATOMIC, Category.FLAT})
-AT_ROOF = "at_the_roof"
 
 
 def roof_rows(item: PlanItem, instructions: list[InstructionStat]) -> list[int] | None:

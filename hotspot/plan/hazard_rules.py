@@ -13,6 +13,7 @@ from collections import defaultdict
 from hotspot.arch.classify import VECTOR_ALU, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.def_use import reads, straight_line, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 
@@ -80,7 +81,7 @@ def valu_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
         before, nop, after = max(group, key=lambda c: (c[1].stall, -c[1].line_number))
         example = f"{mnemonic_of(before.isa)} -> {nop.isa} -> {mnemonic_of(after.isa)}"
         ev = [Evidence("nop_rows", len(sites)), Evidence("nop_stall_cycles", target),
-              Evidence("nop_stall_pct", round(100 * target / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+              Evidence("nop_stall_pct", round(PCT * target / ctx.total_stall, ROUND_DIGITS) if ctx.total_stall else 0.0),
               Evidence("example_chain", example), Evidence("family", family)]
         out.append(Candidate(
             ctx.location_of(after), ev, target,

@@ -17,6 +17,7 @@ from hotspot.arch.classify import VM_PRODUCERS, Category, mnemonic_of
 from hotspot.arch.vmem_width import lane_bytes
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.register_budget import VgprBudget, budget_target, vgpr_budget, waves_for
@@ -167,7 +168,7 @@ def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("scratch_reloads_per_wave", round(loads_per_wave, 1)),
           Evidence("scratch_store_rows_in_loops", len(stores_in_loop)),
           Evidence("reload_wait_stall_cycles", int(reload_stall)),
-          Evidence("reload_wait_stall_pct", round(100 * reload_stall / ctx.total_stall, 2)),
+          Evidence("reload_wait_stall_pct", round(PCT * reload_stall / ctx.total_stall, ROUND_DIGITS)),
           Evidence("drained_vmem_stall_cycles", int(drained_stall)),
           Evidence("loads_staged_to_scratch", ", ".join(f"#{n}" for n in sorted(staged_rows)) or "none"),
           Evidence("staged_wait_stall_cycles", int(staged_stall)),

@@ -22,6 +22,7 @@ from hotspot.arch.classify import VMEM_LOADS
 from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import Pair, PlanContext, is_kernarg_load
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
@@ -159,7 +160,7 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     blamed = _blamed(group)
     return [
         Evidence("blamed_stall_cycles", int(blamed)),
-        Evidence("blamed_stall_pct", round(100 * blamed / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+        Evidence("blamed_stall_pct", round(PCT * blamed / ctx.total_stall, ROUND_DIGITS) if ctx.total_stall else 0.0),
         Evidence("waited_at", f"#{wait.line_number} {wait.isa}".strip()),
         Evidence("median_distance_cycles", prod.median_distance_cycles),
         Evidence("median_distance_instructions", prod.median_distance_instructions),
