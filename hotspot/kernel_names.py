@@ -86,6 +86,17 @@ def compact(name: str) -> str:
     return text
 
 
+def short_kernel_name(name: str) -> str:
+    """One kernel name on its own (a title, a heading, a line about one kernel): no `void `, no
+    parameter list, template arguments elided (`ck::kernel_batched_gemm<…>`); namespaces kept, as
+    nothing beside it needs the room. A column of names takes `distinct` instead: this form is the
+    same for every instantiation of a template. The full name stays in JSON."""
+    text = name.strip().removeprefix("void ")
+    if not re.match(r"[A-Za-z_:~]", text):
+        return name  # not a C++ name: nothing to elide
+    return _depth_limited(_without_params(text), 0).strip() or name
+
+
 def _depth_limited(text: str, depth: int) -> str:
     """`text` with template argument lists nested deeper than `depth` shown as `<…>`."""
     out: list[str] = []
@@ -154,6 +165,16 @@ def distinct(names: Sequence[str]) -> list[str]:
                 moved = True
         if not moved:
             return [all_forms[i][level[i]] for i in range(len(names))]
+
+
+def column(cells: Sequence[str]) -> list[str]:
+    """A table column of kernel names in their `distinct` short forms (blank cells stay blank):
+    two instantiations of one template stay two rows."""
+    filled = [i for i, c in enumerate(cells) if c]
+    out = list(cells)
+    for i, v in zip(filled, distinct([cells[i] for i in filled])):
+        out[i] = v
+    return out
 
 
 def first_difference(text: str, others: Sequence[str]) -> int:

@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import CORPUS
 
-from hotspot.plan.brief import BRIEF_BUDGET, BRIEF_ITEMS, BRIEF_ROWS, cut
+from hotspot.plan.brief import BRIEF_BUDGET, BRIEF_ROWS, cut
+from hotspot.plan.conventions import VERDICT_ITEMS
 
 # The same corpus captures are analyzed by several tests and commands here: their wave pass is
 # made once per test process (tests/conftest.py shared_analyses).
@@ -64,8 +65,8 @@ def test_brief_json_is_small_and_agrees_with_the_full_plan(corpus: Path, rel: st
     assert all(_same_or_cut(s, f) for s, f in zip(b["trust"]["reasons"], trust["reasons"]))
     assert b["stall_pct_of_cycles"] == summary["stall_pct_of_cycles"]
     assert b["top_categories"] == summary["top_categories"][:3]
-    assert [i["id"] for i in b["items"]] == [i["id"] for i in items[:BRIEF_ITEMS]]
-    assert b["more_items"] == max(0, len(items) - BRIEF_ITEMS)
+    assert [i["id"] for i in b["items"]] == [i["id"] for i in items[:VERDICT_ITEMS]]
+    assert b["more_items"] == max(0, len(items) - VERDICT_ITEMS)
     for short, item in zip(b["items"], items):
         assert short["priority"] == item["priority"]
         assert (short["low_pct"], short["high_pct"]) == (item["estimate"]["low_pct"],

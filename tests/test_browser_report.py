@@ -111,7 +111,7 @@ def check_page(browser: Browser, data: ReportPage, tmp_path: Path) -> dict:
 def test_corpus_report_in_chromium(corpus, browser, tmp_path, rel):
     data = report_data(corpus / rel).data
     state = check_page(browser, data, tmp_path)
-    from hotspot.render.tables import short_kernel_name
+    from hotspot.kernel_names import short_kernel_name
 
     # the title and heading carry the short form (template arguments elided); JSON keeps it whole
     kernel = data.dispatches[0].analysis.dispatch.kernel

@@ -110,11 +110,11 @@ def test_taxonomy_doc_lists_every_category_and_deliberate_other():
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("aZ_9 \t,\n.[]:\u00a0\u2003x")), max_size=24))
-def test_mnemonic_is_the_text_up_to_the_first_space_tab_or_comma(isa):
-    """The mnemonic of an instruction's text, by its definition: stripped, cut at the first space,
-    tab or comma, lower case (other whitespace, such as a no-break space, is part of it)."""
+def test_mnemonic_is_the_text_up_to_the_first_whitespace_or_comma(isa):
+    """The mnemonic of an instruction's text, by its definition: stripped, cut at the first
+    whitespace (any str.isspace character, a no-break space too) or comma, lower case."""
     text = isa.strip()
-    cuts = [i for i, ch in enumerate(text) if ch in " \t,"]
+    cuts = [i for i, ch in enumerate(text) if ch.isspace() or ch == ","]
     assert mnemonic_of(isa) == text[:cuts[0] if cuts else len(text)].lower()
 
 
@@ -124,3 +124,16 @@ def test_classes_by_mnemonic_are_those_of_the_prefix_table_whatever_the_operands
     for ops in ("v[0:3], v4", "v1, v2 offset:16", ""):
         assert classify(f"global_load_dwordx4 {ops}".strip()).category == "vmem-load"
         assert classify(f"V_MFMA_F32_32X32X8_F16 {ops}".strip()).category == "mfma"
+
+
+@pytest.mark.parametrize("isa, mnemonic", [
+    ("s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt"),
+    ("  V_MFMA_F32_32X32X8_F16 a[0:15], v[0:1], v[2:3], a[0:15]", "v_mfma_f32_32x32x8_f16"),
+    ("global_load_dwordx4\tv[0:3], v[4:5], off", "global_load_dwordx4"),
+    ("v_add_f32,v0,v1,v2", "v_add_f32"),   # a comma ends the mnemonic as a space does
+    ("s_endpgm", "s_endpgm"),
+    ("", ""),
+    ("   \t ", ""),                          # a blank line has no mnemonic (no IndexError)
+])
+def test_mnemonic_of_is_the_first_token_in_lower_case(isa: str, mnemonic: str) -> None:
+    assert mnemonic_of(isa) == mnemonic

@@ -92,3 +92,26 @@ def test_kernels_and_diff_csv_are_their_json_rows(cli, tmp_path) -> None:
     rows = list(csv.DictReader(io.StringIO(_ok(cli, "diff", str(saved), str(saved), "--format", "csv"))))
     assert [(r["key"], float(r["before"]), r["significant"]) for r in rows] == [
         (w["key"], w["before"], "true" if w["significant"] else "false") for w in want]
+
+
+def test_csv_tables_are_chosen_as_the_text_sections_are():
+    """One chooser (render/sections.py Parts) for text sections and CSV tables: `--section` keeps
+    the asked ones in print order, an optional one only when asked, an empty text section never."""
+    from hotspot.render.csv_views import CsvTables
+    from hotspot.render.sections import Sections, showing
+
+    def build() -> tuple[list[str], list[str], str]:
+        text, tables = Sections(), CsvTables()
+        for name, default in (("a", True), ("b", False), ("c", True)):
+            text.add(name, f"{name} text", default)
+            tables.table(name, ["x"], [[1]], default)
+        text.add("empty", "")
+        return text.names(), tables.names(), tables.text()
+
+    assert build()[:2] == (["a", "c"], ["a", "c"])
+    with showing(["c", "b"]):
+        text_names, table_names, csv_text = build()
+    assert text_names == table_names == ["b", "c"]
+    assert csv_text == "# section: b\nx\n1\n\n# section: c\nx\n1\n"
+    with showing(["b"]):
+        assert build()[2] == "x\n1\n"  # one table: plain CSV, no section line

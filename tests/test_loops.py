@@ -63,3 +63,19 @@ def test_forward_taken_branch_is_not_a_loop(cli, tmp_path):
     d = build_dispatch(tmp_path / "d", program, [W(recs, 0)])
     data = cli("analyze", d, "--format", "json").json()["data"]
     assert data["loops"] == []
+
+
+def test_loops_in_code_and_loops_taken_answer_different_questions():
+    """Every backward branch in the ISA (known before the waves are read) against the loops the
+    waves took: a backward branch no wave took is in the first and not in the second."""
+    from hotspot.att.loops import loops_in_code, loops_taken
+    from hotspot.capture import CodeRow
+
+    isa = [i for i, _ in PROGRAM[:-1]] + ["s_cbranch_execz 65534", "s_endpgm"]  # #8 -> #7, never taken
+    rows = [CodeRow(n, text, "", None, 1, 4 * (n - 1), 0, 0, 0, 0) for n, text in enumerate(isa, 1)]
+    # #7 at 0x18: 65530 = -6 dwords from the next instruction (0x1c) = 0x4 = #2; #8 at 0x1c: -2 -> 0x18 = #7
+    assert loops_in_code(rows) == [(2, 7), (7, 8)]
+    per_line = {n: [3 if 2 <= n <= 7 else 1, 0, 10] for n in range(1, 10)}
+    taken = loops_taken({(7, 2): [2, 1]}, rows, per_line, [], 90)
+    assert [(lp.first_line_number, lp.last_line_number, lp.back_edges) for lp in taken] == [(2, 7, 2)]
+    assert taken[0].stall == 60 and taken[0].iterations == 3

@@ -186,9 +186,9 @@ def test_an_unknown_arch_still_gives_the_ceilings_from_shared_pass_counts() -> N
             for r in code if not str(r[0]).startswith(";")]
     # the loops from the ISA's branch offsets: `s_cbranch_vccnz 64831` at 0x3464 jumps -705 dwords
     # from the next instruction to row #788, as `s_branch 64746` at #1240 does
-    from hotspot.att.issue_share import backward_branches
+    from hotspot.att.loops import loops_in_code
 
-    assert {(788, 1191), (788, 1240)} <= set(backward_branches(rows))
+    assert {(788, 1191), (788, 1240)} <= set(loops_in_code(rows))
     got = {}
     for gfx in (None, "gfx942"):
         w = IssueWeights(rows, gfx)

@@ -99,7 +99,7 @@ def test_init_sweep_report_dashboard_in_chromium(fake, tmp_path):
             assert time.monotonic() < deadline, "the entry's report did not open"
             time.sleep(0.05)
         gemm = next(e for e in report["entries"] if e["name"] == "gemm")
-        from hotspot.render.tables import short_kernel_name
+        from hotspot.kernel_names import short_kernel_name
 
         # the page's title carries the kernel's short form (parameters and template arguments elided)
         assert page.evaluate("document.title") == "hotspot report: " + short_kernel_name(gemm["summary"]["kernel"])

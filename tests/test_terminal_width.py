@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hotspot.render.tables import (fit_text, shorten_left, shorten_middle, short_kernel_name, table,
+from hotspot.kernel_names import short_kernel_name
+from hotspot.render.tables import (fit_text, shorten_left, shorten_middle, table,
                                    terminal_width)
 from tests.conftest import corpus_path, run_cli
 

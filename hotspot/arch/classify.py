@@ -146,11 +146,13 @@ class Classified:
     wait_counters: tuple[tuple[str, int], ...] = ()  # s_waitcnt counters and their thresholds
 
 
-# the mnemonic: the text up to the first space, tab or comma
-_MNEMONIC = re.compile(r"[^ \t,]*")
+# the mnemonic: the text up to the first whitespace (as str.split sees it) or comma
+_MNEMONIC = re.compile(r"[^\s,]*")
 
 
 def mnemonic_of(isa: str) -> str:
+    """The mnemonic of one ISA line: stripped, cut at the first whitespace or comma, lower case;
+    "" for a blank line. The one place the mnemonic is split off: matching and display both use it."""
     m = _MNEMONIC.match(isa.strip())  # always matches (`*`), maybe empty
     return m.group().lower() if m else ""
 

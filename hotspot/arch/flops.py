@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.mfma import parse_mfma
 
 # A elements each lane holds, per MFMA input type (CDNA ISA guides, MFMA operand widths: f16 as
@@ -42,7 +43,7 @@ def mfma_work(isa: str) -> MfmaWork | None:
     shape = parse_mfma(isa)
     if shape is None:
         return None
-    token = isa.strip().split(None, 1)[0].lower()
+    token = mnemonic_of(isa)
     if shape.blocks != 1 or "_1b_" in token:
         blocks = shape.blocks
     else:
@@ -73,7 +74,7 @@ class ValuWork(NamedTuple):
 
 def valu_work(isa: str) -> ValuWork | None:
     """FLOPs per lane of one VALU instruction, or None when it is not floating-point work."""
-    token = isa.strip().split(None, 1)[0].lower() if isa.strip() else ""
+    token = mnemonic_of(isa)
     m = _VALU.match(token)
     if m is None:
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.mfma_tables import FOUR_BY_FOUR_PASSES
 from hotspot.arch.targets import TARGETS, find_target
 
@@ -46,7 +47,7 @@ def _kind(ty: str) -> str | None:
 
 def parse_mfma(mnemonic: str) -> MfmaShape | None:
     """The shape of an MFMA mnemonic (first token of `mnemonic`), or None if it is not one."""
-    token = mnemonic.strip().split(None, 1)[0].lower() if mnemonic.strip() else ""
+    token = mnemonic_of(mnemonic)
     match = _MFMA.match(token)
     if match is None:
         return None
@@ -110,7 +111,7 @@ def exclusive_target(mnemonic: str) -> str | None:
     text = mnemonic.strip()
     if not text:
         return None
-    token = text.split(None, 1)[0].lower()
+    token = mnemonic_of(text)
     for gfx, pattern in _EXCLUSIVE.items():
         if pattern.fullmatch(token):
             return gfx

@@ -17,14 +17,15 @@ as it reads the file (each file is read once); `trace_ceilings` turns the sums i
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from hotspot.arch.classify import Category, classify
+from hotspot.arch.classify import Category, classify, mnemonic_of
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
+from hotspot.arch.vmem_width import lane_bytes
+from hotspot.att.loops import loops_in_code
 from hotspot.capture import CodeRow
 from hotspot.record import record
 
@@ -36,17 +37,6 @@ CDNA_WAVE_SIZE = 64
 MATRIX_CORE = "matrix-core"
 VALU_UNIT = "valu"
 ROUND = 4
-# gfx9 SOPP branches: `s_branch`/`s_cbranch_*` with a signed 16-bit dword offset from the next
-# instruction (the decoder prints it unsigned: 64831 = -705).
-_BRANCH = re.compile(r"^s_(?:c)?branch\w*\s+(\d+)\s*$")
-SIMM16 = 1 << 16
-SIMM16_SIGN = 1 << 15
-BRANCH_BYTES = 4
-DWORD_BYTES = 4
-_WIDTH = re.compile(r"^(?:buffer|global|flat|scratch)_(?:load|store)_(?:lds_)?([a-z0-9_]+?)(?:_d16_hi|_d16)?$")
-_WIDTH_BYTES = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4), ("b128", 16),
-                ("b96", 12), ("b64", 8), ("b32", 4), ("short", 2), ("ushort", 2), ("sshort", 2),
-                ("b16", 2), ("byte", 1), ("ubyte", 1), ("sbyte", 1), ("b8", 1))
 
 
 @record
@@ -99,7 +89,7 @@ class TraceCeilings:
 
 def passes_known(mnemonic: str, gfx: str | None) -> int | None:
     """An MFMA's passes on `gfx`, or with the arch unknown the count gfx942 and gfx950 share."""
-    return _passes(mnemonic.split(None, 1)[0].lower() if mnemonic.strip() else "", gfx)[0]
+    return _passes(mnemonic_of(mnemonic), gfx)[0]
 
 
 def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
@@ -109,36 +99,6 @@ def _passes(mnemonic: str, gfx: str | None) -> tuple[int | None, str]:
     if len(counts) == 1:
         return counts.pop(), f"arch unknown: the count {'/'.join(SHARED_PASS_TARGETS)} share (HARDWARE.md §4)"
     return None, "arch unknown and the targets' counts differ"
-
-
-def vmem_lane_bytes(isa: str) -> int | None:
-    """Per-lane bytes of a VMEM load or store mnemonic; None for anything else."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
-    m = _WIDTH.match(mn)
-    if m is None:
-        return None
-    size = m.group(1)
-    for suffix, width in _WIDTH_BYTES:
-        if size == suffix or size.startswith(suffix):
-            return width
-    return None
-
-
-def backward_branches(rows: Sequence[CodeRow]) -> list[tuple[int, int]]:
-    """(target row, branch row) of every backward branch of the code, from the ISA's offsets and
-    the rows' addresses: the loops a wave can run."""
-    at = {(r.codeobj, r.vaddr): r.line_number for r in rows}
-    out = []
-    for r in rows:
-        m = _BRANCH.match(r.isa.strip().lower())
-        if m is None:
-            continue
-        imm = int(m.group(1)) % SIMM16
-        offset = imm - SIMM16 if imm >= SIMM16_SIGN else imm
-        target = at.get((r.codeobj, r.vaddr + BRANCH_BYTES + offset * DWORD_BYTES))
-        if target is not None and target < r.line_number:
-            out.append((target, r.line_number))
-    return sorted(set(out))
 
 
 class IssueWeights:
@@ -158,7 +118,7 @@ class IssueWeights:
         for r in rows:
             cat = classify(r.isa).category
             if cat == Category.MFMA:
-                mnemonic = r.isa.split(None, 1)[0].lower() if r.isa.strip() else ""
+                mnemonic = mnemonic_of(r.isa)
                 passes, table = _passes(mnemonic, gfx)
                 if r.hit:
                     self.tables.add(table)
@@ -170,10 +130,10 @@ class IssueWeights:
                     self.unknown.add(mnemonic)
             elif cat == Category.VALU and r.hit:
                 self.valu_issue[r.line_number] = r.issue / r.hit
-            lane = vmem_lane_bytes(r.isa)
+            lane = lane_bytes(r.isa)
             if lane:
                 self.vmem_bytes[r.line_number] = lane * wave_size
-        self.loops = backward_branches(rows)
+        self.loops = loops_in_code(rows)
 
     def __getstate__(self) -> tuple[object, ...]:
         return tuple(getattr(self, s) for s in self.__slots__)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import field
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.flops import VALU_FP32_FLOPS_PER_CLK_PER_CU, mfma_work, valu_work
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.products import find_product
@@ -146,7 +147,7 @@ def traced_flops(rows: Iterable[tuple[str, int]], wave_size: int) -> tuple[dict[
     for isa, hit in rows:
         if hit <= 0:
             continue
-        token = isa.strip().split(None, 1)[0].lower() if isa.strip() else ""
+        token = mnemonic_of(isa)
         if token.startswith(("v_mfma", "v_smfmac")):
             work = mfma_work(isa)
             if work is None:
@@ -183,7 +184,7 @@ def _mfma_peak_per_clk_cu(kind: str, rows: Iterable[tuple[str, int]], gfx: str) 
         if not passes:
             continue
         rate = work.ops / (passes * CYCLES_PER_PASS) * target.simds_per_cu
-        mnemonic = isa.strip().split(None, 1)[0]
+        mnemonic = mnemonic_of(isa)
         if best is None or rate > best[0]:
             best = (rate, f"{mnemonic}: {work.ops} FLOP per {passes} passes × {CYCLES_PER_PASS} cycles × "
                           f"{target.simds_per_cu} SIMDs (HARDWARE.md §4)")

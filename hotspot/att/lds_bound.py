@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.capture import CodeRow
 from hotspot.record import record
 
@@ -54,7 +55,7 @@ def _width(mnemonic: str) -> int | None:
 
 def _ds_reach(isa: str) -> tuple[int, int] | None:
     """(offset, reach) of one ds_* access: reach = the highest byte it touches + 1 at vaddr 0."""
-    mnemonic = isa.split(None, 1)[0]
+    mnemonic = mnemonic_of(isa)
     if _NO_LDS_ACCESS.match(mnemonic) or re.search(r"\bgds\b", isa):
         return None  # GDS accesses are not LDS
     width = _width(mnemonic)

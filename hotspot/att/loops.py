@@ -1,4 +1,9 @@
-"""Loops from the executed order: a taken branch to a lower line number closes a loop.
+"""Loops, two ways that answer two questions (hence two finders, not one):
+
+- `loops_taken`: the loops the waves ran, from the executed order (a taken branch to a lower line
+  number closes a loop), measured (iterations, stall, hot wait): the report's loops.
+- `loops_in_code`: every backward branch in the ISA, from its offsets, known before any wave is
+  read: the scopes the wave pass times for the matrix-core/VALU issue shares.
 
 The loop spans code rows [target, branch]. Iterations are the executions of its first row (the
 header) over the waves read, so they include the first entry of each wave; the back-edge count is
@@ -8,12 +13,21 @@ so loop shares are not additive).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from hotspot.arch.classify import Category, classify, is_wait
 from hotspot.att.waits.reduce import WaitBlame
 from hotspot.capture import CodeRow
 from hotspot.record import record
+
+# gfx9 SOPP branches: `s_branch`/`s_cbranch_*` with a signed 16-bit dword offset from the next
+# instruction (the decoder prints it unsigned: 64831 = -705).
+_BRANCH = re.compile(r"^s_(?:c)?branch\w*\s+(\d+)\s*$")
+SIMM16 = 1 << 16
+SIMM16_SIGN = 1 << 15
+BRANCH_BYTES = 4
+DWORD_BYTES = 4
 
 
 @record
@@ -55,9 +69,12 @@ def _source_range(members: Sequence[CodeRow]) -> str:
     return f"{file}:{lo}" if lo == hi else f"{file}:{lo}-{hi}"
 
 
-def find_loops(backedges: dict[tuple[int, int], list[int]], rows: Sequence[CodeRow],
-               per_line: dict[int, list[int]], waits: Sequence[WaitBlame], total_stall: int
-               ) -> list[Loop]:
+def loops_taken(backedges: dict[tuple[int, int], list[int]], rows: Sequence[CodeRow],
+                per_line: dict[int, list[int]], waits: Sequence[WaitBlame], total_stall: int
+                ) -> list[Loop]:
+    """The loops the waves ran, measured: one per backward branch taken in the wave pass
+    ((branch, target) -> [times taken, waves]). Not `loops_in_code` (every backward branch in the
+    ISA, found before the waves are read): a loop no traced wave entered is not reported here."""
     waits_by_line = {w.line_number: w for w in waits}
     out = []
     for (branch, target), (taken, waves) in backedges.items():
@@ -91,3 +108,25 @@ def _hot_wait(members: Sequence[CodeRow], per_line: dict[int, list[int]],
                    best_stall / loop_stall if loop_stall else 0.0,
                    f"#{top.line_number} {top.isa}" if top else "", top.source if top else "",
                    top.share if top else 0.0)
+
+
+def loops_in_code(rows: Sequence[CodeRow]) -> list[tuple[int, int]]:
+    """(target row, branch row) of every backward branch the code has, from the ISA's offsets and
+    the rows' addresses: the loops a wave can run, known before any wave is read.
+
+    Not `loops_taken`: that one reads the branches the waves took (only known after the wave
+    pass) and measures them; this one is what the wave pass needs up front (the issue-share
+    accumulator times each loop as it reads the waves, hotspot/att/issue_share.py), taken or not.
+    trace_ceilings keeps the scopes `loops_taken` also found."""
+    at = {(r.codeobj, r.vaddr): r.line_number for r in rows}
+    out = []
+    for r in rows:
+        m = _BRANCH.match(r.isa.strip().lower())
+        if m is None:
+            continue
+        imm = int(m.group(1)) % SIMM16
+        offset = imm - SIMM16 if imm >= SIMM16_SIGN else imm
+        target = at.get((r.codeobj, r.vaddr + BRANCH_BYTES + offset * DWORD_BYTES))
+        if target is not None and target < r.line_number:
+            out.append((target, r.line_number))
+    return sorted(set(out))

@@ -17,7 +17,7 @@ from hotspot.att.engine.wavepass import (
     sample_wave_files,
 )
 from hotspot.att.issue_share import IssueWeights, TraceCeilings, trace_ceilings
-from hotspot.att.loops import Loop, find_loops
+from hotspot.att.loops import Loop, loops_taken
 from hotspot.att.states import WaveStates, wave_states
 from hotspot.att.waits.waitcnt_rules import build_tables
 from hotspot.att.waits.reduce import (
@@ -103,7 +103,7 @@ def reduce_partial(part: WavePartial, all_rows: Sequence[CodeRow], kernel_rows: 
     bd = lgkm_breakdown(part.blame, by_line)
     states = wave_states(part.totals.states, part.totals.waves, waves_total, part.totals.cycles,
                          part.line_states, by_line)
-    loops = find_loops(part.backedges, kernel_rows, part.totals.per_line, waits, read_stall)
+    loops = loops_taken(part.backedges, kernel_rows, part.totals.per_line, waits, read_stall)
     barriers = barrier_stats(part.barriers, by_line)
     attr = attribution(part.blame, part.totals.waves, waves_total)
     findings = [f for f in (

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.decide import CAPTURE, ArchHint
 from hotspot.arch.products import PRODUCTS
 from hotspot.arch.targets import TARGETS
@@ -55,7 +56,7 @@ def name_tag_hint(kernel: str) -> ArchHint | None:
 def family_evidence(isa: Iterable[str]) -> str | None:
     """The first instruction (or cache-policy bit) that only gfx940+ targets have, as evidence text."""
     for text in isa:
-        token = text.strip().split(None, 1)[0].lower() if text.strip() else ""
+        token = mnemonic_of(text)
         if token and _FAMILY_RE.fullmatch(token):
             return f"{token} exists only on gfx940+ ({', '.join(GFX940_PLUS_TARGETS)})"
         if CACHE_POLICY_RE.search(text) and token.split("_", 1)[0] in ("global", "buffer", "flat", "scratch"):

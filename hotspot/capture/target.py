@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hotspot.arch.arch import UNKNOWN_LABEL, Arch, split_target_id  # noqa: F401 - UNKNOWN_LABEL re-exported
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.decide import CODE_OBJECT, ISA, OVERRIDE, SIDE_FILE, ArchHint, decide
 from hotspot.capture.sidefiles import AGENTS, nearby_files, side_files
 
@@ -69,7 +70,7 @@ def arch_hints(dispatch_dir: Path, isa: Iterable[str] = (), meta: Sequence[Path]
     for text in isa:
         gfx = exclusive_target(text)
         if gfx is not None:
-            mnemonic = text.split(None, 1)[0]
+            mnemonic = mnemonic_of(text)
             hints.append(ArchHint(gfx, f"ISA: {mnemonic} exists only on {gfx}", ISA))
             break
     explicit = {Path(m) for m in meta}

@@ -63,11 +63,11 @@ MetaOpt = Annotated[Optional[list[str]], typer.Option(
 PmcOpt = Annotated[Optional[list[str]], typer.Option(
     "--pmc", help="Counter files for the plan's memory verdicts (as `hotspot pmc` reads them); "
                   "repeatable.")]
-_BRIEF = ("Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 plan items "
-          "with estimate and file:line){}. With --format json: the brief detail level (verdict, trust, "
-          "top items with rows and fix; under 4 KB).")
-BriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # analyze (its text always has the verdict)
-PlanBriefOpt = Annotated[bool, typer.Option("--brief", help=_BRIEF.format(""))]  # plan: the plan is all it prints
+# analyze's and plan's --brief (one option: the same view of either, render/plan.py render_brief)
+BriefOpt = Annotated[bool, typer.Option(
+    "--brief", help="Print only the verdict (at most 15 lines: trust, where the cycles go, the top 3 plan items "
+                    "with estimate and file:line). With --format json: the brief detail level (verdict, trust, "
+                    "top items with rows and fix; under 4 KB).")]
 SourceMapOpt = Annotated[Optional[list[str]], typer.Option(
     "--source-map", help="OLD=NEW: read sources recorded under OLD from the local checkout NEW when "
                          "the capture has no snapshot of them; repeatable (also HOTSPOT_SOURCE_MAP, "

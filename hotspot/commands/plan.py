@@ -10,10 +10,10 @@ from hotspot.commandspec import CommandSpec, ToolSpec, text_and_markdown
 from hotspot.commands._run import run
 from hotspot.commands.options import (
     ArchOpt,
+    BriefOpt,
     ExampleOpt,
     KernelOpt,
     MetaOpt,
-    PlanBriefOpt,
     PmcOpt,
     SectionOpt,
     capture_path,
@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         kernel: KernelOpt = None,
         arch: ArchOpt = None,
         meta: MetaOpt = None,
-        brief: PlanBriefOpt = False,
+        brief: BriefOpt = False,
         detail: Annotated[bool, typer.Option(
             "--detail", help="Every item in full: evidence, all sites, the stall summary and the "
                              "priority table (text and markdown; JSON always has everything).")] = False,

@@ -12,13 +12,12 @@ and inode): the command would write the same bytes there again.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from hotspot.cache import deps, store
 from hotspot.errors import EXIT_INTERNAL, EXIT_USAGE
+from hotspot.mcp.lru import Lru
 from hotspot.result import dumps, error_envelope
 
 
@@ -77,28 +76,25 @@ class _Entry:
     output_sigs: list[deps.Signature] = field(default_factory=list)
 
 
+def _answer_bytes(entry: _Entry) -> int:
+    return len(entry.answer.document)
+
+
 class Remembered:
     """Answers of successful calls, by command line, while nothing they read has changed."""
 
     def __init__(self, limit_bytes: int = 64 << 20) -> None:
-        self._entries: OrderedDict[tuple[str, ...], _Entry] = OrderedDict()
-        self._bytes = 0
-        self._limit = limit_bytes
-        self._lock = threading.Lock()
+        self._entries: Lru[tuple[str, ...], _Entry] = Lru(limit_bytes, _answer_bytes)
 
     def get(self, argv: list[str]) -> Answer | None:
         key = tuple(argv)
-        with self._lock:
-            entry = self._entries.get(key)
+        entry = self._entries.get(key)
         if entry is None:
             return None
         if not (deps.unchanged(entry.paths, entry.sigs) and deps.unchanged(entry.outputs, entry.output_sigs)
                 and deps.listings_unchanged(entry.listings)):
-            self._drop(key)
+            self._entries.pop(key)
             return None
-        with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
         return Answer(entry.answer.document, entry.answer.exit_code, remembered=True)
 
     def run(self, argv: list[str], writes: bool = False) -> Answer:
@@ -120,25 +116,6 @@ class Remembered:
             paths = [p for p in paths if p not in outputs]  # a file the call wrote is not its input
             sigs = deps.signatures(paths)
             if deps.settled(sigs, started):
-                self._put(tuple(argv), _Entry(answer, paths, sigs, listings, outputs, deps.signatures(outputs)))
+                self._entries.put(tuple(argv), _Entry(answer, paths, sigs, listings, outputs, deps.signatures(outputs)))
         return answer
 
-    def _put(self, key: tuple[str, ...], entry: _Entry) -> None:
-        size = len(entry.answer.document)
-        if size > self._limit:
-            return
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old.answer.document)
-            self._entries[key] = entry
-            self._bytes += size
-            while self._bytes > self._limit:
-                _, dropped = self._entries.popitem(last=False)
-                self._bytes -= len(dropped.answer.document)
-
-    def _drop(self, key: tuple[str, ...]) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= len(old.answer.document)

@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from hotspot.errors import UsageError
+from hotspot.mcp.lru import Lru
 from hotspot.result import dumps
 
 CAP_BYTES = 16 * 1024          # the default size of an answer: a few fit in an assistant's context
@@ -222,35 +223,11 @@ def next_page(document: bytes, tool: str, call: str, cursor_text: str, limit: in
     return dumps(page, pretty=False)
 
 
-class Held:
+class Held(Lru[str, bytes]):
     """The whole documents of the calls whose answers were cut, by call digest (least recently
     used dropped beyond `limit_bytes`): a cursor pages the very document its first answer came
     from, so a tool that runs anew on every call (sweep_status, collect) is not run again, and a
     list that changes meanwhile does not shift items between pages."""
 
     def __init__(self, limit_bytes: int = 64 << 20) -> None:
-        import threading
-        from collections import OrderedDict
-
-        self._docs: OrderedDict[str, bytes] = OrderedDict()
-        self._bytes = 0
-        self._limit = limit_bytes
-        self._lock = threading.Lock()
-
-    def get(self, call: str) -> bytes | None:
-        with self._lock:
-            doc = self._docs.get(call)
-            if doc is not None:
-                self._docs.move_to_end(call)
-            return doc
-
-    def put(self, call: str, document: bytes) -> None:
-        if len(document) > self._limit:
-            return
-        with self._lock:
-            old = self._docs.pop(call, None)
-            self._bytes += len(document) - (len(old) if old is not None else 0)
-            self._docs[call] = document
-            while self._bytes > self._limit:
-                _, dropped = self._docs.popitem(last=False)
-                self._bytes -= len(dropped)
+        super().__init__(limit_bytes, len)

@@ -15,7 +15,6 @@ import importlib
 import os
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +31,7 @@ from hotspot.errors import ClientCancelled, HotspotError, UsageError
 from hotspot.mcp import hints, paging
 from hotspot.mcp import roots as roots_mod
 from hotspot.mcp.invoke import Answer, Remembered, run_command
+from hotspot.mcp.lru import Lru
 from hotspot.mcp.tool_schemas import BY_NAME, SPECS, description, input_schema, path_values, to_argv
 from hotspot.result import dumps, error_envelope
 
@@ -102,24 +102,17 @@ class FirstPages:
     is over max_bytes is answered without parsing and cutting the document again."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._pages: OrderedDict[tuple[str, int], tuple[bytes, bytes]] = OrderedDict()
-        self._limit = limit
-        self._lock = threading.Lock()
+        self._pages: Lru[tuple[str, int], tuple[bytes, bytes]] = Lru(limit)
 
     def get(self, document: bytes, call: str, limit: int, tool: str) -> bytes:
         if len(document) <= limit:
             return document
         key = (call, limit)
-        with self._lock:
-            kept = self._pages.get(key)
+        kept = self._pages.get(key)
         if kept is not None and kept[0] is document:  # the very answer it was cut from
             return kept[1]
         page = paging.first_page(document, tool, call, limit)
-        with self._lock:
-            self._pages[key] = (document, page)
-            self._pages.move_to_end(key)
-            while len(self._pages) > self._limit:
-                self._pages.popitem(last=False)
+        self._pages.put(key, (document, page))
         return page
 
 

@@ -4,54 +4,35 @@ and a request whatever its width, so 2-byte loads move an eighth of what a dword
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from hotspot.arch.classify import Category
+from hotspot.arch.vmem_width import vmem_access
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.spin_rules import spin_rows
 
-# Bytes per lane of a VMEM load, from its mnemonic's size suffix (gfx9 buffer/global/flat loads).
-WIDTH_BYTES = (("dwordx4", 16), ("b128", 16), ("dwordx3", 12), ("b96", 12), ("dwordx2", 8),
-               ("b64", 8), ("dword", 4), ("b32", 4), ("ushort", 2), ("sshort", 2), ("short", 2),
-               ("u16", 2), ("i16", 2), ("d16", 2), ("ubyte", 1), ("sbyte", 1), ("byte", 1),
-               ("u8", 1), ("i8", 1))
 WIDE_BYTES = 16  # dwordx4: the widest per-lane load, what each narrow load could be
 # The rule fires when narrow loads are at least this share of the executed VMEM load instructions.
 NARROW_MIN_EXEC_SHARE = 0.5
 # Vectorizing merges narrow loads of one lane: it needs at least two of them per wave.
 NARROW_MIN_PER_WAVE = 2.0
 VMEM_LOAD_CATEGORIES = (Category.VMEM_LOAD, Category.FLAT)  # in taxonomy order (the sites' order)
-_LOAD = re.compile(r"^(buffer|global|flat|tbuffer)_load_(?:lds_)?(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")
+# The global-memory accesses the rules weigh: scratch (spills) has a rule of its own.
+LOAD_SEGMENTS = frozenset({"buffer", "tbuffer", "global", "flat"})
+STORE_SEGMENTS = frozenset({"buffer", "global", "flat"})
 
 
 def bytes_per_lane(isa: str) -> int | None:
-    """Per-lane bytes of a VMEM load mnemonic; None for anything else (or an unknown size)."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
-    m = _LOAD.match(mn)
-    if m is None:
-        return None
-    size = m["size"]
-    for suffix, width in WIDTH_BYTES:
-        if size == suffix or size.endswith("_" + suffix) or size.startswith(suffix):
-            return width
-    return None
-
-
-_STORE = re.compile(r"^(buffer|global|flat)_store_(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")
+    """Per-lane bytes of a global-memory load; None for anything else (or an unknown size)."""
+    a = vmem_access(isa)
+    return a.lane_bytes if a is not None and a.op == "load" and a.segment in LOAD_SEGMENTS else None
 
 
 def store_bytes_per_lane(isa: str) -> int | None:
-    """Per-lane bytes of a VMEM store mnemonic; None for anything else."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
-    m = _STORE.match(mn)
-    if m is None:
-        return None
-    for suffix, width in WIDTH_BYTES:
-        if m["size"] == suffix or m["size"].startswith(suffix):
-            return width
-    return None
+    """Per-lane bytes of a global-memory store; None for anything else."""
+    a = vmem_access(isa)
+    return a.lane_bytes if a is not None and a.op == "store" and a.segment in STORE_SEGMENTS else None
 
 
 def _is_lds_dma(isa: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from hotspot.plan.conventions import VERDICT_CATEGORIES, VERDICT_ITEMS
 from hotspot.plan.coverage import Coverage
 from hotspot.plan.engine import CategoryShare
 from hotspot.plan.model import Kind, PlanItem, Trust
@@ -18,9 +19,7 @@ from hotspot.record import record
 from hotspot.result import Result
 
 BRIEF_BUDGET = 4096          # bytes of the whole compact JSON envelope (the acceptance bound)
-BRIEF_ITEMS = 3              # as many items as the text verdict shows
 BRIEF_ROWS = 6               # code.json rows per item (wait rows first, then producers)
-BRIEF_CATEGORIES = 3
 BRIEF_WARNINGS = 3
 TEXT_CHARS = 240             # a fix, a reason or a warning longer than this is cut
 TITLE_CHARS = 120
@@ -119,9 +118,9 @@ def brief_plan(command: str, path: str, kernel: str, gfx: str | None, trust: Tru
     # capture items are trust (their reasons are above), not gains: items[0] is the plan's item #1
     gains = [i for i in items if i.kind != Kind.CAPTURE]
     return BriefPlan("brief", path, cut(kernel, KERNEL_CHARS), gfx, trust, stall_pct_of_cycles,
-                     list(top_categories[:BRIEF_CATEGORIES]),
-                     [brief_item(i) for i in gains[:BRIEF_ITEMS]],
-                     max(0, len(gains) - BRIEF_ITEMS), more_command(command, path, extra),
+                     list(top_categories[:VERDICT_CATEGORIES]),
+                     [brief_item(i) for i in gains[:VERDICT_ITEMS]],
+                     max(0, len(gains) - VERDICT_ITEMS), more_command(command, path, extra),
                      coverage.share if coverage is not None else None,
                      cut(coverage.gap.message, TEXT_CHARS) if coverage is not None and coverage.gap else None)
 

@@ -8,11 +8,11 @@ from hotspot.arch.classify import Category
 from hotspot.plan.context import PlanContext
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.att.issue_share import TraceCeilings, UnitBusy
+from hotspot.plan.conventions import PCT
 
 # A matrix core busy this share of the loop's time has no room a reordering can use: the waits
 # that remain overlap MFMA work already (issue 33: tuned GEMMs at 90-95% were told 10-13%).
 MATRIX_CORE_BOUND_BUSY = 0.85
-PCT = 100.0
 
 
 def bound_scope(ctx: PlanContext) -> UnitBusy | None:

@@ -12,7 +12,7 @@ from hotspot.arch.mfma import (
     mfma_passes,
     parse_mfma,
 )
-from hotspot.arch.classify import Category
+from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.arch.targets import find_target
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
@@ -114,7 +114,7 @@ def legacy_mfma_shape(ctx: PlanContext, rule: Rule) -> Outcome:
     for ins in ctx.executed(Category.MFMA):
         isa = ins.isa
         if faster_shape(gfx, isa) is not None:
-            by_mnemonic[isa.split(None, 1)[0].lower()].append(ins)
+            by_mnemonic[mnemonic_of(isa)].append(ins)
     if not by_mnemonic:
         return f"every executed MFMA uses a current {gfx} shape"
     out = []

@@ -11,7 +11,7 @@ from dataclasses import field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
-from hotspot.arch.classify import Category
+from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.arch.resources import IsaRegisters, scan_isa_registers
 from hotspot.att.findings import E, Finding, finding_of
 from hotspot.att.loops import Loop
@@ -221,6 +221,6 @@ def in_loop(ctx: PlanContext, row: int | None) -> bool:
 def is_kernarg_load(ctx: PlanContext, wait: WaitBlame, producer: Producer) -> bool:
     """An `s_load` (not `s_buffer_load`) whose load and wait lie outside every loop: a kernel
     argument or a descriptor read once per wave."""
-    mn = producer.isa.split(None, 1)[0].lower() if producer.isa else ""
+    mn = mnemonic_of(producer.isa)
     return (producer.category == Category.SMEM and mn.startswith("s_load")
             and not in_loop(ctx, producer.line_number) and not in_loop(ctx, wait.line_number))

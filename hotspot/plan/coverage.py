@@ -14,10 +14,11 @@ complete while it is silent about its biggest cost.
 
 from __future__ import annotations
 
-from hotspot.arch.classify import Category
+from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.att.issue_share import UnitBusy
 from hotspot.att.waits.reduce import WaitBlame
+from hotspot.plan.conventions import AT_ROOF
 from hotspot.plan.model import Kind, PlanItem, Site
 from hotspot.record import record
 
@@ -87,7 +88,6 @@ class Coverage:
 # latency items were dropped for it), or the kernel when the kernel is the scope.
 BANDWIDTH_ROOF_CLASSES = frozenset({Category.WAIT_VMCNT, Category.WAIT_MIXED, Category.VMEM_LOAD,
                                     Category.VMEM_STORE, Category.VMEM_ATOMIC, Category.FLAT})
-AT_ROOF = "at_the_roof"
 
 
 def roof_rows(item: PlanItem, instructions: list[InstructionStat], bound: UnitBusy | None
@@ -174,10 +174,10 @@ def _gap(top: ClassCoverage, instructions: list[InstructionStat], rows: dict[int
 
 def gap_row_text(g: GapRow) -> str:
     """`#1135 s_waitcnt vmcnt(0) ← scratch_load_dword #1133, scratch_load_dwordx4 #1134`."""
-    head = f"#{g.line_number} {g.isa.split(None, 1)[0] if g.isa else ''}".rstrip()
+    head = f"#{g.line_number} {mnemonic_of(g.isa)}".rstrip()
     return head + (" ← " + ", ".join(_producer_text(p) for p in g.producers) if g.producers else "")
 
 
 def _producer_text(p: GapProducer) -> str:
-    mnemonic = p.isa.split(None, 1)[0] if p.isa else "nothing outstanding"
+    mnemonic = mnemonic_of(p.isa) or "nothing outstanding"
     return f"{mnemonic} #{p.line_number}" if p.line_number is not None else mnemonic

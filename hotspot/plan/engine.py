@@ -7,6 +7,7 @@ from dataclasses import field, replace
 from hotspot.arch.classify import Category
 from hotspot.att.model import AnalysisMode, DispatchAnalysis
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import AT_ROOF, PCT, ROUND_DIGITS, VERDICT_CATEGORIES, VERDICT_ITEMS
 from hotspot.plan.model import (
     HIDES_LATENCY,
     LIMITED,
@@ -42,8 +43,6 @@ MAX_PLAN_ITEMS = 8
 # Priority from the high end of the estimate (percent of the traced waves' cycles).
 HIGH_PRIORITY_MIN_PCT = 10.0
 MED_PRIORITY_MIN_PCT = 3.0
-PCT = 100.0
-ROUND_DIGITS = 2
 
 
 @record
@@ -86,10 +85,6 @@ class Verdict:
     explained_share: float | None = None        # of all stall, at the rows the items name (coverage)
     explained_by_class: list[ClassCoverage] = field(default_factory=list)
     unexplained: str | None = None              # the top class is less than half explained: where it sits
-
-
-VERDICT_ITEMS = 3
-VERDICT_CATEGORIES = 3
 
 
 def verdict_of(summary: StallSummary, items: list[PlanItem], trust: Trust,
@@ -248,8 +243,8 @@ def _cap_at_roofs(ctx: PlanContext, items: list[PlanItem],
 # verdict (LOW), not a HIGH "fewer bytes" item, and no code item beside it is HIGH.
 AT_ROOF_BANDWIDTH_FRACTION = 0.80
 NOTHING_REREAD_RATIO = 0.99
-# Items that state the roof a kernel or loop sits at: LOW whatever the headroom, ranked first.
-AT_ROOF = "at_the_roof"
+# Items that state the roof a kernel or loop sits at (evidence AT_ROOF): LOW whatever the
+# headroom, ranked first.
 VERDICT_PRIORITY = "LOW"
 ROOF_KERNEL_MAX_PRIORITY = "MED"
 

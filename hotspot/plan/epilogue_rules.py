@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from statistics import median
 
-from hotspot.arch.classify import Category
+from hotspot.arch.classify import Category, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.access_rules import WIDE_BYTES, store_bytes_per_lane
 from hotspot.plan.context import PlanContext, in_loop
@@ -46,7 +46,7 @@ def _address_key(isa: str) -> str:
 
 
 def _is_load(isa: str) -> bool:
-    mnemonic = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    mnemonic = mnemonic_of(isa)
     return "load" in mnemonic or "read" in mnemonic
 
 

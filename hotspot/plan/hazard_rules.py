@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hotspot.arch.classify import VECTOR_ALU
+from hotspot.arch.classify import VECTOR_ALU, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.def_use import reads, straight_line, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 
@@ -78,9 +79,9 @@ def valu_dependency_chain(ctx: PlanContext, rule: Rule) -> Outcome:
         sites.sort(key=lambda s: (-s.target_cycles, s.producer_rows[1]))
         target = sum(s.target_cycles for s in sites)
         before, nop, after = max(group, key=lambda c: (c[1].stall, -c[1].line_number))
-        example = f"{before.isa.split(None, 1)[0]} -> {nop.isa} -> {after.isa.split(None, 1)[0]}"
+        example = f"{mnemonic_of(before.isa)} -> {nop.isa} -> {mnemonic_of(after.isa)}"
         ev = [Evidence("nop_rows", len(sites)), Evidence("nop_stall_cycles", target),
-              Evidence("nop_stall_pct", round(100 * target / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+              Evidence("nop_stall_pct", round(PCT * target / ctx.total_stall, ROUND_DIGITS) if ctx.total_stall else 0.0),
               Evidence("example_chain", example), Evidence("family", family)]
         out.append(Candidate(
             ctx.location_of(after), ev, target,

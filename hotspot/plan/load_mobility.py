@@ -14,7 +14,7 @@ iteration ahead, which is the loop rules' fix, so loads in loops are not judged 
 
 from __future__ import annotations
 
-from hotspot.arch.classify import LOADS, is_wait
+from hotspot.arch.classify import LOADS, is_wait, mnemonic_of
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
 from hotspot.plan.register_reads import ALL_SOURCES, STOP_PREFIXES, _overlap, dest_regs, source_regs
@@ -74,7 +74,7 @@ def _is_stop(ins: InstructionStat) -> bool:
 
 def _writes(isa: str) -> list[Reg]:
     """Registers the instruction writes (stores, compares, waits and branches write none)."""
-    mn = isa.split(None, 1)[0].lower() if isa.strip() else ""
+    mn = mnemonic_of(isa)
     return [] if any(k in mn for k in ALL_SOURCES) else dest_regs(isa)
 
 

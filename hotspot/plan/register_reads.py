@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from hotspot.arch.classify import LGKM_PRODUCERS, VM_PRODUCERS, Category, is_wait
+from hotspot.arch.classify import LGKM_PRODUCERS, VM_PRODUCERS, Category, is_wait, mnemonic_of
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import PlanContext
 
@@ -87,7 +87,7 @@ def unneeded_newest(ctx: PlanContext, wait: WaitBlame, producers: list[Producer]
     newest_first = sorted(producers, key=lambda p: (p.median_distance_instructions, -(p.line_number or 0)))
     out = []
     for p in newest_first:
-        mn = p.isa.split(None, 1)[0].lower()
+        mn = mnemonic_of(p.isa)
         if "store" in mn or "write" in mn or "atomic" in mn:
             return []
         if any(_overlap(d, r) for d in dest_regs(p.isa) for r in reads):

@@ -14,8 +14,8 @@ from hotspot.record import record
 from hotspot.arch.classify import Category
 from hotspot.att.launch_match import MATCHED, LaunchOut
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import CYCLES_PER_NS_PER_MHZ
 
-MHZ_TO_PER_NS = 1e-3  # cycles per ns at 1 MHz
 
 
 @record
@@ -79,4 +79,4 @@ def mfma_busy_fraction(ctx: PlanContext) -> float | None:
         return None
     grid_waves = launch.workgroups * waves_per_workgroup(launch, target.wave_size)
     per_simd_cycles = busy / traced * grid_waves / (launch.cus * target.simds_per_cu)
-    return per_simd_cycles / (product.peak_engine_clock_mhz * MHZ_TO_PER_NS) / duration
+    return per_simd_cycles / (product.peak_engine_clock_mhz * CYCLES_PER_NS_PER_MHZ) / duration

@@ -21,13 +21,11 @@ from hotspot.arch.products import find_product
 from hotspot.arch.targets import find_target
 from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import BYTES_PER_GB, HZ_PER_MHZ, PCT
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule
 from hotspot.plan.resource_rules import OCCUPANCY_MIN_ACHIEVED_FRACTION, OCCUPANCY_MIN_WAIT_SHARE
 from hotspot.record import record
 
-MHZ = 1e6
-GB = 1e9
-PCT = 100.0
 # The metric the engine reads to cap the latency items (engine._roof_caps).
 TRACE_FRACTION_METRIC = "trace_fraction_of_peak"
 
@@ -62,7 +60,7 @@ def trace_bandwidth(ctx: PlanContext, waves_per_simd: float) -> TraceBandwidth |
         return None
     per_wave, cycles = moved / waves, ctx.total_cycles / waves
     per_cu_cycle = waves_per_simd * target.simds_per_cu * per_wave / cycles
-    gbps = per_cu_cycle * product.cus * product.peak_engine_clock_mhz * MHZ / GB
+    gbps = per_cu_cycle * product.cus * product.peak_engine_clock_mhz * HZ_PER_MHZ / BYTES_PER_GB
     return TraceBandwidth(per_wave, cycles, waves_per_simd, gbps, product.peak_hbm_gbps)
 
 

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import re
 
-from hotspot.arch.classify import VM_PRODUCERS, Category
+from hotspot.arch.classify import VM_PRODUCERS, Category, mnemonic_of
+from hotspot.arch.vmem_width import lane_bytes
 from hotspot.att.code_totals import InstructionStat
 from hotspot.plan.context import PlanContext, in_loop
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.def_use import reads, writes
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.register_budget import VgprBudget, budget_target, vgpr_budget, waves_for
 
-# Bytes per lane of a scratch access, by the mnemonic's width suffix (ISA: dword = 4 bytes).
-SCRATCH_WIDTH_BYTES = {"byte": 1, "ubyte": 1, "sbyte": 1, "short": 2, "ushort": 2, "sshort": 2,
-                       "dword": 4, "dwordx2": 8, "dwordx3": 12, "dwordx4": 16}
-DWORD_BYTES = 4
+DWORD_BYTES = 4  # a scratch access of a width hotspot/arch/vmem_width.py does not know counts as one dword
 _OFFSET = re.compile(r"offset:\s*(0x[0-9a-f]+|\d+)", re.IGNORECASE)
 
 
@@ -32,13 +31,11 @@ def _is_scratch(ins_isa: str, category: Category | str) -> bool:
 
 
 def _is_load(isa: str) -> bool:
-    return "load" in isa.split(None, 1)[0].lower()
+    return "load" in mnemonic_of(isa)
 
 
 def _width(isa: str) -> int:
-    mnemonic = isa.split(None, 1)[0].lower()
-    suffix = mnemonic.rsplit("_", 1)[-1]
-    return SCRATCH_WIDTH_BYTES.get(suffix, DWORD_BYTES)
+    return lane_bytes(isa) or DWORD_BYTES
 
 
 def spilled_dwords(rows: list[InstructionStat]) -> int:
@@ -171,7 +168,7 @@ def register_spill(ctx: PlanContext, rule: Rule) -> Outcome:
           Evidence("scratch_reloads_per_wave", round(loads_per_wave, 1)),
           Evidence("scratch_store_rows_in_loops", len(stores_in_loop)),
           Evidence("reload_wait_stall_cycles", int(reload_stall)),
-          Evidence("reload_wait_stall_pct", round(100 * reload_stall / ctx.total_stall, 2)),
+          Evidence("reload_wait_stall_pct", round(PCT * reload_stall / ctx.total_stall, ROUND_DIGITS)),
           Evidence("drained_vmem_stall_cycles", int(drained_stall)),
           Evidence("loads_staged_to_scratch", ", ".join(f"#{n}" for n in sorted(staged_rows)) or "none"),
           Evidence("staged_wait_stall_cycles", int(staged_stall)),

@@ -14,6 +14,7 @@ from collections import defaultdict
 from hotspot.arch.classify import VMCNT_WAITS, VMEM_LOADS, VMEM_WRITES
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import PlanContext
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.model import Candidate, Evidence, Outcome, Rule, Site
 from hotspot.plan.waits_rules import family_of, is_store
 
@@ -90,7 +91,7 @@ def store_gated_vmcnt(ctx: PlanContext, rule: Rule) -> Outcome:
         w0, stores0, loads0 = next(g for g in group if g[0].line_number == sites[0].wait_row)
         top = max(stores0, key=lambda p: p.blamed_stall)
         ev = [Evidence("store_blamed_stall_cycles", target),
-              Evidence("store_blamed_stall_pct", round(100 * target / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+              Evidence("store_blamed_stall_pct", round(PCT * target / ctx.total_stall, ROUND_DIGITS) if ctx.total_stall else 0.0),
               Evidence("waited_at", f"#{w0.line_number} {w0.isa}".strip()),
               Evidence("store_rows", ", ".join(f"#{p.line_number}" for p in stores0)),
               Evidence("load_rows", ", ".join(f"#{p.line_number}" for p in loads0)),

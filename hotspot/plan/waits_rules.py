@@ -16,12 +16,13 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 
-from hotspot.arch.classify import Category, is_wait
+from hotspot.arch.classify import Category, is_wait, mnemonic_of
 from hotspot.arch.classify import LOADS as ANY_LOAD
 from hotspot.arch.classify import VMEM_LOADS
 from hotspot.att.code_totals import InstructionStat
 from hotspot.att.waits.reduce import Producer, WaitBlame
 from hotspot.plan.context import Pair, PlanContext, is_kernarg_load
+from hotspot.plan.conventions import PCT, ROUND_DIGITS
 from hotspot.plan.load_mobility import load_mobility
 from hotspot.plan.register_budget import register_cost
 from hotspot.plan.register_reads import dest_regs
@@ -62,14 +63,14 @@ def _cover(distance: float | None, stall_per_wait: float) -> float | None:
 
 
 def _is_single_dword(isa: str) -> bool:
-    mn = isa.split(None, 1)[0].lower() if isa else ""
+    mn = mnemonic_of(isa)
     return mn.endswith(("_dword", "_b32", "_ubyte", "_ushort", "_sbyte", "_sshort", "_u8", "_u16",
                         "_i8", "_i16"))
 
 
 def is_store(isa: str) -> bool:
     """LDS/VMEM writes also retire on the counters, but they are not loads to move earlier."""
-    mn = isa.split(None, 1)[0].lower() if isa else ""
+    mn = mnemonic_of(isa)
     return "store" in mn or "write" in mn or "atomic" in mn
 
 
@@ -159,7 +160,7 @@ def _common_evidence(ctx: PlanContext, group: list[Pair]) -> list[Evidence]:
     blamed = _blamed(group)
     return [
         Evidence("blamed_stall_cycles", int(blamed)),
-        Evidence("blamed_stall_pct", round(100 * blamed / ctx.total_stall, 2) if ctx.total_stall else 0.0),
+        Evidence("blamed_stall_pct", round(PCT * blamed / ctx.total_stall, ROUND_DIGITS) if ctx.total_stall else 0.0),
         Evidence("waited_at", f"#{wait.line_number} {wait.isa}".strip()),
         Evidence("median_distance_cycles", prod.median_distance_cycles),
         Evidence("median_distance_instructions", prod.median_distance_instructions),

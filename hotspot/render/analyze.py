@@ -9,13 +9,13 @@ from hotspot.att.launch_match import MATCHED, LaunchOut
 from hotspot.att.dispatch_occupancy import DispatchOccupancy
 from hotspot.capture import DispatchCandidate
 from hotspot.arch.occupancy_model import per_simd
+from hotspot.kernel_names import short_kernel_name
 from hotspot.render.tables import (
     BAR_HEADER,
     bar,
     heading,
     num,
     pct,
-    short_kernel_name,
     shorten,
     shorten_left,
     shorten_middle,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from hotspot.att.model import AnalysisMode, DispatchAnalysis
-from hotspot.render.sections import wanted
+from hotspot.render.sections import Parts
 from hotspot.result import Result
 
 if TYPE_CHECKING:
@@ -31,21 +31,21 @@ if TYPE_CHECKING:
 Row = Sequence[object]
 
 
-class CsvTables:
-    """The tables of one view in print order; `add` keeps only the wanted sections."""
+# One CSV table: its header row and its rows.
+CsvTable = tuple[list[str], list[Row]]
 
-    def __init__(self) -> None:
-        self.tables: list[tuple[str, list[str], list[Row]]] = []
 
-    def add(self, name: str, headers: list[str], rows: list[Row], default: bool = True) -> None:
-        if wanted(name, default):
-            self.tables.append((name, headers, rows))
+class CsvTables(Parts[CsvTable]):
+    """The tables of one view in print order, chosen as the text view's sections are."""
+
+    def table(self, name: str, headers: list[str], rows: list[Row], default: bool = True) -> None:
+        self.add(name, (headers, rows), default)
 
     def text(self) -> str:
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        single = len(self.tables) == 1
-        for i, (name, headers, rows) in enumerate(self.tables):
+        single = len(self.parts) == 1
+        for i, (name, (headers, rows)) in enumerate(self.parts):
             if i:
                 out.write("\n")
             if not single:
@@ -79,7 +79,7 @@ def render_analyze(result: Result[object]) -> str:
     data: Any = result.data
     out = CsvTables()
     if hasattr(data, "ranking") and hasattr(data, "dispatches"):  # --all
-        out.add("ranking", ["rank", "path", "kernel", "waves", "executed_instructions", "code_rows",
+        out.table("ranking", ["rank", "path", "kernel", "waves", "executed_instructions", "code_rows",
                             "source_mapped_pct", "status"],
                 [[i + 1, r.path, r.kernel, r.waves, r.executed_instructions, r.code_rows,
                   r.source_mapped_pct, r.status] for i, r in enumerate(data.ranking)])
@@ -95,12 +95,12 @@ def _merged(out: CsvTables) -> CsvTables:
     """With --all every dispatch adds its tables: one table per section, rows of all of them."""
     merged = CsvTables()
     seen: dict[str, int] = {}
-    for name, headers, rows in out.tables:
+    for name, (headers, rows) in out.parts:
         if name in seen:
-            merged.tables[seen[name]][2].extend(rows)
+            merged.parts[seen[name]][1][1].extend(rows)
         else:
-            seen[name] = len(merged.tables)
-            merged.tables.append((name, headers, list(rows)))
+            seen[name] = len(merged.parts)
+            merged.parts.append((name, (headers, list(rows))))
     return merged
 
 
@@ -114,7 +114,7 @@ def _analysis_tables(out: CsvTables, one: DispatchAnalysis | PlannedDispatch, ma
     key: list[object] = [d.path] if many else []
 
     def add(name: str, headers: list[str], rows: list[Row], default: bool = tables) -> None:
-        out.add(name, pre + headers, [key + list(r) for r in rows], default)
+        out.table(name, pre + headers, [key + list(r) for r in rows], default)
 
     if plan is not None:
         add("verdict", *_verdict_table(plan.verdict), default=True)
@@ -224,15 +224,15 @@ def render_plan(result: Result[object]) -> str:
     d = result.data
     assert isinstance(d, PlanData)
     out = CsvTables()
-    out.add("verdict", *_verdict_table(d.verdict))
-    out.add("dispatch", ["field", "value"], _key_value([
+    out.table("verdict", *_verdict_table(d.verdict))
+    out.table("dispatch", ["field", "value"], _key_value([
         ("dispatch_dir", d.dispatch.path), ("kernel", d.dispatch.kernel), ("arch", d.arch.gfx),
         ("trust", d.trust.level), ("trust_reasons", list(d.trust.reasons)),
         ("chosen_because", d.selection.reason if d.selection else None)]))
-    out.add("summary", ["category", "stall", "share"],
+    out.table("summary", ["category", "stall", "share"],
             [[c.category, c.stall, c.share] for c in d.summary.top_categories], default=False)
-    out.add("plan", *_items_table(d.plan))
-    out.add("gap", *_gap_table(d.coverage))
+    out.table("plan", *_items_table(d.plan))
+    out.table("gap", *_gap_table(d.coverage))
     return out.text()
 
 
@@ -265,7 +265,7 @@ def render_brief(result: Result[object]) -> str:
     view = planned_view(result.data)
     out = CsvTables()
     if view is not None:
-        out.tables.append(("verdict", *_verdict_table(view[2])))
+        out.parts.append(("verdict", _verdict_table(view[2])))
     return out.text()
 
 
@@ -283,22 +283,22 @@ def render_pmc(result: Result[object]) -> str:
     d = result.data
     assert isinstance(d, PmcData)
     out = CsvTables()
-    out.add("inputs", ["path", "layout", "dispatches", "all_zero"],
+    out.table("inputs", ["path", "layout", "dispatches", "all_zero"],
             [[i.path, i.layout, i.dispatches, i.all_zero] for i in d.inputs])
     est = ["fabric_read_bytes_low", "fabric_read_bytes_high", "fabric_read_bytes_exact"]
-    out.add("kernels", ["kernel", "runtime", "dispatches", "l2_hit_pct", "req_32b_pct", *est, "duration_ns",
+    out.table("kernels", ["kernel", "runtime", "dispatches", "l2_hit_pct", "req_32b_pct", *est, "duration_ns",
                         "achieved_gbps_low", "achieved_gbps_high", "pct_of_peak_low", "pct_of_peak_high",
                         "over_fetch_low", "over_fetch_high"],
             [[k.kernel, k.runtime, k.dispatches, k.l2_hit_pct, k.req_32b_pct, *_estimate(k.fabric_read_bytes),
               k.duration_ns, k.achieved_gbps.low, k.achieved_gbps.high, k.pct_of_peak.low,
               k.pct_of_peak.high, k.over_fetch.low, k.over_fetch.high] for k in d.kernels])
-    out.add("verdicts", ["kernel", "id", "certain", "text", "next"],
+    out.table("verdicts", ["kernel", "id", "certain", "text", "next"],
             [[k.kernel, v.id, v.certain, v.text, v.next] for k in d.kernels for v in k.verdicts])
     # long form: one row per kernel and counter (the counters differ between files)
-    out.add("counters", ["kernel", "counter", "sum"],
+    out.table("counters", ["kernel", "counter", "sum"],
             [[k.kernel, n, v] for k in d.kernels for n, v in k.counters.items()])
     if d.dispatches is not None:
-        out.add("dispatches", ["dispatch_id", "kernel", "l2_hit_pct", "req_32b_pct", *est, "duration_ns",
+        out.table("dispatches", ["dispatch_id", "kernel", "l2_hit_pct", "req_32b_pct", *est, "duration_ns",
                                "achieved_gbps_low", "achieved_gbps_high"],
                 [[x.dispatch_id, x.kernel, x.l2_hit_pct, x.req_32b_pct, *_estimate(x.fabric_read_bytes),
                   x.duration_ns, x.achieved_gbps.low, x.achieved_gbps.high] for x in d.dispatches])
@@ -325,9 +325,9 @@ def render_kernels(result: Result[object]) -> str:
     d = result.data
     assert isinstance(d, KernelTable)
     out = CsvTables()
-    out.add("kernels", _KERNEL_COLUMNS, _kernel_rows(d.kernels))
+    out.table("kernels", _KERNEL_COLUMNS, _kernel_rows(d.kernels))
     if d.regions is not None:
-        out.add("regions", ["region", "run", "region_wall_ns", "region_gpu_ns", *_KERNEL_COLUMNS],
+        out.table("regions", ["region", "run", "region_wall_ns", "region_gpu_ns", *_KERNEL_COLUMNS],
                 [[r.name, r.run, r.wall_ns, r.gpu_ns, *row] for r in d.regions for row in _kernel_rows(r.kernels)])
     return out.text()
 
@@ -347,7 +347,7 @@ def render_diff(result: Result[object]) -> str:
     lines, blamed loads), its change, interval and test as in JSON's `data.rows`."""
     d: Any = result.data  # diff's DiffResult (hotspot/diff/api.py: a layer above the views)
     out = CsvTables()
-    out.add("rows", _DIFF_COLUMNS, [
+    out.table("rows", _DIFF_COLUMNS, [
         [r.key, getattr(r.kind, "value", r.kind), r.label, r.before, r.after, r.delta, r.delta_pct, r.rate_unit,
          r.executions_before, r.executions_after, r.per_execution_before, r.per_execution_after,
          r.change_pct, r.ci_pct[0] if r.ci_pct else None, r.ci_pct[1] if r.ci_pct else None, r.p, r.q,
@@ -369,7 +369,7 @@ def render_occupancy(result: Result[object]) -> str:
     assert isinstance(occ, Occupancy)
     inp, det = occ.inputs, occ.details
     out = CsvTables()
-    out.add("occupancy", ["field", "value"], _key_value([
+    out.table("occupancy", ["field", "value"], _key_value([
         ("arch", occ.arch), ("waves_per_simd", occ.waves_per_simd), ("limiter", occ.limiter),
         ("limiters", list(occ.limiters)), ("vgpr", inp.vgpr), ("agpr", inp.agpr), ("sgpr", inp.sgpr),
         ("sgpr_includes_implicit", inp.sgpr_includes_implicit), ("lds_bytes", inp.lds_bytes),
@@ -378,13 +378,13 @@ def render_occupancy(result: Result[object]) -> str:
         ("waves_per_workgroup", det.waves_per_workgroup), ("lds_allocated_bytes", det.lds_allocated_bytes),
         ("workgroups_per_cu_by_lds", det.workgroups_per_cu_by_lds),
         ("workgroups_per_cu_by_slots", det.workgroups_per_cu_by_slots)]))
-    out.add("limits", ["limit", "waves_per_simd", "binding"],
+    out.table("limits", ["limit", "waves_per_simd", "binding"],
             [[name, occ.limits[name], name in occ.limiters] for name in LIMIT_NAMES])
-    out.add("next-steps", ["limiter", "target_waves", "resource", "current", "max_allowed", "reduce_by",
+    out.table("next-steps", ["limiter", "target_waves", "resource", "current", "max_allowed", "reduce_by",
                            "message"],
             [[name, s.target_waves, s.resource, s.current, s.max_allowed, s.reduce_by, s.message]
              for name, s in occ.next_step.items()])
-    out.add("notes", ["note"], [[n] for n in occ.notes])
+    out.table("notes", ["note"], [[n] for n in occ.notes])
     return out.text()
 
 
@@ -397,18 +397,18 @@ def render_sweep_status(result: Result[object]) -> str:
     and the problems found (each table keeps its header when empty)."""
     d: Any = result.data  # hotspot.sweep_records.StatusData
     out = CsvTables()
-    out.add("entries", ["entry", "state", "attempts", "host", "gpu", "device", "worker", "started_at",
+    out.table("entries", ["entry", "state", "attempts", "host", "gpu", "device", "worker", "started_at",
                         "finished_at", "elapsed_s", "exit_code", "reason", "log", "run_dir"],
             [[e.name, str(e.state), e.attempts, e.host, e.gpu, e.device, e.worker, e.started_at,
               e.finished_at, e.elapsed_s, e.exit_code, e.reason, e.log, e.run_dir] for e in d.entries])
-    out.add("workers", ["worker", "host", "pid", "state", "gpus", "devices", "heartbeat_at", "array_task"],
+    out.table("workers", ["worker", "host", "pid", "state", "gpus", "devices", "heartbeat_at", "array_task"],
             [[w.id, w.host, w.pid, w.state, list(w.gpus or []), list(w.devices or []), w.heartbeat_at,
               w.array_task_id] for w in d.workers])
     tasks = (d.slurm.tasks if d.slurm else None) or []
-    out.add("slurm-tasks", ["task", "job_id", "state", "exit_code", "node", "reason", "source", "log", "starts"],
+    out.table("slurm-tasks", ["task", "job_id", "state", "exit_code", "node", "reason", "source", "log", "starts"],
             [[t.task, t.job_id, t.state, t.exit_code, t.node, t.reason, t.source, t.log, t.starts]
              for t in tasks])
-    out.add("problems", ["task", "kind", "message", "fix"],
+    out.table("problems", ["task", "kind", "message", "fix"],
             [[p.task, p.kind, p.message, p.fix] for p in d.problems])
     return out.text()
 
@@ -439,7 +439,7 @@ def render_sweep_report(result: Result[object]) -> str:
             top.estimate_low_pct if top else None, top.estimate_high_pct if top else None,
             s.headroom_pct if s is not None else None, e.reason, e.log, e.report_html])
     out = CsvTables()
-    out.add("entries", _SWEEP_REPORT_COLUMNS, rows)
+    out.table("entries", _SWEEP_REPORT_COLUMNS, rows)
     return out.text()
 
 
@@ -452,11 +452,11 @@ def render_doctor(result: Result[object]) -> str:
     analysis and collection as the text view says it (field, value)."""
     rep: Any = result.data  # hotspot.collect.doctor_checks.DoctorReport (a layer above the views)
     out = CsvTables()
-    out.add("checks", ["check", "status", "required", "detail", "fix"],
+    out.table("checks", ["check", "status", "required", "detail", "fix"],
             [[c.name, c.status, c.required, c.detail, c.fix] for c in rep.checks])
     analysis = rep.checked_for in ("analyze", "both")
     collection = rep.checked_for in ("collect", "both")
-    out.add("readiness", ["field", "value"], _key_value([
+    out.table("readiness", ["field", "value"], _key_value([
         ("checked_for", rep.checked_for),
         ("analysis_ready", rep.analysis_ready if analysis else None),
         ("collection_ready", bool(rep.ok and rep.gpus) if collection else None),

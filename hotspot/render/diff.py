@@ -125,7 +125,7 @@ def _code_section(code: Any, markdown: bool) -> str:
 
 def _render(d: Any, markdown: bool) -> str:
     out = []
-    from hotspot.render.tables import short_kernel_name
+    from hotspot.kernel_names import short_kernel_name
 
     title = f"hotspot diff: {short_kernel_name(d.before.kernel)}"
     if d.before.kernel != d.after.kernel:

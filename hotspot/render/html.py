@@ -92,7 +92,7 @@ def page_chunks(data: DispatchAnalysis | MultiAnalysis | ReportPage,
     page = page_of(data)
     views = page.dispatches
     kernel = (views[0].analysis.dispatch.kernel if views else "") or "(no dispatch)"
-    from hotspot.render.tables import short_kernel_name
+    from hotspot.kernel_names import short_kernel_name
 
     short = short_kernel_name(kernel)  # the heading; the full name is shown once, below it
     full = (f'<details class="meta" data-part="kernel-full"><summary>full kernel name</summary>'
@@ -402,7 +402,7 @@ def _plan_location(loc: Location) -> str:
     if loc.line_number is not None:
         parts.append(f"#{loc.line_number} {loc.isa or ''}".rstrip())
     if not parts and loc.kernel:
-        from hotspot.render.tables import short_kernel_name
+        from hotspot.kernel_names import short_kernel_name
 
         parts.append(f"kernel {short_kernel_name(loc.kernel)}")  # the whole kernel: no line to name
     return " ".join(parts) or fmt_value(plain(loc))

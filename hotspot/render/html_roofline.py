@@ -9,7 +9,7 @@ import math
 from html import escape
 
 from hotspot.att.kernel_roofline import GRID, Ceiling, CeilingKind, Roofline
-from hotspot.render.tables import short_kernel_name
+from hotspot.kernel_names import short_kernel_name
 
 WIDTH, HEIGHT = 860, 430          # SVG user units; the picture scales to the column
 LEFT, RIGHT, TOP, BOTTOM = 84, 210, 18, 58

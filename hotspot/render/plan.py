@@ -8,7 +8,8 @@ from hotspot.plan.engine import StallSummary, Verdict, VerdictItem
 from hotspot.plan.location import Location
 from hotspot.plan.model import Estimate, Kind, PlanItem, Site, Skipped, Trust
 from hotspot.render.sections import Sections, wanted
-from hotspot.render.tables import heading, num, pct, shorten, shorten_left, shorten_middle, shorten_words, table
+from hotspot.render.tables import (heading, num, pct, shorten, shorten_left, shorten_middle, shorten_words, table,
+                                   wrap_words)
 from hotspot.result import Result
 
 ISA_WIDTH = 36
@@ -245,24 +246,13 @@ TRUST_LINES = 3  # the verdict's trust text wraps over at most this many lines (
 TITLE_LINES = 3  # an item's title wraps over at most this many lines
 BRIEF_LINES = 15  # the verdict block's most lines (--brief's help promises it)
 _CONT = "  "  # continuation lines of a wrapped verdict line
-
-
-def _wrap(text: str, width: int, indent: str = _CONT) -> list[str]:
-    """`text` over lines of `width` broken between words, never inside one (a word longer than a
-    line is elided in its middle, keeping its start and end, or from the left when it is a path)."""
-    import textwrap
-
-    room = max(10, width - len(indent))
-    words = [w if len(w) <= room else (shorten_left(w, room) if "/" in w else shorten_middle(w, room))
-             for w in text.split()]
-    return textwrap.wrap(" ".join(words), width, subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False) or [""]
+MIN_WORD_ROOM = 10  # a word is elided to no fewer characters than this, however deep its indent
 
 
 def _wrap_at_most(text: str, width: int, max_lines: int, indent: str = _CONT) -> list[str]:
-    """`_wrap`, keeping the first `max_lines` lines; what does not fit is dropped by whole words and
-    marked by a separate ` …` (never a cut word)."""
-    lines = _wrap(text, width, indent)
+    """wrap_words, keeping the first `max_lines` lines; what does not fit is dropped by whole words
+    and marked by a separate ` …` (never a cut word)."""
+    lines = wrap_words(text, width, hang=indent, min_room=MIN_WORD_ROOM)
     if len(lines) <= max_lines:
         return lines
     kept = lines[:max_lines]
@@ -290,7 +280,8 @@ def _trust_lines(trust: Trust, width: int) -> list[str]:
     fit, else without their remedies (after ` — `), else their names only."""
     reasons = list(trust.reasons)
     for shown in (reasons, [r.split(" — ", 1)[0] for r in reasons]):
-        lines = _wrap(f"trust: {trust.level}" + (" — " + "; ".join(shown) if shown else ""), width)
+        lines = wrap_words(f"trust: {trust.level}" + (" — " + "; ".join(shown) if shown else ""), width,
+                           hang=_CONT, min_room=MIN_WORD_ROOM)
         if len(lines) <= TRUST_LINES:
             return lines
     names = "; ".join(r.split(":", 1)[0] for r in reasons)
@@ -331,9 +322,11 @@ def verdict_block(kernel: str, arch: ArchOut, verdict: Verdict, width: int | Non
         lines.extend(_wrap_at_most("not explained: " + verdict.unexplained, w, 2))
     items = verdict.top_items
     if not items:
-        lines.extend(_wrap("no plan item: nothing to change was found in this capture", w))
+        lines.extend(wrap_words("no plan item: nothing to change was found in this capture", w, hang=_CONT,
+                                min_room=MIN_WORD_ROOM))
     more = verdict.more_items
-    tail = _wrap(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}", w) if more else []
+    tail = (wrap_words(f"+{more} more item{'s' if more != 1 else ''}: {more_hint}", w, hang=_CONT,
+                       min_room=MIN_WORD_ROOM) if more else [])
     # titles wrap over TITLE_LINES lines while the block stays within BRIEF_LINES; else one line each
     for title_lines in (TITLE_LINES, 1):
         shown = _item_lines(items, w, title_lines)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Generic, TypeVar
+
+P = TypeVar("P")
 
 # None: the view's own default choice (every section it builds unless it marks one optional)
 _ASKED: ContextVar[frozenset[str] | None] = ContextVar("hotspot_sections", default=None)
@@ -38,18 +41,23 @@ def wanted(name: str, default: bool = True) -> bool:
     return default if chosen is None else name in chosen
 
 
-class Sections:
-    """The sections of one view in print order; `add` keeps only the wanted ones."""
+class Parts(Generic[P]):
+    """The named parts of one view in print order (text, or a CSV table: render/csv_views.py);
+    `add` keeps only the wanted ones, and no empty part."""
 
     def __init__(self) -> None:
-        self.parts: list[tuple[str, str]] = []
+        self.parts: list[tuple[str, P]] = []
 
-    def add(self, name: str, text: str, default: bool = True) -> None:
-        if text and wanted(name, default):
-            self.parts.append((name, text))
+    def add(self, name: str, part: P, default: bool = True) -> None:
+        if part and wanted(name, default):
+            self.parts.append((name, part))
 
     def names(self) -> list[str]:
         return [n for n, _ in self.parts]
+
+
+class Sections(Parts[str]):
+    """The text sections of one view."""
 
     def text(self, sep: str = "\n\n") -> str:
         return sep.join(t for _, t in self.parts)

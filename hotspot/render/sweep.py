@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from hotspot.render.tables import full_table, shorten, shorten_left, table
+from hotspot.render.tables import shorten, shorten_left, table
 from hotspot.result import JsonObject, Result
 
 if TYPE_CHECKING:
@@ -38,20 +38,22 @@ def duration_text(s: Summary | None) -> str:
 
 
 def _report_rows(entries: list[EntryRow], width: int | None) -> list[list[object]]:
-    """One row per entry. `width` None (text): the kernel's short form (template arguments and
-    parameters elided, `<…>`), so no cell is cut inside a word; markdown cuts names at `width`."""
-    from hotspot.render.tables import short_kernel_name
+    """One row per entry. `width` None (text): each kernel in the least detail that tells it from
+    the other rows' (names.column: two instantiations of one template stay two), so no cell is cut
+    inside a word; markdown: the names elided to `width` where they differ (names.fit_distinct)."""
+    from hotspot.kernel_names import column, fit_distinct
 
+    kernels = [(e.summary.kernel or "") if e.summary is not None else "" for e in entries]
+    shown = column(kernels) if width is None else fit_distinct(kernels, width)
     rows: list[list[object]] = []
-    for e in entries:
+    for e, kernel_cell in zip(entries, shown):
         s = e.summary
         if s is None:
             rows.append([e.name, e.state, *[""] * (len(REPORT_HEADERS) - 2)])
             continue
         top, line, occ_a = s.top_plan_item, s.hottest_line, s.occupancy_achieved
-        kernel = s.kernel or ""
         rows.append([
-            e.name, e.state, short_kernel_name(kernel) if width is None and kernel else shorten(kernel, width or 40),
+            e.name, e.state, kernel_cell,
             s.arch or "",
             duration_text(s),
             (f"{s.occupancy_theoretical}/{occ_a:.2f}" if occ_a is not None else "") +
@@ -90,7 +92,8 @@ def _fit_report(rows: list[list[object]], headers: list[str], width: int | None 
     width = width or terminal_width()
 
     def whole(keep: list[int]) -> str:
-        return full_table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep])
+        return table([[r[i] for i in keep] for r in rows], [headers[i] for i in keep], whole=True,
+                     colalign=["left"] * len(keep))
 
     def fits(keep: list[int]) -> bool:
         return max(map(len, whole(keep).split("\n"))) <= width

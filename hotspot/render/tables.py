@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 
 from hotspot.diagnostics import printable, terminal_width
+from hotspot.kernel_names import column as name_column
 
 BAR_WIDTH = 24
 BAR_HEADER = "share bar"  # the header of a table's bar() column (no wider than BAR_WIDTH)
 MIN_COLUMN = 12  # a shortened column keeps at least this many characters (or its header)
 LOCATION_COLUMN = 18  # ... and a file:line column this many (`…/name.py:1234` stays readable)
 _GAP = 2  # two spaces between columns
+UNLIMITED = sys.maxsize  # table(whole=True): a width no table reaches, so no cell is shortened
 # Rows table() emitted in this process: fit_text leaves them alone (a row that still does not fit
 # is one that cannot be split) and wraps everything else.
 _TABLE_ROWS: set[str] = set()
@@ -27,41 +30,6 @@ def shorten_middle(text: str, width: int) -> str:
     head = (width - 1 + 1) // 2
     tail = width - 1 - head
     return text[:head] + "…" + (text[len(text) - tail:] if tail else "")
-
-
-def short_kernel_name(name: str) -> str:
-    """A kernel's short form for titles and tables: no `void `/return type, no parameter list, and
-    template arguments elided (`ck::kernel_batched_gemm<…>`). The full name stays in JSON."""
-    text = name.strip()
-    if text.startswith("void "):
-        text = text[5:]
-    if not re.match(r"[A-Za-z_:~]", text):
-        return name  # not a C++ name: nothing to elide
-    # drop the parameter list: the last top-level "(...)" that ends the name
-    depth, cut = 0, None
-    for i in range(len(text) - 1, -1, -1):
-        c = text[i]
-        if c == ")":
-            depth += 1
-        elif c == "(":
-            depth -= 1
-            if depth == 0:
-                cut = i
-                break
-    if cut and text.endswith(")"):
-        text = text[:cut]
-    out, depth = [], 0
-    for c in text:
-        if c == "<":
-            if depth == 0:
-                out.append("<…>")
-            depth += 1
-        elif c == ">" and depth:
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-    short = "".join(out).strip()
-    return short or name
 
 
 def _is_location(cell: str) -> bool:
@@ -124,17 +92,23 @@ def _kind(header: str, cells: list[str]) -> str:
     return "text"
 
 
-def _wrap_words(text: str, width: int, location: bool = False) -> list[str]:
-    """Word-wrapped lines of `text`; a word longer than the width is elided (paths from the left,
-    keeping file name and line number; anything else in the middle), never split."""
+def wrap_words(text: str, width: int, *, indent: str = "", hang: str = "", min_room: int = 1,
+               cut_long_words: bool = True) -> list[str]:
+    """`text` over lines of `width`, broken between words, never inside one: the first line after
+    `indent`, the others after `hang`. A word longer than a line's room (`width` less the hang, at
+    least `min_room`) is elided with `cut_long_words` (a path from the left, keeping its file name
+    and line number; anything else in its middle), else kept whole (a markdown URL). The one word
+    wrapper of the text and markdown views; [""] for an empty text."""
     import textwrap
 
-    if len(text) <= width:
-        return [text]
-    words = [w if len(w) <= width else
-             (shorten_left(w, width) if "/" in w or location else shorten_middle(w, width))
-             for w in text.split(" ")]
-    return textwrap.wrap(" ".join(words), width, break_long_words=False,
+    if len(indent) + len(text) <= width:
+        return [indent + text]
+    if cut_long_words:
+        room = max(min_room, width - len(hang))
+        text = " ".join(w if len(w) <= room else
+                        (shorten_left(w, room) if "/" in w else shorten_middle(w, room))
+                        for w in text.split(" "))
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=hang, break_long_words=False,
                          break_on_hyphens=False) or [""]
 
 
@@ -165,18 +139,6 @@ def _wrapped_names(col: list[str], width: int) -> list[list[str]]:
         budget -= max(1, width // 4)
 
 
-def _names(cells: list[str]) -> list[str]:
-    """The distinct short forms of a column of kernel names (blank cells stay blank)."""
-    from hotspot.kernel_names import distinct
-
-    filled = [i for i, c in enumerate(cells) if c]
-    short = distinct([cells[i] for i in filled])
-    out = list(cells)
-    for i, v in zip(filled, short):
-        out[i] = v
-    return out
-
-
 def _elide_column(cells: list[str], width: int) -> list[str]:
     """Cells in `width` characters, different cells kept different, a leading `#row` kept."""
     from hotspot.kernel_names import fit_distinct
@@ -202,7 +164,7 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
     kinds = [_kind(heads[i], cols[i]) for i in range(ncols)]
     for i in range(ncols):
         if kinds[i] == "name":
-            cols[i] = _names(cols[i])
+            cols[i] = name_column(cols[i])
     content = [max((len(c) for c in cols[i]), default=0) for i in range(ncols)]
     head_lines = [_header_lines(h) for h in heads]
 
@@ -274,15 +236,15 @@ def _layout(cells: list[list[str]], headers: list[str], width: int,
         elif kinds[i] == "location":
             # file:line cells lose directories from the left; other cells of the column wrap
             split = [[c] if len(c) <= w else [shorten_left(c, w)] if _is_location(c) else
-                     _wrap_words(c, w) for c in col]
+                     wrap_words(c, w) for c in col]
         elif kinds[i] == "prose":
-            split = [_wrap_words(c, w) for c in col]
+            split = [wrap_words(c, w) for c in col]
         else:
             # wrapped at spaces; only a cell over TEXT_LINES lines is elided (keeping its `#row`
             # and what tells it from the other cells)
             if any(len(c) > w * TEXT_LINES for c in col):
                 col = _elide_column(col, w * TEXT_LINES)
-            split = [_wrap_words(c, w) for c in col]
+            split = [wrap_words(c, w) for c in col]
         for r, parts in enumerate(split):
             lines_of[r].append(parts)
     return ([[list(p) for p in row] for row in lines_of], [head_lines[i] for i in keep],
@@ -323,11 +285,14 @@ def _simple(cells: list[list[str]], headers: list[str], width: int,
 
 
 def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bool = False,
-          colalign: Sequence[str] | None = None, width: int | None = None, drop: bool = True) -> str:
+          colalign: Sequence[str] | None = None, width: int | None = None, drop: bool = True,
+          whole: bool = False) -> str:
     """A table. In text it fits the terminal without cutting a word or a number: long headers
     fold, text wraps in its cell, names keep what tells the rows apart, and only when all that is
     not enough the right-most columns are left out (and named; with `drop=False` the table is
-    as narrow as it gets, for a caller that has another layout to try). Markdown keeps whole cells, kernel
+    as narrow as it gets, for a caller that has another layout to try). With `whole` every cell
+    is whole on one line and the table as wide as they make it (for a caller that fits the width
+    by choosing columns: render/sweep.py's report). Markdown keeps whole cells, kernel
     names shortened to what tells them apart (JSON has them in full)."""
     rows = [list(r) for r in rows]
     if not rows:
@@ -337,7 +302,7 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
         md_cells = [[_md_cell(c) for c in r] for r in rows]
         for i, h in enumerate(headers):
             if _is_name(str(h)):
-                col = _names([str(r[i]) if i < len(r) else "" for r in md_cells])
+                col = name_column([str(r[i]) if i < len(r) else "" for r in md_cells])
                 col = _elide_column(col, MARKDOWN_NAME)
                 for r, v in zip(md_cells, col):
                     if i < len(r):
@@ -348,27 +313,10 @@ def table(rows: Iterable[Sequence[object]], headers: Sequence[str], markdown: bo
                              colalign=colalign, disable_numparse=True)
         return text
     cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
-    out = _simple(cells, [str(h) for h in headers], width or terminal_width(), colalign, drop)
+    out = _simple(cells, [str(h) for h in headers], UNLIMITED if whole else width or terminal_width(), colalign,
+                  drop and not whole)
     _TABLE_ROWS.update(out.split("\n"))
     return out
-
-
-def full_table(rows: Iterable[Sequence[object]], headers: Sequence[str]) -> str:
-    """A text table of whole cells: nothing shortened or wrapped, headers not padded beyond their
-    column. For callers that fit the width by choosing columns (render/sweep.py's report)."""
-    cells = [["" if c is None else printable(str(c), newlines=False) for c in r] for r in rows]
-    if not cells:
-        return "(none)"
-    import tabulate as tabulate_module
-
-    saved = tabulate_module.MIN_PADDING
-    tabulate_module.MIN_PADDING = 0
-    try:
-        text: str = tabulate_module.tabulate(cells, headers=list(headers), tablefmt="simple", disable_numparse=True)
-    finally:
-        tabulate_module.MIN_PADDING = saved
-    _TABLE_ROWS.update(text.split("\n"))
-    return text
 
 
 def _md_cell(value: object) -> str | int | float:
@@ -415,25 +363,16 @@ def fit_text(text: str, width: int | None = None) -> str:
 
 
 def _wrap_prose(line: str, w: int, cut_long_words: bool) -> list[str]:
-    """A prose line over lines of `w`, continued under its label (`fix:  `), bullet or indent. A
-    word longer than a line is shortened (paths from the left, keeping the file name and line
-    number; anything else in the middle) with `cut_long_words`, else kept whole."""
-    import textwrap
-
+    """A prose line over lines of `w`, continued under its label (`fix:  `), bullet or indent
+    (wrap_words; a word longer than a line shortened with `cut_long_words`, else kept whole)."""
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
     label = re.match(r"(\S[^:]{0,24}?:? {2,}|\S{1,24}: +)(?=\S)", body)
     bullet = re.match(r"([-*•]|\d+\.|\[[^\]]{1,12}\]) ", body)
     hang = len(label.group(0)) if label else len(bullet.group(0)) if bullet else 2
     sub = indent + " " * (hang if hang < w // 2 else 2)
-    room = max(MIN_COLUMN, w - len(sub))
-    if cut_long_words:
-        body = " ".join(
-            word if len(word) <= room else
-            (shorten_left(word, room) if "/" in word else shorten_middle(word, room))
-            for word in body.split(" "))
-    return textwrap.wrap(body, w, initial_indent=indent, subsequent_indent=sub,
-                         break_on_hyphens=False, break_long_words=False) or [line]
+    lines = wrap_words(body, w, indent=indent, hang=sub, min_room=MIN_COLUMN, cut_long_words=cut_long_words)
+    return lines if lines != [""] else [line]
 
 
 def fit_markdown(text: str, width: int | None = None) -> str:
@@ -465,8 +404,6 @@ _BLOCK_START = re.compile(r"([-*+>]|#{1,6}|\d{1,9}[.)])(\s|$)|[=-]+$")
 def _safe_continuations(lines: list[str], width: int) -> list[str]:
     """Wrapped markdown lines where no continuation starts a block: the word before such a start
     moves down to begin the line, and the rest is wrapped again."""
-    import textwrap
-
     k = 1
     while k < len(lines):
         body = lines[k].lstrip(" ")
@@ -474,9 +411,8 @@ def _safe_continuations(lines: list[str], width: int) -> list[str]:
             indent = lines[k][: len(lines[k]) - len(body)]
             head, last = lines[k - 1].rsplit(" ", 1)
             rest = " ".join([last, body] + [ln.strip() for ln in lines[k + 1:]])
-            lines = lines[:k - 1] + [head] + textwrap.wrap(
-                rest, width, initial_indent=indent, subsequent_indent=indent,
-                break_on_hyphens=False, break_long_words=False)
+            lines = lines[:k - 1] + [head] + wrap_words(rest, width, indent=indent, hang=indent,
+                                                        cut_long_words=False)
         k += 1
     return lines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hotspot.render.tables import short_kernel_name
+from hotspot.kernel_names import short_kernel_name
 from hotspot.result import Result
 
 

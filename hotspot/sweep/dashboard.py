@@ -123,10 +123,9 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{100 * v:.0f}%"
 
 
-def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str, str]]:
-    """(sort value, html, css class, full text for the title) per column."""
-    from hotspot.render.tables import short_kernel_name
-
+def _cells(row: EntryRow, base: Path, kernel_shown: str) -> list[tuple[str, str, str, str]]:
+    """(sort value, html, css class, full text for the title) per column; `kernel_shown` the
+    kernel's short form in the column (names.column: it tells the row from the others)."""
     s = row.summary or NO_SUMMARY
     name = _words(row.name)
     if row.report_html:
@@ -162,8 +161,8 @@ def _cells(row: EntryRow, base: Path) -> list[tuple[str, str, str, str]]:
     return [
         (row.name, name, "", row.name),
         (row.state, state, "", state_title),
-        # the short form shown (template arguments and parameters elided), the whole name on hover
-        (kernel, _words(short_kernel_name(kernel) if kernel else ""), "kernel", kernel),
+        # the short form shown (as much as tells the rows apart), the whole name on hover
+        (kernel, _words(kernel_shown), "kernel", kernel),
         (s.arch or "", _words(s.arch or ""), "", s.arch or ""),
         (str(s.duration_ns if s.duration_ns is not None else s.traced_dispatch_ns or ""),
          _words(duration_text(s)), "num", duration_text(s)),
@@ -185,7 +184,11 @@ def render_dashboard(data: ReportData, base: Path) -> str:
     # the Slurm column only for a sweep that was submitted
     shown = [i for i, col in enumerate(COLUMNS) if col[0] != "slurm" or data.slurm_tasks is not None]
     columns = [COLUMNS[i] for i in shown]
-    cells = [[row_cells[i] for i in shown] for row_cells in (_cells(row, base) for row in data.entries)]
+    from hotspot.kernel_names import column
+
+    kernels = column([(row.summary or NO_SUMMARY).kernel or "" for row in data.entries])
+    cells = [[row_cells[i] for i in shown]
+             for row_cells in (_cells(row, base, k) for row, k in zip(data.entries, kernels))]
     colgroup = "<colgroup>" + "".join(f'<col style="width: {w:.2f}%">' for w in _widths(columns, cells)) + "</colgroup>"
     head = "".join(f'<th data-key="{k}" data-numeric="{1 if num else 0}" title="{escape(h, quote=True)}">'
                    f"{_words(h)}</th>" for k, h, num in columns)

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from hotspot.arch.arch import gfx_target_version
-from hotspot.arch.classify import WAIT_CATEGORIES, Category
+from hotspot.arch.classify import WAIT_CATEGORIES, Category, mnemonic_of
 from hotspot.arch.classify import classify as stall_category
 from hotspot.arch.mfma import CYCLES_PER_PASS as CYCLES_PER_PASS  # the generator's, re-exported
 from hotspot.arch.mfma import mfma_passes as table_passes
@@ -54,10 +54,6 @@ DEFAULT_MFMA = {"gfx942": "v_mfma_f32_32x32x8_f16", "gfx950": "v_mfma_f32_16x16x
 UNKNOWN_MFMA_PASSES = 8
 
 _WAITCNT_FIELD = re.compile(r"\b(vmcnt|lgkmcnt|expcnt)\((\d+)\)")
-
-
-def mnemonic(isa: str) -> str:
-    return isa.split(None, 1)[0] if isa else ""
 
 
 def counters(mn: str) -> tuple[str, ...]:
@@ -117,7 +113,7 @@ _COUNTED = frozenset({"vmem_load", "vmem_store", "flat", "smem", "lds", "bperm",
 
 def classify(isa: str, arch: str) -> OpInfo:
     """Decoder category and timing kind of one instruction text (taken branches are fixed up later)."""
-    mn = mnemonic(isa)
+    mn = mnemonic_of(isa)
     if mn == "s_endpgm":
         return OpInfo(CAT_MESSAGE, "endpgm", ())
     category = stall_category(isa).category
@@ -131,7 +127,7 @@ def classify(isa: str, arch: str) -> OpInfo:
 
 def instruction_size(isa: str) -> int:
     """Encoded size in bytes: VOP3/VOP3P/MUBUF/DS/SMEM/FLAT and literals use 8, the rest 4."""
-    mn = mnemonic(isa)
+    mn = mnemonic_of(isa)
     if mn.startswith(("v_mfma", "buffer_", "global_", "flat_", "scratch_", "ds_", "s_load", "s_buffer")):
         return 8
     if "0x" in isa or mn.endswith("_e64") or mn.startswith(("v_lshl_or", "v_lshl_add", "v_or3", "v_bfe")):

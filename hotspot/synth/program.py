@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from hotspot.arch.classify import mnemonic_of
 from hotspot.arch.mfma import mfma_passes as table_passes
 from hotspot.arch.mfma import parse_mfma
 from hotspot.errors import UsageError
@@ -38,7 +39,7 @@ def build(program: Program, arch: str, sources: SourceSpec, rng: random.Random) 
 def _explicit(p: ExplicitProgram, arch: str) -> Code:
     if not p.instructions:
         raise UsageError("an explicit program needs at least one instruction")
-    if I.mnemonic(p.instructions[-1].isa) != "s_endpgm":
+    if mnemonic_of(p.instructions[-1].isa) != "s_endpgm":
         raise UsageError("an explicit program must end with s_endpgm")
     rows = tuple(Row(ins.isa, ins.source, I.classify(ins.isa, arch)) for ins in p.instructions)
     loop_end: dict[int, tuple[int, int]] = {}
@@ -332,7 +333,7 @@ class _Counters:
                     need["lgkm"] = 0 if self.smem_pending else len(self.lgkm) - 1 - self.lgkm.index(op.dep)
             if op.barrier and self.lgkm:
                 need["lgkm"] = 0
-            cnt = I.counters(I.mnemonic(op.isa))
+            cnt = I.counters(mnemonic_of(op.isa))
             # keep below the hardware counter maxima (HARDWARE.md §3)
             if "vm" in cnt and len(self.vm) >= I.VMCNT_MAX:
                 need["vm"] = min(need.get("vm", I.VMCNT_MAX - 1), I.VMCNT_MAX - 1)
@@ -342,7 +343,7 @@ class _Counters:
             out.append(op)
             for c in cnt:
                 (self.vm if c == "vm" else self.lgkm).append(op)
-            if I.mnemonic(op.isa).startswith(("s_load", "s_buffer_load")):
+            if mnemonic_of(op.isa).startswith(("s_load", "s_buffer_load")):
                 self.smem_pending = True
 
 

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# issue 37, point 6: the scan alone per core, and the fresh analysis per CPU second (whole process)
+# issue 37, point 6: the scan alone per core, and the fresh analysis per CPU second (whole process);
+# the one definition (benchkit/programs.py checks `bench.py --programs` against these too)
 SCAN_TARGET_MB_S = 600
 FRESH_TARGET_MB_S = 250
 # Last stderr characters of a failed run kept for its error line (as benchkit/measure.py keeps).
