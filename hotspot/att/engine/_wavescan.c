@@ -29,7 +29,22 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(O_NOFOLLOW) && defined(O_NONBLOCK) && defined(O_CLOEXEC)
+/* Fold.files reads wave files itself: hotspot/capture/files.py's flags (O_NONBLOCK: a FIFO opens
+ * at once and is refused by type; O_NOFOLLOW: a symlink is left to Python, which checks where it
+ * leads) */
+#define FOLD_FILES 1
+#define FILE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+/* Fold.files keeps its read buffer between calls up to this size */
+#define KEEP_BUF_BYTES ((size_t)64 << 20)
+#endif
+#endif
 
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
@@ -1013,6 +1028,171 @@ static PyObject *fold_per_line(PyObject *per_line, PyObject *line_states, const 
     Py_RETURN_NONE;
 }
 
+/* d[key] = d.get(key, 0) + v (a missing key takes v itself: 0 + an int is that int). */
+static int dict_add(PyObject *d, PyObject *key, PyObject *v) {
+    PyObject *old = PyDict_GetItemWithError(d, key);
+    if (!old) {
+        if (PyErr_Occurred()) return 0;
+        return PyDict_SetItem(d, key, v) == 0;
+    }
+    PyObject *sum = PyNumber_Add(old, v);
+    if (!sum) return 0;
+    int rc = PyDict_SetItem(d, key, sum);
+    Py_DECREF(sum);
+    return rc == 0;
+}
+
+/* Item i of an ICol as an index into a column of length n; -1 with an exception otherwise. */
+static Py_ssize_t icol_index(const ICol *c, Py_ssize_t i, Py_ssize_t n) {
+    Py_ssize_t v;
+    if (c->seq) {
+        v = PyLong_AsSsize_t(PySequence_Fast_ITEMS(c->seq)[i]);
+        if (v == -1 && PyErr_Occurred()) return -1;
+    } else {
+        v = (Py_ssize_t)((const int64_t *)c->buf.buf)[i];
+    }
+    if (v < 0 || v >= n) {
+        PyErr_SetString(PyExc_IndexError, "blame_waits: position outside the sequence");
+        return -1;
+    }
+    return v;
+}
+
+/* One wait position's blame (the loop body of groups._flush_blame). 1, or 0 with an exception. */
+static int blame_wait(const ICol *lines, Py_ssize_t w, PyObject *wobj, PyObject *stall,
+                      PyObject *producers, PyObject *bw, PyObject *no_producer, PyObject *blame,
+                      PyObject *wait_stall, PyObject *wait_hits, PyObject *dcyc, PyObject *dins) {
+    PyObject *wline = icol_get(lines, w);
+    if (!wline) return 0;
+    int ok = dict_add(wait_stall, wline, stall) && dict_add(wait_hits, wline, bw);
+    PyObject *prods = ok ? PyDict_GetItemWithError(producers, wobj) : NULL;
+    if (ok && !prods && PyErr_Occurred()) ok = 0;
+    if (ok && prods && !PyList_Check(prods)) {
+        PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+        ok = 0;
+    }
+    if (ok && (!prods || PyList_GET_SIZE(prods) == 0)) {
+        PyObject *one = PyLong_FromLong(1);
+        PyObject *key = one ? PyTuple_Pack(3, wline, no_producer, one) : NULL;
+        ok = key && dict_add(blame, key, stall);
+        Py_XDECREF(key);
+        Py_XDECREF(one);
+        Py_DECREF(wline);
+        return ok;
+    }
+    Py_ssize_t k = ok ? PyList_GET_SIZE(prods) : 0;
+    PyObject *kobj = ok ? PyLong_FromSsize_t(k) : NULL;
+    if (!kobj) ok = 0;
+    for (Py_ssize_t i = 0; i < k && ok; i++) {
+        Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, i));
+        if (p == -1 && PyErr_Occurred()) { ok = 0; break; }
+        if (p < 0 || p >= lines->n) {
+            PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
+            ok = 0;
+            break;
+        }
+        PyObject *pline = icol_get(lines, p);
+        PyObject *key3 = pline ? PyTuple_Pack(3, wline, pline, kobj) : NULL;
+        PyObject *dkey = key3 ? PyTuple_Pack(2, wline, pline) : NULL;
+        ok = dkey && dict_add(blame, key3, stall);
+        PyObject *hi = NULL;
+        if (ok) {
+            int has = PyDict_Contains(dcyc, dkey);
+            if (has < 0) ok = 0;
+            else if (!has) {
+                PyObject *a = PyDict_New(), *b = PyDict_New();
+                ok = a && b && PyDict_SetItem(dcyc, dkey, a) == 0 && PyDict_SetItem(dins, dkey, b) == 0;
+                Py_XDECREF(a);
+                Py_XDECREF(b);
+            }
+        }
+        if (ok) {
+            hi = PyDict_GetItemWithError(dins, dkey); /* borrowed */
+            if (!hi) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, dkey);
+                ok = 0;
+            }
+        }
+        PyObject *d = ok ? PyLong_FromSsize_t(w - p - 1) : NULL;
+        if (ok) ok = d && PyDict_Check(hi) && dict_add(hi, d, bw);
+        if (ok == 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "blame_waits: bad histogram");
+        Py_XDECREF(d);
+        Py_XDECREF(dkey);
+        Py_XDECREF(key3);
+        Py_XDECREF(pline);
+    }
+    Py_XDECREF(kobj);
+    Py_DECREF(wline);
+    return ok;
+}
+
+/* blame_waits(lines, positions, wait_stall, producers, blame_waves, no_producer, blame, wait_stall_d,
+ * wait_hits_d, dist_cycles, dist_instructions): the per-wait-position loop of groups._flush_blame
+ * (its Python twin), the same dict operations in the same order. `lines` and `wait_stall`: lists,
+ * tuples or int64 buffers; `positions` a list or tuple. */
+static PyObject *blame_waits(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *ostall, *producers, *bw, *no_producer, *blame, *wsd, *whd, *dcyc, *dins;
+    if (!PyArg_ParseTuple(args, "OOOO!OOO!O!O!O!O!", &olines, &positions, &ostall, &PyDict_Type,
+                          &producers, &bw, &no_producer, &PyDict_Type, &blame, &PyDict_Type, &wsd,
+                          &PyDict_Type, &whd, &PyDict_Type, &dcyc, &PyDict_Type, &dins))
+        return NULL;
+    ICol cols[3];
+    PyObject *objs[3] = {olines, positions, ostall};
+    int opened = 0;
+    PyObject *out = NULL;
+    for (; opened < 3; opened++)
+        if (!icol_open(objs[opened], &cols[opened])) goto done;
+    Py_ssize_t n = cols[1].n < cols[2].n ? cols[1].n : cols[2].n; /* zip() */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t w = icol_index(&cols[1], i, cols[0].n);
+        if (w < 0) goto done;
+        PyObject *wobj = icol_get(&cols[1], i), *stall = wobj ? icol_get(&cols[2], i) : NULL;
+        int ok = stall && blame_wait(&cols[0], w, wobj, stall, producers, bw, no_producer, blame,
+                                     wsd, whd, dcyc, dins);
+        Py_XDECREF(wobj);
+        Py_XDECREF(stall);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    while (opened > 0) icol_close(&cols[--opened]);
+    return out;
+}
+
+/* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
+ * dist_cycles[pair_lines[pair]] (the last loop of groups._flush_blame). */
+static PyObject *merge_hists(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *pair_lines, *hists;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &dcyc, &PyList_Type, &pair_lines,
+                          &PyList_Type, &hists))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(hists);
+    for (Py_ssize_t pair = 0; pair < n; pair++) {
+        PyObject *hist = PyList_GET_ITEM(hists, pair);
+        if (pair >= PyList_GET_SIZE(pair_lines)) {
+            PyErr_SetString(PyExc_IndexError, "merge_hists: more histograms than pairs");
+            return NULL;
+        }
+        PyObject *key = PyList_GET_ITEM(pair_lines, pair);
+        PyObject *hc = PyDict_GetItemWithError(dcyc, key);
+        if (!hc) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+            return NULL;
+        }
+        if (!PyDict_Check(hc) || !PyDict_Check(hist)) {
+            PyErr_SetString(PyExc_TypeError, "merge_hists: histograms must be dicts");
+            return NULL;
+        }
+        Py_ssize_t pos = 0;
+        PyObject *c, *count;
+        while (PyDict_Next(hist, &pos, &c, &count))
+            if (!dict_add(hc, c, count)) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *fold_lines(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *per_line, *line_states, *olines, *waves, *odur, *ostall, *ocharge;
@@ -1191,6 +1371,8 @@ typedef struct {
     int64_t rmin[7], rmax[7];
     int rhas[7];
     Wave scratch; /* the buffers the next wave is scanned into */
+    char *buf; /* Fold.files: the file being folded, read into this (kept for the next one) */
+    size_t buf_cap;
 } Fold;
 
 static void group_free(Group *g) {
@@ -1212,6 +1394,7 @@ static void fold_clear_bars(Fold *f) {
 
 static void Fold_dealloc(Fold *f) {
     wave_free(&f->scratch);
+    free(f->buf);
     for (Py_ssize_t i = 0; i < f->n_groups; i++) group_free(f->groups[i]);
     PyMem_Free(f->groups);
     fold_clear_bars(f);
@@ -1612,15 +1795,11 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd,
     return 1;
 }
 
-static PyObject *Fold_wave(Fold *f, PyObject *args) {
-    PyObject *data;
-    long long se, simd = -1;
-    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
-    Text t;
-    if (!text_open(data, &t)) return NULL;
+/* Scan and fold the wave text p[0..n) (p[n] == NUL): what Fold.wave returns for it. */
+static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se, long long simd) {
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
-    int rc = scan_into(t.p, t.n, &w, 1);
+    int rc = scan_into(p, len, &w, 1);
     PyObject *out = NULL;
     if (rc < 0) goto done;
     if (rc == 0) {
@@ -1700,9 +1879,113 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
     }
 done:
     wave_keep(&f->scratch, &w);
-    text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
     return out;
 }
+
+static PyObject *Fold_wave(Fold *f, PyObject *args) {
+    PyObject *data;
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
+    Text t;
+    if (!text_open(data, &t)) return NULL;
+    PyObject *out = fold_text(f, t.p, t.n, se, simd);
+    text_close(&t); /* after fold_text: a scanned tuple copies the waitcnt text */
+    return out;
+}
+
+#ifdef FOLD_FILES
+/* The bytes of one wave file into f->buf (NUL after them), read the way hotspot/capture/files.py
+ * `read_capped` reads a file that raises nothing: opened without following a symlink and without
+ * blocking, a regular file (fstat), at most `cap` bytes (-1: no cap), read whole in one call.
+ * 1 read, 0 anything else (a link, a FIFO, a device, too large, a short read, an error): the
+ * caller then reads the file in Python, which follows a link it may follow and refuses the rest
+ * with its messages. The GIL is released around the system calls. */
+static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) {
+    int ok = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int fd = open(path, FILE_FLAGS);
+    struct stat st;
+    if (fd >= 0) {
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (cap < 0 || st.st_size <= cap)
+                && (uint64_t)st.st_size < (uint64_t)PY_SSIZE_T_MAX - 2) {
+            size_t need = (size_t)st.st_size + 2;
+            if (need > f->buf_cap) {
+                char *nb = realloc(f->buf, need);
+                if (nb) {
+                    f->buf = nb;
+                    f->buf_cap = need;
+                }
+            }
+            if (need <= f->buf_cap) {
+                /* one byte more than the size: a file that grew is read again in Python */
+                ssize_t got = read(fd, f->buf, (size_t)st.st_size + 1);
+                if (got == (ssize_t)st.st_size) {
+                    f->buf[got] = '\0';
+                    *len = (Py_ssize_t)got;
+                    ok = 1;
+                }
+            }
+        }
+        close(fd);
+    }
+    Py_END_ALLOW_THREADS
+    return ok;
+}
+
+/* files(paths, ses, simds, start, stop, cap): read and fold wave files start..stop-1 in turn (cap:
+ * the byte limit, -1 none) while C folds them, then return (i, data, res):
+ * i == stop: all folded; res None: file i is not read (read_file says why), the caller reads and
+ * folds it; else file i was folded as fold.wave(data, se, simd) would, `res` being what that
+ * returns (data: the file's bytes, None when res asks for the spill only). Each open raises the
+ * "open" audit event as os.open does (the result cache records what a command read). */
+static PyObject *Fold_files(Fold *f, PyObject *args) {
+    PyObject *paths, *ses, *simds;
+    Py_ssize_t start, stop;
+    long long cap;
+    if (!PyArg_ParseTuple(args, "O!O!O!nnL", &PyList_Type, &paths, &PyList_Type, &ses, &PyList_Type,
+                          &simds, &start, &stop, &cap))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(paths);
+    if (PyList_GET_SIZE(ses) != n || PyList_GET_SIZE(simds) != n || start < 0 || stop > n) {
+        PyErr_SetString(PyExc_ValueError, "Fold.files: lists of unequal length or range outside them");
+        return NULL;
+    }
+    for (Py_ssize_t i = start; i < stop; i++) {
+        PyObject *path = PyList_GET_ITEM(paths, i);
+        long long se = PyLong_AsLongLong(PyList_GET_ITEM(ses, i));
+        long long simd = PyLong_AsLongLong(PyList_GET_ITEM(simds, i));
+        if ((se == -1 || simd == -1) && PyErr_Occurred()) return NULL;
+        if (PySys_Audit("open", "OOi", path, Py_None, FILE_FLAGS) < 0) return NULL;
+        PyObject *encoded = NULL;
+        if (!PyUnicode_FSConverter(path, &encoded)) return NULL;
+        Py_ssize_t len = 0;
+        int ok = read_file(f, PyBytes_AS_STRING(encoded), cap, &len);
+        Py_DECREF(encoded);
+        if (!ok) return Py_BuildValue("(nOO)", i, Py_None, Py_None);
+        PyObject *res = fold_text(f, f->buf, len, se, simd);
+        if (!res) return NULL;
+        if (res == Py_None) {
+            Py_DECREF(res);
+            continue;
+        }
+        int spill_only = PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 &&
+                         PyTuple_GET_ITEM(res, 0) == Py_None &&
+                         PyLong_AsSsize_t(PyTuple_GET_ITEM(res, 1)) == -2;
+        PyObject *data = spill_only ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize(f->buf, len);
+        if (!data) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        return Py_BuildValue("(nNN)", i, data, res);
+    }
+    if (f->buf_cap > KEEP_BUF_BYTES) { /* a rare huge file: its buffer is not kept */
+        free(f->buf);
+        f->buf = NULL;
+        f->buf_cap = 0;
+    }
+    return Py_BuildValue("(nOO)", stop, Py_None, Py_None);
+}
+#endif
 
 /* take_group(index) -> (waves, blame_waves, stall, duration, charge, wait, [(pair, cycles,
  * count), ...]) since the last take, zeroing them; a group with no wave since gives None. */
@@ -1869,6 +2152,9 @@ static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
 
 static PyMethodDef Fold_methods[] = {
     {"wave", (PyCFunction)Fold_wave, METH_VARARGS, "Scan and fold one wave file."},
+#ifdef FOLD_FILES
+    {"files", (PyCFunction)Fold_files, METH_VARARGS, "Read and fold wave files in turn."},
+#endif
     {"add_group", (PyCFunction)Fold_add_group, METH_VARARGS, "Register a sequence group."},
     {"take_group", (PyCFunction)Fold_take_group, METH_O, "A group's sums since the last take."},
     {"drop_group", (PyCFunction)Fold_drop_group, METH_O, "Forget a group."},
@@ -2295,6 +2581,8 @@ static PyMethodDef methods[] = {
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
+    {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
+    {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},
     {"gather_add", gather_add, METH_VARARGS, "acc[i] += col[positions[i]]."},
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
@@ -2310,7 +2598,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 3
+#define WAVESCAN_ABI 4
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;

@@ -525,7 +525,24 @@ class NativeFold:
     def wave(self, data: bytes, se: int, simd: int = -1) -> "tuple[bool, ScannedWave | None]":
         """(done, scanned): done when C folded the wave (and, with issue weights, added its issue
         sums); else the Python path takes `scanned`."""
-        res = self.fold.wave(data, se, simd)
+        return self.folded(self.fold.wave(data, se, simd), data, se, simd)
+
+    def files(self, paths: list[str], ses: list[int], simds: list[int], start: int, stop: int,
+              max_bytes: int | None) -> "tuple[int, bytes | None, tuple[Any, int] | None] | None":
+        """Read and fold files start..stop-1 in C while C folds them (`Fold.files`): (i, data,
+        res), i == stop when all were; else file i is either not read (res None: the caller reads
+        it in Python, which refuses what C left) or read as `data` with `res` what `fold.wave`
+        gave for it (for `folded`). None without Fold.files (a platform without its calls)."""
+        batch = getattr(self.fold, "files", None)
+        if batch is None:
+            return None
+        got: tuple[int, bytes | None, tuple[Any, int] | None] = batch(
+            paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes)
+        return got
+
+    def folded(self, res: tuple[Any, int] | None, data: bytes | None, se: int, simd: int
+               ) -> "tuple[bool, ScannedWave | None]":
+        """`wave`'s answer from what `fold.wave` returned for `data`."""
         if res is None:
             return True, None
         found, index = res
@@ -535,6 +552,7 @@ class NativeFold:
         if index == -1 and found is not None:
             # A sequence C does not know: build its group once, register it, fold again in C.
             scanned = ScannedWave(*found)
+            assert data is not None  # Fold.files hands the bytes back with every such answer
             if registrable(scanned) and self._adopt(scanned, data, se, simd):
                 return True, None
             self.take_barriers()
@@ -830,7 +848,7 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
         be[0] += taken * waves
         be[1] += waves
     if group.blame_waves:
-        _flush_blame(group, blame)
+        _flush_blame(group, blame, mod)
 
 
 def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
@@ -856,8 +874,33 @@ def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]
                     ls[i] += v
 
 
-def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
-    """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums."""
+def _flush_blame(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
+    """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums; the
+    dict updates in C with `mod` (`blame_waits`, `merge_hists`: the same operations in the same
+    order as the loops here, which are their twins)."""
+    dcyc = acc.dist_cycles
+    if mod is not None:
+        mod.blame_waits(group.lines, group.positions, group.wait_stall or (), group.producers,
+                        group.blame_waves, NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
+                        dcyc, acc.dist_instructions)
+    else:
+        _blame_waits(group, acc)
+    pair_lines = group.pair_lines
+    for (pair, c), count in group.distances.items():
+        hc = dcyc[pair_lines[pair]]
+        hc[c] = hc.get(c, 0) + count
+    if mod is not None:
+        mod.merge_hists(dcyc, pair_lines, group.pair_hists or [])
+        return
+    for pair, hist in enumerate(group.pair_hists or ()):
+        hc = dcyc[pair_lines[pair]]
+        for c, count in hist.items():
+            hc[c] = hc.get(c, 0) + count
+
+
+def _blame_waits(group: SequenceGroup, acc: BlameAccumulator) -> None:
+    """Each wait position's stall and hits, its blame per producer and the instruction-distance
+    histograms (C: `blame_waits`)."""
     bw = group.blame_waves
     lines = group.lines
     blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
@@ -883,11 +926,3 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
             hi = dins[dkey]
             d = w - p - 1
             hi[d] = hi.get(d, 0) + bw
-    pair_lines = group.pair_lines
-    for (pair, c), count in group.distances.items():
-        hc = dcyc[pair_lines[pair]]
-        hc[c] = hc.get(c, 0) + count
-    for pair, hist in enumerate(group.pair_hists or ()):
-        hc = dcyc[pair_lines[pair]]
-        for c, count in hist.items():
-            hc[c] = hc.get(c, 0) + count
