@@ -216,11 +216,14 @@ def _shape(lines: list[int], w: IssueWeights) -> Shape:
     hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
     terms = _terms(hits, w)
     loops = []
+    backwards: list[int] | None = None  # `lines` reversed, made once for all loops
     for lo, hi in w.loops:
         if lo not in hits or hi not in hits:
             continue
         first = lines.index(lo)  # C scans, stopping at the first hit
-        last = len(lines) - 1 - lines[::-1].index(hi)
+        if backwards is None:
+            backwards = lines[::-1]
+        last = len(lines) - 1 - backwards.index(hi)
         loops.append(((lo, hi), first, last, _sums([t for t in terms if lo <= t[0] <= hi])))
     return _sums(terms), loops
 

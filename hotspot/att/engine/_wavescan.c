@@ -1028,6 +1028,89 @@ static PyObject *fold_per_line(PyObject *per_line, PyObject *line_states, const 
     Py_RETURN_NONE;
 }
 
+/* An insertion-ordered map from up to three int64 to `nv` int64 values (zeros when added): the
+ * per-key sums the flush of a sequence group adds up in C before touching Python dicts once per
+ * key, in the order the keys were first met (the order the per-position loops insert them). */
+typedef struct {
+    int64_t *keys, *vals; /* 3 keys and nv values per entry */
+    Py_ssize_t n, cap, nv;
+    Py_ssize_t *slots; /* entry index + 1, 0 empty; a power of 2, at least twice n */
+    Py_ssize_t n_slots;
+} OMap;
+
+static void omap_free(OMap *m) {
+    PyMem_Free(m->keys);
+    PyMem_Free(m->vals);
+    PyMem_Free(m->slots);
+}
+
+static uint64_t omap_hash(int64_t a, int64_t b, int64_t c) {
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
+    h ^= (uint64_t)b * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2);
+    h ^= (uint64_t)c * 0x165667B19E3779F9ULL + (h << 6) + (h >> 2);
+    return h ^ (h >> 29);
+}
+
+static int omap_rehash(OMap *m, Py_ssize_t n_slots) {
+    Py_ssize_t *slots = PyMem_Calloc((size_t)n_slots, sizeof *slots);
+    if (!slots) return 0;
+    for (Py_ssize_t i = 0; i < m->n; i++) {
+        const int64_t *k = &m->keys[3 * i];
+        size_t s = (size_t)omap_hash(k[0], k[1], k[2]) & (size_t)(n_slots - 1);
+        while (slots[s]) s = (s + 1) & (size_t)(n_slots - 1);
+        slots[s] = i + 1;
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->n_slots = n_slots;
+    return 1;
+}
+
+/* The entry of (a, b, c), added with zero values when new; -1 on memory error. */
+static Py_ssize_t omap_get(OMap *m, int64_t a, int64_t b, int64_t c) {
+    if (2 * (m->n + 1) > m->n_slots && !omap_rehash(m, m->n_slots ? 2 * m->n_slots : 64)) return -1;
+    size_t mask = (size_t)(m->n_slots - 1), s = (size_t)omap_hash(a, b, c) & mask;
+    for (; m->slots[s]; s = (s + 1) & mask) {
+        Py_ssize_t i = m->slots[s] - 1;
+        const int64_t *k = &m->keys[3 * i];
+        if (k[0] == a && k[1] == b && k[2] == c) return i;
+    }
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap ? 2 * m->cap : 32;
+        int64_t *keys = PyMem_Realloc(m->keys, (size_t)cap * 3 * sizeof(int64_t));
+        if (!keys) return -1;
+        m->keys = keys;
+        int64_t *vals = PyMem_Realloc(m->vals, (size_t)cap * (size_t)(m->nv ? m->nv : 1) * sizeof(int64_t));
+        if (!vals) return -1;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    Py_ssize_t i = m->n++;
+    m->keys[3 * i] = a;
+    m->keys[3 * i + 1] = b;
+    m->keys[3 * i + 2] = c;
+    for (Py_ssize_t k = 0; k < m->nv; k++) m->vals[i * m->nv + k] = 0;
+    m->slots[s] = i + 1;
+    return i;
+}
+
+/* *acc += v; 0 on int64 overflow (the caller then takes the Python-integer path). */
+static int add_i64(int64_t *acc, int64_t v) {
+    if ((v > 0 && *acc > INT64_MAX - v) || (v < 0 && *acc < INT64_MIN - v)) return 0;
+    *acc += v;
+    return 1;
+}
+
+/* *out = a * b for a >= 0, b >= 0; 0 on int64 overflow. */
+static int mul_i64(int64_t a, int64_t b, int64_t *out) {
+    if (a < 0 || b < 0 || (b && a > INT64_MAX / b)) return 0;
+    *out = a * b;
+    return 1;
+}
+
+/* d[key] = d.get(key, 0) + v for an int64 v (a new reference is made for it). */
+static int dict_add_i64(PyObject *d, PyObject *key, int64_t v);
+
 /* d[key] = d.get(key, 0) + v (a missing key takes v itself: 0 + an int is that int). */
 static int dict_add(PyObject *d, PyObject *key, PyObject *v) {
     PyObject *old = PyDict_GetItemWithError(d, key);
@@ -1040,6 +1123,14 @@ static int dict_add(PyObject *d, PyObject *key, PyObject *v) {
     int rc = PyDict_SetItem(d, key, sum);
     Py_DECREF(sum);
     return rc == 0;
+}
+
+static int dict_add_i64(PyObject *d, PyObject *key, int64_t v) {
+    PyObject *o = PyLong_FromLongLong(v);
+    if (!o) return 0;
+    int ok = dict_add(d, key, o);
+    Py_DECREF(o);
+    return ok;
 }
 
 /* Item i of an ICol as an index into a column of length n; -1 with an exception otherwise. */
@@ -1126,6 +1217,127 @@ static int blame_wait(const ICol *lines, Py_ssize_t w, PyObject *wobj, PyObject 
     return ok;
 }
 
+/* blame_waits for int64 lines and wait stalls, summed per key first: each dict is then updated
+ * once per key, in the order its keys were first met by the per-position loop (wait lines repeat
+ * once per loop iteration). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the
+ * per-position loop), -1 error. */
+static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const ICol *positions,
+                              const int64_t *stalls, Py_ssize_t n, PyObject *producers, int64_t bw,
+                              int64_t no_producer, PyObject *blame, PyObject *wsd, PyObject *whd,
+                              PyObject *dcyc, PyObject *dins) {
+    OMap waits = {0}, keys3 = {0}, dkeys = {0}, dists = {0};
+    waits.nv = 2;  /* stall, positions */
+    keys3.nv = 1;  /* stall */
+    dkeys.nv = 0;
+    dists.nv = 1;  /* positions */
+    PyObject **his = NULL; /* dins[dkey] per dkeys entry (borrowed) */
+    int rc = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t w = icol_index(positions, i, n_lines);
+        if (w < 0) goto out;
+        int64_t wline = lines[w], st = stalls[i];
+        Py_ssize_t e = omap_get(&waits, wline, 0, 0);
+        if (e < 0) goto nomem;
+        if (!add_i64(&waits.vals[2 * e], st)) { rc = 0; goto out; }
+        waits.vals[2 * e + 1]++;
+        PyObject *wobj = PyLong_FromSsize_t(w);
+        if (!wobj) goto out;
+        PyObject *prods = PyDict_GetItemWithError(producers, wobj);
+        Py_DECREF(wobj);
+        if (!prods && PyErr_Occurred()) goto out;
+        if (prods && !PyList_Check(prods)) {
+            PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+            goto out;
+        }
+        Py_ssize_t k = prods ? PyList_GET_SIZE(prods) : 0;
+        if (!k) {
+            e = omap_get(&keys3, wline, no_producer, 1);
+            if (e < 0) goto nomem;
+            if (!add_i64(&keys3.vals[e], st)) { rc = 0; goto out; }
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            if (p == -1 && PyErr_Occurred()) goto out;
+            if (p < 0 || p >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
+                goto out;
+            }
+            int64_t pline = lines[p];
+            e = omap_get(&keys3, wline, pline, (int64_t)k);
+            if (e < 0) goto nomem;
+            if (!add_i64(&keys3.vals[e], st)) { rc = 0; goto out; }
+            Py_ssize_t dk = omap_get(&dkeys, wline, pline, 0);
+            if (dk < 0) goto nomem;
+            e = omap_get(&dists, dk, (int64_t)(w - p - 1), 0);
+            if (e < 0) goto nomem;
+            dists.vals[e]++;
+        }
+    }
+    for (Py_ssize_t e = 0; e < waits.n; e++)
+        if (!mul_i64(waits.vals[2 * e + 1], bw, &waits.vals[2 * e + 1])) { rc = 0; goto out; }
+    for (Py_ssize_t e = 0; e < dists.n; e++)
+        if (!mul_i64(dists.vals[e], bw, &dists.vals[e])) { rc = 0; goto out; }
+    /* the sums fit: now the dicts, each in its first-seen key order */
+    for (Py_ssize_t e = 0; e < waits.n; e++) {
+        PyObject *wline = PyLong_FromLongLong(waits.keys[3 * e]);
+        int ok = wline && dict_add_i64(wsd, wline, waits.vals[2 * e]) &&
+                 dict_add_i64(whd, wline, waits.vals[2 * e + 1]);
+        Py_XDECREF(wline);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t e = 0; e < keys3.n; e++) {
+        const int64_t *kk = &keys3.keys[3 * e];
+        PyObject *key = Py_BuildValue("(LLL)", (long long)kk[0], (long long)kk[1], (long long)kk[2]);
+        int ok = key && dict_add_i64(blame, key, keys3.vals[e]);
+        Py_XDECREF(key);
+        if (!ok) goto out;
+    }
+    his = PyMem_Calloc((size_t)(dkeys.n ? dkeys.n : 1), sizeof *his);
+    if (!his) goto nomem;
+    for (Py_ssize_t e = 0; e < dkeys.n; e++) {
+        const int64_t *kk = &dkeys.keys[3 * e];
+        PyObject *dkey = Py_BuildValue("(LL)", (long long)kk[0], (long long)kk[1]);
+        if (!dkey) goto out;
+        int has = PyDict_Contains(dcyc, dkey), ok = has >= 0;
+        if (ok && !has) {
+            PyObject *a = PyDict_New(), *b = PyDict_New();
+            ok = a && b && PyDict_SetItem(dcyc, dkey, a) == 0 && PyDict_SetItem(dins, dkey, b) == 0;
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+        }
+        if (ok) {
+            his[e] = PyDict_GetItemWithError(dins, dkey);
+            if (!his[e] && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, dkey);
+            ok = his[e] != NULL;
+            if (ok && !PyDict_Check(his[e])) {
+                PyErr_SetString(PyExc_TypeError, "blame_waits: bad histogram");
+                ok = 0;
+            }
+        }
+        Py_DECREF(dkey);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t e = 0; e < dists.n; e++) {
+        const int64_t *kk = &dists.keys[3 * e];
+        PyObject *d = PyLong_FromLongLong(kk[1]);
+        int ok = d && dict_add_i64(his[kk[0]], d, dists.vals[e]);
+        Py_XDECREF(d);
+        if (!ok) goto out;
+    }
+    rc = 1;
+    goto out;
+nomem:
+    PyErr_NoMemory();
+out:
+    PyMem_Free(his);
+    omap_free(&waits);
+    omap_free(&keys3);
+    omap_free(&dkeys);
+    omap_free(&dists);
+    return rc;
+}
+
 /* blame_waits(lines, positions, wait_stall, producers, blame_waves, no_producer, blame, wait_stall_d,
  * wait_hits_d, dist_cycles, dist_instructions): the per-wait-position loop of groups._flush_blame
  * (its Python twin), the same dict operations in the same order. `lines` and `wait_stall`: lists,
@@ -1144,6 +1356,22 @@ static PyObject *blame_waits(PyObject *self, PyObject *args) {
     for (; opened < 3; opened++)
         if (!icol_open(objs[opened], &cols[opened])) goto done;
     Py_ssize_t n = cols[1].n < cols[2].n ? cols[1].n : cols[2].n; /* zip() */
+    if (!cols[0].seq && !cols[2].seq) {
+        int ob = 0, onp = 0;
+        long long b = PyLong_AsLongLongAndOverflow(bw, &ob);
+        long long np = b == -1 && PyErr_Occurred() ? 0 : PyLong_AsLongLongAndOverflow(no_producer, &onp);
+        if (PyErr_Occurred()) goto done;
+        if (!ob && !onp && b >= 0) {
+            int rc = blame_waits_summed((const int64_t *)cols[0].buf.buf, cols[0].n, &cols[1],
+                                        (const int64_t *)cols[2].buf.buf, n, producers, (int64_t)b,
+                                        (int64_t)np, blame, wsd, whd, dcyc, dins);
+            if (rc < 0) goto done;
+            if (rc == 1) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t w = icol_index(&cols[1], i, cols[0].n);
         if (w < 0) goto done;
@@ -1193,6 +1421,292 @@ static PyObject *merge_hists(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* fold_per_line for int64 columns, summed per line first (a sequence runs each line of a loop body
+ * many times): per_line gets each line once, in first-position order, with the counts and sums
+ * of its positions; line_states each line once, in the order of its first position with a
+ * nonzero window. The same dicts as fold_per_line makes. 1 done, 0 the sums leave int64 (nothing
+ * changed: the caller takes fold_per_line), -1 error. */
+static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const int64_t *lines,
+                                Py_ssize_t n, int64_t waves, const int64_t *dur, const int64_t *stall,
+                                const int64_t *charge) {
+    /* values per line: positions, duration, stall, charged (0/1), N_STATES charges */
+    enum { V_N, V_D, V_S, V_CH, V_C0, NV = V_C0 + N_STATES };
+    OMap m = {0};
+    m.nv = NV;
+    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order), n_order = 0;
+    int rc = -1;
+    if (!order) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t e = omap_get(&m, lines[j], 0, 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        int64_t *v = &m.vals[e * NV];
+        v[V_N]++;
+        if (!add_i64(&v[V_D], dur[j]) || !add_i64(&v[V_S], stall[j])) { rc = 0; goto out; }
+        const int64_t *win = &charge[j * N_STATES];
+        int any = 0;
+        for (int k = 0; k < N_STATES; k++) {
+            any |= win[k] != 0;
+            if (!add_i64(&v[V_C0 + k], win[k])) { rc = 0; goto out; }
+        }
+        if (any && !v[V_CH]) {
+            v[V_CH] = 1;
+            order[n_order++] = e;
+        }
+    }
+    for (Py_ssize_t e = 0; e < m.n; e++) {
+        int64_t *v = &m.vals[e * NV];
+        if (!mul_i64(v[V_N], waves, &v[V_N])) { rc = 0; goto out; }
+    }
+    for (Py_ssize_t e = 0; e < m.n; e++) {
+        const int64_t *v = &m.vals[e * NV];
+        PyObject *line = PyLong_FromLongLong(m.keys[3 * e]);
+        if (!line) goto out;
+        PyObject *acc = PyDict_GetItemWithError(per_line, line);
+        int ok = 1;
+        if (!acc) {
+            PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(3);
+            ok = fresh != NULL;
+            for (int k = 0; k < 3 && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                if (!x) ok = 0;
+                else PyList_SET_ITEM(fresh, k, x);
+            }
+            if (ok) ok = PyDict_SetItem(per_line, line, fresh) == 0;
+            Py_XDECREF(fresh);
+        } else if (!PyList_Check(acc) || PyList_GET_SIZE(acc) != 3) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: per-line entry is not a 3-list");
+            ok = 0;
+        } else {
+            for (int k = 0; k < 3 && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                ok = x && add_item(acc, k, x);
+                Py_XDECREF(x);
+            }
+        }
+        Py_DECREF(line);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t o = 0; o < n_order; o++) {
+        Py_ssize_t e = order[o];
+        const int64_t *v = &m.vals[e * NV + V_C0];
+        PyObject *line = PyLong_FromLongLong(m.keys[3 * e]);
+        if (!line) goto out;
+        PyObject *ls = PyDict_GetItemWithError(line_states, line);
+        int ok = 1;
+        if (!ls) {
+            PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(N_STATES);
+            ok = fresh != NULL;
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                if (!x) ok = 0;
+                else PyList_SET_ITEM(fresh, k, x);
+            }
+            if (ok) ok = PyDict_SetItem(line_states, line, fresh) == 0;
+            Py_XDECREF(fresh);
+        } else if (!PyList_Check(ls) || PyList_GET_SIZE(ls) != N_STATES) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: line-state entry is not a 5-list");
+            ok = 0;
+        } else {
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                ok = x && add_item(ls, k, x);
+                Py_XDECREF(x);
+            }
+        }
+        Py_DECREF(line);
+        if (!ok) goto out;
+    }
+    rc = 1;
+out:
+    PyMem_Free(order);
+    omap_free(&m);
+    return rc;
+}
+
+/* charge_sums(charge): [sum(charge[k::N_STATES]) for k in range(N_STATES)] of an int64 buffer;
+ * None when a sum leaves int64 (the caller sums in Python). */
+static PyObject *charge_sums(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (!get_i64(arg, &b, 0)) return NULL;
+    const int64_t *v = (const int64_t *)b.buf;
+    Py_ssize_t n = b.len / (Py_ssize_t)sizeof(int64_t);
+    int64_t sums[N_STATES] = {0};
+    int fits = 1;
+    for (Py_ssize_t i = 0; i < n && fits; i++) fits = add_i64(&sums[i % N_STATES], v[i]);
+    PyBuffer_Release(&b);
+    if (!fits) Py_RETURN_NONE;
+    PyObject *out = PyList_New(N_STATES);
+    for (int k = 0; out && k < N_STATES; k++) {
+        PyObject *x = PyLong_FromLongLong(sums[k]);
+        if (!x) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, x);
+    }
+    return out;
+}
+
+/* entries_key(lines, entries): edges_key(orjson.dumps(expected edges)) of a replay's entries
+ * [(wait position, [producer positions])], the expected edges being [[lines[w], [[lines[p], 0],
+ * ...]], ...] (groups.SequenceGroup.expected_edges): the same bytes, without the JSON between;
+ * None where edges_key gives None (a line at or beyond 2**40 in magnitude). */
+static int key_value(Col *out, int64_t v, int *fits) {
+    if (v >= VALUE_LIMIT || v <= -VALUE_LIMIT) *fits = 0;
+    return col_push(out, v);
+}
+
+static PyObject *entries_key(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *entries;
+    if (!PyArg_ParseTuple(args, "OO!", &olines, &PyList_Type, &entries)) return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n_lines = lb.len / (Py_ssize_t)sizeof(int64_t);
+    Col e = {NULL, 0, 0};
+    int fits = 1, ok = 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries) && ok; i++) {
+        PyObject *entry = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2 || !PyList_Check(PyTuple_GET_ITEM(entry, 1))) {
+            PyErr_SetString(PyExc_TypeError, "entries_key: entries are (position, [positions])");
+            ok = 0;
+            break;
+        }
+        PyObject *prods = PyTuple_GET_ITEM(entry, 1);
+        Py_ssize_t w = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
+        ok = !(w == -1 && PyErr_Occurred());
+        if (ok && (w < 0 || w >= n_lines)) {
+            PyErr_SetString(PyExc_IndexError, "entries_key: position outside the sequence");
+            ok = 0;
+        }
+        ok = ok && col_push(&e, OPEN_MARK) && key_value(&e, lines[w], &fits) && col_push(&e, OPEN_MARK);
+        for (Py_ssize_t j = 0; ok && j < PyList_GET_SIZE(prods); j++) {
+            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            if (p == -1 && PyErr_Occurred()) { ok = 0; break; }
+            if (p < 0 || p >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "entries_key: position outside the sequence");
+                ok = 0;
+                break;
+            }
+            ok = col_push(&e, OPEN_MARK) && key_value(&e, lines[p], &fits) && col_push(&e, 0) &&
+                 col_push(&e, CLOSE_MARK);
+        }
+        ok = ok && col_push(&e, CLOSE_MARK) && col_push(&e, CLOSE_MARK);
+        if (!ok && !PyErr_Occurred()) PyErr_NoMemory();
+    }
+    PyBuffer_Release(&lb);
+    PyObject *out = !ok ? NULL : fits ? col_bytes(&e) : Py_NewRef(Py_None);
+    col_free(&e);
+    return out;
+}
+
+static int cmp_i64_asc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* barrier_rows(lines, barrier_lines): [(line, [positions])] of the lines in `barrier_lines` (an
+ * int64 buffer), each line once in the order of its first position (groups._barrier_rows). */
+static PyObject *barrier_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *obar;
+    if (!PyArg_ParseTuple(args, "OO", &olines, &obar)) return NULL;
+    Py_buffer lb, bb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    if (!get_i64(obar, &bb, 0)) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n = lb.len / (Py_ssize_t)sizeof(int64_t), k = bb.len / (Py_ssize_t)sizeof(int64_t);
+    int64_t *bar = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *bar);
+    PyObject **rows = PyMem_Calloc((size_t)(k ? k : 1), sizeof *rows); /* per sorted value */
+    PyObject *out = PyList_New(0);
+    int ok = bar && rows && out;
+    if (!bar || !rows) PyErr_NoMemory();
+    if (ok) {
+        memcpy(bar, bb.buf, (size_t)k * sizeof *bar);
+        qsort(bar, (size_t)k, sizeof *bar, cmp_i64_asc);
+    }
+    for (Py_ssize_t j = 0; ok && j < n; j++) {
+        int64_t v = lines[j];
+        Py_ssize_t lo = 0, hi = k;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (bar[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == k || bar[lo] != v) continue;
+        PyObject *pos = PyLong_FromSsize_t(j);
+        if (!pos) { ok = 0; break; }
+        if (!rows[lo]) {
+            PyObject *lst = PyList_New(0), *line = PyLong_FromLongLong(v);
+            PyObject *pair = lst && line ? PyTuple_Pack(2, line, lst) : NULL;
+            ok = pair && PyList_Append(out, pair) == 0;
+            rows[lo] = lst; /* the list lives in out's pair */
+            Py_XDECREF(line);
+            Py_XDECREF(pair);
+            Py_XDECREF(lst);
+        }
+        ok = ok && PyList_Append(rows[lo], pos) == 0;
+        Py_DECREF(pos);
+    }
+    PyMem_Free(bar);
+    PyMem_Free(rows);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&bb);
+    if (!ok) Py_CLEAR(out);
+    return out;
+}
+
+/* backedges(lines, cats, jump): [((branch line, target line), times)] of the backward taken
+ * branches (a row after a `jump` row whose line is lower), each pair once in first-seen order
+ * (groups._backedges). */
+static PyObject *backedges(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *ocats;
+    long long jump;
+    if (!PyArg_ParseTuple(args, "OOL", &olines, &ocats, &jump)) return NULL;
+    Py_buffer lb, cb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    if (!get_i64(ocats, &cb, 0)) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    const int64_t *lines = (const int64_t *)lb.buf, *cats = (const int64_t *)cb.buf;
+    Py_ssize_t nl = lb.len / (Py_ssize_t)sizeof(int64_t), nc = cb.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n = nl < nc ? nl : nc;
+    OMap m = {0};
+    m.nv = 1;
+    PyObject *out = NULL;
+    for (Py_ssize_t j = 0; j + 1 < n; j++) {
+        if (cats[j] != jump || lines[j + 1] >= lines[j]) continue;
+        Py_ssize_t e = omap_get(&m, lines[j], lines[j + 1], 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        m.vals[e]++;
+    }
+    out = PyList_New(m.n);
+    for (Py_ssize_t e = 0; out && e < m.n; e++) {
+        PyObject *item = Py_BuildValue("((LL)L)", (long long)m.keys[3 * e], (long long)m.keys[3 * e + 1],
+                                       (long long)m.vals[e]);
+        if (!item) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, e, item);
+    }
+done:
+    omap_free(&m);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&cb);
+    return out;
+}
+
 static PyObject *fold_lines(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *per_line, *line_states, *olines, *waves, *odur, *ostall, *ocharge;
@@ -1208,6 +1722,22 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
     if (cols[1].n != cols[0].n || cols[2].n != cols[0].n || cols[3].n != cols[0].n * N_STATES) {
         PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
         goto done;
+    }
+    if (!cols[0].seq && !cols[1].seq && !cols[2].seq && !cols[3].seq) {
+        int overflow = 0;
+        long long w = PyLong_AsLongLongAndOverflow(waves, &overflow);
+        if (w == -1 && PyErr_Occurred()) goto done;
+        if (!overflow && w >= 0) {
+            int rc = fold_per_line_summed(per_line, line_states, (const int64_t *)cols[0].buf.buf,
+                                          cols[0].n, (int64_t)w, (const int64_t *)cols[1].buf.buf,
+                                          (const int64_t *)cols[2].buf.buf,
+                                          (const int64_t *)cols[3].buf.buf);
+            if (rc < 0) goto done;
+            if (rc == 1) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
     }
     out = fold_per_line(per_line, line_states, &cols[0], waves, &cols[1], &cols[2], &cols[3]);
 done:
@@ -2582,6 +3112,10 @@ static PyMethodDef methods[] = {
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
     {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
+    {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
+    {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
+    {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
+    {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
     {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},
     {"gather_add", gather_add, METH_VARARGS, "acc[i] += col[positions[i]]."},
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},

@@ -65,7 +65,7 @@ class SequenceGroup:
     """Column sums of the waves that ran one sequence of code rows, plus its static facts."""
 
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
-                 "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
+                 "charge", "entries", "positions", "ooo", "_expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
@@ -85,11 +85,10 @@ class SequenceGroup:
         # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
         self.charge: Sequence[int] | None = None
         self.entries, self.positions, self.ooo = replayed(lines, tables)
-        # The decoder edges this reconstruction stands for (compared to a wave's in C).
-        self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
-                               for w, prods in self.entries]
-        self.backedges = _backedges(lines, cats)
-        self.barrier_rows = _barrier_rows(lines, tables)
+        self._expected_edges: list[list[Any]] | None = None  # made on first use
+        mod = native() if _int64(lines) and _int64(cats) else None
+        self.backedges = _backedges(lines, cats, mod)
+        self.barrier_rows = _barrier_rows(lines, tables, mod)
         # Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them).
         producers: dict[int, list[int]] = {}
         for w, prods in self.entries:
@@ -125,11 +124,26 @@ class SequenceGroup:
         if len(self.pending_stall) >= PENDING_WAVES:
             self.settle()
 
+    @property
+    def expected_edges(self) -> list[list[Any]]:
+        """The decoder edges this reconstruction stands for: [[wait line, [[producer line, 0],
+        ...]], ...] (a wave's edges are compared to them as a whole)."""
+        edges = self._expected_edges
+        if edges is None:
+            lines = self.lines
+            edges = self._expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
+                                            for w, prods in self.entries]
+        return edges
+
     def expected_key(self, mod: ModuleType) -> bytes:
-        """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c)."""
+        """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c);
+        in C from the replay's entries for an int64 sequence (`entries_key`, the same bytes)."""
         key = self.edges_key
         if key is None:
-            key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
+            if _int64(self.lines) and hasattr(mod, "entries_key"):
+                key = self.edges_key = mod.entries_key(self.lines, self.entries)
+            else:
+                key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
         return key
 
     def add_scanned(self, mod: ModuleType, wave: ScannedWave) -> None:
@@ -225,7 +239,6 @@ def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence
 # Line numbers the native replay's table covers (4 int64 per line); a code object with rows beyond
 # this replays in Python.
 REPLAY_TABLE_MAX_LINES = 1 << 20
-_replay_tables: dict[int, tuple[LineTables, array[int] | None]] = {}  # by id(tables), kept with them
 
 
 def replayed(lines: Sequence[int], tables: LineTables
@@ -247,13 +260,10 @@ def replay_table(tables: LineTables) -> array[int] | None:
     LGKM, scalar] for a memory row, [2, vm N, lgkm N, 0] for an s_waitcnt, zeros otherwise; None
     when a row does not fit (a line number that is not a small non-negative int, a memory row
     without its counter mask, a wait without thresholds): the Python replay decides those."""
-    held = _replay_tables.get(id(tables))
-    if held is not None and held[0] is tables:
-        return held[1]
-    table = _build_replay_table(tables)
-    if len(_replay_tables) >= 8:  # one per analysis at a time; bounded all the same
-        _replay_tables.clear()
-    _replay_tables[id(tables)] = (tables, table)
+    derived = tables.derived  # kept with the tables: built once per analysis
+    if "replay table" not in derived:
+        derived["replay table"] = _build_replay_table(tables)
+    table: array[int] | None = derived["replay table"]
     return table
 
 
@@ -280,8 +290,18 @@ def _build_replay_table(tables: LineTables) -> array[int] | None:
     return table
 
 
-def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[int, int], int]]:
-    """(branch line, target line) of each backward taken branch, with how often it is taken."""
+def _int64(column: Sequence[int]) -> bool:
+    """An int64 column (the native pass's), which the C helpers read."""
+    return isinstance(column, array) and column.typecode == "q"
+
+
+def _backedges(lines: Sequence[int], cats: Sequence[int], mod: ModuleType | None = None
+               ) -> list[tuple[tuple[int, int], int]]:
+    """(branch line, target line) of each backward taken branch, with how often it is taken
+    (`mod`: counted in C, `backedges`, for int64 columns)."""
+    if mod is not None:
+        counted: list[tuple[tuple[int, int], int]] = mod.backedges(lines, cats, DECODER_JUMP)
+        return counted
     taken: dict[tuple[int, int], int] = {}
     n = min(len(lines), len(cats))
     # only the rows after a jump can be a taken branch's target: picked out at C speed
@@ -293,12 +313,32 @@ def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[in
     return list(taken.items())
 
 
-def _barrier_rows(lines: Sequence[int], tables: LineTables) -> list[tuple[int, list[int]]]:
-    barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
+def _barrier_rows(lines: Sequence[int], tables: LineTables, mod: ModuleType | None = None
+                  ) -> list[tuple[int, list[int]]]:
+    """The positions of each barrier line in `lines`, lines in first-position order (`mod`: found
+    in C, `barrier_rows`, for an int64 column)."""
+    barrier, column = _barrier_lines(tables)
+    if mod is not None and column is not None:
+        found: list[tuple[int, list[int]]] = mod.barrier_rows(lines, column)
+        return found
     rows: dict[int, list[int]] = {}
     for idx, line in compress(enumerate(lines), map(barrier.__contains__, lines)):
         rows.setdefault(line, []).append(idx)
     return list(rows.items())
+
+
+def _barrier_lines(tables: LineTables) -> tuple[set[int], array[int] | None]:
+    """The barrier lines of `tables`, as a set and as an int64 column (None when one does not fit
+    int64), made once per tables."""
+    held = tables.derived.get("barrier lines")
+    if held is None:
+        barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
+        try:
+            column: array[int] | None = array("q", sorted(barrier))
+        except (OverflowError, TypeError):
+            column = None
+        held = tables.derived["barrier lines"] = (barrier, column)
+    return held  # type: ignore[no-any-return]  # the pair stored above
 
 
 class SequenceFolder:
@@ -839,8 +879,10 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
     else:
         _fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
+    sums = (mod.charge_sums(charge) if mod is not None and isinstance(charge, array)
+            and charge.typecode == "q" else None)
     for i in range(N_STATES):
-        states[i] += sum(charge[i::N_STATES])
+        states[i] += sums[i] if sums is not None else sum(charge[i::N_STATES])
     for key, taken in group.backedges:
         be = backedges.get(key)
         if be is None:
