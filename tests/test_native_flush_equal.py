@@ -228,3 +228,15 @@ def test_a_pass_reading_in_c_equals_the_pure_pass(mod, monkeypatch, odd, link):
                             _items(part.blame.dist_cycles), part.backedges,
                             {k: list(v) for k, v in part.barriers.items()}))
         assert results[0] == results[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.integers(-3, 12), min_size=1, max_size=40), data=st.data())
+def test_pairs_in_c_equal_python(mod, lines, data):
+    n = len(lines)
+    entries = [(w, data.draw(st.lists(st.integers(0, n - 1), max_size=3)))
+               for w in data.draw(st.lists(st.integers(0, n - 1), max_size=8))]  # a wait twice too
+    positions = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=8)) | {w for w, _ in entries})
+    got = wave_groups._pairs(array("q", lines), positions, entries, mod)
+    assert got == wave_groups._pairs(lines, positions, entries)
+    assert list(got[0]) == list(wave_groups._pairs(lines, positions, entries)[0])  # dict order

@@ -1388,6 +1388,30 @@ done:
     return out;
 }
 
+/* add_entries(hists, entries): hists[pair][cycles] += count for each (pair, cycles, count) of a
+ * group's take, in order (NativeFold._take's loop). */
+static PyObject *add_entries(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hists, *entries;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hists, &PyList_Type, &entries)) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+            PyErr_SetString(PyExc_TypeError, "add_entries: entries are (pair, cycles, count)");
+            return NULL;
+        }
+        Py_ssize_t pair = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 0));
+        if (pair == -1 && PyErr_Occurred()) return NULL;
+        if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
+            PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
+            return NULL;
+        }
+        if (!dict_add(PyList_GET_ITEM(hists, pair), PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(e, 2)))
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
  * dist_cycles[pair_lines[pair]] (the last loop of groups._flush_blame). */
 static PyObject *merge_hists(PyObject *self, PyObject *args) {
@@ -1602,6 +1626,76 @@ static PyObject *entries_key(PyObject *self, PyObject *args) {
     PyBuffer_Release(&lb);
     PyObject *out = !ok ? NULL : fits ? col_bytes(&e) : Py_NewRef(Py_None);
     col_free(&e);
+    return out;
+}
+
+/* pair_lists(lines, positions, entries) -> (producers, pair_waits, pair_producers, pair_lines):
+ * groups._pairs in C. producers: wait position -> its producer positions (entries of one wait
+ * joined, in entry order); per wait position in `positions` order, one pair per producer. */
+static PyObject *pair_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *entries;
+    if (!PyArg_ParseTuple(args, "OO!O!", &olines, &PyList_Type, &positions, &PyList_Type, &entries))
+        return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n_lines = lb.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *producers = PyDict_New(), *waits = PyList_New(0), *prods_out = PyList_New(0),
+             *plines = PyList_New(0), *out = NULL;
+    if (!producers || !waits || !prods_out || !plines) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2 || !PyList_Check(PyTuple_GET_ITEM(e, 1))) {
+            PyErr_SetString(PyExc_TypeError, "pair_lists: entries are (position, [positions])");
+            goto done;
+        }
+        PyObject *w = PyTuple_GET_ITEM(e, 0), *lst = PyDict_GetItemWithError(producers, w);
+        if (!lst) {
+            if (PyErr_Occurred()) goto done;
+            lst = PyList_New(0);
+            if (!lst) goto done;
+            int rc = PyDict_SetItem(producers, w, lst);
+            Py_DECREF(lst); /* the dict holds it */
+            if (rc < 0) goto done;
+        }
+        PyObject *ext = PyTuple_GET_ITEM(e, 1);
+        if (PyList_SetSlice(lst, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, ext) < 0) goto done; /* extend */
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(positions); i++) {
+        PyObject *w = PyList_GET_ITEM(positions, i), *lst = PyDict_GetItemWithError(producers, w);
+        if (!lst) {
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        Py_ssize_t wi = PyLong_AsSsize_t(w);
+        if (wi == -1 && PyErr_Occurred()) goto done;
+        if (wi < 0 || wi >= n_lines) {
+            PyErr_SetString(PyExc_IndexError, "pair_lists: position outside the sequence");
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lst); j++) {
+            PyObject *p = PyList_GET_ITEM(lst, j);
+            Py_ssize_t pi = PyLong_AsSsize_t(p);
+            if (pi == -1 && PyErr_Occurred()) goto done;
+            if (pi < 0 || pi >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "pair_lists: position outside the sequence");
+                goto done;
+            }
+            PyObject *key = Py_BuildValue("(LL)", (long long)lines[wi], (long long)lines[pi]);
+            int ok = key && PyList_Append(waits, w) == 0 && PyList_Append(prods_out, p) == 0 &&
+                     PyList_Append(plines, key) == 0;
+            Py_XDECREF(key);
+            if (!ok) goto done;
+        }
+    }
+    out = PyTuple_Pack(4, producers, waits, prods_out, plines);
+done:
+    Py_XDECREF(producers);
+    Py_XDECREF(waits);
+    Py_XDECREF(prods_out);
+    Py_XDECREF(plines);
+    PyBuffer_Release(&lb);
     return out;
 }
 
@@ -3113,7 +3207,9 @@ static PyMethodDef methods[] = {
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
     {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
+    {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
+    {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
     {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
     {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
     {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},

@@ -89,15 +89,8 @@ class SequenceGroup:
         mod = native() if _int64(lines) and _int64(cats) else None
         self.backedges = _backedges(lines, cats, mod)
         self.barrier_rows = _barrier_rows(lines, tables, mod)
-        # Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them).
-        producers: dict[int, list[int]] = {}
-        for w, prods in self.entries:
-            producers.setdefault(w, []).extend(prods)
-        self.producers = producers
-        self.pair_waits = [w for w in self.positions for _ in producers.get(w, ())]
-        self.pair_producers = [p for w in self.positions for p in producers.get(w, ())]
-        self.pair_lines = [(lines[w], lines[p]) for w, p in zip(self.pair_waits,
-                                                                 self.pair_producers)]
+        self.producers, self.pair_waits, self.pair_producers, self.pair_lines = _pairs(
+            lines, self.positions, self.entries, mod)
         # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
         self.blame_waves = 0
         self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
@@ -290,6 +283,25 @@ def _build_replay_table(tables: LineTables) -> array[int] | None:
     return table
 
 
+def _pairs(lines: Sequence[int], positions: list[int], entries: list[tuple[int, list[int]]],
+           mod: ModuleType | None = None
+           ) -> tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]]:
+    """Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them), and the
+    (wait, producer) pairs in wait-position order: their positions and their lines (`mod`: in C,
+    `pair_lists`, for an int64 sequence)."""
+    if mod is not None and type(positions) is list and type(entries) is list:
+        made: tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]] = \
+            mod.pair_lists(lines, positions, entries)
+        return made
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        producers.setdefault(w, []).extend(prods)
+    pair_waits = [w for w in positions for _ in producers.get(w, ())]
+    pair_producers = [p for w in positions for p in producers.get(w, ())]
+    return producers, pair_waits, pair_producers, [(lines[w], lines[p]) for w, p in
+                                                   zip(pair_waits, pair_producers)]
+
+
 def _int64(column: Sequence[int]) -> bool:
     """An int64 column (the native pass's), which the C helpers read."""
     return isinstance(column, array) and column.typecode == "q"
@@ -338,7 +350,7 @@ def _barrier_lines(tables: LineTables) -> tuple[set[int], array[int] | None]:
         except (OverflowError, TypeError):
             column = None
         held = tables.derived["barrier lines"] = (barrier, column)
-    return held  # type: ignore[no-any-return]  # the pair stored above
+    return held
 
 
 class SequenceFolder:
@@ -718,6 +730,9 @@ class NativeFold:
                 group.pair_hists = [{} for _ in group.pair_waits]
                 group.pair_index = (array("q", group.pair_waits), array("q", group.pair_producers))
             hists = group.pair_hists
+            if hasattr(self.mod, "add_entries"):  # the loop below, in C
+                self.mod.add_entries(hists, entries)
+                return
             for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
                 h = hists[pair]
                 h[cycles] = h.get(cycles, 0) + count

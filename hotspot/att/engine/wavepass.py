@@ -251,31 +251,39 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         if progress is not None:
             progress.advance()
         if c_res is None:
-            data = read_wave_bytes(path, opts.max_bytes)
+            raw = read_wave_bytes(path, opts.max_bytes)
+        elif data is None:  # folded in C, which asks for its int64 sums to be settled
+            assert fused is not None  # only the fused pass reads files in C
+            fused.folded(c_res, None, se, simd)
+            continue
+        else:
+            raw = data
         sampled = path in opts.sample
         in_c = fused is not None and not part.records_only
         # one scan of the bytes for both the issue accumulator and the sample (the C fold adds
         # the issue sums of a wave it folds itself)
-        pre = (scan(mod, data) if mod is not None and (sampled or (opts.issue is not None and not in_c))
+        pre = (scan(mod, raw) if mod is not None and (sampled or (opts.issue is not None and not in_c))
                else None)
         if opts.issue is not None and not in_c:
-            observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
+            observe_issue(part, opts.issue, mod, raw, path, se, simd, pre)
         if sampled:  # from the bytes just read: the file is opened once
-            pending = (WaveFile(path, se, simd, slot, n), data, pre)
+            pending = (WaveFile(path, se, simd, slot, n), raw, pre)
         if fused is not None and in_c:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
             # comes back, so a check of those values runs below, on the scanned columns or on
             # `fused.last_ranges()`, the same for both paths.
-            done, scanned = (fused.folded(c_res, data, se, simd) if c_res is not None
-                             else fused.wave(data, se, simd))
+            done, scanned = (fused.folded(c_res, raw, se, simd) if c_res is not None
+                             else fused.wave(raw, se, simd))
             if done:
                 continue
             if opts.issue is not None:  # from C's scan (None: only orjson reads the file)
-                observe_issue(part, opts.issue, mod if scanned is not None else None, data, path,
+                observe_issue(part, opts.issue, mod if scanned is not None else None, raw, path,
                               se, simd, scanned)
         else:  # the scan taken above for the issue columns or the sample serves the fold too
-            scanned = pre if pre is not None else scan(mod, data) if mod is not None else None
+            scanned = pre if pre is not None else scan(mod, raw) if mod is not None else None
+        data = raw
+        del raw
         if scanned is not None:
             data = None  # the columns hold the wave now (a long one: ~1x its file in bytes)
         try:
