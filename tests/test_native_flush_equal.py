@@ -240,3 +240,11 @@ def test_pairs_in_c_equal_python(mod, lines, data):
     got = wave_groups._pairs(array("q", lines), positions, entries, mod)
     assert got == wave_groups._pairs(lines, positions, entries)
     assert list(got[0]) == list(wave_groups._pairs(lines, positions, entries)[0])  # dict order
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.integers(-(1 << 41), 1 << 41) | st.integers(0, 9), max_size=80))
+def test_count_lines_in_c_equals_counter(mod, lines):
+    got = mod.count_lines(array("q", lines))
+    want = Counter(lines)
+    assert list(got.items()) == list(want.items())  # values and first-seen order

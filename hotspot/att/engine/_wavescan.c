@@ -1699,6 +1699,38 @@ done:
     return out;
 }
 
+/* count_lines(col): {value: times} of an int64 column, values in first-seen order (what
+ * collections.Counter(col) holds). */
+static PyObject *count_lines(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (!get_i64(arg, &b, 0)) return NULL;
+    const int64_t *v = (const int64_t *)b.buf;
+    Py_ssize_t n = b.len / (Py_ssize_t)sizeof(int64_t);
+    OMap m = {0};
+    m.nv = 1;
+    PyObject *out = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t e = omap_get(&m, v[i], 0, 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        m.vals[e]++;
+    }
+    out = PyDict_New();
+    for (Py_ssize_t e = 0; out && e < m.n; e++) {
+        PyObject *k = PyLong_FromLongLong(m.keys[3 * e]), *c = PyLong_FromLongLong(m.vals[e]);
+        if (!k || !c || PyDict_SetItem(out, k, c) < 0) Py_CLEAR(out);
+        Py_XDECREF(k);
+        Py_XDECREF(c);
+    }
+done:
+    omap_free(&m);
+    PyBuffer_Release(&b);
+    return out;
+}
+
 static int cmp_i64_asc(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -1997,6 +2029,7 @@ typedef struct {
     Wave scratch; /* the buffers the next wave is scanned into */
     char *buf; /* Fold.files: the file being folded, read into this (kept for the next one) */
     size_t buf_cap;
+    int again_ok; /* the scratch columns hold a wave handed back by the last call (Fold.again) */
 } Fold;
 
 static void group_free(Group *g) {
@@ -2419,10 +2452,68 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd,
     return 1;
 }
 
+/* Fold the scanned wave `w` into its registered group when it has one and its edges are the
+ * group's: 1 folded, 0 not (no group, other edges, values no decoder writes), 2 its waitcnt is
+ * not nested integer arrays after all, -1 error. *gi_out: the group found (-1 none), *h_out the
+ * sequence hash. */
+static int fold_known(Fold *f, Wave *w, long long se, long long simd, Py_ssize_t *gi_out,
+                      uint64_t *h_out) {
+    /* values no decoder writes (the Python path checks and reports them): a negative instruction
+     * value (the parser admits no negative timeline value), begin after end, a state outside the
+     * enum */
+    int plain = w->begin <= w->end && w->ins_or >= 0;
+    for (Py_ssize_t i = 0; i < w->states.n && plain; i++) plain = w->states.v[i] < N_STATES;
+    uint64_t h = sequence_hash(w) & f->hash_mask;
+    Py_ssize_t gi = -1;
+    Py_ssize_t n = w->cols[0].n;
+    for (Py_ssize_t i = 0; i < f->n_groups; i++) {
+        Group *g = f->groups[i];
+        if (g && g->hash == h && g->n == n && !memcmp(g->lines, w->cols[4].v, (size_t)n * 8) &&
+            !memcmp(g->cats, w->cols[1].v, (size_t)n * 8)) {
+            gi = i;
+            break;
+        }
+    }
+    *gi_out = gi;
+    *h_out = h;
+    if (gi < 0 || !plain) return 0;
+    Group *g = f->groups[gi];
+    Py_ssize_t n_raw = w->edges_lazy ? w->edges_end - w->edges_at : -1, n_edges = 0;
+    int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w->edges_at, g->raw_edges, (size_t)n_raw);
+    if (match) { /* the text of edges known to be the expected ones */
+        n_edges = g->raw_entries;
+    } else {
+        int e = edges_settle(w);
+        if (e < 0) return -1;
+        if (e == 0) return 2;
+        match = w->edges.n == 0 || (w->edges.n == g->n_expected &&
+                                    !memcmp(w->edges.v, g->expected, (size_t)g->n_expected * 8));
+        n_edges = count_entries(&w->edges);
+        if (match && n_edges && n_raw > 0 && !g->raw_edges) {
+            g->raw_edges = PyMem_Malloc((size_t)n_raw);
+            if (!g->raw_edges) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            memcpy(g->raw_edges, w->edges_at, (size_t)n_raw);
+            g->n_raw = n_raw;
+            g->raw_entries = n_edges;
+        }
+    }
+    if (!match) return 0;
+    if (!fold_into(f, g, w, se, simd, n_edges)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 1;
+}
+
 /* Scan and fold the wave text p[0..n) (p[n] == NUL): what Fold.wave returns for it. */
 static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se, long long simd) {
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
+    f->again_ok = 0;
+    int handed = 0;
     int rc = scan_into(p, len, &w, 1);
     PyObject *out = NULL;
     if (rc < 0) goto done;
@@ -2430,60 +2521,20 @@ static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se,
         out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
         goto done;
     }
-    /* values no decoder writes (the Python path checks and reports them): a negative instruction
-     * value (the parser admits no negative timeline value), begin after end, a state outside the
-     * enum */
-    int plain = w.begin <= w.end && w.ins_or >= 0;
-    for (Py_ssize_t i = 0; i < w.states.n && plain; i++) plain = w.states.v[i] < N_STATES;
-    uint64_t h = sequence_hash(&w) & f->hash_mask;
-    Py_ssize_t gi = -1;
-    Py_ssize_t n = w.cols[0].n;
-    for (Py_ssize_t i = 0; i < f->n_groups; i++) {
-        Group *g = f->groups[i];
-        if (g && g->hash == h && g->n == n && !memcmp(g->lines, w.cols[4].v, (size_t)n * 8) &&
-            !memcmp(g->cats, w.cols[1].v, (size_t)n * 8)) {
-            gi = i;
-            break;
-        }
+    Py_ssize_t gi;
+    uint64_t h;
+    int k = fold_known(f, &w, se, simd, &gi, &h);
+    if (k < 0) goto done;
+    if (k == 2) {
+        out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+        goto done;
     }
-    if (gi >= 0 && plain) {
-        Group *g = f->groups[gi];
-        Py_ssize_t n_raw = w.edges_lazy ? w.edges_end - w.edges_at : -1, n_edges = 0;
-        int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w.edges_at, g->raw_edges, (size_t)n_raw);
-        if (match) { /* the text of edges known to be the expected ones */
-            n_edges = g->raw_entries;
-        } else {
-            int e = edges_settle(&w);
-            if (e < 0) goto done;
-            if (e == 0) {
-                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
-                goto done;
-            }
-            match = w.edges.n == 0 || (w.edges.n == g->n_expected &&
-                                       !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8));
-            n_edges = count_entries(&w.edges);
-            if (match && n_edges && n_raw > 0 && !g->raw_edges) {
-                g->raw_edges = PyMem_Malloc((size_t)n_raw);
-                if (!g->raw_edges) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                memcpy(g->raw_edges, w.edges_at, (size_t)n_raw);
-                g->n_raw = n_raw;
-                g->raw_entries = n_edges;
-            }
-        }
-        if (match) {
-            if (!fold_into(f, g, &w, se, simd, n_edges)) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            if (f->pending >= f->spill)
-                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
-            else
-                out = Py_NewRef(Py_None);
-            goto done;
-        }
+    if (k == 1) {
+        if (f->pending >= f->spill)
+            out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
+        else
+            out = Py_NewRef(Py_None);
+        goto done;
     }
     {
         int e = edges_settle(&w); /* handed back: its edges encoded, as scan() gives them */
@@ -2499,11 +2550,35 @@ static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se,
                               w.states.n, w.cycles.n};
         for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
         PyObject *scanned = scanned_tuple(&w, h);
-        if (scanned) out = Py_BuildValue("(Nn)", scanned, gi);
+        if (scanned) {
+            out = Py_BuildValue("(Nn)", scanned, gi);
+            handed = out != NULL;
+        }
     }
 done:
     wave_keep(&f->scratch, &w);
+    /* a wave handed back stays in the scratch columns, its edges encoded: Fold.again folds it
+     * once its group is registered, without a second scan */
+    f->again_ok = handed && f->scratch.cols[0].n > 0;
     return out;
+}
+
+/* again(se, simd): fold the wave the last wave()/files() call handed back (still in the scratch
+ * columns) as that call would fold it now: 1 folded, 2 folded and the sums are due (the spill
+ * signal), 0 not folded (nothing changed; the caller scans the bytes again). Once per hand-back. */
+static PyObject *Fold_again(Fold *f, PyObject *args) {
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "L|L", &se, &simd)) return NULL;
+    if (!f->again_ok) return PyLong_FromLong(0);
+    f->again_ok = 0;
+    Wave w = f->scratch;
+    memset(&f->scratch, 0, sizeof f->scratch);
+    Py_ssize_t gi;
+    uint64_t h;
+    int k = fold_known(f, &w, se, simd, &gi, &h);
+    wave_keep(&f->scratch, &w);
+    if (k < 0) return NULL;
+    return PyLong_FromLong(k != 1 ? 0 : f->pending >= f->spill ? 2 : 1);
 }
 
 static PyObject *Fold_wave(Fold *f, PyObject *args) {
@@ -2776,6 +2851,7 @@ static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
 
 static PyMethodDef Fold_methods[] = {
     {"wave", (PyCFunction)Fold_wave, METH_VARARGS, "Scan and fold one wave file."},
+    {"again", (PyCFunction)Fold_again, METH_VARARGS, "Fold the wave just handed back, now its group is known."},
 #ifdef FOLD_FILES
     {"files", (PyCFunction)Fold_files, METH_VARARGS, "Read and fold wave files in turn."},
 #endif
@@ -3210,6 +3286,7 @@ static PyMethodDef methods[] = {
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
+    {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},
     {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
     {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
     {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},

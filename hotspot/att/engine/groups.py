@@ -630,6 +630,16 @@ class NativeFold:
         elif group.native_index is not None:
             return False
         self._register(group, wave)
+        # the wave C just handed back, still in its columns, folded without a second scan (a
+        # build without `again`, or a wave it does not fold, is scanned again below as before)
+        again = getattr(self.fold, "again", None)
+        folded = again(se, simd) if again is not None else 0
+        if folded:
+            if new:
+                admit_group(self.part, self.part.open_groups, key, group)
+            if folded == 2:
+                self.settle_all()
+            return True
         res = self.fold.wave(data, se, simd)
         if res is not None and res[1] != -2:  # other edges or odd values: not folded
             if new:
