@@ -197,6 +197,8 @@ class _FolderScan:
         self.path = path
         self._identity: dict[str, tuple[int, int] | str] | None = None
         self._error: OSError | None = None
+        # no symlink in the folder and no two names for one inode: distinct names, distinct files
+        self.plain = False
 
     def identity(self) -> dict[str, tuple[int, int] | str]:
         """Name -> (device or 0 for the folder's, inode), or the name for a broken or looping
@@ -205,11 +207,13 @@ class _FolderScan:
             raise self._error
         if self._identity is None:
             identity: dict[str, tuple[int, int] | str] = {}
+            links = False
             try:
                 with os.scandir(self.path) as it:
                     for entry in it:
                         try:
                             if entry.is_symlink():
+                                links = True
                                 st = os.stat(entry.path)
                                 identity[entry.name] = (st.st_dev, st.st_ino)
                             else:
@@ -220,6 +224,7 @@ class _FolderScan:
                 self._error = exc
                 raise
             self._identity = identity
+            self.plain = not links and len(set(identity.values())) == len(identity)
         return self._identity
 
     def names(self) -> dict[str, tuple[int, int] | str]:
@@ -241,10 +246,13 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
     """Each wave file once: a name listed several times in filenames.json, or several names that
     are one file (symlinks, hard links), is one wave, not several. Identity is the file's inode,
     read from one scan of the folder (a stat only for symlinks, which are rare)."""
+    scan = scan or _FolderScan(path)
     try:
-        identity = (scan or _FolderScan(path)).identity()
+        identity = scan.identity()
     except OSError:
         return waves
+    if scan.plain and len({wf.where for wf in waves}) == len(waves):
+        return list(waves)  # each name once, each name its own file: nothing repeats
     dev = 0
     try:
         dev = os.stat(path).st_dev
