@@ -60,7 +60,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                          "on DIRs (default: every ui_output_agent_*_dispatch_* dir of ../shared/corpus)")
     ap.add_argument("--scan-rate", action="store_true",
                     help="only measure the wave pass per core on DIRs (issue 27): reading the files, the native "
-                         "scan, scan + fold in C (Fold.wave) and the whole pass, in MB per CPU second")
+                         "scan, read + scan + fold in C (Fold.files, Fold.wave) and the whole pass, in MB per CPU second")
     ap.add_argument("--programs", nargs="?", const="all", metavar="PARTS",
                     help="only measure hotspot where programs run it (issue 37), against its targets: fresh "
                          "analyze MB per CPU second on the 200 MB synthetic, native scan MB/s per core, the MCP "

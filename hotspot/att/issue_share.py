@@ -17,6 +17,7 @@ as it reads the file (each file is read once); `trace_ceilings` turns the sums i
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from hotspot.arch.classify import Category, classify, mnemonic_of
 from hotspot.arch.mfma import CYCLES_PER_PASS, mfma_passes
 from hotspot.arch.targets import TARGETS
 from hotspot.arch.vmem_width import lane_bytes
+from hotspot.att.engine.native import native
 from hotspot.att.loops import loops_in_code
 from hotspot.capture import CodeRow
 from hotspot.record import record
@@ -172,15 +174,20 @@ def _sums(terms: Terms) -> Sums:
             sum(t[3] for t in terms if t[3] is not None))
 
 
-def _shape(lines: list[int], w: IssueWeights) -> Shape:
-    hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
+def _shape(lines: Sequence[int], w: IssueWeights, hits: dict[int, int] | None = None) -> Shape:
+    """`hits`: Counter(lines) when counted already (the native pass counts an int64 column)."""
+    if hits is None:
+        hits = Counter(lines)  # counted in C: a wave holds ~10^5 records
     terms = _terms(hits, w)
     loops = []
+    backwards: Sequence[int] | None = None  # `lines` reversed, made once for all loops
     for lo, hi in w.loops:
         if lo not in hits or hi not in hits:
             continue
         first = lines.index(lo)  # C scans, stopping at the first hit
-        last = len(lines) - 1 - lines[::-1].index(hi)
+        if backwards is None:
+            backwards = lines[::-1]
+        last = len(lines) - 1 - backwards.index(hi)
         loops.append(((lo, hi), first, last, _sums([t for t in terms if lo <= t[0] <= hi])))
     return _sums(terms), loops
 
@@ -224,7 +231,10 @@ class IssueAccumulator:
             known = self.shapes.get(sequence[0])
             if known is not None and known[0] == sequence[1]:
                 return known[1]
-        shape = _shape(list(lines), w)
+        mod = native() if isinstance(lines, array) and lines.typecode == "q" else None
+        count = getattr(mod, "count_lines", None)
+        # an int64 column counted in C (the same dict Counter makes), its rows found in place
+        shape = _shape(lines, w, count(lines)) if count is not None else _shape(list(lines), w)
         if sequence is not None:
             self.shapes[sequence[0]] = (sequence[1], shape)
         return shape

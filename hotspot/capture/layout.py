@@ -181,30 +181,78 @@ def _open_dispatch(path: Path) -> DispatchDir:
         if warning:
             warnings.append(warning)
     pc_sampling = bool(doc.get("pc_sampling"))
-    waves = _distinct_waves(path, _wave_files(path, fn_path, doc, warnings), warnings)
+    scan = _FolderScan(path)
+    waves = _distinct_waves(path, _wave_files(path, fn_path, doc, warnings, scan), warnings, scan)
     # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
     rest = {k: v for k, v in doc.items() if k != "wave_filenames"}
     return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
 
 
-def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str]) -> list[WaveFile]:
+class _FolderScan:
+    """One scan of a dispatch folder, shared by the wave listing (the names) and the identity of
+    its files (`_distinct_waves`): the folder, which holds one file per wave, is read once. The
+    scan runs on first use; an error is kept and raised to each user, who handles it as before."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._identity: dict[str, tuple[int, int] | str] | None = None
+        self._error: OSError | None = None
+        # no symlink in the folder and no two names for one inode: distinct names, distinct files
+        self.plain = False
+
+    def identity(self) -> dict[str, tuple[int, int] | str]:
+        """Name -> (device or 0 for the folder's, inode), or the name for a broken or looping
+        link (its reader names the problem later); OSError when the folder cannot be listed."""
+        if self._error is not None:
+            raise self._error
+        if self._identity is None:
+            identity: dict[str, tuple[int, int] | str] = {}
+            links = False
+            try:
+                with os.scandir(self.path) as it:
+                    for entry in it:
+                        try:
+                            if entry.is_symlink():
+                                links = True
+                                st = os.stat(entry.path)
+                                identity[entry.name] = (st.st_dev, st.st_ino)
+                            else:
+                                identity[entry.name] = (0, entry.inode())
+                        except OSError:
+                            identity[entry.name] = entry.name
+            except OSError as exc:
+                self._error = exc
+                raise
+            self._identity = identity
+            self.plain = not links and len(set(identity.values())) == len(identity)
+        return self._identity
+
+    def names(self) -> dict[str, tuple[int, int] | str]:
+        """The folder's names (for `in`); an unreadable folder is bad input naming it, as
+        `list_folder` says it."""
+        try:
+            return self.identity()
+        except PermissionError:
+            raise bad_file(self.path, "permission denied listing the folder",
+                           "make it readable (chmod u+rx) or run as its owner",
+                           code="permission-denied")
+        except OSError as exc:
+            raise bad_file(self.path, f"cannot list the folder ({exc.strerror or exc})",
+                           code="io-error")
+
+
+def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
+                    scan: _FolderScan | None = None) -> list[WaveFile]:
     """Each wave file once: a name listed several times in filenames.json, or several names that
     are one file (symlinks, hard links), is one wave, not several. Identity is the file's inode,
     read from one scan of the folder (a stat only for symlinks, which are rare)."""
-    identity: dict[str, tuple[int, int] | str] = {}
+    scan = scan or _FolderScan(path)
     try:
-        with os.scandir(path) as it:
-            for entry in it:
-                try:
-                    if entry.is_symlink():
-                        st = os.stat(entry.path)
-                        identity[entry.name] = (st.st_dev, st.st_ino)
-                    else:
-                        identity[entry.name] = (0, entry.inode())
-                except OSError:  # a broken or looping link: its reader names the problem later
-                    identity[entry.name] = entry.name
+        identity = scan.identity()
     except OSError:
         return waves
+    if scan.plain and len({wf.where for wf in waves}) == len(waves):
+        return list(waves)  # each name once, each name its own file: nothing repeats
     dev = 0
     try:
         dev = os.stat(path).st_dev
@@ -214,7 +262,7 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str]) -> l
     out: list[WaveFile] = []
     repeated = 0
     for wf in waves:
-        name = os.path.basename(wf.where)
+        name = wf.where.rpartition(os.sep)[2]  # os.path.basename, without its checks
         key = identity.get(name, wf.where)
         if isinstance(key, tuple) and key[0] == 0:
             key = (dev, key[1])
@@ -230,24 +278,30 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str]) -> l
     return out
 
 
-def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str]) -> list[WaveFile]:
+def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
+                scan: _FolderScan | None = None) -> list[WaveFile]:
     listing: Any = doc.get("wave_filenames")  # walked as it is: a wrong shape is caught below
     if isinstance(listing, dict):
         out: list[WaveFile] = []
         missing = 0
-        present = set(list_folder(path))  # one listing instead of a stat per wave file
+        # one listing instead of a stat per wave file
+        present = (scan or _FolderScan(path)).names()
         folder = os.fspath(path)
+        # os.path.join for the names the listing holds (no separator in them), without its checks
+        prefix = folder if folder.endswith(os.sep) else folder + os.sep
         try:
             for se, simds in listing.items():
                 for simd, slots in simds.items():
                     for slot, waves in slots.items():
                         for n, entry in waves.items():
                             name, begin, end = entry[0], entry[1], entry[2]
-                            wf = WaveFile(os.path.join(folder, name), int(se), int(simd),
-                                          int(slot), int(n), int(begin), int(end))
+                            ise, isimd, islot, i_n, ibegin, iend = (
+                                int(se), int(simd), int(slot), int(n), int(begin), int(end))
                             if name in present:
-                                out.append(wf)
+                                out.append(WaveFile(prefix + name, ise, isimd, islot, i_n,
+                                                    ibegin, iend))
                             else:
+                                os.path.join(folder, name)  # a name of another type: refused
                                 missing += 1
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
             raise bad_file(fn_path, "field 'wave_filenames' is not the expected "

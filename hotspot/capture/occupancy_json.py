@@ -51,7 +51,7 @@ def _plain_events(rows: list[Any]) -> EventColumns | None:
     a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
     if not rows:
         return ((), (), (), (), (), ())
-    if any(type(r) is not list for r in rows) or min(map(len, rows)) < len(OCCUPANCY_ROW_FIELDS):
+    if set(map(type, rows)) != {list} or min(map(len, rows)) < len(OCCUPANCY_ROW_FIELDS):
         return None
     cols = list(zip(*rows))[:len(OCCUPANCY_ROW_FIELDS)]
     for col in cols:

@@ -114,6 +114,12 @@ def remember_bytes(path: str, data: bytes) -> None:
         session.kept[path] = data
 
 
+def kept_paths() -> set[str]:
+    """The files whose bytes this session keeps or holds (their reads go through `read_capped`)."""
+    session = _current.get()
+    return session.keep | session.kept.keys() if session is not None else set()
+
+
 def kept_bytes(path: str) -> bytes | None:
     """Bytes kept for `path` in this session (taken out: each is handed back once)."""
     session = _current.get()

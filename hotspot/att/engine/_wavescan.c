@@ -29,7 +29,22 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(O_NOFOLLOW) && defined(O_NONBLOCK) && defined(O_CLOEXEC)
+/* Fold.files reads wave files itself: hotspot/capture/files.py's flags (O_NONBLOCK: a FIFO opens
+ * at once and is refused by type; O_NOFOLLOW: a symlink is left to Python, which checks where it
+ * leads) */
+#define FOLD_FILES 1
+#define FILE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+/* Fold.files keeps its read buffer between calls up to this size */
+#define KEEP_BUF_BYTES ((size_t)64 << 20)
+#endif
+#endif
 
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
@@ -1013,6 +1028,811 @@ static PyObject *fold_per_line(PyObject *per_line, PyObject *line_states, const 
     Py_RETURN_NONE;
 }
 
+/* An insertion-ordered map from up to three int64 to `nv` int64 values (zeros when added): the
+ * per-key sums the flush of a sequence group adds up in C before touching Python dicts once per
+ * key, in the order the keys were first met (the order the per-position loops insert them). */
+typedef struct {
+    int64_t *keys, *vals; /* 3 keys and nv values per entry */
+    Py_ssize_t n, cap, nv;
+    Py_ssize_t *slots; /* entry index + 1, 0 empty; a power of 2, at least twice n */
+    Py_ssize_t n_slots;
+} OMap;
+
+static void omap_free(OMap *m) {
+    PyMem_Free(m->keys);
+    PyMem_Free(m->vals);
+    PyMem_Free(m->slots);
+}
+
+static uint64_t omap_hash(int64_t a, int64_t b, int64_t c) {
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
+    h ^= (uint64_t)b * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2);
+    h ^= (uint64_t)c * 0x165667B19E3779F9ULL + (h << 6) + (h >> 2);
+    return h ^ (h >> 29);
+}
+
+static int omap_rehash(OMap *m, Py_ssize_t n_slots) {
+    Py_ssize_t *slots = PyMem_Calloc((size_t)n_slots, sizeof *slots);
+    if (!slots) return 0;
+    for (Py_ssize_t i = 0; i < m->n; i++) {
+        const int64_t *k = &m->keys[3 * i];
+        size_t s = (size_t)omap_hash(k[0], k[1], k[2]) & (size_t)(n_slots - 1);
+        while (slots[s]) s = (s + 1) & (size_t)(n_slots - 1);
+        slots[s] = i + 1;
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->n_slots = n_slots;
+    return 1;
+}
+
+/* The entry of (a, b, c), added with zero values when new; -1 on memory error. */
+static Py_ssize_t omap_get(OMap *m, int64_t a, int64_t b, int64_t c) {
+    if (2 * (m->n + 1) > m->n_slots && !omap_rehash(m, m->n_slots ? 2 * m->n_slots : 64)) return -1;
+    size_t mask = (size_t)(m->n_slots - 1), s = (size_t)omap_hash(a, b, c) & mask;
+    for (; m->slots[s]; s = (s + 1) & mask) {
+        Py_ssize_t i = m->slots[s] - 1;
+        const int64_t *k = &m->keys[3 * i];
+        if (k[0] == a && k[1] == b && k[2] == c) return i;
+    }
+    if (m->n == m->cap) {
+        Py_ssize_t cap = m->cap ? 2 * m->cap : 32;
+        int64_t *keys = PyMem_Realloc(m->keys, (size_t)cap * 3 * sizeof(int64_t));
+        if (!keys) return -1;
+        m->keys = keys;
+        int64_t *vals = PyMem_Realloc(m->vals, (size_t)cap * (size_t)(m->nv ? m->nv : 1) * sizeof(int64_t));
+        if (!vals) return -1;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    Py_ssize_t i = m->n++;
+    m->keys[3 * i] = a;
+    m->keys[3 * i + 1] = b;
+    m->keys[3 * i + 2] = c;
+    for (Py_ssize_t k = 0; k < m->nv; k++) m->vals[i * m->nv + k] = 0;
+    m->slots[s] = i + 1;
+    return i;
+}
+
+/* *acc += v; 0 on int64 overflow (the caller then takes the Python-integer path). */
+static int add_i64(int64_t *acc, int64_t v) {
+    if ((v > 0 && *acc > INT64_MAX - v) || (v < 0 && *acc < INT64_MIN - v)) return 0;
+    *acc += v;
+    return 1;
+}
+
+/* *out = a * b for a >= 0, b >= 0; 0 on int64 overflow. */
+static int mul_i64(int64_t a, int64_t b, int64_t *out) {
+    if (a < 0 || b < 0 || (b && a > INT64_MAX / b)) return 0;
+    *out = a * b;
+    return 1;
+}
+
+/* d[key] = d.get(key, 0) + v for an int64 v (a new reference is made for it). */
+static int dict_add_i64(PyObject *d, PyObject *key, int64_t v);
+
+/* d[key] = d.get(key, 0) + v (a missing key takes v itself: 0 + an int is that int). */
+static int dict_add(PyObject *d, PyObject *key, PyObject *v) {
+    PyObject *old = PyDict_GetItemWithError(d, key);
+    if (!old) {
+        if (PyErr_Occurred()) return 0;
+        return PyDict_SetItem(d, key, v) == 0;
+    }
+    PyObject *sum = PyNumber_Add(old, v);
+    if (!sum) return 0;
+    int rc = PyDict_SetItem(d, key, sum);
+    Py_DECREF(sum);
+    return rc == 0;
+}
+
+static int dict_add_i64(PyObject *d, PyObject *key, int64_t v) {
+    PyObject *o = PyLong_FromLongLong(v);
+    if (!o) return 0;
+    int ok = dict_add(d, key, o);
+    Py_DECREF(o);
+    return ok;
+}
+
+/* Item i of an ICol as an index into a column of length n; -1 with an exception otherwise. */
+static Py_ssize_t icol_index(const ICol *c, Py_ssize_t i, Py_ssize_t n) {
+    Py_ssize_t v;
+    if (c->seq) {
+        v = PyLong_AsSsize_t(PySequence_Fast_ITEMS(c->seq)[i]);
+        if (v == -1 && PyErr_Occurred()) return -1;
+    } else {
+        v = (Py_ssize_t)((const int64_t *)c->buf.buf)[i];
+    }
+    if (v < 0 || v >= n) {
+        PyErr_SetString(PyExc_IndexError, "blame_waits: position outside the sequence");
+        return -1;
+    }
+    return v;
+}
+
+/* One wait position's blame (the loop body of groups._flush_blame). 1, or 0 with an exception. */
+static int blame_wait(const ICol *lines, Py_ssize_t w, PyObject *wobj, PyObject *stall,
+                      PyObject *producers, PyObject *bw, PyObject *no_producer, PyObject *blame,
+                      PyObject *wait_stall, PyObject *wait_hits, PyObject *dcyc, PyObject *dins) {
+    PyObject *wline = icol_get(lines, w);
+    if (!wline) return 0;
+    int ok = dict_add(wait_stall, wline, stall) && dict_add(wait_hits, wline, bw);
+    PyObject *prods = ok ? PyDict_GetItemWithError(producers, wobj) : NULL;
+    if (ok && !prods && PyErr_Occurred()) ok = 0;
+    if (ok && prods && !PyList_Check(prods)) {
+        PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+        ok = 0;
+    }
+    if (ok && (!prods || PyList_GET_SIZE(prods) == 0)) {
+        PyObject *one = PyLong_FromLong(1);
+        PyObject *key = one ? PyTuple_Pack(3, wline, no_producer, one) : NULL;
+        ok = key && dict_add(blame, key, stall);
+        Py_XDECREF(key);
+        Py_XDECREF(one);
+        Py_DECREF(wline);
+        return ok;
+    }
+    Py_ssize_t k = ok ? PyList_GET_SIZE(prods) : 0;
+    PyObject *kobj = ok ? PyLong_FromSsize_t(k) : NULL;
+    if (!kobj) ok = 0;
+    for (Py_ssize_t i = 0; i < k && ok; i++) {
+        Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, i));
+        if (p == -1 && PyErr_Occurred()) { ok = 0; break; }
+        if (p < 0 || p >= lines->n) {
+            PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
+            ok = 0;
+            break;
+        }
+        PyObject *pline = icol_get(lines, p);
+        PyObject *key3 = pline ? PyTuple_Pack(3, wline, pline, kobj) : NULL;
+        PyObject *dkey = key3 ? PyTuple_Pack(2, wline, pline) : NULL;
+        ok = dkey && dict_add(blame, key3, stall);
+        PyObject *hi = NULL;
+        if (ok) {
+            int has = PyDict_Contains(dcyc, dkey);
+            if (has < 0) ok = 0;
+            else if (!has) {
+                PyObject *a = PyDict_New(), *b = PyDict_New();
+                ok = a && b && PyDict_SetItem(dcyc, dkey, a) == 0 && PyDict_SetItem(dins, dkey, b) == 0;
+                Py_XDECREF(a);
+                Py_XDECREF(b);
+            }
+        }
+        if (ok) {
+            hi = PyDict_GetItemWithError(dins, dkey); /* borrowed */
+            if (!hi) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, dkey);
+                ok = 0;
+            }
+        }
+        PyObject *d = ok ? PyLong_FromSsize_t(w - p - 1) : NULL;
+        if (ok) ok = d && PyDict_Check(hi) && dict_add(hi, d, bw);
+        if (ok == 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "blame_waits: bad histogram");
+        Py_XDECREF(d);
+        Py_XDECREF(dkey);
+        Py_XDECREF(key3);
+        Py_XDECREF(pline);
+    }
+    Py_XDECREF(kobj);
+    Py_DECREF(wline);
+    return ok;
+}
+
+/* blame_waits for int64 lines and wait stalls, summed per key first: each dict is then updated
+ * once per key, in the order its keys were first met by the per-position loop (wait lines repeat
+ * once per loop iteration). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the
+ * per-position loop), -1 error. */
+static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const ICol *positions,
+                              const int64_t *stalls, Py_ssize_t n, PyObject *producers, int64_t bw,
+                              int64_t no_producer, PyObject *blame, PyObject *wsd, PyObject *whd,
+                              PyObject *dcyc, PyObject *dins) {
+    OMap waits = {0}, keys3 = {0}, dkeys = {0}, dists = {0};
+    waits.nv = 2;  /* stall, positions */
+    keys3.nv = 1;  /* stall */
+    dkeys.nv = 0;
+    dists.nv = 1;  /* positions */
+    PyObject **his = NULL; /* dins[dkey] per dkeys entry (borrowed) */
+    int rc = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t w = icol_index(positions, i, n_lines);
+        if (w < 0) goto out;
+        int64_t wline = lines[w], st = stalls[i];
+        Py_ssize_t e = omap_get(&waits, wline, 0, 0);
+        if (e < 0) goto nomem;
+        if (!add_i64(&waits.vals[2 * e], st)) { rc = 0; goto out; }
+        waits.vals[2 * e + 1]++;
+        PyObject *wobj = PyLong_FromSsize_t(w);
+        if (!wobj) goto out;
+        PyObject *prods = PyDict_GetItemWithError(producers, wobj);
+        Py_DECREF(wobj);
+        if (!prods && PyErr_Occurred()) goto out;
+        if (prods && !PyList_Check(prods)) {
+            PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+            goto out;
+        }
+        Py_ssize_t k = prods ? PyList_GET_SIZE(prods) : 0;
+        if (!k) {
+            e = omap_get(&keys3, wline, no_producer, 1);
+            if (e < 0) goto nomem;
+            if (!add_i64(&keys3.vals[e], st)) { rc = 0; goto out; }
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            if (p == -1 && PyErr_Occurred()) goto out;
+            if (p < 0 || p >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
+                goto out;
+            }
+            int64_t pline = lines[p];
+            e = omap_get(&keys3, wline, pline, (int64_t)k);
+            if (e < 0) goto nomem;
+            if (!add_i64(&keys3.vals[e], st)) { rc = 0; goto out; }
+            Py_ssize_t dk = omap_get(&dkeys, wline, pline, 0);
+            if (dk < 0) goto nomem;
+            e = omap_get(&dists, dk, (int64_t)(w - p - 1), 0);
+            if (e < 0) goto nomem;
+            dists.vals[e]++;
+        }
+    }
+    for (Py_ssize_t e = 0; e < waits.n; e++)
+        if (!mul_i64(waits.vals[2 * e + 1], bw, &waits.vals[2 * e + 1])) { rc = 0; goto out; }
+    for (Py_ssize_t e = 0; e < dists.n; e++)
+        if (!mul_i64(dists.vals[e], bw, &dists.vals[e])) { rc = 0; goto out; }
+    /* the sums fit: now the dicts, each in its first-seen key order */
+    for (Py_ssize_t e = 0; e < waits.n; e++) {
+        PyObject *wline = PyLong_FromLongLong(waits.keys[3 * e]);
+        int ok = wline && dict_add_i64(wsd, wline, waits.vals[2 * e]) &&
+                 dict_add_i64(whd, wline, waits.vals[2 * e + 1]);
+        Py_XDECREF(wline);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t e = 0; e < keys3.n; e++) {
+        const int64_t *kk = &keys3.keys[3 * e];
+        PyObject *key = Py_BuildValue("(LLL)", (long long)kk[0], (long long)kk[1], (long long)kk[2]);
+        int ok = key && dict_add_i64(blame, key, keys3.vals[e]);
+        Py_XDECREF(key);
+        if (!ok) goto out;
+    }
+    his = PyMem_Calloc((size_t)(dkeys.n ? dkeys.n : 1), sizeof *his);
+    if (!his) goto nomem;
+    for (Py_ssize_t e = 0; e < dkeys.n; e++) {
+        const int64_t *kk = &dkeys.keys[3 * e];
+        PyObject *dkey = Py_BuildValue("(LL)", (long long)kk[0], (long long)kk[1]);
+        if (!dkey) goto out;
+        int has = PyDict_Contains(dcyc, dkey), ok = has >= 0;
+        if (ok && !has) {
+            PyObject *a = PyDict_New(), *b = PyDict_New();
+            ok = a && b && PyDict_SetItem(dcyc, dkey, a) == 0 && PyDict_SetItem(dins, dkey, b) == 0;
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+        }
+        if (ok) {
+            his[e] = PyDict_GetItemWithError(dins, dkey);
+            if (!his[e] && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, dkey);
+            ok = his[e] != NULL;
+            if (ok && !PyDict_Check(his[e])) {
+                PyErr_SetString(PyExc_TypeError, "blame_waits: bad histogram");
+                ok = 0;
+            }
+        }
+        Py_DECREF(dkey);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t e = 0; e < dists.n; e++) {
+        const int64_t *kk = &dists.keys[3 * e];
+        PyObject *d = PyLong_FromLongLong(kk[1]);
+        int ok = d && dict_add_i64(his[kk[0]], d, dists.vals[e]);
+        Py_XDECREF(d);
+        if (!ok) goto out;
+    }
+    rc = 1;
+    goto out;
+nomem:
+    PyErr_NoMemory();
+out:
+    PyMem_Free(his);
+    omap_free(&waits);
+    omap_free(&keys3);
+    omap_free(&dkeys);
+    omap_free(&dists);
+    return rc;
+}
+
+/* blame_waits(lines, positions, wait_stall, producers, blame_waves, no_producer, blame, wait_stall_d,
+ * wait_hits_d, dist_cycles, dist_instructions): the per-wait-position loop of groups._flush_blame
+ * (its Python twin), the same dict operations in the same order. `lines` and `wait_stall`: lists,
+ * tuples or int64 buffers; `positions` a list or tuple. */
+static PyObject *blame_waits(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *ostall, *producers, *bw, *no_producer, *blame, *wsd, *whd, *dcyc, *dins;
+    if (!PyArg_ParseTuple(args, "OOOO!OOO!O!O!O!O!", &olines, &positions, &ostall, &PyDict_Type,
+                          &producers, &bw, &no_producer, &PyDict_Type, &blame, &PyDict_Type, &wsd,
+                          &PyDict_Type, &whd, &PyDict_Type, &dcyc, &PyDict_Type, &dins))
+        return NULL;
+    ICol cols[3];
+    PyObject *objs[3] = {olines, positions, ostall};
+    int opened = 0;
+    PyObject *out = NULL;
+    for (; opened < 3; opened++)
+        if (!icol_open(objs[opened], &cols[opened])) goto done;
+    Py_ssize_t n = cols[1].n < cols[2].n ? cols[1].n : cols[2].n; /* zip() */
+    if (!cols[0].seq && !cols[2].seq) {
+        int ob = 0, onp = 0;
+        long long b = PyLong_AsLongLongAndOverflow(bw, &ob);
+        long long np = b == -1 && PyErr_Occurred() ? 0 : PyLong_AsLongLongAndOverflow(no_producer, &onp);
+        if (PyErr_Occurred()) goto done;
+        if (!ob && !onp && b >= 0) {
+            int rc = blame_waits_summed((const int64_t *)cols[0].buf.buf, cols[0].n, &cols[1],
+                                        (const int64_t *)cols[2].buf.buf, n, producers, (int64_t)b,
+                                        (int64_t)np, blame, wsd, whd, dcyc, dins);
+            if (rc < 0) goto done;
+            if (rc == 1) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t w = icol_index(&cols[1], i, cols[0].n);
+        if (w < 0) goto done;
+        PyObject *wobj = icol_get(&cols[1], i), *stall = wobj ? icol_get(&cols[2], i) : NULL;
+        int ok = stall && blame_wait(&cols[0], w, wobj, stall, producers, bw, no_producer, blame,
+                                     wsd, whd, dcyc, dins);
+        Py_XDECREF(wobj);
+        Py_XDECREF(stall);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    while (opened > 0) icol_close(&cols[--opened]);
+    return out;
+}
+
+/* add_entries(hists, entries): hists[pair][cycles] += count for each (pair, cycles, count) of a
+ * group's take, in order (NativeFold._take's loop). */
+static PyObject *add_entries(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hists, *entries;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hists, &PyList_Type, &entries)) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+            PyErr_SetString(PyExc_TypeError, "add_entries: entries are (pair, cycles, count)");
+            return NULL;
+        }
+        Py_ssize_t pair = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 0));
+        if (pair == -1 && PyErr_Occurred()) return NULL;
+        if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
+            PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
+            return NULL;
+        }
+        if (!dict_add(PyList_GET_ITEM(hists, pair), PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(e, 2)))
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
+ * dist_cycles[pair_lines[pair]] (the last loop of groups._flush_blame). */
+static PyObject *merge_hists(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *pair_lines, *hists;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &dcyc, &PyList_Type, &pair_lines,
+                          &PyList_Type, &hists))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(hists);
+    for (Py_ssize_t pair = 0; pair < n; pair++) {
+        PyObject *hist = PyList_GET_ITEM(hists, pair);
+        if (pair >= PyList_GET_SIZE(pair_lines)) {
+            PyErr_SetString(PyExc_IndexError, "merge_hists: more histograms than pairs");
+            return NULL;
+        }
+        PyObject *key = PyList_GET_ITEM(pair_lines, pair);
+        PyObject *hc = PyDict_GetItemWithError(dcyc, key);
+        if (!hc) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+            return NULL;
+        }
+        if (!PyDict_Check(hc) || !PyDict_Check(hist)) {
+            PyErr_SetString(PyExc_TypeError, "merge_hists: histograms must be dicts");
+            return NULL;
+        }
+        Py_ssize_t pos = 0;
+        PyObject *c, *count;
+        while (PyDict_Next(hist, &pos, &c, &count))
+            if (!dict_add(hc, c, count)) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* fold_per_line for int64 columns, summed per line first (a sequence runs each line of a loop body
+ * many times): per_line gets each line once, in first-position order, with the counts and sums
+ * of its positions; line_states each line once, in the order of its first position with a
+ * nonzero window. The same dicts as fold_per_line makes. 1 done, 0 the sums leave int64 (nothing
+ * changed: the caller takes fold_per_line), -1 error. */
+static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const int64_t *lines,
+                                Py_ssize_t n, int64_t waves, const int64_t *dur, const int64_t *stall,
+                                const int64_t *charge) {
+    /* values per line: positions, duration, stall, charged (0/1), N_STATES charges */
+    enum { V_N, V_D, V_S, V_CH, V_C0, NV = V_C0 + N_STATES };
+    OMap m = {0};
+    m.nv = NV;
+    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order), n_order = 0;
+    int rc = -1;
+    if (!order) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t e = omap_get(&m, lines[j], 0, 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        int64_t *v = &m.vals[e * NV];
+        v[V_N]++;
+        if (!add_i64(&v[V_D], dur[j]) || !add_i64(&v[V_S], stall[j])) { rc = 0; goto out; }
+        const int64_t *win = &charge[j * N_STATES];
+        int any = 0;
+        for (int k = 0; k < N_STATES; k++) {
+            any |= win[k] != 0;
+            if (!add_i64(&v[V_C0 + k], win[k])) { rc = 0; goto out; }
+        }
+        if (any && !v[V_CH]) {
+            v[V_CH] = 1;
+            order[n_order++] = e;
+        }
+    }
+    for (Py_ssize_t e = 0; e < m.n; e++) {
+        int64_t *v = &m.vals[e * NV];
+        if (!mul_i64(v[V_N], waves, &v[V_N])) { rc = 0; goto out; }
+    }
+    for (Py_ssize_t e = 0; e < m.n; e++) {
+        const int64_t *v = &m.vals[e * NV];
+        PyObject *line = PyLong_FromLongLong(m.keys[3 * e]);
+        if (!line) goto out;
+        PyObject *acc = PyDict_GetItemWithError(per_line, line);
+        int ok = 1;
+        if (!acc) {
+            PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(3);
+            ok = fresh != NULL;
+            for (int k = 0; k < 3 && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                if (!x) ok = 0;
+                else PyList_SET_ITEM(fresh, k, x);
+            }
+            if (ok) ok = PyDict_SetItem(per_line, line, fresh) == 0;
+            Py_XDECREF(fresh);
+        } else if (!PyList_Check(acc) || PyList_GET_SIZE(acc) != 3) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: per-line entry is not a 3-list");
+            ok = 0;
+        } else {
+            for (int k = 0; k < 3 && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                ok = x && add_item(acc, k, x);
+                Py_XDECREF(x);
+            }
+        }
+        Py_DECREF(line);
+        if (!ok) goto out;
+    }
+    for (Py_ssize_t o = 0; o < n_order; o++) {
+        Py_ssize_t e = order[o];
+        const int64_t *v = &m.vals[e * NV + V_C0];
+        PyObject *line = PyLong_FromLongLong(m.keys[3 * e]);
+        if (!line) goto out;
+        PyObject *ls = PyDict_GetItemWithError(line_states, line);
+        int ok = 1;
+        if (!ls) {
+            PyObject *fresh = PyErr_Occurred() ? NULL : PyList_New(N_STATES);
+            ok = fresh != NULL;
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                if (!x) ok = 0;
+                else PyList_SET_ITEM(fresh, k, x);
+            }
+            if (ok) ok = PyDict_SetItem(line_states, line, fresh) == 0;
+            Py_XDECREF(fresh);
+        } else if (!PyList_Check(ls) || PyList_GET_SIZE(ls) != N_STATES) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines: line-state entry is not a 5-list");
+            ok = 0;
+        } else {
+            for (int k = 0; k < N_STATES && ok; k++) {
+                PyObject *x = PyLong_FromLongLong(v[k]);
+                ok = x && add_item(ls, k, x);
+                Py_XDECREF(x);
+            }
+        }
+        Py_DECREF(line);
+        if (!ok) goto out;
+    }
+    rc = 1;
+out:
+    PyMem_Free(order);
+    omap_free(&m);
+    return rc;
+}
+
+/* charge_sums(charge): [sum(charge[k::N_STATES]) for k in range(N_STATES)] of an int64 buffer;
+ * None when a sum leaves int64 (the caller sums in Python). */
+static PyObject *charge_sums(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (!get_i64(arg, &b, 0)) return NULL;
+    const int64_t *v = (const int64_t *)b.buf;
+    Py_ssize_t n = b.len / (Py_ssize_t)sizeof(int64_t);
+    int64_t sums[N_STATES] = {0};
+    int fits = 1;
+    for (Py_ssize_t i = 0; i < n && fits; i++) fits = add_i64(&sums[i % N_STATES], v[i]);
+    PyBuffer_Release(&b);
+    if (!fits) Py_RETURN_NONE;
+    PyObject *out = PyList_New(N_STATES);
+    for (int k = 0; out && k < N_STATES; k++) {
+        PyObject *x = PyLong_FromLongLong(sums[k]);
+        if (!x) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, k, x);
+    }
+    return out;
+}
+
+/* entries_key(lines, entries): edges_key(orjson.dumps(expected edges)) of a replay's entries
+ * [(wait position, [producer positions])], the expected edges being [[lines[w], [[lines[p], 0],
+ * ...]], ...] (groups.SequenceGroup.expected_edges): the same bytes, without the JSON between;
+ * None where edges_key gives None (a line at or beyond 2**40 in magnitude). */
+static int key_value(Col *out, int64_t v, int *fits) {
+    if (v >= VALUE_LIMIT || v <= -VALUE_LIMIT) *fits = 0;
+    return col_push(out, v);
+}
+
+static PyObject *entries_key(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *entries;
+    if (!PyArg_ParseTuple(args, "OO!", &olines, &PyList_Type, &entries)) return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n_lines = lb.len / (Py_ssize_t)sizeof(int64_t);
+    Col e = {NULL, 0, 0};
+    int fits = 1, ok = 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries) && ok; i++) {
+        PyObject *entry = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2 || !PyList_Check(PyTuple_GET_ITEM(entry, 1))) {
+            PyErr_SetString(PyExc_TypeError, "entries_key: entries are (position, [positions])");
+            ok = 0;
+            break;
+        }
+        PyObject *prods = PyTuple_GET_ITEM(entry, 1);
+        Py_ssize_t w = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 0));
+        ok = !(w == -1 && PyErr_Occurred());
+        if (ok && (w < 0 || w >= n_lines)) {
+            PyErr_SetString(PyExc_IndexError, "entries_key: position outside the sequence");
+            ok = 0;
+        }
+        ok = ok && col_push(&e, OPEN_MARK) && key_value(&e, lines[w], &fits) && col_push(&e, OPEN_MARK);
+        for (Py_ssize_t j = 0; ok && j < PyList_GET_SIZE(prods); j++) {
+            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            if (p == -1 && PyErr_Occurred()) { ok = 0; break; }
+            if (p < 0 || p >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "entries_key: position outside the sequence");
+                ok = 0;
+                break;
+            }
+            ok = col_push(&e, OPEN_MARK) && key_value(&e, lines[p], &fits) && col_push(&e, 0) &&
+                 col_push(&e, CLOSE_MARK);
+        }
+        ok = ok && col_push(&e, CLOSE_MARK) && col_push(&e, CLOSE_MARK);
+        if (!ok && !PyErr_Occurred()) PyErr_NoMemory();
+    }
+    PyBuffer_Release(&lb);
+    PyObject *out = !ok ? NULL : fits ? col_bytes(&e) : Py_NewRef(Py_None);
+    col_free(&e);
+    return out;
+}
+
+/* pair_lists(lines, positions, entries) -> (producers, pair_waits, pair_producers, pair_lines):
+ * groups._pairs in C. producers: wait position -> its producer positions (entries of one wait
+ * joined, in entry order); per wait position in `positions` order, one pair per producer. */
+static PyObject *pair_lists(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *entries;
+    if (!PyArg_ParseTuple(args, "OO!O!", &olines, &PyList_Type, &positions, &PyList_Type, &entries))
+        return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n_lines = lb.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *producers = PyDict_New(), *waits = PyList_New(0), *prods_out = PyList_New(0),
+             *plines = PyList_New(0), *out = NULL;
+    if (!producers || !waits || !prods_out || !plines) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2 || !PyList_Check(PyTuple_GET_ITEM(e, 1))) {
+            PyErr_SetString(PyExc_TypeError, "pair_lists: entries are (position, [positions])");
+            goto done;
+        }
+        PyObject *w = PyTuple_GET_ITEM(e, 0), *lst = PyDict_GetItemWithError(producers, w);
+        if (!lst) {
+            if (PyErr_Occurred()) goto done;
+            lst = PyList_New(0);
+            if (!lst) goto done;
+            int rc = PyDict_SetItem(producers, w, lst);
+            Py_DECREF(lst); /* the dict holds it */
+            if (rc < 0) goto done;
+        }
+        PyObject *ext = PyTuple_GET_ITEM(e, 1);
+        if (PyList_SetSlice(lst, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, ext) < 0) goto done; /* extend */
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(positions); i++) {
+        PyObject *w = PyList_GET_ITEM(positions, i), *lst = PyDict_GetItemWithError(producers, w);
+        if (!lst) {
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        Py_ssize_t wi = PyLong_AsSsize_t(w);
+        if (wi == -1 && PyErr_Occurred()) goto done;
+        if (wi < 0 || wi >= n_lines) {
+            PyErr_SetString(PyExc_IndexError, "pair_lists: position outside the sequence");
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lst); j++) {
+            PyObject *p = PyList_GET_ITEM(lst, j);
+            Py_ssize_t pi = PyLong_AsSsize_t(p);
+            if (pi == -1 && PyErr_Occurred()) goto done;
+            if (pi < 0 || pi >= n_lines) {
+                PyErr_SetString(PyExc_IndexError, "pair_lists: position outside the sequence");
+                goto done;
+            }
+            PyObject *key = Py_BuildValue("(LL)", (long long)lines[wi], (long long)lines[pi]);
+            int ok = key && PyList_Append(waits, w) == 0 && PyList_Append(prods_out, p) == 0 &&
+                     PyList_Append(plines, key) == 0;
+            Py_XDECREF(key);
+            if (!ok) goto done;
+        }
+    }
+    out = PyTuple_Pack(4, producers, waits, prods_out, plines);
+done:
+    Py_XDECREF(producers);
+    Py_XDECREF(waits);
+    Py_XDECREF(prods_out);
+    Py_XDECREF(plines);
+    PyBuffer_Release(&lb);
+    return out;
+}
+
+/* count_lines(col): {value: times} of an int64 column, values in first-seen order (what
+ * collections.Counter(col) holds). */
+static PyObject *count_lines(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer b;
+    if (!get_i64(arg, &b, 0)) return NULL;
+    const int64_t *v = (const int64_t *)b.buf;
+    Py_ssize_t n = b.len / (Py_ssize_t)sizeof(int64_t);
+    OMap m = {0};
+    m.nv = 1;
+    PyObject *out = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t e = omap_get(&m, v[i], 0, 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        m.vals[e]++;
+    }
+    out = PyDict_New();
+    for (Py_ssize_t e = 0; out && e < m.n; e++) {
+        PyObject *k = PyLong_FromLongLong(m.keys[3 * e]), *c = PyLong_FromLongLong(m.vals[e]);
+        if (!k || !c || PyDict_SetItem(out, k, c) < 0) Py_CLEAR(out);
+        Py_XDECREF(k);
+        Py_XDECREF(c);
+    }
+done:
+    omap_free(&m);
+    PyBuffer_Release(&b);
+    return out;
+}
+
+static int cmp_i64_asc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* barrier_rows(lines, barrier_lines): [(line, [positions])] of the lines in `barrier_lines` (an
+ * int64 buffer), each line once in the order of its first position (groups._barrier_rows). */
+static PyObject *barrier_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *obar;
+    if (!PyArg_ParseTuple(args, "OO", &olines, &obar)) return NULL;
+    Py_buffer lb, bb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    if (!get_i64(obar, &bb, 0)) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    const int64_t *lines = (const int64_t *)lb.buf;
+    Py_ssize_t n = lb.len / (Py_ssize_t)sizeof(int64_t), k = bb.len / (Py_ssize_t)sizeof(int64_t);
+    int64_t *bar = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *bar);
+    PyObject **rows = PyMem_Calloc((size_t)(k ? k : 1), sizeof *rows); /* per sorted value */
+    PyObject *out = PyList_New(0);
+    int ok = bar && rows && out;
+    if (!bar || !rows) PyErr_NoMemory();
+    if (ok) {
+        memcpy(bar, bb.buf, (size_t)k * sizeof *bar);
+        qsort(bar, (size_t)k, sizeof *bar, cmp_i64_asc);
+    }
+    for (Py_ssize_t j = 0; ok && j < n; j++) {
+        int64_t v = lines[j];
+        Py_ssize_t lo = 0, hi = k;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (bar[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == k || bar[lo] != v) continue;
+        PyObject *pos = PyLong_FromSsize_t(j);
+        if (!pos) { ok = 0; break; }
+        if (!rows[lo]) {
+            PyObject *lst = PyList_New(0), *line = PyLong_FromLongLong(v);
+            PyObject *pair = lst && line ? PyTuple_Pack(2, line, lst) : NULL;
+            ok = pair && PyList_Append(out, pair) == 0;
+            rows[lo] = lst; /* the list lives in out's pair */
+            Py_XDECREF(line);
+            Py_XDECREF(pair);
+            Py_XDECREF(lst);
+        }
+        ok = ok && PyList_Append(rows[lo], pos) == 0;
+        Py_DECREF(pos);
+    }
+    PyMem_Free(bar);
+    PyMem_Free(rows);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&bb);
+    if (!ok) Py_CLEAR(out);
+    return out;
+}
+
+/* backedges(lines, cats, jump): [((branch line, target line), times)] of the backward taken
+ * branches (a row after a `jump` row whose line is lower), each pair once in first-seen order
+ * (groups._backedges). */
+static PyObject *backedges(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *ocats;
+    long long jump;
+    if (!PyArg_ParseTuple(args, "OOL", &olines, &ocats, &jump)) return NULL;
+    Py_buffer lb, cb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    if (!get_i64(ocats, &cb, 0)) {
+        PyBuffer_Release(&lb);
+        return NULL;
+    }
+    const int64_t *lines = (const int64_t *)lb.buf, *cats = (const int64_t *)cb.buf;
+    Py_ssize_t nl = lb.len / (Py_ssize_t)sizeof(int64_t), nc = cb.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n = nl < nc ? nl : nc;
+    OMap m = {0};
+    m.nv = 1;
+    PyObject *out = NULL;
+    for (Py_ssize_t j = 0; j + 1 < n; j++) {
+        if (cats[j] != jump || lines[j + 1] >= lines[j]) continue;
+        Py_ssize_t e = omap_get(&m, lines[j], lines[j + 1], 0);
+        if (e < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        m.vals[e]++;
+    }
+    out = PyList_New(m.n);
+    for (Py_ssize_t e = 0; out && e < m.n; e++) {
+        PyObject *item = Py_BuildValue("((LL)L)", (long long)m.keys[3 * e], (long long)m.keys[3 * e + 1],
+                                       (long long)m.vals[e]);
+        if (!item) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, e, item);
+    }
+done:
+    omap_free(&m);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&cb);
+    return out;
+}
+
 static PyObject *fold_lines(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *per_line, *line_states, *olines, *waves, *odur, *ostall, *ocharge;
@@ -1028,6 +1848,22 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
     if (cols[1].n != cols[0].n || cols[2].n != cols[0].n || cols[3].n != cols[0].n * N_STATES) {
         PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
         goto done;
+    }
+    if (!cols[0].seq && !cols[1].seq && !cols[2].seq && !cols[3].seq) {
+        int overflow = 0;
+        long long w = PyLong_AsLongLongAndOverflow(waves, &overflow);
+        if (w == -1 && PyErr_Occurred()) goto done;
+        if (!overflow && w >= 0) {
+            int rc = fold_per_line_summed(per_line, line_states, (const int64_t *)cols[0].buf.buf,
+                                          cols[0].n, (int64_t)w, (const int64_t *)cols[1].buf.buf,
+                                          (const int64_t *)cols[2].buf.buf,
+                                          (const int64_t *)cols[3].buf.buf);
+            if (rc < 0) goto done;
+            if (rc == 1) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
     }
     out = fold_per_line(per_line, line_states, &cols[0], waves, &cols[1], &cols[2], &cols[3]);
 done:
@@ -1191,6 +2027,9 @@ typedef struct {
     int64_t rmin[7], rmax[7];
     int rhas[7];
     Wave scratch; /* the buffers the next wave is scanned into */
+    char *buf; /* Fold.files: the file being folded, read into this (kept for the next one) */
+    size_t buf_cap;
+    int again_ok; /* the scratch columns hold a wave handed back by the last call (Fold.again) */
 } Fold;
 
 static void group_free(Group *g) {
@@ -1212,6 +2051,7 @@ static void fold_clear_bars(Fold *f) {
 
 static void Fold_dealloc(Fold *f) {
     wave_free(&f->scratch);
+    free(f->buf);
     for (Py_ssize_t i = 0; i < f->n_groups; i++) group_free(f->groups[i]);
     PyMem_Free(f->groups);
     fold_clear_bars(f);
@@ -1612,75 +2452,89 @@ static int fold_into(Fold *f, Group *g, const Wave *w, int64_t se, int64_t simd,
     return 1;
 }
 
-static PyObject *Fold_wave(Fold *f, PyObject *args) {
-    PyObject *data;
-    long long se, simd = -1;
-    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
-    Text t;
-    if (!text_open(data, &t)) return NULL;
+/* Fold the scanned wave `w` into its registered group when it has one and its edges are the
+ * group's: 1 folded, 0 not (no group, other edges, values no decoder writes), 2 its waitcnt is
+ * not nested integer arrays after all, -1 error. *gi_out: the group found (-1 none), *h_out the
+ * sequence hash. */
+static int fold_known(Fold *f, Wave *w, long long se, long long simd, Py_ssize_t *gi_out,
+                      uint64_t *h_out) {
+    /* values no decoder writes (the Python path checks and reports them): a negative instruction
+     * value (the parser admits no negative timeline value), begin after end, a state outside the
+     * enum */
+    int plain = w->begin <= w->end && w->ins_or >= 0;
+    for (Py_ssize_t i = 0; i < w->states.n && plain; i++) plain = w->states.v[i] < N_STATES;
+    uint64_t h = sequence_hash(w) & f->hash_mask;
+    Py_ssize_t gi = -1;
+    Py_ssize_t n = w->cols[0].n;
+    for (Py_ssize_t i = 0; i < f->n_groups; i++) {
+        Group *g = f->groups[i];
+        if (g && g->hash == h && g->n == n && !memcmp(g->lines, w->cols[4].v, (size_t)n * 8) &&
+            !memcmp(g->cats, w->cols[1].v, (size_t)n * 8)) {
+            gi = i;
+            break;
+        }
+    }
+    *gi_out = gi;
+    *h_out = h;
+    if (gi < 0 || !plain) return 0;
+    Group *g = f->groups[gi];
+    Py_ssize_t n_raw = w->edges_lazy ? w->edges_end - w->edges_at : -1, n_edges = 0;
+    int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w->edges_at, g->raw_edges, (size_t)n_raw);
+    if (match) { /* the text of edges known to be the expected ones */
+        n_edges = g->raw_entries;
+    } else {
+        int e = edges_settle(w);
+        if (e < 0) return -1;
+        if (e == 0) return 2;
+        match = w->edges.n == 0 || (w->edges.n == g->n_expected &&
+                                    !memcmp(w->edges.v, g->expected, (size_t)g->n_expected * 8));
+        n_edges = count_entries(&w->edges);
+        if (match && n_edges && n_raw > 0 && !g->raw_edges) {
+            g->raw_edges = PyMem_Malloc((size_t)n_raw);
+            if (!g->raw_edges) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            memcpy(g->raw_edges, w->edges_at, (size_t)n_raw);
+            g->n_raw = n_raw;
+            g->raw_entries = n_edges;
+        }
+    }
+    if (!match) return 0;
+    if (!fold_into(f, g, w, se, simd, n_edges)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 1;
+}
+
+/* Scan and fold the wave text p[0..n) (p[n] == NUL): what Fold.wave returns for it. */
+static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se, long long simd) {
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
-    int rc = scan_into(t.p, t.n, &w, 1);
+    f->again_ok = 0;
+    int handed = 0;
+    int rc = scan_into(p, len, &w, 1);
     PyObject *out = NULL;
     if (rc < 0) goto done;
     if (rc == 0) {
         out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
         goto done;
     }
-    /* values no decoder writes (the Python path checks and reports them): a negative instruction
-     * value (the parser admits no negative timeline value), begin after end, a state outside the
-     * enum */
-    int plain = w.begin <= w.end && w.ins_or >= 0;
-    for (Py_ssize_t i = 0; i < w.states.n && plain; i++) plain = w.states.v[i] < N_STATES;
-    uint64_t h = sequence_hash(&w) & f->hash_mask;
-    Py_ssize_t gi = -1;
-    Py_ssize_t n = w.cols[0].n;
-    for (Py_ssize_t i = 0; i < f->n_groups; i++) {
-        Group *g = f->groups[i];
-        if (g && g->hash == h && g->n == n && !memcmp(g->lines, w.cols[4].v, (size_t)n * 8) &&
-            !memcmp(g->cats, w.cols[1].v, (size_t)n * 8)) {
-            gi = i;
-            break;
-        }
+    Py_ssize_t gi;
+    uint64_t h;
+    int k = fold_known(f, &w, se, simd, &gi, &h);
+    if (k < 0) goto done;
+    if (k == 2) {
+        out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
+        goto done;
     }
-    if (gi >= 0 && plain) {
-        Group *g = f->groups[gi];
-        Py_ssize_t n_raw = w.edges_lazy ? w.edges_end - w.edges_at : -1, n_edges = 0;
-        int match = g->raw_edges && n_raw == g->n_raw && !memcmp(w.edges_at, g->raw_edges, (size_t)n_raw);
-        if (match) { /* the text of edges known to be the expected ones */
-            n_edges = g->raw_entries;
-        } else {
-            int e = edges_settle(&w);
-            if (e < 0) goto done;
-            if (e == 0) {
-                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-1);
-                goto done;
-            }
-            match = w.edges.n == 0 || (w.edges.n == g->n_expected &&
-                                       !memcmp(w.edges.v, g->expected, (size_t)g->n_expected * 8));
-            n_edges = count_entries(&w.edges);
-            if (match && n_edges && n_raw > 0 && !g->raw_edges) {
-                g->raw_edges = PyMem_Malloc((size_t)n_raw);
-                if (!g->raw_edges) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                memcpy(g->raw_edges, w.edges_at, (size_t)n_raw);
-                g->n_raw = n_raw;
-                g->raw_entries = n_edges;
-            }
-        }
-        if (match) {
-            if (!fold_into(f, g, &w, se, simd, n_edges)) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            if (f->pending >= f->spill)
-                out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
-            else
-                out = Py_NewRef(Py_None);
-            goto done;
-        }
+    if (k == 1) {
+        if (f->pending >= f->spill)
+            out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
+        else
+            out = Py_NewRef(Py_None);
+        goto done;
     }
     {
         int e = edges_settle(&w); /* handed back: its edges encoded, as scan() gives them */
@@ -1696,13 +2550,141 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
                               w.states.n, w.cycles.n};
         for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
         PyObject *scanned = scanned_tuple(&w, h);
-        if (scanned) out = Py_BuildValue("(Nn)", scanned, gi);
+        if (scanned) {
+            out = Py_BuildValue("(Nn)", scanned, gi);
+            handed = out != NULL;
+        }
     }
 done:
     wave_keep(&f->scratch, &w);
-    text_close(&t); /* after scanned_tuple: it copies the waitcnt text */
+    /* a wave handed back stays in the scratch columns, its edges encoded: Fold.again folds it
+     * once its group is registered, without a second scan */
+    f->again_ok = handed && f->scratch.cols[0].n > 0;
     return out;
 }
+
+/* again(se, simd): fold the wave the last wave()/files() call handed back (still in the scratch
+ * columns) as that call would fold it now: 1 folded, 2 folded and the sums are due (the spill
+ * signal), 0 not folded (nothing changed; the caller scans the bytes again). Once per hand-back. */
+static PyObject *Fold_again(Fold *f, PyObject *args) {
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "L|L", &se, &simd)) return NULL;
+    if (!f->again_ok) return PyLong_FromLong(0);
+    f->again_ok = 0;
+    Wave w = f->scratch;
+    memset(&f->scratch, 0, sizeof f->scratch);
+    Py_ssize_t gi;
+    uint64_t h;
+    int k = fold_known(f, &w, se, simd, &gi, &h);
+    wave_keep(&f->scratch, &w);
+    if (k < 0) return NULL;
+    return PyLong_FromLong(k != 1 ? 0 : f->pending >= f->spill ? 2 : 1);
+}
+
+static PyObject *Fold_wave(Fold *f, PyObject *args) {
+    PyObject *data;
+    long long se, simd = -1;
+    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
+    Text t;
+    if (!text_open(data, &t)) return NULL;
+    PyObject *out = fold_text(f, t.p, t.n, se, simd);
+    text_close(&t); /* after fold_text: a scanned tuple copies the waitcnt text */
+    return out;
+}
+
+#ifdef FOLD_FILES
+/* The bytes of one wave file into f->buf (NUL after them), read the way hotspot/capture/files.py
+ * `read_capped` reads a file that raises nothing: opened without following a symlink and without
+ * blocking, a regular file (fstat), at most `cap` bytes (-1: no cap), read whole in one call.
+ * 1 read, 0 anything else (a link, a FIFO, a device, too large, a short read, an error): the
+ * caller then reads the file in Python, which follows a link it may follow and refuses the rest
+ * with its messages. The GIL is released around the system calls. */
+static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) {
+    int ok = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int fd = open(path, FILE_FLAGS);
+    struct stat st;
+    if (fd >= 0) {
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (cap < 0 || st.st_size <= cap)
+                && (uint64_t)st.st_size < (uint64_t)PY_SSIZE_T_MAX - 2) {
+            size_t need = (size_t)st.st_size + 2;
+            if (need > f->buf_cap) {
+                char *nb = realloc(f->buf, need);
+                if (nb) {
+                    f->buf = nb;
+                    f->buf_cap = need;
+                }
+            }
+            if (need <= f->buf_cap) {
+                /* one byte more than the size: a file that grew is read again in Python */
+                ssize_t got = read(fd, f->buf, (size_t)st.st_size + 1);
+                if (got == (ssize_t)st.st_size) {
+                    f->buf[got] = '\0';
+                    *len = (Py_ssize_t)got;
+                    ok = 1;
+                }
+            }
+        }
+        close(fd);
+    }
+    Py_END_ALLOW_THREADS
+    return ok;
+}
+
+/* files(paths, ses, simds, start, stop, cap): read and fold wave files start..stop-1 in turn (cap:
+ * the byte limit, -1 none) while C folds them, then return (i, data, res):
+ * i == stop: all folded; res None: file i is not read (read_file says why), the caller reads and
+ * folds it; else file i was folded as fold.wave(data, se, simd) would, `res` being what that
+ * returns (data: the file's bytes, None when res asks for the spill only). Each open raises the
+ * "open" audit event as os.open does (the result cache records what a command read). */
+static PyObject *Fold_files(Fold *f, PyObject *args) {
+    PyObject *paths, *ses, *simds;
+    Py_ssize_t start, stop;
+    long long cap;
+    if (!PyArg_ParseTuple(args, "O!O!O!nnL", &PyList_Type, &paths, &PyList_Type, &ses, &PyList_Type,
+                          &simds, &start, &stop, &cap))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(paths);
+    if (PyList_GET_SIZE(ses) != n || PyList_GET_SIZE(simds) != n || start < 0 || stop > n) {
+        PyErr_SetString(PyExc_ValueError, "Fold.files: lists of unequal length or range outside them");
+        return NULL;
+    }
+    for (Py_ssize_t i = start; i < stop; i++) {
+        PyObject *path = PyList_GET_ITEM(paths, i);
+        long long se = PyLong_AsLongLong(PyList_GET_ITEM(ses, i));
+        long long simd = PyLong_AsLongLong(PyList_GET_ITEM(simds, i));
+        if ((se == -1 || simd == -1) && PyErr_Occurred()) return NULL;
+        if (PySys_Audit("open", "OOi", path, Py_None, FILE_FLAGS) < 0) return NULL;
+        PyObject *encoded = NULL;
+        if (!PyUnicode_FSConverter(path, &encoded)) return NULL;
+        Py_ssize_t len = 0;
+        int ok = read_file(f, PyBytes_AS_STRING(encoded), cap, &len);
+        Py_DECREF(encoded);
+        if (!ok) return Py_BuildValue("(nOO)", i, Py_None, Py_None);
+        PyObject *res = fold_text(f, f->buf, len, se, simd);
+        if (!res) return NULL;
+        if (res == Py_None) {
+            Py_DECREF(res);
+            continue;
+        }
+        int spill_only = PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 &&
+                         PyTuple_GET_ITEM(res, 0) == Py_None &&
+                         PyLong_AsSsize_t(PyTuple_GET_ITEM(res, 1)) == -2;
+        PyObject *data = spill_only ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize(f->buf, len);
+        if (!data) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        return Py_BuildValue("(nNN)", i, data, res);
+    }
+    if (f->buf_cap > KEEP_BUF_BYTES) { /* a rare huge file: its buffer is not kept */
+        free(f->buf);
+        f->buf = NULL;
+        f->buf_cap = 0;
+    }
+    return Py_BuildValue("(nOO)", stop, Py_None, Py_None);
+}
+#endif
 
 /* take_group(index) -> (waves, blame_waves, stall, duration, charge, wait, [(pair, cycles,
  * count), ...]) since the last take, zeroing them; a group with no wave since gives None. */
@@ -1869,6 +2851,10 @@ static PyObject *Fold_last_ranges(Fold *f, PyObject *unused) {
 
 static PyMethodDef Fold_methods[] = {
     {"wave", (PyCFunction)Fold_wave, METH_VARARGS, "Scan and fold one wave file."},
+    {"again", (PyCFunction)Fold_again, METH_VARARGS, "Fold the wave just handed back, now its group is known."},
+#ifdef FOLD_FILES
+    {"files", (PyCFunction)Fold_files, METH_VARARGS, "Read and fold wave files in turn."},
+#endif
     {"add_group", (PyCFunction)Fold_add_group, METH_VARARGS, "Register a sequence group."},
     {"take_group", (PyCFunction)Fold_take_group, METH_O, "A group's sums since the last take."},
     {"drop_group", (PyCFunction)Fold_drop_group, METH_O, "Forget a group."},
@@ -2295,6 +3281,15 @@ static PyMethodDef methods[] = {
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
+    {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
+    {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
+    {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
+    {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
+    {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
+    {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},
+    {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
+    {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
+    {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},
     {"gather_add", gather_add, METH_VARARGS, "acc[i] += col[positions[i]]."},
     {"arrivals", arrivals, METH_VARARGS, "Barrier (arrival, release) pairs at positions."},
     {"add", add, METH_VARARGS, "acc[i] += col[i] over int64 buffers."},
@@ -2310,7 +3305,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 3
+#define WAVESCAN_ABI 4
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;

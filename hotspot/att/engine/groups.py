@@ -65,7 +65,7 @@ class SequenceGroup:
     """Column sums of the waves that ran one sequence of code rows, plus its static facts."""
 
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
-                 "charge", "entries", "positions", "ooo", "expected_edges", "backedges",
+                 "charge", "entries", "positions", "ooo", "_expected_edges", "backedges",
                  "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
@@ -85,20 +85,12 @@ class SequenceGroup:
         # timeline cycles charged to the instruction at position j in state s: charge[j*N_STATES+s]
         self.charge: Sequence[int] | None = None
         self.entries, self.positions, self.ooo = replayed(lines, tables)
-        # The decoder edges this reconstruction stands for (compared to a wave's in C).
-        self.expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
-                               for w, prods in self.entries]
-        self.backedges = _backedges(lines, cats)
-        self.barrier_rows = _barrier_rows(lines, tables)
-        # Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them).
-        producers: dict[int, list[int]] = {}
-        for w, prods in self.entries:
-            producers.setdefault(w, []).extend(prods)
-        self.producers = producers
-        self.pair_waits = [w for w in self.positions for _ in producers.get(w, ())]
-        self.pair_producers = [p for w in self.positions for p in producers.get(w, ())]
-        self.pair_lines = [(lines[w], lines[p]) for w, p in zip(self.pair_waits,
-                                                                 self.pair_producers)]
+        self._expected_edges: list[list[Any]] | None = None  # made on first use
+        mod = native() if _int64(lines) and _int64(cats) else None
+        self.backedges = _backedges(lines, cats, mod)
+        self.barrier_rows = _barrier_rows(lines, tables, mod)
+        self.producers, self.pair_waits, self.pair_producers, self.pair_lines = _pairs(
+            lines, self.positions, self.entries, mod)
         # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
         self.blame_waves = 0
         self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
@@ -125,11 +117,26 @@ class SequenceGroup:
         if len(self.pending_stall) >= PENDING_WAVES:
             self.settle()
 
+    @property
+    def expected_edges(self) -> list[list[Any]]:
+        """The decoder edges this reconstruction stands for: [[wait line, [[producer line, 0],
+        ...]], ...] (a wave's edges are compared to them as a whole)."""
+        edges = self._expected_edges
+        if edges is None:
+            lines = self.lines
+            edges = self._expected_edges = [[lines[w], [[lines[p], 0] for p in prods]]
+                                            for w, prods in self.entries]
+        return edges
+
     def expected_key(self, mod: ModuleType) -> bytes:
-        """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c)."""
+        """`expected_edges` in the scanner's canonical encoding (hotspot/att/engine/_wavescan.c);
+        in C from the replay's entries for an int64 sequence (`entries_key`, the same bytes)."""
         key = self.edges_key
         if key is None:
-            key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
+            if _int64(self.lines) and hasattr(mod, "entries_key"):
+                key = self.edges_key = mod.entries_key(self.lines, self.entries)
+            else:
+                key = self.edges_key = mod.edges_key(orjson.dumps(self.expected_edges))
         return key
 
     def add_scanned(self, mod: ModuleType, wave: ScannedWave) -> None:
@@ -225,7 +232,6 @@ def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence
 # Line numbers the native replay's table covers (4 int64 per line); a code object with rows beyond
 # this replays in Python.
 REPLAY_TABLE_MAX_LINES = 1 << 20
-_replay_tables: dict[int, tuple[LineTables, array[int] | None]] = {}  # by id(tables), kept with them
 
 
 def replayed(lines: Sequence[int], tables: LineTables
@@ -247,13 +253,10 @@ def replay_table(tables: LineTables) -> array[int] | None:
     LGKM, scalar] for a memory row, [2, vm N, lgkm N, 0] for an s_waitcnt, zeros otherwise; None
     when a row does not fit (a line number that is not a small non-negative int, a memory row
     without its counter mask, a wait without thresholds): the Python replay decides those."""
-    held = _replay_tables.get(id(tables))
-    if held is not None and held[0] is tables:
-        return held[1]
-    table = _build_replay_table(tables)
-    if len(_replay_tables) >= 8:  # one per analysis at a time; bounded all the same
-        _replay_tables.clear()
-    _replay_tables[id(tables)] = (tables, table)
+    derived = tables.derived  # kept with the tables: built once per analysis
+    if "replay table" not in derived:
+        derived["replay table"] = _build_replay_table(tables)
+    table: array[int] | None = derived["replay table"]
     return table
 
 
@@ -280,8 +283,37 @@ def _build_replay_table(tables: LineTables) -> array[int] | None:
     return table
 
 
-def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[int, int], int]]:
-    """(branch line, target line) of each backward taken branch, with how often it is taken."""
+def _pairs(lines: Sequence[int], positions: list[int], entries: list[tuple[int, list[int]]],
+           mod: ModuleType | None = None
+           ) -> tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]]:
+    """Producers per wait instance (lgkm entry then vm entry, as blame_wave joins them), and the
+    (wait, producer) pairs in wait-position order: their positions and their lines (`mod`: in C,
+    `pair_lists`, for an int64 sequence)."""
+    if mod is not None and type(positions) is list and type(entries) is list:
+        made: tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]] = \
+            mod.pair_lists(lines, positions, entries)
+        return made
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        producers.setdefault(w, []).extend(prods)
+    pair_waits = [w for w in positions for _ in producers.get(w, ())]
+    pair_producers = [p for w in positions for p in producers.get(w, ())]
+    return producers, pair_waits, pair_producers, [(lines[w], lines[p]) for w, p in
+                                                   zip(pair_waits, pair_producers)]
+
+
+def _int64(column: Sequence[int]) -> bool:
+    """An int64 column (the native pass's), which the C helpers read."""
+    return isinstance(column, array) and column.typecode == "q"
+
+
+def _backedges(lines: Sequence[int], cats: Sequence[int], mod: ModuleType | None = None
+               ) -> list[tuple[tuple[int, int], int]]:
+    """(branch line, target line) of each backward taken branch, with how often it is taken
+    (`mod`: counted in C, `backedges`, for int64 columns)."""
+    if mod is not None:
+        counted: list[tuple[tuple[int, int], int]] = mod.backedges(lines, cats, DECODER_JUMP)
+        return counted
     taken: dict[tuple[int, int], int] = {}
     n = min(len(lines), len(cats))
     # only the rows after a jump can be a taken branch's target: picked out at C speed
@@ -293,12 +325,32 @@ def _backedges(lines: Sequence[int], cats: Sequence[int]) -> list[tuple[tuple[in
     return list(taken.items())
 
 
-def _barrier_rows(lines: Sequence[int], tables: LineTables) -> list[tuple[int, list[int]]]:
-    barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
+def _barrier_rows(lines: Sequence[int], tables: LineTables, mod: ModuleType | None = None
+                  ) -> list[tuple[int, list[int]]]:
+    """The positions of each barrier line in `lines`, lines in first-position order (`mod`: found
+    in C, `barrier_rows`, for an int64 column)."""
+    barrier, column = _barrier_lines(tables)
+    if mod is not None and column is not None:
+        found: list[tuple[int, list[int]]] = mod.barrier_rows(lines, column)
+        return found
     rows: dict[int, list[int]] = {}
     for idx, line in compress(enumerate(lines), map(barrier.__contains__, lines)):
         rows.setdefault(line, []).append(idx)
     return list(rows.items())
+
+
+def _barrier_lines(tables: LineTables) -> tuple[set[int], array[int] | None]:
+    """The barrier lines of `tables`, as a set and as an int64 column (None when one does not fit
+    int64), made once per tables."""
+    held = tables.derived.get("barrier lines")
+    if held is None:
+        barrier = {line for line, role in tables.roles.items() if role == ROLE_BARRIER}
+        try:
+            column: array[int] | None = array("q", sorted(barrier))
+        except (OverflowError, TypeError):
+            column = None
+        held = tables.derived["barrier lines"] = (barrier, column)
+    return held
 
 
 class SequenceFolder:
@@ -525,7 +577,24 @@ class NativeFold:
     def wave(self, data: bytes, se: int, simd: int = -1) -> "tuple[bool, ScannedWave | None]":
         """(done, scanned): done when C folded the wave (and, with issue weights, added its issue
         sums); else the Python path takes `scanned`."""
-        res = self.fold.wave(data, se, simd)
+        return self.folded(self.fold.wave(data, se, simd), data, se, simd)
+
+    def files(self, paths: list[str], ses: list[int], simds: list[int], start: int, stop: int,
+              max_bytes: int | None) -> "tuple[int, bytes | None, tuple[Any, int] | None] | None":
+        """Read and fold files start..stop-1 in C while C folds them (`Fold.files`): (i, data,
+        res), i == stop when all were; else file i is either not read (res None: the caller reads
+        it in Python, which refuses what C left) or read as `data` with `res` what `fold.wave`
+        gave for it (for `folded`). None without Fold.files (a platform without its calls)."""
+        batch = getattr(self.fold, "files", None)
+        if batch is None:
+            return None
+        got: tuple[int, bytes | None, tuple[Any, int] | None] = batch(
+            paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes)
+        return got
+
+    def folded(self, res: tuple[Any, int] | None, data: bytes | None, se: int, simd: int
+               ) -> "tuple[bool, ScannedWave | None]":
+        """`wave`'s answer from what `fold.wave` returned for `data`."""
         if res is None:
             return True, None
         found, index = res
@@ -535,6 +604,7 @@ class NativeFold:
         if index == -1 and found is not None:
             # A sequence C does not know: build its group once, register it, fold again in C.
             scanned = ScannedWave(*found)
+            assert data is not None  # Fold.files hands the bytes back with every such answer
             if registrable(scanned) and self._adopt(scanned, data, se, simd):
                 return True, None
             self.take_barriers()
@@ -560,6 +630,16 @@ class NativeFold:
         elif group.native_index is not None:
             return False
         self._register(group, wave)
+        # the wave C just handed back, still in its columns, folded without a second scan (a
+        # build without `again`, or a wave it does not fold, is scanned again below as before)
+        again = getattr(self.fold, "again", None)
+        folded = again(se, simd) if again is not None else 0
+        if folded:
+            if new:
+                admit_group(self.part, self.part.open_groups, key, group)
+            if folded == 2:
+                self.settle_all()
+            return True
         res = self.fold.wave(data, se, simd)
         if res is not None and res[1] != -2:  # other edges or odd values: not folded
             if new:
@@ -660,6 +740,9 @@ class NativeFold:
                 group.pair_hists = [{} for _ in group.pair_waits]
                 group.pair_index = (array("q", group.pair_waits), array("q", group.pair_producers))
             hists = group.pair_hists
+            if hasattr(self.mod, "add_entries"):  # the loop below, in C
+                self.mod.add_entries(hists, entries)
+                return
             for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
                 h = hists[pair]
                 h[cycles] = h.get(cycles, 0) + count
@@ -821,8 +904,10 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
     else:
         _fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
+    sums = (mod.charge_sums(charge) if mod is not None and isinstance(charge, array)
+            and charge.typecode == "q" else None)
     for i in range(N_STATES):
-        states[i] += sum(charge[i::N_STATES])
+        states[i] += sums[i] if sums is not None else sum(charge[i::N_STATES])
     for key, taken in group.backedges:
         be = backedges.get(key)
         if be is None:
@@ -830,7 +915,7 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
         be[0] += taken * waves
         be[1] += waves
     if group.blame_waves:
-        _flush_blame(group, blame)
+        _flush_blame(group, blame, mod)
 
 
 def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
@@ -856,8 +941,33 @@ def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]
                     ls[i] += v
 
 
-def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
-    """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums."""
+def _flush_blame(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
+    """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums; the
+    dict updates in C with `mod` (`blame_waits`, `merge_hists`: the same operations in the same
+    order as the loops here, which are their twins)."""
+    dcyc = acc.dist_cycles
+    if mod is not None:
+        mod.blame_waits(group.lines, group.positions, group.wait_stall or (), group.producers,
+                        group.blame_waves, NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
+                        dcyc, acc.dist_instructions)
+    else:
+        _blame_waits(group, acc)
+    pair_lines = group.pair_lines
+    for (pair, c), count in group.distances.items():
+        hc = dcyc[pair_lines[pair]]
+        hc[c] = hc.get(c, 0) + count
+    if mod is not None:
+        mod.merge_hists(dcyc, pair_lines, group.pair_hists or [])
+        return
+    for pair, hist in enumerate(group.pair_hists or ()):
+        hc = dcyc[pair_lines[pair]]
+        for c, count in hist.items():
+            hc[c] = hc.get(c, 0) + count
+
+
+def _blame_waits(group: SequenceGroup, acc: BlameAccumulator) -> None:
+    """Each wait position's stall and hits, its blame per producer and the instruction-distance
+    histograms (C: `blame_waits`)."""
     bw = group.blame_waves
     lines = group.lines
     blame, wait_stall, wait_hits = acc.blame, acc.wait_stall, acc.wait_hits
@@ -883,11 +993,3 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator) -> None:
             hi = dins[dkey]
             d = w - p - 1
             hi[d] = hi.get(d, 0) + bw
-    pair_lines = group.pair_lines
-    for (pair, c), count in group.distances.items():
-        hc = dcyc[pair_lines[pair]]
-        hc[c] = hc.get(c, 0) + count
-    for pair, hist in enumerate(group.pair_hists or ()):
-        hc = dcyc[pair_lines[pair]]
-        for c, count in hist.items():
-            hc[c] = hc.get(c, 0) + count

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 import os
 import sys
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import field
@@ -69,10 +70,14 @@ from hotspot.capture import (
     scanned_ranges,
     wave_from_doc,
 )
+from hotspot.capture.session import kept_paths
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.jsontypes import JsonValue
 
+# Wave files C reads and folds per call (NativeFold.files): the progress counter and any other
+# thread of the process (an MCP server's event loop) get their turn at least this often.
+FILES_PER_CALL = 64
 # Wave files per work unit: small enough to balance a pool, large enough to amortise pickling.
 CHUNK_WAVES = 64
 # How long a killed worker is waited for (it dies at once; this only bounds a wedged reap).
@@ -214,37 +219,73 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             (group.entries, group.positions, group.ooo) if group is not None else None,
             (lambda: group.expected_key(mod)) if group is not None else None)
 
-    for path, se, simd, slot, n in descs:
+    # Runs of files C reads and folds itself (`NativeFold.files`): not the sampled files, nor
+    # those whose bytes the session keeps (both read here, as before)
+    special = opts.sample | kept_paths() if opts.sample else kept_paths()
+    stops = [k for k, d in enumerate(descs) if d[0] in special] if special else []
+    stops.append(len(descs))
+    paths = [d[0] for d in descs] if fused is not None else []
+    ses = [d[1] for d in descs] if fused is not None else []
+    simds = [d[2] for d in descs] if fused is not None else []
+    batched = fused is not None
+    i = 0
+    while i < len(descs):
         if pending is not None:
             take_sample()
             pending = None
+        path, se, simd, slot, n = descs[i]
+        c_res = None  # what C folded file i into, when Fold.files read it (as `data`)
+        if batched and fused is not None and not part.records_only and path not in special:
+            stop = min(i + FILES_PER_CALL, stops[bisect_right(stops, i)])
+            got = fused.files(paths, ses, simds, i, stop, opts.max_bytes)
+            if got is None:
+                batched = False
+            else:
+                j, data, c_res = got
+                if progress is not None:
+                    progress.advance(j - i)
+                i = j
+                if j == stop:
+                    continue
+                path, se, simd, slot, n = descs[i]
+        i += 1
         if progress is not None:
             progress.advance()
-        data = read_wave_bytes(path, opts.max_bytes)
+        if c_res is None:
+            raw = read_wave_bytes(path, opts.max_bytes)
+        elif data is None:  # folded in C, which asks for its int64 sums to be settled
+            assert fused is not None  # only the fused pass reads files in C
+            fused.folded(c_res, None, se, simd)
+            continue
+        else:
+            raw = data
         sampled = path in opts.sample
         in_c = fused is not None and not part.records_only
         # one scan of the bytes for both the issue accumulator and the sample (the C fold adds
         # the issue sums of a wave it folds itself)
-        pre = (scan(mod, data) if mod is not None and (sampled or (opts.issue is not None and not in_c))
+        pre = (scan(mod, raw) if mod is not None and (sampled or (opts.issue is not None and not in_c))
                else None)
         doc: JsonValue = None  # orjson's parse when the issue accumulator took one: the fold reuses it
         if opts.issue is not None and not in_c:
-            doc = observe_issue(part, opts.issue, mod, data, path, se, simd, pre)
+            doc = observe_issue(part, opts.issue, mod, raw, path, se, simd, pre)
         if sampled:  # from the bytes just read: the file is opened once
-            pending = (WaveFile(path, se, simd, slot, n), data, pre)
+            pending = (WaveFile(path, se, simd, slot, n), raw, pre)
         if fused is not None and in_c:
             # Folded in C unless the wave needs the Python path below; a wave with values no
             # decoder writes (negative fields, begin > end, a state outside the enum) always
             # comes back, so a check of those values runs below, on the scanned columns or on
             # `fused.last_ranges()`, the same for both paths.
-            done, scanned = fused.wave(data, se, simd)
+            done, scanned = (fused.folded(c_res, raw, se, simd) if c_res is not None
+                             else fused.wave(raw, se, simd))
             if done:
                 continue
             if opts.issue is not None:  # from C's scan (None: only orjson reads the file)
-                doc = observe_issue(part, opts.issue, mod if scanned is not None else None, data, path,
+                doc = observe_issue(part, opts.issue, mod if scanned is not None else None, raw, path,
                                     se, simd, scanned)
         else:  # the scan taken above for the issue columns or the sample serves the fold too
-            scanned = pre if pre is not None else scan(mod, data) if mod is not None else None
+            scanned = pre if pre is not None else scan(mod, raw) if mod is not None else None
+        data = raw
+        del raw
         if scanned is not None:
             data = None  # the columns hold the wave now (a long one: ~1x its file in bytes)
         try:

@@ -5,6 +5,8 @@ of the wave pass."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import field
+from typing import Any
 
 from hotspot.arch.waitcnt import GFX9, WaitcntRules
 from hotspot.arch.classify import LGKM_CLASSES as CATEGORY_LGKM_CLASSES
@@ -42,6 +44,9 @@ class LineTables:
     pushes: dict[int, int]
     scalar: frozenset[int]
     waits: dict[int, tuple[int, int]]
+    # what the wave pass derives from these tables once (hotspot/att/engine/groups.py: the native
+    # replay's table, the barrier rows), kept with them; not part of their value
+    derived: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
 
 def counter_mask(isa: str, rules: WaitcntRules = GFX9) -> tuple[int, bool]:

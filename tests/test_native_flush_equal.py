@@ -1,0 +1,250 @@
+"""The C helpers of a fresh analysis (issue 37, point 7) equal their pure-Python twins: a sequence
+group's flush into the per-line and blame dicts (values and insertion order, with dicts that
+already hold entries, and with sums past int64, which C leaves to the per-position loops), the
+group facts (backward branches, barrier rows, the expected edges' key), and `Fold.files`, which
+reads the wave files itself and leaves every file it does not simply read to hotspot/capture/files.py."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from array import array
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hotspot.att.engine import groups as wave_groups
+from hotspot.att.engine.native import PURE_PYTHON_ENV
+from hotspot.att.engine.wavepass import PassOptions, describe, run_chunk_open
+from hotspot.att.waits.accumulate import BlameAccumulator
+from hotspot.att.waits.waitcnt_rules import ROLE_BARRIER, LineTables, build_tables
+from hotspot.capture.codejson import read_code_json
+from hotspot.capture.layout import open_dispatch
+from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
+from tests.test_wavescan import mod  # noqa: F401  (fixture)
+
+N_STATES = wave_groups.N_STATES
+BIG = 1 << 62  # sums of a few of these leave int64: C declines, the Python loops decide
+
+
+def _items(d: dict) -> list:
+    """A dict's entries in order, nested dicts and lists included (order is part of equal)."""
+    return [(k, _items(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
+            for k, v in d.items()]
+
+
+_LINES = st.lists(st.integers(0, 12), min_size=1, max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=_LINES, data=st.data(), big=st.booleans())
+def test_fold_lines_summed_in_c_equals_the_per_position_loop(mod, lines, data, big):
+    n = len(lines)
+    value = st.integers(0, BIG) if big else st.integers(0, 1000)
+    duration = data.draw(st.lists(value, min_size=n, max_size=n))
+    stall = data.draw(st.lists(value, min_size=n, max_size=n))
+    charge = data.draw(st.lists(st.sampled_from([0, 0, 3, 17]) if not big else value,
+                                min_size=n * N_STATES, max_size=n * N_STATES))
+    waves = data.draw(st.integers(1, 5))
+    before = data.draw(st.dictionaries(st.integers(0, 12), st.integers(0, 9), max_size=4))
+    got_pl = {line: [v, v, v] for line, v in before.items()}
+    got_ls = {line: [v] * N_STATES for line, v in before.items()}
+    want_pl = {line: list(v) for line, v in got_pl.items()}
+    want_ls = {line: list(v) for line, v in got_ls.items()}
+    mod.fold_lines(got_pl, got_ls, array("q", lines), waves, array("q", duration), array("q", stall),
+                   array("q", charge))
+    wave_groups._fold_lines(want_pl, want_ls, lines, waves, duration, stall, charge)
+    assert _items(got_pl) == _items(want_pl)
+    assert _items(got_ls) == _items(want_ls)
+
+
+@settings(max_examples=200, deadline=None)
+@given(charge=st.lists(st.integers(0, BIG), max_size=40).map(lambda c: c[:len(c) // N_STATES * N_STATES]))
+def test_charge_sums_in_c_equal_python(mod, charge):
+    got = mod.charge_sums(array("q", charge))
+    want = [sum(charge[i::N_STATES]) for i in range(N_STATES)]
+    assert got == want or (got is None and max(want, default=0) >= 1 << 63)
+
+
+def _group(lines: list[int], entries: list[tuple[int, list[int]]], wait_stall: list[int],
+           blame_waves: int, hists: list[dict[int, int]] | None) -> SimpleNamespace:
+    """What _flush_blame reads of a SequenceGroup, built as SequenceGroup builds it."""
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        producers.setdefault(w, []).extend(prods)
+    positions = sorted(producers)
+    pair_waits = [w for w in positions for _ in producers.get(w, ())]
+    pair_producers = [p for w in positions for p in producers.get(w, ())]
+    return SimpleNamespace(
+        lines=array("q", lines), positions=positions, producers=producers,
+        wait_stall=array("q", wait_stall[:len(positions)]), blame_waves=blame_waves,
+        pair_lines=[(lines[w], lines[p]) for w, p in zip(pair_waits, pair_producers)],
+        distances=Counter(), pair_hists=None if hists is None else hists[:len(pair_waits)] +
+        [{} for _ in range(len(pair_waits) - len(hists))])
+
+
+@st.composite
+def _groups(draw: st.DrawFn) -> SimpleNamespace:
+    lines = draw(st.lists(st.integers(0, 8), min_size=2, max_size=40))
+    n = len(lines)
+    entries = []
+    for w in sorted(draw(st.sets(st.integers(1, n - 1), max_size=8))):
+        entries.append((w, sorted(draw(st.sets(st.integers(0, w - 1), max_size=3)))))
+    big = draw(st.booleans())
+    stall = draw(st.lists(st.integers(0, BIG if big else 500), min_size=n, max_size=n))
+    hists = draw(st.none() | st.lists(st.dictionaries(st.integers(-5, 50), st.integers(1, 4), max_size=3),
+                                     max_size=20))
+    return _group(lines, entries, stall, draw(st.integers(1, 4)), hists)
+
+
+def _blame_before(seed: int) -> BlameAccumulator:
+    acc = BlameAccumulator.empty()
+    if seed:  # entries a previous group left, for the merges
+        acc.blame[(3, 1, 1)] = seed
+        acc.wait_stall[3] = seed
+        acc.wait_hits[5] = seed
+        acc.dist_cycles[(3, 1)] = {7: seed}
+        acc.dist_instructions[(3, 1)] = {1: seed}
+    return acc
+
+
+@settings(max_examples=300, deadline=None)
+@given(group=_groups(), seed=st.integers(0, 3))
+def test_flush_blame_in_c_equals_the_python_loops(mod, group, seed):
+    got, want = _blame_before(seed), _blame_before(seed)
+    wave_groups._flush_blame(group, got, mod)  # type: ignore[arg-type]  # the fields it reads
+    wave_groups._flush_blame(group, want, None)  # type: ignore[arg-type]
+    for field in ("blame", "wait_stall", "wait_hits", "dist_cycles", "dist_instructions"):
+        assert _items(getattr(got, field)) == _items(getattr(want, field)), field
+
+
+def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):
+    """On a synthetic dispatch's groups (loops: wait lines repeat), with the pass's own groups."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = DispatchSpec(waves=12, layout=Layout(ses=(0,), simds=2, slots=2, other_cus=(0,)),
+                            variants=2, program=InstructionMix(loop_trips=4))
+        d = make_dispatch(Path(tmp), spec, seed=3)
+        tables = build_tables(read_code_json(d / "code.json").rows)
+        part = run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables))
+        groups = list(part.open_groups.groups.values())
+        assert groups and any(g.blame_waves and g.pair_waits for g in groups)
+        for g in groups:
+            g.settle()
+            got, want = BlameAccumulator.empty(), BlameAccumulator.empty()
+            wave_groups._flush_blame(g, got, mod)
+            wave_groups._flush_blame(g, want, None)
+            assert _items(got.blame) == _items(want.blame)
+            assert _items(got.dist_cycles) == _items(want.dist_cycles)
+            assert _items(got.dist_instructions) == _items(want.dist_instructions)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.integers(-3, 12), max_size=60), data=st.data())
+def test_group_facts_in_c_equal_python(mod, lines, data):
+    cats = data.draw(st.lists(st.sampled_from([0, 1, wave_groups.DECODER_JUMP]), min_size=len(lines),
+                              max_size=len(lines)))
+    barrier = data.draw(st.sets(st.integers(-3, 12), max_size=4))
+    tables = LineTables(roles={line: ROLE_BARRIER for line in barrier}, pushes={}, scalar=frozenset(),
+                        waits={})
+    col, ccol = array("q", lines), array("q", cats)
+    assert wave_groups._backedges(col, ccol, mod) == wave_groups._backedges(lines, cats)
+    assert wave_groups._barrier_rows(col, tables, mod) == wave_groups._barrier_rows(lines, tables)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.integers(-(1 << 41), 1 << 41) | st.integers(0, 9), min_size=1, max_size=20),
+       data=st.data())
+def test_expected_key_from_entries_equals_the_json_route(mod, lines, data):
+    n = len(lines)
+    entries = [(w, sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=3))))
+               for w in sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=5)))]
+    edges = [[lines[w], [[lines[p], 0] for p in prods]] for w, prods in entries]
+    assert mod.entries_key(array("q", lines), entries) == mod.edges_key(orjson.dumps(edges))
+
+
+def _dispatch(root: Path) -> Path:
+    spec = DispatchSpec(waves=10, layout=Layout(ses=(0, 1), simds=2, slots=2, other_cus=(0,)),
+                        variants=2, program=InstructionMix(loop_trips=2))
+    return make_dispatch(root, spec, seed=7)
+
+
+def test_fold_files_leaves_what_it_does_not_simply_read_to_python(mod, tmp_path):
+    """Links (inside the folder too), FIFOs, folders and files over the cap come back unread,
+    at their index; the files before them are folded."""
+    d = _dispatch(tmp_path)
+    files = sorted(str(p) for p in d.glob("se*_sm*_sl*_wv*.json"))
+    size = max(os.path.getsize(p) for p in files)
+    link = str(d / "link.json")
+    os.symlink(files[0], link)
+    fifo = str(d / "fifo.json")
+    os.mkfifo(fifo)
+    folder = str(d / "folder.json")
+    os.mkdir(folder)
+    missing = str(d / "missing.json")
+    for odd in (link, fifo, folder, missing):
+        fold = mod.Fold(1 << 20)
+        paths = files[:3] + [odd] + files[3:]
+        got = fold.files(paths, [0] * len(paths), [0] * len(paths), 0, len(paths), size)
+        # the first file is a new sequence: handed back read, with its bytes
+        assert got[0] == 0 and got[1] == Path(files[0]).read_bytes() and got[2] is not None
+        got = fold.files(paths, [0] * len(paths), [0] * len(paths), 3, len(paths), size)
+        assert got == (3, None, None)
+    big = next(i for i, p in enumerate(files) if os.path.getsize(p) == size)
+    fold = mod.Fold(1 << 20)
+    assert fold.files(files, [0] * len(files), [0] * len(files), big, len(files), size - 1) == \
+        (big, None, None)  # over the cap: files.py refuses it, naming the limit
+    got = fold.files(files, [0] * len(files), [0] * len(files), big, len(files), size)
+    assert got[0] == big and got[1] == Path(files[big]).read_bytes()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(odd=st.sets(st.integers(0, 9), max_size=3), link=st.booleans())
+def test_a_pass_reading_in_c_equals_the_pure_pass(mod, monkeypatch, odd, link):
+    """Files C leaves to Python (a symlink inside the folder, here) among those it reads: the
+    partial equals the pure pass's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = _dispatch(Path(tmp))
+        files = sorted(d.glob("se*_sm*_sl*_wv*.json"))
+        if link:
+            for i in odd:  # each replaced by a link to a copy of itself, inside the folder
+                copy = files[i].with_suffix(".copy")
+                shutil.move(files[i], copy)
+                os.symlink(copy.name, files[i])
+        tables = build_tables(read_code_json(d / "code.json").rows)
+        results = []
+        for pure in (False, True):
+            if pure:
+                monkeypatch.setenv(PURE_PYTHON_ENV, "1")
+            else:
+                monkeypatch.delenv(PURE_PYTHON_ENV, raising=False)
+            part = run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables)).finish()
+            results.append((part.totals.per_line, part.line_states, _items(part.blame.blame),
+                            _items(part.blame.dist_cycles), part.backedges,
+                            {k: list(v) for k, v in part.barriers.items()}))
+        assert results[0] == results[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.integers(-3, 12), min_size=1, max_size=40), data=st.data())
+def test_pairs_in_c_equal_python(mod, lines, data):
+    n = len(lines)
+    entries = [(w, data.draw(st.lists(st.integers(0, n - 1), max_size=3)))
+               for w in data.draw(st.lists(st.integers(0, n - 1), max_size=8))]  # a wait twice too
+    positions = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=8)) | {w for w, _ in entries})
+    got = wave_groups._pairs(array("q", lines), positions, entries, mod)
+    assert got == wave_groups._pairs(lines, positions, entries)
+    assert list(got[0]) == list(wave_groups._pairs(lines, positions, entries)[0])  # dict order
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.integers(-(1 << 41), 1 << 41) | st.integers(0, 9), max_size=80))
+def test_count_lines_in_c_equals_counter(mod, lines):
+    got = mod.count_lines(array("q", lines))
+    want = Counter(lines)
+    assert list(got.items()) == list(want.items())  # values and first-seen order
