@@ -57,7 +57,8 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
         selection_reason as selection_reason, usable_ranking as usable_ranking,
     )
     from hotspot.capture.session import (
-        capture_session as capture_session, keep_bytes as keep_bytes, note_inputs as note_inputs,
+        capture_session as capture_session, keep_bytes as keep_bytes, kept_paths as kept_paths,
+        note_inputs as note_inputs,
         share as share, shared as shared,
     )
     from hotspot.capture.sidefiles import check_meta as check_meta
@@ -87,7 +88,8 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
     from hotspot.capture.waves import (
         DECODER_CATEGORIES as DECODER_CATEGORIES, SHORT_WAVE_MAX_RECORDS as SHORT_WAVE_MAX_RECORDS,
         WaitcntEdges as WaitcntEdges, Wave as Wave,
-        WaveTotals as WaveTotals, read_wave as read_wave, read_wave_bytes as read_wave_bytes,
+        WaveTotals as WaveTotals, read_natively as read_natively, read_wave as read_wave,
+        read_wave_bytes as read_wave_bytes,
         wave_from_doc as wave_from_doc, wave_of_bytes as wave_of_bytes,
     )
 
@@ -116,7 +118,7 @@ _PUBLIC: dict[str, str] = {
     "wave_from_doc": "waves", "wave_of_bytes": "waves", "WaitcntEdges": "waves",
     "check_wave": "wavecheck", "record_ranges": "wavecheck", "scanned_ranges": "wavecheck",
     "arch_hints": "target",
-    "parse_json": "files",
+    "parse_json": "files", "read_natively": "waves",
     # choosing among dispatch dirs
     "DispatchCandidate": "select", "IDLE_SLICE_EXECUTED_SHARE": "select", "OK": "select",
     "choose_dispatch": "select", "kernel_name": "select", "pct": "select",
@@ -124,7 +126,7 @@ _PUBLIC: dict[str, str] = {
     "usable_ranking": "select",
     # one command, one read of each file
     "capture_session": "session", "keep_bytes": "session", "share": "session", "shared": "session",
-    "note_inputs": "session",
+    "note_inputs": "session", "kept_paths": "session",
     # kernel-level traces (`kernels`, the sweep's traced duration)
     "DispatchRecord": "trace.records", "KernelStatRecord": "trace.records",
     "MarkerRecord": "trace.records",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hotspot.capture.files import parse_json, read_capped
 from hotspot.capture.layout import WaveFile
@@ -14,6 +14,8 @@ from hotspot.capture.wavecheck import WAVE_STATES, check_wave, record_ranges
 from hotspot.errors import bad_file
 from hotspot.result import JsonValue
 from hotspot.record import record
+
+T = TypeVar("T")
 
 # Decoder instruction category enum (FORMATS.md §1.2).
 DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "lds", "valu",
@@ -166,3 +168,13 @@ class WaveTotals:
                 got[0] += h
                 got[1] += lat
                 got[2] += st
+
+
+def read_natively(batch: "Callable[[list[str], list[int], list[int], int, int, int], T]",
+                  paths: list[str], ses: list[int], simds: list[int], start: int, stop: int,
+                  max_bytes: int | None) -> "T":
+    """Wave files start..stop-1 opened and read by the native fold (`Fold.files`) under
+    `open_input`'s rules (no link followed, no FIFO waited on, one fstat, the cap); what it leaves
+    unread comes back to be read here. The call is made from the capture layer, the one place input
+    files are opened (tests/test_layering.py)."""
+    return batch(paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes)

@@ -588,8 +588,10 @@ class NativeFold:
         batch = getattr(self.fold, "files", None)
         if batch is None:
             return None
-        got: tuple[int, bytes | None, tuple[Any, int] | None] = batch(
-            paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes)
+        from hotspot.capture import read_natively
+
+        got: tuple[int, bytes | None, tuple[Any, int] | None] = read_natively(
+            batch, paths, ses, simds, start, stop, max_bytes)
         return got
 
     def folded(self, res: tuple[Any, int] | None, data: bytes | None, se: int, simd: int

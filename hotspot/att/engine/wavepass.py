@@ -64,13 +64,13 @@ from hotspot.capture import (
     WaveFile,
     WaveTotals,
     check_wave,
+    kept_paths,
     parse_json,
     read_wave_bytes,
     record_ranges,
     scanned_ranges,
     wave_from_doc,
 )
-from hotspot.capture.session import kept_paths
 from hotspot.errors import bad_file
 from hotspot.gcpause import paused_cyclic_gc
 from hotspot.jsontypes import JsonValue
