@@ -18,6 +18,9 @@ import plan_truth as pt  # noqa: E402
 
 ENTRIES = pt.load_entries()
 
+# One worker: the `scores` fixture runs every entry once per module, not once per worker.
+pytestmark = pytest.mark.xdist_group("plan-truth")
+
 
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pt.Score]:
