@@ -33,8 +33,8 @@ CAPTURES = [("att", "gfx950", "vec_add"), ("att", "gfx950", "preshuffle_gemm_v2"
 MAX_PLAN_LINES = 75
 
 # One worker for the module: _plan's analyses (the spill capture's above all) are made once, not
-# once per worker.
-pytestmark = pytest.mark.xdist_group("plan-ceilings")
+# once per worker; and read from the run's shared result cache when another module made them.
+pytestmark = [pytest.mark.xdist_group("plan-ceilings"), pytest.mark.usefixtures("shared_analyses")]
 BUSY_TOLERANCE = 0.02  # 2 points
 
 # HARDWARE.md §4, written out here for the shapes the two captures run (1 pass = 4 cycles)

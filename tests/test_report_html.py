@@ -295,8 +295,8 @@ def corpus_wave_dirs() -> list[str]:
 # Two of the three big flash-attention replicates: one binary captured three times (corpus README:
 # the ISA is identical within each size, every difference between them is capture noise), so a
 # check of one capture's output reads the first (before the compiler's source-location fix; the
-# small replicates are after it). tests/test_diff_calibration.py and test_early_layout.py still
-# read all three (the noise between them is what they measure).
+# small replicates are after it). tests/test_diff_calibration.py still reads all three (the noise
+# between them is what it measures).
 SAME_BINARY_REPLICATES = ("att/gfx950/flash_attn_replicates/big/ui_output_agent_27340_dispatch_44_after_loc_fix",
                           "att/gfx950/flash_attn_replicates/big/ui_output_agent_34195_dispatch_44_after_loc_fix")
 
