@@ -84,12 +84,12 @@ def _corpus_paths(value: object) -> list[Path]:
 
 
 @pytest.fixture(scope="session")
-def _shared_cache_home(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def _shared_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One folder for the whole run: under xdist the workers' temp folders share a parent, and the
     cache is safe for processes that use it at once (tests/test_cache.py
     test_concurrent_processes_share_one_cache), so a capture analysed on one worker is not analysed
     again on the other."""
-    if worker_id == "master":
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
         return tmp_path_factory.mktemp("shared-cache")
     folder = tmp_path_factory.getbasetemp().parent / "shared-cache"
     folder.mkdir(exist_ok=True)
