@@ -27,8 +27,10 @@ from tests.test_report_html import (
 )
 
 # One worker: one Chromium for the module, and each capture's report data made once for its three
-# checks (_corpus_report below).
+# checks (_corpus_report below), from the run's shared result cache when another module analysed
+# the capture.
 pytestmark = [pytest.mark.chromium, pytest.mark.xdist_group("browser-report"),
+              pytest.mark.usefixtures("shared_analyses"),
               pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
                                  "apt-get install chromium; or set HOTSPOT_CHROMIUM)")]
 
