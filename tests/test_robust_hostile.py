@@ -297,10 +297,12 @@ def _hostile_rocpd(tmp_path: Path, kind: str) -> Path:
 
 @pytest.fixture
 def small_sql_bound(monkeypatch):
+    """Test-sized bounds: a hostile view spins until one of them stops it, so they set the test's
+    cost (the legitimate queries of these one-row databases take a few thousand steps)."""
     from hotspot.capture.trace import _sqlite
 
-    monkeypatch.setattr(_sqlite, "SQL_TIME_LIMIT_S", 2.0)
-    monkeypatch.setattr(_sqlite, "SQL_STEP_LIMIT", 20_000_000)
+    monkeypatch.setattr(_sqlite, "SQL_TIME_LIMIT_S", 0.5)
+    monkeypatch.setattr(_sqlite, "SQL_STEP_LIMIT", 5_000_000)
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE_VIEWS))
