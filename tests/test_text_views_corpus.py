@@ -49,7 +49,11 @@ def _views() -> Iterator[tuple[str, tuple[str, ...], tuple[str, ...]]]:
                 yield (f"analyze-{rel}{''.join(extra)}-{fmt}", ("analyze", path, *extra, "--format", fmt), (rel,))
             for extra in ((), ("--brief",), ("--detail",)):
                 yield (f"plan-{rel}{''.join(extra)}-{fmt}", ("plan", path, *extra, "--format", fmt), (rel,))
-        if "pcsampling" not in rel:  # a PC-sampling capture has no timelines: export refuses it (exit 3)
+        # a PC-sampling capture has no timelines: export refuses it (exit 3). Export's view is one
+        # sentence of one shape (file, waves, tracks, events, time base): the spill capture's (the
+        # suite's costliest export, a 63 MB trace; tests/test_perfetto.py checks its trace) says
+        # nothing the early capture's (shader cycles too) and ck_bmm's (gfx942) do not
+        if "pcsampling" not in rel and "hipkittens" not in rel:
             yield (f"export-{rel}", ("export", "perfetto", path, "-o", "{tmp}/trace.json", "--force"), (rel,))
         yield (f"report-{rel}", ("report", path, "-o", "{tmp}/report.html", "--force"), (rel,))
     for rel in ("att/gfx942/ck_bmm", "att/gfx950/flash_attn_replicates/small"):  # several dispatches
