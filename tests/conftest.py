@@ -54,6 +54,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:  # noqa: ARG001
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--dist loadgroup` (the README's test command) sends the tests of one `xdist_group` to one
+    worker by reading the group from the test's id, `<nodeid>@<group>`. pytest-xdist (3.8) writes
+    that id to `item._nodeid`, which pytest 9 no longer reads (the id is `item._id`): no test was
+    grouped, and the Slurm tests, the text views and the browser module each ran their module
+    fixtures (a cluster, a Chromium, the analyses) on both workers. The same id, where pytest 9
+    reads it; nothing to do where xdist's own works."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest < 9: xdist's own suffix is read
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = NodeId.parse(item.nodeid + suffix)
+
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -85,7 +107,15 @@ def _corpus_paths(value: object) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def _shared_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("shared-cache")
+    """One folder for the whole run: under xdist the workers' temp folders share a parent, and the
+    cache is safe for processes that use it at once (tests/test_cache.py
+    test_concurrent_processes_share_one_cache), so a capture analysed on one worker is not analysed
+    again on the other."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.mktemp("shared-cache")
+    folder = tmp_path_factory.getbasetemp().parent / "shared-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 @pytest.fixture

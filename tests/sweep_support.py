@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,28 @@ def new_manifest(entries: list[tuple[str, str]] = (), workers: dict[str, float] 
 
 def states(sweep_dir: Path) -> dict[str, str]:
     return {e["name"]: e["state"] for e in manifest(sweep_dir)["entries"]}
+
+
+class LinesOf:
+    """A running process's text stream, read line by line in a thread: a test waits for a line the
+    process says (instead of sleeping and hoping it has said it), and reads the whole text after."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self.lines.append(line)
+
+    def count(self, needle: str) -> int:
+        return sum(needle in line for line in list(self.lines))
+
+    def text(self, timeout: float = 120) -> str:
+        """The whole stream, once the process closed it."""
+        self._thread.join(timeout)
+        return "".join(self.lines)
 
 
 def wait_until(pred, timeout: float = 30.0, step: float = 0.05) -> None:

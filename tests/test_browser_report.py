@@ -8,6 +8,7 @@ click on a source line reveals its instructions. Skipped when Chromium is not in
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import orjson
@@ -21,11 +22,15 @@ from tests.chromium import Browser, find_chromium
 from tests.test_report_html import (
     SECTIONS,
     XSS_KERNEL,
-    corpus_wave_dirs,
+    corpus_layout_dirs,
     make_script_kernel_dir,
 )
 
-pytestmark = [pytest.mark.chromium,
+# One worker: one Chromium for the module, and each capture's report data made once for its three
+# checks (_corpus_report below), from the run's shared result cache when another module analysed
+# the capture.
+pytestmark = [pytest.mark.chromium, pytest.mark.xdist_group("browser-report"),
+              pytest.mark.usefixtures("shared_analyses"),
               pytest.mark.skipif(find_chromium() is None, reason="Chromium not installed (Debian: "
                                  "apt-get install chromium; or set HOTSPOT_CHROMIUM)")]
 
@@ -63,6 +68,13 @@ DETAIL_JS = """(() => {
 def browser():
     with Browser() as b:
         yield b
+
+
+@lru_cache(maxsize=None)
+def _corpus_report(corpus: Path, rel: str) -> ReportPage:
+    """report_data of a corpus capture, made once per process for the tests below (none of them
+    changes it: each renders it to a page of its own)."""
+    return report_data(corpus / rel).data
 
 
 def open_report(browser: Browser, data: ReportPage, tmp_path: Path):
@@ -107,9 +119,9 @@ def check_page(browser: Browser, data: ReportPage, tmp_path: Path) -> dict:
         page.close()
 
 
-@pytest.mark.parametrize("rel", corpus_wave_dirs())
+@pytest.mark.parametrize("rel", corpus_layout_dirs())
 def test_corpus_report_in_chromium(corpus, browser, tmp_path, rel):
-    data = report_data(corpus / rel).data
+    data = _corpus_report(corpus, rel)
     state = check_page(browser, data, tmp_path)
     from hotspot.kernel_names import short_kernel_name
 
@@ -191,11 +203,11 @@ FIT_JS = """(() => {
 })()"""
 
 
-@pytest.mark.parametrize("rel", corpus_wave_dirs())
+@pytest.mark.parametrize("rel", corpus_layout_dirs())
 def test_more_analysis_tables_fit_the_page(corpus, browser, tmp_path, rel):
     """The "More analysis" tables fit a 1400-pixel window: no table wider than its column, and
     nothing outside the scrolling ISA view widens the page."""
-    data = report_data(corpus / rel).data
+    data = _corpus_report(corpus, rel)
     page, _ = open_report(browser, data, tmp_path)
     try:
         got = page.evaluate(FIT_JS)
@@ -230,13 +242,13 @@ def _roofline_state(page) -> dict:
     return page.evaluate(ROOFLINE_JS)
 
 
-@pytest.mark.parametrize("rel", corpus_wave_dirs())
+@pytest.mark.parametrize("rel", corpus_layout_dirs())
 def test_roofline_in_chromium(corpus, browser, tmp_path, rel):
     """The roofline at 1280 px and in print: the ceilings the model computes, the point inside the
     plot area, no two labels overlapping; where no point can be derived, the reason instead."""
     from hotspot.att.kernel_roofline import roofline_of
 
-    data = report_data(corpus / rel).data
+    data = _corpus_report(corpus, rel)
     view = data.dispatches[0]
     model = roofline_of(view.analysis, [(r.isa, r.hit) for r in view.listing or []])
     page, _ = open_report(browser, data, tmp_path)

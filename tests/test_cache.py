@@ -44,6 +44,32 @@ def _dispatch(root: Path, seed: int = 3, waves: int = 12, agent_info: bool = Fal
     return make_dispatch(root / "lab" / "runs" / "att", spec, seed=seed)
 
 
+# The settled captures the module's tests take (the `settled` fixture makes one more, and waits for
+# it, if they are short). One worker runs the module: the pool is made once.
+POOL_SIZE = 22
+pytestmark = pytest.mark.xdist_group("cache")
+
+
+@pytest.fixture(scope="module")
+def _settled_pool(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Path]]:
+    """(root, dispatch) pairs made together and settled with one wait (SETTLE_S), not one wait per
+    test: a test that takes one gets a capture past the racy window, as if it had waited itself."""
+    pool = [(root, _dispatch(root)) for root in (tmp_path_factory.mktemp("settled") for _ in range(POOL_SIZE))]
+    _settle()
+    return pool
+
+
+
+@pytest.fixture
+def settled(_settled_pool: list[tuple[Path, Path]], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A capture of this test's own, as `_dispatch(root)` makes it, settled: (root, dispatch)."""
+    if not _settled_pool:
+        root = tmp_path_factory.mktemp("settled")
+        _settled_pool.append((root, _dispatch(root)))
+        _settle()
+    return _settled_pool.pop()
+
+
 def _entries(folder: Path, kind: str = "") -> list[Path]:
     return sorted(folder.glob(f"{kind}*.entry")) if folder.is_dir() else []
 
@@ -96,9 +122,8 @@ def _outputs(d: Path) -> list[str]:
     return [_ok(*[a.format(d=d) for a in cmd]) for cmd in COMMANDS]
 
 
-def test_outputs_identical_cold_warm_and_off(cache_on, tmp_path, monkeypatch):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_outputs_identical_cold_warm_and_off(settled, cache_on, tmp_path, monkeypatch):
+    _, d = settled
     calls = _count_core(monkeypatch)
     cold = _outputs(d)
     assert calls == [d]  # one wave pass for all seven commands: the first stored it
@@ -121,14 +146,13 @@ def test_corpus_outputs_identical_with_the_cache(corpus, cache_on, monkeypatch):
     assert cold == warm == _outputs(d)
 
 
-def test_the_capture_is_never_written(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
-    before = _tree(tmp_path / "lab")
+def test_the_capture_is_never_written(settled, cache_on, tmp_path):
+    root, d = settled
+    before = _tree(root / "lab")
     for _ in range(2):
         _outputs(d)
-    assert _tree(tmp_path / "lab") == before
-    assert all(not p.name.endswith(".entry") for p in (tmp_path / "lab").rglob("*"))
+    assert _tree(root / "lab") == before
+    assert all(not p.name.endswith(".entry") for p in (root / "lab").rglob("*"))
 
 
 # ------------------------------------------------------------------------------ invalidation
@@ -144,9 +168,8 @@ def _rewrite_wave(d: Path) -> Path:
     return wave
 
 
-def test_a_changed_wave_file_is_read_again(cache_on, tmp_path, monkeypatch):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_a_changed_wave_file_is_read_again(settled, cache_on, tmp_path, monkeypatch):
+    _, d = settled
     calls = _count_core(monkeypatch)
     first = _ok("analyze", str(d), "--format", "json")
     _rewrite_wave(d)
@@ -156,9 +179,8 @@ def test_a_changed_wave_file_is_read_again(cache_on, tmp_path, monkeypatch):
     assert _ok("analyze", str(d), "--format", "json") == second
 
 
-def test_a_wave_file_added_or_removed_is_seen(cache_on, tmp_path, monkeypatch):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_a_wave_file_added_or_removed_is_seen(settled, cache_on, tmp_path, monkeypatch):
+    _, d = settled
     calls = _count_core(monkeypatch)
     _ok("analyze", str(d), "--format", "json")
     wave = sorted(d.glob("se*_sm*_sl*_wv*.json"))[-1]
@@ -190,9 +212,8 @@ def test_a_side_file_appearing_invalidates_but_unrelated_files_do_not(cache_on, 
     assert second["source"] != first["source"]
 
 
-def test_options_that_change_the_analysis_are_part_of_the_key(cache_on, tmp_path, monkeypatch):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_options_that_change_the_analysis_are_part_of_the_key(settled, cache_on, tmp_path, monkeypatch):
+    _, d = settled
     calls = _count_core(monkeypatch)
     _ok("analyze", str(d), "--format", "json")
     _ok("analyze", str(d), "--format", "json", "--topk", "3", "--detail")  # display only: hit
@@ -224,9 +245,8 @@ def test_failed_analyses_are_not_stored(cache_on, tmp_path):
 # ------------------------------------------------------------------------------ robustness
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage-body", "empty", "foreign"])
-def test_a_corrupt_entry_is_ignored_and_rebuilt(cache_on, tmp_path, monkeypatch, damage):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_a_corrupt_entry_is_ignored_and_rebuilt(settled, cache_on, tmp_path, monkeypatch, damage):
+    _, d = settled
     calls = _count_core(monkeypatch)
     good = _ok("analyze", str(d), "--format", "json")
     [entry] = _entries(cache_on, "dispatch")
@@ -268,9 +288,8 @@ def test_size_bound_evicts_least_recently_used(cache_on, tmp_path, monkeypatch):
     assert calls == []
 
 
-def test_concurrent_processes_share_one_cache(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_concurrent_processes_share_one_cache(settled, cache_on, tmp_path):
+    _, d = settled
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_on.parent), store.CACHE_ENV: "on"}
     cmd = [sys.executable, "-m", "hotspot", "analyze", str(d), "--format", "json", "--topk", "0"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -286,9 +305,8 @@ def test_concurrent_processes_share_one_cache(cache_on, tmp_path):
     assert off.stdout == outs[0][0]
 
 
-def test_no_cache_flag_and_env_write_nothing(cache_on, tmp_path, monkeypatch):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_no_cache_flag_and_env_write_nothing(settled, cache_on, tmp_path, monkeypatch):
+    _, d = settled
     _ok("analyze", str(d), "--format", "json", "--no-cache")
     _ok("--no-cache", "plan", str(d), "--format", "json")
     assert not _entries(cache_on)
@@ -298,9 +316,8 @@ def test_no_cache_flag_and_env_write_nothing(cache_on, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("unsafe", ["group-writable", "symlink", "file"])
-def test_an_unsafe_cache_folder_is_not_used(cache_on, tmp_path, unsafe):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_an_unsafe_cache_folder_is_not_used(settled, cache_on, tmp_path, unsafe):
+    _, d = settled
     cache_on.parent.mkdir(parents=True)
     if unsafe == "group-writable":
         cache_on.mkdir(mode=0o777)
@@ -319,9 +336,8 @@ def test_an_unsafe_cache_folder_is_not_used(cache_on, tmp_path, unsafe):
 
 # ------------------------------------------------------------------------------ cache command
 
-def test_cache_info_and_clear(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_cache_info_and_clear(settled, cache_on, tmp_path):
+    _, d = settled
     empty = orjson.loads(_ok("cache", "info", "--format", "json"))["data"]
     assert empty["entries"] == 0 and empty["enabled"] and empty["path"] == str(cache_on)
     _ok("report", str(d), "-o", "-")
@@ -355,9 +371,8 @@ def _launch(args: list[str], cache: Path, cwd: Path, **env: str) -> subprocess.C
                           cwd=cwd, timeout=120)
 
 
-def test_launcher_replays_stdout_stderr_and_exit_code(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_launcher_replays_stdout_stderr_and_exit_code(settled, cache_on, tmp_path):
+    _, d = settled
     args = ["analyze", str(d), "--format", "text"]
     first = _launch(args, cache_on, tmp_path)
     assert first.returncode == 0, first.stderr
@@ -368,11 +383,10 @@ def test_launcher_replays_stdout_stderr_and_exit_code(cache_on, tmp_path):
     assert (off.stdout, off.stderr) == (first.stdout, first.stderr)
 
 
-def test_a_replay_imports_only_the_cache(cache_on, tmp_path):
+def test_a_replay_imports_only_the_cache(settled, cache_on, tmp_path):
     """A replay is answered before the command line is built: none of typer, orjson, typing or
     hotspot's analysis is imported (each costs more than the replay itself; docs/benchmark.md)."""
-    d = _dispatch(tmp_path)
-    _settle()
+    _, d = settled
     args = ["analyze", str(d), "--format", "json"]
     assert _launch(args, cache_on, tmp_path).returncode == 0
     assert _entries(cache_on, "out")
@@ -401,9 +415,8 @@ def test_launcher_replays_warnings_on_stderr(corpus, cache_on, tmp_path):
     assert (again.stdout, again.stderr) == (first.stdout, first.stderr)
 
 
-def test_launcher_output_follows_the_inputs_and_the_environment(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_launcher_output_follows_the_inputs_and_the_environment(settled, cache_on, tmp_path):
+    _, d = settled
     args = ["analyze", str(d), "--format", "text"]
     wide = _launch(args, cache_on, tmp_path, COLUMNS="160")
     narrow = _launch(args, cache_on, tmp_path, COLUMNS="80")
@@ -415,9 +428,8 @@ def test_launcher_output_follows_the_inputs_and_the_environment(cache_on, tmp_pa
     assert changed.stdout == off.stdout != narrow.stdout
 
 
-def test_report_to_a_file_is_replayed_where_the_command_would_write(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_report_to_a_file_is_replayed_where_the_command_would_write(settled, cache_on, tmp_path):
+    _, d = settled
     out = tmp_path / "r.html"
     args = ["report", str(d), "-o", str(out), "--force"]
     first = _launch(args, cache_on, tmp_path)
@@ -448,9 +460,8 @@ def _umask() -> int:
     return mask
 
 
-def test_commands_with_other_effects_are_never_replayed(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_commands_with_other_effects_are_never_replayed(settled, cache_on, tmp_path):
+    _, d = settled
     for args in (["skill", "path"], ["cache", "info"], ["analyze", str(d), "--bogus"],
                  ["skill", "install", "--dest", str(tmp_path / "sk")]):
         for _ in range(2):
@@ -482,9 +493,8 @@ def test_help_is_replayed_and_follows_the_code(cache_on, tmp_path):
     assert str(PROJECT_ROOT / "hotspot" / "cli.py") in code  # an edit of cli.py invalidates it
 
 
-def test_launcher_with_a_closed_pipe_exits_cleanly(cache_on, tmp_path):
-    d = _dispatch(tmp_path)
-    _settle()
+def test_launcher_with_a_closed_pipe_exits_cleanly(settled, cache_on, tmp_path):
+    _, d = settled
     args = [sys.executable, "-m", "hotspot", "analyze", str(d), "--format", "json", "--topk", "0"]
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_on.parent), store.CACHE_ENV: "on"}
     subprocess.run(args, capture_output=True, env=env, check=True)

@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from hotspot.capture.select import IDLE_SLICE_EXECUTED_SHARE, rank_dispatches
 from hotspot.collect.att_outputs import find_dispatches
 from tests.fake_rocprofv3.helpers import app, fake  # noqa: F401  (fixture)
@@ -69,6 +71,7 @@ def test_collect_run_dir_and_analyze_pick_the_same_dispatch(cli, fake) -> None:
     assert again.json()["data"]["dispatch"]["path"] == data["chosen_dispatch"]["path"]
 
 
+@pytest.mark.usefixtures("shared_analyses")  # nine views of one unchanged capture: one wave pass
 def test_every_view_of_a_multi_dispatch_folder_renders(cli, corpus) -> None:
     """The chosen-dispatch reason and the --all ranking render in text, markdown and html."""
     from tests.conftest import corpus_path

@@ -436,6 +436,7 @@ async def _paged(s, name: str, args: dict) -> tuple[dict, list[int]]:  # noqa: A
     return doc, sizes
 
 
+@pytest.mark.usefixtures("shared_analyses")  # the server and the CLI it is compared with: one analysis each
 def test_every_answer_fits_16_kb_and_pages_return_every_item_once(corpus: Path, tmp_path: Path) -> None:
     sweep = _dry_sweep(tmp_path, 80)  # 80 entries: ~25 KB of entries
     pmc_dir = CORPUS / "pmc/rocprof-compute_MI300X_bmm1"

@@ -22,6 +22,9 @@ README = ROOT / "README.md"
 HOTSPOT = Path(sys.executable).parent / "hotspot"
 WIDTH = 80
 
+# One worker: the `walked` fixture runs the README's steps once per module, not once per worker.
+pytestmark = pytest.mark.xdist_group("newcomer-path")
+
 
 def _block(marker: str) -> list[str]:
     """The command lines of the README's ```bash block after `<!-- quickstart:MARKER -->`."""

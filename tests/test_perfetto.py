@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from hotspot.capture.realtime import fit
-from tests.test_report_html import _hand_built_dir, corpus_wave_dirs
+from tests.test_report_html import _hand_built_dir, corpus_layout_dirs
 
 # The same corpus captures are analyzed by several tests and commands here: their wave pass is
 # made once per test process (tests/conftest.py shared_analyses).
@@ -61,7 +61,7 @@ INSTRUCTIONS_MAX_WAVE_BYTES = 32 * 2**20
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rel", corpus_wave_dirs())
+@pytest.mark.parametrize("rel", corpus_layout_dirs())
 def test_corpus_export_is_valid_and_complete(corpus, cli, tmp_path, rel):
     d = corpus / rel
     out = tmp_path / "trace.json"

@@ -18,11 +18,19 @@ import plan_truth as pt  # noqa: E402
 
 ENTRIES = pt.load_entries()
 
+# One worker: the `scores` fixture runs every entry once per module, not once per worker.
+pytestmark = pytest.mark.xdist_group("plan-truth")
+
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pt.Score]:
+def scores(tmp_path_factory: pytest.TempPathFactory, _shared_cache_home: Path) -> dict[str, pt.Score]:
+    """Every entry scored once; the corpus captures' analyses through the run's shared result
+    cache (tests/conftest.py shared_analyses: other modules analyse the same captures)."""
     work = tmp_path_factory.mktemp("truth")
-    return {e.id: pt.run_entry(e, work) for e in ENTRIES}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(_shared_cache_home))
+        mp.setenv("HOTSPOT_CACHE", "on")
+        return {e.id: pt.run_entry(e, work) for e in ENTRIES}
 
 
 def test_every_truth_file_follows_the_format() -> None:

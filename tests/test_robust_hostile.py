@@ -22,6 +22,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests import pool_gate
 from tests.conftest import run_cli
 from tests.fake_rocprofv3.helpers import app, fake  # noqa: F401 - the fixture
 from tests.test_robust_read import (
@@ -296,10 +297,12 @@ def _hostile_rocpd(tmp_path: Path, kind: str) -> Path:
 
 @pytest.fixture
 def small_sql_bound(monkeypatch):
+    """Test-sized bounds: a hostile view spins until one of them stops it, so they set the test's
+    cost (the legitimate queries of these one-row databases take a few thousand steps)."""
     from hotspot.capture.trace import _sqlite
 
-    monkeypatch.setattr(_sqlite, "SQL_TIME_LIMIT_S", 2.0)
-    monkeypatch.setattr(_sqlite, "SQL_STEP_LIMIT", 20_000_000)
+    monkeypatch.setattr(_sqlite, "SQL_TIME_LIMIT_S", 0.5)
+    monkeypatch.setattr(_sqlite, "SQL_STEP_LIMIT", 5_000_000)
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE_VIEWS))
@@ -553,13 +556,7 @@ def test_robust_rocpd_numbers_out_of_range(tmp_path, name, times, says):
 
 # === signals with --jobs 4: the command ends at once and no worker outlives it =================
 
-POOL_DRIVER = ("import sys\n"
-               "if __name__ == '__main__':\n"
-               "    import hotspot.att.engine.worker_count as J\n"
-               "    J.EXPLICIT_POOL_MIN_BYTES = 0  # a pool for a test-sized capture\n"
-               "    from hotspot.console import main\n"
-               "    sys.argv = ['hotspot', *sys.argv[1:]]\n"
-               "    sys.exit(main())\n")
+POOL_DRIVER = pool_gate.DRIVER  # hotspot with a pool for a test-sized capture, held until the signal
 
 
 @pytest.fixture(scope="module")
@@ -600,19 +597,23 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pooled-capture")  # one worker makes the module's capture, not both
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_robust_signal_with_a_worker_pool_exits_at_once(pooled_capture, tmp_path, sig, code):
     driver = tmp_path / "driver.py"
     driver.write_text(POOL_DRIVER)
-    env = {**os.environ, "HOTSPOT_CACHE": "off"}
+    ready = tmp_path / "pool-running"
+    env = {**os.environ, "HOTSPOT_CACHE": "off", pool_gate.READY_ENV: str(ready)}
     p = subprocess.Popen([sys.executable, str(driver), "analyze", str(pooled_capture), "--jobs", "4",
                           "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env, cwd=tmp_path)
     try:
         deadline = time.monotonic() + SUBPROCESS_TIMEOUT_S
-        while len(_live_descendants(p.pid)) < 3 and time.monotonic() < deadline and p.poll() is None:
-            time.sleep(0.05)  # the fork server and its workers are up
-        time.sleep(0.5)
+        # the pool has every chunk and hotspot waits in the wave pass (tests/pool_gate.py): the
+        # signal cannot come after the analysis ended, whatever the machine's speed
+        while not (ready.exists() and len(_live_descendants(p.pid)) >= 3) and time.monotonic() < deadline \
+                and p.poll() is None:
+            time.sleep(0.02)
         workers = _live_descendants(p.pid)
         assert len(workers) >= 3, "the pool never started"
         sent = time.monotonic()

@@ -19,6 +19,7 @@ from hotspot.collect import device_lock
 from tests.fake_rocprofv3.helpers import fake  # noqa: F401  (fixture)
 from tests.sweep_support import (
     APP,
+    LinesOf,
     entry,
     finished,
     manifest,
@@ -58,14 +59,18 @@ def test_two_concurrent_sweeps_on_one_host_use_disjoint_gpus(fake, tmp_path):
         wait_until(lambda: len(_started(rec, "a")) == 2, timeout=60)
         assert all((host_folder / device_lock.lock_name(d)).is_file() for d in devices)
         second = _sweep(str(b), "--gpus", "0-1", "-o", str(fake.root / "swb"), env=env)
-        # both devices are held by the first sweep: the second starts nothing while they are
-        wait_until(lambda: (fake.root / "swb" / "sweep.json").exists(), timeout=60)
-        time.sleep(2.0)
+        second_err = LinesOf(second.stderr)
+        # both devices are held by the first sweep: the second says so for each and starts nothing
+        # while they are (and never beside the first: the overlap checks below)
+        wait_until(lambda: second_err.count("is in use on this host") == 2, timeout=60)
         assert _started(rec, "b") == [] and second.poll() is None
         assert set(states(fake.root / "swb").values()) == {"pending"}
         gate.write_text("")
         out_a, err_a = first.communicate(timeout=120)
-        out_b, err_b = second.communicate(timeout=120)
+        assert second.stdout is not None
+        out_b = second.stdout.read()
+        second.wait(timeout=120)
+        err_b = second_err.text()
     finally:
         gate.write_text("")
         for proc in (first, second):
@@ -102,10 +107,14 @@ def test_collect_waits_for_the_device_a_sweep_holds(fake, tmp_path):
             [sys.executable, "-m", "hotspot", "collect", "--kernel", "^reduce", "--no-analyze", "--",
              sys.executable, str(APP), "mine", "0", "0", str(rec)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        time.sleep(3.0)
+        collect_err = LinesOf(collect.stderr)
+        wait_until(lambda: collect_err.count("waiting for it") == 1, timeout=60)
         assert collect.poll() is None and _started(rec, "mine") == []  # waiting: its program has not run
         gate.write_text("")
-        _, err = collect.communicate(timeout=120)
+        assert collect.stdout is not None
+        collect.stdout.read()
+        collect.wait(timeout=120)
+        err = collect_err.text()
         sweep.communicate(timeout=120)
     finally:
         gate.write_text("")

@@ -59,14 +59,19 @@ def _got(sw) -> dict:
 
 
 def _corpus_wave_files() -> list[Path]:
+    """Every corpus wave file but those of two replicates of one binary (the same decoder output,
+    tests/test_report_html.py SAME_BINARY_REPLICATES): the first of the three is read."""
+    from tests.test_report_html import SAME_BINARY_REPLICATES
+
     root = corpus_path("att")
-    return sorted(root.rglob("se*_sm*_sl*_wv*.json")) if root.is_dir() else []
+    skip = tuple(corpus_path(rel) for rel in SAME_BINARY_REPLICATES)
+    return sorted(f for f in root.rglob("se*_sm*_sl*_wv*.json") if f.parent not in skip) if root.is_dir() else []
 
 
 @pytest.mark.slow
 def test_corpus_wave_files_scan_as_orjson_reads_them(mod, corpus) -> None:
     files = _corpus_wave_files()
-    assert len(files) > 600  # all corpus dispatches (692 waves)
+    assert len(files) > 600  # all corpus dispatches but two replicates (829 waves)
     for f in files:
         data = f.read_bytes()
         sw = scan(mod, data)
@@ -160,7 +165,7 @@ def wave_docs(draw) -> bytes:
     return text
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wave_docs())
 def test_accepted_documents_read_exactly_as_orjson(mod, data: bytes) -> None:
     sw = scan(mod, data)
@@ -169,7 +174,7 @@ def test_accepted_documents_read_exactly_as_orjson(mod, data: bytes) -> None:
     assert _got(sw) == _expected(orjson.loads(data))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(wave_docs(), st.data())
 def test_a_damaged_file_is_never_accepted_when_orjson_rejects_it(mod, data: bytes, draw) -> None:
     pos = draw.draw(st.integers(0, max(0, len(data) - 1)))
