@@ -11,7 +11,7 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hotspot import clihelp
@@ -192,8 +192,19 @@ def test_wrap_text_is_clicks(text: str, width: int, indent: int, paragraphs: boo
     from typer._click.formatting import wrap_text
 
     pad = " " * indent
+    # a paragraph indented past the line leaves click's wrapper (the stdlib's) looping forever on
+    # an empty chunk; ours ends (test_wrap_text_ends_when_the_indent_passes_the_line)
+    lead = max((len(ln) - len(ln.lstrip()) for ln in text.expandtabs().splitlines()), default=0)
+    assume(width - len(pad) - 1 - lead > 0)
     assert clihelp.wrap_text(text, width, pad, pad + " ", preserve_paragraphs=paragraphs) == \
         wrap_text(text, width, pad, pad + " ", preserve_paragraphs=paragraphs)
+
+
+def test_wrap_text_ends_when_the_indent_passes_the_line() -> None:
+    # a tab (8 columns) of paragraph indent after a 7-column indent on a 10-column line: the line
+    # has no room, each piece of text goes on a line of its own (this looped forever)
+    out = clihelp.wrap_text("\t\n-bword\x08\na  .", 10, " " * 6, " " * 7, preserve_paragraphs=True)
+    assert "".join(out.split()) == "-bword\x08a.", out
 
 
 @settings(max_examples=300, deadline=None)

@@ -247,7 +247,10 @@ def _wrapper(width: int, initial_indent: str, subsequent_indent: str) -> textwra
             space_left = max(width - cur_len, 1)
             last = reversed_chunks[-1]
             cur_line.append(last[:space_left])
-            reversed_chunks[-1] = last[space_left:]
+            if len(last) > space_left:
+                reversed_chunks[-1] = last[space_left:]
+            else:  # nothing left of it: with the indent wider than the line (width < 0) an empty
+                reversed_chunks.pop()  # chunk is still "too long" and would be handled forever
 
     return Wrapper(width, initial_indent=initial_indent, subsequent_indent=subsequent_indent,
                    replace_whitespace=False)
