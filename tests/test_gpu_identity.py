@@ -48,7 +48,7 @@ def env(root: Path, **lists: str) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _fallback_said_afresh(monkeypatch):
     monkeypatch.setattr(device_lock, "FALLBACK_TOLD", {"on": False})
-    monkeypatch.setattr(device_lock, "NONE_TOLD", {"on": False})
+    monkeypatch.setattr(device_lock, "NONE_TOLD", {"on": False}, raising=False)
 
 
 def test_renumbered_views_of_different_gpus_do_not_contend(tmp_path):
@@ -303,3 +303,33 @@ def test_two_sweeps_on_renumbered_views(fake, tmp_path):
     assert [p.returncode for p in procs] == [0, 0, 0], errs
     assert "GPU 1 is in use on this host by pid" in errs[2]  # said with the index it knows the GPU by
     assert not any("locking by device number" in e for e in errs)
+
+
+def test_a_sweep_pins_its_entries_within_the_users_restriction(tmp_path):
+    """pin_env: --gpus N counts within the devices the runtimes would give the sweep, HIP's and CUDA's
+    narrowing included; the entry gets that device alone (ROCR_VISIBLE_DEVICES: its position among
+    the readable GPU nodes; HIP_VISIBLE_DEVICES=0, which also overrides CUDA_VISIBLE_DEVICES)."""
+    from hotspot.sweep.scheduler import pin_env
+
+    host = view(tmp_path / "host", set(HOST))
+
+    def pinned(index: int, **names: str) -> str:
+        return pin_env(env(host, **names), index)["ROCR_VISIBLE_DEVICES"]
+
+    assert pinned(0, ROCR_VISIBLE_DEVICES="1,2,3", HIP_VISIBLE_DEVICES="2") == "3"  # node 4
+    with pytest.raises(IndexError, match="among the 1 visible devices"):
+        pinned(1, ROCR_VISIBLE_DEVICES="1,2,3", HIP_VISIBLE_DEVICES="2")  # not node 3: outside HIP's list
+    assert [pinned(g, CUDA_VISIBLE_DEVICES="3,1") for g in (0, 1)] == ["3", "1"]
+    with pytest.raises(IndexError):
+        pinned(2, CUDA_VISIBLE_DEVICES="3,1")
+    assert pinned(0, ROCR_VISIBLE_DEVICES=f"GPU-{SERIAL[2]:016X}") == "1"
+    assert pin_env(env(host, CUDA_VISIBLE_DEVICES="2"), 0)["HIP_VISIBLE_DEVICES"] == "0"
+    # a job's cgroup view: positions count the readable nodes, as ROCr in the entry will
+    job = view(tmp_path / "job", {2, 4})
+    assert pin_env(env(job, ROCR_VISIBLE_DEVICES="0,1", HIP_VISIBLE_DEVICES="1"), 0)["ROCR_VISIBLE_DEVICES"] == "1"
+    # without a topology: the names the lists hold, HIP counting within ROCr's
+    none = tmp_path / "no-sysfs"
+    assert pin_env(env(none, ROCR_VISIBLE_DEVICES="5,7", HIP_VISIBLE_DEVICES="1"), 0)["ROCR_VISIBLE_DEVICES"] == "7"
+    assert pin_env(env(none, CUDA_VISIBLE_DEVICES="4,6"), 1)["ROCR_VISIBLE_DEVICES"] == "6"
+    with pytest.raises(IndexError):
+        pin_env(env(none, ROCR_VISIBLE_DEVICES="5,7", HIP_VISIBLE_DEVICES="1"), 1)
