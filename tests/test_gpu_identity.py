@@ -333,3 +333,16 @@ def test_a_sweep_pins_its_entries_within_the_users_restriction(tmp_path):
     assert pin_env(env(none, CUDA_VISIBLE_DEVICES="4,6"), 1)["ROCR_VISIBLE_DEVICES"] == "6"
     with pytest.raises(IndexError):
         pin_env(env(none, ROCR_VISIBLE_DEVICES="5,7", HIP_VISIBLE_DEVICES="1"), 1)
+
+
+def test_gpus_all_is_what_the_runtimes_leave(tmp_path, monkeypatch):
+    from hotspot.errors import ToolMissingError
+    from hotspot.sweep.gpus import parse_gpus
+
+    monkeypatch.setenv(gpu_identity.SYSFS_ROOT_ENV, str(view(tmp_path, set(HOST))))
+    monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "0,1,2")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,0")
+    assert parse_gpus("all") == (0, 1)  # CUDA's two of ROCr's three
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "5")  # beyond ROCr's three: no device at all
+    with pytest.raises(ToolMissingError, match="no GPU"):
+        parse_gpus("all")
