@@ -150,6 +150,9 @@ RESOLVED = [
     (lists(HIP_VISIBLE_DEVICES="", CUDA_VISIBLE_DEVICES="2"), [3]),  # empty HIP list: CUDA's
     (lists(HIP_VISIBLE_DEVICES="1", CUDA_VISIBLE_DEVICES="2"), [2]),  # HIP's first
     (lists(ROCR_VISIBLE_DEVICES="3,2,1", CUDA_VISIBLE_DEVICES="2,0"), [2, 4]),  # within ROCr's order
+    # Slurm's gres/gpu without ConstrainDevices: the same list in both, one restriction (not none)
+    (lists(ROCR_VISIBLE_DEVICES="2,3", CUDA_VISIBLE_DEVICES="2,3"), [3, 4]),
+    (lists(ROCR_VISIBLE_DEVICES="2,3", CUDA_VISIBLE_DEVICES="3"), []),  # differs: HIP counts within ROCr's
 ]
 
 

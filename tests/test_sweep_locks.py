@@ -207,6 +207,7 @@ def test_a_planted_symlink_is_not_followed(tmp_path, monkeypatch):
     ({"ROCR_VISIBLE_DEVICES": "0x2,3,2,1"}, ["2", "3"]),  # strtol base 0; a repeat ends ROCr's list
     ({"ROCR_VISIBLE_DEVICES": "2,3", "HIP_VISIBLE_DEVICES": "1,5,0"}, ["3"]),  # HIP's 5: beyond, ends it
     ({"ROCR_VISIBLE_DEVICES": ""}, []),  # set but empty: no device
+    ({"ROCR_VISIBLE_DEVICES": "2,3", "CUDA_VISIBLE_DEVICES": "2,3"}, ["2", "3"]),  # as Slurm sets them: one list
 ])
 def test_visible_devices(env, want):
     assert device_lock.visible_devices(env) == want

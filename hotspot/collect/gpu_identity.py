@@ -29,6 +29,8 @@ Which of them a process gets is decided as the runtimes decide it (`visible_gpus
   counting within what ROCr exposes; an entry is an index written exactly as a decimal number, or
   contains `GPU-` and is matched as a substring of a device's UUID (lowercase hex, as ROCr reports
   it), first match wins; an invalid entry ends the list (those before stay), repeats are skipped.
+  One exception (`hip_list`): a HIP-level list equal to ROCR_VISIBLE_DEVICES's, as Slurm sets
+  them, is one restriction, not two.
 
 `HOTSPOT_SYSFS_ROOT` (for tests) reads another tree than /sys. Where no GPU node can be read, or a
 readable GPU node has no `location_id` (the order would shift), the topology is unknown (None /
@@ -177,8 +179,14 @@ def rocr_select(gpus: Sequence[KfdGpu], value: str | None) -> list[KfdGpu]:
 
 
 def hip_list(environ: Mapping[str, str]) -> str:
-    """The list HIP applies: HIP_VISIBLE_DEVICES when not empty, else CUDA_VISIBLE_DEVICES."""
-    return environ.get("HIP_VISIBLE_DEVICES", "") or environ.get("CUDA_VISIBLE_DEVICES", "")
+    """The list HIP applies: HIP_VISIBLE_DEVICES when not empty, else CUDA_VISIBLE_DEVICES; "" (no
+    narrowing) when it is ROCR_VISIBLE_DEVICES's list word for word. Slurm's gres/gpu sets
+    CUDA_VISIBLE_DEVICES (and GPU_DEVICE_ORDINAL) to the list it sets ROCR_VISIBLE_DEVICES to: one
+    restriction stated twice. Read strictly, HIP would count `2,3` again within the two devices
+    ROCr kept and see none; ROCr-level programs (MPI, OpenMP offload) see both, so the devices
+    locked and handed to a sweep's entries are ROCr's (the larger set: never fewer locks)."""
+    hip = environ.get("HIP_VISIBLE_DEVICES", "") or environ.get("CUDA_VISIBLE_DEVICES", "")
+    return "" if hip == environ.get("ROCR_VISIBLE_DEVICES") else hip
 
 
 def _hip_index(token: str, count: int, uuids: Sequence[str]) -> int | None:
