@@ -122,6 +122,23 @@ def test_completion_is_left_to_typer(monkeypatch) -> None:
     assert _served(["--help"]) == (None, "", "")
 
 
+@pytest.mark.parametrize("broken", ["empty", "no pages module", "no index module"])
+def test_a_missing_or_stale_snapshot_is_left_to_typer(broken: str, monkeypatch) -> None:
+    """pages.py empty or gone, or the index gone: no traceback, typer prints its own help."""
+    import sys as _sys
+    import types
+
+    if broken == "empty":
+        stale = types.ModuleType("hotspot.clihelp.pages")
+        stale.PAGES = {}  # type: ignore[attr-defined]
+        monkeypatch.setitem(_sys.modules, "hotspot.clihelp.pages", stale)
+    else:  # None in sys.modules: the import raises ModuleNotFoundError, as for a deleted file
+        name = "pages" if broken == "no pages module" else "index"
+        monkeypatch.setitem(_sys.modules, f"hotspot.clihelp.{name}", None)
+    assert _served(["sweep", "--help"]) == (None, "", "")
+    assert _served(["--help"]) == (None, "", "")
+
+
 def test_a_stream_that_is_not_utf8_is_left_to_typer() -> None:
     out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     with redirect_stdout(out):

@@ -18,7 +18,7 @@ from tests.sweep_support import entry, no_inherited_devices, records, wait_until
 # The host: a CPU node 0 and four GPUs on PCI buses c1..c4 (location_id = bus << 8, device 0,
 # function 0), each with its serial (unique_id).
 HOST = {1: 0xC100, 2: 0xC200, 3: 0xC300, 4: 0xC400}
-SERIAL = {node: 0x7ED3AD6F5F7D1E00 + node for node in HOST}
+SERIAL = {node: 0x7ED3AD6F5F7D1E00 + (node << 40) for node in HOST}  # GPU-7ED3AE.., -7ED3AF.., -7ED3B0.., -7ED3B1..
 KEY = {node: f"pci-0000_{bus >> 8:02x}_00.0" for node, bus in HOST.items()}  # by hand from the buses
 
 
@@ -48,6 +48,7 @@ def env(root: Path, **lists: str) -> dict[str, str]:
 @pytest.fixture(autouse=True)
 def _fallback_said_afresh(monkeypatch):
     monkeypatch.setattr(device_lock, "FALLBACK_TOLD", {"on": False})
+    monkeypatch.setattr(device_lock, "NONE_TOLD", {"on": False}, raising=False)
 
 
 def test_renumbered_views_of_different_gpus_do_not_contend(tmp_path):
@@ -80,8 +81,8 @@ def test_two_views_of_one_gpu_exclude_each_other(tmp_path):
     fd = device_lock.try_lock(key, "job")
     assert fd is not None
     try:
-        for other in (by_index, by_uuid, narrowed):
-            assert device_lock.lock_keys(other, said.append) == [KEY[3]]
+        for other in (by_index, by_uuid, narrowed):  # no GPU hidden: the host index (2) is locked too
+            assert device_lock.lock_keys(other, said.append) == [KEY[3], "2"]
             assert device_lock.try_lock(KEY[3], "another view") is None
         assert device_lock.holder(KEY[3]).endswith(": job")
     finally:
@@ -97,10 +98,13 @@ def test_every_gpu_of_the_view_when_nothing_restricts_it(tmp_path):
 
 
 def test_partitions_and_domains_are_devices_of_their_own():
-    # MI300 CPX: the kernel puts the partition in location_id's high bits; a second PCI domain
-    one, two = gpu_identity.KfdGpu(1, 0, 0xC100, 5), gpu_identity.KfdGpu(2, 0, (1 << 28) | 0xC100, 5)
-    assert (one.key, two.key) == ("pci-0000_c1_00.0", "pci-0000_c1_00.0-p1000")  # bits 16+ of location_id
+    # MI300 CPX: kfd_topology.c ORs the partition's node id into location_id's function bits
+    parts = [gpu_identity.KfdGpu(1 + p, 0, 0xC100 | p, 5) for p in range(8)]
+    assert [g.key for g in parts] == [f"pci-0000_c1_00.{p}" for p in range(8)]  # by hand: .0 .. .7
+    assert len({g.key for g in parts}) == 8
     assert gpu_identity.KfdGpu(3, 1, 0x0A19, 0).key == "pci-0001_0a_03.1"  # bus 0x0a, device 3, function 1
+    # the whole package, opt-in: every function of the slot, whichever partition asks
+    assert parts[5].package_keys == [g.key for g in parts] == parts[0].package_keys
 
 
 def test_without_a_topology_the_visible_names_are_locked_and_that_is_said_once(tmp_path):
@@ -109,12 +113,120 @@ def test_without_a_topology_the_visible_names_are_locked_and_that_is_said_once(t
     assert device_lock.lock_keys(missing, said.append) == ["3"]  # today's names: ROCr's list narrowed by HIP
     assert device_lock.lock_keys(env(tmp_path / "no-sysfs"), said.append) == ["0"]  # nothing listed: device 0
     assert len(said) == 1 and "locking by device number" in said[0] and str(tmp_path / "no-sysfs") in said[0]
-    # an entry that names no GPU of the topology: no identity either
-    beyond = env(view(tmp_path / "view", {2, 3}), ROCR_VISIBLE_DEVICES="0,5")
-    assert device_lock.lock_keys(beyond, said.append) == ["0", "5"]
-    unknown = env(tmp_path / "view", ROCR_VISIBLE_DEVICES="GPU-00000000deadbeef")
-    assert device_lock.lock_keys(unknown, said.append) == ["GPU-00000000deadbeef"]
+    # no topology: ROCr's tokens in order until an invalid one, HIP's indices within them
+    assert device_lock.lock_keys(env(tmp_path / "no-sysfs", ROCR_VISIBLE_DEVICES="0x1,2,2,5"),
+                                 said.append) == ["1", "2"]
+    assert device_lock.lock_keys(env(tmp_path / "no-sysfs", ROCR_VISIBLE_DEVICES="1",
+                                     CUDA_VISIBLE_DEVICES="0,7"), said.append) == ["1"]
     assert len(said) == 1
+
+
+def lists(**names: str) -> dict[str, str]:
+    return names
+
+
+# (the lists, the topology nodes the process gets): each by hand from the runtimes' rules (module doc)
+RESOLVED = [
+    (lists(ROCR_VISIBLE_DEVICES="1"), [2]),
+    (lists(ROCR_VISIBLE_DEVICES="1", HIP_VISIBLE_DEVICES="0,1"), [2]),  # HIP's 1 is beyond: ends, 0 stays
+    (lists(ROCR_VISIBLE_DEVICES="0,7"), [1]),  # 7 is beyond: ends the list, 0 stays
+    (lists(ROCR_VISIBLE_DEVICES="0x1"), [2]),  # strtol base 0
+    (lists(ROCR_VISIBLE_DEVICES="010"), []),  # octal 8: beyond the 4 GPUs
+    (lists(ROCR_VISIBLE_DEVICES=" 3 , 1"), [4, 2]),  # trimmed; in the order listed
+    (lists(ROCR_VISIBLE_DEVICES="2,1,2,0"), [3, 2]),  # a repeat ends the list
+    (lists(ROCR_VISIBLE_DEVICES="1,x,0"), [2]),
+    (lists(ROCR_VISIBLE_DEVICES=""), []),  # set but empty: zero devices
+    (lists(ROCR_VISIBLE_DEVICES="gpu-7ed3b0"), [3]),  # a prefix, any case
+    (lists(ROCR_VISIBLE_DEVICES="GPU-7ED3"), []),  # a prefix of all four: invalid
+    (lists(ROCR_VISIBLE_DEVICES="2,GPU-7ED3AE"), [3, 1]),
+    (lists(ROCR_VISIBLE_DEVICES=f"1,GPU-{SERIAL[3]:016X}0"), [2]),  # longer than a UUID: ends the list
+    (lists(HIP_VISIBLE_DEVICES="3,1"), [4, 2]),
+    (lists(HIP_VISIBLE_DEVICES="1,1,0"), [2, 1]),  # HIP skips repeats
+    (lists(HIP_VISIBLE_DEVICES="1,01,0"), [2]),  # not written as a decimal number: ends the list
+    (lists(HIP_VISIBLE_DEVICES=f"{SERIAL[4]:016x}"[-6:]), []),  # no `GPU-` in it: not a UUID
+    (lists(HIP_VISIBLE_DEVICES="GPU-7ed3"), [1]),  # a substring of every UUID: the first
+    (lists(HIP_VISIBLE_DEVICES="GPU-7ED3B0"), []),  # HIP compares case and all: upper case is no UUID
+    (lists(HIP_VISIBLE_DEVICES=f"0,GPU-{SERIAL[4]:016x}"), [1, 4]),
+    (lists(HIP_VISIBLE_DEVICES="", CUDA_VISIBLE_DEVICES="2"), [3]),  # empty HIP list: CUDA's
+    (lists(HIP_VISIBLE_DEVICES="1", CUDA_VISIBLE_DEVICES="2"), [2]),  # HIP's first
+    (lists(ROCR_VISIBLE_DEVICES="3,2,1", CUDA_VISIBLE_DEVICES="2,0"), [2, 4]),  # within ROCr's order
+    # Slurm's gres/gpu without ConstrainDevices: the same list in both, one restriction (not none)
+    (lists(ROCR_VISIBLE_DEVICES="2,3", CUDA_VISIBLE_DEVICES="2,3"), [3, 4]),
+    (lists(ROCR_VISIBLE_DEVICES="2,3", CUDA_VISIBLE_DEVICES="3"), []),  # differs: HIP counts within ROCr's
+]
+
+
+@pytest.mark.parametrize(("names", "nodes"), RESOLVED)
+def test_the_runtimes_rules_pick_the_devices(tmp_path, names, nodes):
+    said: list[str] = []
+    keys = device_lock.lock_keys(env(view(tmp_path, set(HOST)), **names), said.append)
+    assert keys == [k for n in nodes for k in (KEY[n], str(n - 1))]  # every node readable: host index too
+    assert not any("device number" in line for line in said)  # a readable topology: never index names
+    assert said == ([] if nodes else [said[0]]) and (nodes or "nothing to lock" in said[0])
+
+
+def test_a_list_that_leaves_no_gpu_locks_nothing_and_says_so_once(tmp_path):
+    said: list[str] = []
+    root = view(tmp_path, {2, 3})
+    assert device_lock.lock_keys(env(root, ROCR_VISIBLE_DEVICES="5"), said.append) == []
+    assert device_lock.lock_keys(env(root, ROCR_VISIBLE_DEVICES="GPU-00000000deadbeef"), said.append) == []
+    assert len(said) == 1 and "nothing to lock" in said[0]
+    assert device_lock.hold_all([], "nothing", said.append) == []
+
+
+def test_the_bug_repro_two_lists_one_gpu_meet(tmp_path):
+    """ROCR=1 HIP=0,1 and plain ROCR=1 are the same GPU: they take the same locks."""
+    root = view(tmp_path, set(HOST))
+    first = device_lock.lock_keys(env(root, ROCR_VISIBLE_DEVICES="1", HIP_VISIBLE_DEVICES="0,1"), print)
+    held = device_lock.hold_all(first, "first", print)
+    try:
+        second = device_lock.lock_keys(env(root, ROCR_VISIBLE_DEVICES="1"), print)
+        assert second == first == [KEY[2], "1"]
+        assert all(device_lock.try_lock(k, "second") is None for k in second)
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def test_a_gpu_node_without_location_id_makes_the_topology_unknown(tmp_path):
+    root = view(tmp_path, set(HOST))
+    props = root / "class" / "kfd" / "kfd" / "topology" / "nodes" / "2" / "properties"
+    props.write_text("\n".join(line for line in props.read_text().splitlines() if not line.startswith("location_id")))
+    assert gpu_identity.topology(root) is None and gpu_identity.kfd_gpus(root) == []
+    said: list[str] = []
+    # without the rule node 3 would have been "1" and got node 3's key
+    assert device_lock.lock_keys(env(root, ROCR_VISIBLE_DEVICES="1"), said.append) == ["1"]
+    assert len(said) == 1 and "location_id" in said[0]
+
+
+def test_old_index_named_locks_only_where_no_gpu_is_hidden(tmp_path):
+    """An older hotspot locks `<host>.dev<N>.lock` by index: a new one outside any cgroup takes it too."""
+    host = env(view(tmp_path / "host", set(HOST)), ROCR_VISIBLE_DEVICES="2")
+    old = device_lock.try_lock("2", "old hotspot")  # what an older version, told ROCR_VISIBLE_DEVICES=2, holds
+    assert old is not None
+    try:
+        keys = device_lock.lock_keys(host, print)
+        assert keys == [KEY[3], "2"]
+        assert device_lock.try_lock("2", "new hotspot") is None  # the new one would wait for the old
+    finally:
+        os.close(old)
+    # in a cgroup the positions are not host indices: no index name
+    job = env(view(tmp_path / "job", {3}), ROCR_VISIBLE_DEVICES="0")
+    assert device_lock.lock_keys(job, print) == [KEY[3]]
+    assert device_lock.lock_name("2") == f"{device_lock.hostname()}.dev2.lock"  # the old name
+
+
+def test_the_whole_package_opt_in_locks_every_partition(tmp_path):
+    nodes = tmp_path / "class" / "kfd" / "kfd" / "topology" / "nodes"
+    for p in range(4):  # one MI300X in TPX-like partitions: node ids in the function bits
+        (nodes / str(p)).mkdir(parents=True)
+        (nodes / str(p) / "properties").write_text(f"simd_count 76\nlocation_id {0xC100 | p}\ndomain 0\n")
+    one = device_lock.lock_keys(env(tmp_path, ROCR_VISIBLE_DEVICES="1"), print)
+    assert one == ["pci-0000_c1_00.1", "1"]
+    whole = device_lock.lock_keys(env(tmp_path, ROCR_VISIBLE_DEVICES="1",
+                                      **{gpu_identity.WHOLE_GPU_ENV: "1"}), print)
+    assert whole == [f"pci-0000_c1_00.{f}" for f in range(8)] + ["1"]
+    assert set(one) < set(whole)  # meets a sibling partition's process that did not opt in
 
 
 def test_a_sweep_worker_locks_the_physical_device_and_shows_its_index(tmp_path, monkeypatch):
@@ -194,3 +306,46 @@ def test_two_sweeps_on_renumbered_views(fake, tmp_path):
     assert [p.returncode for p in procs] == [0, 0, 0], errs
     assert "GPU 1 is in use on this host by pid" in errs[2]  # said with the index it knows the GPU by
     assert not any("locking by device number" in e for e in errs)
+
+
+def test_a_sweep_pins_its_entries_within_the_users_restriction(tmp_path):
+    """pin_env: --gpus N counts within the devices the runtimes would give the sweep, HIP's and CUDA's
+    narrowing included; the entry gets that device alone (ROCR_VISIBLE_DEVICES: its position among
+    the readable GPU nodes; HIP_VISIBLE_DEVICES=0, which also overrides CUDA_VISIBLE_DEVICES)."""
+    from hotspot.sweep.scheduler import pin_env
+
+    host = view(tmp_path / "host", set(HOST))
+
+    def pinned(index: int, **names: str) -> str:
+        return pin_env(env(host, **names), index)["ROCR_VISIBLE_DEVICES"]
+
+    assert pinned(0, ROCR_VISIBLE_DEVICES="1,2,3", HIP_VISIBLE_DEVICES="2") == "3"  # node 4
+    with pytest.raises(IndexError, match="among the 1 visible devices"):
+        pinned(1, ROCR_VISIBLE_DEVICES="1,2,3", HIP_VISIBLE_DEVICES="2")  # not node 3: outside HIP's list
+    assert [pinned(g, CUDA_VISIBLE_DEVICES="3,1") for g in (0, 1)] == ["3", "1"]
+    with pytest.raises(IndexError):
+        pinned(2, CUDA_VISIBLE_DEVICES="3,1")
+    assert pinned(0, ROCR_VISIBLE_DEVICES=f"GPU-{SERIAL[2]:016X}") == "1"
+    assert pin_env(env(host, CUDA_VISIBLE_DEVICES="2"), 0)["HIP_VISIBLE_DEVICES"] == "0"
+    # a job's cgroup view: positions count the readable nodes, as ROCr in the entry will
+    job = view(tmp_path / "job", {2, 4})
+    assert pin_env(env(job, ROCR_VISIBLE_DEVICES="0,1", HIP_VISIBLE_DEVICES="1"), 0)["ROCR_VISIBLE_DEVICES"] == "1"
+    # without a topology: the names the lists hold, HIP counting within ROCr's
+    none = tmp_path / "no-sysfs"
+    assert pin_env(env(none, ROCR_VISIBLE_DEVICES="5,7", HIP_VISIBLE_DEVICES="1"), 0)["ROCR_VISIBLE_DEVICES"] == "7"
+    assert pin_env(env(none, CUDA_VISIBLE_DEVICES="4,6"), 1)["ROCR_VISIBLE_DEVICES"] == "6"
+    with pytest.raises(IndexError):
+        pin_env(env(none, ROCR_VISIBLE_DEVICES="5,7", HIP_VISIBLE_DEVICES="1"), 1)
+
+
+def test_gpus_all_is_what_the_runtimes_leave(tmp_path, monkeypatch):
+    from hotspot.errors import ToolMissingError
+    from hotspot.sweep.gpus import parse_gpus
+
+    monkeypatch.setenv(gpu_identity.SYSFS_ROOT_ENV, str(view(tmp_path, set(HOST))))
+    monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "0,1,2")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,0")
+    assert parse_gpus("all") == (0, 1)  # CUDA's two of ROCr's three
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "5")  # beyond ROCr's three: no device at all
+    with pytest.raises(ToolMissingError, match="no GPU"):
+        parse_gpus("all")

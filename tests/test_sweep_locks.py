@@ -49,7 +49,8 @@ def test_two_concurrent_sweeps_on_one_host_use_disjoint_gpus(fake, tmp_path):
     rec, gate = tmp_path / "rec.jsonl", tmp_path / "gate"
     a = write_recipes(fake.root / "a.yaml", [entry(f"a{i}", f"@{gate}", rec) for i in range(3)])
     b = write_recipes(fake.root / "b.yaml", [entry(f"b{i}", 0.2, rec) for i in range(3)])
-    devices = [f"test{os.getpid()}-{time.time_ns()}-{d}" for d in "01"]
+    # numbers (a name the runtimes' rules keep: gpu_identity.fallback_names), unique to this run
+    devices = [str(time.time_ns() // 1000 * 10 + d) for d in (0, 1)]
     env = {k: v for k, v in os.environ.items() if k != device_lock.LOCK_DIR_ENV}
     env["ROCR_VISIBLE_DEVICES"] = ",".join(devices)
     host_folder = device_lock.lock_folder(env)
@@ -212,6 +213,10 @@ def test_a_planted_symlink_is_not_followed(tmp_path, monkeypatch):
     ({"ROCR_VISIBLE_DEVICES": "2,3", "HIP_VISIBLE_DEVICES": "1"}, ["3"]),  # HIP counts within ROCr's list
     ({"HIP_VISIBLE_DEVICES": "0,2"}, ["0", "2"]),
     ({"CUDA_VISIBLE_DEVICES": "1"}, ["1"]),
+    ({"ROCR_VISIBLE_DEVICES": "0x2,3,2,1"}, ["2", "3"]),  # strtol base 0; a repeat ends ROCr's list
+    ({"ROCR_VISIBLE_DEVICES": "2,3", "HIP_VISIBLE_DEVICES": "1,5,0"}, ["3"]),  # HIP's 5: beyond, ends it
+    ({"ROCR_VISIBLE_DEVICES": ""}, []),  # set but empty: no device
+    ({"ROCR_VISIBLE_DEVICES": "2,3", "CUDA_VISIBLE_DEVICES": "2,3"}, ["2", "3"]),  # as Slurm sets them: one list
 ])
 def test_visible_devices(env, want):
     assert device_lock.visible_devices(env) == want

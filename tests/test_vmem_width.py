@@ -21,6 +21,13 @@ from hotspot.plan.access_rules import bytes_per_lane, store_bytes_per_lane
     ("buffer_load_lds_dwordx4 v1, s[0:3], 0 offen", VmemAccess("buffer", "load", 16)),
     ("global_load_b128 v[0:3], v[4:5], off", VmemAccess("global", "load", 16)),
     ("global_load_b16 v0, v[1:2], off", VmemAccess("global", "load", 2)),
+    # gfx11/12: one byte a lane into half a register (d16), not two
+    ("global_load_d16_u8 v0, v[1:2], off", VmemAccess("global", "load", 1)),
+    ("global_load_d16_hi_i8 v0, v[1:2], off", VmemAccess("global", "load", 1)),
+    ("buffer_load_d16_i8 v0, v1, s[0:3], 0 offen", VmemAccess("buffer", "load", 1)),
+    ("scratch_load_d16_hi_u8 v0, off, s0", VmemAccess("scratch", "load", 1)),
+    ("global_load_d16_b16 v0, v[1:2], off", VmemAccess("global", "load", 2)),
+    ("global_store_d16_hi_b8 v[0:1], v2, off", VmemAccess("global", "store", 1)),
     ("global_store_dwordx2 v[0:1], v[2:3], off", VmemAccess("global", "store", 8)),
     ("buffer_store_short v0, v1, s[0:3], 0 offen", VmemAccess("buffer", "store", 2)),
     ("scratch_store_dwordx4 off, v[0:3], s0 offset:16", VmemAccess("scratch", "store", 16)),

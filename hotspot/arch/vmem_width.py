@@ -14,12 +14,14 @@ from typing import NamedTuple
 from hotspot.arch.classify import mnemonic_of
 
 # Bytes per lane by size suffix (ISA: dword = 4 bytes, short = 2, byte = 1). A suffix is matched
-# whole or as the start of the size (`dwordx4`, `ubyte_d16`), the first hit wins: `dwordx4` comes
-# before `dword`.
+# whole, as the start of the size (`dwordx4`, `ubyte_d16`) or as its last part (`d16_u8`); the
+# first hit wins, so a longer suffix comes before any it starts with (`dwordx4` before `dword`) and
+# the 8-bit ones before `d16`: gfx11/12's `*_d16_u8` and `*_d16_hi_i8` move one byte a lane (into
+# half a register), not two.
 LANE_BYTES = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4),
               ("b128", 16), ("b96", 12), ("b64", 8), ("b32", 4), ("b16", 2), ("b8", 1),
-              ("ushort", 2), ("sshort", 2), ("short", 2), ("u16", 2), ("i16", 2), ("d16", 2),
-              ("ubyte", 1), ("sbyte", 1), ("byte", 1), ("u8", 1), ("i8", 1))
+              ("ushort", 2), ("sshort", 2), ("short", 2), ("u16", 2), ("i16", 2),
+              ("ubyte", 1), ("sbyte", 1), ("byte", 1), ("u8", 1), ("i8", 1), ("d16", 2))
 SEGMENTS = ("buffer", "tbuffer", "global", "flat", "scratch")
 _ACCESS = re.compile(r"^(?P<segment>" + "|".join(SEGMENTS) + r")_(?P<op>load|store)_(?:lds_)?"
                      r"(?P<size>[a-z0-9_]+?)(?:_d16_hi|_d16)?$")

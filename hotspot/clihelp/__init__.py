@@ -41,7 +41,10 @@ def serve(argv: Sequence[str]) -> int | None:
     words = args[:-1] if helping else args
     if len(words) > MAX_DEPTH or any(not w or w.startswith("-") for w in words):
         return None
-    from hotspot.clihelp.index import HELP
+    try:
+        from hotspot.clihelp.index import HELP
+    except ImportError:  # a checkout without the generated index: typer prints the page
+        return None
 
     name = " ".join(words)
     page = HELP.get(name)
@@ -54,9 +57,12 @@ def serve(argv: Sequence[str]) -> int | None:
         stream, code = sys.stderr, EXIT_USAGE
     else:
         return None
-    from hotspot.clihelp.pages import PAGES  # the pages themselves (~58 KB) only when one is printed
+    try:  # the pages themselves (~58 KB) only when one is printed
+        from hotspot.clihelp.pages import PAGES
 
-    ops = PAGES[name]
+        ops = PAGES[name]
+    except (ImportError, KeyError):  # missing or stale against the index: typer prints the page
+        return None
     if stream is None:  # started with it closed (`>&-`): the page cannot be printed
         return _closed(code)
     if not _utf8(stream):  # click re-wraps misconfigured streams; let it

@@ -15,7 +15,10 @@ Which device: the lock is keyed by the physical GPU (hotspot/collect/gpu_identit
 address from the KFD topology, the *_VISIBLE_DEVICES lists mapped through it), because indices are
 per process: under Slurm's device cgroup every job calls its first GPU 0. Without a readable
 topology (no amdgpu driver, a container without /sys/class/kfd) the lock is keyed by the name the
-lists hold, as ROCR_VISIBLE_DEVICES gives it, and `lock_keys` says so once per process.
+lists hold, as ROCR_VISIBLE_DEVICES gives it, and `lock_keys` says so once per process; with a
+readable topology never (a list that leaves no GPU locks nothing). Where no GPU is hidden, a GPU's
+host index is locked too: the name older hotspot versions used, so a rollout never lets an old and
+a new hotspot share a GPU.
 
 How: `flock` on an open file descriptor (`<host>.dev<ID>.lock`): the kernel releases it when the
 holder dies, however it dies, so a lock never goes stale as a pid file would. The folder is created
@@ -193,18 +196,11 @@ def _user() -> str:
 
 
 def visible_devices(environ: Mapping[str, str]) -> list[str] | None:
-    """The devices a process started with `environ` can use, as its ROCR_VISIBLE_DEVICES names
-    them: that list, narrowed by HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES, which HIP honours
-    too) whose ordinals count within it; None when nothing restricts it (every device). The
+    """The devices a process started with `environ` can use, as its lists name them (ROCR_VISIBLE_DEVICES
+    narrowed by HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES, by the runtimes' rules as far as they
+    apply without a topology: gpu_identity.fallback_names); None when nothing restricts it. The
     fallback of `lock_keys` when the physical devices cannot be known."""
-    rocr = gpu_identity.listed(environ, "ROCR_VISIBLE_DEVICES")
-    hip = (gpu_identity.listed(environ, "HIP_VISIBLE_DEVICES")
-           or gpu_identity.listed(environ, "CUDA_VISIBLE_DEVICES"))
-    if rocr and hip:
-        if all(h.isdigit() for h in hip):
-            return [rocr[int(h)] for h in hip if int(h) < len(rocr)] or rocr
-        return rocr
-    return rocr or hip or None
+    return gpu_identity.fallback_names(environ)
 
 
 def host_devices(sysfs_root: Path = Path("/sys")) -> list[str]:
@@ -217,22 +213,32 @@ def host_devices(sysfs_root: Path = Path("/sys")) -> list[str]:
 
 
 FALLBACK_TOLD = {"on": False}  # the fallback is said once per process
+NONE_TOLD = {"on": False}  # "no GPU to lock" is said once per process
 
 
 def lock_keys(environ: Mapping[str, str], say: Callable[[str], None]) -> list[str]:
     """The lock names of every device a process started with `environ` can use: its physical GPUs
-    (gpu_identity), else, said once through `say`, the names its *_VISIBLE_DEVICES lists hold
-    (every GPU of the topology, or device 0, when nothing restricts it)."""
+    (gpu_identity; also their host index where no GPU is hidden, the name older hotspot versions
+    lock). Where the topology is readable these are the only names: when the lists leave no GPU
+    there is nothing to lock ([], said once through `say`). Only without a usable topology, said
+    once, the names its *_VISIBLE_DEVICES lists hold (every GPU of the topology, or device 0, when
+    nothing restricts it): on such hosts no process can read the topology, so every process uses
+    these names."""
     found = gpu_identity.physical_devices(environ)
-    if found:
+    if found is not None:
+        if not found and not NONE_TOLD["on"]:
+            NONE_TOLD["on"] = True
+            say("GPU locks: ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES leave this "
+                "program no GPU of the KFD topology; nothing to lock (the program will find no device)")
         return found
     if not FALLBACK_TOLD["on"]:
         FALLBACK_TOLD["on"] = True
         root = gpu_identity.sysfs_root(environ).joinpath(*gpu_identity.TOPOLOGY)
-        say(f"GPU locks: the physical devices are unknown (no GPU readable in {root}, or a "
-            "*_VISIBLE_DEVICES entry names none of them); locking by device number, which under "
-            "Slurm's device cgroup (ConstrainDevices) every job counts from 0")
-    return visible_devices(environ) or host_devices(gpu_identity.sysfs_root(environ))
+        say(f"GPU locks: the physical devices are unknown (no GPU readable in {root}, or a GPU node "
+            "there without location_id); locking by device number, which under Slurm's device cgroup "
+            "(ConstrainDevices) every job counts from 0")
+    names = visible_devices(environ)
+    return names if names is not None else host_devices(gpu_identity.sysfs_root(environ))
 
 
 WAIT_POLL_S = 0.5  # how often a waiting `collect` looks again

@@ -298,8 +298,9 @@ def _work(sweep_dir: Path, gpus: tuple[int, ...], only: tuple[str, ...], prep: P
         try:
             pin_env(dict(os.environ), g)
         except IndexError as exc:
-            raise UsageError(f"--gpus: {exc}", "this process may only use the GPUs in ROCR_VISIBLE_DEVICES / "
-                             "HIP_VISIBLE_DEVICES (e.g. from Slurm --gres); count them from 0") from None
+            raise UsageError(f"--gpus: {exc}", "this process may only use the GPUs ROCR_VISIBLE_DEVICES, then "
+                             "HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES leave it (e.g. from Slurm --gres); "
+                             "count them from 0") from None
     doc = mf.read(sweep_dir)
     o = doc.options
     progress(f"[sweep] {sweep_dir}: {len(doc.entries)} entries, GPUs {','.join(map(str, gpus))}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 
+from hotspot.collect import gpu_identity
 from hotspot.errors import ToolMissingError, UsageError
 
 # Upper bounds of --gpus: no node has this many GPUs (MI300X/MI355X nodes have 8; partitioned into
@@ -21,10 +22,14 @@ def parse_gpus(spec: str, rocprofv3: str | None = None) -> tuple[int, ...]:
     if len(spec) > MAX_GPU_SPEC:
         raise UsageError(f"--gpus: {len(spec)} characters is not a GPU list", "use all, a range 0-7, or a list 0,2,5")
     text = spec.strip().lower()
-    inherited = os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or ""
-    if text == "all" and inherited.strip():
-        # Already restricted (Slurm --gres): all = every listed device, whatever the tools enumerate.
-        return tuple(range(len([d for d in inherited.split(",") if d.strip()][:MAX_GPUS])))
+    inherited = gpu_identity.pinned_names(os.environ) if text == "all" else None
+    if inherited is not None:
+        # Already restricted (Slurm --gres): all = every device the runtimes would give this
+        # process (the lists by their rules, scheduler.pin_env), whatever the tools enumerate.
+        if not inherited:
+            raise ToolMissingError("--gpus all: ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES "
+                                   "leave this process no GPU", "unset them or list a GPU this host has in them")
+        return tuple(range(len(inherited[:MAX_GPUS])))
     if text == "all":
         from hotspot.collect import rocm_tools as tools
 

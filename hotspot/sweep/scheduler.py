@@ -36,7 +36,7 @@ from typing import Callable
 import orjson
 
 from hotspot.diagnostics import QUIET
-from hotspot.collect import device_lock, process
+from hotspot.collect import device_lock, gpu_identity, process
 from hotspot.errors import InputError
 from hotspot.sweep import manifest as mf
 from hotspot.sweep_records import EntryStatus, Finished, WorkerStatus
@@ -88,15 +88,18 @@ def pin_env(base: dict[str, str], index: int) -> dict[str, str]:
     """The environment of a job pinned to GPU `index` (an ordinal among the GPUs this worker sees).
 
     ROCR_VISIBLE_DEVICES selects the device at the ROCr level; HIP numbers what ROCr exposes from 0,
-    so HIP_VISIBLE_DEVICES is 0 (the same index in both would hide the device for index > 0). When
-    the worker itself was restricted (Slurm --gres sets ROCR_VISIBLE_DEVICES; or HIP_VISIBLE_DEVICES),
-    `index` counts within that list and the entry gets the listed device."""
+    so HIP_VISIBLE_DEVICES is 0 (it also overrides CUDA_VISIBLE_DEVICES). When the worker itself was
+    restricted (Slurm --gres sets ROCR_VISIBLE_DEVICES; or HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES,
+    or both levels), `index` counts within the devices the runtimes would give the worker
+    (gpu_identity.pinned_names: the same rules, so a job never runs outside the restriction) and the
+    entry gets that device alone."""
     env = dict(base)
-    inherited = env.get("ROCR_VISIBLE_DEVICES") or env.get("HIP_VISIBLE_DEVICES") or ""
-    listed = [d.strip() for d in inherited.split(",") if d.strip()]
-    if listed and index >= len(listed):
-        raise IndexError(f"GPU {index} is not among the {len(listed)} visible devices ({inherited})")
-    env["ROCR_VISIBLE_DEVICES"] = listed[index] if listed else str(index)
+    names = gpu_identity.pinned_names(env)
+    if names is not None and index >= len(names):
+        told = ", ".join(f"{k}={env[k]}" for k in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                                   "CUDA_VISIBLE_DEVICES") if k in env)
+        raise IndexError(f"GPU {index} is not among the {len(names)} visible devices ({told})")
+    env["ROCR_VISIBLE_DEVICES"] = names[index] if names is not None else str(index)
     env["HIP_VISIBLE_DEVICES"] = "0"
     return env
 
