@@ -240,12 +240,13 @@ def split(items: Iterable[object], code: Iterable[str] = ()) -> tuple[list[str],
 def _import_dirs() -> set[str]:
     """Folders the import system lists to find modules (sys.path, package folders): what they
     hold matters through the modules loaded from them, which are checked as code files."""
-    key = (_loaded(), tuple(sys.path), os.getcwd())  # relative entries are made absolute
+    loaded, mods = _loaded()
+    key = (loaded, tuple(sys.path), os.getcwd())  # relative entries are made absolute
     got = _import_dirs_memo.get("last")
     if got is not None and got[0] == key:
         return set(got[1])
     out = {os.path.abspath(p) for p in sys.path if isinstance(p, str)}
-    for mod in list(sys.modules.values()):
+    for mod in mods:
         for p in getattr(mod, "__path__", None) or ():
             if isinstance(p, str):
                 out.add(os.path.abspath(p))
@@ -262,11 +263,12 @@ _code_files_memo: dict[str, tuple[tuple[Loaded, str], tuple[str, ...]]] = {}
 _import_dirs_memo: dict[str, tuple[tuple[Loaded, tuple[object, ...], str], frozenset[str]]] = {}
 
 
-def _loaded() -> Loaded:
-    """The loaded modules, by name and id: equal keys are the same modules (the memo holds no
-    module object, so a module dropped from sys.modules can be freed)."""
-    mods = dict(sys.modules)  # one snapshot: another thread may import meanwhile
-    return tuple(mods), tuple(map(id, mods.values()))
+def _loaded() -> tuple[Loaded, list[object]]:
+    """The loaded modules: their names and ids (a memo key: equal keys are the same modules, and
+    the key holds no module object, so a module dropped from sys.modules can be freed), and the
+    modules of that same snapshot (another thread may import meanwhile)."""
+    mods = dict(sys.modules)
+    return (tuple(mods), tuple(map(id, mods.values()))), list(mods.values())
 
 
 def largest_file(paths: list[str]) -> int:
@@ -345,13 +347,14 @@ def code_files() -> list[str]:
     """Source files of every module loaded, outside the standard library (which the interpreter's
     version stands for): hotspot itself, typer, orjson... An entry depends on them all, so an edit
     of the code or an upgrade makes it stale."""
-    key = (_loaded(), os.getcwd())  # a relative __file__ is made absolute
+    loaded, mods = _loaded()
+    key = (loaded, os.getcwd())  # a relative __file__ is made absolute
     got = _code_files_memo.get("last")
     if got is not None and got[0] == key:
         return list(got[1])
     stdlib, keep = _library_roots()
     out = set()
-    for mod in list(sys.modules.values()):
+    for mod in mods:
         f = getattr(mod, "__file__", None)
         if isinstance(f, str):
             if not f.startswith(os.sep):
