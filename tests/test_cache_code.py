@@ -28,6 +28,11 @@ def cache_on(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv(store.CACHE_ENV, "on")
     monkeypatch.delenv(store.MAX_MB_ENV, raising=False)
     monkeypatch.setattr(deps, "_said", {"stale code": False}, raising=False)
+    # an earlier in-process command line's --no-cache or --quiet sets these for the process
+    from hotspot.diagnostics import QUIET
+
+    monkeypatch.setitem(store.DISABLED, "on", False)
+    monkeypatch.setitem(QUIET, "on", False)
     return home / "hotspot"
 
 
