@@ -4,7 +4,9 @@
 
 The value and the warnings `compute` added are pickled; the entry's digest is checked before it is
 unpickled (hotspot/cache/store.py), and a value that fails to load is recomputed. Results whose
-inputs were modified moments before the computation are not stored (deps.RACY_NS).
+inputs were modified moments before the computation are not stored (deps.RACY_NS), nor results of
+a process whose code files changed since it started (deps.code_loaded_unchanged). The key holds
+hotspot's version and the interpreter besides `key`.
 """
 
 from __future__ import annotations
