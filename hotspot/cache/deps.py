@@ -424,8 +424,9 @@ def process_started_ns() -> int:
         with unrecorded(), open("/proc/self/stat", "rb") as fh:
             fields = fh.read().rsplit(b")", 1)[1].split()
         ticks = int(fields[19])  # field 22, starttime: clock ticks after boot (the name may hold spaces)
-        since = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - ticks * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-        started = min(started, time.time_ns() - since)
+        if ticks > 0:  # 0: a kernel (or sandbox) that does not say
+            up_at_start = ticks * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+            started = min(started, time.time_ns() - (time.clock_gettime_ns(time.CLOCK_BOOTTIME) - up_at_start))
     except (OSError, ValueError, IndexError, AttributeError):
         pass
     _started_memo["ns"] = started
