@@ -570,10 +570,20 @@ def test_code_files_follow_the_loaded_modules_and_code_signatures_stat_once_per_
     the command started with, and the next command stats it afresh."""
     import types
 
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+
+    def under(f: str, *folders: str) -> bool:
+        return any(os.path.commonpath([f, os.path.realpath(d)]) == os.path.realpath(d) or
+                   os.path.commonpath([f, os.path.abspath(d)]) == os.path.abspath(d) for d in folders)
+
     def fresh_code_files() -> list[str]:  # the definition, computed without the memo
-        stdlib = os.path.dirname(os.__file__)
-        return sorted({os.path.abspath(f) for m in list(sys.modules.values())
-                       if isinstance(f := getattr(m, "__file__", None), str) and not f.startswith(stdlib)})
+        stdlib = (paths["stdlib"], paths["platstdlib"], os.path.dirname(os.__file__))
+        return sorted({f for m in list(sys.modules.values())
+                       if isinstance(f := getattr(m, "__file__", None), str)
+                       and (not under(f := os.path.abspath(f), *stdlib)
+                            or under(f, paths["purelib"], paths["platlib"]))})
 
     assert deps.code_files() == fresh_code_files()
     src = tmp_path / "hotspot_probe_mod.py"

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from _thread import get_ident
+from contextvars import ContextVar
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~5 ms)
 if TYPE_CHECKING:  # annotations only: this module is on the launcher's hit path, kept light
     from collections.abc import Iterable
@@ -38,6 +40,10 @@ Listing = tuple[str, tuple[str, ...], str, bytes]
 RACY_NS = 2_000_000_000
 # listed() modes: which entries a listing keeps
 FILES, DIRS, DIRS_FOLLOWED = "files", "dirs", "dirs-followed"
+
+# When this module was loaded: a bound on when this process loaded its code (a process forked
+# from this one inherits it), used when the OS does not say when the process started.
+_IMPORTED_NS = time.time_ns()
 
 _active: list[set[object]] = []
 _written: list[list[str]] = []  # active writes_recorded() lists: files renamed into place
@@ -234,8 +240,8 @@ def split(items: Iterable[object], code: Iterable[str] = ()) -> tuple[list[str],
 def _import_dirs() -> set[str]:
     """Folders the import system lists to find modules (sys.path, package folders): what they
     hold matters through the modules loaded from them, which are checked as code files."""
-    mods = _loaded()
-    key = (mods, tuple(sys.path), os.getcwd())  # relative entries are made absolute
+    loaded, mods = _loaded()
+    key = (loaded, tuple(sys.path), os.getcwd())  # relative entries are made absolute
     got = _import_dirs_memo.get("last")
     if got is not None and got[0] == key:
         return set(got[1])
@@ -252,14 +258,17 @@ def _import_dirs() -> set[str]:
 # for: a command stores several entries (a diff: each side's survey, analysis and samples) with
 # the same modules loaded, and each listing walks ~800 modules of an MCP server (~2 ms). One
 # (key, value) pair each, replaced whole: threads of the MCP server read them at once.
-_code_files_memo: dict[str, tuple[tuple[tuple[object, ...], str], tuple[str, ...]]] = {}
-_import_dirs_memo: dict[str, tuple[tuple[tuple[object, ...], tuple[object, ...], str],
-                                   frozenset[str]]] = {}
+Loaded = tuple[tuple[str, ...], tuple[int, ...]]
+_code_files_memo: dict[str, tuple[tuple[Loaded, str], tuple[str, ...]]] = {}
+_import_dirs_memo: dict[str, tuple[tuple[Loaded, tuple[object, ...], str], frozenset[str]]] = {}
 
 
-def _loaded() -> tuple[object, ...]:
-    """The loaded modules, as objects: equal tuples (compared by identity) are the same modules."""
-    return tuple(sys.modules.values())
+def _loaded() -> tuple[Loaded, list[object]]:
+    """The loaded modules: their names and ids (a memo key: equal keys are the same modules, and
+    the key holds no module object, so a module dropped from sys.modules can be freed), and the
+    modules of that same snapshot (another thread may import meanwhile)."""
+    mods = dict(sys.modules)
+    return (tuple(mods), tuple(map(id, mods.values()))), list(mods.values())
 
 
 def largest_file(paths: list[str]) -> int:
@@ -284,23 +293,28 @@ def signatures(paths: list[str]) -> list[Signature]:
 # Signatures already confirmed within one command (`one_command()`, opened by the capture session):
 # entries of one command (a report's analysis, its survey, its views) share most paths, and a
 # command runs for seconds, not for the time it takes someone to edit a capture. Outside a
-# command every check stats afresh.
-_confirmed: list[dict[str, Signature]] = []
+# command every check stats afresh. A context variable: each command of the MCP server runs in a
+# worker thread with a copy of the context (anyio.to_thread), so concurrent commands never see
+# each other's memo; a thread a command starts itself begins with an empty context (no memo).
+_confirmed: ContextVar[dict[str, Signature] | None] = ContextVar("hotspot_confirmed_sigs",
+                                                                 default=None)
 
 
 class one_command:  # noqa: N801 - used as a function
     def __enter__(self) -> None:
-        _confirmed.append({})
+        self.token = _confirmed.set({})
 
     def __exit__(self, *exc: object) -> None:
-        _confirmed.pop()
+        _confirmed.reset(self.token)
 
 
 def unchanged(paths: list[str], sigs: list[Signature]) -> bool:
     if len(paths) != len(sigs):
         return False
     stat = os.stat
-    confirmed = _confirmed[-1] if _confirmed else {}
+    confirmed = _confirmed.get()
+    if confirmed is None:
+        confirmed = {}
     for path, sig in zip(paths, sigs):
         if path in confirmed and confirmed[path] == sig:
             continue
@@ -333,28 +347,63 @@ def code_files() -> list[str]:
     """Source files of every module loaded, outside the standard library (which the interpreter's
     version stands for): hotspot itself, typer, orjson... An entry depends on them all, so an edit
     of the code or an upgrade makes it stale."""
-    key = (_loaded(), os.getcwd())  # a relative __file__ is made absolute
+    loaded, mods = _loaded()
+    key = (loaded, os.getcwd())  # a relative __file__ is made absolute
     got = _code_files_memo.get("last")
     if got is not None and got[0] == key:
         return list(got[1])
-    stdlib = os.path.dirname(os.__file__)
+    stdlib, keep = _library_roots()
     out = set()
-    for mod in key[0]:
+    for mod in mods:
         f = getattr(mod, "__file__", None)
-        if isinstance(f, str) and not f.startswith(stdlib):
-            out.add(os.path.abspath(f))
+        if isinstance(f, str):
+            if not f.startswith(os.sep):
+                f = os.path.abspath(f)
+            if not f.startswith(stdlib) or f.startswith(keep):
+                out.add(os.path.normpath(f))
     files = sorted(out)
     _code_files_memo["last"] = (key, tuple(files))
     return files
+
+
+# (standard library folders, installed-package folders), each with a trailing separator
+_roots_memo: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The standard library's folders (sysconfig's stdlib and platstdlib, and where `os` was loaded
+    from) and the installed packages' folders (purelib, platlib), which may lie inside them: an
+    interpreter installed without a venv (pyenv, a Docker image) keeps site-packages in its
+    stdlib folder, and a venv's platstdlib holds its site-packages. A file is standard library
+    when it is under the first and not under the second."""
+    got = _roots_memo.get("roots")
+    if got is not None:
+        return got
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+
+    def folders(*names: str) -> tuple[str, ...]:
+        out: set[str] = set()
+        for name in names:
+            p = paths.get(name) if name else os.path.dirname(os.__file__)
+            if p:
+                for q in (os.path.abspath(p), os.path.realpath(p)):
+                    out.add(q.rstrip(os.sep) + os.sep)
+        return tuple(sorted(out))
+
+    got = (folders("stdlib", "platstdlib", ""), folders("purelib", "platlib"))
+    _roots_memo["roots"] = got
+    return got
 
 
 def code_signatures(code: list[str]) -> list[Signature]:
     """`signatures(code)` of code files, each stat'ed once per command (`one_command()`): the
     code running a command is the code loaded when it started, whatever an edit does meanwhile
     (a later command finds the edit stale). Outside a command every call stats afresh."""
-    if not _confirmed:
+    confirmed = _confirmed.get()
+    if confirmed is None:
         return signatures(code)
-    confirmed = _confirmed[-1]
     out: list[Signature] = []
     for path in code:
         if path in confirmed:
@@ -362,3 +411,47 @@ def code_signatures(code: list[str]) -> list[Signature]:
         else:
             out.append(confirmed.setdefault(path, signature(path)))
     return out
+
+
+def process_started_ns() -> int:
+    """When this process started (wall clock, ns; Linux: from /proc, else when this module was
+    loaded): every module it runs was loaded after that."""
+    got = _started_memo.get("ns")
+    if got is not None:
+        return got
+    started = _IMPORTED_NS
+    try:
+        with unrecorded(), open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot (the name may hold spaces)
+        if ticks > 0:  # 0: a kernel (or sandbox) that does not say
+            up_at_start = ticks * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+            started = min(started, time.time_ns() - (time.clock_gettime_ns(time.CLOCK_BOOTTIME) - up_at_start))
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    _started_memo["ns"] = started
+    return started
+
+
+_started_memo: dict[str, int] = {}
+_said = {"stale code": False}
+
+
+def code_loaded_unchanged(code: list[str], sigs: list[Signature]) -> bool:
+    """Whether the code files on disk are still the ones this process loaded: none was modified
+    (mtime or ctime) after the process started, nor within RACY_NS before (coarse timestamps).
+    Else a result computed by the loaded code would be stored under the new code's signatures,
+    and served to a process running the new code (a long-lived MCP server, or a notebook, after
+    an edit or an upgrade): this process then stores nothing, and says so once on stderr. (An
+    absent file, `<stdin>` or one removed, is checked as absent, as before.)"""
+    limit = process_started_ns() - RACY_NS
+    for path, sig in zip(code, sigs):
+        if sig is not None and (sig[1] >= limit or sig[2] >= limit):
+            if not _said["stale code"]:
+                _said["stale code"] = True
+                from hotspot.diagnostics import note
+
+                note(f"note: {path} changed since this process started (or just before): results "
+                     "it computes from now on are not stored in the cache (a new process stores them)")
+            return False
+    return True

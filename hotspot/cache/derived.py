@@ -4,7 +4,9 @@
 
 The value and the warnings `compute` added are pickled; the entry's digest is checked before it is
 unpickled (hotspot/cache/store.py), and a value that fails to load is recomputed. Results whose
-inputs were modified moments before the computation are not stored (deps.RACY_NS).
+inputs were modified moments before the computation are not stored (deps.RACY_NS), nor results of
+a process whose code files changed since it started (deps.code_loaded_unchanged). The key holds
+hotspot's version and the interpreter besides `key`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     loc = store.location(create=True)
     if not loc.usable:
         return compute(warnings)
-    full_key = store.entry_key(kind, (FORMAT, store.runtime_identity(), kind, key))
+    full_key = store.entry_key(kind, (FORMAT, store.runtime_identity(), _version(), kind, key))
     name = store.name_of(kind, full_key)
     body = store.read_entry(loc.path, name, lambda fh: _head_ok(fh, size_cap), key=full_key)
     if body is not None:
@@ -53,6 +55,14 @@ def cached(kind: str, key: object, compute: Callable[[list[str]], T], warnings: 
     warnings.extend(added)
     _store(loc.path, name, full_key, value, added, read, started)
     return value
+
+
+def _version() -> str:
+    """hotspot's version: an upgrade invalidates every entry even where its files could not be
+    checked."""
+    from hotspot._version import __version__
+
+    return __version__
 
 
 def _head_ok(fh: BinaryIO, size_cap: int | None) -> bool:
@@ -86,6 +96,9 @@ def _load(body: memoryview, size_cap: int | None) -> tuple[object, list[object],
 def _store(folder: str, name: str, key: bytes, value: object, added: list[str], read: set[object],
            started: int) -> None:
     code = deps.code_files()
+    code_sigs = deps.code_signatures(code)
+    if not deps.code_loaded_unchanged(code, code_sigs):
+        return
     paths, listings = deps.split(read, code)
     sigs = deps.signatures(paths)
     if not deps.settled(sigs, started):
@@ -94,7 +107,7 @@ def _store(folder: str, name: str, key: bytes, value: object, added: list[str], 
         import pickle
 
         head = marshal.dumps((FORMAT, deps.largest_file(paths), paths, sigs, listings, code,
-                              deps.code_signatures(code)))
+                              code_sigs))
         store.write_entry(folder, name, len(head).to_bytes(HEAD_LENGTH, "little") + head,
                           lambda fh: pickle.dump((value, added), fh,
                                                  protocol=pickle.HIGHEST_PROTOCOL), key=key)

@@ -228,12 +228,14 @@ def _store(p: Plan, read: set[object], written: list[str], started: int, out: by
             return
         files.append((path, data))
     code = deps.code_files()
+    code_sigs = deps.code_signatures(code)
+    if not deps.code_loaded_unchanged(code, code_sigs):
+        return
     paths, listings = deps.split(read, code)
     outputs = {path for path, _ in files}
     paths = [q for q in paths if q not in outputs]  # a file this run wrote is not an input of it
     sigs = deps.signatures(paths)
     if not deps.settled(sigs, started):
         return
-    body = marshal.dumps((FORMAT, paths, sigs, listings, code, deps.code_signatures(code), 0, out, err,
-                          files))
+    body = marshal.dumps((FORMAT, paths, sigs, listings, code, code_sigs, 0, out, err, files))
     store.write_entry(p.folder, p.name, body, key=p.key)
