@@ -19,7 +19,8 @@ CAPTURES = [corpus_path("att", "gfx950", "vec_add"), corpus_path("att", "gfx942"
 
 @pytest.fixture
 def opens(monkeypatch):
-    """Counter of resolved paths opened through os.open / open / io.open while the test runs."""
+    """Counter of resolved paths opened through os.open / open / io.open while the test runs, and
+    of the wave files the native fold opens itself (`Fold.files`, through read_natively)."""
     seen: Counter[str] = Counter()
     real_os_open, real_open = os.open, builtins.open
 
@@ -41,9 +42,24 @@ def opens(monkeypatch):
             seen[k] += 1
         return real_open(file, *args, **kwargs)
 
+    import hotspot.capture as capture_pkg
+
+    real_native = capture_pkg.read_natively
+
+    def read_natively(batch, paths, ses, simds, start, stop, max_bytes, keep=None):
+        got = real_native(batch, paths, ses, simds, start, stop, max_bytes, keep)
+        i, _, res = got
+        # files start..i-1 were read in C, and file i too when it came back read (res)
+        for path in paths[start:i + (res is not None)]:
+            k = key(path)
+            if k:
+                seen[k] += 1
+        return got
+
     monkeypatch.setattr(os, "open", os_open)
     monkeypatch.setattr(builtins, "open", py_open)
     monkeypatch.setattr(io, "open", py_open)
+    monkeypatch.setattr(capture_pkg, "read_natively", read_natively)
     return seen
 
 

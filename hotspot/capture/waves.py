@@ -170,11 +170,12 @@ class WaveTotals:
                 got[2] += st
 
 
-def read_natively(batch: "Callable[[list[str], list[int], list[int], int, int, int], T]",
+def read_natively(batch: "Callable[[list[str], list[int], list[int], int, int, int, bytes | None], T]",
                   paths: list[str], ses: list[int], simds: list[int], start: int, stop: int,
-                  max_bytes: int | None) -> "T":
+                  max_bytes: int | None, keep: bytes | None = None) -> "T":
     """Wave files start..stop-1 opened and read by the native fold (`Fold.files`) under
     `open_input`'s rules (no link followed, no FIFO waited on, one fstat, the cap); what it leaves
     unread comes back to be read here. The call is made from the capture layer, the one place input
-    files are opened (tests/test_layering.py)."""
-    return batch(paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes)
+    files are opened (tests/test_layering.py). `keep`: the files whose columns the caller wants
+    back (Fold.files)."""
+    return batch(paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes, keep)

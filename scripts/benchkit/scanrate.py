@@ -73,10 +73,10 @@ def measure(dispatch: Path) -> dict:
             def __getattr__(self, name):  # noqa: ANN001, ANN204
                 return getattr(inner, name)
 
-            def wave(self, data, se, simd=-1):  # noqa: ANN001, ANN202
+            def wave(self, data, se, simd=-1, keep=False):  # noqa: ANN001, ANN202
                 s = _cpu()
                 try:
-                    return inner.wave(data, se, simd)
+                    return inner.wave(data, se, simd, keep)
                 finally:
                     fold_ns[0] += _cpu() - s
                     calls[0] += 1
@@ -97,9 +97,9 @@ def measure(dispatch: Path) -> dict:
             if self.issue is not None:  # issue sums go to the fold object (NativeIssue holds it)
                 self.issue.fold = self.fold
 
-    def wave(self, data, se, simd=-1):  # noqa: ANN001, ANN202
+    def wave(self, data, se, simd=-1, keep=False):  # noqa: ANN001, ANN202
         timing(self)
-        return real_wave(self, data, se, simd)
+        return real_wave(self, data, se, simd, keep)
 
     def timed_files(self, *args):  # noqa: ANN001, ANN002, ANN202
         timing(self)

@@ -2508,8 +2508,12 @@ static int fold_known(Fold *f, Wave *w, long long se, long long simd, Py_ssize_t
     return 1;
 }
 
-/* Scan and fold the wave text p[0..n) (p[n] == NUL): what Fold.wave returns for it. */
-static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se, long long simd) {
+/* Scan and fold the wave text p[0..n) (p[n] == NUL): what Fold.wave returns for it. `keep`: the
+ * caller wants the wave's columns even when C folds it (diff's per-wave sample): a folded wave is
+ * then answered (columns, -3), or (columns, -4) when the sums are due, so that its file is
+ * scanned once. */
+static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se, long long simd,
+                           int keep) {
     Wave w = f->scratch; /* the last wave's buffers */
     memset(&f->scratch, 0, sizeof f->scratch);
     f->again_ok = 0;
@@ -2530,7 +2534,17 @@ static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se,
         goto done;
     }
     if (k == 1) {
-        if (f->pending >= f->spill)
+        int due = f->pending >= f->spill;
+        if (keep) {
+            int e = edges_settle(&w); /* the columns as scan() gives them: edges encoded */
+            if (e < 0) goto done;
+            if (e == 0) { /* cannot be: the same edges text was encoded when the group met it */
+                PyErr_SetString(PyExc_SystemError, "Fold.wave: a folded wave's edges do not encode");
+                goto done;
+            }
+            PyObject *scanned = scanned_tuple(&w, h);
+            if (scanned) out = Py_BuildValue("(Nn)", scanned, (Py_ssize_t)(due ? -4 : -3));
+        } else if (due)
             out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
         else
             out = Py_NewRef(Py_None);
@@ -2565,11 +2579,13 @@ done:
 
 /* again(se, simd): fold the wave the last wave()/files() call handed back (still in the scratch
  * columns) as that call would fold it now: 1 folded, 2 folded and the sums are due (the spill
- * signal), 0 not folded (nothing changed; the caller scans the bytes again). Once per hand-back. */
+ * signal), 0 not folded (nothing changed: a scan of its bytes would not fold it either), -1 the
+ * columns are not held (a huge wave's buffers are not kept; the caller scans the bytes again).
+ * Once per hand-back. */
 static PyObject *Fold_again(Fold *f, PyObject *args) {
     long long se, simd = -1;
     if (!PyArg_ParseTuple(args, "L|L", &se, &simd)) return NULL;
-    if (!f->again_ok) return PyLong_FromLong(0);
+    if (!f->again_ok) return PyLong_FromLong(-1);
     f->again_ok = 0;
     Wave w = f->scratch;
     memset(&f->scratch, 0, sizeof f->scratch);
@@ -2581,13 +2597,15 @@ static PyObject *Fold_again(Fold *f, PyObject *args) {
     return PyLong_FromLong(k != 1 ? 0 : f->pending >= f->spill ? 2 : 1);
 }
 
+/* wave(data, se, simd=-1, keep=False): see fold_text. */
 static PyObject *Fold_wave(Fold *f, PyObject *args) {
     PyObject *data;
     long long se, simd = -1;
-    if (!PyArg_ParseTuple(args, "OL|L", &data, &se, &simd)) return NULL;
+    int keep = 0;
+    if (!PyArg_ParseTuple(args, "OL|Lp", &data, &se, &simd, &keep)) return NULL;
     Text t;
     if (!text_open(data, &t)) return NULL;
-    PyObject *out = fold_text(f, t.p, t.n, se, simd);
+    PyObject *out = fold_text(f, t.p, t.n, se, simd, keep);
     text_close(&t); /* after fold_text: a scanned tuple copies the waitcnt text */
     return out;
 }
@@ -2631,23 +2649,33 @@ static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) 
     return ok;
 }
 
-/* files(paths, ses, simds, start, stop, cap): read and fold wave files start..stop-1 in turn (cap:
- * the byte limit, -1 none) while C folds them, then return (i, data, res):
+/* files(paths, ses, simds, start, stop, cap, keep=None): read and fold wave files start..stop-1 in
+ * turn (cap: the byte limit, -1 none) while C folds them, then return (i, data, res):
  * i == stop: all folded; res None: file i is not read (read_file says why), the caller reads and
- * folds it; else file i was folded as fold.wave(data, se, simd) would, `res` being what that
- * returns (data: the file's bytes, None when res asks for the spill only). Each open raises the
- * "open" audit event as os.open does (the result cache records what a command read). */
+ * folds it; else file i was folded as fold.wave(data, se, simd, keep[i]) would, `res` being what
+ * that returns (data: the file's bytes, None when res is a folded wave's: the spill signal or the
+ * kept columns). `keep`: None or bytes, one per path, nonzero for the files whose columns the
+ * caller wants; such a file is answered even when C folds it. Each open raises the "open" audit
+ * event as os.open does (the result cache records what a command read). */
 static PyObject *Fold_files(Fold *f, PyObject *args) {
-    PyObject *paths, *ses, *simds;
+    PyObject *paths, *ses, *simds, *keep = Py_None;
     Py_ssize_t start, stop;
     long long cap;
-    if (!PyArg_ParseTuple(args, "O!O!O!nnL", &PyList_Type, &paths, &PyList_Type, &ses, &PyList_Type,
-                          &simds, &start, &stop, &cap))
+    if (!PyArg_ParseTuple(args, "O!O!O!nnL|O", &PyList_Type, &paths, &PyList_Type, &ses, &PyList_Type,
+                          &simds, &start, &stop, &cap, &keep))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(paths);
     if (PyList_GET_SIZE(ses) != n || PyList_GET_SIZE(simds) != n || start < 0 || stop > n) {
         PyErr_SetString(PyExc_ValueError, "Fold.files: lists of unequal length or range outside them");
         return NULL;
+    }
+    const char *wanted = NULL;
+    if (keep != Py_None) {
+        if (!PyBytes_Check(keep) || PyBytes_GET_SIZE(keep) != n) {
+            PyErr_SetString(PyExc_ValueError, "Fold.files: keep is None or bytes, one per path");
+            return NULL;
+        }
+        wanted = PyBytes_AS_STRING(keep);
     }
     for (Py_ssize_t i = start; i < stop; i++) {
         PyObject *path = PyList_GET_ITEM(paths, i);
@@ -2661,16 +2689,15 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
         int ok = read_file(f, PyBytes_AS_STRING(encoded), cap, &len);
         Py_DECREF(encoded);
         if (!ok) return Py_BuildValue("(nOO)", i, Py_None, Py_None);
-        PyObject *res = fold_text(f, f->buf, len, se, simd);
+        PyObject *res = fold_text(f, f->buf, len, se, simd, wanted != NULL && wanted[i]);
         if (!res) return NULL;
         if (res == Py_None) {
             Py_DECREF(res);
             continue;
         }
-        int spill_only = PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 &&
-                         PyTuple_GET_ITEM(res, 0) == Py_None &&
-                         PyLong_AsSsize_t(PyTuple_GET_ITEM(res, 1)) == -2;
-        PyObject *data = spill_only ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize(f->buf, len);
+        int folded = PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 &&
+                     PyLong_AsSsize_t(PyTuple_GET_ITEM(res, 1)) <= -2;
+        PyObject *data = folded ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize(f->buf, len);
         if (!data) {
             Py_DECREF(res);
             return NULL;
@@ -3305,7 +3332,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 4
+#define WAVESCAN_ABI 5
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
     if (PyType_Ready(&FoldType) < 0) return NULL;

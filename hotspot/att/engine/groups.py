@@ -567,6 +567,8 @@ class NativeFold:
         self.part = part
         self.tables = tables
         self.members: list[SequenceGroup | None] = []  # by C index
+        # the columns of the last wave answered with them: handed back, or folded and kept (`keep`)
+        self.kept: ScannedWave | None = None
         # with the rows' unit costs, C adds each folded wave's issue sums too (no second scan)
         self.issue: NativeIssue | None = None
         if issue is not None:
@@ -574,38 +576,48 @@ class NativeFold:
                 part.issue = IssueAccumulator()
             self.issue = NativeIssue(self.fold, issue, part.issue)
 
-    def wave(self, data: bytes, se: int, simd: int = -1) -> "tuple[bool, ScannedWave | None]":
+    def wave(self, data: bytes, se: int, simd: int = -1, keep: bool = False
+             ) -> "tuple[bool, ScannedWave | None]":
         """(done, scanned): done when C folded the wave (and, with issue weights, added its issue
-        sums); else the Python path takes `scanned`."""
-        return self.folded(self.fold.wave(data, se, simd), data, se, simd)
+        sums); else the Python path takes `scanned`. `keep`: the wave's columns are wanted either
+        way (`kept`), from the one scan."""
+        return self.folded(self.fold.wave(data, se, simd, keep), data, se, simd)
 
     def files(self, paths: list[str], ses: list[int], simds: list[int], start: int, stop: int,
-              max_bytes: int | None) -> "tuple[int, bytes | None, tuple[Any, int] | None] | None":
+              max_bytes: int | None, keep: bytes | None = None
+              ) -> "tuple[int, bytes | None, tuple[Any, int] | None] | None":
         """Read and fold files start..stop-1 in C while C folds them (`Fold.files`): (i, data,
         res), i == stop when all were; else file i is either not read (res None: the caller reads
         it in Python, which refuses what C left) or read as `data` with `res` what `fold.wave`
-        gave for it (for `folded`). None without Fold.files (a platform without its calls)."""
+        gave for it (for `folded`; data None when C folded it). `keep`: one byte per path, nonzero
+        for a file whose columns are wanted (`kept`): C answers at that file even when it folds
+        it. None without Fold.files (a platform without its calls)."""
         batch = getattr(self.fold, "files", None)
         if batch is None:
             return None
         from hotspot.capture import read_natively
 
         got: tuple[int, bytes | None, tuple[Any, int] | None] = read_natively(
-            batch, paths, ses, simds, start, stop, max_bytes)
+            batch, paths, ses, simds, start, stop, max_bytes, keep)
         return got
 
     def folded(self, res: tuple[Any, int] | None, data: bytes | None, se: int, simd: int
                ) -> "tuple[bool, ScannedWave | None]":
-        """`wave`'s answer from what `fold.wave` returned for `data`."""
+        """`wave`'s answer from what `fold.wave` returned for `data`; the wave's columns, when the
+        answer holds them, are left in `kept`."""
+        self.kept = None
         if res is None:
             return True, None
         found, index = res
-        if index == -2:  # folded; the int64 sums are due for Python integers
-            self.settle_all()
+        if index <= -2:  # folded; -3/-4 with its columns (keep); -2/-4: the int64 sums are due
+            if found is not None:
+                self.kept = ScannedWave(*found)
+            if index != -3:
+                self.settle_all()
             return True, None
         if index == -1 and found is not None:
             # A sequence C does not know: build its group once, register it, fold again in C.
-            scanned = ScannedWave(*found)
+            scanned = self.kept = ScannedWave(*found)
             assert data is not None  # Fold.files hands the bytes back with every such answer
             if registrable(scanned) and self._adopt(scanned, data, se, simd):
                 return True, None
@@ -614,7 +626,8 @@ class NativeFold:
         self.take_barriers()
         if index >= 0:
             self._take(index)
-        return False, ScannedWave(*found) if found is not None else None
+        self.kept = ScannedWave(*found) if found is not None else None
+        return False, self.kept
 
     def _adopt(self, wave: ScannedWave, data: bytes, se: int, simd: int) -> bool:
         """Register the group of `wave` (built here when new) and fold the wave in C; False (and
@@ -633,16 +646,17 @@ class NativeFold:
             return False
         self._register(group, wave)
         # the wave C just handed back, still in its columns, folded without a second scan (a
-        # build without `again`, or a wave it does not fold, is scanned again below as before)
+        # build without `again`, or a wave whose columns C did not keep, is scanned again below)
         again = getattr(self.fold, "again", None)
-        folded = again(se, simd) if again is not None else 0
-        if folded:
+        folded = again(se, simd) if again is not None else -1
+        if folded > 0:
             if new:
                 admit_group(self.part, self.part.open_groups, key, group)
             if folded == 2:
                 self.settle_all()
             return True
-        res = self.fold.wave(data, se, simd)
+        # 0: C declined the columns it holds (other edges, odd values), as a scan would
+        res = self.fold.wave(data, se, simd) if folded < 0 else (None, -1)
         if res is not None and res[1] != -2:  # other edges or odd values: not folded
             if new:
                 assert group.native_index is not None  # given by _register

@@ -160,6 +160,11 @@ def wave_of_data(wf: WaveFile, data: bytes, scanned: ScannedWave | None = None) 
         scanned = scan(mod, data)
     if scanned is None or mod is None:
         return wave_of_bytes(wf, data)
+    return wave_of_scanned(wf, mod, scanned)
+
+
+def wave_of_scanned(wf: WaveFile, mod: ModuleType, scanned: ScannedWave) -> Wave:
+    """The checked Wave of a wave's scanned columns (`wave_of_data` once the bytes are scanned)."""
     check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
     records = Rows(*(scanned.column(c) for c in ("times", "cats", "stalls", "durations", "lines")))
     return Wave(wf, scanned.begin, scanned.end, records,
@@ -184,12 +189,13 @@ def sample_wave(wave: Wave, tables: LineTables, sequences: dict[Any, SequenceFac
             (wave.cu if wave.cu is not None else -1, wave.begin))
 
 
-def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: LineTables,
+def sample_scanned(wf: WaveFile, scanned: ScannedWave, tables: LineTables,
                    sequences: dict[Any, SequenceFacts], replay: Replay | None,
                    expected_edges: Callable[[], bytes] | None) -> WaveSample:
-    """`sample_wave` of a natively scanned wave, without turning its columns or its decoder
-    edges into Python lists unless they differ from its sequence's replay (`expected_edges`: that
-    replay's edges in the scanner's encoding, when the pass has them)."""
+    """`sample_wave` of a natively scanned wave (the columns of the fold's own scan of its
+    file), without turning its columns or its decoder edges into Python lists unless they differ
+    from its sequence's replay (`expected_edges`: that replay's edges in the scanner's encoding,
+    when the pass has them)."""
     mod = native()
     assert mod is not None
     check_wave(wf.where, scanned.begin, scanned.end, *scanned_ranges(mod, scanned))
@@ -202,7 +208,7 @@ def sample_scanned(wf: WaveFile, data: bytes, scanned: ScannedWave, tables: Line
                                   and scanned.edges_key == expected_edges()):
         blamed = seq.replayed_blame(stalls)
     else:  # other edges than the replay's: the exact split, over the parsed records
-        blamed = seq.blame(wave_of_data(wf, data, scanned), stalls)
+        blamed = seq.blame(wave_of_scanned(wf, mod, scanned), stalls)
     runs = seq.straight_runs(mod, scanned.lines)
     if runs is not None:  # per line Σ stall and Σ duration: one C vector add per straight run
         return (runs.order, runs.sums(scanned.stalls), runs.sums(scanned.durations), runs.hits,

@@ -205,28 +205,33 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
     data: bytes | None  # dropped once the scanner's columns hold the wave
     sequences: dict[object, SequenceFacts] = {}  # of the sampled waves, by their executed order
     # a sampled wave is taken after the pass folded it (its sequence's replay is then the
-    # group's): at the top of the next file, and after the last
-    pending: tuple[WaveFile, bytes, ScannedWave | None] | None = None
+    # group's): at the top of the next file, and after the last. Its columns are those of the
+    # fold's one scan of the file (`NativeFold.kept`); its bytes are kept only when no scan read
+    # them (None once the columns hold the wave).
+    pending: tuple[WaveFile, bytes | None, ScannedWave | None] | None = None
 
     def take_sample() -> None:
         wf, raw, sc = pending  # type: ignore[misc]  # called only while a sample is pending
         if sc is None or mod is None:
+            assert raw is not None  # a wave no scan read is pending with its bytes
             part.samples[wf.where] = sample_wave(wave_of_data(wf, raw), tables, sequences)
             return
         group = _scanned_group(part.open_groups.groups, sc)
         part.samples[wf.where] = sample_scanned(
-            wf, raw, sc, tables, sequences,
+            wf, sc, tables, sequences,
             (group.entries, group.positions, group.ooo) if group is not None else None,
             (lambda: group.expected_key(mod)) if group is not None else None)
 
-    # Runs of files C reads and folds itself (`NativeFold.files`): not the sampled files, nor
-    # those whose bytes the session keeps (both read here, as before)
-    special = opts.sample | kept_paths() if opts.sample else kept_paths()
+    # Runs of files C reads and folds itself (`NativeFold.files`): not those whose bytes the
+    # session keeps (read here, as before). C answers at each sampled file with its columns.
+    special = kept_paths()
     stops = [k for k, d in enumerate(descs) if d[0] in special] if special else []
     stops.append(len(descs))
     paths = [d[0] for d in descs] if fused is not None else []
     ses = [d[1] for d in descs] if fused is not None else []
     simds = [d[2] for d in descs] if fused is not None else []
+    keep = (bytes(d[0] in opts.sample for d in descs) if fused is not None and opts.sample
+            else None)
     batched = fused is not None
     i = 0
     while i < len(descs):
@@ -237,7 +242,7 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
         c_res = None  # what C folded file i into, when Fold.files read it (as `data`)
         if batched and fused is not None and not part.records_only and path not in special:
             stop = min(i + FILES_PER_CALL, stops[bisect_right(stops, i)])
-            got = fused.files(paths, ses, simds, i, stop, opts.max_bytes)
+            got = fused.files(paths, ses, simds, i, stop, opts.max_bytes, keep)
             if got is None:
                 batched = False
             else:
@@ -253,22 +258,24 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             progress.advance()
         if c_res is None:
             raw = read_wave_bytes(path, opts.max_bytes)
-        elif data is None:  # folded in C, which asks for its int64 sums to be settled
+        elif data is None:  # folded in C (the spill signal, or a sampled wave's columns)
             assert fused is not None  # only the fused pass reads files in C
             fused.folded(c_res, None, se, simd)
+            if path in opts.sample:
+                pending = (WaveFile(path, se, simd, slot, n), None, fused.kept)
             continue
         else:
             raw = data
         sampled = path in opts.sample
         in_c = fused is not None and not part.records_only
-        # one scan of the bytes for both the issue accumulator and the sample (the C fold adds
-        # the issue sums of a wave it folds itself)
-        pre = (scan(mod, raw) if mod is not None and (sampled or (opts.issue is not None and not in_c))
+        # one scan of the bytes for both the issue accumulator and the sample off the C fold (the
+        # C fold adds the issue sums of a wave it folds itself, and hands back its columns)
+        pre = (scan(mod, raw) if mod is not None and not in_c and (sampled or opts.issue is not None)
                else None)
         doc: JsonValue = None  # orjson's parse when the issue accumulator took one: the fold reuses it
         if opts.issue is not None and not in_c:
             doc = observe_issue(part, opts.issue, mod, raw, path, se, simd, pre)
-        if sampled:  # from the bytes just read: the file is opened once
+        if sampled and not in_c:  # from the bytes just read: the file is opened once
             pending = (WaveFile(path, se, simd, slot, n), raw, pre)
         if fused is not None and in_c:
             # Folded in C unless the wave needs the Python path below; a wave with values no
@@ -276,7 +283,10 @@ def run_chunk_open(descs: list[WaveDesc], opts: PassOptions,
             # comes back, so a check of those values runs below, on the scanned columns or on
             # `fused.last_ranges()`, the same for both paths.
             done, scanned = (fused.folded(c_res, raw, se, simd) if c_res is not None
-                             else fused.wave(raw, se, simd))
+                             else fused.wave(raw, se, simd, sampled))
+            if sampled:  # the columns of C's one scan (none: only orjson reads the file)
+                pending = (WaveFile(path, se, simd, slot, n),
+                           raw if fused.kept is None else None, fused.kept)
             if done:
                 continue
             if opts.issue is not None:  # from C's scan (None: only orjson reads the file)
