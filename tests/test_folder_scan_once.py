@@ -27,11 +27,11 @@ def test_the_folder_is_scanned_once(tmp_path, monkeypatch, listed):
     scans: list[str] = []
     scandir, listdir = os.scandir, os.listdir
 
-    def counted_scandir(path):  # type: ignore[no-untyped-def]
+    def counted_scandir(path):
         scans.append(os.fspath(path))
         return scandir(path)
 
-    def counted_listdir(path):  # type: ignore[no-untyped-def]
+    def counted_listdir(path):
         scans.append(os.fspath(path))
         return listdir(path)
 
