@@ -167,4 +167,3 @@ def parse_json(path: Path, data: bytes) -> JsonValue:
         raise bad_file(path, f"malformed JSON ({exc})",
                        "the file may be truncated; re-run the decoder or re-capture",
                        code="malformed-json")
-

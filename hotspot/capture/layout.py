@@ -312,7 +312,7 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
     if listing is not None:
         raise bad_file(fn_path, "field 'wave_filenames' is not an object")
     found = []
-    for name in list_folder(path):
+    for name in (scan or _FolderScan(path)).names():  # the scan `_distinct_waves` reads too
         m = WAVE_FILE_RE.match(name)
         if m:
             ise, isimd, islot, i_n = (int(g) for g in m.groups())

@@ -16,6 +16,7 @@ from hotspot.result import JsonValue
 from hotspot.record import record
 
 T = TypeVar("T")
+_INT64_MAX = (1 << 63) - 1  # Fold.files takes its cap as a C long long
 
 # Decoder instruction category enum (FORMATS.md §1.2).
 DECODER_CATEGORIES: tuple[str, ...] = ("none", "smem", "salu", "vmem", "flat", "lds", "valu",
@@ -177,5 +178,8 @@ def read_natively(batch: "Callable[[list[str], list[int], list[int], int, int, i
     `open_input`'s rules (no link followed, no FIFO waited on, one fstat, the cap); what it leaves
     unread comes back to be read here. The call is made from the capture layer, the one place input
     files are opened (tests/test_layering.py). `keep`: the files whose columns the caller wants
-    back (Fold.files)."""
-    return batch(paths, ses, simds, start, stop, -1 if max_bytes is None else max_bytes, keep)
+    back (Fold.files). Fold.files's cap is -1 for none: only None maps to it; a negative
+    `max_bytes`, under every size, is passed as -2 (C then leaves every file here, and
+    `read_capped` refuses each as over the limit); one past int64 as int64's largest."""
+    cap = -1 if max_bytes is None else min(max_bytes, _INT64_MAX) if max_bytes >= 0 else -2
+    return batch(paths, ses, simds, start, stop, cap, keep)

@@ -2029,6 +2029,7 @@ typedef struct {
     Wave scratch; /* the buffers the next wave is scanned into */
     char *buf; /* Fold.files: the file being folded, read into this (kept for the next one) */
     size_t buf_cap;
+    int busy; /* a Fold.files call is running (it releases the GIL around its reads) */
     int again_ok; /* the scratch columns hold a wave handed back by the last call (Fold.again) */
 } Fold;
 
@@ -2543,6 +2544,7 @@ static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se,
                 goto done;
             }
             PyObject *scanned = scanned_tuple(&w, h);
+            w.edges_at = w.edges_end = NULL; /* the text they point into is gone after this call */
             if (scanned) out = Py_BuildValue("(Nn)", scanned, (Py_ssize_t)(due ? -4 : -3));
         } else if (due)
             out = Py_BuildValue("(On)", Py_None, (Py_ssize_t)-2);
@@ -2562,8 +2564,9 @@ static PyObject *fold_text(Fold *f, const char *p, Py_ssize_t len, long long se,
                                   w.states.v, w.cycles.v};
         Py_ssize_t lens[7] = {w.cols[0].n, w.cols[1].n, w.cols[2].n, w.cols[3].n, w.cols[4].n,
                               w.states.n, w.cycles.n};
-        for (int k = 0; k < 7; k++) col_range_of(cols[k], lens[k], &f->rmin[k], &f->rmax[k], &f->rhas[k]);
+        for (int c = 0; c < 7; c++) col_range_of(cols[c], lens[c], &f->rmin[c], &f->rmax[c], &f->rhas[c]);
         PyObject *scanned = scanned_tuple(&w, h);
+        w.edges_at = w.edges_end = NULL; /* the text they point into is gone after this call */
         if (scanned) {
             out = Py_BuildValue("(Nn)", scanned, gi);
             handed = out != NULL;
@@ -2613,25 +2616,26 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
 #ifdef FOLD_FILES
 /* The bytes of one wave file into f->buf (NUL after them), read the way hotspot/capture/files.py
  * `read_capped` reads a file that raises nothing: opened without following a symlink and without
- * blocking, a regular file (fstat), at most `cap` bytes (-1: no cap), read whole in one call.
- * 1 read, 0 anything else (a link, a FIFO, a device, too large, a short read, an error): the
- * caller then reads the file in Python, which follows a link it may follow and refuses the rest
- * with its messages. The GIL is released around the system calls. */
+ * blocking, a regular file (fstat), at most `cap` bytes (-1: no cap; any other negative cap is
+ * under every size, as in Python), read whole in one call. 1 read, 0 anything else (a link, a
+ * FIFO, a device, over the cap, a short read, an error, a file whose buffer would pass
+ * KEEP_BUF_BYTES): the caller then reads the file in Python, which follows a link it may follow and
+ * refuses the rest with its messages. The GIL is released around the system calls. */
 static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) {
     int ok = 0;
     Py_BEGIN_ALLOW_THREADS
     int fd = open(path, FILE_FLAGS);
     struct stat st;
     if (fd >= 0) {
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (cap < 0 || st.st_size <= cap)
-                && (uint64_t)st.st_size < (uint64_t)PY_SSIZE_T_MAX - 2) {
+        /* a file too big to keep the buffer of is left to Python: a buffer as big as the largest
+         * file would stay allocated while Python works on that file, and after */
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (cap == -1 || st.st_size <= cap)
+                && (uint64_t)st.st_size <= KEEP_BUF_BYTES - 2) {
             size_t need = (size_t)st.st_size + 2;
-            if (need > f->buf_cap) {
-                char *nb = realloc(f->buf, need);
-                if (nb) {
-                    f->buf = nb;
-                    f->buf_cap = need;
-                }
+            if (need > f->buf_cap) { /* the old bytes are not needed: no realloc copy of them */
+                free(f->buf);
+                f->buf = malloc(need);
+                f->buf_cap = f->buf ? need : 0;
             }
             if (need <= f->buf_cap) {
                 /* one byte more than the size: a file that grew is read again in Python */
@@ -2649,6 +2653,29 @@ static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) 
     return ok;
 }
 
+/* Item i of files()'s lists: the path (a new reference: the audit hooks and __fspath__ that see it
+ * may change the lists), its SE and SIMD; NULL with an exception when the lists no longer reach i
+ * or a number is not one. */
+static PyObject *files_item(PyObject *paths, PyObject *ses, PyObject *simds, Py_ssize_t i,
+                            long long *se, long long *simd) {
+    if (i >= PyList_GET_SIZE(paths) || i >= PyList_GET_SIZE(ses) || i >= PyList_GET_SIZE(simds)) {
+        PyErr_SetString(PyExc_RuntimeError, "Fold.files: the lists changed during the call");
+        return NULL;
+    }
+    PyObject *path = Py_NewRef(PyList_GET_ITEM(paths, i));
+    PyObject *se_o = Py_NewRef(PyList_GET_ITEM(ses, i)), *simd_o = Py_NewRef(PyList_GET_ITEM(simds, i));
+    *se = PyLong_AsLongLong(se_o);
+    int bad = *se == -1 && PyErr_Occurred();
+    if (!bad) {
+        *simd = PyLong_AsLongLong(simd_o);
+        bad = *simd == -1 && PyErr_Occurred();
+    }
+    Py_DECREF(se_o);
+    Py_DECREF(simd_o);
+    if (bad) Py_CLEAR(path);
+    return path;
+}
+
 /* files(paths, ses, simds, start, stop, cap, keep=None): read and fold wave files start..stop-1 in
  * turn (cap: the byte limit, -1 none) while C folds them, then return (i, data, res):
  * i == stop: all folded; res None: file i is not read (read_file says why), the caller reads and
@@ -2657,7 +2684,7 @@ static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) 
  * kept columns). `keep`: None or bytes, one per path, nonzero for the files whose columns the
  * caller wants; such a file is answered even when C folds it. Each open raises the "open" audit
  * event as os.open does (the result cache records what a command read). */
-static PyObject *Fold_files(Fold *f, PyObject *args) {
+static PyObject *files_run(Fold *f, PyObject *args) {
     PyObject *paths, *ses, *simds, *keep = Py_None;
     Py_ssize_t start, stop;
     long long cap;
@@ -2665,7 +2692,8 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
                           &simds, &start, &stop, &cap, &keep))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(paths);
-    if (PyList_GET_SIZE(ses) != n || PyList_GET_SIZE(simds) != n || start < 0 || stop > n) {
+    if (PyList_GET_SIZE(ses) != n || PyList_GET_SIZE(simds) != n || start < 0 || start > stop
+            || stop > n) {
         PyErr_SetString(PyExc_ValueError, "Fold.files: lists of unequal length or range outside them");
         return NULL;
     }
@@ -2678,13 +2706,14 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
         wanted = PyBytes_AS_STRING(keep);
     }
     for (Py_ssize_t i = start; i < stop; i++) {
-        PyObject *path = PyList_GET_ITEM(paths, i);
-        long long se = PyLong_AsLongLong(PyList_GET_ITEM(ses, i));
-        long long simd = PyLong_AsLongLong(PyList_GET_ITEM(simds, i));
-        if ((se == -1 || simd == -1) && PyErr_Occurred()) return NULL;
-        if (PySys_Audit("open", "OOi", path, Py_None, FILE_FLAGS) < 0) return NULL;
+        long long se, simd;
+        PyObject *path = files_item(paths, ses, simds, i, &se, &simd);
+        if (!path) return NULL;
         PyObject *encoded = NULL;
-        if (!PyUnicode_FSConverter(path, &encoded)) return NULL;
+        int named = PySys_Audit("open", "OOi", path, Py_None, FILE_FLAGS) >= 0 &&
+                    PyUnicode_FSConverter(path, &encoded);
+        Py_DECREF(path);
+        if (!named) return NULL;
         Py_ssize_t len = 0;
         int ok = read_file(f, PyBytes_AS_STRING(encoded), cap, &len);
         Py_DECREF(encoded);
@@ -2693,6 +2722,7 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
         if (!res) return NULL;
         if (res == Py_None) {
             Py_DECREF(res);
+            if (PyErr_CheckSignals() < 0) return NULL; /* Ctrl-C between files */
             continue;
         }
         int folded = PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 &&
@@ -2704,12 +2734,25 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
         }
         return Py_BuildValue("(nNN)", i, data, res);
     }
-    if (f->buf_cap > KEEP_BUF_BYTES) { /* a rare huge file: its buffer is not kept */
+    return Py_BuildValue("(nOO)", stop, Py_None, Py_None);
+}
+
+/* One call at a time per Fold (the reads run without the GIL, into f->buf): a second call while
+ * one runs, from another thread or from a hook the first one calls, raises RuntimeError. */
+static PyObject *Fold_files(Fold *f, PyObject *args) {
+    if (f->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Fold.files: already running on this Fold");
+        return NULL;
+    }
+    f->busy = 1;
+    PyObject *out = files_run(f, args);
+    f->busy = 0;
+    if (f->buf_cap > KEEP_BUF_BYTES) { /* not reached while read_file keeps to the bound */
         free(f->buf);
         f->buf = NULL;
         f->buf_cap = 0;
     }
-    return Py_BuildValue("(nOO)", stop, Py_None, Py_None);
+    return out;
 }
 #endif
 
@@ -3345,5 +3388,13 @@ PyMODINIT_FUNC PyInit__wavescan(void) {
         Py_DECREF(m);
         return NULL;
     }
+#ifdef FOLD_FILES
+    /* Fold.files's open flags and buffer bound, for the tests that hold them to files.py's */
+    if (PyModule_AddIntConstant(m, "FILE_FLAGS", FILE_FLAGS) < 0
+            || PyModule_AddIntConstant(m, "KEEP_BUF_BYTES", (long)KEEP_BUF_BYTES) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+#endif
     return m;
 }
