@@ -102,7 +102,8 @@ def test_short_runs_negative_or_huge_lines_keep_the_record_fold():
 
 
 def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, replicates: int,
-                      seed: int, level: float, row_sd=(), centres=()) -> list[stats.RowTest | None]:
+                      seed: int, level: float, row_sd=(), centres=(), capture_df: float = 0.0
+                      ) -> list[stats.RowTest | None]:
     """The resampling test written out replicate by replicate (no packing, no shared fields):
     the same draws from the same seed, each replicate's sums taken over the waves drawn; a row's
     replicates moved onto its centre (the shown change) when it has one."""
@@ -124,6 +125,12 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
     draws_b, draws_a = drawn_waves(before), drawn_waves(after)
     f_b = [before.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     f_a = [after.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
+    if capture_df:
+        # σ known to capture_df degrees of freedom: σ·√(ν/χ²_ν) per replicate, both sides
+        for i in range(replicates):
+            s = math.sqrt(capture_df / rng.gammavariate(capture_df / 2, 2.0))
+            f_b[i] *= s
+            f_a[i] *= s
     own = {}
     for r, sd in enumerate(row_sd):
         if sd > 0:
@@ -136,8 +143,9 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
         for waves, lf in zip(draws, factors):
             s = sum(round(side.numerators[row][w] * stats.SCALE) for w in waves)
             d = sum(side.denominators[row][w] for w in waves)
-            ratio = observed + (s / (d * stats.SCALE) - observed) * inflate if d else 0.0
-            out.append(math.log(ratio) + lf if ratio > 0 else None)
+            # widened on the log scale: exp(log obs + (log r − log obs)·inflate)
+            out.append(math.log(observed) + (math.log(s / (d * stats.SCALE)) - math.log(observed))
+                       * inflate + lf if s > 0 and d else None)
         return out
 
     def quantile(xs, q):
@@ -163,7 +171,7 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
             continue
         change = ra / rb - 1
         centre = centres[row] if row < len(centres) else None
-        if centre is not None and centre > -1:
+        if centre is not None:
             shift = math.log1p(centre) - math.log(ra / rb)
             diffs = [d + shift for d in diffs]
             change = centre
@@ -173,7 +181,9 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
             mean = sum(diffs) / len(diffs)
             sd = math.sqrt(sum((v - mean) ** 2 for v in diffs) / max(1, len(diffs) - 1))
             tail = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
-            p = tail if tail < 1 - level else p
+            # raised, never lowered, and never under what the count supports: 1/(n + 1)
+            least = 1 / (len(diffs) + 1)
+            p = max(p, tail, least) if max(p, tail, least) < 1 - level else max(p, least)
         lo, hi = quantile(diffs, (1 - level) / 2), quantile(diffs, (1 + level) / 2)
         results.append(stats.RowTest(change, (math.exp(lo) - 1, math.exp(hi) - 1), p))
     return results
@@ -210,8 +220,9 @@ def _side(rng: random.Random, rows: int, waves: int, shared: bool, zero_row: int
     return stats.SideSamples(nums, dens, 0.01, clusters, strata)
 
 
+@pytest.mark.parametrize("df", [0.0, 2.0], ids=["sigma-known", "sigma-2df"])
 @pytest.mark.parametrize("shared", [True, False], ids=["shared-units", "own-units"])
-def test_bootstrap_equals_the_direct_computation(shared):
+def test_bootstrap_equals_the_direct_computation(shared, df):
     rng = random.Random(5)
     before = _side(rng, 12, 32, shared, zero_row=3)
     after = _side(rng, 12, 32, shared, zero_row=None)
@@ -219,8 +230,8 @@ def test_bootstrap_equals_the_direct_computation(shared):
     row_sd[5] = 0.2
     centres = [None] * 12
     centres[2], centres[7] = 0.05, -0.3  # rows shown over more waves than resampled
-    fast = stats.bootstrap(before, after, 300, 17, 0.95, row_sd, centres)
-    assert fast == _direct_bootstrap(before, after, 300, 17, 0.95, row_sd, centres)
+    fast = stats.bootstrap(before, after, 300, 17, 0.95, row_sd, centres, df)
+    assert fast == _direct_bootstrap(before, after, 300, 17, 0.95, row_sd, centres, df)
     assert any(t is not None for t in fast)
     assert fast[2] is not None and fast[2].change == 0.05
 
