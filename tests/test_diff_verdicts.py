@@ -184,6 +184,7 @@ def _printed_rows(text: str, markdown: bool) -> list[dict]:
         cells = [c.strip() for c in line.strip("|").split("|")] if markdown else None
         flat = " ".join(cells) if cells else line
         m = ROW.search(flat)
+        flat = flat.replace("\u00a0", " ")  # "noise\u00a0(q)": kept together in text
         verdict = next((v for v in VERDICTS if flat.rstrip().endswith(v)), None)
         if m is None or verdict is None:
             continue  # a heading, a flagged-list row (no verdict column), an untested row

@@ -19,7 +19,8 @@ KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle:
 # How a signed percentage and an interval are written: the tables here and the verdict line
 # (hotspot/diff/api.py) alike, so a row reads the same wherever it is printed.
 MINUS = "\u2212"
-# A verdict cell's words joined so a narrow table wraps none of them apart ("(q)" alone on a line)
+# Joins "(q)" to the verdict word before it, so a narrow table never leaves it alone on a line
+# (the words themselves keep plain spaces: `grep "within noise"` still finds them)
 NO_BREAK = "\u00a0"
 
 
@@ -70,7 +71,7 @@ def change_text(r: Any) -> str:
 
 def _verdict_cell(r: Any, level: float, markdown: bool = False) -> str:
     words = _verdict_words(r, level)
-    return words if markdown else words.replace(" ", NO_BREAK)
+    return words if markdown else words.replace(" (q)", NO_BREAK + "(q)")
 
 
 def _verdict_words(r: Any, level: float) -> str:
