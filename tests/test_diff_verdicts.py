@@ -136,7 +136,11 @@ def _pair(corpus: Path, b: str, a: str):
 @pytest.mark.parametrize("b,a", PAIRS, ids=[f"{Path(b).name[:21]}-{Path(a).name[:21]}" for b, a in PAIRS])
 def test_every_row_of_a_real_pair_agrees_with_itself(corpus, b, a):
     result = _pair(corpus, b, a)
-    assert any(r.tested for r in result.rows)
+    if "small" in b:  # 4 traced waves in 1 workgroup: nothing tested, and it says why
+        head = next(r for r in result.rows if r.key == "total:latency")
+        assert not any(r.tested for r in result.rows) and "form 1 workgroup" in head.not_tested
+    else:
+        assert any(r.tested for r in result.rows)
     for r in result.rows:
         _check_row(r)
         if r.tested:  # the interval is about the change shown beside it
