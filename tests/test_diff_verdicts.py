@@ -300,3 +300,76 @@ def test_cost_per_execution_is_as_it_ran_when_the_same_code_is_scaled(corpus):
                 continue
             assert getattr(r, f"per_execution_{when}") == pytest.approx(
                 sum(i.stall for i in members) / hits, rel=1e-9), (when, r.key)
+
+
+# ---------------------------------------------------------------------------------------------
+# the p-value's floor, the widening on the log scale, the printed numbers (review of issue 34)
+
+
+def test_p_is_never_under_what_the_replicates_support():
+    n = 2000
+    # every replicate on one side of 0: not p = 0, but 1/(n + 1)
+    logs = sorted(0.05 + 0.001 * i for i in range(n))
+    assert stats._p_inverting(logs, LEVEL) == pytest.approx(1 / (n + 1))
+    # 9 of 2,000 lumped at −1%, the rest far above 0: the normal tail at their mean and sd is
+    # ~1e-14, the count says 2 × 9/2000 ≈ 0.009; p is the count's (interpolated) share
+    logs = sorted([-0.01] * 9 + [0.30 + 0.0001 * i for i in range(n - 9)])
+    mean = sum(logs) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in logs) / (n - 1))
+    from statistics import NormalDist
+    assert 2 * NormalDist().cdf(-mean / sd) < 1e-6  # what the fallback used to return
+    p = stats._p_inverting(logs, LEVEL)
+    # the quantile function crosses 0 between order statistics 8 and 9 (0-based): at
+    # u = (8 + 0.01 / (0.30 + 0.01)) / 1999
+    u = (8 + 0.01 / 0.31) / (n - 1)
+    assert p == pytest.approx(2 * u, rel=1e-9) and 0.008 < p < 0.009
+    assert stats._quantile(logs, 0.025) > 0 and p < 0.05  # the inversion at the test's level
+    # the normal tail raises a coarse count when it is larger (a smooth tail, few replicates past 0)
+    logs = sorted(NormalDist(0.1, 0.037).inv_cdf((i + 0.5) / n) for i in range(n))
+    across = sum(v <= 0 for v in logs)
+    assert 0 < across < stats.MIN_TAIL
+    tail = 2 * NormalDist().cdf(-(sum(logs) / n) / stats._sd(logs))
+    assert stats._p_inverting(logs, LEVEL) == pytest.approx(max(tail, 2 * across / n), rel=0.05)
+
+
+def test_widening_is_on_the_log_scale_and_drops_nothing():
+    # a replicate at a quarter of the observed ratio, widened 2x: on the log scale
+    # log(obs) + 2·log(1/4) = log(obs / 16); on the ratio scale it would be obs − 1.5·obs < 0
+    obs, inflate = 3.0, 2.0
+    nums = [3 * stats.SCALE, int(0.75 * stats.SCALE), 12 * stats.SCALE]
+    units = [stats.SCALE] * 3
+    out = stats._log_ratios(nums, units, obs, inflate, [0.0, 0.0, 0.1])
+    assert out[0] == pytest.approx(math.log(3.0))
+    assert out[1] == pytest.approx(math.log(3.0 / 16))
+    assert out[2] == pytest.approx(math.log(3.0 * 16) + 0.1)
+    # only a replicate whose drawn units hold no cycles of the row has no log
+    assert stats._log_ratios([0, 3 * stats.SCALE], [stats.SCALE] * 2, obs, inflate,
+                             [0.0, 0.0]) == [None, pytest.approx(math.log(3.0))]
+
+
+def test_the_capture_factor_is_students_t_with_the_floors_degrees_of_freedom():
+    # identical waves on both sides: the log change is σ·s·(z_a − z_b), s = √(ν/χ²_ν), i.e.
+    # σ·√2 × t(ν); its 97.5% point for ν = 2 is σ·√2·4.303 (t(2) exact), for ν = 0 (σ known)
+    # σ·√2·1.960
+    sigma = 0.01
+    waves = [[1000.0] * 8]
+    side = stats.SideSamples(waves, [[1] * 8], sigma)
+    for df, t in ((2.0, 4.3027), (0.0, 1.9600)):
+        (row,) = stats.bootstrap(side, side, 20000, 3, LEVEL, capture_df=df)
+        half = (math.log1p(row.ci[1]) - math.log1p(row.ci[0])) / 2
+        assert half == pytest.approx(sigma * math.sqrt(2) * t, rel=0.08), (df, half)
+
+
+def test_printed_numbers_keep_their_side_of_zero_and_of_the_threshold():
+    from hotspot.render.diff import change_pct, interval, q_text
+
+    assert interval([0.003, 5.2]) == "[+0.003, +5]"
+    assert change_pct(-0.004) == "\u22120.004%"
+    assert interval([-0.3, 4]) == "[\u22120.3, +4]"
+    assert change_pct(0.0) == "+0.0%"
+    # q beside the 0.05 threshold: printed on its side of it
+    assert q_text(0.0504, 0.05) == "0.0504" and q_text(0.052, 0.05) == "0.052"
+    assert q_text(0.05, 0.05) == "0.05" and q_text(0.0499, 0.05) == "0.0499"
+    assert q_text(0.2134, 0.05) == "0.21"
+    for q in (0.04999999, 0.05000001, 0.0501, 0.3, 0.001):
+        assert (float(q_text(q, 0.05)) <= 0.05) == (q <= 0.05), q
