@@ -463,3 +463,5 @@ def test_saved_analyses_test_totals_and_name_a_change_of_work(corpus, cli, tmp_p
     warning = next(w for w in data["warnings"] if "unchanged instructions" in w)
     assert f"{per[0]:,.0f} times per wave before and {per[1]:,.0f} after" in warning
     assert f"\u2212{abs(change):.1f}%" in warning
+    verdict = data["data"]["summary"]["verdict"]
+    assert f"but the unchanged instructions ran \u2212{abs(change):.1f}% as often per wave" in verdict

@@ -407,11 +407,11 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                         f"{a.info.waves}): every row is cycles per traced wave, as always")
     # executed instructions per sample: read for the same code only (the scale below)
     same_work = (_work(tb), _work(ta)) if line_map is not None else None
-    if same_work is not None:
-        if tb.per_wave and ta.per_wave and tb.n and ta.n:
-            _warn_different_work(*same_work, warnings)
-    elif same_kernel:
-        _warn_matched_work(b, a, code_b, code_a, vtb, vta, floor_sd, warnings)
+    if same_work is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
+        _warn_different_work(*same_work, warnings)
+    work_change = None
+    if same_work is None and same_kernel:
+        work_change = _warn_matched_work(b, a, code_b, code_a, vtb, vta, floor_sd, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
     # the floor weighing as those of its own estimate) when they show more, never less: the
@@ -560,7 +560,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                       _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a)
                       + _units_note(tb, cl_b, st_b, ta, cl_a, st_a),
                       _unit_counts(tb, cl_b, st_b), _unit_counts(ta, cl_a, st_a))
-    summary = _summary(rows, code, same_kernel, method)
+    summary = _summary(rows, code, same_kernel, method, work_change)
     return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
                       same_kernel)
 
@@ -711,14 +711,14 @@ def _warn_different_work(work_b: list[float], work_a: list[float], warnings: lis
 
 def _warn_matched_work(b: _Side, a: _Side, code_b: list[tuple[int, str, str]],
                        code_a: list[tuple[int, str, str]], vtb: Table, vta: Table, floor_sd: float,
-                       warnings: list[str]) -> None:
+                       warnings: list[str]) -> float | None:
     """Changed code is compared per wave as it ran, but the instructions the edit left unchanged
     run as often per wave on both sides unless the edit changed control flow or other waves were
     traced: when their executions per wave differ by more than the floor, a per-wave change may be
-    a change of work, not of speed."""
+    a change of work, not of speed. Returns that relative difference (None: within the floor)."""
     pairs = matched_lines(code_b, code_a)
     if not pairs:
-        return
+        return None
     per_b = sum(vtb.hits.get(lb, [0.0])[0] for lb, _ in pairs) / _mean_waves(b)
     per_a = sum(vta.hits.get(la, [0.0])[0] for _, la in pairs) / _mean_waves(a)
     if per_b > 0 and per_a > 0 and abs(per_a / per_b - 1) > floor_sd:
@@ -727,6 +727,8 @@ def _warn_matched_work(b: _Side, a: _Side, code_b: list[tuple[int, str, str]],
                         "the edit changed control flow or other waves were traced, so a per-wave "
                         "change may be one of work, not speed; compare per_execution_* or capture "
                         "the same CTAs")
+        return per_a / per_b - 1
+    return None
 
 
 def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -831,7 +833,7 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
-             method: str) -> DiffSummary:
+             method: str, work_change: float | None = None) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     run_to_run = [r for r in rows if r.varies_run_to_run]
     head = next((r for r in rows if r.key == HEADLINE), None)
@@ -849,6 +851,10 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
         verdict = (f"{lead}time per wave (latency) {'down' if head.change_pct < 0 else 'up'} "
                    f"{_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)}: beyond "
                    f"capture-to-capture noise" + _stall_part(stall) + f"; {len(sig)} row(s) moved")
+        if work_change is not None:
+            verdict += (f"; but the unchanged instructions ran {_signed_pct(100 * work_change)} "
+                        "as often per wave (other waves traced, or control flow changed): a "
+                        "change of work, not necessarily of speed")
     elif run_to_run:
         moved = (f"time per wave {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} and "
                  if head.varies_run_to_run and head.change_pct is not None else "")
