@@ -24,8 +24,8 @@ import math
 # resampling measures on each side, not by the capture. Three captures give σ little precision:
 # its 95% confidence interval with 2 degrees of freedom is about [0.53%, 6.3%], so the test draws
 # σ with those degrees of freedom (Student's t) rather than plugging it in. The script's coverage
-# check (the spread alone covers 98% of the fixture's 148 rows) is 4 correlated pairs of one
-# kernel: it does not contradict the floor there, it does not bound it elsewhere. A saved analysis
+# check (the spread alone covers 98% of the fixture's 113 tested rows) is 3 correlated pairs of
+# one kernel: it does not contradict the floor there, it does not bound it elsewhere. A saved analysis
 # (no per-wave values) is tested on the floor alone, totals only (the floor is measured on them).
 FLOOR_CAPTURES: tuple[tuple[str, int, int], ...] = (
     # (capture, total stall cycles, executed instructions)
