@@ -347,17 +347,17 @@ def test_widening_is_on_the_log_scale_and_drops_nothing():
                              [0.0, 0.0]) == [None, pytest.approx(math.log(3.0))]
 
 
-def test_the_capture_factor_is_students_t_with_the_floors_degrees_of_freedom():
-    # identical waves on both sides: the log change is σ·s·(z_a − z_b), s = √(ν/χ²_ν), i.e.
-    # σ·√2 × t(ν); its 97.5% point for ν = 2 is σ·√2·4.303 (t(2) exact), for ν = 0 (σ known)
-    # σ·√2·1.960
+def test_the_capture_factor_is_normal_with_sigma_known():
+    # identical waves on both sides: the log change is σ·(z_a − z_b) ~ N(0, 2σ²), σ plugged in
+    # as known, so its 95% interval reaches ±1.96·σ·√2 (0.0277 at σ = 0.01), not Student's t(2)'s
+    # ±4.303·σ·√2
     sigma = 0.01
     waves = [[1000.0] * 8]
     side = stats.SideSamples(waves, [[1] * 8], sigma)
-    for df, t in ((2.0, 4.3027), (0.0, 1.9600)):
-        (row,) = stats.bootstrap(side, side, 20000, 3, LEVEL, capture_df=df)
-        half = (math.log1p(row.ci[1]) - math.log1p(row.ci[0])) / 2
-        assert half == pytest.approx(sigma * math.sqrt(2) * t, rel=0.08), (df, half)
+    (row,) = stats.bootstrap(side, side, 20000, 3, LEVEL)
+    lo, hi = math.log1p(row.ci[0]), math.log1p(row.ci[1])
+    assert (hi - lo) / 2 == pytest.approx(1.96 * sigma * math.sqrt(2), rel=0.05), (lo, hi)
+    assert -lo == pytest.approx(hi, rel=0.1)
 
 
 def test_printed_numbers_keep_their_side_of_zero_and_of_the_threshold():

@@ -12,8 +12,8 @@ Significance (hotspot/diff/stats.py, hotspot/diff/noise.py): each row is compare
 execution of its instructions (a row in a loop: per iteration; totals per executed instruction when
 the code is the same, per wave when it is not), so waves that ran more or fewer loop trips are not
 a change. The traced workgroups of a dispatch dir are resampled (bootstrap, seeded) with a
-capture-to-capture factor on top (the floor measured on three captures, an estimate with few
-degrees of freedom, or the side's replicate dispatches when they show more); q-values control the
+capture-to-capture factor on top (the floor estimated from three captures and treated as known,
+or the side's replicate dispatches when they show more); q-values control the
 false discovery rate over the tested rows. A saved analysis holds no per-wave values: only the
 totals are tested then, on the floor alone.
 """
@@ -417,14 +417,11 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     # the floor weighing as those of its own estimate) when they show more, never less: the
     # dispatches of one collect run share its clock and contention, so they can look alike where
     # separate runs do not. For the same reason a side's factor is not divided by √k (its k
-    # dispatches are not k independent captures). σ's degrees of freedom make its uncertainty
-    # part of the test (hotspot/diff/stats.py `capture_df`).
-    sigma, sigma_df = float(floor_sd), float(FLOOR_DF)
+    # dispatches are not k independent captures). σ is then plugged in as known
+    # (hotspot/diff/noise.py says how little 3 captures pin the floor down).
     pooled_sd = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
                           / (FLOOR_DF + replicate_df))
-    if pooled_sd > sigma:
-        sigma, sigma_df = pooled_sd, float(FLOOR_DF + replicate_df)
-    sd_b = sd_a = sigma
+    sd_b = sd_a = max(float(floor_sd), pooled_sd)
     waves_b, waves_a = _mean_waves(b), _mean_waves(a)
     # Same code: the sides' traced waves may have run different amounts of work (other
     # workgroups: in a causal kernel, other trip counts), which no edit caused. Like is compared
@@ -527,7 +524,7 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     own_sd = _own_floors(built, (nums_b, dens_b, cl_b), (nums_a, dens_a, cl_a))
     tests = bootstrap(SideSamples(nums_b, dens_b, sd_b, cl_b, st_b),
                       SideSamples(nums_a, dens_a, sd_a, cl_a, st_a),
-                      REPLICATES, seed, LEVEL, own_sd, centres, sigma_df) if nums_b else []
+                      REPLICATES, seed, LEVEL, own_sd, centres) if nums_b else []
     tested_p = [t.p for t in tests if t is not None]
     qs = iter(bh_qvalues(tested_p))
     test_iter = iter(tests)
@@ -812,9 +809,9 @@ def _test_words(method: str) -> str:
 
 def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
                 replicate_sd: float | None) -> str:
-    parts = [f"capture-to-capture floor ±{floor_sd:.2%} (1 sd, measured on {FLOOR_DF + 1} "
-             f"replicate captures of one kernel: {FLOOR_DF} degrees of freedom, drawn as Student's "
-             "t)"]
+    parts = [f"capture-to-capture floor ±{floor_sd:.2%} (1 sd, estimated from {FLOOR_DF + 1} "
+             "replicate captures of one kernel and treated as known; a kernel that varies more "
+             "run to run: capture replicate dispatches, whose spread then raises it)"]
     if replicate_sd is not None:
         parts.append(f"replicate dispatches measured ±{replicate_sd:.2%} (pooled with the floor "
                      f"when larger; capture factor ±{sd_b:.2%} before, ±{sd_a:.2%} after)")

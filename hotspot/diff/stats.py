@@ -3,12 +3,12 @@
 Each row of a side is a ratio of sums over its traced waves: Σ cycles / Σ executions (cycles per
 execution of the row's instructions). A bootstrap replicate draws each side's waves with
 replacement (the unit is the workgroup: its waves share its placement and memory traffic) and
-multiplies each side's ratio by a capture factor exp(σ·s·z), z ~ N(0, 1), one per side and
+multiplies each side's ratio by a capture factor exp(σ·z), z ~ N(0, 1), one per side and
 replicate and shared by every row: the clock and contention of one capture, which its wave spread
-does not show. σ is the floor measured on a few captures (hotspot/diff/noise.py), so it is not
-known: s = √(ν/χ²_ν), one per replicate and shared by both sides, draws the σ those ν degrees of
-freedom allow (the difference of the two factors is then σ·√2 × Student's t with ν df). Per row:
-the log ratio after/before of the replicates gives the percentile interval on the change and the
+does not show. σ is the floor measured on a few captures (hotspot/diff/noise.py), a plug-in
+estimate treated as known (its own uncertainty is not drawn: noise.py says how little three
+captures pin it down; a side's replicate dispatches raise it when they measure more). Per row: the
+log ratio after/before of the replicates gives the percentile interval on the change and the
 p-value that inverts it (twice the share of the replicates' quantile function on the far side of
 0, read as the interval reads it; with under MIN_TAIL replicates there, raised to the normal tail
 at their mean and sd when that is larger and still under 1 − level, and never under 1/(B + 1)),
@@ -85,8 +85,7 @@ class RowTest:
 
 def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: int,
               level: float, row_sd: Sequence[float] = (),
-              centres: Sequence[float | None] = (), capture_df: float = 0.0
-              ) -> list[RowTest | None]:
+              centres: Sequence[float | None] = ()) -> list[RowTest | None]:
     """One RowTest per row (None where a side has no execution of it). `row_sd`: per row, the σ
     (log scale) of a factor of its own on each side, on top of the capture's (a row whose
     run-to-run variance is not the capture's: hotspot/diff/api.py `_own_floors`); 0 = none.
@@ -94,7 +93,7 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
     resampled waves' own (the rows show every traced wave, the test resamples a spread subset of
     the largest captures): the replicates' log changes are moved by log(1 + centre) − log(the
     samples' change), so the interval, the p-value and `change` are all about it; None = the
-    samples' own. `capture_df`: the degrees of freedom of the sides' capture σ (0: known)."""
+    samples' own."""
     rows = len(before.numerators)
     rng = random.Random(seed)
     sums_b = _replicate_sums(before, replicates, rng)
@@ -102,11 +101,6 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
     # log capture factors: σ·z per side and replicate
     f_b = [before.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
     f_a = [after.capture_sd * rng.gauss(0.0, 1.0) for _ in range(replicates)]
-    if capture_df > 0:
-        # σ estimated with ν df: per replicate the σ those allow, σ·√(ν/χ²_ν), for both sides
-        s = [math.sqrt(capture_df / rng.gammavariate(capture_df / 2, 2.0)) for _ in range(replicates)]
-        f_b = list(map(mul, f_b, s))
-        f_a = list(map(mul, f_a, s))
     # the rows' own factors, drawn after the shared ones (in row order: same seed, same draws)
     own: dict[int, tuple[list[float], list[float]]] = {}
     for r, sd in enumerate(row_sd):
