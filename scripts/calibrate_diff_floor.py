@@ -56,7 +56,11 @@ def main() -> int:
                     # percentile interval half-width / 1.96 ≈ the bootstrap sd of L
                     sd = (math.log1p(r.ci_pct[1] / 100) - math.log1p(r.ci_pct[0] / 100)) / (2 * 1.96)
                     terms.append((L, sd))
-            print(f"{size}: {b.name} vs {a.name}: latency per wave {result.summary.latency_change_pct:+.1f}%")
+            change = result.summary.latency_change_pct
+            head = next((r for r in result.rows if r.key == "total:latency"), None)
+            print(f"{size}: {b.name} vs {a.name}: latency per wave "
+                  + (f"{change:+.1f}%" if change is not None else
+                     f"not tested ({head.not_tested if head else 'no latency row'})"))
     moments = math.sqrt(max(0.0, sum((L * L - s * s) / 2 for L, s in terms) / len(terms)))
 
     def coverage(sigma: float) -> float:

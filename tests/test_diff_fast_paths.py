@@ -136,8 +136,9 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
         for waves, lf in zip(draws, factors):
             s = sum(round(side.numerators[row][w] * stats.SCALE) for w in waves)
             d = sum(side.denominators[row][w] for w in waves)
-            ratio = observed + (s / (d * stats.SCALE) - observed) * inflate if d else 0.0
-            out.append(math.log(ratio) + lf if ratio > 0 else None)
+            # widened on the log scale: exp(log obs + (log r − log obs)·inflate)
+            out.append(math.log(observed) + (math.log(s / (d * stats.SCALE)) - math.log(observed))
+                       * inflate + lf if s > 0 and d else None)
         return out
 
     def quantile(xs, q):
@@ -163,7 +164,7 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
             continue
         change = ra / rb - 1
         centre = centres[row] if row < len(centres) else None
-        if centre is not None and centre > -1:
+        if centre is not None:
             shift = math.log1p(centre) - math.log(ra / rb)
             diffs = [d + shift for d in diffs]
             change = centre
@@ -173,7 +174,9 @@ def _direct_bootstrap(before: stats.SideSamples, after: stats.SideSamples, repli
             mean = sum(diffs) / len(diffs)
             sd = math.sqrt(sum((v - mean) ** 2 for v in diffs) / max(1, len(diffs) - 1))
             tail = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
-            p = tail if tail < 1 - level else p
+            # raised, never lowered, and never under what the count supports: 1/(n + 1)
+            least = 1 / (len(diffs) + 1)
+            p = max(p, tail, least) if max(p, tail, least) < 1 - level else max(p, least)
         lo, hi = quantile(diffs, (1 - level) / 2), quantile(diffs, (1 + level) / 2)
         results.append(stats.RowTest(change, (math.exp(lo) - 1, math.exp(hi) - 1), p))
     return results

@@ -11,9 +11,11 @@ matched by file:line, then by the ISA mnemonics of their instructions.
 Significance (hotspot/diff/stats.py, hotspot/diff/noise.py): each row is compared as cycles per
 execution of its instructions (a row in a loop: per iteration; totals per executed instruction when
 the code is the same, per wave when it is not), so waves that ran more or fewer loop trips are not
-a change. The traced waves of a dispatch dir are resampled (bootstrap, seeded) with a
-capture-to-capture factor on top (the calibrated floor, or the side's replicate dispatches when they
-show more); q-values control the false discovery rate over the tested rows.
+a change. The traced workgroups of a dispatch dir are resampled (bootstrap, seeded) with a
+capture-to-capture factor on top (the floor estimated from three captures and treated as known,
+or the side's replicate dispatches when they show more); q-values control the
+false discovery rate over the tested rows. A saved analysis holds no per-wave values: only the
+totals are tested then, on the floor alone.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotspot.diff.code import CodeComparison, compare_code
+from hotspot.diff.code import CodeComparison, compare_code, matched_lines
 from hotspot.diff.rows import (
     TOTAL_FIELDS,
     SumMemo,
@@ -228,8 +230,9 @@ def _side_from_json(path: Path, kernel: str | None, warnings: list[str]) -> _Sid
                              "cannot be compared nor the rows summed",
                              "save it again with `hotspot analyze DIR --format json --topk 0`, or "
                              "diff the dispatch dir itself", code="bad-input")
-    warnings.append(f"{path}: a saved analysis holds no per-wave values: the noise is the calibrated "
-                    "capture-to-capture floor alone; diff the dispatch dirs for the wave-to-wave spread")
+    warnings.append(f"{path}: a saved analysis holds no per-wave values: the noise is the measured "
+                    "capture-to-capture floor alone, so only the totals are tested; diff the "
+                    "dispatch dirs for the wave-to-wave spread and a test of every row")
     topk = [a.asked_topk for a in chosen]
     if any(k not in (0, None) for k in topk):
         warnings.append(f"{path}: saved with --topk {topk[0]}: source lines and loads beyond the "
@@ -406,14 +409,19 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     same_work = (_work(tb), _work(ta)) if line_map is not None else None
     if same_work is not None and tb.per_wave and ta.per_wave and tb.n and ta.n:
         _warn_different_work(*same_work, warnings)
+    work_change = None
+    if same_work is None and same_kernel:
+        work_change = _warn_matched_work(b, a, code_b, code_a, vtb, vta, floor_sd, warnings)
     replicate_sd, replicate_df = _replicate_sd([s for s in (b, a) if len(s.analyses) > 1])
     # the floor, updated by what the replicate dispatches measured (each a degree of freedom,
-    # the floor weighing as those of its own estimate); a side's factor is the mean of its k
-    # captures' factors, so its sd is σ / √k
-    sigma = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
-                      / (FLOOR_DF + replicate_df))
-    sd_b = sigma / math.sqrt(len(b.analyses))
-    sd_a = sigma / math.sqrt(len(a.analyses))
+    # the floor weighing as those of its own estimate) when they show more, never less: the
+    # dispatches of one collect run share its clock and contention, so they can look alike where
+    # separate runs do not. For the same reason a side's factor is not divided by √k (its k
+    # dispatches are not k independent captures). σ is then plugged in as known
+    # (hotspot/diff/noise.py says how little 3 captures pin the floor down).
+    pooled_sd = math.sqrt((FLOOR_DF * floor_sd ** 2 + replicate_df * (replicate_sd or 0.0) ** 2)
+                          / (FLOOR_DF + replicate_df))
+    sd_b = sd_a = max(float(floor_sd), pooled_sd)
     waves_b, waves_a = _mean_waves(b), _mean_waves(a)
     # Same code: the sides' traced waves may have run different amounts of work (other
     # workgroups: in a causal kernel, other trip counts), which no edit caused. Like is compared
@@ -442,6 +450,17 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                  f"{MIN_WAVES})") if fewest < MIN_WAVES else ""
     if any(x.mode != "cycles" for x in b.analyses + a.analyses):
         few_waves = "a PC-sampling capture: sample counts, no traced waves to measure noise on"
+    floor_only = not (tb.per_wave and ta.per_wave)
+    # the resampled units: workgroups (a side whose traced waves form one workgroup shows no
+    # spread between workgroups, the spread a recapture meets: its rows are not tested)
+    wgs_b, wgs_a = _workgroups_of(tb, b), _workgroups_of(ta, a)
+    cl_b, st_b = _units(tb, wgs_b)
+    cl_a, st_a = _units(ta, wgs_a)
+    for name, wgs, tab in (("before", wgs_b, tb), ("after", wgs_a, ta)):
+        if not few_waves and wgs is not None and len(wgs) < MIN_WORKGROUPS:
+            few_waves = (f"the {name} side's {tab.n} traced wave(s) form {len(wgs)} workgroup: they "
+                         f"share its work, so they show no spread between workgroups to test "
+                         f"against (needs {MIN_WORKGROUPS})")
     built = []
     # the test is about the change shown: when a side's rows show more waves than it resamples,
     # each row's replicates are moved onto its shown change (hotspot/diff/stats.py `centres`)
@@ -472,6 +491,9 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
         why = _untestable(ref, g_b, g_a, same_kernel, vb, va, share_floor) or few_waves
         if not why and unmapped and ref.kind in (RowKind.LINE, RowKind.LOAD):
             why = unmapped
+        if not why and floor_only and ref.kind != RowKind.TOTAL:
+            why = ("a saved analysis: the floor is measured on totals; a row's own run-to-run "
+                   "spread needs per-wave values (diff the dispatch dirs)")
         # the per-wave samples of a row to test only; the test's unit per wave is the wave (or
         # its work), not the row's executions
         sb = series(tb, g_b, memo, executions=False) if g_b and not why else None
@@ -499,8 +521,6 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
             dens_a.append([round(x) for x in da])
             centres.append(va / vb - 1 if subset and vb else None)
 
-    cl_b, st_b = _resampling_units(tb, b)
-    cl_a, st_a = _resampling_units(ta, a)
     own_sd = _own_floors(built, (nums_b, dens_b, cl_b), (nums_a, dens_a, cl_a))
     tests = bootstrap(SideSamples(nums_b, dens_b, sd_b, cl_b, st_b),
                       SideSamples(nums_a, dens_a, sd_a, cl_a, st_a),
@@ -530,14 +550,14 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
     rows.sort(key=lambda r: (KINDS.index(r.kind), TOTAL_ORDER.index(r.key) if r.key in TOTAL_ORDER
                              else 0, not r.significant, -abs(r.delta), -max(r.before, r.after),
                              r.key))
-    method = ("floor-only" if not (tb.per_wave and ta.per_wave) else
+    method = ("floor-only" if floor_only else
               "waves+replicates" if replicate_sd is not None else "waves+floor")
     noise = NoiseInfo(method, _test_words(method), REPLICATES, seed, LEVEL, sd_b, sd_a, floor_sd,
                       replicate_sd, MIN_SHARE_OF_TOTAL,
                       _noise_note(method, sd_b, sd_a, floor_sd, replicate_sd) + _subset_note(b, a)
                       + _units_note(tb, cl_b, st_b, ta, cl_a, st_a),
                       _unit_counts(tb, cl_b, st_b), _unit_counts(ta, cl_a, st_a))
-    summary = _summary(rows, code, same_kernel, method)
+    summary = _summary(rows, code, same_kernel, method, work_change)
     return DiffResult(b.info, a.info, code, noise, summary, rows, "per-wave", "cycles per wave",
                       same_kernel)
 
@@ -611,17 +631,23 @@ def _source_mapping(b: _Side, a: _Side, warnings: list[str]) -> str:
     return f"source locations on one side only ({side}: {min(mapped):.0f}% mapped)"
 
 
-def _resampling_units(t: Table, side: _Side) -> tuple[list[list[int]], list[list[int]]]:
-    """A side's workgroups (wave indexes) and strata (workgroup indexes by launch round), when its
-    samples carry where each wave ran; ([], []): each wave drawn on its own."""
-    from hotspot.diff.workgroups import strata, waves_per_workgroup, workgroups
+def _workgroups_of(t: Table, side: _Side) -> list[list[int]] | None:
+    """A side's workgroups (wave indexes), when its samples carry where each wave ran."""
+    from hotspot.diff.workgroups import waves_per_workgroup, workgroups
 
     if not t.per_wave or t.placement is None or len(t.placement) != t.n:
-        return [], []
+        return None
     x = side.analyses[0]
     wg = x.occupancy.resources.wg if x.occupancy is not None and x.occupancy.resources is not None else None
-    groups = workgroups(t.placement, waves_per_workgroup(wg, x.arch.gfx))
-    if len(groups) < MIN_WORKGROUPS:  # one workgroup shows no spread between workgroups
+    return workgroups(t.placement, waves_per_workgroup(wg, x.arch.gfx))
+
+
+def _units(t: Table, groups: list[list[int]] | None) -> tuple[list[list[int]], list[list[int]]]:
+    """The resampled workgroups and their strata (workgroup indexes by launch round); ([], []):
+    each wave drawn on its own (no placement; or one workgroup, whose rows are not tested)."""
+    from hotspot.diff.workgroups import strata
+
+    if groups is None or t.placement is None or len(groups) < MIN_WORKGROUPS:
         return [], []
     return groups, strata(groups, t.placement)
 
@@ -678,6 +704,28 @@ def _warn_different_work(work_b: list[float], work_a: list[float], warnings: lis
                         f"{lo_b:,.0f}-{hi_b:,.0f} before, {lo_a:,.0f}-{hi_a:,.0f} after): other CTAs "
                         "were traced; a row whose cost depends on the wave's position can move "
                         "without a change. Capture replicates, or trace the same CTAs")
+
+
+def _warn_matched_work(b: _Side, a: _Side, code_b: list[tuple[int, str, str]],
+                       code_a: list[tuple[int, str, str]], vtb: Table, vta: Table, floor_sd: float,
+                       warnings: list[str]) -> float | None:
+    """Changed code is compared per wave as it ran, but the instructions the edit left unchanged
+    run as often per wave on both sides unless the edit changed control flow or other waves were
+    traced: when their executions per wave differ by more than the floor, a per-wave change may be
+    a change of work, not of speed. Returns that relative difference (None: within the floor)."""
+    pairs = matched_lines(code_b, code_a)
+    if not pairs:
+        return None
+    per_b = sum(vtb.hits.get(lb, [0.0])[0] for lb, _ in pairs) / _mean_waves(b)
+    per_a = sum(vta.hits.get(la, [0.0])[0] for _, la in pairs) / _mean_waves(a)
+    if per_b > 0 and per_a > 0 and abs(per_a / per_b - 1) > floor_sd:
+        warnings.append(f"the {len(pairs):,} unchanged instructions ran {per_b:,.0f} times per wave "
+                        f"before and {per_a:,.0f} after ({_signed_pct(100 * (per_a / per_b - 1))}): "
+                        "the edit changed control flow or other waves were traced, so a per-wave "
+                        "change may be one of work, not speed; compare per_execution_* or capture "
+                        "the same CTAs")
+        return per_a / per_b - 1
+    return None
 
 
 def _executed(side: _Side, code: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -753,21 +801,23 @@ def _test_words(method: str) -> str:
             f"{LEVEL:.0%} interval, the two-sided p that inverts it), "
             "Benjamini-Hochberg q over the tested rows")
     if method == "floor-only":
-        return base + "; a saved analysis holds no per-wave values: the capture factor alone"
+        return base + ("; a saved analysis holds no per-wave values: the capture factor alone, "
+                       "totals only")
     return ("traced workgroups (their waves together) resampled with replacement within their "
             "launch round, times a capture factor; " + base)
 
 
 def _noise_note(method: str, sd_b: float, sd_a: float, floor_sd: float,
                 replicate_sd: float | None) -> str:
-    parts = [f"capture-to-capture floor ±{floor_sd:.1%} (1 sd, calibrated on replicate captures)"]
+    parts = [f"capture-to-capture floor ±{floor_sd:.2%} (1 sd, estimated from {FLOOR_DF + 1} "
+             "replicate captures of one kernel and treated as known; a kernel that varies more "
+             "run to run: capture replicate dispatches, whose spread then raises it)"]
     if replicate_sd is not None:
-        parts.append(f"replicate dispatches measured ±{replicate_sd:.1%} (pooled with the floor; "
-                     f"capture factor ±{sd_b:.1%} before, ±{sd_a:.1%} after, the mean of the "
-                     "side's dispatches)")
+        parts.append(f"replicate dispatches measured ±{replicate_sd:.2%} (pooled with the floor "
+                     f"when larger; capture factor ±{sd_b:.2%} before, ±{sd_a:.2%} after)")
     if method == "floor-only":
-        parts.append("a saved analysis has no per-wave values: diff dispatch dirs for the "
-                     "wave-to-wave spread")
+        parts.append("a saved analysis has no per-wave values: totals only are tested; diff "
+                     "dispatch dirs for the wave-to-wave spread and every row")
     else:
         parts.append("wave-to-wave spread from the traced waves")
     return "; ".join(parts)
@@ -780,7 +830,7 @@ def _fmt_ci(ci: list[float] | None) -> str:
 
 
 def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
-             method: str) -> DiffSummary:
+             method: str, work_change: float | None = None) -> DiffSummary:
     sig = [r for r in rows if r.significant]
     run_to_run = [r for r in rows if r.varies_run_to_run]
     head = next((r for r in rows if r.key == HEADLINE), None)
@@ -798,6 +848,10 @@ def _summary(rows: list[DiffRow], code: CodeComparison, same_kernel: bool,
         verdict = (f"{lead}time per wave (latency) {'down' if head.change_pct < 0 else 'up'} "
                    f"{_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)}: beyond "
                    f"capture-to-capture noise" + _stall_part(stall) + f"; {len(sig)} row(s) moved")
+        if work_change is not None:
+            verdict += (f"; but the unchanged instructions ran {_signed_pct(100 * work_change)} "
+                        "as often per wave (other waves traced, or control flow changed): a "
+                        "change of work, not necessarily of speed")
     elif run_to_run:
         moved = (f"time per wave {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} and "
                  if head.varies_run_to_run and head.change_pct is not None else "")
@@ -838,8 +892,11 @@ def _q_part(head: DiffRow) -> str:
     every tested row): said, so the verdict does not read against the interval printed below."""
     if head.p is None or head.p >= 1 - LEVEL or head.ci_pct is None or head.change_pct is None:
         return ""
+    from hotspot.render.diff import q_text
+
+    q = q_text(head.q, 1 - LEVEL) if head.q is not None else "n/a"
     return (f"; its interval {_signed_pct(head.change_pct)} {_fmt_ci(head.ci_pct)} excludes 0, "
-            f"but not after the false-discovery correction over the tested rows (q {head.q:.2f})")
+            f"but not after the false-discovery correction over the tested rows (q {q})")
 
 
 def _signed_pct(value: float) -> str:

@@ -92,6 +92,18 @@ _KIND_WORDS = {RENAMES: "register renames only", REORDERED: "reordered only",
                PROLOGUE: "prologue only (every change before the first loop)"}
 
 
+def matched_lines(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[int, str, str]]
+                  ) -> list[tuple[int, int]]:
+    """(before line number, after line number) of each instruction the comparison finds
+    unchanged (addresses ignored, as `compare_code` reads them)."""
+    b = [r for r in before if not r[1].lstrip().startswith(";")]
+    a = [r for r in after if not r[1].lstrip().startswith(";")]
+    matcher = difflib.SequenceMatcher(None, [normalize(r[1]) for r in b],
+                                      [normalize(r[1]) for r in a], autojunk=False)
+    return [(b[i][0], a[j][0]) for tag, b0, b1, a0, _a1 in matcher.get_opcodes() if tag == "equal"
+            for i, j in zip(range(b0, b1), range(a0, a0 + b1 - b0))]
+
+
 def compare_code(before: Sequence[tuple[int, str, str]], after: Sequence[tuple[int, str, str]],
                  basis: str, loops: tuple[int | None, int | None] = (None, None)
                  ) -> tuple[CodeComparison, dict[int, int] | None]:

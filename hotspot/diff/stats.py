@@ -2,15 +2,18 @@
 
 Each row of a side is a ratio of sums over its traced waves: Σ cycles / Σ executions (cycles per
 execution of the row's instructions). A bootstrap replicate draws each side's waves with
-replacement (the wave is the unit: its records share its placement and memory traffic) and
-multiplies each side's ratio by a capture factor exp(σ·z), z ~ N(0, 1), one per side and replicate
-and shared by every row: the clock and contention of one capture, which its wave spread does not
-show (σ is the calibrated floor, hotspot/diff/noise.py). Per row: the log ratio after/before of
-the replicates gives the percentile interval on the change and the p-value that inverts it (twice
-the share of the replicates' quantile function on the far side of 0, read as the interval reads it;
-under MIN_TAIL replicates there, the normal tail at their mean and sd while it stays under
-1 − level), so an interval excludes 0 exactly when p < 1 − level; q-values control the false
-discovery rate over the tested rows of one diff (Benjamini–Hochberg). When the rows show more waves
+replacement (the unit is the workgroup: its waves share its placement and memory traffic) and
+multiplies each side's ratio by a capture factor exp(σ·z), z ~ N(0, 1), one per side and
+replicate and shared by every row: the clock and contention of one capture, which its wave spread
+does not show. σ is the floor measured on a few captures (hotspot/diff/noise.py), a plug-in
+estimate treated as known (its own uncertainty is not drawn: noise.py says how little three
+captures pin it down; a side's replicate dispatches raise it when they measure more). Per row: the
+log ratio after/before of the replicates gives the percentile interval on the change and the
+p-value that inverts it (twice the share of the replicates' quantile function on the far side of
+0, read as the interval reads it; with under MIN_TAIL replicates there, raised to the normal tail
+at their mean and sd when that is larger and still under 1 − level, and never under 1/(B + 1)),
+so at the test's level an interval excludes 0 exactly when p < 1 − level; q-values control the
+false discovery rate over the tested rows of one diff (Benjamini–Hochberg). When the rows show more waves
 than are resampled (the largest captures), the replicates are moved onto the shown change
 (`centres`): its interval and its p come from one distribution, about the change shown.
 
@@ -36,9 +39,9 @@ from dataclasses import field
 
 from hotspot.record import record
 
-# Below this many replicates in the tail, a p-value is not counted (its resolution would be 1/B:
-# 5e-4 at 2,000 replicates, short of what the false-discovery correction over 100 rows needs) but
-# read from the normal tail at the replicates' sd.
+# Below this many replicates in the tail, the counted p is coarse (a step of 1/B): the normal tail
+# at the replicates' mean and sd may raise it (never lower it: a normal fit to a lumpy or skewed
+# distribution can put its tail far below what the replicates show).
 MIN_TAIL = 10
 # Fixed-point scale of the numerators (blamed stall is a sum of fractions of a cycle).
 SCALE = 64
@@ -135,7 +138,8 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
             continue
         change = ra / rb - 1
         centre = centres[r] if r < len(centres) else None
-        if centre is not None and centre > -1:
+        if centre is not None:
+            assert centre > -1, centre  # a shown change of −100%: a row with no cycles after
             # the shown change: the spread the subset measured, moved onto it (order kept)
             shift = math.log1p(centre) - math.log(ra / rb)
             logs = list(map(add, logs, repeat(shift)))
@@ -147,14 +151,19 @@ def bootstrap(before: SideSamples, after: SideSamples, replicates: int, seed: in
 
 def _p_inverting(logs: Sequence[float], level: float) -> float:
     """The two-sided p-value of "no change" that inverts the percentile interval of the sorted
-    `logs` (as `_quantile` reads them): the interval at any level L excludes 0 exactly when
-    p < 1 − L. p = 2 × the share u of the quantile function on the far side of 0 (interpolated
-    between order statistics, as the interval's ends are). With under MIN_TAIL replicates out
-    there a count cannot resolve p (the q-values over many rows need finer): the normal tail at
-    the replicates' mean and sd, while it keeps the inversion (under 1 − level)."""
+    `logs` (as `_quantile` reads them). p = 2 × the share u of the quantile function on the far
+    side of 0 (interpolated between order statistics, as the interval's ends are): the interval at
+    any level L excludes 0 exactly when that share is under 1 − L. With under MIN_TAIL replicates
+    out there the count is coarse: p is raised to the normal tail at the replicates' mean and sd
+    when that is larger and still under 1 − level, and is never under 1/(n + 1) (what n
+    replicates can show). So at `level` the interval excludes 0 exactly when p < 1 − level; at
+    another level L, p < 1 − L still means the interval excludes 0 (p is never under the share)."""
     n = len(logs)
-    if n == 1 or logs[0] == logs[-1]:
-        return 1.0 if logs[0] == 0 else 0.0
+    least = 1 / (n + 1)
+    if n == 1:
+        return 1.0 if logs[0] == 0 else least
+    if logs[0] == logs[-1]:
+        return 1.0 if logs[0] == 0 else least
     above = bisect_right(logs, 0.0)  # logs[above] is the first > 0
     below = bisect_left(logs, 0.0) - 1  # logs[below] is the last < 0
     # u_high: where the quantile function turns > 0; u_low: where it stops being < 0
@@ -168,8 +177,8 @@ def _p_inverting(logs: Sequence[float], level: float) -> float:
         sd = _sd(logs)
         mean = sum(logs) / n
         tail = 2 * NormalDist().cdf(-abs(mean) / sd) if sd > 0 else 0.0
-        if tail < 1 - level:
-            return tail
+        raised = max(p, tail, least)
+        return raised if raised < 1 - level else max(p, least)
     return p
 
 
@@ -282,19 +291,20 @@ def t_quantile(p: float, df: int) -> float:
 def _log_ratios(nums: Sequence[int], units: Sequence[int], observed: float, inflate: float,
                 log_factors: Sequence[float]) -> list[float | None]:
     """log(ratio) per replicate (Σ numerator × SCALE / (Σ units × SCALE)), its spread around the
-    observed ratio widened by `inflate` (small_sample_inflation), plus the log capture factor
-    (one chain of C-level maps: ~10^5 values)."""
-    obs = repeat(observed)
+    observed ratio widened by `inflate` (small_sample_inflation) on the log scale (so a widened
+    replicate never reaches a ratio <= 0 and none is dropped), plus the log capture factor (one
+    chain of C-level maps: ~10^5 values)."""
+    log_obs = math.log(observed)
+    obs = repeat(log_obs)
     try:
-        raw = map(truediv, nums, units)
-        return list(map(add, map(math.log, map(add, map(mul, map(sub, raw, obs), repeat(inflate)),
-                                               obs)), log_factors))
+        raw = map(math.log, map(truediv, nums, units))
+        return list(map(add, map(add, map(mul, map(sub, raw, obs), repeat(inflate)), obs),
+                        log_factors))
     except (ValueError, ZeroDivisionError):
         pass
-    out: list[float | None] = []  # a replicate that drew no execution of the row, or widened to <= 0
+    out: list[float | None] = []  # a replicate whose drawn units hold no cycles of the row
     for s, d, lf in zip(nums, units, log_factors):
-        r = observed + (s / d - observed) * inflate if d else 0.0
-        out.append(math.log(r) + lf if r > 0 else None)
+        out.append(log_obs + (math.log(s / d) - log_obs) * inflate + lf if s > 0 and d else None)
     return out
 
 

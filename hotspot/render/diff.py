@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +19,9 @@ KIND_TITLES = {"total": "Totals per wave (latency: the time; stall, issue, idle:
 # How a signed percentage and an interval are written: the tables here and the verdict line
 # (hotspot/diff/api.py) alike, so a row reads the same wherever it is printed.
 MINUS = "\u2212"
-# Most decimals a diff percentage is given to keep a nonzero value from reading as 0.
-MAX_DIGITS = 2
+# Joins "(q)" to the verdict word before it, so a narrow table never leaves it alone on a line
+# (the words themselves keep plain spaces: `grep "within noise"` still finds them)
+NO_BREAK = "\u00a0"
 
 
 def signed(value: float, digits: int) -> str:
@@ -27,14 +29,15 @@ def signed(value: float, digits: int) -> str:
 
 
 def readable(value: float, digits: int) -> str:
-    """`value` signed to `digits` decimals, or to as many more (up to MAX_DIGITS) as it takes not
-    to read as 0 when it is not: a change of −0.04% prints "−0.04", not "−0.0"; an interval end
-    of +0.3 prints "+0.3", not "+0" (an interval that excludes 0 never shows an end at 0)."""
-    if value:
-        for more in range(digits, MAX_DIGITS + 1):
-            if round(value, more) != 0:
-                return signed(value, more)
-        return signed(value, MAX_DIGITS)
+    """`value` signed to `digits` decimals, or to as many more as it takes not to read as 0 when
+    it is not (its first significant digit): a change of −0.04% prints "−0.04", not "−0.0"; an
+    interval end of +0.3 prints "+0.3", not "+0", and one of +0.002 "+0.002" (an interval that
+    excludes 0 never shows an end at 0)."""
+    if value and math.isfinite(value):
+        more = digits
+        while round(value, more) == 0:
+            more += 1
+        return signed(value, more)
     return signed(value, digits)
 
 
@@ -66,7 +69,12 @@ def change_text(r: Any) -> str:
     return f"{change_pct(r.change_pct)} {interval(r.ci_pct)}"
 
 
-def _verdict_cell(r: Any, level: float) -> str:
+def _verdict_cell(r: Any, level: float, markdown: bool = False) -> str:
+    words = _verdict_words(r, level)
+    return words if markdown else words.replace(" (q)", NO_BREAK + "(q)")
+
+
+def _verdict_words(r: Any, level: float) -> str:
     if not r.tested:
         return "not tested"
     if r.varies_run_to_run:
@@ -77,10 +85,21 @@ def _verdict_cell(r: Any, level: float) -> str:
     return "within noise (q)" if r.p is not None and r.p < 1 - level else "within noise"
 
 
-def _q(r: Any) -> str:
+def _q(r: Any, level: float) -> str:
     if r.q is None:
         return ""
-    return "<0.001" if r.q < 0.001 else f"{r.q:.3f}"
+    return "<0.001" if r.q < 0.001 else q_text(r.q, 1 - level)
+
+
+def q_text(q: float, threshold: float) -> str:
+    """A q-value to 2 significant digits, or as many more as it takes to read on its side of the
+    threshold (q ≤ threshold: significant): 0.0504 prints "0.0504", not "0.050"."""
+    for digits in range(2, 17):
+        text = f"{q:.{digits}g}"
+        shown = float(text)
+        if (shown <= threshold) == (q <= threshold) and (shown != threshold or q == threshold):
+            return text if "e" not in text else f"{q:.{digits}f}"
+    return repr(q)
 
 
 def _label(r: Any, kind: str) -> str:
@@ -148,7 +167,7 @@ def _render(d: Any, markdown: bool) -> str:
                         ("Varies run to run (same code, issue cycles unchanged)",
                          [r for r in d.rows if r.varies_run_to_run])):
         if rows:
-            out.append(heading(title, markdown) + "\n" + _flagged_table(rows, markdown))
+            out.append(heading(title, markdown) + "\n" + _flagged_table(rows, markdown, d.noise.level))
     for kind, title_text in KIND_TITLES.items():
         rows = [r for r in d.rows if r.kind == kind]
         if not rows:
@@ -158,8 +177,8 @@ def _render(d: Any, markdown: bool) -> str:
         for r in shown:
             label = _label(r, kind)
             body.append([label, num(round(r.before)), num(round(r.after)), change_text(r),
-                         _runs(r) if kind != "total" else "", _q(r),
-                         _verdict_cell(r, d.noise.level)])
+                         _runs(r) if kind != "total" else "", _q(r, d.noise.level),
+                         _verdict_cell(r, d.noise.level, markdown)])
         more = f"\n(+{len(rows) - len(shown)} more rows in --format json)" if len(shown) < len(rows) else ""
         out.append(heading(title_text, markdown) + "\n"
                    + table(body, ["", "before", "after", "change [95% CI]", "runs", "q", "verdict"],
@@ -168,9 +187,9 @@ def _render(d: Any, markdown: bool) -> str:
     return "\n\n".join(out)
 
 
-def _flagged_table(rows: list[Any], markdown: bool) -> str:
+def _flagged_table(rows: list[Any], markdown: bool, level: float) -> str:
     """The first rows of a flagged list (moved, or varying run to run) and how many more JSON has."""
     body = [[_label(r, r.kind), r.kind, num(round(r.before)), num(round(r.after)), change_text(r),
-             _runs(r) if r.kind != "total" else "", _q(r)] for r in rows[:ROWS_PER_KIND]]
+             _runs(r) if r.kind != "total" else "", _q(r, level)] for r in rows[:ROWS_PER_KIND]]
     more = f"\n(+{len(rows) - len(body)} more in --format json)" if len(body) < len(rows) else ""
     return table(body, ["", "row", "before", "after", "change [95% CI]", "runs", "q"], markdown) + more
