@@ -463,7 +463,8 @@ def compare(b: _Side, a: _Side, warnings: list[str], seed: int = DEFAULT_SEED,
                          f"against (needs {MIN_WORKGROUPS})")
     built = []
     # the test is about the change shown: when a side's rows show more waves than it resamples,
-    # each row's replicates are moved onto its shown change (hotspot/diff/stats.py `centres`)
+    # each row's replicates are moved onto its shown change (the `centres` argument of
+    # hotspot/diff/stats.py `bootstrap`)
     subset = _resampled_subset(b) or _resampled_subset(a)
     centres: list[float | None] = []
     nums_b: list[list[float]] = []
