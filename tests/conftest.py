@@ -130,6 +130,24 @@ def shared_analyses(_shared_cache_home: Path, monkeypatch: pytest.MonkeyPatch) -
     return _shared_cache_home / "hotspot"
 
 
+@pytest.fixture
+def cache_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The result cache on, in a folder of this test's own (returned); what an earlier in-process
+    command line's --no-cache or --quiet set for the process, and the once-only stale-code note,
+    reset."""
+    from hotspot.cache import deps, store
+    from hotspot.diagnostics import QUIET
+
+    home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.setenv(store.CACHE_ENV, "on")
+    monkeypatch.delenv(store.MAX_MB_ENV, raising=False)
+    monkeypatch.setattr(deps, "_said", {"stale code": False}, raising=False)
+    monkeypatch.setitem(store.DISABLED, "on", False)
+    monkeypatch.setitem(QUIET, "on", False)
+    return home / "hotspot"
+
+
 @pytest.fixture(autouse=True)
 def _own_sweep_locks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                      monkeypatch: pytest.MonkeyPatch) -> None:

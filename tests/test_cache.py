@@ -27,16 +27,6 @@ def _settle() -> None:
     time.sleep(SETTLE_S)
 
 
-@pytest.fixture
-def cache_on(tmp_path, monkeypatch) -> Path:
-    """The cache on, in a folder of this test's own; returns that folder."""
-    home = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.setenv(store.CACHE_ENV, "on")
-    monkeypatch.delenv(store.MAX_MB_ENV, raising=False)
-    return home / "hotspot"
-
-
 def _dispatch(root: Path, seed: int = 3, waves: int = 12, agent_info: bool = False) -> Path:
     # three private ancestors: the side-file search never looks into pytest's shared folders
     spec = DispatchSpec(waves=waves, layout=Layout(ses=(0, 1), simds=2, slots=2, other_cus=(0,)),

@@ -21,21 +21,6 @@ from hotspot.cache import deps, derived, output, store
 from tests.conftest import PROJECT_ROOT
 
 
-@pytest.fixture
-def cache_on(tmp_path, monkeypatch) -> Path:
-    home = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.setenv(store.CACHE_ENV, "on")
-    monkeypatch.delenv(store.MAX_MB_ENV, raising=False)
-    monkeypatch.setattr(deps, "_said", {"stale code": False}, raising=False)
-    # an earlier in-process command line's --no-cache or --quiet sets these for the process
-    from hotspot.diagnostics import QUIET
-
-    monkeypatch.setitem(store.DISABLED, "on", False)
-    monkeypatch.setitem(QUIET, "on", False)
-    return home / "hotspot"
-
-
 def _entries(folder: Path, kind: str) -> list[Path]:
     return sorted(folder.glob(f"{kind}-*.entry")) if folder.is_dir() else []
 
