@@ -169,9 +169,10 @@ def _terms(hits: dict[int, int], w: IssueWeights) -> Terms:
 
 
 def _sums(terms: Terms) -> Sums:
-    return (sum(t[1] for t in terms if t[1] is not None),
-            sum(t[2] for t in terms if t[2] is not None),
-            sum(t[3] for t in terms if t[3] is not None))
+    # lists, not generators (the same values added in the same order: the same floats)
+    return (sum([t[1] for t in terms if t[1] is not None]),
+            sum([t[2] for t in terms if t[2] is not None]),
+            sum([t[3] for t in terms if t[3] is not None]))
 
 
 def _shape(lines: Sequence[int], w: IssueWeights, hits: dict[int, int] | None = None) -> Shape:

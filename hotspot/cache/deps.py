@@ -197,18 +197,19 @@ def _matching(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
 
     def match(name: str) -> bool:
         low = name.lower()
-        if not everything and not low.endswith(tails):  # most names of a big folder stop here
-            return False
         return any(glob_match(low, g) for g in globs)
 
     try:
         with unrecorded(), os.scandir(folder) as it:
+            # a name must end with a tail: tested inline, not in a call per name (most names of a
+            # big folder, one file per wave, stop here)
+            entries = list(it) if everything else [e for e in it if e.name.lower().endswith(tails)]
             if mode == FILES:
-                names = [e.name for e in it if match(e.name) and e.is_file()]
+                names = [e.name for e in entries if match(e.name) and e.is_file()]
             elif mode == DIRS:
-                names = [e.name for e in it if match(e.name) and e.is_dir(follow_symlinks=False)]
+                names = [e.name for e in entries if match(e.name) and e.is_dir(follow_symlinks=False)]
             else:
-                names = [e.name for e in it if match(e.name) and e.is_dir()]
+                names = [e.name for e in entries if match(e.name) and e.is_dir()]
     except OSError:
         names = []
     names.sort()

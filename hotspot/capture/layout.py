@@ -289,15 +289,23 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
         folder = os.fspath(path)
         # os.path.join for the names the listing holds (no separator in them), without its checks
         prefix = folder if folder.endswith(os.sep) else folder + os.sep
+        # (se, simd, slot, n, listing order): sorted as tuples of ints, the order the WaveFiles
+        # sorted by (se, simd, slot, n) had (a stable sort keeps the listing order of equal keys)
+        keys: list[tuple[int, int, int, int, int]] = []
         try:
             for se, simds in listing.items():
                 for simd, slots in simds.items():
                     for slot, waves in slots.items():
-                        for n, entry in waves.items():
+                        entries = waves.items()
+                        if not entries:
+                            continue
+                        # once per slot: a bad key of an empty slot is not looked at, as before
+                        ise, isimd, islot = int(se), int(simd), int(slot)
+                        for n, entry in entries:
                             name, begin, end = entry[0], entry[1], entry[2]
-                            ise, isimd, islot, i_n, ibegin, iend = (
-                                int(se), int(simd), int(slot), int(n), int(begin), int(end))
+                            i_n, ibegin, iend = int(n), int(begin), int(end)
                             if name in present:
+                                keys.append((ise, isimd, islot, i_n, len(out)))
                                 out.append(WaveFile(prefix + name, ise, isimd, islot, i_n,
                                                     ibegin, iend))
                             else:
@@ -308,7 +316,8 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
                            "{se: {simd: {slot: {n: [file, begin, end]}}}} mapping")
         if missing:
             warnings.append(f"{fn_path}: {missing} listed wave file(s) are missing")
-        return sorted(out, key=lambda w: (w.se, w.simd, w.slot, w.n))
+        keys.sort()
+        return [out[k[4]] for k in keys]
     if listing is not None:
         raise bad_file(fn_path, "field 'wave_filenames' is not an object")
     found = []

@@ -782,8 +782,11 @@ class NativeIssue:
 
     def shape_args(self, wave: ScannedWave) -> tuple[Any, ...]:
         """The issue shape of the sequence of `wave` as Fold.add_group takes it."""
-        kernel, loops = self.acc.shape(self.weights, wave.column("lines"),
-                                       (wave.sequence_hash, wave.lines))
+        # an int64 array (not the memoryview): `shape` counts it in C (count_lines) and finds the
+        # loops' rows with array.index, where a memoryview was copied to a list and Counted
+        lines = array("q")
+        lines.frombytes(wave.lines)
+        kernel, loops = self.acc.shape(self.weights, lines, (wave.sequence_hash, wave.lines))
         return (*kernel, [(self.scopes[scope], first, last, *sums)
                           for scope, first, last, sums in loops])
 
