@@ -120,14 +120,22 @@ def test_code_modified_after_the_start_stops_storing_until_it_is_unloaded(cache_
     assert len(calls) == 4 and entries() == 2
     monkeypatch.setitem(sys.modules, mod.__name__, mod)
 
-    # within RACY_NS before the start: not stored (a coarse timestamp may hide a later edit); the
-    # start is put far enough ahead that the ctimes utime() leaves stay below the limit
-    limit = time.time_ns() + 30 * 10**9
+    # a whole-second timestamp within RACY_NS before the start: not stored (a coarse file system
+    # may have rounded a later edit down); the start is put far enough ahead that the ctimes
+    # utime() leaves stay below the limit
+    limit = (time.time_ns() // 10**9 + 30) * 10**9
     monkeypatch.setattr(deps, "_started_memo", {"ns": limit + deps.RACY_NS}, raising=False)
     os.utime(src, ns=(limit, limit))
     assert derived.cached("probe", ("c",), compute, []) == 7 and entries() == 2
-    os.utime(src, ns=(limit - 1, limit - 1))
+    os.utime(src, ns=(limit - 10**9, limit - 10**9))
     assert derived.cached("probe", ("c",), compute, []) == 7 and entries() == 3
+    # a fine timestamp just before the start is the file loaded (`pip install -e . && hotspot`):
+    # stored; one after the start's tick is not
+    monkeypatch.setattr(deps, "_started_memo", {"ns": limit + 5 * 10**9 + 123}, raising=False)
+    os.utime(src, ns=(limit + 5 * 10**9 - 7, limit + 5 * 10**9 - 7))
+    assert derived.cached("probe", ("d",), compute, []) == 7 and entries() == 4
+    os.utime(src, ns=(limit + 6 * 10**9 + 1, limit + 6 * 10**9 + 1))
+    assert derived.cached("probe", ("e",), compute, []) == 7 and entries() == 4
     assert "not stored" not in capsys.readouterr().err  # said once per process
 
 

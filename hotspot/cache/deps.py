@@ -436,18 +436,30 @@ def process_started_ns() -> int:
 
 _started_memo: dict[str, int] = {}
 _said = {"stale code": False}
+# /proc gives the start in clock ticks after boot, cut down to a whole tick: a file written in the
+# tick the process started in is not "after" it
+_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+
+
+def _after(stamp_ns: int, started_ns: int) -> bool:
+    """Whether a code file's timestamp may be later than the process start."""
+    if stamp_ns % 1_000_000_000 == 0:  # whole seconds: a coarse file system's, maybe rounded down
+        return stamp_ns >= started_ns - RACY_NS
+    return stamp_ns > started_ns + _TICK_NS
 
 
 def code_loaded_unchanged(code: list[str], sigs: list[Signature]) -> bool:
     """Whether the code files on disk are still the ones this process loaded: none was modified
-    (mtime or ctime) after the process started, nor within RACY_NS before (coarse timestamps).
+    (mtime or ctime) after the process started (a whole-second timestamp: nor within RACY_NS
+    before, as a coarse file system may round a later edit down; a file written just before the
+    start, as `pip install -e . && hotspot ...` does, is the one loaded).
     Else a result computed by the loaded code would be stored under the new code's signatures,
     and served to a process running the new code (a long-lived MCP server, or a notebook, after
     an edit or an upgrade): this process then stores nothing, and says so once on stderr. (An
     absent file, `<stdin>` or one removed, is checked as absent, as before.)"""
-    limit = process_started_ns() - RACY_NS
+    started = process_started_ns()
     for path, sig in zip(code, sigs):
-        if sig is not None and (sig[1] >= limit or sig[2] >= limit):
+        if sig is not None and (_after(sig[1], started) or _after(sig[2], started)):
             if not _said["stale code"]:
                 _said["stale code"] = True
                 from hotspot.diagnostics import note
