@@ -7,7 +7,13 @@ first use: `import hotspot`, and so the command line's start, pays nothing for t
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cached replay never needs it)
 
-from hotspot._version import __version__
+from time import time_ns as _time_ns
+
+# when this process first loaded hotspot: the code it runs was read from disk after this (the
+# result cache stores nothing computed by code edited since: hotspot/cache/deps.py)
+LOADED_NS = _time_ns()
+
+from hotspot._version import __version__  # noqa: E402
 
 __all__ = ["__version__", "analyze", "diff", "pmc"]
 API = "hotspot.api"  # the Python API's module (docs/python-api.md)

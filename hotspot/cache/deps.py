@@ -41,8 +41,8 @@ RACY_NS = 2_000_000_000
 # listed() modes: which entries a listing keeps
 FILES, DIRS, DIRS_FOLLOWED = "files", "dirs", "dirs-followed"
 
-# When this module was loaded: a bound on when this process loaded its code (a process forked
-# from this one inherits it), used when the OS does not say when the process started.
+# When this module was loaded: with hotspot.LOADED_NS, a bound on when this process loaded its code
+# (a process forked from this one inherits it).
 _IMPORTED_NS = time.time_ns()
 
 _active: list[set[object]] = []
@@ -415,37 +415,28 @@ def code_signatures(code: list[str]) -> list[Signature]:
 
 
 def process_started_ns() -> int:
-    """When this process started (wall clock, ns; Linux: from /proc, else when this module was
-    loaded): every module it runs was loaded after that."""
+    """When this process first loaded hotspot (wall clock, ns): every hotspot module it runs was
+    read from disk after that. Not the process's start in /proc: a shell's `a && b && hotspot`
+    execs hotspot in the shell's own process, which started before `a` wrote the files."""
     got = _started_memo.get("ns")
     if got is not None:
         return got
-    started = _IMPORTED_NS
-    try:
-        with unrecorded(), open("/proc/self/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot (the name may hold spaces)
-        if ticks > 0:  # 0: a kernel (or sandbox) that does not say
-            up_at_start = ticks * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-            started = min(started, time.time_ns() - (time.clock_gettime_ns(time.CLOCK_BOOTTIME) - up_at_start))
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass
+    import hotspot
+
+    started = min(hotspot.LOADED_NS, _IMPORTED_NS)
     _started_memo["ns"] = started
     return started
 
 
 _started_memo: dict[str, int] = {}
 _said = {"stale code": False}
-# /proc gives the start in clock ticks after boot, cut down to a whole tick: a file written in the
-# tick the process started in is not "after" it
-_TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 
 
 def _after(stamp_ns: int, started_ns: int) -> bool:
-    """Whether a code file's timestamp may be later than the process start."""
+    """Whether a code file's timestamp may be later than when the process loaded hotspot."""
     if stamp_ns % 1_000_000_000 == 0:  # whole seconds: a coarse file system's, maybe rounded down
         return stamp_ns >= started_ns - RACY_NS
-    return stamp_ns > started_ns + _TICK_NS
+    return stamp_ns > started_ns
 
 
 def code_loaded_unchanged(code: list[str], sigs: list[Signature]) -> bool:
