@@ -120,14 +120,22 @@ def fake_submitted(sw: Path, job: str, nodes: int) -> None:
     (sw / "slurm").mkdir(exist_ok=True)
 
 
+def _submitted_as_job_41(fake, tmp_path, names: str):
+    """A planned Slurm sweep of one task per name, recorded as submitted as array job 41; the
+    task log's begin line to fill in with the task number."""
+    rec = tmp_path / "rec.jsonl"
+    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, rec) for n in names])
+    sw = fake.root / "sw"
+    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", str(len(names)),
+                   "-o", str(sw)).returncode == 0
+    fake_submitted(sw, "41", len(names))
+    return sw, ("=== hotspot sweep task begin: task {t} of job 41 restart 0 on node{t} at "
+                "2026-11-25T10:00:00Z\n")
+
+
 def test_status_from_task_logs_when_slurm_cannot_answer(fake, tmp_path, monkeypatch):
     """Every task died at start (exit 5, no GPU found): said per task with its log and the fix."""
-    rec = tmp_path / "rec.jsonl"
-    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, rec) for n in "abc"])
-    sw = fake.root / "sw"
-    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "3", "-o", str(sw)).returncode == 0
-    fake_submitted(sw, "41", 3)
-    begin = "=== hotspot sweep task begin: task {t} of job 41 restart 0 on node{t} at 2026-11-25T10:00:00Z\n"
+    sw, begin = _submitted_as_job_41(fake, tmp_path, "abc")
     for t in (0, 1):
         (sw / "slurm" / f"41_{t}.out").write_text(
             begin.format(t=t) + "hotspot sweep: --gpus all: no GPU found (rocminfo: not found)\n"
@@ -154,12 +162,7 @@ def test_a_started_task_squeue_no_longer_lists_is_gone_not_active(fake, tmp_path
     (squeue lists every queued or running task): GONE, a lost task whose entries a rerun re-queues."""
     from hotspot.sweep import slurm, views
 
-    rec = tmp_path / "rec.jsonl"
-    recipes = write_recipes(fake.root / "r.yaml", [entry(n, 0.0, rec) for n in "ab"])
-    sw = fake.root / "sw"
-    assert hotspot("sweep", str(recipes), "--slurm", "--dry-run", "--nodes", "2", "-o", str(sw)).returncode == 0
-    fake_submitted(sw, "41", 2)
-    begin = "=== hotspot sweep task begin: task {t} of job 41 restart 0 on node{t} at 2026-11-25T10:00:00Z\n"
+    sw, begin = _submitted_as_job_41(fake, tmp_path, "ab")
     (sw / "slurm" / "41_0.out").write_text(begin.format(t=0))  # never ended
     (sw / "slurm" / "41_1.out").write_text(begin.format(t=1) + "=== hotspot sweep task end: exit 2 at 2026-11-25T10:00:01Z\n")
     monkeypatch.setattr(slurm, "sacct", lambda job: (None, "sacct not found"))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from _thread import get_ident
 from contextvars import ContextVar
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~5 ms)
@@ -41,9 +40,6 @@ RACY_NS = 2_000_000_000
 # listed() modes: which entries a listing keeps
 FILES, DIRS, DIRS_FOLLOWED = "files", "dirs", "dirs-followed"
 
-# When this module was loaded: with hotspot.LOADED_NS, a bound on when this process loaded its code
-# (a process forked from this one inherits it).
-_IMPORTED_NS = time.time_ns()
 
 _active: list[set[object]] = []
 _written: list[list[str]] = []  # active writes_recorded() lists: files renamed into place
@@ -423,7 +419,7 @@ def process_started_ns() -> int:
         return got
     import hotspot
 
-    started = min(hotspot.LOADED_NS, _IMPORTED_NS)
+    started = hotspot.LOADED_NS
     _started_memo["ns"] = started
     return started
 
