@@ -398,6 +398,33 @@ def test_mcp_latency_verdicts_from_hand_made_numbers() -> None:
     assert got["  the same in CPU time (server process during the call / predecessor process)"] is False
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux /proc")
+def test_server_cpu_clock_counts_every_thread_and_agrees_with_the_ticks() -> None:
+    """The server's CPU is read from its process CPU clock: a thread that burned CPU and ended is
+    still counted (a sum over /proc/PID/task/*/schedstat, the live threads, would lose it), and the
+    reading agrees with /proc/PID/stat's 10 ms ticks, the same accounting."""
+    from benchkit.mcplatency import _clock_cpu, _cpu_of, _tick_cpu
+
+    burn = ("import threading, sys, time\n"
+            "def spin():\n"
+            "    t = time.thread_time()\n"
+            "    while time.thread_time() - t < 0.3: pass\n"
+            "th = threading.Thread(target=spin); th.start(); th.join()\n"
+            "print('ready', flush=True); sys.stdin.read()\n")
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        clock, ticks = _clock_cpu(child.pid), _tick_cpu(child.pid)
+        live = sum(int(t.joinpath("schedstat").read_text().split()[0])
+                   for t in Path(f"/proc/{child.pid}/task").iterdir()) / 1e9
+    finally:
+        child.communicate("")
+    assert clock is not None and ticks is not None
+    assert clock >= 0.3 + live - 0.001        # the ended thread's 0.3 s, beside what the live threads used
+    assert abs(clock - ticks) <= 0.03         # user and system ticks, each within a tick or so
+    assert _cpu_of(child.pid) is None         # gone: nothing to read
+
+
 def test_programs_parts_and_verdicts() -> None:
     from benchkit import programs
 
