@@ -134,10 +134,22 @@ def _check(name: str, schema: Mapping[str, Any], value: Any) -> None:
                          "see the tool's input schema")
 
 
+# A tool's schema and its click parameters with their argument names, built once per tool: every
+# call checks its arguments against them, and they are fixed once the command is imported.
+_CHECKED: dict[str, tuple[dict[str, Any], list[tuple[Any, str]]]] = {}
+
+
+def _checked(spec: ToolSpec) -> tuple[dict[str, Any], list[tuple[Any, str]]]:
+    got = _CHECKED.get(spec.name)
+    if got is None:
+        got = _CHECKED[spec.name] = (input_schema(spec), [(p, arg_name(spec, p)) for p in exposed(spec)])
+    return got
+
+
 def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
     """The command line (without `hotspot`) that the CLI would run for these arguments, ending in
     `--format json`. Unknown arguments and wrong types are usage errors."""
-    schema = input_schema(spec)
+    schema, params = _checked(spec)
     props = schema["properties"]
     unknown = sorted(set(arguments) - set(props))
     if unknown:
@@ -157,8 +169,8 @@ def to_argv(spec: ToolSpec, arguments: Mapping[str, Any]) -> list[str]:
     words: list[str] = [spec.command, *spec.words]
     options: list[str] = []
     trailing: list[str] = []
-    for p in exposed(spec):
-        value = arguments.get(arg_name(spec, p))
+    for p, name in params:
+        value = arguments.get(name)
         if value is None:
             continue
         if p.param_type_name == "argument":
