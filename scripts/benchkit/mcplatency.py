@@ -253,15 +253,21 @@ def _add_cpu(into: list[float], before: float | None, after: float | None) -> No
         into.append(max(0.0, after - before))
 
 
+# Linux's clock id of a process's CPU clock (what clock_getcpuclockid(3) returns): ~pid << 3, then
+# the clock kind in the low bits, CPUCLOCK_SCHED (2): the scheduler's nanoseconds of every thread.
+_CPUCLOCK_SHIFT = 3
+_CPUCLOCK_SCHED = 2
+
+
 def _clock_cpu(pid: int | None) -> float | None:
     """CPU seconds of a whole process so far, every thread of it, those that ended included, in
-    nanoseconds (the kernel's per-process CPU clock, CPUCLOCK_SCHED: clockid ~pid << 3 | 2, the
-    one clock_getcpuclockid(3) gives; Linux lets a process read it for another). None where it
-    cannot be read."""
+    nanoseconds (the kernel's per-process CPU clock; Linux lets a process read it for another of the
+    same user). Exact when the process is idle, as the server is before and after a call (a
+    running thread's share is brought up to date when it stops). None where it cannot be read."""
     if pid is None or not hasattr(time, "clock_gettime_ns"):
         return None
     try:
-        return time.clock_gettime_ns(((~pid) << 3) | 2) / 1e9
+        return time.clock_gettime_ns(((~pid) << _CPUCLOCK_SHIFT) | _CPUCLOCK_SCHED) / 1e9
     except (OSError, OverflowError, ValueError):
         return None
 
