@@ -115,6 +115,16 @@ def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     if not _active or not args or (_quiet and get_ident() in _quiet):
         return
     try:
+        if event == "open" and len(args) == 3 and args[1] is None and type(args[0]) is str \
+                and type(args[2]) is int and args[0].startswith(os.sep):
+            # the common case, inline (_path_of's answer for it): a native read of a wave file by
+            # its absolute path, ~50,000 per command on a 1 GB capture
+            flags = args[2]
+            if flags & os.O_ACCMODE != os.O_WRONLY \
+                    and flags & (os.O_CREAT | os.O_EXCL) != os.O_CREAT | os.O_EXCL:
+                for rec in _active:
+                    rec.add(args[0])
+            return
         path = _path_of(event, args)
         if path is not None:
             path = os.fsdecode(path)
@@ -189,7 +199,8 @@ def glob_match(name: str, glob: str) -> bool:
 
 def _matching(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
     tails = tuple(g.rsplit("*", 1)[-1] for g in globs)  # a name must end with one of these
-    everything = "" in tails
+    heads = tuple(g.split("*", 1)[0] for g in globs)  # ... and start with the same glob's head
+    everything = "" in tails and "" in heads
 
     def match(name: str) -> bool:
         low = name.lower()
@@ -197,9 +208,18 @@ def _matching(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
 
     try:
         with unrecorded(), os.scandir(folder) as it:
-            # a name must end with a tail: tested inline, not in a call per name (most names of a
-            # big folder, one file per wave, stop here)
-            entries = list(it) if everything else [e for e in it if e.name.lower().endswith(tails)]
+            # a name must start with a head and end with a tail: tested inline, not in a call per
+            # name (most names of a big folder, one file per wave, or of the user's cache folder
+            # when dispatch dirs are looked for, stop here)
+            if everything:
+                entries = list(it)
+            elif "" in heads:
+                entries = [e for e in it if e.name.lower().endswith(tails)]
+            elif "" in tails:
+                entries = [e for e in it if e.name.lower().startswith(heads)]
+            else:
+                entries = [e for e in it if (low := e.name.lower()).startswith(heads)
+                           and low.endswith(tails)]
             if mode == FILES:
                 names = [e.name for e in entries if match(e.name) and e.is_file()]
             elif mode == DIRS:

@@ -51,13 +51,16 @@ def _plain_events(rows: list[Any]) -> EventColumns | None:
     a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
     if not rows:
         return ((), (), (), (), (), ())
-    if set(map(type, rows)) != {list} or min(map(len, rows)) < len(OCCUPANCY_ROW_FIELDS):
+    if set(map(type, rows)) != {list}:
         return None
-    cols = list(zip(*rows))[:len(OCCUPANCY_ROW_FIELDS)]
+    cols = list(zip(*rows))  # as many columns as the shortest row has fields
+    if len(cols) < len(OCCUPANCY_ROW_FIELDS):
+        return None
+    del cols[len(OCCUPANCY_ROW_FIELDS):]
     for col in cols:
         if set(map(type, col)) != {int} or min(col) < 0:
             return None
-    if not set(cols[4]) <= {0, 1}:
+    if max(cols[4]) > 1:  # non-negative ints: 0 or 1
         return None
     return tuple(cols)  # type: ignore[return-value]  # the six columns, each checked above
 
