@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from hotspot.capture.files import load_json
-from hotspot.capture.session import memoized
+from hotspot.capture.session import memoized, share, shared
 from hotspot.errors import InputError, bad_file
 from hotspot.result import JsonObject
 from hotspot.record import record
@@ -225,6 +226,9 @@ class _FolderScan:
                 raise
             self._identity = identity
             self.plain = not links and len(set(identity.values())) == len(identity)
+            # the side-file search lists this folder too (hotspot/capture/sidefiles.py): it takes
+            # these names (its own dependency is the names it matches, not the folder's mtime)
+            share(FOLDER_NAMES, str(self.path), identity)
         return self._identity
 
     def names(self) -> dict[str, tuple[int, int] | str]:
@@ -239,6 +243,16 @@ class _FolderScan:
         except OSError as exc:
             raise bad_file(self.path, f"cannot list the folder ({exc.strerror or exc})",
                            code="io-error")
+
+
+# The session's slot for a dispatch folder's names, listed when it was opened (`folder_names`).
+FOLDER_NAMES = "folder names"
+
+
+def folder_names(folder: str) -> Iterable[str] | None:
+    """The names in `folder` as this command's opening of it listed them; None when it has not."""
+    got = shared(FOLDER_NAMES, folder)
+    return got if isinstance(got, dict) else None
 
 
 def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
