@@ -107,7 +107,8 @@ class IssueWeights:
     """What one execution of each row costs its unit, and the loops, fixed before the wave pass
     (picklable: pool workers get it with the pass options)."""
 
-    __slots__ = ("mfma_cycles", "valu_issue", "vmem_bytes", "loops", "pass_counts", "unknown", "tables")
+    __slots__ = ("mfma_cycles", "valu_issue", "vmem_bytes", "loops", "pass_counts", "unknown", "tables",
+                 "_by_line")
 
     def __init__(self, rows: Sequence[CodeRow], gfx: str | None) -> None:
         self.mfma_cycles: dict[int, int] = {}
@@ -136,6 +137,18 @@ class IssueWeights:
             if lane:
                 self.vmem_bytes[r.line_number] = lane * wave_size
         self.loops = loops_in_code(rows)
+        # (the three dicts, line -> its three weights): made on first use, by `by_line`
+        self._by_line: tuple[object, object, object, dict[int, tuple[Any, Any, Any]]] | None = None
+
+    def by_line(self) -> dict[int, tuple[Any, Any, Any]]:
+        """Each weighted line's (mfma cycles, valu issue, vmem bytes), None where it has none: one
+        lookup per executed line instead of six (made again if a dict was replaced)."""
+        mf, va, vb = self.mfma_cycles, self.valu_issue, self.vmem_bytes
+        held = self._by_line
+        if held is None or held[0] is not mf or held[1] is not va or held[2] is not vb:
+            held = self._by_line = (mf, va, vb, {n: (mf.get(n), va.get(n), vb.get(n))
+                                                 for n in mf.keys() | va.keys() | vb.keys()})
+        return held[3]
 
     def __getstate__(self) -> tuple[object, ...]:
         return tuple(getattr(self, s) for s in self.__slots__)
@@ -162,10 +175,10 @@ Terms = list[tuple[int, Any, Any, Any]]
 def _terms(hits: dict[int, int], w: IssueWeights) -> Terms:
     """Each weighted row's products once, in the order of `hits` (the order its floats are added
     in, so every scope's sums are the floats summing `hits` per scope gives)."""
-    mf, va, vb = w.mfma_cycles, w.valu_issue, w.vmem_bytes
-    return [(n, c * mf[n] if n in mf else None, c * va[n] if n in va else None,
-             c * vb[n] if n in vb else None)
-            for n, c in hits.items() if n in mf or n in va or n in vb]
+    get = w.by_line().get
+    return [(n, None if m is None else c * m, None if v is None else c * v,
+             None if b is None else c * b)
+            for n, c in hits.items() if (t := get(n)) is not None for m, v, b in (t,)]
 
 
 def _sums(terms: Terms) -> Sums:

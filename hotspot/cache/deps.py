@@ -115,6 +115,16 @@ def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     if not _active or not args or (_quiet and get_ident() in _quiet):
         return
     try:
+        if event == "open" and len(args) == 3 and args[1] is None and type(args[0]) is str \
+                and type(args[2]) is int and args[0].startswith(os.sep):
+            # the common case, inline (_path_of's answer for it): a native read of a wave file by
+            # its absolute path, ~50,000 per command on a 1 GB capture
+            flags = args[2]
+            if flags & os.O_ACCMODE != os.O_WRONLY \
+                    and flags & (os.O_CREAT | os.O_EXCL) != os.O_CREAT | os.O_EXCL:
+                for rec in _active:
+                    rec.add(args[0])
+            return
         path = _path_of(event, args)
         if path is not None:
             path = os.fsdecode(path)
@@ -156,13 +166,15 @@ def _path_of(event: str, args: tuple[Any, ...]) -> Any:
     return None
 
 
-def listed(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
+def listed(folder: str, globs: tuple[str, ...], mode: str,
+           names: Iterable[str] | None = None) -> list[str]:
     """Sorted names in `folder` that match one of `globs` (case-insensitive; `*` is the only
     wildcard) and are regular files (or links to them: FILES), folders (DIRS) or folders or links
     to them (DIRS_FOLLOWED); [] when the folder cannot be listed. Recorded as a Listing, not as the
-    folder's mtime."""
+    folder's mtime. `names`: the folder's names when this command has listed it already (a
+    dispatch folder, one file per wave: hotspot/capture/layout.py), else it is listed here."""
     globs = tuple(g.lower() for g in globs)
-    names = _matching(folder, globs, mode)
+    names = _matching(folder, globs, mode) if names is None else _matching_names(folder, names, globs, mode)
     if _active:
         dep = (os.path.abspath(folder), globs, mode, _digest(names))
         for rec in _active:
@@ -187,19 +199,65 @@ def glob_match(name: str, glob: str) -> bool:
     return True
 
 
+def _heads_tails(globs: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A name matching one of `globs` starts with one of the heads and ends with one of the tails
+    (each "" when some glob starts or ends with `*`): tested inline, not in a call per name (most
+    names of a big folder, one file per wave, or of the user's cache folder when dispatch dirs are
+    looked for, stop there)."""
+    return tuple(g.split("*", 1)[0] for g in globs), tuple(g.rsplit("*", 1)[-1] for g in globs)
+
+
+def _matches(name: str, globs: tuple[str, ...]) -> bool:
+    low = name.lower()
+    return any(glob_match(low, g) for g in globs)
+
+
+def _matching_names(folder: str, names: Iterable[str], globs: tuple[str, ...], mode: str) -> list[str]:
+    """`_matching` over names listed earlier: the type of each (rare) match is read by its stat,
+    as the listing's entry gives it (FILES and DIRS_FOLLOWED follow links, DIRS does not)."""
+    import stat
+
+    heads, tails = _heads_tails(globs)
+    if "" in heads and "" in tails:
+        candidates = list(names)
+    elif "" in heads:
+        candidates = [n for n in names if n.lower().endswith(tails)]
+    elif "" in tails:
+        candidates = [n for n in names if n.lower().startswith(heads)]
+    else:
+        candidates = [n for n in names if (low := n.lower()).startswith(heads) and low.endswith(tails)]
+    out = []
+    for name in candidates:
+        if not _matches(name, globs):
+            continue
+        try:
+            path = os.path.join(folder, name)
+            st = os.lstat(path) if mode == DIRS else os.stat(path)
+        except (OSError, ValueError):
+            continue  # gone, a broken link (or a name no entry has): not a file nor a folder
+        if stat.S_ISREG(st.st_mode) if mode == FILES else stat.S_ISDIR(st.st_mode):
+            out.append(name)
+    out.sort()
+    return out
+
+
 def _matching(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
-    tails = tuple(g.rsplit("*", 1)[-1] for g in globs)  # a name must end with one of these
-    everything = "" in tails
+    heads, tails = _heads_tails(globs)
 
     def match(name: str) -> bool:
-        low = name.lower()
-        return any(glob_match(low, g) for g in globs)
+        return _matches(name, globs)
 
     try:
         with unrecorded(), os.scandir(folder) as it:
-            # a name must end with a tail: tested inline, not in a call per name (most names of a
-            # big folder, one file per wave, stop here)
-            entries = list(it) if everything else [e for e in it if e.name.lower().endswith(tails)]
+            if "" in heads and "" in tails:
+                entries = list(it)
+            elif "" in heads:
+                entries = [e for e in it if e.name.lower().endswith(tails)]
+            elif "" in tails:
+                entries = [e for e in it if e.name.lower().startswith(heads)]
+            else:
+                entries = [e for e in it if (low := e.name.lower()).startswith(heads)
+                           and low.endswith(tails)]
             if mode == FILES:
                 names = [e.name for e in entries if match(e.name) and e.is_file()]
             elif mode == DIRS:

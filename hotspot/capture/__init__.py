@@ -31,7 +31,8 @@ if TYPE_CHECKING:  # the checker sees the real names (re-exported); at run time 
     )
     from hotspot.capture.files import parse_json as parse_json
     from hotspot.capture.layout import (
-        DispatchDir as DispatchDir, WaveFile as WaveFile, find_dispatch_dirs as find_dispatch_dirs,
+        DispatchDir as DispatchDir, WaveFile as WaveFile, WaveFiles as WaveFiles,
+        find_dispatch_dirs as find_dispatch_dirs,
         open_dispatch as open_dispatch, parse_dir_name as parse_dir_name,
         require_dispatch_dirs as require_dispatch_dirs,
     )
@@ -98,7 +99,7 @@ _PUBLIC: dict[str, str] = {
     # the Capture of one dispatch dir, and its parts
     "Capture": "open", "open_capture": "open",
     "CodeRow": "model", "CodeTable": "model", "KernelSymbol": "model",
-    "DispatchDir": "layout", "WaveFile": "layout", "find_dispatch_dirs": "layout",
+    "DispatchDir": "layout", "WaveFile": "layout", "WaveFiles": "layout", "find_dispatch_dirs": "layout",
     "open_dispatch": "layout", "parse_dir_name": "layout", "require_dispatch_dirs": "layout",
     "EMPTY_TRACE_HINT": "codejson", "read_code_table": "code_table",
     "SourceLoc": "source", "SourceRef": "source", "NO_SOURCE": "source", "parse_source": "source",

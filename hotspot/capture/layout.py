@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
 
 from hotspot.capture.files import load_json
-from hotspot.capture.session import memoized
+from hotspot.capture.session import memoized, share, shared
 from hotspot.errors import InputError, bad_file
 from hotspot.result import JsonObject
 from hotspot.record import record
@@ -52,13 +53,65 @@ class WaveFile:
                 f"n={self.n})")
 
 
+# One listed wave file: (se, simd, slot, n, listing order, begin, end, file name)
+WaveRow = tuple[int, int, int, int, int, int, int, str]
+
+
+class WaveFiles(Sequence[WaveFile]):
+    """The wave files filenames.json lists, as one tuple each under the folder's path, sorted by
+    (se, simd, slot, n) and then listing order; each WaveFile is made when it is asked for. A 1 GB
+    capture lists ~50,000 files: the fresh analysis of a 2,000-wave capture spent ~1 ms making an
+    object per file that only the wave pass's descriptors (`described`) were taken from."""
+
+    __slots__ = ("prefix", "rows")
+
+    def __init__(self, prefix: str, rows: list[WaveRow]) -> None:
+        self.prefix = prefix  # the folder's path and a separator
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> WaveFile: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> WaveFiles: ...
+
+    def __getitem__(self, index: int | slice) -> WaveFile | WaveFiles:
+        if isinstance(index, slice):
+            return WaveFiles(self.prefix, self.rows[index])
+        se, simd, slot, n, _, begin, end, name = self.rows[index]
+        return WaveFile(self.prefix + name, se, simd, slot, n, begin, end)
+
+    def __iter__(self) -> Iterator[WaveFile]:
+        prefix = self.prefix
+        for se, simd, slot, n, _, begin, end, name in self.rows:
+            yield WaveFile(prefix + name, se, simd, slot, n, begin, end)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WaveFiles):
+            return self.prefix == other.prefix and self.rows == other.rows
+        return isinstance(other, (tuple, list)) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence compared by value, as a list
+
+    def __repr__(self) -> str:
+        return f"WaveFiles({self.prefix!r}, {len(self.rows)} files)"
+
+    def described(self) -> list[tuple[str, int, int, int, int]]:
+        """(path, se, simd, slot, n) of each file, in order: the wave pass's descriptors."""
+        prefix = self.prefix
+        return [(prefix + r[7], r[0], r[1], r[2], r[3]) for r in self.rows]
+
+
 @record
 class DispatchDir:
     path: Path
     agent_handle: int | None
     dispatch_id: int | None
     pc_sampling: bool
-    wave_files: tuple[WaveFile, ...]
+    wave_files: Sequence[WaveFile]  # WaveFiles when filenames.json lists them, else a tuple
     filenames_doc: JsonObject
     warnings: tuple[str, ...] = ()
 
@@ -185,7 +238,8 @@ def _open_dispatch(path: Path) -> DispatchDir:
     waves = _distinct_waves(path, _wave_files(path, fn_path, doc, warnings, scan), warnings, scan)
     # the wave listing now lives in `waves`; keeping its ~50k-entry dict too would double it
     rest = {k: v for k, v in doc.items() if k != "wave_filenames"}
-    return DispatchDir(path, handle, dispatch, pc_sampling, tuple(waves), rest, tuple(warnings))
+    return DispatchDir(path, handle, dispatch, pc_sampling,
+                       waves if isinstance(waves, WaveFiles) else tuple(waves), rest, tuple(warnings))
 
 
 class _FolderScan:
@@ -225,6 +279,9 @@ class _FolderScan:
                 raise
             self._identity = identity
             self.plain = not links and len(set(identity.values())) == len(identity)
+            # the side-file search lists this folder too (hotspot/capture/sidefiles.py): it takes
+            # these names (its own dependency is the names it matches, not the folder's mtime)
+            share(FOLDER_NAMES, str(self.path), identity)
         return self._identity
 
     def names(self) -> dict[str, tuple[int, int] | str]:
@@ -241,8 +298,18 @@ class _FolderScan:
                            code="io-error")
 
 
-def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
-                    scan: _FolderScan | None = None) -> list[WaveFile]:
+# The session's slot for a dispatch folder's names, listed when it was opened (`folder_names`).
+FOLDER_NAMES = "folder names"
+
+
+def folder_names(folder: str) -> Iterable[str] | None:
+    """The names in `folder` as this command's opening of it listed them; None when it has not."""
+    got = shared(FOLDER_NAMES, folder)
+    return got if isinstance(got, dict) else None
+
+
+def _distinct_waves(path: Path, waves: Sequence[WaveFile], warnings: list[str],
+                    scan: _FolderScan | None = None) -> Sequence[WaveFile]:
     """Each wave file once: a name listed several times in filenames.json, or several names that
     are one file (symlinks, hard links), is one wave, not several. Identity is the file's inode,
     read from one scan of the folder (a stat only for symlinks, which are rare)."""
@@ -251,8 +318,9 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
         identity = scan.identity()
     except OSError:
         return waves
-    if scan.plain and len({wf.where for wf in waves}) == len(waves):
-        return list(waves)  # each name once, each name its own file: nothing repeats
+    if scan.plain and len({r[7] for r in waves.rows} if isinstance(waves, WaveFiles)
+                          else {wf.where for wf in waves}) == len(waves):
+        return waves  # each name once, each name its own file: nothing repeats
     dev = 0
     try:
         dev = os.stat(path).st_dev
@@ -279,19 +347,18 @@ def _distinct_waves(path: Path, waves: list[WaveFile], warnings: list[str],
 
 
 def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
-                scan: _FolderScan | None = None) -> list[WaveFile]:
+                scan: _FolderScan | None = None) -> Sequence[WaveFile]:
     listing: Any = doc.get("wave_filenames")  # walked as it is: a wrong shape is caught below
     if isinstance(listing, dict):
-        out: list[WaveFile] = []
         missing = 0
         # one listing instead of a stat per wave file
         present = (scan or _FolderScan(path)).names()
         folder = os.fspath(path)
         # os.path.join for the names the listing holds (no separator in them), without its checks
         prefix = folder if folder.endswith(os.sep) else folder + os.sep
-        # (se, simd, slot, n, listing order): sorted as tuples of ints, the order the WaveFiles
-        # sorted by (se, simd, slot, n) had (a stable sort keeps the listing order of equal keys)
-        keys: list[tuple[int, int, int, int, int]] = []
+        # (se, simd, slot, n, listing order, ...): sorted as tuples of ints, the order WaveFiles
+        # sorted by (se, simd, slot, n) had (the listing order, unique, breaks every tie)
+        rows: list[WaveRow] = []
         try:
             for se, simds in listing.items():
                 for simd, slots in simds.items():
@@ -305,9 +372,7 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
                             name, begin, end = entry[0], entry[1], entry[2]
                             i_n, ibegin, iend = int(n), int(begin), int(end)
                             if name in present:
-                                keys.append((ise, isimd, islot, i_n, len(out)))
-                                out.append(WaveFile(prefix + name, ise, isimd, islot, i_n,
-                                                    ibegin, iend))
+                                rows.append((ise, isimd, islot, i_n, len(rows), ibegin, iend, name))
                             else:
                                 os.path.join(folder, name)  # a name of another type: refused
                                 missing += 1
@@ -316,8 +381,8 @@ def _wave_files(path: Path, fn_path: Path, doc: JsonObject, warnings: list[str],
                            "{se: {simd: {slot: {n: [file, begin, end]}}}} mapping")
         if missing:
             warnings.append(f"{fn_path}: {missing} listed wave file(s) are missing")
-        keys.sort()
-        return [out[k[4]] for k in keys]
+        rows.sort()
+        return WaveFiles(prefix, rows)
     if listing is not None:
         raise bad_file(fn_path, "field 'wave_filenames' is not an object")
     found = []

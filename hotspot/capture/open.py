@@ -9,7 +9,7 @@ occupancy.json, realtime.json, the source map (snapshots.json, --source-map) and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -60,7 +60,7 @@ class Capture:
         return self.dispatch.path
 
     @property
-    def wave_files(self) -> tuple[WaveFile, ...]:
+    def wave_files(self) -> Sequence[WaveFile]:
         return self.dispatch.wave_files
 
     @property

@@ -28,7 +28,7 @@ from typing import Any
 
 from hotspot.arch.resources import COUNTER_COLLECTION, KERNEL_TRACE, ROCPD
 from hotspot.cache.deps import DIRS, DIRS_FOLLOWED, FILES, listed, note
-from hotspot.capture.layout import DISPATCH_DIR_RE, is_dispatch_dir
+from hotspot.capture.layout import DISPATCH_DIR_RE, folder_names, is_dispatch_dir
 from hotspot.capture.session import memoized
 from hotspot.record import record
 
@@ -181,8 +181,9 @@ def _search_dirs(dispatch_dir: Path) -> tuple[Path, ...]:
 
 def _file_names(folder: str) -> tuple[str, ...]:
     """Sorted names of the side files in a folder (names matching SIDE_FILE_PATTERNS; one listing
-    per session)."""
-    return memoized("listing", folder, lambda: tuple(listed(folder, SIDE_FILE_PATTERNS, FILES)))
+    per session: a dispatch folder's, one file per wave, is the one its opening made)."""
+    return memoized("listing", folder, lambda: tuple(listed(folder, SIDE_FILE_PATTERNS, FILES,
+                                                            folder_names(folder))))
 
 
 def nearby_files(dispatch_dir: Path, side: SideFile, meta: Sequence[Path] = ()) -> list[Path]:

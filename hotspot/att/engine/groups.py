@@ -214,9 +214,14 @@ class SequenceGroup:
         """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
         if self.pair_hists is None:
             self.pair_hists = [{} for _ in self.pair_waits]
+        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_arrays())
+
+    def pair_arrays(self) -> tuple[array[int], array[int]]:
+        """The pairs' wait and producer positions as int64 arrays (the C fold's and counter's),
+        made once."""
+        if self.pair_index is None:
             self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
-        assert self.pair_index is not None  # made with pair_hists
-        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_index)
+        return self.pair_index
 
 
 def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence[int] | None:
@@ -687,8 +692,8 @@ class NativeFold:
         positions, rows = group.indexes()
         group.native_index = self.fold.add_group(
             wave.sequence_hash, wave.lines, wave.cats, group.expected_key(self.mod) or b"",
-            group.ooo, positions, array("q", group.pair_waits), array("q", group.pair_producers),
-            rows, self.issue.shape_args(wave) if self.issue is not None else None)
+            group.ooo, positions, *group.pair_arrays(), rows,
+            self.issue.shape_args(wave) if self.issue is not None else None)
         self.members.append(group)
 
     def release(self, group: SequenceGroup) -> None:
@@ -754,7 +759,6 @@ class NativeFold:
         if entries:
             if group.pair_hists is None:
                 group.pair_hists = [{} for _ in group.pair_waits]
-                group.pair_index = (array("q", group.pair_waits), array("q", group.pair_producers))
             hists = group.pair_hists
             if hasattr(self.mod, "add_entries"):  # the loop below, in C
                 self.mod.add_entries(hists, entries)

@@ -62,6 +62,7 @@ from hotspot.att.waits.waitcnt_rules import ROLE_BARRIER, LineTables
 from hotspot.capture import (
     Wave,
     WaveFile,
+    WaveFiles,
     WaveTotals,
     check_wave,
     kept_paths,
@@ -184,6 +185,8 @@ class WavePartial:
 
 
 def describe(files: Sequence[WaveFile]) -> list[WaveDesc]:
+    if isinstance(files, WaveFiles):  # the listing's rows, without a WaveFile each
+        return files.described()
     return [(w.where, w.se, w.simd, w.slot, w.n) for w in files]
 
 
