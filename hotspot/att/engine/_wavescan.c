@@ -199,6 +199,91 @@ HOT const char *row_simd(const char *p, int64_t *out, int n) {
 }
 #endif
 
+/* The wide row reader: AVX-512 (BW, VBMI, VBMI2), compiled for that target function by function
+ * and used only when the CPU has it (module init), so the module still loads and reads the same
+ * on any x86-64; row_simd and compact_row stay the path everywhere else and for every row this
+ * one refuses. wide_rows(False) (module function) forces the portable path, for the tests that
+ * hold both paths to the same results. */
+#if defined(__x86_64__) && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    ((defined(__clang__) && __clang_major__ >= 8) || (!defined(__clang__) && __GNUC__ >= 8))
+#include <immintrin.h>
+#define ROW_WIDE 1
+#define WIDE __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt,sse4.1")))
+#define WIDE_HOT WIDE static inline __attribute__((always_inline))
+static int wide_ok; /* the CPU runs the wide path */
+static int wide_on; /* it is used (wide_ok unless a test turned it off) */
+/* byte i of each: i; i / 8 (its lane k); k + 1; i % 8 - 8 */
+#define I8(b) b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7
+#define B8(x) x, x, x, x, x, x, x, x
+static const struct {
+    int8_t iota[64], lane[64], next_lane[64], offset[64];
+} wide_tab = {
+    {I8(0), I8(8), I8(16), I8(24), I8(32), I8(40), I8(48), I8(56)},
+    {B8(0), B8(1), B8(2), B8(3), B8(4), B8(5), B8(6), B8(7)},
+    {B8(1), B8(2), B8(3), B8(4), B8(5), B8(6), B8(7), B8(8)},
+    {I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8)},
+};
+#undef I8
+#undef B8
+
+/* A row of n (1..7) non-negative integers of 1..8 digits, written compactly `[a,b,...]` within
+ * the 64 bytes at p (fewer when the text ends sooner: the load is masked, nothing past `end` is
+ * read): the values into out[0..n), and the end of the row; NULL for any other form or a longer
+ * row, which the caller then reads as before. No per-number branch: the separators are checked on
+ * bit masks of the 64 bytes, and the digits of every number are moved at once, right-aligned, into
+ * an 8-byte lane each (a byte permute whose indices come from the separators' positions), then
+ * converted in three multiply-add steps (pairs of digits, then fours, then eights). */
+WIDE_HOT const char *row_wide(const char *p, const char *end, int64_t *out, int n) {
+    if (*p != '[') return NULL;
+    Py_ssize_t avail = end - p;
+    __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
+    __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
+    __m512i d = _mm512_sub_epi8(x, _mm512_set1_epi8('0'));
+    uint64_t digit = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10));
+    uint64_t sep = ~digit;
+    uint64_t closing = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(']'));
+    if (!closing) return NULL;
+    unsigned e = (unsigned)_tzcnt_u64(closing); /* the row's ']' if it is one */
+    uint64_t s = _bzhi_u64(sep, e), commas = _bzhi_u64(_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(',')), e);
+    uint64_t all = s | (1ULL << e); /* '[' at 0, the commas, the ']' */
+    uint64_t zero = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('0'));
+    uint64_t d2 = digit & (digit >> 1), d4 = d2 & (d2 >> 2), d9 = d4 & (d4 >> 4) & (digit >> 8);
+    int bad = (s != (commas | 1)) | ((int)_mm_popcnt_u64(commas) != n - 1) /* only '[' and n-1 commas before ']' */
+              | ((all & (all >> 1)) != 0)                             /* an empty number */
+              | (_bzhi_u64(zero & (sep << 1) & (digit >> 1), e) != 0) /* a leading zero */
+              | (_bzhi_u64(d9, e) != 0);                              /* a number of 9+ digits */
+    if (bad) return NULL;
+    /* separator k at byte P[k]; number k is bytes P[k]+1 .. P[k+1]-1; lane byte j (of 8) takes
+     * byte P[k+1]-8+j when that is inside the number, else 0 */
+    __m512i P = _mm512_maskz_compress_epi8(all, _mm512_loadu_si512(wide_tab.iota));
+    __m512i start = _mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.lane), P);
+    __m512i stop = _mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.next_lane), P);
+    __m512i src = _mm512_add_epi8(stop, _mm512_loadu_si512(wide_tab.offset));
+    __mmask64 inside = _mm512_cmpgt_epi8_mask(src, start); /* signed: a negative index is outside */
+    __m512i v = _mm512_maskz_permutexvar_epi8(inside, src, d);
+    v = _mm512_maddubs_epi16(v, _mm512_set1_epi16(0x010A));            /* 10 * even byte + odd byte */
+    v = _mm512_madd_epi16(v, _mm512_set1_epi32(0x00010064));           /* 100 * even + odd */
+    v = _mm512_add_epi64(_mm512_mul_epu32(v, _mm512_set1_epi64(10000)), _mm512_srli_epi64(v, 32));
+    /* lane by lane from the register: a masked store read back at once would wait for the store
+     * (no store-to-load forwarding from it) */
+    __m128i q = _mm512_castsi512_si128(v);
+    out[0] = _mm_cvtsi128_si64(q);
+    if (n > 1) out[1] = _mm_extract_epi64(q, 1);
+    if (n > 2) {
+        q = _mm512_extracti64x2_epi64(v, 1);
+        out[2] = _mm_cvtsi128_si64(q);
+        if (n > 3) out[3] = _mm_extract_epi64(q, 1);
+    }
+    if (n > 4) {
+        q = _mm512_extracti64x2_epi64(v, 2);
+        out[4] = _mm_cvtsi128_si64(q);
+        if (n > 5) out[5] = _mm_extract_epi64(q, 1);
+    }
+    if (n > 6) out[6] = _mm_cvtsi128_si64(_mm512_extracti64x2_epi64(v, 3));
+    return p + e + 1;
+}
+#endif
+
 /* A JSON integer (no fraction, no exponent) with |value| < VALUE_LIMIT. */
 HOT int parse_int(Cur *c, int64_t *out) {
     skip_ws(c);
@@ -442,6 +527,57 @@ static int rows_reserve(Wave *w) {
     return 1;
 }
 
+#ifdef ROW_WIDE
+/* Instruction rows read by row_wide from c->p on, into the columns from row *np on, for as long as
+ * each is followed by ',' and another row it reads: 1 with c->p just past the last row read (the
+ * caller goes on at the ',' or ']' after it), 0 none read (c->p unmoved: the caller reads that row),
+ * -1 memory error (exception set). Its values are non-negative: ins_or needs no update. */
+WIDE static int ins_rows_wide(Cur *c, Wave *w, Py_ssize_t *np) {
+    Col *cols = w->cols;
+    Py_ssize_t n = *np;
+    int64_t row[8];
+    const char *p = c->p, *end = c->end, *q = row_wide(p, end, row, 5);
+    if (!q) return 0;
+    for (;;) {
+        if (n == cols[0].cap) {
+            for (int k = 0; k < 5; k++) cols[k].n = n;
+            if (!rows_reserve(w)) {
+                PyErr_NoMemory();
+                return -1;
+            }
+        }
+        for (int k = 0; k < 5; k++) cols[k].v[n] = row[k];
+        n++;
+        p = q;
+        if (*p != ',' || !(q = row_wide(p + 1, end, row, 5))) break;
+    }
+    c->p = p;
+    *np = n;
+    return 1;
+}
+
+/* The same for timeline rows (pairs), stopping before a row that would take the running cycle
+ * total *total to VALUE_LIMIT (the caller reads it and refuses the wave, as before). */
+WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
+    int64_t pair[8];
+    const char *p = c->p, *end = c->end, *q = row_wide(p, end, pair, 2);
+    int any = 0;
+    while (q && *total + pair[1] < VALUE_LIMIT) {
+        if (!col_push(&w->states, pair[0]) || !col_push(&w->cycles, pair[1])) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *total += pair[1];
+        any = 1;
+        p = q;
+        if (*p != ',') break;
+        q = row_wide(p + 1, end, pair, 2);
+    }
+    c->p = p;
+    return any;
+}
+#endif
+
 /* Return 1 parsed, 0 not the plain shape (fall back), -1 memory error (exception set). */
 static int parse_instructions(Cur *c, Wave *w) {
     if (!expect(c, '[')) return 0;
@@ -449,6 +585,13 @@ static int parse_instructions(Cur *c, Wave *w) {
     Col *cols = w->cols;
     Py_ssize_t n = cols[0].n;
     do {
+#ifdef ROW_WIDE
+        if (wide_on) {
+            int got = ins_rows_wide(c, w, &n);
+            if (got < 0) return -1;
+            if (got) continue; /* on at the ',' after the last row read */
+        }
+#endif
         if (n == cols[0].cap) {
             for (int k = 0; k < 5; k++) cols[k].n = n;
             if (!rows_reserve(w)) {
@@ -477,6 +620,13 @@ static int parse_timeline(Cur *c, Wave *w) {
     if (expect(c, ']')) return 1;
     int64_t total = 0;
     do {
+#ifdef ROW_WIDE
+        if (wide_on) {
+            int got = timeline_rows_wide(c, w, &total);
+            if (got < 0) return -1;
+            if (got) continue;
+        }
+#endif
         int64_t pair[2];
         if (!compact_row(c, pair, 2) &&
             (!expect(c, '[') || !parse_int(c, &pair[0]) || !expect(c, ',') ||
@@ -3345,8 +3495,28 @@ done:
     return out;
 }
 
+/* wide_rows(on=None) -> bool: whether the wide row reader (row_wide) is used; on=False forces the
+ * portable one (row_simd/compact_row), on=True restores it where the CPU has it. For the tests
+ * that hold both readers to the same results. */
+static PyObject *wide_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *on = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &on)) return NULL;
+#ifdef ROW_WIDE
+    if (on != Py_None) {
+        int t = PyObject_IsTrue(on);
+        if (t < 0) return NULL;
+        wide_on = t && wide_ok;
+    }
+    return PyBool_FromLong(wide_on);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
+    {"wide_rows", wide_rows, METH_VARARGS, "Whether the AVX-512 row reader is used; False forces the portable one."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
@@ -3378,6 +3548,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 #define WAVESCAN_ABI 5
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
+#ifdef ROW_WIDE
+    __builtin_cpu_init();
+    wide_ok = wide_on = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+                        __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+                        __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.1");
+#endif
     if (PyType_Ready(&FoldType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

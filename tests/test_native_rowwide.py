@@ -1,0 +1,153 @@
+"""The two row readers of hotspot/att/engine/_wavescan.c give the same results.
+
+Where the CPU has AVX-512 (BW, VBMI, VBMI2) the scanner reads compact rows with `row_wide`, chosen
+at run time; everywhere else, and for every row that one refuses, with `row_simd`/`compact_row`.
+`_wavescan.wide_rows(False)` forces the portable reader, so each document here is scanned both ways
+and both must equal what orjson reads (or both refuse it). On a CPU without the wide reader both
+scans take the portable one and the test still checks it against orjson.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hotspot.att.engine.native import native
+
+LIMIT = 1 << 40
+
+
+@pytest.fixture(scope="module")
+def mod():
+    m = native()
+    if m is None:
+        if os.environ.get("HOTSPOT_REQUIRE_NATIVE") == "1":
+            pytest.fail("HOTSPOT_REQUIRE_NATIVE=1 but hotspot.att.engine._wavescan is not built/enabled")
+        pytest.skip("native wave scanner not built (needs a C compiler at install time)")
+    return m
+
+
+def _both(mod, data: bytes):
+    """scan(data) with the portable reader and with the wide one (where the CPU has it)."""
+    was = mod.wide_rows()
+    try:
+        mod.wide_rows(False)
+        portable = mod.scan(data)
+        mod.wide_rows(True)
+        wide = mod.scan(data)
+    finally:
+        mod.wide_rows(was)
+    return portable, wide
+
+
+def _doc(ins: bytes, timeline: bytes = b"[]", tail: bytes = b"") -> bytes:
+    """A wave file whose instruction and timeline arrays are written as given; `tail` after the
+    wave object (empty: the rows end a few bytes before the end of the text)."""
+    return (b'{' + tail + b'"wave":{"begin":1,"end":2,"timeline":' + timeline
+            + b',"instructions":' + ins + b'}}')
+
+
+def _columns(scanned) -> tuple[list[int], ...]:
+    """The seven int64 columns of a scan() tuple, as lists."""
+    from array import array
+
+    return tuple(list(array("q", scanned[k])) for k in range(3, 10))
+
+
+def _check(mod, data: bytes) -> None:
+    portable, wide = _both(mod, data)
+    assert portable == wide
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        assert portable is None
+        return
+    if portable is None:
+        return
+    w = doc["wave"]
+    want = ([r[k] for r in w["instructions"]] for k in range(5))
+    pairs = w.get("timeline") or []
+    assert _columns(portable) == (*want, [s for s, _ in pairs], [c for _, c in pairs])
+
+
+def _numbers() -> Iterator[bytes]:
+    """Every length from 1 to 14 digits, at and around the 2**40 bound, leading zeros, signs."""
+    for n in range(1, 15):
+        yield b"7" * n
+        yield b"1" + b"0" * (n - 1)
+        yield b"0" * n  # a leading zero from 2 digits on (refused)
+        yield b"-" + b"9" * n
+    yield str(LIMIT - 1).encode()
+    yield str(LIMIT).encode()
+    yield b"-0"
+    yield b"09"
+
+
+def test_every_number_length_in_every_column_reads_the_same(mod) -> None:
+    for num in _numbers():
+        for col in range(5):
+            row = [b"1", b"23", b"456", b"7", b"89"]
+            row[col] = num
+            line = b"[" + b",".join(row) + b"]"
+            for ins in (b"[" + line + b"]", b"[" + line + b"," + line + b"]",
+                        b"[[4,1,0,4,1]," + line + b",[5,2,0,4,2]]"):
+                _check(mod, _doc(ins))
+                _check(mod, _doc(ins, tail=b'"x":"' + b"y" * 70 + b'",'))
+        pair = b"[" + num + b",3],[2," + num + b"]"
+        _check(mod, _doc(b"[[4,1,0,4,1]]", timeline=b"[" + pair + b"]"))
+
+
+def test_rows_the_wide_reader_refuses_read_as_before(mod) -> None:
+    odd_rows = [b"[1,2,3,4]", b"[1,2,3,4,5,6]", b"[ 1,2,3,4,5]", b"[1 ,2,3,4,5]", b"[1,2,3,4,5 ]",
+                b"[1,,3,4,5]", b"[1,2,3,4,]", b"[,1,2,3,4]", b"[1,2.5,3,4,5]", b"[1,2e3,3,4,5]",
+                b"[1,2,3,4,5]]", b"[1,2,3,4,5", b"1,2,3,4,5]", b"[1,-2,3,4,5]", b"[1,2,3,4,05]",
+                b"[1\n,2,3,4,5]", b"[1,2,3,4,\t5]", b"[123456789,2,3,4,5]", b"[12345678,2,3,4,5]",
+                b"[1,2,3,4," + b"9" * 60 + b"]", b"[1,2,3,4,5\x00]", b"[1,2,3,4,5\xff]"]
+    for row in odd_rows:
+        for ins in (b"[" + row + b"]", b"[[1,1,1,1,1]," + row + b"]", b"[" + row + b",[1,1,1,1,1]]"):
+            _check(mod, _doc(ins))
+    for pair in [b"[1,2,3]", b"[1]", b"[ 1,2]", b"[1,2 ]", b"[-1,2]", b"[1,-2]", b"[01,2]", b"[1,02]",
+                 b"[1,123456789]", b"[1,2],", b"[1,2]]"]:
+        _check(mod, _doc(b"[[4,1,0,4,1]]", timeline=b"[[0,5]," + pair + b",[1,1]]"))
+
+
+def test_rows_ending_at_every_distance_from_the_end_of_the_text(mod) -> None:
+    # the wide reader loads 64 bytes masked to the text: rows cut short by the end read as before
+    rows = b"[" + b",".join(b"[%d,%d,%d,%d,%d]" % (10**k, k, 3 * k, 1 + k, 7 * k + 1)
+                            for k in range(8)) + b"]"
+    full = _doc(rows)
+    for cut in range(len(full) - 80, len(full) + 1):
+        _check(mod, full[:cut])
+    _check(mod, _doc(rows, timeline=b"[" + b",".join(b"[%d,%d]" % (k % 5, 10**k) for k in range(9)) + b"]"))
+
+
+def test_timeline_total_at_the_bound_is_refused_on_both_paths(mod) -> None:
+    big = 99_999_999  # the longest number the wide reader takes: the total reaches 2**40 after many
+    n = LIMIT // big + 1
+    timeline = b"[" + b",".join([b"[1,%d]" % big] * n) + b"]"
+    portable, wide = _both(mod, _doc(b"[[4,1,0,4,1]]", timeline=timeline))
+    assert portable is None and wide is None
+    timeline = b"[" + b",".join([b"[1,%d]" % big] * (n - 1)) + b"]"
+    portable, wide = _both(mod, _doc(b"[[4,1,0,4,1]]", timeline=timeline))
+    assert portable is not None and portable == wide
+
+
+number = st.one_of(st.integers(0, 9), st.integers(0, 10**8 + 5), st.integers(0, LIMIT + 10),
+                   st.integers(-(10**9), -1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(number, min_size=5, max_size=5), min_size=1, max_size=30),
+       st.lists(st.lists(st.integers(0, 10**9), min_size=2, max_size=2), max_size=30),
+       st.integers(0, 70), st.integers(0, 40), st.sampled_from([b"", b" ", b"0", b"-", b",", b"]"]))
+def test_random_rows_read_the_same_both_ways(mod, rows, timeline, pad, at, junk) -> None:
+    ins = orjson.dumps(rows)
+    tail = b'"z":"' + b"x" * pad + b'",' if pad % 2 else b""
+    _check(mod, _doc(ins, orjson.dumps(timeline), tail))
+    at = min(at, len(ins) - 1)
+    _check(mod, _doc(ins[:at] + junk + ins[at:], orjson.dumps(timeline), tail))
