@@ -212,75 +212,92 @@ HOT const char *row_simd(const char *p, int64_t *out, int n) {
 #define WIDE_HOT WIDE static inline __attribute__((always_inline))
 static int wide_ok; /* the CPU runs the wide path */
 static int wide_on; /* it is used (wide_ok unless a test turned it off) */
-/* byte i of each: i; i / 8 (its lane k); k + 1; i % 8 - 8 */
+/* byte i of each: i; i + 1 (63 at the end); i % 8 - 8 */
 #define I8(b) b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7
-#define B8(x) x, x, x, x, x, x, x, x
 static const struct {
-    int8_t iota[64], lane[64], next_lane[64], offset[64];
+    int8_t iota[64], next[64], offset[64];
 } wide_tab = {
     {I8(0), I8(8), I8(16), I8(24), I8(32), I8(40), I8(48), I8(56)},
-    {B8(0), B8(1), B8(2), B8(3), B8(4), B8(5), B8(6), B8(7)},
-    {B8(1), B8(2), B8(3), B8(4), B8(5), B8(6), B8(7), B8(8)},
+    {I8(1), I8(9), I8(17), I8(25), I8(33), I8(41), I8(49), 57, 58, 59, 60, 61, 62, 63, 63},
     {I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8)},
 };
 #undef I8
-#undef B8
 
-/* A row of n (1..7) non-negative integers of 1..8 digits, written compactly `[a,b,...]` within
- * the 64 bytes at p (fewer when the text ends sooner: the load is masked, nothing past `end` is
- * read): the values into out[0..n), and the end of the row; NULL for any other form or a longer
- * row, which the caller then reads as before. No per-number branch: the separators are checked on
- * bit masks of the 64 bytes, and the digits of every number are moved at once, right-aligned, into
- * an 8-byte lane each (a byte permute whose indices come from the separators' positions), then
- * converted in three multiply-add steps (pairs of digits, then fours, then eights). */
-WIDE_HOT const char *row_wide(const char *p, const char *end, int64_t *out, int n) {
-    if (*p != '[') return NULL;
+/* The rows of n numbers `[a,...],[...]` as their separators read in order (index i: the i-th
+ * non-digit byte; n + 2 per row: '[', n - 1 commas, ']', the comma between rows): each one's
+ * character, and the bounds of the distance to the next (1..8 digits after '[' and the commas
+ * inside a row, none after ']' and after the comma between rows); col[k][b]: the index of the
+ * separator before number k of row b / 8 (the row of lane b / 8). Filled at module init. */
+typedef struct {
+    int8_t ch[64], lo[64], hi[64], col[5][64];
+} RowTab;
+static RowTab ins_tab, timeline_tab;
+
+static void row_tab_init(RowTab *t, int n) {
+    int per = n + 2;
+    for (int i = 0; i < 64; i++) {
+        int j = i % per;
+        t->ch[i] = (int8_t)(j == 0 ? '[' : j == n ? ']' : ',');
+        t->lo[i] = (int8_t)(j < n ? 2 : 1);
+        t->hi[i] = (int8_t)(j < n ? 9 : 1);
+        for (int k = 0; k < n; k++) t->col[k][i] = (int8_t)(per * (i / 8) + k);
+    }
+}
+
+/* Up to 8 whole rows of n (2..5) non-negative integers of 1..8 digits, written compactly
+ * `[a,b,...],[...]` from p (a '[') within the 64 bytes at p (fewer when the text ends sooner: the
+ * load is masked, nothing past `end` is read): number k of row r into out[k][r] (room for 8 rows),
+ * the end of the last row into *after, the sum of the last column over the rows into *sum (when
+ * not NULL); returns the rows read, 0 when the one at p is not such a row (the caller reads it as
+ * before). No branch per number or per row: the separators are compressed into one vector of
+ * positions and one of characters and held to the table `t` all at once (the first one out of place
+ * ends the rows read), and the digits of each column's numbers are moved, right-aligned, into an
+ * 8-byte lane per row (a byte permute whose indices come from those positions), then converted in
+ * three multiply-add steps (pairs of digits, fours, eights). */
+WIDE_HOT int rows_window(const char *p, const char *end, int n, const RowTab *t, int64_t *const *out,
+                         const char **after, int64_t *sum) {
+    if (*p != '[') return 0;
     Py_ssize_t avail = end - p;
     __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
     __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
     __m512i d = _mm512_sub_epi8(x, _mm512_set1_epi8('0'));
     uint64_t digit = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10));
-    uint64_t sep = ~digit;
-    uint64_t closing = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(']'));
-    if (!closing) return NULL;
-    unsigned e = (unsigned)_tzcnt_u64(closing); /* the row's ']' if it is one */
-    uint64_t s = _bzhi_u64(sep, e), commas = _bzhi_u64(_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(',')), e);
-    uint64_t all = s | (1ULL << e); /* '[' at 0, the commas, the ']' */
-    uint64_t zero = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('0'));
-    uint64_t d2 = digit & (digit >> 1), d4 = d2 & (d2 >> 2), d9 = d4 & (d4 >> 4) & (digit >> 8);
-    int bad = (s != (commas | 1)) | ((int)_mm_popcnt_u64(commas) != n - 1) /* only '[' and n-1 commas before ']' */
-              | ((all & (all >> 1)) != 0)                             /* an empty number */
-              | (_bzhi_u64(zero & (sep << 1) & (digit >> 1), e) != 0) /* a leading zero */
-              | (_bzhi_u64(d9, e) != 0);                              /* a number of 9+ digits */
-    if (bad) return NULL;
-    /* separator k at byte P[k]; number k is bytes P[k]+1 .. P[k+1]-1; lane byte j (of 8) takes
-     * byte P[k+1]-8+j when that is inside the number, else 0 */
-    __m512i P = _mm512_maskz_compress_epi8(all, _mm512_loadu_si512(wide_tab.iota));
-    __m512i start = _mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.lane), P);
-    __m512i stop = _mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.next_lane), P);
-    __m512i src = _mm512_add_epi8(stop, _mm512_loadu_si512(wide_tab.offset));
-    __mmask64 inside = _mm512_cmpgt_epi8_mask(src, start); /* signed: a negative index is outside */
-    __m512i v = _mm512_maskz_permutexvar_epi8(inside, src, d);
-    v = _mm512_maddubs_epi16(v, _mm512_set1_epi16(0x010A));            /* 10 * even byte + odd byte */
-    v = _mm512_madd_epi16(v, _mm512_set1_epi32(0x00010064));           /* 100 * even + odd */
-    v = _mm512_add_epi64(_mm512_mul_epu32(v, _mm512_set1_epi64(10000)), _mm512_srli_epi64(v, 32));
-    /* lane by lane from the register: a masked store read back at once would wait for the store
-     * (no store-to-load forwarding from it) */
-    __m128i q = _mm512_castsi512_si128(v);
-    out[0] = _mm_cvtsi128_si64(q);
-    if (n > 1) out[1] = _mm_extract_epi64(q, 1);
-    if (n > 2) {
-        q = _mm512_extracti64x2_epi64(v, 1);
-        out[2] = _mm_cvtsi128_si64(q);
-        if (n > 3) out[3] = _mm_extract_epi64(q, 1);
+    uint64_t sep = ~digit; /* the bytes past the text (0) too */
+    __m512i P = _mm512_maskz_compress_epi8(sep, _mm512_loadu_si512(wide_tab.iota));
+    __m512i C = _mm512_maskz_compress_epi8(sep, x);
+    /* the distance to the next separator: past the last one in the 64 bytes, "next" is a 0 of the
+     * compressed tail and the distance wraps past every bound (a number cut off is not read) */
+    __m512i gap = _mm512_sub_epi8(_mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.next), P), P);
+    uint64_t chok = _mm512_cmpeq_epi8_mask(C, _mm512_loadu_si512(t->ch));
+    uint64_t ok = chok & _mm512_cmpge_epu8_mask(gap, _mm512_loadu_si512(t->lo)) &
+                  _mm512_cmple_epu8_mask(gap, _mm512_loadu_si512(t->hi));
+    /* a number with a leading zero: nothing from the separator before it on */
+    uint64_t lead = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('0')) & (sep << 1) & (digit >> 1);
+    unsigned iz = lead ? (unsigned)_mm_popcnt_u64(_bzhi_u64(sep, (unsigned)_tzcnt_u64(lead))) - 1 : 64;
+    ok = _bzhi_u64(ok, iz);
+    unsigned per = (unsigned)n + 2, f = (unsigned)_tzcnt_u64(~ok), rows = f / per, rem = f % per;
+    /* the row after the last whole one with its comma: read when all but what follows its ']' is
+     * in place */
+    rows += rem == (unsigned)n + 1 || (rem == (unsigned)n && f < 64 && ((chok >> f) & 1));
+    if (rows > 8) rows = 8;
+    if (!rows) return 0;
+    __mmask8 lanes = (__mmask8)((1u << rows) - 1);
+    for (int k = 0; k < n; k++) {
+        __m512i col = _mm512_loadu_si512(t->col[k]);
+        __m512i start = _mm512_permutexvar_epi8(col, P);
+        __m512i src = _mm512_add_epi8(_mm512_permutexvar_epi8(_mm512_add_epi8(col, _mm512_set1_epi8(1)), P),
+                                      _mm512_loadu_si512(wide_tab.offset));
+        __mmask64 inside = _mm512_cmpgt_epi8_mask(src, start); /* signed: a negative index is outside */
+        __m512i v = _mm512_maskz_permutexvar_epi8(inside, src, d);
+        v = _mm512_maddubs_epi16(v, _mm512_set1_epi16(0x010A));  /* 10 * even byte + odd byte */
+        v = _mm512_madd_epi16(v, _mm512_set1_epi32(0x00010064)); /* 100 * even + odd */
+        v = _mm512_add_epi64(_mm512_mul_epu32(v, _mm512_set1_epi64(10000)), _mm512_srli_epi64(v, 32));
+        _mm512_mask_storeu_epi64(out[k], lanes, v);
+        if (sum && k == n - 1) *sum = _mm512_mask_reduce_add_epi64(lanes, v);
     }
-    if (n > 4) {
-        q = _mm512_extracti64x2_epi64(v, 2);
-        out[4] = _mm_cvtsi128_si64(q);
-        if (n > 5) out[5] = _mm_extract_epi64(q, 1);
-    }
-    if (n > 6) out[6] = _mm_cvtsi128_si64(_mm512_extracti64x2_epi64(v, 3));
-    return p + e + 1;
+    __m512i last = _mm512_permutexvar_epi8(_mm512_set1_epi8((char)((rows - 1) * per + n)), P);
+    *after = p + (_mm_cvtsi128_si32(_mm512_castsi512_si128(last)) & 0xFF) + 1;
+    return (int)rows;
 }
 #endif
 
@@ -528,52 +545,68 @@ static int rows_reserve(Wave *w) {
 }
 
 #ifdef ROW_WIDE
-/* Instruction rows read by row_wide from c->p on, into the columns from row *np on, for as long as
- * each is followed by ',' and another row it reads: 1 with c->p just past the last row read (the
- * caller goes on at the ',' or ']' after it), 0 none read (c->p unmoved: the caller reads that row),
- * -1 memory error (exception set). Its values are non-negative: ins_or needs no update. */
-WIDE static int ins_rows_wide(Cur *c, Wave *w, Py_ssize_t *np) {
-    Col *cols = w->cols;
-    Py_ssize_t n = *np;
-    int64_t row[8];
-    const char *p = c->p, *end = c->end, *q = row_wide(p, end, row, 5);
-    if (!q) return 0;
-    for (;;) {
-        if (n == cols[0].cap) {
-            for (int k = 0; k < 5; k++) cols[k].n = n;
-            if (!rows_reserve(w)) {
-                PyErr_NoMemory();
-                return -1;
-            }
-        }
-        for (int k = 0; k < 5; k++) cols[k].v[n] = row[k];
-        n++;
-        p = q;
-        if (*p != ',' || !(q = row_wide(p + 1, end, row, 5))) break;
+/* Room for `need` entries in each of the k columns at cols. 0 on memory error. */
+static int cols_room(Col *cols, int k, Py_ssize_t need) {
+    for (int i = 0; i < k; i++) {
+        if (cols[i].cap >= need) continue;
+        Py_ssize_t cap = cols[i].cap ? cols[i].cap : 1024;
+        while (cap < need) cap *= 2;
+        int64_t *v = PyMem_Realloc(cols[i].v, (size_t)cap * sizeof(int64_t));
+        if (!v) return 0;
+        cols[i].v = v;
+        cols[i].cap = cap;
     }
-    c->p = p;
-    *np = n;
     return 1;
 }
 
-/* The same for timeline rows (pairs), stopping before a row that would take the running cycle
- * total *total to VALUE_LIMIT (the caller reads it and refuses the wave, as before). */
-WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
-    int64_t pair[8];
-    const char *p = c->p, *end = c->end, *q = row_wide(p, end, pair, 2);
+/* Instruction rows read by rows_window from c->p on, into the columns from row *np on, while they
+ * follow each other: 1 with c->p just past the last row read (the caller goes on at the ',' or ']'
+ * after it), 0 none read (c->p unmoved: the caller reads that row), -1 memory error (exception
+ * set). Their values are non-negative: ins_or needs no update. */
+WIDE static int ins_rows_wide(Cur *c, Wave *w, Py_ssize_t *np) {
+    Col *cols = w->cols;
+    Py_ssize_t n = *np;
+    const char *at = c->p, *q;
     int any = 0;
-    while (q && *total + pair[1] < VALUE_LIMIT) {
-        if (!col_push(&w->states, pair[0]) || !col_push(&w->cycles, pair[1])) {
+    for (;;) {
+        if (!cols_room(cols, 5, n + 8)) {
             PyErr_NoMemory();
             return -1;
         }
-        *total += pair[1];
+        int64_t *out[5] = {cols[0].v + n, cols[1].v + n, cols[2].v + n, cols[3].v + n, cols[4].v + n};
+        int r = rows_window(at, c->end, 5, &ins_tab, out, &q, NULL);
+        if (!r) break;
+        n += r;
         any = 1;
-        p = q;
-        if (*p != ',') break;
-        q = row_wide(p + 1, end, pair, 2);
+        c->p = q;
+        if (*q != ',') break;
+        at = q + 1;
     }
-    c->p = p;
+    *np = n;
+    return any;
+}
+
+/* The same for timeline rows (pairs), stopping before rows that would take the running cycle
+ * total *total to VALUE_LIMIT (the caller reads them one by one and refuses the wave, as before). */
+WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
+    const char *at = c->p, *q;
+    int any = 0;
+    for (;;) {
+        Py_ssize_t n = w->states.n;
+        if (!cols_room(&w->states, 1, n + 8) || !cols_room(&w->cycles, 1, n + 8)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int64_t *out[2] = {w->states.v + n, w->cycles.v + n}, sum;
+        int r = rows_window(at, c->end, 2, &timeline_tab, out, &q, &sum);
+        if (!r || *total + sum >= VALUE_LIMIT) break;
+        *total += sum;
+        w->states.n = w->cycles.n = n + r;
+        any = 1;
+        c->p = q;
+        if (*q != ',') break;
+        at = q + 1;
+    }
     return any;
 }
 #endif
@@ -3495,7 +3528,7 @@ done:
     return out;
 }
 
-/* wide_rows(on=None) -> bool: whether the wide row reader (row_wide) is used; on=False forces the
+/* wide_rows(on=None) -> bool: whether the wide row reader (rows_window) is used; on=False forces the
  * portable one (row_simd/compact_row), on=True restores it where the CPU has it. For the tests
  * that hold both readers to the same results. */
 static PyObject *wide_rows(PyObject *self, PyObject *args) {
@@ -3555,6 +3588,8 @@ PyMODINIT_FUNC PyInit__wavescan(void) {
                         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
                         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
                         __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.1");
+    row_tab_init(&ins_tab, 5);
+    row_tab_init(&timeline_tab, 2);
 #endif
     if (PyType_Ready(&FoldType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
