@@ -245,36 +245,58 @@ static void row_tab_init(RowTab *t, int n) {
 }
 
 /* Up to 8 whole rows of n (2..5) non-negative integers of 1..8 digits, written compactly
- * `[a,b,...],[...]` from p (a '[') within the 64 bytes at p (fewer when the text ends sooner: the
- * load is masked, nothing past `end` is read): number k of row r into out[k][r] (room for 8 rows),
- * the end of the last row into *after, the sum of the last column over the rows into *sum (when
- * not NULL); returns the rows read, 0 when the one at p is not such a row (the caller reads it as
- * before). No branch per number or per row: the separators are compressed into one vector of
- * positions and one of characters and held to the table `t` all at once (the first one out of place
- * ends the rows read), and the digits of each column's numbers are moved, right-aligned, into an
- * 8-byte lane per row (a byte permute whose indices come from those positions), then converted in
- * three multiply-add steps (pairs of digits, fours, eights). */
-WIDE_HOT int rows_window(const char *p, const char *end, int n, const RowTab *t, int64_t *const *out,
-                         const char **after, int64_t *sum) {
+ * `[a,b,...],[...]` from p (a '[') within the `span` (64 or 128) bytes at p (fewer when the text
+ * ends sooner: the loads are masked, nothing past `end` is read): number k of row r into out[k][r]
+ * (room for 8 rows), the end of the last row into *after, the sum of the last column over the rows
+ * into *sum (when not NULL); returns the rows read, 0 when the one at p is not such a row (the
+ * caller reads it as before). No branch per number or per row: the separators are compressed into
+ * one vector of positions and one of characters and held to the table `t` all at once (the first
+ * one out of place ends the rows read), and the digits of each column's numbers are moved,
+ * right-aligned, into an 8-byte lane per row (a byte permute whose indices come from those
+ * positions), then converted in three multiply-add steps (pairs of digits, fours, eights). */
+WIDE_HOT int rows_window(const char *p, const char *end, int n, int span, const RowTab *t,
+                         int64_t *const *out, const char **after, int64_t *sum) {
     if (*p != '[') return 0;
     Py_ssize_t avail = end - p;
+    const __m512i iota = _mm512_loadu_si512(wide_tab.iota), zero = _mm512_set1_epi8('0'),
+                  ten = _mm512_set1_epi8(10);
     __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
     __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
-    __m512i d = _mm512_sub_epi8(x, _mm512_set1_epi8('0'));
-    uint64_t digit = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10));
+    __m512i d = _mm512_sub_epi8(x, zero), d1 = _mm512_setzero_si512();
+    uint64_t digit = _mm512_cmplt_epu8_mask(d, ten);
     uint64_t sep = ~digit; /* the bytes past the text (0) too */
-    __m512i P = _mm512_maskz_compress_epi8(sep, _mm512_loadu_si512(wide_tab.iota));
+    __m512i P = _mm512_maskz_compress_epi8(sep, iota);
     __m512i C = _mm512_maskz_compress_epi8(sep, x);
-    /* the distance to the next separator: past the last one in the 64 bytes, "next" is a 0 of the
-     * compressed tail and the distance wraps past every bound (a number cut off is not read) */
+    uint64_t zeros = _mm512_cmpeq_epi8_mask(x, zero), lead;
+    unsigned iz = 64; /* the separator before the first number with a leading zero */
+    if (span == 128) { /* the next 64 bytes: their separators after these */
+        Py_ssize_t rest = avail - 64;
+        __mmask64 loaded1 = rest >= 64 ? ~(__mmask64)0 : rest <= 0 ? 0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)rest);
+        __m512i x1 = _mm512_maskz_loadu_epi8(loaded1, p + (rest > 0 ? 64 : 0));
+        d1 = _mm512_sub_epi8(x1, zero);
+        uint64_t digit1 = _mm512_cmplt_epu8_mask(d1, ten), sep1 = ~digit1;
+        unsigned c0 = (unsigned)_mm_popcnt_u64(sep);
+        __m512i P1 = _mm512_maskz_compress_epi8(sep1, _mm512_add_epi8(iota, _mm512_set1_epi8(64)));
+        __m512i C1 = _mm512_maskz_compress_epi8(sep1, x1);
+        /* entry i >= c0 from entry i - c0 of the second half (index bit 6 picks it) */
+        __m512i idx = _mm512_mask_add_epi8(iota, ~(__mmask64)_bzhi_u64(~0ULL, c0), iota,
+                                           _mm512_set1_epi8((char)(64 - c0)));
+        P = _mm512_permutex2var_epi8(P, idx, P1);
+        C = _mm512_permutex2var_epi8(C, idx, C1);
+        lead = zeros & (sep << 1) & ((digit >> 1) | (digit1 << 63));
+        uint64_t lead1 = _mm512_cmpeq_epi8_mask(x1, zero) & ((sep1 << 1) | (sep >> 63)) & (digit1 >> 1);
+        if (!lead && lead1) iz = c0 + (unsigned)_mm_popcnt_u64(_bzhi_u64(sep1, (unsigned)_tzcnt_u64(lead1))) - 1;
+    } else {
+        lead = zeros & (sep << 1) & (digit >> 1);
+    }
+    if (lead) iz = (unsigned)_mm_popcnt_u64(_bzhi_u64(sep, (unsigned)_tzcnt_u64(lead))) - 1;
+    /* the distance to the next separator: past the last one read, "next" is a 0 of the compressed
+     * tail and the distance wraps past every bound (a number cut off is not read) */
     __m512i gap = _mm512_sub_epi8(_mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.next), P), P);
     uint64_t chok = _mm512_cmpeq_epi8_mask(C, _mm512_loadu_si512(t->ch));
     uint64_t ok = chok & _mm512_cmpge_epu8_mask(gap, _mm512_loadu_si512(t->lo)) &
                   _mm512_cmple_epu8_mask(gap, _mm512_loadu_si512(t->hi));
-    /* a number with a leading zero: nothing from the separator before it on */
-    uint64_t lead = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('0')) & (sep << 1) & (digit >> 1);
-    unsigned iz = lead ? (unsigned)_mm_popcnt_u64(_bzhi_u64(sep, (unsigned)_tzcnt_u64(lead))) - 1 : 64;
-    ok = _bzhi_u64(ok, iz);
+    ok = _bzhi_u64(ok, iz); /* nothing from a number with a leading zero on */
     unsigned per = (unsigned)n + 2, f = (unsigned)_tzcnt_u64(~ok), rows = f / per, rem = f % per;
     /* the row after the last whole one with its comma: read when all but what follows its ']' is
      * in place */
@@ -288,7 +310,8 @@ WIDE_HOT int rows_window(const char *p, const char *end, int n, const RowTab *t,
         __m512i src = _mm512_add_epi8(_mm512_permutexvar_epi8(_mm512_add_epi8(col, _mm512_set1_epi8(1)), P),
                                       _mm512_loadu_si512(wide_tab.offset));
         __mmask64 inside = _mm512_cmpgt_epi8_mask(src, start); /* signed: a negative index is outside */
-        __m512i v = _mm512_maskz_permutexvar_epi8(inside, src, d);
+        __m512i v = span == 128 ? _mm512_maskz_permutex2var_epi8(inside, d, src, d1)
+                                : _mm512_maskz_permutexvar_epi8(inside, src, d);
         v = _mm512_maddubs_epi16(v, _mm512_set1_epi16(0x010A));  /* 10 * even byte + odd byte */
         v = _mm512_madd_epi16(v, _mm512_set1_epi32(0x00010064)); /* 100 * even + odd */
         v = _mm512_add_epi64(_mm512_mul_epu32(v, _mm512_set1_epi64(10000)), _mm512_srli_epi64(v, 32));
@@ -574,7 +597,7 @@ WIDE static int ins_rows_wide(Cur *c, Wave *w, Py_ssize_t *np) {
             return -1;
         }
         int64_t *out[5] = {cols[0].v + n, cols[1].v + n, cols[2].v + n, cols[3].v + n, cols[4].v + n};
-        int r = rows_window(at, c->end, 5, &ins_tab, out, &q, NULL);
+        int r = rows_window(at, c->end, 5, 128, &ins_tab, out, &q, NULL);
         if (!r) break;
         n += r;
         any = 1;
@@ -598,7 +621,7 @@ WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
             return -1;
         }
         int64_t *out[2] = {w->states.v + n, w->cycles.v + n}, sum;
-        int r = rows_window(at, c->end, 2, &timeline_tab, out, &q, &sum);
+        int r = rows_window(at, c->end, 2, 64, &timeline_tab, out, &q, &sum);
         if (!r || *total + sum >= VALUE_LIMIT) break;
         *total += sum;
         w->states.n = w->cycles.n = n + r;
