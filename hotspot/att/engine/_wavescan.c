@@ -634,6 +634,55 @@ WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
 }
 #endif
 
+#ifdef ROW_WIDE
+/* The end of the nested arrays at p (a '['), delimited as parse_waitcnt's byte loop does (brackets
+ * counted over the bytes nested integer arrays are written with): just past the ']' that closes
+ * the first '[', or NULL when another byte (the NUL past the text included) comes first. 64 bytes
+ * at a time: the bracket depth after each byte is a prefix sum of +1/-1 over the block (six
+ * shift-and-add steps), so the closing ']' is the first byte where it meets the depth before the
+ * block, negated. */
+WIDE static const char *edges_end_wide(const char *p, const char *end) {
+    static const int8_t shift_idx[6][64] = {
+#define S(k) {I64(k)}
+#define I8K(b, k) b - k, b + 1 - k, b + 2 - k, b + 3 - k, b + 4 - k, b + 5 - k, b + 6 - k, b + 7 - k
+#define I64(k) I8K(0, k), I8K(8, k), I8K(16, k), I8K(24, k), I8K(32, k), I8K(40, k), I8K(48, k), I8K(56, k)
+        S(1), S(2), S(4), S(8), S(16), S(32),
+#undef S
+#undef I8K
+#undef I64
+    };
+    const __m512i open = _mm512_set1_epi8('['), close = _mm512_set1_epi8(']');
+    int depth = 0;
+    for (;;) {
+        Py_ssize_t avail = end - p;
+        __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
+        __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
+        uint64_t opens = _mm512_cmpeq_epi8_mask(x, open), closes = _mm512_cmpeq_epi8_mask(x, close);
+        uint64_t other = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('0')), _mm512_set1_epi8(10)) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(',')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('-')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(' ')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\r')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\t'));
+        /* the bytes before the first one no such array is written with (past the text: 0) */
+        unsigned stop = (unsigned)_tzcnt_u64(~(opens | closes | other));
+        __m512i v = _mm512_sub_epi8(_mm512_movm_epi8(closes), _mm512_movm_epi8(opens)); /* +1 '[', -1 ']' */
+        for (int k = 0; k < 6; k++) /* v[i] += v[i - 2**k] */
+            v = _mm512_add_epi8(v, _mm512_maskz_permutexvar_epi8(~(__mmask64)0 << (1 << k),
+                                                                 _mm512_loadu_si512(shift_idx[k]), v));
+        /* v[i]: opens minus closes in bytes 0..i, within -64..64 */
+        if (depth <= 64) {
+            uint64_t at = _bzhi_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)-depth)), stop);
+            if (at) return p + _tzcnt_u64(at) + 1;
+        }
+        if (stop < 64) return NULL;
+        depth += (int8_t)_mm_extract_epi8(_mm512_extracti32x4_epi32(v, 3), 15);
+        p += 64;
+    }
+}
+#endif
+
 /* Return 1 parsed, 0 not the plain shape (fall back), -1 memory error (exception set). */
 static int parse_instructions(Cur *c, Wave *w) {
     if (!expect(c, '[')) return 0;
@@ -703,6 +752,16 @@ static int parse_timeline(Cur *c, Wave *w) {
 static int parse_waitcnt(Cur *c, Wave *w) {
     if (peek(c, 'n')) return skip_literal(c, "null");
     w->edges_at = c->p;
+#ifdef ROW_WIDE
+    if (w->lazy && *c->p == '[' && wide_on) {
+        const char *q = edges_end_wide(c->p, c->end);
+        if (q) {
+            c->p = w->edges_end = q;
+            w->edges_lazy = 1;
+            return 1;
+        }
+    } else
+#endif
     if (w->lazy && *c->p == '[') {
         /* its extent: brackets counted over the bytes nested integer arrays are written with
          * (anything else, the NUL past the text included, ends this and it is encoded now) */
