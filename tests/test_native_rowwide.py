@@ -217,3 +217,81 @@ def test_random_waitcnt_delimited_the_same_both_ways(mod, value, spaces) -> None
     _check_edges(mod, text)
     at = spaces % max(len(text), 1)
     _check_edges(mod, text[:at] + b" " * spaces + text[at:])
+
+
+def test_a_state_outside_the_enum_anywhere_keeps_the_wave_from_c_on_both_paths(mod) -> None:
+    # Fold folds in C only waves whose timeline states are all known (< N_STATES): a larger one,
+    # at any place of a long timeline (any window of the wide reader), hands the wave back
+    from hotspot.att.engine.groups import N_STATES
+
+    def doc(timeline: list[list[int]]) -> bytes:
+        return (b'{"wave":{"begin":0,"end":100000,"instructions":[[10,1,0,4,1],[20,2,0,4,2]],"timeline":'
+                + orjson.dumps(timeline) + b"}}")
+
+    plain = [[k % N_STATES, 3 + k] for k in range(20)]
+    was = mod.wide_rows()
+    try:
+        for on in (False, True):
+            mod.wide_rows(on)
+            fold = mod.Fold(1 << 20)
+            scanned, gi = fold.wave(doc(plain), 0)
+            assert gi == -1
+            g = fold.add_group(scanned[13], scanned[7], scanned[4], b"", 0, b"", b"", b"", [])
+            assert fold.wave(doc(plain), 0) is None  # folded
+            for at in range(len(plain)):
+                for state in (N_STATES, N_STATES + 1, 99, 12345678):
+                    odd = [list(r) for r in plain]
+                    odd[at][0] = state
+                    got = fold.wave(doc(odd), 0)
+                    assert got is not None and got[1] == g, (on, at, state)
+    finally:
+        mod.wide_rows(was)
+
+
+def test_whole_analyses_identical_on_both_paths(mod, tmp_path, monkeypatch) -> None:
+    # everything the wide path changes (rows, waitcnt delimiting, the fold's column sums) over
+    # generated dispatches and a real one, against the pure-Python analysis
+    from hotspot.synth import DispatchSpec, InstructionMix, Layout, make_dispatch
+    from tests.conftest import corpus_path
+    from tests.test_wavescan import _analysis
+
+    spec = DispatchSpec(waves=40, layout=Layout(ses=(0, 1), simds=2, slots=3, other_cus=(0,)),
+                        variants=3, program=InstructionMix(loop_trips=4))
+    dirs = [make_dispatch(tmp_path / "a", spec, seed=5)]
+    root = corpus_path("att", "gfx950", "vec_add")
+    if root.is_dir():
+        dirs += (sorted(root.rglob("ui_output_agent_*_dispatch_*")) or [root])[:1]
+    was = mod.wide_rows()
+    try:
+        for d in dirs:
+            pure = _analysis(d, True, monkeypatch, "--detail")
+            for on in (False, True):
+                mod.wide_rows(on)
+                assert _analysis(d, False, monkeypatch, "--detail") == pure, (d, on)
+    finally:
+        mod.wide_rows(was)
+
+
+def test_folded_column_sums_for_every_length_on_both_paths(mod) -> None:
+    # a group's per-instruction stall and duration sums (eight at a time on the wide path, the
+    # tail masked) equal the sums of the waves' own columns, for sequences of 1 to 20 records
+    from array import array
+
+    was = mod.wide_rows()
+    try:
+        for on in (False, True):
+            mod.wide_rows(on)
+            for n in range(1, 21):
+                waves = [[[10 * i, 1, (3 * i + w) % 7, 4 + (i + w) % 5, i + 1] for i in range(n)] for w in range(3)]
+                docs = [b'{"wave":{"begin":0,"end":1000,"instructions":' + orjson.dumps(r) + b"}}" for r in waves]
+                fold = mod.Fold(1 << 20)
+                scanned, gi = fold.wave(docs[0], 0)
+                g = fold.add_group(scanned[13], scanned[7], scanned[4], b"", 0, b"", b"", b"", [])
+                for d in docs:
+                    assert fold.wave(d, 0) is None
+                taken = fold.take_group(g)
+                assert taken[0] == len(docs)
+                assert list(array("q", taken[2])) == [sum(w[i][2] for w in waves) for i in range(n)], (on, n)
+                assert list(array("q", taken[3])) == [sum(w[i][3] for w in waves) for i in range(n)], (on, n)
+    finally:
+        mod.wide_rows(was)
