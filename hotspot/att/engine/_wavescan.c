@@ -43,6 +43,12 @@
 #define FILE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
 /* Fold.files keeps its read buffer between calls up to this size */
 #define KEEP_BUF_BYTES ((size_t)64 << 20)
+#if defined(O_PATH) && defined(O_DIRECTORY)
+/* Fold.files opens each file relative to its folder, held open (O_PATH: search permission is all
+ * it needs, as for the whole path) while the paths stay in it: the folder's path is resolved once
+ * per call instead of once per file */
+#define FOLD_DIRS 1
+#endif
 #endif
 #endif
 
@@ -196,6 +202,131 @@ HOT const char *row_simd(const char *p, int64_t *out, int n) {
         prev = d;
     }
     return p + prev + 1;
+}
+#endif
+
+/* The wide row reader: AVX-512 (BW, VBMI, VBMI2), compiled for that target function by function
+ * and used only when the CPU has it (module init), so the module still loads and reads the same
+ * on any x86-64; row_simd and compact_row stay the path everywhere else and for every row this
+ * one refuses. wide_rows(False) (module function) forces the portable path, for the tests that
+ * hold both paths to the same results. */
+#if defined(__x86_64__) && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    ((defined(__clang__) && __clang_major__ >= 8) || (!defined(__clang__) && __GNUC__ >= 8))
+#include <immintrin.h>
+#define ROW_WIDE 1
+#define WIDE __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt,sse4.1")))
+#define WIDE_HOT WIDE static inline __attribute__((always_inline))
+static int wide_ok; /* the CPU runs the wide path */
+static int wide_on; /* it is used (wide_ok unless a test turned it off) */
+/* byte i of each: i; i + 1 (63 at the end); i % 8 - 8 */
+#define I8(b) b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7
+static const struct {
+    int8_t iota[64], next[64], offset[64];
+} wide_tab = {
+    {I8(0), I8(8), I8(16), I8(24), I8(32), I8(40), I8(48), I8(56)},
+    {I8(1), I8(9), I8(17), I8(25), I8(33), I8(41), I8(49), 57, 58, 59, 60, 61, 62, 63, 63},
+    {I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8), I8(-8)},
+};
+#undef I8
+
+/* The rows of n numbers `[a,...],[...]` as their separators read in order (index i: the i-th
+ * non-digit byte; n + 2 per row: '[', n - 1 commas, ']', the comma between rows): each one's
+ * character, and the bounds of the distance to the next (1..8 digits after '[' and the commas
+ * inside a row, none after ']' and after the comma between rows); col[k][b]: the index of the
+ * separator before number k of row b / 8 (the row of lane b / 8). Filled at module init. */
+typedef struct {
+    int8_t ch[64], lo[64], hi[64], col[5][64];
+} RowTab;
+static RowTab ins_tab, timeline_tab;
+
+static void row_tab_init(RowTab *t, int n) {
+    int per = n + 2;
+    for (int i = 0; i < 64; i++) {
+        int j = i % per;
+        t->ch[i] = (int8_t)(j == 0 ? '[' : j == n ? ']' : ',');
+        t->lo[i] = (int8_t)(j < n ? 2 : 1);
+        t->hi[i] = (int8_t)(j < n ? 9 : 1);
+        for (int k = 0; k < n; k++) t->col[k][i] = (int8_t)(per * (i / 8) + k);
+    }
+}
+
+/* Up to 8 whole rows of n (2..5) non-negative integers of 1..8 digits, written compactly
+ * `[a,b,...],[...]` from p (a '[') within the `span` (64 or 128) bytes at p (fewer when the text
+ * ends sooner: the loads are masked, nothing past `end` is read): number k of row r into out[k][r]
+ * (room for 8 rows), the end of the last row into *after, the sum of the last column over the rows
+ * into *sum (when not NULL); returns the rows read, 0 when the one at p is not such a row (the
+ * caller reads it as before). No branch per number or per row: the separators are compressed into
+ * one vector of positions and one of characters and held to the table `t` all at once (the first
+ * one out of place ends the rows read), and the digits of each column's numbers are moved,
+ * right-aligned, into an 8-byte lane per row (a byte permute whose indices come from those
+ * positions), then converted in three multiply-add steps (pairs of digits, fours, eights). */
+WIDE_HOT int rows_window(const char *p, const char *end, int n, int span, const RowTab *t,
+                         int64_t *const *out, const char **after, int64_t *sum) {
+    if (*p != '[') return 0;
+    Py_ssize_t avail = end - p;
+    const __m512i iota = _mm512_loadu_si512(wide_tab.iota), zero = _mm512_set1_epi8('0'),
+                  ten = _mm512_set1_epi8(10);
+    __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
+    __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
+    __m512i d = _mm512_sub_epi8(x, zero), d1 = _mm512_setzero_si512();
+    uint64_t digit = _mm512_cmplt_epu8_mask(d, ten);
+    uint64_t sep = ~digit; /* the bytes past the text (0) too */
+    __m512i P = _mm512_maskz_compress_epi8(sep, iota);
+    __m512i C = _mm512_maskz_compress_epi8(sep, x);
+    uint64_t zeros = _mm512_cmpeq_epi8_mask(x, zero), lead;
+    unsigned iz = 64; /* the separator before the first number with a leading zero */
+    if (span == 128) { /* the next 64 bytes: their separators after these */
+        Py_ssize_t rest = avail - 64;
+        __mmask64 loaded1 = rest >= 64 ? ~(__mmask64)0 : rest <= 0 ? 0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)rest);
+        __m512i x1 = _mm512_maskz_loadu_epi8(loaded1, p + (rest > 0 ? 64 : 0));
+        d1 = _mm512_sub_epi8(x1, zero);
+        uint64_t digit1 = _mm512_cmplt_epu8_mask(d1, ten), sep1 = ~digit1;
+        unsigned c0 = (unsigned)_mm_popcnt_u64(sep);
+        __m512i P1 = _mm512_maskz_compress_epi8(sep1, _mm512_add_epi8(iota, _mm512_set1_epi8(64)));
+        __m512i C1 = _mm512_maskz_compress_epi8(sep1, x1);
+        /* entry i >= c0 from entry i - c0 of the second half (index bit 6 picks it) */
+        __m512i idx = _mm512_mask_add_epi8(iota, ~(__mmask64)_bzhi_u64(~0ULL, c0), iota,
+                                           _mm512_set1_epi8((char)(64 - c0)));
+        P = _mm512_permutex2var_epi8(P, idx, P1);
+        C = _mm512_permutex2var_epi8(C, idx, C1);
+        lead = zeros & (sep << 1) & ((digit >> 1) | (digit1 << 63));
+        uint64_t lead1 = _mm512_cmpeq_epi8_mask(x1, zero) & ((sep1 << 1) | (sep >> 63)) & (digit1 >> 1);
+        if (!lead && lead1) iz = c0 + (unsigned)_mm_popcnt_u64(_bzhi_u64(sep1, (unsigned)_tzcnt_u64(lead1))) - 1;
+    } else {
+        lead = zeros & (sep << 1) & (digit >> 1);
+    }
+    if (lead) iz = (unsigned)_mm_popcnt_u64(_bzhi_u64(sep, (unsigned)_tzcnt_u64(lead))) - 1;
+    /* the distance to the next separator: past the last one read, "next" is a 0 of the compressed
+     * tail and the distance wraps past every bound (a number cut off is not read) */
+    __m512i gap = _mm512_sub_epi8(_mm512_permutexvar_epi8(_mm512_loadu_si512(wide_tab.next), P), P);
+    uint64_t chok = _mm512_cmpeq_epi8_mask(C, _mm512_loadu_si512(t->ch));
+    uint64_t ok = chok & _mm512_cmpge_epu8_mask(gap, _mm512_loadu_si512(t->lo)) &
+                  _mm512_cmple_epu8_mask(gap, _mm512_loadu_si512(t->hi));
+    ok = _bzhi_u64(ok, iz); /* nothing from a number with a leading zero on */
+    unsigned per = (unsigned)n + 2, f = (unsigned)_tzcnt_u64(~ok), rows = f / per, rem = f % per;
+    /* the row after the last whole one with its comma: read when all but what follows its ']' is
+     * in place */
+    rows += rem == (unsigned)n + 1 || (rem == (unsigned)n && f < 64 && ((chok >> f) & 1));
+    if (rows > 8) rows = 8;
+    if (!rows) return 0;
+    __mmask8 lanes = (__mmask8)((1u << rows) - 1);
+    for (int k = 0; k < n; k++) {
+        __m512i col = _mm512_loadu_si512(t->col[k]);
+        __m512i start = _mm512_permutexvar_epi8(col, P);
+        __m512i src = _mm512_add_epi8(_mm512_permutexvar_epi8(_mm512_add_epi8(col, _mm512_set1_epi8(1)), P),
+                                      _mm512_loadu_si512(wide_tab.offset));
+        __mmask64 inside = _mm512_cmpgt_epi8_mask(src, start); /* signed: a negative index is outside */
+        __m512i v = span == 128 ? _mm512_maskz_permutex2var_epi8(inside, d, src, d1)
+                                : _mm512_maskz_permutexvar_epi8(inside, src, d);
+        v = _mm512_maddubs_epi16(v, _mm512_set1_epi16(0x010A));  /* 10 * even byte + odd byte */
+        v = _mm512_madd_epi16(v, _mm512_set1_epi32(0x00010064)); /* 100 * even + odd */
+        v = _mm512_add_epi64(_mm512_mul_epu32(v, _mm512_set1_epi64(10000)), _mm512_srli_epi64(v, 32));
+        _mm512_mask_storeu_epi64(out[k], lanes, v);
+        if (sum && k == n - 1) *sum = _mm512_mask_reduce_add_epi64(lanes, v);
+    }
+    __m512i last = _mm512_permutexvar_epi8(_mm512_set1_epi8((char)((rows - 1) * per + n)), P);
+    *after = p + (_mm_cvtsi128_si32(_mm512_castsi512_si128(last)) & 0xFF) + 1;
+    return (int)rows;
 }
 #endif
 
@@ -442,6 +573,122 @@ static int rows_reserve(Wave *w) {
     return 1;
 }
 
+#ifdef ROW_WIDE
+/* Room for `need` entries in each of the k columns at cols. 0 on memory error. */
+static int cols_room(Col *cols, int k, Py_ssize_t need) {
+    for (int i = 0; i < k; i++) {
+        if (cols[i].cap >= need) continue;
+        Py_ssize_t cap = cols[i].cap ? cols[i].cap : 1024;
+        while (cap < need) cap *= 2;
+        int64_t *v = PyMem_Realloc(cols[i].v, (size_t)cap * sizeof(int64_t));
+        if (!v) return 0;
+        cols[i].v = v;
+        cols[i].cap = cap;
+    }
+    return 1;
+}
+
+/* Instruction rows read by rows_window from c->p on, into the columns from row *np on, while they
+ * follow each other: 1 with c->p just past the last row read (the caller goes on at the ',' or ']'
+ * after it), 0 none read (c->p unmoved: the caller reads that row), -1 memory error (exception
+ * set). Their values are non-negative: ins_or needs no update. */
+WIDE static int ins_rows_wide(Cur *c, Wave *w, Py_ssize_t *np) {
+    Col *cols = w->cols;
+    Py_ssize_t n = *np;
+    const char *at = c->p, *q;
+    int any = 0;
+    for (;;) {
+        if (!cols_room(cols, 5, n + 8)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int64_t *out[5] = {cols[0].v + n, cols[1].v + n, cols[2].v + n, cols[3].v + n, cols[4].v + n};
+        int r = rows_window(at, c->end, 5, 128, &ins_tab, out, &q, NULL);
+        if (!r) break;
+        n += r;
+        any = 1;
+        c->p = q;
+        if (*q != ',') break;
+        at = q + 1;
+    }
+    *np = n;
+    return any;
+}
+
+/* The same for timeline rows (pairs), stopping before rows that would take the running cycle
+ * total *total to VALUE_LIMIT (the caller reads them one by one and refuses the wave, as before). */
+WIDE static int timeline_rows_wide(Cur *c, Wave *w, int64_t *total) {
+    const char *at = c->p, *q;
+    int any = 0;
+    for (;;) {
+        Py_ssize_t n = w->states.n;
+        if (!cols_room(&w->states, 1, n + 8) || !cols_room(&w->cycles, 1, n + 8)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int64_t *out[2] = {w->states.v + n, w->cycles.v + n}, sum;
+        int r = rows_window(at, c->end, 2, 64, &timeline_tab, out, &q, &sum);
+        if (!r || *total + sum >= VALUE_LIMIT) break;
+        *total += sum;
+        w->states.n = w->cycles.n = n + r;
+        any = 1;
+        c->p = q;
+        if (*q != ',') break;
+        at = q + 1;
+    }
+    return any;
+}
+#endif
+
+#ifdef ROW_WIDE
+/* The end of the nested arrays at p (a '['), delimited as parse_waitcnt's byte loop does (brackets
+ * counted over the bytes nested integer arrays are written with): just past the ']' that closes
+ * the first '[', or NULL when another byte (the NUL past the text included) comes first. 64 bytes
+ * at a time: the bracket depth after each byte is a prefix sum of +1/-1 over the block (six
+ * shift-and-add steps), so the closing ']' is the first byte where it meets the depth before the
+ * block, negated. */
+WIDE static const char *edges_end_wide(const char *p, const char *end) {
+    static const int8_t shift_idx[6][64] = {
+#define S(k) {I64(k)}
+#define I8K(b, k) b - k, b + 1 - k, b + 2 - k, b + 3 - k, b + 4 - k, b + 5 - k, b + 6 - k, b + 7 - k
+#define I64(k) I8K(0, k), I8K(8, k), I8K(16, k), I8K(24, k), I8K(32, k), I8K(40, k), I8K(48, k), I8K(56, k)
+        S(1), S(2), S(4), S(8), S(16), S(32),
+#undef S
+#undef I8K
+#undef I64
+    };
+    const __m512i open = _mm512_set1_epi8('['), close = _mm512_set1_epi8(']');
+    int depth = 0;
+    for (;;) {
+        Py_ssize_t avail = end - p;
+        __mmask64 loaded = avail >= 64 ? ~(__mmask64)0 : (__mmask64)_bzhi_u64(~0ULL, (unsigned)avail);
+        __m512i x = _mm512_maskz_loadu_epi8(loaded, p);
+        uint64_t opens = _mm512_cmpeq_epi8_mask(x, open), closes = _mm512_cmpeq_epi8_mask(x, close);
+        uint64_t other = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('0')), _mm512_set1_epi8(10)) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(',')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('-')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(' ')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\r')) |
+                         _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\t'));
+        /* the bytes before the first one no such array is written with (past the text: 0) */
+        unsigned stop = (unsigned)_tzcnt_u64(~(opens | closes | other));
+        __m512i v = _mm512_sub_epi8(_mm512_movm_epi8(closes), _mm512_movm_epi8(opens)); /* +1 '[', -1 ']' */
+        for (int k = 0; k < 6; k++) /* v[i] += v[i - 2**k] */
+            v = _mm512_add_epi8(v, _mm512_maskz_permutexvar_epi8(~(__mmask64)0 << (1 << k),
+                                                                 _mm512_loadu_si512(shift_idx[k]), v));
+        /* v[i]: opens minus closes in bytes 0..i, within -64..64 */
+        if (depth <= 64) {
+            uint64_t at = _bzhi_u64(_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)-depth)), stop);
+            if (at) return p + _tzcnt_u64(at) + 1;
+        }
+        if (stop < 64) return NULL;
+        depth += (int8_t)_mm_extract_epi8(_mm512_extracti32x4_epi32(v, 3), 15);
+        p += 64;
+    }
+}
+#endif
+
 /* Return 1 parsed, 0 not the plain shape (fall back), -1 memory error (exception set). */
 static int parse_instructions(Cur *c, Wave *w) {
     if (!expect(c, '[')) return 0;
@@ -449,6 +696,13 @@ static int parse_instructions(Cur *c, Wave *w) {
     Col *cols = w->cols;
     Py_ssize_t n = cols[0].n;
     do {
+#ifdef ROW_WIDE
+        if (wide_on) {
+            int got = ins_rows_wide(c, w, &n);
+            if (got < 0) return -1;
+            if (got) continue; /* on at the ',' after the last row read */
+        }
+#endif
         if (n == cols[0].cap) {
             for (int k = 0; k < 5; k++) cols[k].n = n;
             if (!rows_reserve(w)) {
@@ -477,6 +731,13 @@ static int parse_timeline(Cur *c, Wave *w) {
     if (expect(c, ']')) return 1;
     int64_t total = 0;
     do {
+#ifdef ROW_WIDE
+        if (wide_on) {
+            int got = timeline_rows_wide(c, w, &total);
+            if (got < 0) return -1;
+            if (got) continue;
+        }
+#endif
         int64_t pair[2];
         if (!compact_row(c, pair, 2) &&
             (!expect(c, '[') || !parse_int(c, &pair[0]) || !expect(c, ',') ||
@@ -497,6 +758,16 @@ static int parse_timeline(Cur *c, Wave *w) {
 static int parse_waitcnt(Cur *c, Wave *w) {
     if (peek(c, 'n')) return skip_literal(c, "null");
     w->edges_at = c->p;
+#ifdef ROW_WIDE
+    if (w->lazy && *c->p == '[' && wide_on) {
+        const char *q = edges_end_wide(c->p, c->end);
+        if (q) {
+            c->p = w->edges_end = q;
+            w->edges_lazy = 1;
+            return 1;
+        }
+    } else
+#endif
     if (w->lazy && *c->p == '[') {
         /* its extent: brackets counted over the bytes nested integer arrays are written with
          * (anything else, the NUL past the text included, ends this and it is encoded now) */
@@ -2030,6 +2301,11 @@ typedef struct {
     char *buf; /* Fold.files: the file being folded, read into this (kept for the next one) */
     size_t buf_cap;
     int busy; /* a Fold.files call is running (it releases the GIL around its reads) */
+#ifdef FOLD_DIRS
+    char *dir; /* Fold.files: the folder of the last path read (through its last '/'), NULL none */
+    size_t dir_len;
+    int dir_fd; /* it opened with O_PATH; -1 when it did not (its files are opened by whole path) */
+#endif
     int again_ok; /* the scratch columns hold a wave handed back by the last call (Fold.again) */
 } Fold;
 
@@ -2050,7 +2326,19 @@ static void fold_clear_bars(Fold *f) {
     if (f->bar_slots) memset(f->bar_slots, 0, (size_t)f->n_bar_slots * sizeof(Py_ssize_t));
 }
 
+#ifdef FOLD_DIRS
+static void fold_drop_dir(Fold *f) {
+    if (!f->dir) return;
+    if (f->dir_fd >= 0) close(f->dir_fd);
+    free(f->dir);
+    f->dir = NULL;
+}
+#endif
+
 static void Fold_dealloc(Fold *f) {
+#ifdef FOLD_DIRS
+    fold_drop_dir(f);
+#endif
     wave_free(&f->scratch);
     free(f->buf);
     for (Py_ssize_t i = 0; i < f->n_groups; i++) group_free(f->groups[i]);
@@ -2624,7 +2912,29 @@ static PyObject *Fold_wave(Fold *f, PyObject *args) {
 static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) {
     int ok = 0;
     Py_BEGIN_ALLOW_THREADS
-    int fd = open(path, FILE_FLAGS);
+    int fd = -1, whole = 1;
+#ifdef FOLD_DIRS
+    const char *slash = strrchr(path, '/');
+    if (slash && slash[1]) { /* the folder through its '/', the file name after it */
+        size_t dl = (size_t)(slash - path) + 1;
+        if (!f->dir || f->dir_len != dl || memcmp(f->dir, path, dl) != 0) {
+            fold_drop_dir(f);
+            char *d = malloc(dl + 1);
+            if (d) {
+                memcpy(d, path, dl);
+                d[dl] = '\0';
+                f->dir = d;
+                f->dir_len = dl;
+                f->dir_fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+            }
+        }
+        if (f->dir && f->dir_fd >= 0) {
+            fd = openat(f->dir_fd, slash + 1, FILE_FLAGS);
+            whole = 0;
+        }
+    }
+#endif
+    if (whole) fd = open(path, FILE_FLAGS);
     struct stat st;
     if (fd >= 0) {
         /* a file too big to keep the buffer of is left to Python: a buffer as big as the largest
@@ -2746,6 +3056,9 @@ static PyObject *Fold_files(Fold *f, PyObject *args) {
     }
     f->busy = 1;
     PyObject *out = files_run(f, args);
+#ifdef FOLD_DIRS
+    fold_drop_dir(f); /* no folder held between calls */
+#endif
     f->busy = 0;
     if (f->buf_cap > KEEP_BUF_BYTES) { /* not reached while read_file keeps to the bound */
         free(f->buf);
@@ -3345,8 +3658,28 @@ done:
     return out;
 }
 
+/* wide_rows(on=None) -> bool: whether the wide row reader (rows_window) is used; on=False forces the
+ * portable one (row_simd/compact_row), on=True restores it where the CPU has it. For the tests
+ * that hold both readers to the same results. */
+static PyObject *wide_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *on = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &on)) return NULL;
+#ifdef ROW_WIDE
+    if (on != Py_None) {
+        int t = PyObject_IsTrue(on);
+        if (t < 0) return NULL;
+        wide_on = t && wide_ok;
+    }
+    return PyBool_FromLong(wide_on);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Parse a plain wave file into int64 columns, or None."},
+    {"wide_rows", wide_rows, METH_VARARGS, "Whether the AVX-512 row reader is used; False forces the portable one."},
     {"charge", charge, METH_VARARGS, "Charge a wave's timeline to instruction windows."},
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
@@ -3378,6 +3711,16 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 #define WAVESCAN_ABI 5
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
+#ifdef ROW_WIDE
+    __builtin_cpu_init();
+    wide_ok = wide_on = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+                        __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+                        __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.1");
+    row_tab_init(&ins_tab, 5);
+    row_tab_init(&timeline_tab, 2);
+#endif
     if (PyType_Ready(&FoldType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
