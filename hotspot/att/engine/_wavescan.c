@@ -3708,7 +3708,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_wavescan",
 
 /* Raised whenever a function's arguments or results change: hotspot/att/engine/native.py uses a
    build only when its ABI matches (a stale build left by an editable install falls back). */
-#define WAVESCAN_ABI 5
+#define WAVESCAN_ABI 6
 
 PyMODINIT_FUNC PyInit__wavescan(void) {
 #ifdef ROW_WIDE

@@ -30,7 +30,7 @@ from hotspot.capture import WaitcntEdges
 
 # WAVESCAN_ABI in _wavescan.c: the calls this module makes. A build from older source (an editable
 # install not rebuilt after an update) has another value and is not used: it would fail mid-run.
-NATIVE_ABI = 5
+NATIVE_ABI = 6
 
 _built: ModuleType | None
 try:
