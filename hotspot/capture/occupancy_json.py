@@ -46,9 +46,11 @@ def _int_field(path: Path | str, se: str, index: int, row: object, pos: int) -> 
     return value
 
 
-def _plain_events(rows: list[Any]) -> EventColumns | None:
+def _plain_events(rows: list[Any], decoded: bool) -> EventColumns | None:
     """The event columns of one SE when every row is a list of >= 6 plain non-negative ints with
-    a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not."""
+    a 0/1 start flag, checked column-wise (a 1 GB capture has ~300k rows); None when any is not.
+    `decoded`: the rows come from a JSON decoder, so hold nothing but JSON's own types (the digits
+    shortcut is then exact; given other Python objects an Enum would pass it)."""
     if not rows:
         return ((), (), (), (), (), ())
     if set(map(type, rows)) != {list}:
@@ -57,7 +59,7 @@ def _plain_events(rows: list[Any]) -> EventColumns | None:
     if len(cols) < len(OCCUPANCY_ROW_FIELDS):
         return None
     del cols[len(OCCUPANCY_ROW_FIELDS):]
-    if not _digits_only(cols):
+    if not (decoded and _digits_only(cols)):
         for col in cols:
             if set(map(type, col)) != {int} or min(col) < 0:
                 return None
@@ -84,10 +86,11 @@ def _digits_only(cols: list[tuple[Any, ...]]) -> bool:
 
 
 def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
-                    consume: bool = False) -> OccupancyTrace:
+                    consume: bool = False, decoded: bool = False) -> OccupancyTrace:
     """Validate a decoded occupancy.json document (InputError naming the file, SE, row, field).
     `consume`: drop each SE's rows from `doc` once converted (the caller's own document: a 1 GB
-    capture's rows take ~40 MB, and the events as many again)."""
+    capture's rows take ~40 MB, and the events as many again). `decoded`: `doc` is a JSON
+    decoder's output (nothing but dict, list, str, int, float, bool, None)."""
     if not isinstance(doc, dict):
         raise bad_file(path, "top level must be an object keyed by shader engine", _HINT)
     events: dict[int, EventColumns] = {}
@@ -99,7 +102,7 @@ def parse_occupancy(doc: object, path: Path | str = "occupancy.json",
                                  "'dispatches', 'version')", _HINT)
         if not isinstance(rows, list):
             raise bad_file(path, f"SE {key}: expected a list of event rows", _HINT)
-        fast = _plain_events(rows)
+        fast = _plain_events(rows, decoded)
         if fast is not None:
             events[int(key)] = fast
             if consume:
@@ -151,7 +154,7 @@ def _read_occupancy_json(path: Path | str) -> OccupancyTrace:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         raise bad_file(path, f"not valid JSON ({err})", _HINT) from None
-    return parse_occupancy(doc, path, consume=True)
+    return parse_occupancy(doc, path, consume=True, decoded=True)
 
 
 # --- computation -----------------------------------------------------------------------------
