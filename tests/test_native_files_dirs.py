@@ -1,8 +1,9 @@
-"""Fold.files opens each file relative to its folder, held open while consecutive paths stay in it
-(hotspot/att/engine/_wavescan.c `read_file`): it must read exactly what opening the whole path
-reads. Paths that switch folders, relative paths, `..`, a folder reached through a symlink, a
-file that is a symlink (left to Python unread, as before), and a folder replaced between calls
-(nothing is held from one call to the next)."""
+"""Fold.files opens each file of an absolute path relative to its folder, held open while
+consecutive paths stay in it (hotspot/att/engine/_wavescan.c `read_file`; a relative path is opened
+whole): between calls it must read exactly what opening the whole path reads. Paths that switch
+folders, relative paths, `..`, a folder reached through a symlink, a file that is a symlink (left to
+Python unread, as before), and a folder replaced between calls (nothing is held from one call to
+the next; within one call the folder first opened is read, as the C comment says)."""
 
 from __future__ import annotations
 

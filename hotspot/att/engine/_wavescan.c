@@ -44,9 +44,11 @@
 /* Fold.files keeps its read buffer between calls up to this size */
 #define KEEP_BUF_BYTES ((size_t)64 << 20)
 #if defined(O_PATH) && defined(O_DIRECTORY)
-/* Fold.files opens each file relative to its folder, held open (O_PATH: search permission is all
- * it needs, as for the whole path) while the paths stay in it: the folder's path is resolved once
- * per call instead of once per file */
+/* Fold.files opens each file of an absolute path relative to its folder, held open (O_PATH: search
+ * permission is all it needs, as for the whole path) while the paths stay in it: the folder's path
+ * is resolved once per call (at most FILES_PER_CALL files) instead of once per file. So a folder
+ * renamed away and replaced during one call is read from the old one until the call ends, where a
+ * per-file open would mix the two folders' files; nothing is held between calls. */
 #define FOLD_DIRS 1
 #endif
 #endif
@@ -2915,7 +2917,9 @@ static int read_file(Fold *f, const char *path, long long cap, Py_ssize_t *len) 
     int fd = -1, whole = 1;
 #ifdef FOLD_DIRS
     const char *slash = strrchr(path, '/');
-    if (slash && slash[1]) { /* the folder through its '/', the file name after it */
+    /* absolute paths only: a relative one would be resolved against the working directory at the
+     * call's first file, not at each file's own open */
+    if (path[0] == '/' && slash && slash[1]) { /* the folder through its '/', the file name after it */
         size_t dl = (size_t)(slash - path) + 1;
         if (!f->dir || f->dir_len != dl || memcmp(f->dir, path, dl) != 0) {
             fold_drop_dir(f);
