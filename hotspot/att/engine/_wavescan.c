@@ -566,8 +566,10 @@ static void wave_free(Wave *w) {
 /* Room for one more row in all five instruction columns (they grow together). */
 static int rows_reserve(Wave *w) {
     Col *c = w->cols;
-    if (c[0].n < c[0].cap) return 1;
+    /* every column checked: a memory error part-way through growing them (here or in cols_room)
+     * leaves their capacities unequal, and the buffers are kept for the next wave */
     for (int k = 0; k < 5; k++) {
+        if (c[k].n < c[k].cap) continue;
         Py_ssize_t n = c[k].n;
         if (!col_push(&c[k], 0)) return 0; /* grows the buffer */
         c[k].n = n;
