@@ -13,8 +13,8 @@ def paused_cyclic_gc() -> Iterator[None]:
     records, ~300k occupancy events), which trigger collections that scan them for cycles the
     analysis never creates (up to half its time). Reference counting still frees everything."""
     was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    try:  # disabled inside the try: an exception raised in this thread right after (the MCP
+        gc.disable()  # server cancels a call that way) still turns the collector back on
         yield
     finally:
         if was_enabled:
