@@ -64,6 +64,54 @@ def test_fold_lines_summed_in_c_equals_the_per_position_loop(mod, lines, data, b
     assert _items(got_ls) == _items(want_ls)
 
 
+@st.composite
+def _line_groups(draw: st.DrawFn, big: bool) -> tuple:
+    lines = draw(_LINES)
+    n = len(lines)
+    value = st.integers(0, BIG) if big else st.integers(0, 1000)
+    duration = draw(st.lists(value, min_size=n, max_size=n))
+    stall = draw(st.lists(value, min_size=n, max_size=n))
+    charge = draw(st.lists(st.sampled_from([0, 0, 3, 17]) if not big else value,
+                           min_size=n * N_STATES, max_size=n * N_STATES))
+    return lines, draw(st.integers(1, 5) if not big else st.integers(1, BIG)), duration, stall, charge
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), big=st.booleans())
+def test_fold_lines_of_all_groups_at_once_equals_the_loop_per_group(mod, data, big):
+    """fold_lines_all: the dicts of _fold_lines of each group in turn (values and order), or
+    False with nothing changed, only when a sum leaves int64."""
+    groups = data.draw(st.lists(_line_groups(big), min_size=1, max_size=5))
+    before = data.draw(st.dictionaries(st.integers(0, 12), st.integers(0, 9), max_size=4))
+    got_pl = {line: [v, v, v] for line, v in before.items()}
+    got_ls = {line: [v] * N_STATES for line, v in before.items()}
+    want_pl = {line: list(v) for line, v in got_pl.items()}
+    want_ls = {line: list(v) for line, v in got_ls.items()}
+    done = mod.fold_lines_all(got_pl, got_ls, [
+        (array("q", lines), waves, array("q", d), array("q", s), array("q", c))
+        for lines, waves, d, s, c in groups])
+    for lines, waves, d, s, c in groups:
+        wave_groups._fold_lines(want_pl, want_ls, lines, waves, d, s, c)
+    if done:
+        assert _items(got_pl) == _items(want_pl)
+        assert _items(got_ls) == _items(want_ls)
+    else:  # declined: untouched, and only because some sum of the groups leaves int64
+        assert _items(got_pl) == [(line, [v, v, v]) for line, v in before.items()]
+        assert _items(got_ls) == [(line, [v] * N_STATES) for line, v in before.items()]
+        sums: dict[int, list[int]] = {}
+        for lines, waves, d, s, c in groups:
+            for j, line in enumerate(lines):
+                acc = sums.setdefault(line, [0] * (3 + N_STATES))
+                for k, v in enumerate((waves, d[j], s[j], *c[j * N_STATES:(j + 1) * N_STATES])):
+                    acc[k] += v
+        assert max(max(v) for v in sums.values()) >= 1 << 63
+    if not big:
+        assert done
+    # a column of Python integers: declined, nothing changed
+    lines, waves, d, s, c = groups[0]
+    assert mod.fold_lines_all({}, {}, [(lines, waves, d, s, c)]) is False
+
+
 @settings(max_examples=200, deadline=None)
 @given(charge=st.lists(st.integers(0, BIG), max_size=40).map(lambda c: c[:len(c) // N_STATES * N_STATES]))
 def test_charge_sums_in_c_equal_python(mod, charge):
@@ -122,6 +170,45 @@ def test_flush_blame_in_c_equals_the_python_loops(mod, group, seed):
     wave_groups._flush_blame(group, want, None)  # type: ignore[arg-type]
     for field in ("blame", "wait_stall", "wait_hits", "dist_cycles", "dist_instructions"):
         assert _items(getattr(got, field)) == _items(getattr(want, field)), field
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups=st.lists(_groups(), min_size=1, max_size=4), seed=st.integers(0, 3))
+def test_blame_of_all_groups_at_once_equals_the_loop_per_group(mod, groups, seed):
+    """blame_waits_all: the dicts of _blame_waits of each group in turn, or False with nothing
+    changed, only when a sum leaves int64."""
+    got, want = _blame_before(seed), _blame_before(seed)
+    done = mod.blame_waits_all(
+        [(g.lines, g.positions, g.wait_stall, g.producers, g.blame_waves) for g in groups],
+        wave_groups.NO_PRODUCER, got.blame, got.wait_stall, got.wait_hits, got.dist_cycles,
+        got.dist_instructions)
+    fields = ("blame", "wait_stall", "wait_hits", "dist_cycles", "dist_instructions")
+    if not done:
+        untouched = _blame_before(seed)
+        for field in fields:
+            assert _items(getattr(got, field)) == _items(getattr(untouched, field)), field
+        assert sum(sum(g.wait_stall) for g in groups) >= 1 << 63  # a key's stall sum can leave int64
+        return
+    for g in groups:
+        wave_groups._blame_waits(g, want)  # type: ignore[arg-type]  # the fields it reads
+    for field in fields:
+        assert _items(getattr(got, field)) == _items(getattr(want, field)), field
+
+
+def test_blame_of_all_groups_declines_python_integers(mod):
+    g = _group([1, 2, 3], [(2, [0, 1])], [5, 6, 7], 2, None)
+    acc = BlameAccumulator.empty()
+    assert mod.blame_waits_all([(list(g.lines), g.positions, g.wait_stall, g.producers, 2)],
+                               wave_groups.NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
+                               acc.dist_cycles, acc.dist_instructions) is False
+    assert not acc.blame and not acc.wait_stall
+    assert mod.blame_waits_all([(g.lines, g.positions, g.wait_stall, g.producers, 2)],
+                               wave_groups.NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
+                               acc.dist_cycles, acc.dist_instructions) is True
+    # by hand: the wait at position 2 (line 3, stall 5 of [5, 6, 7][:1]) blames lines 1 and 2
+    assert acc.wait_stall == {3: 5} and acc.wait_hits == {3: 2}
+    assert acc.blame == {(3, 1, 2): 5, (3, 2, 2): 5}
+    assert acc.dist_instructions == {(3, 1): {1: 2}, (3, 2): {0: 2}}
 
 
 def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):

@@ -1217,14 +1217,23 @@ static int blame_wait(const ICol *lines, Py_ssize_t w, PyObject *wobj, PyObject 
     return ok;
 }
 
-/* blame_waits for int64 lines and wait stalls, summed per key first: each dict is then updated
- * once per key, in the order its keys were first met by the per-position loop (wait lines repeat
- * once per loop iteration). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the
- * per-position loop), -1 error. */
-static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const ICol *positions,
-                              const int64_t *stalls, Py_ssize_t n, PyObject *producers, int64_t bw,
-                              int64_t no_producer, PyObject *blame, PyObject *wsd, PyObject *whd,
-                              PyObject *dcyc, PyObject *dins) {
+/* One sequence group's columns as blame_waits_summed reads them. */
+typedef struct {
+    const int64_t *lines, *stalls;
+    Py_ssize_t n_lines, n;
+    const ICol *positions;
+    PyObject *producers;
+    int64_t bw;
+} BlameGroup;
+
+/* blame_waits for int64 lines and wait stalls of the groups `gs` in turn, summed per key first:
+ * each dict is then updated once per key, in the order its keys were first met by the
+ * per-position loops (wait lines repeat once per loop iteration, and the groups of one kernel
+ * share them). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the per-position
+ * loop), -1 error. */
+static int blame_waits_summed(const BlameGroup *gs, Py_ssize_t ng, int64_t no_producer,
+                              PyObject *blame, PyObject *wsd, PyObject *whd, PyObject *dcyc,
+                              PyObject *dins) {
     OMap waits = {0}, keys3 = {0}, dkeys = {0}, dists = {0};
     waits.nv = 2;  /* stall, positions */
     keys3.nv = 1;  /* stall */
@@ -1232,14 +1241,19 @@ static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const IC
     dists.nv = 1;  /* positions */
     PyObject **his = NULL; /* dins[dkey] per dkeys entry (borrowed) */
     int rc = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t w = icol_index(positions, i, n_lines);
+    for (Py_ssize_t g = 0; g < ng; g++) {
+    const int64_t *lines = gs[g].lines, *stalls = gs[g].stalls, bw = gs[g].bw;
+    Py_ssize_t n_lines = gs[g].n_lines;
+    PyObject *producers = gs[g].producers;
+    for (Py_ssize_t i = 0; i < gs[g].n; i++) {
+        Py_ssize_t w = icol_index(gs[g].positions, i, n_lines);
         if (w < 0) goto out;
         int64_t wline = lines[w], st = stalls[i];
         Py_ssize_t e = omap_get(&waits, wline, 0, 0);
         if (e < 0) goto nomem;
         if (!add_i64(&waits.vals[2 * e], st)) { rc = 0; goto out; }
-        waits.vals[2 * e + 1]++;
+        /* hits: `bw` per position (count * bw, the overflow found on the way) */
+        if (!add_i64(&waits.vals[2 * e + 1], bw)) { rc = 0; goto out; }
         PyObject *wobj = PyLong_FromSsize_t(w);
         if (!wobj) goto out;
         PyObject *prods = PyDict_GetItemWithError(producers, wobj);
@@ -1271,13 +1285,10 @@ static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const IC
             if (dk < 0) goto nomem;
             e = omap_get(&dists, dk, (int64_t)(w - p - 1), 0);
             if (e < 0) goto nomem;
-            dists.vals[e]++;
+            if (!add_i64(&dists.vals[e], bw)) { rc = 0; goto out; }
         }
     }
-    for (Py_ssize_t e = 0; e < waits.n; e++)
-        if (!mul_i64(waits.vals[2 * e + 1], bw, &waits.vals[2 * e + 1])) { rc = 0; goto out; }
-    for (Py_ssize_t e = 0; e < dists.n; e++)
-        if (!mul_i64(dists.vals[e], bw, &dists.vals[e])) { rc = 0; goto out; }
+    }
     /* the sums fit: now the dicts, each in its first-seen key order */
     for (Py_ssize_t e = 0; e < waits.n; e++) {
         PyObject *wline = PyLong_FromLongLong(waits.keys[3 * e]);
@@ -1362,9 +1373,9 @@ static PyObject *blame_waits(PyObject *self, PyObject *args) {
         long long np = b == -1 && PyErr_Occurred() ? 0 : PyLong_AsLongLongAndOverflow(no_producer, &onp);
         if (PyErr_Occurred()) goto done;
         if (!ob && !onp && b >= 0) {
-            int rc = blame_waits_summed((const int64_t *)cols[0].buf.buf, cols[0].n, &cols[1],
-                                        (const int64_t *)cols[2].buf.buf, n, producers, (int64_t)b,
-                                        (int64_t)np, blame, wsd, whd, dcyc, dins);
+            BlameGroup g = {(const int64_t *)cols[0].buf.buf, (const int64_t *)cols[2].buf.buf,
+                            cols[0].n, n, &cols[1], producers, (int64_t)b};
+            int rc = blame_waits_summed(&g, 1, (int64_t)np, blame, wsd, whd, dcyc, dins);
             if (rc < 0) goto done;
             if (rc == 1) {
                 out = Py_NewRef(Py_None);
@@ -1385,6 +1396,66 @@ static PyObject *blame_waits(PyObject *self, PyObject *args) {
     out = Py_NewRef(Py_None);
 done:
     while (opened > 0) icol_close(&cols[--opened]);
+    return out;
+}
+
+/* blame_waits_all(groups, no_producer, blame, wait_stall_d, wait_hits_d, dist_cycles,
+ * dist_instructions): blame_waits of each (lines, positions, wait_stall, producers, blame_waves)
+ * of the list `groups` in turn, each dict key touched once for all of them. True done; False
+ * nothing changed, when lines or wait_stall is not an int64 buffer, a blame_waves or no_producer
+ * is not an int64 (blame_waves >= 0) or a sum leaves int64: the caller then calls blame_waits
+ * per group. */
+static PyObject *blame_waits_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *items, *no_producer, *blame, *wsd, *whd, *dcyc, *dins;
+    if (!PyArg_ParseTuple(args, "O!OO!O!O!O!O!", &PyList_Type, &items, &no_producer, &PyDict_Type,
+                          &blame, &PyDict_Type, &wsd, &PyDict_Type, &whd, &PyDict_Type, &dcyc,
+                          &PyDict_Type, &dins))
+        return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), opened = 0;
+    ICol *cols = PyMem_Calloc((size_t)(3 * ng + 1), sizeof *cols);
+    BlameGroup *gs = PyMem_Calloc((size_t)(ng + 1), sizeof *gs);
+    PyObject *out = NULL;
+    int onp = 0;
+    long long np = PyLong_AsLongLongAndOverflow(no_producer, &onp);
+    int plain = !onp;
+    if (np == -1 && PyErr_Occurred()) goto done;
+    if (!cols || !gs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < ng && plain; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 5 || !PyDict_Check(PyTuple_GET_ITEM(it, 3))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "blame_waits_all: groups are (lines, positions, wait_stall, producers dict, blame_waves)");
+            goto done;
+        }
+        ICol *c = &cols[3 * g];
+        for (int k = 0; k < 3; k++, opened++)
+            if (!icol_open(PyTuple_GET_ITEM(it, k), &c[k])) goto done;
+        int ob = 0;
+        long long b = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(it, 4), &ob);
+        if (b == -1 && PyErr_Occurred()) goto done;
+        plain = !ob && b >= 0 && !c[0].seq && !c[2].seq;
+        gs[g] = (BlameGroup){c[0].seq ? NULL : (const int64_t *)c[0].buf.buf,
+                             c[2].seq ? NULL : (const int64_t *)c[2].buf.buf, c[0].n,
+                             c[1].n < c[2].n ? c[1].n : c[2].n, &c[1], PyTuple_GET_ITEM(it, 3),
+                             (int64_t)b};
+    }
+    if (plain) {
+        int rc = blame_waits_summed(gs, ng, (int64_t)np, blame, wsd, whd, dcyc, dins);
+        if (rc < 0) goto done;
+        plain = rc == 1;
+    }
+    out = Py_NewRef(plain ? Py_True : Py_False);
+done:
+    while (opened > 0) {
+        opened--;
+        icol_close(&cols[opened]);
+    }
+    PyMem_Free(cols);
+    PyMem_Free(gs);
     return out;
 }
 
@@ -1445,32 +1516,44 @@ static PyObject *merge_hists(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* fold_per_line for int64 columns, summed per line first (a sequence runs each line of a loop body
- * many times): per_line gets each line once, in first-position order, with the counts and sums
- * of its positions; line_states each line once, in the order of its first position with a
- * nonzero window. The same dicts as fold_per_line makes. 1 done, 0 the sums leave int64 (nothing
- * changed: the caller takes fold_per_line), -1 error. */
-static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const int64_t *lines,
-                                Py_ssize_t n, int64_t waves, const int64_t *dur, const int64_t *stall,
-                                const int64_t *charge) {
+/* One sequence group's int64 columns as fold_per_line_summed reads them. */
+typedef struct {
+    const int64_t *lines, *dur, *stall, *charge;
+    Py_ssize_t n;
+    int64_t waves;
+} LineGroup;
+
+/* fold_per_line for int64 columns of the groups `gs` in turn, summed per line first (a sequence
+ * runs each line of a loop body many times, and the groups of one kernel share their lines):
+ * per_line gets each line once, in first-position order over the groups, with the counts and
+ * sums of its positions; line_states each line once, in the order of its first position with a
+ * nonzero window. The same dicts as fold_per_line of each group in turn makes. 1 done, 0 the sums
+ * leave int64 (nothing changed: the caller takes fold_per_line), -1 error. */
+static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const LineGroup *gs,
+                                Py_ssize_t ng) {
     /* values per line: positions, duration, stall, charged (0/1), N_STATES charges */
     enum { V_N, V_D, V_S, V_CH, V_C0, NV = V_C0 + N_STATES };
     OMap m = {0};
     m.nv = NV;
-    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order), n_order = 0;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t g = 0; g < ng; g++) total += gs[g].n;
+    Py_ssize_t *order = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *order), n_order = 0;
     int rc = -1;
     if (!order) {
         PyErr_NoMemory();
         goto out;
     }
-    for (Py_ssize_t j = 0; j < n; j++) {
+    for (Py_ssize_t g = 0; g < ng; g++) {
+    const int64_t *lines = gs[g].lines, *dur = gs[g].dur, *stall = gs[g].stall, *charge = gs[g].charge;
+    for (Py_ssize_t j = 0; j < gs[g].n; j++) {
         Py_ssize_t e = omap_get(&m, lines[j], 0, 0);
         if (e < 0) {
             PyErr_NoMemory();
             goto out;
         }
         int64_t *v = &m.vals[e * NV];
-        v[V_N]++;
+        /* hits: `waves` per position (count * waves, the overflow found on the way) */
+        if (!add_i64(&v[V_N], gs[g].waves)) { rc = 0; goto out; }
         if (!add_i64(&v[V_D], dur[j]) || !add_i64(&v[V_S], stall[j])) { rc = 0; goto out; }
         const int64_t *win = &charge[j * N_STATES];
         int any = 0;
@@ -1483,9 +1566,6 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
             order[n_order++] = e;
         }
     }
-    for (Py_ssize_t e = 0; e < m.n; e++) {
-        int64_t *v = &m.vals[e * NV];
-        if (!mul_i64(v[V_N], waves, &v[V_N])) { rc = 0; goto out; }
     }
     for (Py_ssize_t e = 0; e < m.n; e++) {
         const int64_t *v = &m.vals[e * NV];
@@ -1854,10 +1934,10 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
         long long w = PyLong_AsLongLongAndOverflow(waves, &overflow);
         if (w == -1 && PyErr_Occurred()) goto done;
         if (!overflow && w >= 0) {
-            int rc = fold_per_line_summed(per_line, line_states, (const int64_t *)cols[0].buf.buf,
-                                          cols[0].n, (int64_t)w, (const int64_t *)cols[1].buf.buf,
-                                          (const int64_t *)cols[2].buf.buf,
-                                          (const int64_t *)cols[3].buf.buf);
+            LineGroup g = {(const int64_t *)cols[0].buf.buf, (const int64_t *)cols[1].buf.buf,
+                           (const int64_t *)cols[2].buf.buf, (const int64_t *)cols[3].buf.buf,
+                           cols[0].n, (int64_t)w};
+            int rc = fold_per_line_summed(per_line, line_states, &g, 1);
             if (rc < 0) goto done;
             if (rc == 1) {
                 out = Py_NewRef(Py_None);
@@ -1868,6 +1948,65 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
     out = fold_per_line(per_line, line_states, &cols[0], waves, &cols[1], &cols[2], &cols[3]);
 done:
     while (opened > 0) icol_close(&cols[--opened]);
+    return out;
+}
+
+/* fold_lines_all(per_line, line_states, groups): fold_lines of each (lines, waves, duration, stall,
+ * charge) of the list `groups` in turn, with each line's dict entries touched once for all of them
+ * (the groups of a kernel share its lines). True done; False nothing changed, when a column is not
+ * an int64 buffer, `waves` not a non-negative int64 or a sum leaves int64: the caller then folds
+ * the groups one by one (fold_lines, whose per-position loop takes any integers). */
+static PyObject *fold_lines_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *per_line, *line_states, *items;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &per_line, &PyDict_Type, &line_states,
+                          &PyList_Type, &items))
+        return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), opened = 0;
+    ICol *cols = PyMem_Calloc((size_t)(4 * ng + 1), sizeof *cols);
+    LineGroup *gs = PyMem_Calloc((size_t)(ng + 1), sizeof *gs);
+    PyObject *out = NULL;
+    int plain = 1;
+    if (!cols || !gs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < ng && plain; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 5) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines_all: groups are (lines, waves, duration, stall, charge)");
+            goto done;
+        }
+        PyObject *objs[4] = {PyTuple_GET_ITEM(it, 0), PyTuple_GET_ITEM(it, 2), PyTuple_GET_ITEM(it, 3),
+                             PyTuple_GET_ITEM(it, 4)};
+        ICol *c = &cols[4 * g];
+        for (int k = 0; k < 4; k++, opened++)
+            if (!icol_open(objs[k], &c[k])) goto done;
+        if (c[1].n != c[0].n || c[2].n != c[0].n || c[3].n != c[0].n * N_STATES) {
+            PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
+            goto done;
+        }
+        int overflow = 0;
+        long long w = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(it, 1), &overflow);
+        if (w == -1 && PyErr_Occurred()) goto done;
+        plain = !overflow && w >= 0 && !c[0].seq && !c[1].seq && !c[2].seq && !c[3].seq;
+        gs[g] = (LineGroup){(const int64_t *)c[0].buf.buf, (const int64_t *)c[1].buf.buf,
+                            (const int64_t *)c[2].buf.buf, (const int64_t *)c[3].buf.buf, c[0].n,
+                            (int64_t)w};
+    }
+    if (plain) {
+        int rc = fold_per_line_summed(per_line, line_states, gs, ng);
+        if (rc < 0) goto done;
+        plain = rc == 1;
+    }
+    out = Py_NewRef(plain ? Py_True : Py_False);
+done:
+    while (opened > 0) {
+        opened--;
+        icol_close(&cols[opened]);
+    }
+    PyMem_Free(cols);
+    PyMem_Free(gs);
     return out;
 }
 
@@ -3351,7 +3490,9 @@ static PyMethodDef methods[] = {
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
+    {"fold_lines_all", fold_lines_all, METH_VARARGS, "fold_lines of several groups at once, or False."},
     {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
+    {"blame_waits_all", blame_waits_all, METH_VARARGS, "blame_waits of several groups at once, or False."},
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},

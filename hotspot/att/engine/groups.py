@@ -913,19 +913,64 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
     if group.waves == 0:
         return
     group.settle()
-    waves = group.waves
-    per_line = totals.per_line
-    duration, stall = group.duration, group.stall
-    assert duration is not None and stall is not None  # settled: waves were added
-    totals.add_sequence(group.lines, duration, stall, waves)
-    lines = group.lines
-    charge = group.charge
-    assert charge is not None
     mod = native()
+    _fold_group_lines(group, totals.per_line, line_states, mod)
+    _flush_totals(group, totals, states, backedges, mod)
+    if group.blame_waves:
+        _flush_blame(group, blame, mod)
+
+
+def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
+                 line_states: dict[int, list[int]], states: list[int],
+                 backedges: dict[tuple[int, int], list[int]], blame: BlameAccumulator) -> None:
+    """`flush_group` of each group in turn (the dicts end up the same, in the same order), with the
+    per-line and blame dict updates of all groups made at once in C (`fold_lines_all`,
+    `blame_waits_all`): a kernel's sequences share its lines, so each line's entries are touched
+    once per call instead of once per sequence. Each phase writes its own dicts, so running one
+    phase for all groups before the next leaves every dict's insertion order as the loop leaves it."""
+    mod = native()
+    if mod is None or not hasattr(mod, "fold_lines_all") or len(groups) < 2:
+        for group in groups:
+            flush_group(group, totals, line_states, states, backedges, blame)
+        return
+    live = [g for g in groups if g.waves]
+    for group in live:
+        group.settle()
+    if not mod.fold_lines_all(totals.per_line, line_states,
+                              [(g.lines, g.waves, g.duration, g.stall, g.charge) for g in live]):
+        for group in live:  # a column of Python integers, or sums past int64
+            _fold_group_lines(group, totals.per_line, line_states, mod)
+    for group in live:
+        _flush_totals(group, totals, states, backedges, mod)
+    blamed = [g for g in live if g.blame_waves]
+    if not mod.blame_waits_all(
+            [(g.lines, g.positions, g.wait_stall or (), g.producers, g.blame_waves) for g in blamed],
+            NO_PRODUCER, blame.blame, blame.wait_stall, blame.wait_hits, blame.dist_cycles,
+            blame.dist_instructions):
+        for group in blamed:
+            _blame_waits_call(group, blame, mod)
+    for group in blamed:
+        _merge_distances(group, blame, mod)
+
+
+def _fold_group_lines(group: SequenceGroup, per_line: dict[int, list[int]],
+                      line_states: dict[int, list[int]], mod: ModuleType | None) -> None:
+    """The per-line dicts' part of flush_group (of a settled group with waves)."""
+    duration, stall, charge = group.duration, group.stall, group.charge
+    assert duration is not None and stall is not None and charge is not None  # settled
     if mod is not None:
-        mod.fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
+        mod.fold_lines(per_line, line_states, group.lines, group.waves, duration, stall, charge)
     else:
-        _fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
+        _fold_lines(per_line, line_states, group.lines, group.waves, duration, stall, charge)
+
+
+def _flush_totals(group: SequenceGroup, totals: WaveTotals, states: list[int],
+                  backedges: dict[tuple[int, int], list[int]], mod: ModuleType | None) -> None:
+    """The length histogram, state totals and back-edges part of flush_group."""
+    waves = group.waves
+    duration, stall, charge = group.duration, group.stall, group.charge
+    assert duration is not None and stall is not None and charge is not None  # settled
+    totals.add_sequence(group.lines, duration, stall, waves)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
     sums = (mod.charge_sums(charge) if mod is not None and isinstance(charge, array)
             and charge.typecode == "q" else None)
@@ -937,8 +982,6 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
             be = backedges[key] = [0, 0]
         be[0] += taken * waves
         be[1] += waves
-    if group.blame_waves:
-        _flush_blame(group, blame, mod)
 
 
 def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
@@ -968,13 +1011,23 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | 
     """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums; the
     dict updates in C with `mod` (`blame_waits`, `merge_hists`: the same operations in the same
     order as the loops here, which are their twins)."""
-    dcyc = acc.dist_cycles
+    _blame_waits_call(group, acc, mod)
+    _merge_distances(group, acc, mod)
+
+
+def _blame_waits_call(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
     if mod is not None:
         mod.blame_waits(group.lines, group.positions, group.wait_stall or (), group.producers,
                         group.blame_waves, NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
-                        dcyc, acc.dist_instructions)
+                        acc.dist_cycles, acc.dist_instructions)
     else:
         _blame_waits(group, acc)
+
+
+def _merge_distances(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
+    """The group's issue-to-wait cycle histograms added into dist_cycles (whose keys the blame
+    of the group made)."""
+    dcyc = acc.dist_cycles
     pair_lines = group.pair_lines
     for (pair, c), count in group.distances.items():
         hc = dcyc[pair_lines[pair]]
