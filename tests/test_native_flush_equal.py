@@ -134,7 +134,7 @@ def _group(lines: list[int], entries: list[tuple[int, list[int]]], wait_stall: l
         wait_stall=array("q", wait_stall[:len(positions)]), blame_waves=blame_waves,
         pair_lines=[(lines[w], lines[p]) for w, p in zip(pair_waits, pair_producers)],
         distances=Counter(), pair_hists=None if hists is None else hists[:len(pair_waits)] +
-        [{} for _ in range(len(pair_waits) - len(hists))])
+        [{} for _ in range(len(pair_waits) - len(hists))], pair_entries=None)
 
 
 @st.composite
@@ -209,6 +209,48 @@ def test_blame_of_all_groups_declines_python_integers(mod):
     assert acc.wait_stall == {3: 5} and acc.wait_hits == {3: 2}
     assert acc.blame == {(3, 1, 2): 5, (3, 2, 2): 5}
     assert acc.dist_instructions == {(3, 1): {1: 2}, (3, 2): {0: 2}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), n_pairs=st.integers(1, 8), seed=st.integers(0, 3))
+def test_taken_entries_merge_as_the_histograms_they_add_up_to(mod, data, n_pairs, seed):
+    """merge_entries (C and twin) of a group's (pair, cycles, count) triples gives dist_cycles what
+    adding them into per-pair dicts (add_entries, C and twin) and merging those (merge_hists) gave:
+    values and order, pairs sharing their lines included."""
+    triples = data.draw(st.lists(st.tuples(st.integers(0, n_pairs - 1), st.integers(-5, 40),
+                                           st.integers(1, 1 << 40)), max_size=30))
+    flat = array("q", [v for t in triples for v in t])
+    keys = [(3, 1), (3, 2), (4, 1)]
+    pair_lines = [data.draw(st.sampled_from(keys)) for _ in range(n_pairs)]
+
+    def before() -> dict:
+        return {k: ({7: seed, 2: 1} if seed and k == keys[0] else {}) for k in keys}
+
+    want = before()
+    dict_hists: list[dict[int, int]] = [{} for _ in range(n_pairs)]
+    for pair, c, count in triples:  # the per-pair dicts, as _take added entries into them
+        dict_hists[pair][c] = dict_hists[pair].get(c, 0) + count
+    for pair, hist in enumerate(dict_hists):  # _merge_distances' loop (merge_hists' twin)
+        for c, count in hist.items():
+            want[pair_lines[pair]][c] = want[pair_lines[pair]].get(c, 0) + count
+    got_c, got_py = before(), before()
+    mod.merge_entries(got_c, pair_lines, flat)
+    wave_groups.merge_entries(got_py, pair_lines, flat)
+    assert _items(got_c) == _items(want)
+    assert _items(got_py) == _items(want)
+    via = before()
+    mod.merge_hists(via, pair_lines, dict_hists)
+    assert _items(via) == _items(want)
+    made: list[dict[int, int]] = [{} for _ in range(n_pairs)]
+    mod.add_entries(made, flat)
+    assert [list(h.items()) for h in made] == [list(h.items()) for h in dict_hists]
+    made_py: list[dict[int, int]] = [{} for _ in range(n_pairs)]
+    wave_groups.add_entries(made_py, flat, None)
+    assert [list(h.items()) for h in made_py] == [list(h.items()) for h in dict_hists]
+    with pytest.raises(IndexError):
+        mod.merge_entries(before(), pair_lines, array("q", [n_pairs, 0, 1]))
+    with pytest.raises(ValueError):
+        mod.merge_entries(before(), pair_lines, array("q", [0, 0]))
 
 
 def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):

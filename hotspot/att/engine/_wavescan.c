@@ -1459,28 +1459,102 @@ done:
     return out;
 }
 
-/* add_entries(hists, entries): hists[pair][cycles] += count for each (pair, cycles, count) of a
- * group's take, in order (NativeFold._take's loop). */
+/* The int64 (pair, cycles, count) triples of a group's take (Fold.take_group) in a buffer; 0
+ * with an exception when it does not hold whole triples. */
+static int get_triples(PyObject *o, Py_buffer *b, Py_ssize_t *n) {
+    if (!get_i64(o, b, 0)) return 0;
+    *n = b->len / 24;
+    if (b->len % 24) {
+        PyBuffer_Release(b);
+        PyErr_SetString(PyExc_ValueError, "entries are int64 (pair, cycles, count) triples");
+        return 0;
+    }
+    return 1;
+}
+
+/* hists[pair][cycles] += count for entry e of triples `ev`; 0 with an exception. */
+static int add_entry(PyObject *hists, const int64_t *ev, Py_ssize_t e) {
+    int64_t pair = ev[3 * e];
+    if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
+        PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
+        return 0;
+    }
+    PyObject *c = PyLong_FromLongLong(ev[3 * e + 1]);
+    int ok = c && dict_add_i64(PyList_GET_ITEM(hists, pair), c, ev[3 * e + 2]);
+    Py_XDECREF(c);
+    return ok;
+}
+
+/* add_entries(hists, entries): hists[pair][cycles] += count for each int64 (pair, cycles, count)
+ * triple of a group's take, in order (groups.add_entries, its twin). */
 static PyObject *add_entries(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *hists, *entries;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hists, &PyList_Type, &entries)) return NULL;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
-        PyObject *e = PyList_GET_ITEM(entries, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
-            PyErr_SetString(PyExc_TypeError, "add_entries: entries are (pair, cycles, count)");
-            return NULL;
-        }
-        Py_ssize_t pair = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 0));
-        if (pair == -1 && PyErr_Occurred()) return NULL;
-        if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
-            PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
-            return NULL;
-        }
-        if (!dict_add(PyList_GET_ITEM(hists, pair), PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(e, 2)))
-            return NULL;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &hists, &entries)) return NULL;
+    Py_buffer b;
+    Py_ssize_t n;
+    if (!get_triples(entries, &b, &n)) return NULL;
+    const int64_t *ev = b.buf;
+    int ok = 1;
+    for (Py_ssize_t e = 0; e < n && ok; e++) ok = add_entry(hists, ev, e);
+    PyBuffer_Release(&b);
+    return ok ? Py_NewRef(Py_None) : NULL;
+}
+
+/* merge_entries(dist_cycles, pair_lines, entries): merge_hists of the histograms the int64
+ * (pair, cycles, count) triples `entries` (a group's takes, in order) add up to, without making
+ * them: dist_cycles[pair_lines[pair]][cycles] += count, pair by pair, each pair's triples in
+ * their order (groups.merge_entries, its twin). */
+static PyObject *merge_entries(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *pair_lines, *entries;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyDict_Type, &dcyc, &PyList_Type, &pair_lines, &entries))
+        return NULL;
+    Py_buffer b;
+    Py_ssize_t n, np = PyList_GET_SIZE(pair_lines);
+    if (!get_triples(entries, &b, &n)) return NULL;
+    const int64_t *ev = b.buf;
+    PyObject *out = NULL;
+    /* a stable counting sort of the triples by pair */
+    Py_ssize_t *start = PyMem_Calloc((size_t)np + 1, sizeof *start);
+    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (!start || !order) {
+        PyErr_NoMemory();
+        goto done;
     }
-    Py_RETURN_NONE;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t pair = ev[3 * e];
+        if (pair < 0 || pair >= np) {
+            PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
+            goto done;
+        }
+        start[pair + 1]++;
+    }
+    for (Py_ssize_t p = 0; p < np; p++) start[p + 1] += start[p];
+    for (Py_ssize_t e = 0; e < n; e++) order[start[ev[3 * e]]++] = e;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t e = order[i];
+        PyObject *key = PyList_GET_ITEM(pair_lines, ev[3 * e]);
+        PyObject *hc = PyDict_GetItemWithError(dcyc, key);
+        if (!hc) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+            goto done;
+        }
+        if (!PyDict_Check(hc)) {
+            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
+            goto done;
+        }
+        PyObject *c = PyLong_FromLongLong(ev[3 * e + 1]);
+        int ok = c && dict_add_i64(hc, c, ev[3 * e + 2]);
+        Py_XDECREF(c);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    PyMem_Free(start);
+    PyMem_Free(order);
+    PyBuffer_Release(&b);
+    return out;
 }
 
 /* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
@@ -2906,16 +2980,14 @@ static PyObject *Fold_take_group(Fold *f, PyObject *arg) {
     }
     Group *g = f->groups[gi];
     if (g->waves == 0) Py_RETURN_NONE;
-    PyObject *ents = PyList_New(g->n_ents);
+    /* the (pair, cycles, count) entries in first-seen order, as int64 triples */
+    PyObject *ents = PyBytes_FromStringAndSize(NULL, g->n_ents * 3 * 8);
     if (!ents) return NULL;
+    int64_t *ev = (int64_t *)PyBytes_AS_STRING(ents);
     for (Py_ssize_t e = 0; e < g->n_ents; e++) {
-        PyObject *t = Py_BuildValue("(nLL)", g->ents[e].pair, (long long)g->ents[e].cycles,
-                                    (long long)g->ents[e].count);
-        if (!t) {
-            Py_DECREF(ents);
-            return NULL;
-        }
-        PyList_SET_ITEM(ents, e, t);
+        ev[3 * e] = (int64_t)g->ents[e].pair;
+        ev[3 * e + 1] = g->ents[e].cycles;
+        ev[3 * e + 2] = g->ents[e].count;
     }
     PyObject *out = Py_BuildValue(
         "(LLy#y#y#y#N)", (long long)g->waves, (long long)g->blame_waves,
@@ -3495,6 +3567,7 @@ static PyMethodDef methods[] = {
     {"blame_waits_all", blame_waits_all, METH_VARARGS, "blame_waits of several groups at once, or False."},
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
+    {"merge_entries", merge_entries, METH_VARARGS, "merge_hists of a group's taken entries."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
     {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},

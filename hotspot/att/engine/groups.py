@@ -70,7 +70,7 @@ class SequenceGroup:
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
-                 "pair_hists", "pair_index", "native_rows", "scanned", "native_index")
+                 "pair_hists", "pair_entries", "pair_index", "native_rows", "scanned", "native_index")
 
     def __init__(self, lines: Sequence[int], cats: Sequence[int], tables: LineTables) -> None:
         """`lines`, `cats`: the sequence's columns, tuples (Python path) or int64 arrays (scanned)."""
@@ -104,6 +104,9 @@ class SequenceGroup:
         # Native path: per pair, cycles -> count (what `distances` holds for the Python path),
         # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
         self.pair_hists: list[dict[int, int]] | None = None
+        # ... or, until a wave is counted into such dicts, the C fold's taken (pair, cycles, count)
+        # entries as int64 triples in take order (the dicts they add up to, without making them)
+        self.pair_entries: array[int] | None = None
         self.pair_index: tuple[array[int], array[int]] | None = None
         self.acc_wait: array[int] | None = None  # native path: wait_stall not yet added
         # native path: wait positions and barrier rows as int64 arrays, made on first use
@@ -190,13 +193,28 @@ class SequenceGroup:
         self.blame_waves += other.blame_waves
         self.wait_stall = _summed(self.wait_stall, other.wait_stall)
         self.distances.update(other.distances)
-        if other.pair_hists is not None:
-            if self.pair_hists is None:
-                self.pair_hists, self.pair_index = other.pair_hists, other.pair_index
-            else:
-                for mine, theirs in zip(self.pair_hists, other.pair_hists):
-                    for c, count in theirs.items():
-                        mine[c] = mine.get(c, 0) + count
+        if other.pair_hists is None and other.pair_entries is None:
+            return
+        if self.pair_hists is None and self.pair_entries is None:
+            self.pair_hists, self.pair_entries = other.pair_hists, other.pair_entries
+            self.pair_index = other.pair_index
+        elif self.pair_hists is None and other.pair_hists is None:
+            assert self.pair_entries is not None and other.pair_entries is not None
+            self.pair_entries.extend(other.pair_entries)  # theirs after mine, as the dicts add
+        else:
+            for mine, theirs in zip(self.hist_dicts(), other.hist_dicts()):
+                for c, count in theirs.items():
+                    mine[c] = mine.get(c, 0) + count
+
+    def hist_dicts(self) -> list[dict[int, int]]:
+        """`pair_hists`, made (and the taken entries added into it) when the group has none."""
+        hists = self.pair_hists
+        if hists is None:
+            hists = self.pair_hists = [{} for _ in self.pair_waits]
+        if self.pair_entries is not None:
+            add_entries(hists, self.pair_entries, native())
+            self.pair_entries = None
+        return hists
 
     def indexes(self) -> tuple[array[int], list[tuple[int, array[int]]]]:
         """Wait positions and barrier rows as int64 arrays (for the C gathers)."""
@@ -212,9 +230,7 @@ class SequenceGroup:
 
     def count_pairs(self, mod: ModuleType, times: Sequence[int], stalls: Sequence[int]) -> None:
         """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
-        if self.pair_hists is None:
-            self.pair_hists = [{} for _ in self.pair_waits]
-        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_arrays())
+        mod.count_pairs(self.hist_dicts(), times, stalls, *self.pair_arrays())
 
     def pair_arrays(self) -> tuple[array[int], array[int]]:
         """The pairs' wait and producer positions as int64 arrays (the C fold's and counter's),
@@ -222,6 +238,29 @@ class SequenceGroup:
         if self.pair_index is None:
             self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
         return self.pair_index
+
+
+def add_entries(hists: list[dict[int, int]], entries: Sequence[int], mod: ModuleType | None) -> None:
+    """hists[pair][cycles] += count for each int64 (pair, cycles, count) triple of `entries` (a
+    group's takes from the C fold), in order (in C with `mod`: `add_entries`)."""
+    if mod is not None and hasattr(mod, "merge_entries"):  # the build whose add_entries reads triples
+        mod.add_entries(hists, entries)
+        return
+    it = iter(entries)
+    for pair, cycles, count in zip(it, it, it):
+        h = hists[pair]
+        h[cycles] = h.get(cycles, 0) + count
+
+
+def merge_entries(dcyc: dict[tuple[int, int], dict[int, int]], pair_lines: list[tuple[int, int]],
+                  entries: Sequence[int]) -> None:
+    """The dist_cycles merge (`_merge_distances`) of the histograms the (pair, cycles, count)
+    triples `entries` add up to, without making them: pair by pair, each pair's triples in their
+    order (C: `merge_entries`)."""
+    triples = list(zip(entries[0::3], entries[1::3], entries[2::3]))
+    for pair, c, count in sorted(triples, key=lambda t: t[0]):  # stable: in order within a pair
+        hc = dcyc[pair_lines[pair]]
+        hc[c] = hc.get(c, 0) + count
 
 
 def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence[int] | None:
@@ -756,16 +795,14 @@ class NativeFold:
         group.wait_stall = _summed(group.wait_stall, array("q", wait))
         group.waves += waves
         group.blame_waves += blame_waves
-        if entries:
-            if group.pair_hists is None:
-                group.pair_hists = [{} for _ in group.pair_waits]
-            hists = group.pair_hists
-            if hasattr(self.mod, "add_entries"):  # the loop below, in C
-                self.mod.add_entries(hists, entries)
-                return
-            for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
-                h = hists[pair]
-                h[cycles] = h.get(cycles, 0) + count
+        if entries:  # (pair, cycles, count) int64 triples, first-seen order as per-wave counting
+            if group.pair_hists is not None:  # dicts already: added into them
+                add_entries(group.pair_hists, entries, self.mod)
+            elif group.pair_entries is None:
+                group.pair_entries = array("q")
+                group.pair_entries.frombytes(entries)
+            else:
+                group.pair_entries.frombytes(entries)
 
 
 class NativeIssue:
@@ -1032,6 +1069,12 @@ def _merge_distances(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleTyp
     for (pair, c), count in group.distances.items():
         hc = dcyc[pair_lines[pair]]
         hc[c] = hc.get(c, 0) + count
+    if group.pair_entries is not None:  # only when there are no pair_hists
+        if mod is not None and hasattr(mod, "merge_entries"):
+            mod.merge_entries(dcyc, pair_lines, group.pair_entries)
+        else:
+            merge_entries(dcyc, pair_lines, group.pair_entries)
+        return
     if mod is not None:
         mod.merge_hists(dcyc, pair_lines, group.pair_hists or [])
         return
