@@ -172,14 +172,23 @@ def test_flush_blame_in_c_equals_the_python_loops(mod, group, seed):
         assert _items(getattr(got, field)) == _items(getattr(want, field)), field
 
 
+def _as_arrays(mod, g: SimpleNamespace) -> tuple:
+    """A group's producers as blame_waits_all also takes them: pair_index's (counts, producers)."""
+    entries = [(w, list(p)) for w, p in g.producers.items()]
+    _, pair_producers, counts = mod.pair_index(g.lines, g.positions, entries)
+    return array("q", counts), array("q", pair_producers)
+
+
 @settings(max_examples=300, deadline=None)
-@given(groups=st.lists(_groups(), min_size=1, max_size=4), seed=st.integers(0, 3))
-def test_blame_of_all_groups_at_once_equals_the_loop_per_group(mod, groups, seed):
+@given(groups=st.lists(_groups(), min_size=1, max_size=4), seed=st.integers(0, 3), data=st.data())
+def test_blame_of_all_groups_at_once_equals_the_loop_per_group(mod, groups, seed, data):
     """blame_waits_all: the dicts of _blame_waits of each group in turn, or False with nothing
-    changed, only when a sum leaves int64."""
+    changed, only when a sum leaves int64; each group's producers as the dict or as arrays."""
     got, want = _blame_before(seed), _blame_before(seed)
+    arrays = data.draw(st.lists(st.booleans(), min_size=len(groups), max_size=len(groups)))
     done = mod.blame_waits_all(
-        [(g.lines, g.positions, g.wait_stall, g.producers, g.blame_waves) for g in groups],
+        [(g.lines, g.positions, g.wait_stall, _as_arrays(mod, g) if a else g.producers, g.blame_waves)
+         for g, a in zip(groups, arrays)],
         wave_groups.NO_PRODUCER, got.blame, got.wait_stall, got.wait_hits, got.dist_cycles,
         got.dist_instructions)
     fields = ("blame", "wait_stall", "wait_hits", "dist_cycles", "dist_instructions")
@@ -193,6 +202,26 @@ def test_blame_of_all_groups_at_once_equals_the_loop_per_group(mod, groups, seed
         wave_groups._blame_waits(g, want)  # type: ignore[arg-type]  # the fields it reads
     for field in fields:
         assert _items(getattr(got, field)) == _items(getattr(want, field)), field
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.integers(-3, 9), min_size=1, max_size=20), data=st.data())
+def test_pair_index_in_c_equals_the_pairs_of_python(mod, lines, data):
+    """pair_index: _pairs' pair_waits and pair_producers, and per position its number of pairs;
+    None exactly when a position or producer is not an index into the sequence."""
+    n = len(lines)
+    index = st.integers(-1, n) if data.draw(st.booleans()) else st.integers(0, n - 1)
+    entries = data.draw(st.lists(st.tuples(index, st.lists(index, max_size=3)), max_size=6))
+    positions = data.draw(st.lists(index, max_size=8))  # repeats too
+    got = mod.pair_index(array("q", lines), positions, entries)
+    fits = all(0 <= v < n for w, ps in entries for v in (w, *ps)) and all(0 <= w < n for w in positions)
+    assert (got is None) == (not fits)
+    if got is None:
+        return
+    producers, pair_waits, pair_producers, pair_lines = wave_groups._pairs(lines, positions, entries)
+    waits, prods, counts = (list(memoryview(raw).cast("q")) for raw in got)
+    assert waits == pair_waits and prods == pair_producers
+    assert counts == [len(producers.get(w, ())) for w in positions]
 
 
 def test_blame_of_all_groups_declines_python_integers(mod):
@@ -264,6 +293,10 @@ def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):
         groups = list(part.open_groups.groups.values())
         assert groups and any(g.blame_waves and g.pair_waits for g in groups)
         for g in groups:
+            # pairs made by pair_index, the dict and line pairs on first use: _pairs' values
+            assert g.pair_counts is not None
+            assert (g.producers, list(g.pair_waits), list(g.pair_producers), g.pair_lines) == \
+                wave_groups._pairs(list(g.lines), g.positions, g.entries)
             g.settle()
             got, want = BlameAccumulator.empty(), BlameAccumulator.empty()
             wave_groups._flush_blame(g, got, mod)

@@ -1222,7 +1222,9 @@ typedef struct {
     const int64_t *lines, *stalls;
     Py_ssize_t n_lines, n;
     const ICol *positions;
-    PyObject *producers;
+    PyObject *producers; /* wait position -> producer positions, or NULL: */
+    const int64_t *counts, *pair_producers; /* per position its count of pairs, then theirs */
+    Py_ssize_t n_pairs;
     int64_t bw;
 } BlameGroup;
 
@@ -1245,6 +1247,7 @@ static int blame_waits_summed(const BlameGroup *gs, Py_ssize_t ng, int64_t no_pr
     const int64_t *lines = gs[g].lines, *stalls = gs[g].stalls, bw = gs[g].bw;
     Py_ssize_t n_lines = gs[g].n_lines;
     PyObject *producers = gs[g].producers;
+    Py_ssize_t pair = 0; /* the first pair of position i (counts/pair_producers) */
     for (Py_ssize_t i = 0; i < gs[g].n; i++) {
         Py_ssize_t w = icol_index(gs[g].positions, i, n_lines);
         if (w < 0) goto out;
@@ -1254,16 +1257,29 @@ static int blame_waits_summed(const BlameGroup *gs, Py_ssize_t ng, int64_t no_pr
         if (!add_i64(&waits.vals[2 * e], st)) { rc = 0; goto out; }
         /* hits: `bw` per position (count * bw, the overflow found on the way) */
         if (!add_i64(&waits.vals[2 * e + 1], bw)) { rc = 0; goto out; }
-        PyObject *wobj = PyLong_FromSsize_t(w);
-        if (!wobj) goto out;
-        PyObject *prods = PyDict_GetItemWithError(producers, wobj);
-        Py_DECREF(wobj);
-        if (!prods && PyErr_Occurred()) goto out;
-        if (prods && !PyList_Check(prods)) {
-            PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
-            goto out;
+        PyObject *prods = NULL;
+        const int64_t *pp = NULL; /* the pairs' producers of this position (arrays) */
+        Py_ssize_t k;
+        if (producers) {
+            PyObject *wobj = PyLong_FromSsize_t(w);
+            if (!wobj) goto out;
+            prods = PyDict_GetItemWithError(producers, wobj);
+            Py_DECREF(wobj);
+            if (!prods && PyErr_Occurred()) goto out;
+            if (prods && !PyList_Check(prods)) {
+                PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+                goto out;
+            }
+            k = prods ? PyList_GET_SIZE(prods) : 0;
+        } else {
+            k = (Py_ssize_t)gs[g].counts[i];
+            if (k < 0 || pair > gs[g].n_pairs - k) {
+                PyErr_SetString(PyExc_ValueError, "blame_waits: counts and pairs disagree");
+                goto out;
+            }
+            pp = &gs[g].pair_producers[pair];
+            pair += k;
         }
-        Py_ssize_t k = prods ? PyList_GET_SIZE(prods) : 0;
         if (!k) {
             e = omap_get(&keys3, wline, no_producer, 1);
             if (e < 0) goto nomem;
@@ -1271,7 +1287,7 @@ static int blame_waits_summed(const BlameGroup *gs, Py_ssize_t ng, int64_t no_pr
             continue;
         }
         for (Py_ssize_t j = 0; j < k; j++) {
-            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            Py_ssize_t p = pp ? (Py_ssize_t)pp[j] : PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
             if (p == -1 && PyErr_Occurred()) goto out;
             if (p < 0 || p >= n_lines) {
                 PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
@@ -1374,7 +1390,7 @@ static PyObject *blame_waits(PyObject *self, PyObject *args) {
         if (PyErr_Occurred()) goto done;
         if (!ob && !onp && b >= 0) {
             BlameGroup g = {(const int64_t *)cols[0].buf.buf, (const int64_t *)cols[2].buf.buf,
-                            cols[0].n, n, &cols[1], producers, (int64_t)b};
+                            cols[0].n, n, &cols[1], producers, NULL, NULL, 0, (int64_t)b};
             int rc = blame_waits_summed(&g, 1, (int64_t)np, blame, wsd, whd, dcyc, dins);
             if (rc < 0) goto done;
             if (rc == 1) {
@@ -1401,7 +1417,8 @@ done:
 
 /* blame_waits_all(groups, no_producer, blame, wait_stall_d, wait_hits_d, dist_cycles,
  * dist_instructions): blame_waits of each (lines, positions, wait_stall, producers, blame_waves)
- * of the list `groups` in turn, each dict key touched once for all of them. True done; False
+ * of the list `groups` in turn, each dict key touched once for all of them; `producers` is the
+ * dict or (counts, pair_producers), pair_index's int64 arrays of the same. True done; False
  * nothing changed, when lines or wait_stall is not an int64 buffer, a blame_waves or no_producer
  * is not an int64 (blame_waves >= 0) or a sum leaves int64: the caller then calls blame_waits
  * per group. */
@@ -1415,18 +1432,21 @@ static PyObject *blame_waits_all(PyObject *self, PyObject *args) {
     Py_ssize_t ng = PyList_GET_SIZE(items), opened = 0;
     ICol *cols = PyMem_Calloc((size_t)(3 * ng + 1), sizeof *cols);
     BlameGroup *gs = PyMem_Calloc((size_t)(ng + 1), sizeof *gs);
+    Py_buffer *bufs = PyMem_Calloc((size_t)(2 * ng + 1), sizeof *bufs); /* counts, pair_producers */
+    Py_ssize_t n_bufs = 0;
     PyObject *out = NULL;
     int onp = 0;
     long long np = PyLong_AsLongLongAndOverflow(no_producer, &onp);
     int plain = !onp;
     if (np == -1 && PyErr_Occurred()) goto done;
-    if (!cols || !gs) {
+    if (!cols || !gs || !bufs) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t g = 0; g < ng && plain; g++) {
         PyObject *it = PyList_GET_ITEM(items, g);
-        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 5 || !PyDict_Check(PyTuple_GET_ITEM(it, 3))) {
+        PyObject *prod = PyTuple_Check(it) && PyTuple_GET_SIZE(it) == 5 ? PyTuple_GET_ITEM(it, 3) : NULL;
+        if (!prod || !(PyDict_Check(prod) || (PyTuple_Check(prod) && PyTuple_GET_SIZE(prod) == 2))) {
             PyErr_SetString(PyExc_TypeError,
                             "blame_waits_all: groups are (lines, positions, wait_stall, producers dict, blame_waves)");
             goto done;
@@ -1440,8 +1460,21 @@ static PyObject *blame_waits_all(PyObject *self, PyObject *args) {
         plain = !ob && b >= 0 && !c[0].seq && !c[2].seq;
         gs[g] = (BlameGroup){c[0].seq ? NULL : (const int64_t *)c[0].buf.buf,
                              c[2].seq ? NULL : (const int64_t *)c[2].buf.buf, c[0].n,
-                             c[1].n < c[2].n ? c[1].n : c[2].n, &c[1], PyTuple_GET_ITEM(it, 3),
+                             c[1].n < c[2].n ? c[1].n : c[2].n, &c[1], NULL, NULL, NULL, 0,
                              (int64_t)b};
+        if (PyDict_Check(prod)) {
+            gs[g].producers = prod;
+            continue;
+        }
+        for (int k = 0; k < 2; k++, n_bufs++)
+            if (!get_i64(PyTuple_GET_ITEM(prod, k), &bufs[n_bufs], 0)) goto done;
+        gs[g].counts = bufs[n_bufs - 2].buf;
+        gs[g].pair_producers = bufs[n_bufs - 1].buf;
+        gs[g].n_pairs = bufs[n_bufs - 1].len / 8;
+        if (bufs[n_bufs - 2].len / 8 < gs[g].n) {
+            PyErr_SetString(PyExc_ValueError, "blame_waits_all: fewer counts than positions");
+            goto done;
+        }
     }
     if (plain) {
         int rc = blame_waits_summed(gs, ng, (int64_t)np, blame, wsd, whd, dcyc, dins);
@@ -1454,6 +1487,8 @@ done:
         opened--;
         icol_close(&cols[opened]);
     }
+    while (n_bufs > 0) PyBuffer_Release(&bufs[--n_bufs]);
+    PyMem_Free(bufs);
     PyMem_Free(cols);
     PyMem_Free(gs);
     return out;
@@ -1849,6 +1884,109 @@ done:
     Py_XDECREF(waits);
     Py_XDECREF(prods_out);
     Py_XDECREF(plines);
+    PyBuffer_Release(&lb);
+    return out;
+}
+
+/* An index in [0, n) of a Python integer; -1 (no exception) when it is not one. */
+static Py_ssize_t index_in(PyObject *o, Py_ssize_t n) {
+    if (!PyLong_Check(o)) return -1;
+    Py_ssize_t v = PyLong_AsSsize_t(o);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return v >= 0 && v < n ? v : -1;
+}
+
+/* pair_index(lines, positions, entries) -> (pair_waits, pair_producers, counts) as int64 bytes,
+ * or None: pair_lists' pairs without its Python objects. Per wait position in `positions` order,
+ * its producers (the entries of that position joined, in entry order) as pairs, and counts[i] the
+ * number of pairs of positions[i]. None when a position or producer is not an index into
+ * `lines` (pair_lists, its twin groups._pairs, decides those). */
+static PyObject *pair_index(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *entries;
+    if (!PyArg_ParseTuple(args, "OO!O!", &olines, &PyList_Type, &positions, &PyList_Type, &entries))
+        return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    Py_ssize_t n = lb.len / (Py_ssize_t)sizeof(int64_t), ne = PyList_GET_SIZE(entries),
+               np = PyList_GET_SIZE(positions), total = 0, n_pairs = 0;
+    /* per position w: its producers' count, then (prefix sums) where they start in `flat` */
+    Py_ssize_t *cnt = PyMem_Calloc((size_t)n + 1, sizeof *cnt), *at = NULL, *flat = NULL;
+    PyObject *out = NULL, *bw = NULL, *bp = NULL, *bc = NULL;
+    int fits = 1;
+    if (!cnt) goto nomem;
+    for (Py_ssize_t i = 0; i < ne && fits; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2 || !PyList_Check(PyTuple_GET_ITEM(e, 1))) {
+            fits = 0;
+            break;
+        }
+        Py_ssize_t w = index_in(PyTuple_GET_ITEM(e, 0), n);
+        fits = w >= 0;
+        if (fits) {
+            cnt[w] += PyList_GET_SIZE(PyTuple_GET_ITEM(e, 1));
+            total += PyList_GET_SIZE(PyTuple_GET_ITEM(e, 1));
+        }
+    }
+    if (!fits) goto none;
+    at = PyMem_Malloc((size_t)n * sizeof *at + 1);
+    flat = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *flat);
+    if (!at || !flat) goto nomem;
+    for (Py_ssize_t w = 0, run = 0; w < n; w++) {
+        at[w] = run;
+        run += cnt[w];
+    }
+    for (Py_ssize_t i = 0; i < ne && fits; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i), *lst = PyTuple_GET_ITEM(e, 1);
+        Py_ssize_t w = index_in(PyTuple_GET_ITEM(e, 0), n);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lst) && fits; j++) {
+            Py_ssize_t p = index_in(PyList_GET_ITEM(lst, j), n);
+            fits = p >= 0;
+            flat[at[w]++] = p;
+        }
+    }
+    if (!fits) goto none;
+    for (Py_ssize_t w = 0; w < n; w++) at[w] -= cnt[w]; /* back to where w's producers start */
+    for (Py_ssize_t i = 0; i < np && fits; i++) {
+        Py_ssize_t w = index_in(PyList_GET_ITEM(positions, i), n);
+        fits = w >= 0;
+        if (fits) n_pairs += cnt[w];
+    }
+    if (!fits) goto none;
+    bw = PyBytes_FromStringAndSize(NULL, n_pairs * 8);
+    bp = PyBytes_FromStringAndSize(NULL, n_pairs * 8);
+    bc = PyBytes_FromStringAndSize(NULL, np * 8);
+    if (!bw || !bp || !bc) goto done;
+    {
+        int64_t *ow = (int64_t *)PyBytes_AS_STRING(bw), *op = (int64_t *)PyBytes_AS_STRING(bp),
+                *oc = (int64_t *)PyBytes_AS_STRING(bc);
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < np; i++) {
+            Py_ssize_t w = index_in(PyList_GET_ITEM(positions, i), n);
+            oc[i] = (int64_t)cnt[w];
+            for (Py_ssize_t j = 0; j < cnt[w]; j++, k++) {
+                ow[k] = (int64_t)w;
+                op[k] = (int64_t)flat[at[w] + j];
+            }
+        }
+    }
+    out = PyTuple_Pack(3, bw, bp, bc);
+    goto done;
+none:
+    out = Py_NewRef(Py_None);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    Py_XDECREF(bw);
+    Py_XDECREF(bp);
+    Py_XDECREF(bc);
+    PyMem_Free(cnt);
+    PyMem_Free(at);
+    PyMem_Free(flat);
     PyBuffer_Release(&lb);
     return out;
 }
@@ -3570,6 +3708,7 @@ static PyMethodDef methods[] = {
     {"merge_entries", merge_entries, METH_VARARGS, "merge_hists of a group's taken entries."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
+    {"pair_index", pair_index, METH_VARARGS, "pair_lists' pairs as int64 bytes, or None."},
     {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},
     {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
     {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},

@@ -66,7 +66,8 @@ class SequenceGroup:
 
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
                  "charge", "entries", "positions", "ooo", "_expected_edges", "backedges",
-                 "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
+                 "barrier_rows", "_producers", "pair_waits", "pair_producers", "_pair_lines",
+                 "pair_counts",
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
@@ -89,8 +90,19 @@ class SequenceGroup:
         mod = native() if _int64(lines) and _int64(cats) else None
         self.backedges = _backedges(lines, cats, mod)
         self.barrier_rows = _barrier_rows(lines, tables, mod)
-        self.producers, self.pair_waits, self.pair_producers, self.pair_lines = _pairs(
-            lines, self.positions, self.entries, mod)
+        # per wait position in `positions` order its number of pairs (int64, when pair_index
+        # made the pairs): with pair_producers, what `producers` says, for the C blame
+        self.pair_counts: array[int] | None = None
+        self._producers: dict[int, list[int]] | None = None
+        self._pair_lines: list[tuple[int, int]] | None = None
+        index = _pair_index(lines, self.positions, self.entries, mod)
+        self.pair_waits: Sequence[int]  # lists (Python path) or int64 arrays (pair_index)
+        self.pair_producers: Sequence[int]
+        if index is not None:  # the dict and the line pairs are made on first use
+            self.pair_waits, self.pair_producers, self.pair_counts = index
+        else:
+            self._producers, self.pair_waits, self.pair_producers, self._pair_lines = _pairs(
+                lines, self.positions, self.entries, mod)
         # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
         self.blame_waves = 0
         self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
@@ -113,6 +125,24 @@ class SequenceGroup:
         self.native_rows: tuple[array[int], list[tuple[int, array[int]]]] | None = None
         self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
         self.native_index: int | None = None  # its index in the partial's NativeFold, if any
+
+    @property
+    def producers(self) -> dict[int, list[int]]:
+        """Wait position -> its producer positions (the entries of one wait joined, in order)."""
+        made = self._producers
+        if made is None:
+            made = self._producers = _producers(self.entries)
+        return made
+
+    @property
+    def pair_lines(self) -> list[tuple[int, int]]:
+        """(wait line, producer line) of each pair."""
+        made = self._pair_lines
+        if made is None:
+            lines = self.lines
+            made = self._pair_lines = [(lines[w], lines[p]) for w, p in
+                                       zip(self.pair_waits, self.pair_producers)]
+        return made
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -236,7 +266,9 @@ class SequenceGroup:
         """The pairs' wait and producer positions as int64 arrays (the C fold's and counter's),
         made once."""
         if self.pair_index is None:
-            self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
+            waits, prods = self.pair_waits, self.pair_producers
+            self.pair_index = (waits if isinstance(waits, array) else array("q", waits),
+                               prods if isinstance(prods, array) else array("q", prods))
         return self.pair_index
 
 
@@ -337,13 +369,35 @@ def _pairs(lines: Sequence[int], positions: list[int], entries: list[tuple[int, 
         made: tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]] = \
             mod.pair_lists(lines, positions, entries)
         return made
-    producers: dict[int, list[int]] = {}
-    for w, prods in entries:
-        producers.setdefault(w, []).extend(prods)
+    producers = _producers(entries)
     pair_waits = [w for w in positions for _ in producers.get(w, ())]
     pair_producers = [p for w in positions for p in producers.get(w, ())]
     return producers, pair_waits, pair_producers, [(lines[w], lines[p]) for w, p in
                                                    zip(pair_waits, pair_producers)]
+
+
+def _producers(entries: list[tuple[int, list[int]]]) -> dict[int, list[int]]:
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        producers.setdefault(w, []).extend(prods)
+    return producers
+
+
+def _pair_index(lines: Sequence[int], positions: list[int], entries: list[tuple[int, list[int]]],
+                mod: ModuleType | None) -> tuple[array[int], array[int], array[int]] | None:
+    """`_pairs`' pair_waits and pair_producers as int64 arrays, with each wait position's number
+    of pairs, made in C (`pair_index`) without the producers dict or the line pairs; None without
+    `mod`, or for a value `_pairs` must decide."""
+    if mod is None or not hasattr(mod, "pair_index") or type(positions) is not list \
+            or type(entries) is not list:
+        return None
+    made = mod.pair_index(lines, positions, entries)
+    if made is None:
+        return None
+    cols = (array("q"), array("q"), array("q"))
+    for col, raw in zip(cols, made):
+        col.frombytes(raw)
+    return cols
 
 
 def _int64(column: Sequence[int]) -> bool:
@@ -981,7 +1035,8 @@ def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
         _flush_totals(group, totals, states, backedges, mod)
     blamed = [g for g in live if g.blame_waves]
     if not mod.blame_waits_all(
-            [(g.lines, g.positions, g.wait_stall or (), g.producers, g.blame_waves) for g in blamed],
+            [(g.lines, g.positions, g.wait_stall or (), g.producers if g.pair_counts is None
+              else (g.pair_counts, g.pair_producers), g.blame_waves) for g in blamed],
             NO_PRODUCER, blame.blame, blame.wait_stall, blame.wait_hits, blame.dist_cycles,
             blame.dist_instructions):
         for group in blamed:
