@@ -282,6 +282,45 @@ def test_taken_entries_merge_as_the_histograms_they_add_up_to(mod, data, n_pairs
         mod.merge_entries(before(), pair_lines, array("q", [0, 0]))
 
 
+@st.composite
+def _entry_groups(draw: st.DrawFn, big: bool) -> tuple:
+    lines = draw(st.lists(st.integers(0, 3), min_size=1, max_size=6))
+    n = len(lines)
+    n_pairs = draw(st.integers(1, 6))
+    waits = draw(st.lists(st.integers(0, n - 1), min_size=n_pairs, max_size=n_pairs))
+    prods = draw(st.lists(st.integers(0, n - 1), min_size=n_pairs, max_size=n_pairs))
+    count = st.integers(1, 1 << 62) if big else st.integers(1, 50)
+    triples = draw(st.lists(st.tuples(st.integers(0, n_pairs - 1), st.integers(-3, 9), count),
+                            max_size=12))
+    return lines, waits, prods, [v for t in triples for v in t]
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups=st.data(), big=st.booleans(), seed=st.integers(0, 3))
+def test_taken_entries_of_all_groups_merge_as_group_by_group(mod, groups, big, seed):
+    """merge_entries_all: the dist_cycles of merge_entries (the twin) of each group in turn, its
+    line pairs made from the pair positions; or False with nothing changed, only when a
+    (key, cycles) count sum leaves int64."""
+    drawn = groups.draw(st.lists(_entry_groups(big), min_size=1, max_size=4))
+
+    def before() -> dict:
+        return {(a, b): ({7: seed, 2: 1} if seed and (a, b) == (1, 2) else {})
+                for a in range(4) for b in range(4)}
+
+    got, want = before(), before()
+    done = mod.merge_entries_all(got, [(array("q", lines), array("q", w), array("q", p), array("q", e))
+                                       for lines, w, p, e in drawn])
+    for lines, w, p, e in drawn:
+        wave_groups.merge_entries(want, [(lines[a], lines[b]) for a, b in zip(w, p)], e)
+    if done:
+        assert _items(got) == _items(want)
+    else:
+        assert _items(got) == _items(before())
+        assert max(c for h in want.values() for c in h.values()) >= 1 << 63
+    if not big:
+        assert done
+
+
 def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):
     """On a synthetic dispatch's groups (loops: wait lines repeat), with the pass's own groups."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -1625,6 +1625,115 @@ static PyObject *merge_hists(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* merge_entries_all(dist_cycles, groups): merge_entries of each (lines, pair_waits,
+ * pair_producers, entries) of the list `groups` in turn, with the key of pair i (lines[wait],
+ * lines[producer]) and each (key, cycles) summed over all groups first, so that each histogram
+ * entry is written once, in the order the per-group merges first write it. True done; False
+ * nothing changed, when a count sum leaves int64 (the caller merges group by group). */
+static PyObject *merge_entries_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *items;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &dcyc, &PyList_Type, &items)) return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), n_bufs = 0;
+    Py_buffer *bufs = PyMem_Calloc((size_t)(4 * ng + 1), sizeof *bufs);
+    OMap sums = {0}, keys = {0}; /* (wline, pline, cycles) -> count; (wline, pline) */
+    sums.nv = 2; /* count, its keys entry */
+    keys.nv = 0;
+    PyObject **hcs = NULL, *out = NULL;
+    int fits = 1;
+    if (!bufs) goto nomem;
+    for (Py_ssize_t g = 0; g < ng && fits; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 4) {
+            PyErr_SetString(PyExc_TypeError,
+                            "merge_entries_all: groups are (lines, pair_waits, pair_producers, entries)");
+            goto done;
+        }
+        for (int k = 0; k < 4; k++, n_bufs++)
+            if (!get_i64(PyTuple_GET_ITEM(it, k), &bufs[n_bufs], 0)) goto done;
+        const Py_buffer *b = &bufs[n_bufs - 4];
+        const int64_t *lines = b[0].buf, *pw = b[1].buf, *pp = b[2].buf, *ev = b[3].buf;
+        Py_ssize_t n = b[0].len / 8, np = b[1].len / 8, ne = b[3].len / 8 / 3;
+        if (b[2].len != b[1].len || b[3].len % 24) {
+            PyErr_SetString(PyExc_ValueError, "merge_entries_all: pairs or entries of odd lengths");
+            goto done;
+        }
+        for (Py_ssize_t p = 0; p < np; p++)
+            if (pw[p] < 0 || pw[p] >= n || pp[p] < 0 || pp[p] >= n) {
+                PyErr_SetString(PyExc_IndexError, "merge_entries_all: a pair outside the sequence");
+                goto done;
+            }
+        /* the group's entries pair by pair, each pair's in their order (a stable counting sort) */
+        Py_ssize_t *start = PyMem_Calloc((size_t)np + 1, sizeof *start);
+        Py_ssize_t *order = PyMem_Malloc((size_t)(ne ? ne : 1) * sizeof *order);
+        int ok = start && order;
+        if (!ok) PyErr_NoMemory();
+        for (Py_ssize_t e = 0; e < ne && ok; e++) {
+            if (ev[3 * e] < 0 || ev[3 * e] >= np) {
+                PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
+                ok = 0;
+            } else {
+                start[ev[3 * e] + 1]++;
+            }
+        }
+        if (ok) {
+            for (Py_ssize_t p = 0; p < np; p++) start[p + 1] += start[p];
+            for (Py_ssize_t e = 0; e < ne; e++) order[start[ev[3 * e]]++] = e;
+        }
+        for (Py_ssize_t i = 0; i < ne && ok && fits; i++) {
+            const int64_t *t = &ev[3 * order[i]];
+            int64_t wl = lines[pw[t[0]]], pl = lines[pp[t[0]]];
+            Py_ssize_t k = omap_get(&keys, wl, pl, 0), e = k < 0 ? -1 : omap_get(&sums, wl, pl, t[1]);
+            if (e < 0) {
+                PyErr_NoMemory();
+                ok = 0;
+                break;
+            }
+            sums.vals[2 * e + 1] = k;
+            fits = add_i64(&sums.vals[2 * e], t[2]);
+        }
+        PyMem_Free(start);
+        PyMem_Free(order);
+        if (!ok) goto done;
+    }
+    if (!fits) {
+        out = Py_NewRef(Py_False);
+        goto done;
+    }
+    /* every key's histogram first (a missing one fails before any write), then the sums */
+    hcs = PyMem_Calloc((size_t)(keys.n ? keys.n : 1), sizeof *hcs);
+    if (!hcs) goto nomem;
+    for (Py_ssize_t k = 0; k < keys.n; k++) {
+        PyObject *key = Py_BuildValue("(LL)", (long long)keys.keys[3 * k], (long long)keys.keys[3 * k + 1]);
+        if (!key) goto done;
+        hcs[k] = PyDict_GetItemWithError(dcyc, key); /* borrowed: dcyc holds it */
+        if (!hcs[k] && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+        Py_DECREF(key);
+        if (!hcs[k]) goto done;
+        if (!PyDict_Check(hcs[k])) {
+            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
+            goto done;
+        }
+    }
+    for (Py_ssize_t e = 0; e < sums.n; e++) {
+        PyObject *c = PyLong_FromLongLong(sums.keys[3 * e + 2]);
+        int ok = c && dict_add_i64(hcs[sums.vals[2 * e + 1]], c, sums.vals[2 * e]);
+        Py_XDECREF(c);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_True);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    while (n_bufs > 0) PyBuffer_Release(&bufs[--n_bufs]);
+    PyMem_Free(bufs);
+    PyMem_Free(hcs);
+    omap_free(&sums);
+    omap_free(&keys);
+    return out;
+}
+
 /* One sequence group's int64 columns as fold_per_line_summed reads them. */
 typedef struct {
     const int64_t *lines, *dur, *stall, *charge;
@@ -3706,6 +3815,7 @@ static PyMethodDef methods[] = {
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
     {"merge_entries", merge_entries, METH_VARARGS, "merge_hists of a group's taken entries."},
+    {"merge_entries_all", merge_entries_all, METH_VARARGS, "merge_entries of several groups at once, or False."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
     {"pair_index", pair_index, METH_VARARGS, "pair_lists' pairs as int64 bytes, or None."},

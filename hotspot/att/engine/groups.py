@@ -1041,6 +1041,11 @@ def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
             blame.dist_instructions):
         for group in blamed:
             _blame_waits_call(group, blame, mod)
+    # the groups' cycle histograms, at once when they are all the C fold's taken entries
+    if all(not g.distances and g.pair_hists is None for g in blamed) and mod.merge_entries_all(
+            blame.dist_cycles, [(g.lines, *g.pair_arrays(), g.pair_entries) for g in blamed
+                                if g.pair_entries is not None]):
+        return
     for group in blamed:
         _merge_distances(group, blame, mod)
 
