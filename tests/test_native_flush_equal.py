@@ -449,3 +449,36 @@ def test_count_lines_in_c_equals_counter(mod, lines):
     got = mod.count_lines(array("q", lines))
     want = Counter(lines)
     assert list(got.items()) == list(want.items())  # values and first-seen order
+
+
+_WEIGHT = st.dictionaries(st.integers(0, 30), st.floats(0.01, 1e6), max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hits=st.dictionaries(st.integers(0, 30), st.integers(1, 1 << 70), max_size=30),
+       mfma=st.dictionaries(st.integers(0, 30), st.integers(1, 64)), valu=_WEIGHT,
+       vmem=st.dictionaries(st.integers(0, 30), st.integers(1, 4096) | st.floats(0.5, 9.5)))
+def test_issue_terms_in_c_are_the_comprehensions_objects(mod, hits, mfma, valu, vmem):
+    """line_terms: _terms_py's list (lines in hits order, the same products: ints stay ints, the
+    same floats), also for counts past int64."""
+    from hotspot.att.issue_share import IssueWeights, _terms_py
+
+    w = IssueWeights([], None)
+    w.mfma_cycles, w.valu_issue, w.vmem_bytes = mfma, valu, vmem
+    got = mod.line_terms(hits, w.by_line())
+    assert repr(got) == repr(_terms_py(hits, w))
+    assert [type(v) for t in got for v in t] == [type(v) for t in _terms_py(hits, w) for v in t]
+    assert mod.line_terms({1: 2}, {1: (1, 2)}) is None  # not a 3-tuple: the comprehension decides
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.integers(0, 30), max_size=120), mfma=st.dictionaries(st.integers(0, 30), st.integers(1, 64)),
+       valu=_WEIGHT, vmem=st.dictionaries(st.integers(0, 30), st.integers(1, 4096)),
+       loops=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=4))
+def test_issue_shape_of_an_int64_column_is_the_same_floats(mod, lines, mfma, valu, vmem, loops):
+    """The native pass's shapes (count_lines, line_terms) equal the pure-Python ones."""
+    from hotspot.att.issue_share import IssueAccumulator, IssueWeights, _shape
+
+    w = IssueWeights([], None)
+    w.mfma_cycles, w.valu_issue, w.vmem_bytes, w.loops = mfma, valu, vmem, loops
+    assert repr(IssueAccumulator().shape(w, array("q", lines))) == repr(_shape(list(lines), w))

@@ -2100,6 +2100,49 @@ done:
     return out;
 }
 
+/* line_terms(hits, by_line): issue_share._terms in C, its list comprehension's objects in its
+ * order: for each (line, count) of `hits` whose line has weights (m, v, b) in `by_line`, the
+ * tuple (line, count * m, count * v, count * b), None for a None weight (Python products, so the
+ * same floats); None when a weight is not a 3-tuple (the comprehension decides). */
+static PyObject *line_terms(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hits, *by_line;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &hits, &PyDict_Type, &by_line)) return NULL;
+    PyObject *out = PyList_New(0), *line, *count;
+    Py_ssize_t pos = 0;
+    if (!out) return NULL;
+    while (PyDict_Next(hits, &pos, &line, &count)) {
+        PyObject *t = PyDict_GetItemWithError(by_line, line);
+        if (!t) {
+            if (PyErr_Occurred()) goto fail;
+            continue;
+        }
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        PyObject *row = PyTuple_New(4);
+        if (!row) goto fail;
+        PyTuple_SET_ITEM(row, 0, Py_NewRef(line));
+        for (int k = 0; k < 3; k++) {
+            PyObject *wk = PyTuple_GET_ITEM(t, k);
+            PyObject *v = wk == Py_None ? Py_NewRef(Py_None) : PyNumber_Multiply(count, wk);
+            if (!v) {
+                Py_DECREF(row);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(row, k + 1, v);
+        }
+        int rc = PyList_Append(out, row);
+        Py_DECREF(row);
+        if (rc < 0) goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* count_lines(col): {value: times} of an int64 column, values in first-seen order (what
  * collections.Counter(col) holds). */
 static PyObject *count_lines(PyObject *self, PyObject *arg) {
@@ -3820,6 +3863,7 @@ static PyMethodDef methods[] = {
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
     {"pair_index", pair_index, METH_VARARGS, "pair_lists' pairs as int64 bytes, or None."},
     {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},
+    {"line_terms", line_terms, METH_VARARGS, "issue_share._terms of a hits dict, or None."},
     {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
     {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
     {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},
