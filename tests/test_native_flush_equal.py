@@ -66,7 +66,9 @@ def test_fold_lines_summed_in_c_equals_the_per_position_loop(mod, lines, data, b
 
 @st.composite
 def _line_groups(draw: st.DrawFn, big: bool) -> tuple:
-    lines = draw(_LINES)
+    # line numbers in a short span (C indexes them) or spread over int64 (C hashes them)
+    lines = draw(_LINES | st.lists(st.integers(0, 3).map(lambda k: (k - 2) * (1 << 61) + k),
+                                   min_size=1, max_size=20))
     n = len(lines)
     value = st.integers(0, BIG) if big else st.integers(0, 1000)
     duration = draw(st.lists(value, min_size=n, max_size=n))

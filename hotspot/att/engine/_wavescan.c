@@ -1754,8 +1754,20 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
     OMap m = {0};
     m.nv = NV;
     Py_ssize_t total = 0;
-    for (Py_ssize_t g = 0; g < ng; g++) total += gs[g].n;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        total += gs[g].n;
+        for (Py_ssize_t j = 0; j < gs[g].n; j++) {
+            lo = gs[g].lines[j] < lo ? gs[g].lines[j] : lo;
+            hi = gs[g].lines[j] > hi ? gs[g].lines[j] : hi;
+        }
+    }
     Py_ssize_t *order = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *order), n_order = 0;
+    /* line - lo -> its entry + 1 (0: not met yet), when the lines span a short range (code line
+     * numbers): an index in place of a hash lookup per position */
+    Py_ssize_t *dense = NULL;
+    if (total && (uint64_t)hi - (uint64_t)lo < (uint64_t)(4 * total + 4096))
+        dense = PyMem_Calloc((size_t)((uint64_t)hi - (uint64_t)lo + 1), sizeof *dense);
     int rc = -1;
     if (!order) {
         PyErr_NoMemory();
@@ -1764,11 +1776,13 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
     for (Py_ssize_t g = 0; g < ng; g++) {
     const int64_t *lines = gs[g].lines, *dur = gs[g].dur, *stall = gs[g].stall, *charge = gs[g].charge;
     for (Py_ssize_t j = 0; j < gs[g].n; j++) {
-        Py_ssize_t e = omap_get(&m, lines[j], 0, 0);
+        Py_ssize_t *at = dense ? &dense[(uint64_t)lines[j] - (uint64_t)lo] : NULL;
+        Py_ssize_t e = at && *at ? *at - 1 : omap_get(&m, lines[j], 0, 0);
         if (e < 0) {
             PyErr_NoMemory();
             goto out;
         }
+        if (at) *at = e + 1;
         int64_t *v = &m.vals[e * NV];
         /* hits: `waves` per position (count * waves, the overflow found on the way) */
         if (!add_i64(&v[V_N], gs[g].waves)) { rc = 0; goto out; }
@@ -1847,6 +1861,7 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
     rc = 1;
 out:
     PyMem_Free(order);
+    PyMem_Free(dense);
     omap_free(&m);
     return rc;
 }
