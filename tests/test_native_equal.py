@@ -124,6 +124,20 @@ def test_barrier_episodes_in_c_equal_the_python_twin(mod, pairs):
         tuple(flat_episodes(flat))
 
 
+@settings(max_examples=200, deadline=None)
+@given(runs=st.lists(st.lists(st.tuples(_TIME, st.integers(0, 200)), max_size=30), max_size=70))
+def test_barrier_episodes_of_ascending_runs_in_c_equal_the_python_twin(mod, runs):
+    """Pairs in ascending runs of releases (as wave files give them; C merges up to 64 runs,
+    sorts more with qsort), ties in release and whole pairs repeated included."""
+    flat = []
+    for run in runs:
+        for arrival, wait in sorted(run, key=lambda t: (t[0] + t[1], t[0])):
+            flat += [arrival, arrival + wait]
+    n, stall, spreads, sizes = mod.episodes(array("q", flat), BARRIER_RELEASE_TOLERANCE)
+    assert (n, stall, list(memoryview(spreads).cast("q")), list(memoryview(sizes).cast("q"))) == \
+        tuple(flat_episodes(flat))
+
+
 def test_barrier_episodes_beyond_int64_sums_fall_back_to_python(mod):
     big = (1 << 62) + 5
     flat = array("q", [0, big, 1, big + 1, 2, big + 2])  # the stall sum leaves int64

@@ -3504,6 +3504,59 @@ static int cmp_barpair(const void *a, const void *b) {
     return (x->arrival > y->arrival) - (x->arrival < y->arrival);
 }
 
+static int barpair_less(const BarPair *x, const BarPair *y) {
+    return x->release < y->release || (x->release == y->release && x->arrival < y->arrival);
+}
+
+/* Runs of pairs in order up to which sort_barpairs merges them instead of calling qsort. */
+#define BARPAIR_MERGE_RUNS 64
+
+/* Sorts pairs by (release, arrival), as qsort with cmp_barpair (equal pairs are alike, so any
+ * sort gives the same array). A capture's pairs come in a few ascending runs (one per stretch of
+ * wave files), which are merged pairwise; qsort when they are many. 0 on memory error. */
+static int sort_barpairs(BarPair *p, Py_ssize_t m) {
+    Py_ssize_t runs = 1;
+    for (Py_ssize_t i = 1; i < m; i++) runs += barpair_less(&p[i], &p[i - 1]);
+    if (m < 2 || runs == 1) return 1;
+    if (runs > BARPAIR_MERGE_RUNS) {
+        qsort(p, (size_t)m, sizeof(BarPair), cmp_barpair);
+        return 1;
+    }
+    Py_ssize_t *bounds = PyMem_Malloc((size_t)(runs + 1) * sizeof *bounds);
+    BarPair *tmp = PyMem_Malloc((size_t)m * sizeof *tmp), *src = p, *dst = tmp;
+    if (!bounds || !tmp) {
+        PyMem_Free(bounds);
+        PyMem_Free(tmp);
+        return 0;
+    }
+    Py_ssize_t r = 0;
+    bounds[r++] = 0;
+    for (Py_ssize_t i = 1; i < m; i++)
+        if (barpair_less(&p[i], &p[i - 1])) bounds[r++] = i;
+    bounds[runs] = m;
+    while (runs > 1) {
+        Py_ssize_t merged = 0;
+        for (r = 0; r < runs; r += 2) {
+            Py_ssize_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= runs ? bounds[r + 2] : m;
+            if (r + 1 >= runs) mid = hi = m; /* an odd run out: copied as it is */
+            Py_ssize_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) dst[o++] = barpair_less(&src[b], &src[a]) ? src[b++] : src[a++];
+            while (a < mid) dst[o++] = src[a++];
+            while (b < hi) dst[o++] = src[b++];
+            bounds[merged++] = lo;
+        }
+        bounds[merged] = m;
+        runs = merged;
+        BarPair *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != p) memcpy(p, src, (size_t)m * sizeof *p);
+    PyMem_Free(bounds);
+    PyMem_Free(tmp);
+    return 1;
+}
+
 /* a + b into *out; 0 on int64 overflow */
 static int add_checked(int64_t a, int64_t b, int64_t *out) {
     if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
@@ -3542,7 +3595,10 @@ static PyObject *episodes(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    qsort(pairs, (size_t)m, sizeof(BarPair), cmp_barpair);
+    if (!sort_barpairs(pairs, m)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < m;) {
         int64_t first = pairs[i].release, lo = pairs[i].arrival, hi = lo;
         Py_ssize_t j = i + 1;
