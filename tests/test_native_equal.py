@@ -179,6 +179,24 @@ def test_achieved_occupancy_in_c_equals_the_python_twin(mod, by_se, wanted):
     assert achieved_from_columns(cols, wanted, mod) == achieved_python(cols, wanted)
 
 
+@settings(max_examples=300, deadline=None)
+@given(by_se=st.dictionaries(st.integers(0, 3), _EVENTS, max_size=3),
+       wanted=st.sampled_from([None, {1}, {2}, {1, 2}]), crowd=st.integers(0, 3))
+def test_achieved_occupancy_of_events_in_time_order_in_c_equals_the_python_twin(mod, by_se, wanted,
+                                                                                crowd):
+    """Events in time order, as a capture's occupancy.json holds them (C buckets them by slot
+    instead of sorting them all), ends and starts at one time in any order, and many events at one
+    time (C's insertion pass gives up and sorts)."""
+    cols = {}
+    for se, ev in by_se.items():
+        ev = sorted(ev, key=lambda e: e[0])
+        if crowd and ev:  # a crowd at one time, starts before ends in file order
+            ev += [(ev[-1][0], cu, simd, slot, 1 - k // 18 % 2, 1) for k, (cu, simd, slot) in
+                   enumerate([(c, s, sl) for c in range(3) for s in range(2) for sl in range(3)] * 30 * crowd)]
+        cols[se] = _columns(ev)
+    assert achieved_from_columns(cols, wanted, mod) == achieved_python(cols, wanted)
+
+
 def test_achieved_occupancy_values_c_declines_go_to_python(mod):
     cols = {0: ((1, 1 << 41), (0, 0), (0, 0), (0, 0), (1, 0), (1, 1))}  # a time beyond 2**40
     assert mod.occupancy_se(*cols[0], None) is None

@@ -3656,6 +3656,57 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Buckets (cu, simd, slot) sort_occ counts in, at most: beyond, it calls qsort. */
+#define OCC_BUCKETS_MAX ((int64_t)1 << 20)
+
+/* Sorts the m events as qsort with cmp_occ would (every event's index differs, so the order is
+ * total and the sorted array one). Events in time order (a capture's, per SE) are counted into
+ * their (cu, simd, slot) buckets in order, which leaves each bucket in (time, file order), then
+ * an insertion pass puts the ends before the starts at equal times; qsort for other events,
+ * wide keys, or when that pass would move more than a few events per event. 0 on memory error. */
+static int sort_occ(OccEvent *ev, Py_ssize_t m) {
+    int64_t n_cu = 0, n_simd = 0, n_slot = 0;
+    int timed = 1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (ev[i].cu >= n_cu) n_cu = ev[i].cu + 1;
+        if (ev[i].simd >= n_simd) n_simd = ev[i].simd + 1;
+        if (ev[i].slot >= n_slot) n_slot = ev[i].slot + 1;
+        if (i && ev[i].time < ev[i - 1].time) timed = 0;
+    }
+    /* values are below OCC_LIMIT (2**40): each factor is checked before the product grows */
+    if (!timed || m < 2 || n_cu > OCC_BUCKETS_MAX || n_simd > OCC_BUCKETS_MAX || n_slot > OCC_BUCKETS_MAX ||
+        n_cu * n_simd > OCC_BUCKETS_MAX || n_cu * n_simd * n_slot > OCC_BUCKETS_MAX) {
+        qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+        return 1;
+    }
+    Py_ssize_t nb = (Py_ssize_t)(n_cu * n_simd * n_slot);
+    Py_ssize_t *at = PyMem_Calloc((size_t)nb + 1, sizeof *at);
+    OccEvent *out = PyMem_Malloc((size_t)m * sizeof *out);
+    if (!at || !out) {
+        PyMem_Free(at);
+        PyMem_Free(out);
+        return 0;
+    }
+#define OCC_BUCKET(e) (((e).cu * n_simd + (e).simd) * n_slot + (e).slot)
+    for (Py_ssize_t i = 0; i < m; i++) at[OCC_BUCKET(ev[i]) + 1]++;
+    for (Py_ssize_t b = 0; b < nb; b++) at[b + 1] += at[b];
+    for (Py_ssize_t i = 0; i < m; i++) out[at[OCC_BUCKET(ev[i])]++] = ev[i];
+#undef OCC_BUCKET
+    Py_ssize_t moves = 0, budget = 8 * m + 1024;
+    for (Py_ssize_t i = 1; i < m && moves <= budget; i++) {
+        OccEvent x = out[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && cmp_occ(&out[j - 1], &x) > 0 && ++moves <= budget; j--) out[j] = out[j - 1];
+        out[j] = x;
+    }
+    if (moves > budget) /* many events at one time: qsort orders them */
+        qsort(out, (size_t)m, sizeof(OccEvent), cmp_occ);
+    memcpy(ev, out, (size_t)m * sizeof *ev);
+    PyMem_Free(at);
+    PyMem_Free(out);
+    return 1;
+}
+
 /* Item i of a list or tuple as an int64 in [0, OCC_LIMIT): 1, 0 (another value), -1 (error). */
 static int occ_value(PyObject *seq, Py_ssize_t i, int64_t *out) {
     PyObject *o = PySequence_Fast_ITEMS(seq)[i];
@@ -3753,7 +3804,10 @@ static PyObject *occupancy_se(PyObject *self, PyObject *args) {
             first_end = t;
         }
     }
-    qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+    if (!sort_occ(ev, m)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     int64_t unmatched_starts = 0, unmatched_ends = 0, busy_cus = 0, simds = 0, busy = 0, peak = 0,
             intervals = 0, last_cu = -1;
     Py_ssize_t n_edges = 0;
