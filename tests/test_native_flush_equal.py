@@ -446,8 +446,10 @@ def test_pairs_in_c_equal_python(mod, lines, data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(lines=st.lists(st.integers(-(1 << 41), 1 << 41) | st.integers(0, 9), max_size=80))
+@given(lines=st.lists(st.integers(-(1 << 41), 1 << 41) | st.integers(0, 9), max_size=80)
+       | st.lists(st.integers(-3, 9) | st.sampled_from([-(1 << 63), (1 << 63) - 1]), max_size=80))
 def test_count_lines_in_c_equals_counter(mod, lines):
+    """Values in a short span (C indexes them) or spread to int64's ends (C hashes them)."""
     got = mod.count_lines(array("q", lines))
     want = Counter(lines)
     assert list(got.items()) == list(want.items())  # values and first-seen order

@@ -2169,12 +2169,23 @@ static PyObject *count_lines(PyObject *self, PyObject *arg) {
     OMap m = {0};
     m.nv = 1;
     PyObject *out = NULL;
+    /* value - lo -> its entry + 1, when the values span a short range (line numbers) */
+    int64_t lo = n ? v[0] : 0, hi = lo;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t e = omap_get(&m, v[i], 0, 0);
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    Py_ssize_t *dense = n && (uint64_t)hi - (uint64_t)lo < (uint64_t)(4 * n + 4096)
+                            ? PyMem_Calloc((size_t)((uint64_t)hi - (uint64_t)lo + 1), sizeof *dense)
+                            : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t *at = dense ? &dense[(uint64_t)v[i] - (uint64_t)lo] : NULL;
+        Py_ssize_t e = at && *at ? *at - 1 : omap_get(&m, v[i], 0, 0);
         if (e < 0) {
             PyErr_NoMemory();
             goto done;
         }
+        if (at) *at = e + 1;
         m.vals[e]++;
     }
     out = PyDict_New();
@@ -2185,6 +2196,7 @@ static PyObject *count_lines(PyObject *self, PyObject *arg) {
         Py_XDECREF(c);
     }
 done:
+    PyMem_Free(dense);
     omap_free(&m);
     PyBuffer_Release(&b);
     return out;
