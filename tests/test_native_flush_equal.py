@@ -527,3 +527,40 @@ def test_flushing_all_groups_at_once_equals_flushing_them_in_turn(mod, monkeypat
         # order than the C fold's, as before these helpers)
         assert results[0][0][:6] == results[2][0][:6]
         assert results[0][1] == results[2][1]
+
+
+def test_taken_entries_and_their_histograms_flush_alike(mod):
+    """A group's taken entries (pair_entries) flush into dist_cycles as the per-pair dicts made
+    from them (hist_dicts: what a wave counted on the Python side needs) do, also when a partial
+    absorbs another's group in either form."""
+    import copy
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = DispatchSpec(waves=16, layout=Layout(ses=(0,), simds=2, slots=2, other_cus=(0,)),
+                            variants=2, program=InstructionMix(loop_trips=4))
+        d = make_dispatch(Path(tmp), spec, seed=5)
+        tables = build_tables(read_code_json(d / "code.json").rows)
+        part = run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables))
+        groups = [g for g in part.open_groups.groups.values() if g.pair_entries is not None]
+        assert groups and all(g.pair_hists is None and g.blame_waves for g in groups)
+
+        def flushed(g) -> list:  # type: ignore[no-untyped-def]
+            acc = BlameAccumulator.empty()
+            wave_groups._flush_blame(g, acc, mod)
+            return _items(acc.dist_cycles)
+
+        for g in groups:
+            want = flushed(g)
+            as_dicts = copy.deepcopy(g)
+            hists = as_dicts.hist_dicts()
+            assert as_dicts.pair_entries is None and hists is as_dicts.pair_hists
+            assert sum(c for h in hists for c in h.values()) == sum(g.pair_entries[2::3])
+            assert flushed(as_dicts) == want
+            # absorbing a copy of itself: entries + entries, dicts + entries, entries + dicts
+            doubled = []
+            for mine, theirs in ((g, g), (as_dicts, g), (g, as_dicts)):
+                a, b = copy.deepcopy(mine), copy.deepcopy(theirs)
+                a.absorb(b)
+                doubled.append(flushed(a))
+            assert doubled[0] == doubled[1] == doubled[2]
+            assert [(k, [(c, n * 2) for c, n in h]) for k, h in want] == doubled[0]
