@@ -124,6 +124,20 @@ def test_barrier_episodes_in_c_equal_the_python_twin(mod, pairs):
         tuple(flat_episodes(flat))
 
 
+@settings(max_examples=200, deadline=None)
+@given(runs=st.lists(st.lists(st.tuples(_TIME, st.integers(0, 200)), max_size=30), max_size=70))
+def test_barrier_episodes_of_ascending_runs_in_c_equal_the_python_twin(mod, runs):
+    """Pairs in ascending runs of releases (as wave files give them; C merges up to 64 runs,
+    sorts more with qsort), ties in release and whole pairs repeated included."""
+    flat = []
+    for run in runs:
+        for arrival, wait in sorted(run, key=lambda t: (t[0] + t[1], t[0])):
+            flat += [arrival, arrival + wait]
+    n, stall, spreads, sizes = mod.episodes(array("q", flat), BARRIER_RELEASE_TOLERANCE)
+    assert (n, stall, list(memoryview(spreads).cast("q")), list(memoryview(sizes).cast("q"))) == \
+        tuple(flat_episodes(flat))
+
+
 def test_barrier_episodes_beyond_int64_sums_fall_back_to_python(mod):
     big = (1 << 62) + 5
     flat = array("q", [0, big, 1, big + 1, 2, big + 2])  # the stall sum leaves int64
@@ -162,6 +176,24 @@ def test_achieved_occupancy_in_c_equals_the_python_twin(mod, by_se, wanted):
     selected kernels, kernel filters: the same result, floats included."""
     cols = {se: _columns(ev) for se, ev in by_se.items()}
     assert all(mod.occupancy_se(*c, wanted) is not None for c in cols.values())  # C computes it
+    assert achieved_from_columns(cols, wanted, mod) == achieved_python(cols, wanted)
+
+
+@settings(max_examples=300, deadline=None)
+@given(by_se=st.dictionaries(st.integers(0, 3), _EVENTS, max_size=3),
+       wanted=st.sampled_from([None, {1}, {2}, {1, 2}]), crowd=st.integers(0, 3))
+def test_achieved_occupancy_of_events_in_time_order_in_c_equals_the_python_twin(mod, by_se, wanted,
+                                                                                crowd):
+    """Events in time order, as a capture's occupancy.json holds them (C buckets them by slot
+    instead of sorting them all), ends and starts at one time in any order, and many events at one
+    time (C's insertion pass gives up and sorts)."""
+    cols = {}
+    for se, ev in by_se.items():
+        ev = sorted(ev, key=lambda e: e[0])
+        if crowd and ev:  # a crowd at one time, starts before ends in file order
+            ev += [(ev[-1][0], cu, simd, slot, 1 - k // 18 % 2, 1) for k, (cu, simd, slot) in
+                   enumerate([(c, s, sl) for c in range(3) for s in range(2) for sl in range(3)] * 30 * crowd)]
+        cols[se] = _columns(ev)
     assert achieved_from_columns(cols, wanted, mod) == achieved_python(cols, wanted)
 
 

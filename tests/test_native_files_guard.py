@@ -274,7 +274,7 @@ def _random_group(draw: st.DrawFn) -> tuple[SimpleNamespace, list[int], list[int
     g = SimpleNamespace(lines=array("q", lines), positions=positions, producers=producers,
                         wait_stall=array("q", [draw(value) for _ in positions]),
                         blame_waves=draw(st.sampled_from([1, 3, I64 // 2, I64])), pair_lines=[],
-                        distances={}, pair_hists=None)
+                        distances={}, pair_hists=None, pair_entries=None)
     columns = [[draw(value) for _ in range(k)] for k in (n, n)]
     charge = [draw(value) if draw(st.booleans()) else 0 for _ in range(n * wave_groups.N_STATES)]
     return g, columns[0], columns[1], charge, draw(st.sampled_from([1, 2, I64]))
@@ -308,3 +308,46 @@ def test_native_flush_equals_python_on_random_groups(mod, drawn):
     sums = mod.charge_sums(array("q", charge))
     if sums is not None:  # None: a sum past int64, left to Python
         assert sums == [sum(charge[i::wave_groups.N_STATES]) for i in range(wave_groups.N_STATES)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=st.lists(st.composite(_random_group)(), min_size=1, max_size=4))
+def test_native_flush_of_all_groups_equals_python_on_random_groups(mod, drawn):
+    """The same differential for fold_lines_all / blame_waits_all (several groups at once): C gives
+    the Python loops' dicts, group after group, or declines with nothing changed."""
+    got, want = BlameAccumulator.empty(), BlameAccumulator.empty()
+    groups = [g for g, *_ in drawn]
+    try:
+        done = mod.blame_waits_all(
+            [(g.lines, g.positions, g.wait_stall, g.producers, g.blame_waves) for g in groups],
+            wave_groups.NO_PRODUCER, got.blame, got.wait_stall, got.wait_hits, got.dist_cycles,
+            got.dist_instructions)
+        error = None
+    except Exception as exc:  # noqa: BLE001 - a bad position fails both ways
+        done, error = False, type(exc)
+    want_error = None
+    try:
+        for g in groups:
+            wave_groups._blame_waits(g, want)  # type: ignore[arg-type]  # the fields it reads
+    except Exception as exc:  # noqa: BLE001
+        want_error = type(exc)
+    if error is not None:
+        assert error == want_error
+    fields = ("blame", "wait_stall", "wait_hits", "dist_cycles", "dist_instructions")
+    for field in fields:
+        if done:
+            assert _items(getattr(got, field)) == _items(getattr(want, field)), field
+        elif error is None:
+            assert not getattr(got, field), field  # declined: untouched
+    pa: dict = {}
+    la: dict = {}
+    pb: dict = {}
+    lb: dict = {}
+    items = [(g.lines, waves, array("q", d), array("q", s), array("q", c)) for g, d, s, c, waves in drawn]
+    done = mod.fold_lines_all(pa, la, items)
+    for g, d, s, c, waves in drawn:
+        wave_groups._fold_lines(pb, lb, list(g.lines), waves, d, s, c)
+    if done:
+        assert _items(pa) == _items(pb) and _items(la) == _items(lb)
+    else:
+        assert pa == {} and la == {}

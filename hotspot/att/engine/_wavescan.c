@@ -1492,14 +1492,25 @@ static int blame_wait(const ICol *lines, Py_ssize_t w, PyObject *wobj, PyObject 
     return ok;
 }
 
-/* blame_waits for int64 lines and wait stalls, summed per key first: each dict is then updated
- * once per key, in the order its keys were first met by the per-position loop (wait lines repeat
- * once per loop iteration). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the
- * per-position loop), -1 error. */
-static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const ICol *positions,
-                              const int64_t *stalls, Py_ssize_t n, PyObject *producers, int64_t bw,
-                              int64_t no_producer, PyObject *blame, PyObject *wsd, PyObject *whd,
-                              PyObject *dcyc, PyObject *dins) {
+/* One sequence group's columns as blame_waits_summed reads them. */
+typedef struct {
+    const int64_t *lines, *stalls;
+    Py_ssize_t n_lines, n;
+    const ICol *positions;
+    PyObject *producers; /* wait position -> producer positions, or NULL: */
+    const int64_t *counts, *pair_producers; /* per position its count of pairs, then theirs */
+    Py_ssize_t n_pairs;
+    int64_t bw;
+} BlameGroup;
+
+/* blame_waits for int64 lines and wait stalls of the groups `gs` in turn, summed per key first:
+ * each dict is then updated once per key, in the order its keys were first met by the
+ * per-position loops (wait lines repeat once per loop iteration, and the groups of one kernel
+ * share them). 1 done, 0 a sum leaves int64 (nothing changed: the caller takes the per-position
+ * loop), -1 error. */
+static int blame_waits_summed(const BlameGroup *gs, Py_ssize_t ng, int64_t no_producer,
+                              PyObject *blame, PyObject *wsd, PyObject *whd, PyObject *dcyc,
+                              PyObject *dins) {
     OMap waits = {0}, keys3 = {0}, dkeys = {0}, dists = {0};
     waits.nv = 2;  /* stall, positions */
     keys3.nv = 1;  /* stall */
@@ -1507,24 +1518,43 @@ static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const IC
     dists.nv = 1;  /* positions */
     PyObject **his = NULL; /* dins[dkey] per dkeys entry (borrowed) */
     int rc = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t w = icol_index(positions, i, n_lines);
+    for (Py_ssize_t g = 0; g < ng; g++) {
+    const int64_t *lines = gs[g].lines, *stalls = gs[g].stalls, bw = gs[g].bw;
+    Py_ssize_t n_lines = gs[g].n_lines;
+    PyObject *producers = gs[g].producers;
+    Py_ssize_t pair = 0; /* the first pair of position i (counts/pair_producers) */
+    for (Py_ssize_t i = 0; i < gs[g].n; i++) {
+        Py_ssize_t w = icol_index(gs[g].positions, i, n_lines);
         if (w < 0) goto out;
         int64_t wline = lines[w], st = stalls[i];
         Py_ssize_t e = omap_get(&waits, wline, 0, 0);
         if (e < 0) goto nomem;
         if (!add_i64(&waits.vals[2 * e], st)) { rc = 0; goto out; }
-        waits.vals[2 * e + 1]++;
-        PyObject *wobj = PyLong_FromSsize_t(w);
-        if (!wobj) goto out;
-        PyObject *prods = PyDict_GetItemWithError(producers, wobj);
-        Py_DECREF(wobj);
-        if (!prods && PyErr_Occurred()) goto out;
-        if (prods && !PyList_Check(prods)) {
-            PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
-            goto out;
+        /* hits: `bw` per position (count * bw, the overflow found on the way) */
+        if (!add_i64(&waits.vals[2 * e + 1], bw)) { rc = 0; goto out; }
+        PyObject *prods = NULL;
+        const int64_t *pp = NULL; /* the pairs' producers of this position (arrays) */
+        Py_ssize_t k;
+        if (producers) {
+            PyObject *wobj = PyLong_FromSsize_t(w);
+            if (!wobj) goto out;
+            prods = PyDict_GetItemWithError(producers, wobj);
+            Py_DECREF(wobj);
+            if (!prods && PyErr_Occurred()) goto out;
+            if (prods && !PyList_Check(prods)) {
+                PyErr_SetString(PyExc_TypeError, "blame_waits: producers are not a list");
+                goto out;
+            }
+            k = prods ? PyList_GET_SIZE(prods) : 0;
+        } else {
+            k = (Py_ssize_t)gs[g].counts[i];
+            if (k < 0 || pair > gs[g].n_pairs - k) {
+                PyErr_SetString(PyExc_ValueError, "blame_waits: counts and pairs disagree");
+                goto out;
+            }
+            pp = &gs[g].pair_producers[pair];
+            pair += k;
         }
-        Py_ssize_t k = prods ? PyList_GET_SIZE(prods) : 0;
         if (!k) {
             e = omap_get(&keys3, wline, no_producer, 1);
             if (e < 0) goto nomem;
@@ -1532,7 +1562,7 @@ static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const IC
             continue;
         }
         for (Py_ssize_t j = 0; j < k; j++) {
-            Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
+            Py_ssize_t p = pp ? (Py_ssize_t)pp[j] : PyLong_AsSsize_t(PyList_GET_ITEM(prods, j));
             if (p == -1 && PyErr_Occurred()) goto out;
             if (p < 0 || p >= n_lines) {
                 PyErr_SetString(PyExc_IndexError, "blame_waits: producer outside the sequence");
@@ -1546,13 +1576,10 @@ static int blame_waits_summed(const int64_t *lines, Py_ssize_t n_lines, const IC
             if (dk < 0) goto nomem;
             e = omap_get(&dists, dk, (int64_t)(w - p - 1), 0);
             if (e < 0) goto nomem;
-            dists.vals[e]++;
+            if (!add_i64(&dists.vals[e], bw)) { rc = 0; goto out; }
         }
     }
-    for (Py_ssize_t e = 0; e < waits.n; e++)
-        if (!mul_i64(waits.vals[2 * e + 1], bw, &waits.vals[2 * e + 1])) { rc = 0; goto out; }
-    for (Py_ssize_t e = 0; e < dists.n; e++)
-        if (!mul_i64(dists.vals[e], bw, &dists.vals[e])) { rc = 0; goto out; }
+    }
     /* the sums fit: now the dicts, each in its first-seen key order */
     for (Py_ssize_t e = 0; e < waits.n; e++) {
         PyObject *wline = PyLong_FromLongLong(waits.keys[3 * e]);
@@ -1637,9 +1664,9 @@ static PyObject *blame_waits(PyObject *self, PyObject *args) {
         long long np = b == -1 && PyErr_Occurred() ? 0 : PyLong_AsLongLongAndOverflow(no_producer, &onp);
         if (PyErr_Occurred()) goto done;
         if (!ob && !onp && b >= 0) {
-            int rc = blame_waits_summed((const int64_t *)cols[0].buf.buf, cols[0].n, &cols[1],
-                                        (const int64_t *)cols[2].buf.buf, n, producers, (int64_t)b,
-                                        (int64_t)np, blame, wsd, whd, dcyc, dins);
+            BlameGroup g = {(const int64_t *)cols[0].buf.buf, (const int64_t *)cols[2].buf.buf,
+                            cols[0].n, n, &cols[1], producers, NULL, NULL, 0, (int64_t)b};
+            int rc = blame_waits_summed(&g, 1, (int64_t)np, blame, wsd, whd, dcyc, dins);
             if (rc < 0) goto done;
             if (rc == 1) {
                 out = Py_NewRef(Py_None);
@@ -1663,28 +1690,181 @@ done:
     return out;
 }
 
-/* add_entries(hists, entries): hists[pair][cycles] += count for each (pair, cycles, count) of a
- * group's take, in order (NativeFold._take's loop). */
+/* blame_waits_all(groups, no_producer, blame, wait_stall_d, wait_hits_d, dist_cycles,
+ * dist_instructions): blame_waits of each (lines, positions, wait_stall, producers, blame_waves)
+ * of the list `groups` in turn, each dict key touched once for all of them; `producers` is the
+ * dict or (counts, pair_producers), pair_index's int64 arrays of the same. True done; False
+ * nothing changed, when lines or wait_stall is not an int64 buffer, a blame_waves or no_producer
+ * is not an int64 (blame_waves >= 0) or a sum leaves int64: the caller then calls blame_waits
+ * per group. */
+static PyObject *blame_waits_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *items, *no_producer, *blame, *wsd, *whd, *dcyc, *dins;
+    if (!PyArg_ParseTuple(args, "O!OO!O!O!O!O!", &PyList_Type, &items, &no_producer, &PyDict_Type,
+                          &blame, &PyDict_Type, &wsd, &PyDict_Type, &whd, &PyDict_Type, &dcyc,
+                          &PyDict_Type, &dins))
+        return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), opened = 0;
+    ICol *cols = PyMem_Calloc((size_t)(3 * ng + 1), sizeof *cols);
+    BlameGroup *gs = PyMem_Calloc((size_t)(ng + 1), sizeof *gs);
+    Py_buffer *bufs = PyMem_Calloc((size_t)(2 * ng + 1), sizeof *bufs); /* counts, pair_producers */
+    Py_ssize_t n_bufs = 0;
+    PyObject *out = NULL;
+    int onp = 0;
+    long long np = PyLong_AsLongLongAndOverflow(no_producer, &onp);
+    int plain = !onp;
+    if (np == -1 && PyErr_Occurred()) goto done;
+    if (!cols || !gs || !bufs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < ng && plain; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        PyObject *prod = PyTuple_Check(it) && PyTuple_GET_SIZE(it) == 5 ? PyTuple_GET_ITEM(it, 3) : NULL;
+        if (!prod || !(PyDict_Check(prod) || (PyTuple_Check(prod) && PyTuple_GET_SIZE(prod) == 2))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "blame_waits_all: groups are (lines, positions, wait_stall, producers dict, blame_waves)");
+            goto done;
+        }
+        ICol *c = &cols[3 * g];
+        for (int k = 0; k < 3; k++, opened++)
+            if (!icol_open(PyTuple_GET_ITEM(it, k), &c[k])) goto done;
+        int ob = 0;
+        long long b = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(it, 4), &ob);
+        if (b == -1 && PyErr_Occurred()) goto done;
+        plain = !ob && b >= 0 && !c[0].seq && !c[2].seq;
+        gs[g] = (BlameGroup){c[0].seq ? NULL : (const int64_t *)c[0].buf.buf,
+                             c[2].seq ? NULL : (const int64_t *)c[2].buf.buf, c[0].n,
+                             c[1].n < c[2].n ? c[1].n : c[2].n, &c[1], NULL, NULL, NULL, 0,
+                             (int64_t)b};
+        if (PyDict_Check(prod)) {
+            gs[g].producers = prod;
+            continue;
+        }
+        for (int k = 0; k < 2; k++, n_bufs++)
+            if (!get_i64(PyTuple_GET_ITEM(prod, k), &bufs[n_bufs], 0)) goto done;
+        gs[g].counts = bufs[n_bufs - 2].buf;
+        gs[g].pair_producers = bufs[n_bufs - 1].buf;
+        gs[g].n_pairs = bufs[n_bufs - 1].len / 8;
+        if (bufs[n_bufs - 2].len / 8 < gs[g].n) {
+            PyErr_SetString(PyExc_ValueError, "blame_waits_all: fewer counts than positions");
+            goto done;
+        }
+    }
+    if (plain) {
+        int rc = blame_waits_summed(gs, ng, (int64_t)np, blame, wsd, whd, dcyc, dins);
+        if (rc < 0) goto done;
+        plain = rc == 1;
+    }
+    out = Py_NewRef(plain ? Py_True : Py_False);
+done:
+    while (opened > 0) {
+        opened--;
+        icol_close(&cols[opened]);
+    }
+    while (n_bufs > 0) PyBuffer_Release(&bufs[--n_bufs]);
+    PyMem_Free(bufs);
+    PyMem_Free(cols);
+    PyMem_Free(gs);
+    return out;
+}
+
+/* The int64 (pair, cycles, count) triples of a group's take (Fold.take_group) in a buffer; 0
+ * with an exception when it does not hold whole triples. */
+static int get_triples(PyObject *o, Py_buffer *b, Py_ssize_t *n) {
+    if (!get_i64(o, b, 0)) return 0;
+    *n = b->len / 24;
+    if (b->len % 24) {
+        PyBuffer_Release(b);
+        PyErr_SetString(PyExc_ValueError, "entries are int64 (pair, cycles, count) triples");
+        return 0;
+    }
+    return 1;
+}
+
+/* hists[pair][cycles] += count for entry e of triples `ev`; 0 with an exception. */
+static int add_entry(PyObject *hists, const int64_t *ev, Py_ssize_t e) {
+    int64_t pair = ev[3 * e];
+    if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
+        PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
+        return 0;
+    }
+    PyObject *c = PyLong_FromLongLong(ev[3 * e + 1]);
+    int ok = c && dict_add_i64(PyList_GET_ITEM(hists, pair), c, ev[3 * e + 2]);
+    Py_XDECREF(c);
+    return ok;
+}
+
+/* add_entries(hists, entries): hists[pair][cycles] += count for each int64 (pair, cycles, count)
+ * triple of a group's take, in order (groups.add_entries, its twin). */
 static PyObject *add_entries(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *hists, *entries;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &hists, &PyList_Type, &entries)) return NULL;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); i++) {
-        PyObject *e = PyList_GET_ITEM(entries, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
-            PyErr_SetString(PyExc_TypeError, "add_entries: entries are (pair, cycles, count)");
-            return NULL;
-        }
-        Py_ssize_t pair = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 0));
-        if (pair == -1 && PyErr_Occurred()) return NULL;
-        if (pair < 0 || pair >= PyList_GET_SIZE(hists) || !PyDict_Check(PyList_GET_ITEM(hists, pair))) {
-            PyErr_SetString(PyExc_IndexError, "add_entries: no histogram for that pair");
-            return NULL;
-        }
-        if (!dict_add(PyList_GET_ITEM(hists, pair), PyTuple_GET_ITEM(e, 1), PyTuple_GET_ITEM(e, 2)))
-            return NULL;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &hists, &entries)) return NULL;
+    Py_buffer b;
+    Py_ssize_t n;
+    if (!get_triples(entries, &b, &n)) return NULL;
+    const int64_t *ev = b.buf;
+    int ok = 1;
+    for (Py_ssize_t e = 0; e < n && ok; e++) ok = add_entry(hists, ev, e);
+    PyBuffer_Release(&b);
+    return ok ? Py_NewRef(Py_None) : NULL;
+}
+
+/* merge_entries(dist_cycles, pair_lines, entries): merge_hists of the histograms the int64
+ * (pair, cycles, count) triples `entries` (a group's takes, in order) add up to, without making
+ * them: dist_cycles[pair_lines[pair]][cycles] += count, pair by pair, each pair's triples in
+ * their order (groups.merge_entries, its twin). */
+static PyObject *merge_entries(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *pair_lines, *entries;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyDict_Type, &dcyc, &PyList_Type, &pair_lines, &entries))
+        return NULL;
+    Py_buffer b;
+    Py_ssize_t n, np = PyList_GET_SIZE(pair_lines);
+    if (!get_triples(entries, &b, &n)) return NULL;
+    const int64_t *ev = b.buf;
+    PyObject *out = NULL;
+    /* a stable counting sort of the triples by pair */
+    Py_ssize_t *start = PyMem_Calloc((size_t)np + 1, sizeof *start);
+    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (!start || !order) {
+        PyErr_NoMemory();
+        goto done;
     }
-    Py_RETURN_NONE;
+    for (Py_ssize_t e = 0; e < n; e++) {
+        int64_t pair = ev[3 * e];
+        if (pair < 0 || pair >= np) {
+            PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
+            goto done;
+        }
+        start[pair + 1]++;
+    }
+    for (Py_ssize_t p = 0; p < np; p++) start[p + 1] += start[p];
+    for (Py_ssize_t e = 0; e < n; e++) order[start[ev[3 * e]]++] = e;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t e = order[i];
+        PyObject *key = PyList_GET_ITEM(pair_lines, ev[3 * e]);
+        PyObject *hc = PyDict_GetItemWithError(dcyc, key);
+        if (!hc) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+            goto done;
+        }
+        if (!PyDict_Check(hc)) {
+            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
+            goto done;
+        }
+        PyObject *c = PyLong_FromLongLong(ev[3 * e + 1]);
+        int ok = c && dict_add_i64(hc, c, ev[3 * e + 2]);
+        Py_XDECREF(c);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_None);
+done:
+    PyMem_Free(start);
+    PyMem_Free(order);
+    PyBuffer_Release(&b);
+    return out;
 }
 
 /* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
@@ -1720,32 +1900,167 @@ static PyObject *merge_hists(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* fold_per_line for int64 columns, summed per line first (a sequence runs each line of a loop body
- * many times): per_line gets each line once, in first-position order, with the counts and sums
- * of its positions; line_states each line once, in the order of its first position with a
- * nonzero window. The same dicts as fold_per_line makes. 1 done, 0 the sums leave int64 (nothing
- * changed: the caller takes fold_per_line), -1 error. */
-static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const int64_t *lines,
-                                Py_ssize_t n, int64_t waves, const int64_t *dur, const int64_t *stall,
-                                const int64_t *charge) {
+/* merge_entries_all(dist_cycles, groups): merge_entries of each (lines, pair_waits,
+ * pair_producers, entries) of the list `groups` in turn, with the key of pair i (lines[wait],
+ * lines[producer]) and each (key, cycles) summed over all groups first, so that each histogram
+ * entry is written once, in the order the per-group merges first write it. True done; False
+ * nothing changed, when a count sum leaves int64 (the caller merges group by group). */
+static PyObject *merge_entries_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *dcyc, *items;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &dcyc, &PyList_Type, &items)) return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), n_bufs = 0;
+    Py_buffer *bufs = PyMem_Calloc((size_t)(4 * ng + 1), sizeof *bufs);
+    OMap sums = {0}, keys = {0}; /* (wline, pline, cycles) -> count; (wline, pline) */
+    sums.nv = 2; /* count, its keys entry */
+    keys.nv = 0;
+    PyObject **hcs = NULL, *out = NULL;
+    int fits = 1;
+    if (!bufs) goto nomem;
+    for (Py_ssize_t g = 0; g < ng && fits; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 4) {
+            PyErr_SetString(PyExc_TypeError,
+                            "merge_entries_all: groups are (lines, pair_waits, pair_producers, entries)");
+            goto done;
+        }
+        for (int k = 0; k < 4; k++, n_bufs++)
+            if (!get_i64(PyTuple_GET_ITEM(it, k), &bufs[n_bufs], 0)) goto done;
+        const Py_buffer *b = &bufs[n_bufs - 4];
+        const int64_t *lines = b[0].buf, *pw = b[1].buf, *pp = b[2].buf, *ev = b[3].buf;
+        Py_ssize_t n = b[0].len / 8, np = b[1].len / 8, ne = b[3].len / 8 / 3;
+        if (b[2].len != b[1].len || b[3].len % 24) {
+            PyErr_SetString(PyExc_ValueError, "merge_entries_all: pairs or entries of odd lengths");
+            goto done;
+        }
+        for (Py_ssize_t p = 0; p < np; p++)
+            if (pw[p] < 0 || pw[p] >= n || pp[p] < 0 || pp[p] >= n) {
+                PyErr_SetString(PyExc_IndexError, "merge_entries_all: a pair outside the sequence");
+                goto done;
+            }
+        /* the group's entries pair by pair, each pair's in their order (a stable counting sort) */
+        Py_ssize_t *start = PyMem_Calloc((size_t)np + 1, sizeof *start);
+        Py_ssize_t *order = PyMem_Malloc((size_t)(ne ? ne : 1) * sizeof *order);
+        int ok = start && order;
+        if (!ok) PyErr_NoMemory();
+        for (Py_ssize_t e = 0; e < ne && ok; e++) {
+            if (ev[3 * e] < 0 || ev[3 * e] >= np) {
+                PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
+                ok = 0;
+            } else {
+                start[ev[3 * e] + 1]++;
+            }
+        }
+        if (ok) {
+            for (Py_ssize_t p = 0; p < np; p++) start[p + 1] += start[p];
+            for (Py_ssize_t e = 0; e < ne; e++) order[start[ev[3 * e]]++] = e;
+        }
+        for (Py_ssize_t i = 0; i < ne && ok && fits; i++) {
+            const int64_t *t = &ev[3 * order[i]];
+            int64_t wl = lines[pw[t[0]]], pl = lines[pp[t[0]]];
+            Py_ssize_t k = omap_get(&keys, wl, pl, 0), e = k < 0 ? -1 : omap_get(&sums, wl, pl, t[1]);
+            if (e < 0) {
+                PyErr_NoMemory();
+                ok = 0;
+                break;
+            }
+            sums.vals[2 * e + 1] = k;
+            fits = add_i64(&sums.vals[2 * e], t[2]);
+        }
+        PyMem_Free(start);
+        PyMem_Free(order);
+        if (!ok) goto done;
+    }
+    if (!fits) {
+        out = Py_NewRef(Py_False);
+        goto done;
+    }
+    /* every key's histogram first (a missing one fails before any write), then the sums */
+    hcs = PyMem_Calloc((size_t)(keys.n ? keys.n : 1), sizeof *hcs);
+    if (!hcs) goto nomem;
+    for (Py_ssize_t k = 0; k < keys.n; k++) {
+        PyObject *key = Py_BuildValue("(LL)", (long long)keys.keys[3 * k], (long long)keys.keys[3 * k + 1]);
+        if (!key) goto done;
+        hcs[k] = PyDict_GetItemWithError(dcyc, key); /* borrowed: dcyc holds it */
+        if (!hcs[k] && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+        Py_DECREF(key);
+        if (!hcs[k]) goto done;
+        if (!PyDict_Check(hcs[k])) {
+            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
+            goto done;
+        }
+    }
+    for (Py_ssize_t e = 0; e < sums.n; e++) {
+        PyObject *c = PyLong_FromLongLong(sums.keys[3 * e + 2]);
+        int ok = c && dict_add_i64(hcs[sums.vals[2 * e + 1]], c, sums.vals[2 * e]);
+        Py_XDECREF(c);
+        if (!ok) goto done;
+    }
+    out = Py_NewRef(Py_True);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    while (n_bufs > 0) PyBuffer_Release(&bufs[--n_bufs]);
+    PyMem_Free(bufs);
+    PyMem_Free(hcs);
+    omap_free(&sums);
+    omap_free(&keys);
+    return out;
+}
+
+/* One sequence group's int64 columns as fold_per_line_summed reads them. */
+typedef struct {
+    const int64_t *lines, *dur, *stall, *charge;
+    Py_ssize_t n;
+    int64_t waves;
+} LineGroup;
+
+/* fold_per_line for int64 columns of the groups `gs` in turn, summed per line first (a sequence
+ * runs each line of a loop body many times, and the groups of one kernel share their lines):
+ * per_line gets each line once, in first-position order over the groups, with the counts and
+ * sums of its positions; line_states each line once, in the order of its first position with a
+ * nonzero window. The same dicts as fold_per_line of each group in turn makes. 1 done, 0 the sums
+ * leave int64 (nothing changed: the caller takes fold_per_line), -1 error. */
+static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const LineGroup *gs,
+                                Py_ssize_t ng) {
     /* values per line: positions, duration, stall, charged (0/1), N_STATES charges */
     enum { V_N, V_D, V_S, V_CH, V_C0, NV = V_C0 + N_STATES };
     OMap m = {0};
     m.nv = NV;
-    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order), n_order = 0;
+    Py_ssize_t total = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (Py_ssize_t g = 0; g < ng; g++) {
+        total += gs[g].n;
+        for (Py_ssize_t j = 0; j < gs[g].n; j++) {
+            lo = gs[g].lines[j] < lo ? gs[g].lines[j] : lo;
+            hi = gs[g].lines[j] > hi ? gs[g].lines[j] : hi;
+        }
+    }
+    Py_ssize_t *order = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *order), n_order = 0;
+    /* line - lo -> its entry + 1 (0: not met yet), when the lines span a short range (code line
+     * numbers): an index in place of a hash lookup per position */
+    Py_ssize_t *dense = NULL;
+    if (total && (uint64_t)hi - (uint64_t)lo < (uint64_t)(4 * total + 4096))
+        dense = PyMem_Calloc((size_t)((uint64_t)hi - (uint64_t)lo + 1), sizeof *dense);
     int rc = -1;
     if (!order) {
         PyErr_NoMemory();
         goto out;
     }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        Py_ssize_t e = omap_get(&m, lines[j], 0, 0);
+    for (Py_ssize_t g = 0; g < ng; g++) {
+    const int64_t *lines = gs[g].lines, *dur = gs[g].dur, *stall = gs[g].stall, *charge = gs[g].charge;
+    for (Py_ssize_t j = 0; j < gs[g].n; j++) {
+        Py_ssize_t *at = dense ? &dense[(uint64_t)lines[j] - (uint64_t)lo] : NULL;
+        Py_ssize_t e = at && *at ? *at - 1 : omap_get(&m, lines[j], 0, 0);
         if (e < 0) {
             PyErr_NoMemory();
             goto out;
         }
+        if (at) *at = e + 1;
         int64_t *v = &m.vals[e * NV];
-        v[V_N]++;
+        /* hits: `waves` per position (count * waves, the overflow found on the way) */
+        if (!add_i64(&v[V_N], gs[g].waves)) { rc = 0; goto out; }
         if (!add_i64(&v[V_D], dur[j]) || !add_i64(&v[V_S], stall[j])) { rc = 0; goto out; }
         const int64_t *win = &charge[j * N_STATES];
         int any = 0;
@@ -1758,9 +2073,6 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
             order[n_order++] = e;
         }
     }
-    for (Py_ssize_t e = 0; e < m.n; e++) {
-        int64_t *v = &m.vals[e * NV];
-        if (!mul_i64(v[V_N], waves, &v[V_N])) { rc = 0; goto out; }
     }
     for (Py_ssize_t e = 0; e < m.n; e++) {
         const int64_t *v = &m.vals[e * NV];
@@ -1824,6 +2136,7 @@ static int fold_per_line_summed(PyObject *per_line, PyObject *line_states, const
     rc = 1;
 out:
     PyMem_Free(order);
+    PyMem_Free(dense);
     omap_free(&m);
     return rc;
 }
@@ -1974,6 +2287,152 @@ done:
     return out;
 }
 
+/* An index in [0, n) of a Python integer; -1 (no exception) when it is not one. */
+static Py_ssize_t index_in(PyObject *o, Py_ssize_t n) {
+    if (!PyLong_Check(o)) return -1;
+    Py_ssize_t v = PyLong_AsSsize_t(o);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return v >= 0 && v < n ? v : -1;
+}
+
+/* pair_index(lines, positions, entries) -> (pair_waits, pair_producers, counts) as int64 bytes,
+ * or None: pair_lists' pairs without its Python objects. Per wait position in `positions` order,
+ * its producers (the entries of that position joined, in entry order) as pairs, and counts[i] the
+ * number of pairs of positions[i]. None when a position or producer is not an index into
+ * `lines` (pair_lists, its twin groups._pairs, decides those). */
+static PyObject *pair_index(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *olines, *positions, *entries;
+    if (!PyArg_ParseTuple(args, "OO!O!", &olines, &PyList_Type, &positions, &PyList_Type, &entries))
+        return NULL;
+    Py_buffer lb;
+    if (!get_i64(olines, &lb, 0)) return NULL;
+    Py_ssize_t n = lb.len / (Py_ssize_t)sizeof(int64_t), ne = PyList_GET_SIZE(entries),
+               np = PyList_GET_SIZE(positions), total = 0, n_pairs = 0;
+    /* per position w: its producers' count, then (prefix sums) where they start in `flat` */
+    Py_ssize_t *cnt = PyMem_Calloc((size_t)n + 1, sizeof *cnt), *at = NULL, *flat = NULL;
+    PyObject *out = NULL, *bw = NULL, *bp = NULL, *bc = NULL;
+    int fits = 1;
+    if (!cnt) goto nomem;
+    for (Py_ssize_t i = 0; i < ne && fits; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2 || !PyList_Check(PyTuple_GET_ITEM(e, 1))) {
+            fits = 0;
+            break;
+        }
+        Py_ssize_t w = index_in(PyTuple_GET_ITEM(e, 0), n);
+        fits = w >= 0;
+        if (fits) {
+            cnt[w] += PyList_GET_SIZE(PyTuple_GET_ITEM(e, 1));
+            total += PyList_GET_SIZE(PyTuple_GET_ITEM(e, 1));
+        }
+    }
+    if (!fits) goto none;
+    at = PyMem_Malloc((size_t)n * sizeof *at + 1);
+    flat = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *flat);
+    if (!at || !flat) goto nomem;
+    for (Py_ssize_t w = 0, run = 0; w < n; w++) {
+        at[w] = run;
+        run += cnt[w];
+    }
+    for (Py_ssize_t i = 0; i < ne && fits; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i), *lst = PyTuple_GET_ITEM(e, 1);
+        Py_ssize_t w = index_in(PyTuple_GET_ITEM(e, 0), n);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(lst) && fits; j++) {
+            Py_ssize_t p = index_in(PyList_GET_ITEM(lst, j), n);
+            fits = p >= 0;
+            flat[at[w]++] = p;
+        }
+    }
+    if (!fits) goto none;
+    for (Py_ssize_t w = 0; w < n; w++) at[w] -= cnt[w]; /* back to where w's producers start */
+    for (Py_ssize_t i = 0; i < np && fits; i++) {
+        Py_ssize_t w = index_in(PyList_GET_ITEM(positions, i), n);
+        fits = w >= 0;
+        if (fits) n_pairs += cnt[w];
+    }
+    if (!fits) goto none;
+    bw = PyBytes_FromStringAndSize(NULL, n_pairs * 8);
+    bp = PyBytes_FromStringAndSize(NULL, n_pairs * 8);
+    bc = PyBytes_FromStringAndSize(NULL, np * 8);
+    if (!bw || !bp || !bc) goto done;
+    {
+        int64_t *ow = (int64_t *)PyBytes_AS_STRING(bw), *op = (int64_t *)PyBytes_AS_STRING(bp),
+                *oc = (int64_t *)PyBytes_AS_STRING(bc);
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < np; i++) {
+            Py_ssize_t w = index_in(PyList_GET_ITEM(positions, i), n);
+            oc[i] = (int64_t)cnt[w];
+            for (Py_ssize_t j = 0; j < cnt[w]; j++, k++) {
+                ow[k] = (int64_t)w;
+                op[k] = (int64_t)flat[at[w] + j];
+            }
+        }
+    }
+    out = PyTuple_Pack(3, bw, bp, bc);
+    goto done;
+none:
+    out = Py_NewRef(Py_None);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    Py_XDECREF(bw);
+    Py_XDECREF(bp);
+    Py_XDECREF(bc);
+    PyMem_Free(cnt);
+    PyMem_Free(at);
+    PyMem_Free(flat);
+    PyBuffer_Release(&lb);
+    return out;
+}
+
+/* line_terms(hits, by_line): issue_share._terms in C, its list comprehension's objects in its
+ * order: for each (line, count) of `hits` whose line has weights (m, v, b) in `by_line`, the
+ * tuple (line, count * m, count * v, count * b), None for a None weight (Python products, so the
+ * same floats); None when a weight is not a 3-tuple (the comprehension decides). */
+static PyObject *line_terms(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *hits, *by_line;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &hits, &PyDict_Type, &by_line)) return NULL;
+    PyObject *out = PyList_New(0), *line, *count;
+    Py_ssize_t pos = 0;
+    if (!out) return NULL;
+    while (PyDict_Next(hits, &pos, &line, &count)) {
+        PyObject *t = PyDict_GetItemWithError(by_line, line);
+        if (!t) {
+            if (PyErr_Occurred()) goto fail;
+            continue;
+        }
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        PyObject *row = PyTuple_New(4);
+        if (!row) goto fail;
+        PyTuple_SET_ITEM(row, 0, Py_NewRef(line));
+        for (int k = 0; k < 3; k++) {
+            PyObject *wk = PyTuple_GET_ITEM(t, k);
+            PyObject *v = wk == Py_None ? Py_NewRef(Py_None) : PyNumber_Multiply(count, wk);
+            if (!v) {
+                Py_DECREF(row);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(row, k + 1, v);
+        }
+        int rc = PyList_Append(out, row);
+        Py_DECREF(row);
+        if (rc < 0) goto fail;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* count_lines(col): {value: times} of an int64 column, values in first-seen order (what
  * collections.Counter(col) holds). */
 static PyObject *count_lines(PyObject *self, PyObject *arg) {
@@ -1985,12 +2444,23 @@ static PyObject *count_lines(PyObject *self, PyObject *arg) {
     OMap m = {0};
     m.nv = 1;
     PyObject *out = NULL;
+    /* value - lo -> its entry + 1, when the values span a short range (line numbers) */
+    int64_t lo = n ? v[0] : 0, hi = lo;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t e = omap_get(&m, v[i], 0, 0);
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    Py_ssize_t *dense = n && (uint64_t)hi - (uint64_t)lo < (uint64_t)(4 * n + 4096)
+                            ? PyMem_Calloc((size_t)((uint64_t)hi - (uint64_t)lo + 1), sizeof *dense)
+                            : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t *at = dense ? &dense[(uint64_t)v[i] - (uint64_t)lo] : NULL;
+        Py_ssize_t e = at && *at ? *at - 1 : omap_get(&m, v[i], 0, 0);
         if (e < 0) {
             PyErr_NoMemory();
             goto done;
         }
+        if (at) *at = e + 1;
         m.vals[e]++;
     }
     out = PyDict_New();
@@ -2001,6 +2471,7 @@ static PyObject *count_lines(PyObject *self, PyObject *arg) {
         Py_XDECREF(c);
     }
 done:
+    PyMem_Free(dense);
     omap_free(&m);
     PyBuffer_Release(&b);
     return out;
@@ -2129,10 +2600,10 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
         long long w = PyLong_AsLongLongAndOverflow(waves, &overflow);
         if (w == -1 && PyErr_Occurred()) goto done;
         if (!overflow && w >= 0) {
-            int rc = fold_per_line_summed(per_line, line_states, (const int64_t *)cols[0].buf.buf,
-                                          cols[0].n, (int64_t)w, (const int64_t *)cols[1].buf.buf,
-                                          (const int64_t *)cols[2].buf.buf,
-                                          (const int64_t *)cols[3].buf.buf);
+            LineGroup g = {(const int64_t *)cols[0].buf.buf, (const int64_t *)cols[1].buf.buf,
+                           (const int64_t *)cols[2].buf.buf, (const int64_t *)cols[3].buf.buf,
+                           cols[0].n, (int64_t)w};
+            int rc = fold_per_line_summed(per_line, line_states, &g, 1);
             if (rc < 0) goto done;
             if (rc == 1) {
                 out = Py_NewRef(Py_None);
@@ -2143,6 +2614,65 @@ static PyObject *fold_lines(PyObject *self, PyObject *args) {
     out = fold_per_line(per_line, line_states, &cols[0], waves, &cols[1], &cols[2], &cols[3]);
 done:
     while (opened > 0) icol_close(&cols[--opened]);
+    return out;
+}
+
+/* fold_lines_all(per_line, line_states, groups): fold_lines of each (lines, waves, duration, stall,
+ * charge) of the list `groups` in turn, with each line's dict entries touched once for all of them
+ * (the groups of a kernel share its lines). True done; False nothing changed, when a column is not
+ * an int64 buffer, `waves` not a non-negative int64 or a sum leaves int64: the caller then folds
+ * the groups one by one (fold_lines, whose per-position loop takes any integers). */
+static PyObject *fold_lines_all(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *per_line, *line_states, *items;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &per_line, &PyDict_Type, &line_states,
+                          &PyList_Type, &items))
+        return NULL;
+    Py_ssize_t ng = PyList_GET_SIZE(items), opened = 0;
+    ICol *cols = PyMem_Calloc((size_t)(4 * ng + 1), sizeof *cols);
+    LineGroup *gs = PyMem_Calloc((size_t)(ng + 1), sizeof *gs);
+    PyObject *out = NULL;
+    int plain = 1;
+    if (!cols || !gs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < ng && plain; g++) {
+        PyObject *it = PyList_GET_ITEM(items, g);
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 5) {
+            PyErr_SetString(PyExc_TypeError, "fold_lines_all: groups are (lines, waves, duration, stall, charge)");
+            goto done;
+        }
+        PyObject *objs[4] = {PyTuple_GET_ITEM(it, 0), PyTuple_GET_ITEM(it, 2), PyTuple_GET_ITEM(it, 3),
+                             PyTuple_GET_ITEM(it, 4)};
+        ICol *c = &cols[4 * g];
+        for (int k = 0; k < 4; k++, opened++)
+            if (!icol_open(objs[k], &c[k])) goto done;
+        if (c[1].n != c[0].n || c[2].n != c[0].n || c[3].n != c[0].n * N_STATES) {
+            PyErr_SetString(PyExc_ValueError, "fold_lines: lengths disagree");
+            goto done;
+        }
+        int overflow = 0;
+        long long w = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(it, 1), &overflow);
+        if (w == -1 && PyErr_Occurred()) goto done;
+        plain = !overflow && w >= 0 && !c[0].seq && !c[1].seq && !c[2].seq && !c[3].seq;
+        gs[g] = (LineGroup){(const int64_t *)c[0].buf.buf, (const int64_t *)c[1].buf.buf,
+                            (const int64_t *)c[2].buf.buf, (const int64_t *)c[3].buf.buf, c[0].n,
+                            (int64_t)w};
+    }
+    if (plain) {
+        int rc = fold_per_line_summed(per_line, line_states, gs, ng);
+        if (rc < 0) goto done;
+        plain = rc == 1;
+    }
+    out = Py_NewRef(plain ? Py_True : Py_False);
+done:
+    while (opened > 0) {
+        opened--;
+        icol_close(&cols[opened]);
+    }
+    PyMem_Free(cols);
+    PyMem_Free(gs);
     return out;
 }
 
@@ -3086,16 +3616,14 @@ static PyObject *Fold_take_group(Fold *f, PyObject *arg) {
     }
     Group *g = f->groups[gi];
     if (g->waves == 0) Py_RETURN_NONE;
-    PyObject *ents = PyList_New(g->n_ents);
+    /* the (pair, cycles, count) entries in first-seen order, as int64 triples */
+    PyObject *ents = PyBytes_FromStringAndSize(NULL, g->n_ents * 3 * 8);
     if (!ents) return NULL;
+    int64_t *ev = (int64_t *)PyBytes_AS_STRING(ents);
     for (Py_ssize_t e = 0; e < g->n_ents; e++) {
-        PyObject *t = Py_BuildValue("(nLL)", g->ents[e].pair, (long long)g->ents[e].cycles,
-                                    (long long)g->ents[e].count);
-        if (!t) {
-            Py_DECREF(ents);
-            return NULL;
-        }
-        PyList_SET_ITEM(ents, e, t);
+        ev[3 * e] = (int64_t)g->ents[e].pair;
+        ev[3 * e + 1] = g->ents[e].cycles;
+        ev[3 * e + 2] = g->ents[e].count;
     }
     PyObject *out = Py_BuildValue(
         "(LLy#y#y#y#N)", (long long)g->waves, (long long)g->blame_waves,
@@ -3307,6 +3835,59 @@ static int cmp_barpair(const void *a, const void *b) {
     return (x->arrival > y->arrival) - (x->arrival < y->arrival);
 }
 
+static int barpair_less(const BarPair *x, const BarPair *y) {
+    return x->release < y->release || (x->release == y->release && x->arrival < y->arrival);
+}
+
+/* Runs of pairs in order up to which sort_barpairs merges them instead of calling qsort. */
+#define BARPAIR_MERGE_RUNS 64
+
+/* Sorts pairs by (release, arrival), as qsort with cmp_barpair (equal pairs are alike, so any
+ * sort gives the same array). A capture's pairs come in a few ascending runs (one per stretch of
+ * wave files), which are merged pairwise; qsort when they are many. 0 on memory error. */
+static int sort_barpairs(BarPair *p, Py_ssize_t m) {
+    Py_ssize_t runs = 1;
+    for (Py_ssize_t i = 1; i < m; i++) runs += barpair_less(&p[i], &p[i - 1]);
+    if (m < 2 || runs == 1) return 1;
+    if (runs > BARPAIR_MERGE_RUNS) {
+        qsort(p, (size_t)m, sizeof(BarPair), cmp_barpair);
+        return 1;
+    }
+    Py_ssize_t *bounds = PyMem_Malloc((size_t)(runs + 1) * sizeof *bounds);
+    BarPair *tmp = PyMem_Malloc((size_t)m * sizeof *tmp), *src = p, *dst = tmp;
+    if (!bounds || !tmp) {
+        PyMem_Free(bounds);
+        PyMem_Free(tmp);
+        return 0;
+    }
+    Py_ssize_t r = 0;
+    bounds[r++] = 0;
+    for (Py_ssize_t i = 1; i < m; i++)
+        if (barpair_less(&p[i], &p[i - 1])) bounds[r++] = i;
+    bounds[runs] = m;
+    while (runs > 1) {
+        Py_ssize_t merged = 0;
+        for (r = 0; r < runs; r += 2) {
+            Py_ssize_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= runs ? bounds[r + 2] : m;
+            if (r + 1 >= runs) mid = hi = m; /* an odd run out: copied as it is */
+            Py_ssize_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) dst[o++] = barpair_less(&src[b], &src[a]) ? src[b++] : src[a++];
+            while (a < mid) dst[o++] = src[a++];
+            while (b < hi) dst[o++] = src[b++];
+            bounds[merged++] = lo;
+        }
+        bounds[merged] = m;
+        runs = merged;
+        BarPair *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != p) memcpy(p, src, (size_t)m * sizeof *p);
+    PyMem_Free(bounds);
+    PyMem_Free(tmp);
+    return 1;
+}
+
 /* a + b into *out; 0 on int64 overflow */
 static int add_checked(int64_t a, int64_t b, int64_t *out) {
     if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
@@ -3345,7 +3926,10 @@ static PyObject *episodes(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    qsort(pairs, (size_t)m, sizeof(BarPair), cmp_barpair);
+    if (!sort_barpairs(pairs, m)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < m;) {
         int64_t first = pairs[i].release, lo = pairs[i].arrival, hi = lo;
         Py_ssize_t j = i + 1;
@@ -3401,6 +3985,57 @@ static int cmp_occ(const void *a, const void *b) {
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* Buckets (cu, simd, slot) sort_occ counts in, at most: beyond, it calls qsort. */
+#define OCC_BUCKETS_MAX ((int64_t)1 << 20)
+
+/* Sorts the m events as qsort with cmp_occ would (every event's index differs, so the order is
+ * total and the sorted array one). Events in time order (a capture's, per SE) are counted into
+ * their (cu, simd, slot) buckets in order, which leaves each bucket in (time, file order), then
+ * an insertion pass puts the ends before the starts at equal times; qsort for other events,
+ * wide keys, or when that pass would move more than a few events per event. 0 on memory error. */
+static int sort_occ(OccEvent *ev, Py_ssize_t m) {
+    int64_t n_cu = 0, n_simd = 0, n_slot = 0;
+    int timed = 1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (ev[i].cu >= n_cu) n_cu = ev[i].cu + 1;
+        if (ev[i].simd >= n_simd) n_simd = ev[i].simd + 1;
+        if (ev[i].slot >= n_slot) n_slot = ev[i].slot + 1;
+        if (i && ev[i].time < ev[i - 1].time) timed = 0;
+    }
+    /* values are below OCC_LIMIT (2**40): each factor is checked before the product grows */
+    if (!timed || m < 2 || n_cu > OCC_BUCKETS_MAX || n_simd > OCC_BUCKETS_MAX || n_slot > OCC_BUCKETS_MAX ||
+        n_cu * n_simd > OCC_BUCKETS_MAX || n_cu * n_simd * n_slot > OCC_BUCKETS_MAX) {
+        qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+        return 1;
+    }
+    Py_ssize_t nb = (Py_ssize_t)(n_cu * n_simd * n_slot);
+    Py_ssize_t *at = PyMem_Calloc((size_t)nb + 1, sizeof *at);
+    OccEvent *out = PyMem_Malloc((size_t)m * sizeof *out);
+    if (!at || !out) {
+        PyMem_Free(at);
+        PyMem_Free(out);
+        return 0;
+    }
+#define OCC_BUCKET(e) (((e).cu * n_simd + (e).simd) * n_slot + (e).slot)
+    for (Py_ssize_t i = 0; i < m; i++) at[OCC_BUCKET(ev[i]) + 1]++;
+    for (Py_ssize_t b = 0; b < nb; b++) at[b + 1] += at[b];
+    for (Py_ssize_t i = 0; i < m; i++) out[at[OCC_BUCKET(ev[i])]++] = ev[i];
+#undef OCC_BUCKET
+    Py_ssize_t moves = 0, budget = 8 * m + 1024;
+    for (Py_ssize_t i = 1; i < m && moves <= budget; i++) {
+        OccEvent x = out[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && cmp_occ(&out[j - 1], &x) > 0 && ++moves <= budget; j--) out[j] = out[j - 1];
+        out[j] = x;
+    }
+    if (moves > budget) /* many events at one time: qsort orders them */
+        qsort(out, (size_t)m, sizeof(OccEvent), cmp_occ);
+    memcpy(ev, out, (size_t)m * sizeof *ev);
+    PyMem_Free(at);
+    PyMem_Free(out);
+    return 1;
 }
 
 /* Item i of a list or tuple as an int64 in [0, OCC_LIMIT): 1, 0 (another value), -1 (error). */
@@ -3500,7 +4135,10 @@ static PyObject *occupancy_se(PyObject *self, PyObject *args) {
             first_end = t;
         }
     }
-    qsort(ev, (size_t)m, sizeof(OccEvent), cmp_occ);
+    if (!sort_occ(ev, m)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     int64_t unmatched_starts = 0, unmatched_ends = 0, busy_cus = 0, simds = 0, busy = 0, peak = 0,
             intervals = 0, last_cu = -1;
     Py_ssize_t n_edges = 0;
@@ -3690,12 +4328,18 @@ static PyMethodDef methods[] = {
     {"edges_key", edges_key, METH_O, "Canonical encoding of a JSON array of integer arrays."},
     {"count_pairs", count_pairs, METH_VARARGS, "Histogram of issue-to-wait cycles per pair."},
     {"fold_lines", fold_lines, METH_VARARGS, "Fold a sequence group's sums into per-line dicts."},
+    {"fold_lines_all", fold_lines_all, METH_VARARGS, "fold_lines of several groups at once, or False."},
     {"blame_waits", blame_waits, METH_VARARGS, "The per-wait blame of a sequence group's flush."},
+    {"blame_waits_all", blame_waits_all, METH_VARARGS, "blame_waits of several groups at once, or False."},
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
+    {"merge_entries", merge_entries, METH_VARARGS, "merge_hists of a group's taken entries."},
+    {"merge_entries_all", merge_entries_all, METH_VARARGS, "merge_entries of several groups at once, or False."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
+    {"pair_index", pair_index, METH_VARARGS, "pair_lists' pairs as int64 bytes, or None."},
     {"count_lines", count_lines, METH_O, "Counter of an int64 column, as a dict."},
+    {"line_terms", line_terms, METH_VARARGS, "issue_share._terms of a hits dict, or None."},
     {"barrier_rows", barrier_rows, METH_VARARGS, "Positions of the barrier lines of a sequence."},
     {"backedges", backedges, METH_VARARGS, "Backward taken branches of a sequence, counted."},
     {"merge_hists", merge_hists, METH_VARARGS, "Add per-pair cycle histograms into dist_cycles."},

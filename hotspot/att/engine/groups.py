@@ -66,11 +66,12 @@ class SequenceGroup:
 
     __slots__ = ("lines", "waves", "stall", "duration", "pending_stall", "pending_duration",
                  "charge", "entries", "positions", "ooo", "_expected_edges", "backedges",
-                 "barrier_rows", "producers", "pair_waits", "pair_producers", "pair_lines",
+                 "barrier_rows", "_producers", "pair_waits", "pair_producers", "_pair_lines",
+                 "pair_counts",
                  "blame_waves", "wait_stall", "distances",
                  # native path only (fold_wave_scanned)
                  "acc_stall", "acc_duration", "acc_charge", "acc_waves", "acc_wait", "edges_key",
-                 "pair_hists", "pair_index", "native_rows", "scanned", "native_index")
+                 "pair_hists", "pair_entries", "pair_index", "native_rows", "scanned", "native_index")
 
     def __init__(self, lines: Sequence[int], cats: Sequence[int], tables: LineTables) -> None:
         """`lines`, `cats`: the sequence's columns, tuples (Python path) or int64 arrays (scanned)."""
@@ -89,8 +90,19 @@ class SequenceGroup:
         mod = native() if _int64(lines) and _int64(cats) else None
         self.backedges = _backedges(lines, cats, mod)
         self.barrier_rows = _barrier_rows(lines, tables, mod)
-        self.producers, self.pair_waits, self.pair_producers, self.pair_lines = _pairs(
-            lines, self.positions, self.entries, mod)
+        # per wait position in `positions` order its number of pairs (int64, when pair_index
+        # made the pairs): with pair_producers, what `producers` says, for the C blame
+        self.pair_counts: array[int] | None = None
+        self._producers: dict[int, list[int]] | None = None
+        self._pair_lines: list[tuple[int, int]] | None = None
+        index = _pair_index(lines, self.positions, self.entries, mod)
+        self.pair_waits: Sequence[int]  # lists (Python path) or int64 arrays (pair_index)
+        self.pair_producers: Sequence[int]
+        if index is not None:  # the dict and the line pairs are made on first use
+            self.pair_waits, self.pair_producers, self.pair_counts = index
+        else:
+            self._producers, self.pair_waits, self.pair_producers, self._pair_lines = _pairs(
+                lines, self.positions, self.entries, mod)
         # Waves whose blame came from this reconstruction (edges equal to it, or no edges).
         self.blame_waves = 0
         self.wait_stall: Sequence[int] | None = None  # per wait position, None until added to
@@ -104,12 +116,33 @@ class SequenceGroup:
         # Native path: per pair, cycles -> count (what `distances` holds for the Python path),
         # and the pairs' (wait, producer) positions as int64 arrays for the C counter.
         self.pair_hists: list[dict[int, int]] | None = None
+        # ... or, until a wave is counted into such dicts, the C fold's taken (pair, cycles, count)
+        # entries as int64 triples in take order (the dicts they add up to, without making them)
+        self.pair_entries: array[int] | None = None
         self.pair_index: tuple[array[int], array[int]] | None = None
         self.acc_wait: array[int] | None = None  # native path: wait_stall not yet added
         # native path: wait positions and barrier rows as int64 arrays, made on first use
         self.native_rows: tuple[array[int], list[tuple[int, array[int]]]] | None = None
         self.scanned: tuple[bytes, bytes] | None = None  # native path: (lines, cats) as int64
         self.native_index: int | None = None  # its index in the partial's NativeFold, if any
+
+    @property
+    def producers(self) -> dict[int, list[int]]:
+        """Wait position -> its producer positions (the entries of one wait joined, in order)."""
+        made = self._producers
+        if made is None:
+            made = self._producers = _producers(self.entries)
+        return made
+
+    @property
+    def pair_lines(self) -> list[tuple[int, int]]:
+        """(wait line, producer line) of each pair."""
+        made = self._pair_lines
+        if made is None:
+            lines = self.lines
+            made = self._pair_lines = [(lines[w], lines[p]) for w, p in
+                                       zip(self.pair_waits, self.pair_producers)]
+        return made
 
     def add_columns(self, stalls: tuple[int, ...], durations: tuple[int, ...]) -> None:
         self.pending_stall.append(stalls)
@@ -190,13 +223,28 @@ class SequenceGroup:
         self.blame_waves += other.blame_waves
         self.wait_stall = _summed(self.wait_stall, other.wait_stall)
         self.distances.update(other.distances)
-        if other.pair_hists is not None:
-            if self.pair_hists is None:
-                self.pair_hists, self.pair_index = other.pair_hists, other.pair_index
-            else:
-                for mine, theirs in zip(self.pair_hists, other.pair_hists):
-                    for c, count in theirs.items():
-                        mine[c] = mine.get(c, 0) + count
+        if other.pair_hists is None and other.pair_entries is None:
+            return
+        if self.pair_hists is None and self.pair_entries is None:
+            self.pair_hists, self.pair_entries = other.pair_hists, other.pair_entries
+            self.pair_index = other.pair_index
+        elif self.pair_hists is None and other.pair_hists is None:
+            assert self.pair_entries is not None and other.pair_entries is not None
+            self.pair_entries.extend(other.pair_entries)  # theirs after mine, as the dicts add
+        else:
+            for mine, theirs in zip(self.hist_dicts(), other.hist_dicts()):
+                for c, count in theirs.items():
+                    mine[c] = mine.get(c, 0) + count
+
+    def hist_dicts(self) -> list[dict[int, int]]:
+        """`pair_hists`, made (and the taken entries added into it) when the group has none."""
+        hists = self.pair_hists
+        if hists is None:
+            hists = self.pair_hists = [{} for _ in self.pair_waits]
+        if self.pair_entries is not None:
+            add_entries(hists, self.pair_entries, native())
+            self.pair_entries = None
+        return hists
 
     def indexes(self) -> tuple[array[int], list[tuple[int, array[int]]]]:
         """Wait positions and barrier rows as int64 arrays (for the C gathers)."""
@@ -212,16 +260,39 @@ class SequenceGroup:
 
     def count_pairs(self, mod: ModuleType, times: Sequence[int], stalls: Sequence[int]) -> None:
         """Native path: issue-to-wait cycles of every (wait, producer) pair, counted in C."""
-        if self.pair_hists is None:
-            self.pair_hists = [{} for _ in self.pair_waits]
-        mod.count_pairs(self.pair_hists, times, stalls, *self.pair_arrays())
+        mod.count_pairs(self.hist_dicts(), times, stalls, *self.pair_arrays())
 
     def pair_arrays(self) -> tuple[array[int], array[int]]:
         """The pairs' wait and producer positions as int64 arrays (the C fold's and counter's),
         made once."""
         if self.pair_index is None:
-            self.pair_index = (array("q", self.pair_waits), array("q", self.pair_producers))
+            waits, prods = self.pair_waits, self.pair_producers
+            self.pair_index = (waits if isinstance(waits, array) else array("q", waits),
+                               prods if isinstance(prods, array) else array("q", prods))
         return self.pair_index
+
+
+def add_entries(hists: list[dict[int, int]], entries: Sequence[int], mod: ModuleType | None) -> None:
+    """hists[pair][cycles] += count for each int64 (pair, cycles, count) triple of `entries` (a
+    group's takes from the C fold), in order (in C with `mod`: `add_entries`)."""
+    if mod is not None and hasattr(mod, "merge_entries"):  # the build whose add_entries reads triples
+        mod.add_entries(hists, entries)
+        return
+    it = iter(entries)
+    for pair, cycles, count in zip(it, it, it):
+        h = hists[pair]
+        h[cycles] = h.get(cycles, 0) + count
+
+
+def merge_entries(dcyc: dict[tuple[int, int], dict[int, int]], pair_lines: list[tuple[int, int]],
+                  entries: Sequence[int]) -> None:
+    """The dist_cycles merge (`_merge_distances`) of the histograms the (pair, cycles, count)
+    triples `entries` add up to, without making them: pair by pair, each pair's triples in their
+    order (C: `merge_entries`)."""
+    triples = list(zip(entries[0::3], entries[1::3], entries[2::3]))
+    for pair, c, count in sorted(triples, key=lambda t: t[0]):  # stable: in order within a pair
+        hc = dcyc[pair_lines[pair]]
+        hc[c] = hc.get(c, 0) + count
 
 
 def _summed(total: Sequence[int] | None, part: Iterable[int] | None) -> Sequence[int] | None:
@@ -298,13 +369,35 @@ def _pairs(lines: Sequence[int], positions: list[int], entries: list[tuple[int, 
         made: tuple[dict[int, list[int]], list[int], list[int], list[tuple[int, int]]] = \
             mod.pair_lists(lines, positions, entries)
         return made
-    producers: dict[int, list[int]] = {}
-    for w, prods in entries:
-        producers.setdefault(w, []).extend(prods)
+    producers = _producers(entries)
     pair_waits = [w for w in positions for _ in producers.get(w, ())]
     pair_producers = [p for w in positions for p in producers.get(w, ())]
     return producers, pair_waits, pair_producers, [(lines[w], lines[p]) for w, p in
                                                    zip(pair_waits, pair_producers)]
+
+
+def _producers(entries: list[tuple[int, list[int]]]) -> dict[int, list[int]]:
+    producers: dict[int, list[int]] = {}
+    for w, prods in entries:
+        producers.setdefault(w, []).extend(prods)
+    return producers
+
+
+def _pair_index(lines: Sequence[int], positions: list[int], entries: list[tuple[int, list[int]]],
+                mod: ModuleType | None) -> tuple[array[int], array[int], array[int]] | None:
+    """`_pairs`' pair_waits and pair_producers as int64 arrays, with each wait position's number
+    of pairs, made in C (`pair_index`) without the producers dict or the line pairs; None without
+    `mod`, or for a value `_pairs` must decide."""
+    if mod is None or not hasattr(mod, "pair_index") or type(positions) is not list \
+            or type(entries) is not list:
+        return None
+    made = mod.pair_index(lines, positions, entries)
+    if made is None:
+        return None
+    cols = (array("q"), array("q"), array("q"))
+    for col, raw in zip(cols, made):
+        col.frombytes(raw)
+    return cols
 
 
 def _int64(column: Sequence[int]) -> bool:
@@ -756,16 +849,14 @@ class NativeFold:
         group.wait_stall = _summed(group.wait_stall, array("q", wait))
         group.waves += waves
         group.blame_waves += blame_waves
-        if entries:
-            if group.pair_hists is None:
-                group.pair_hists = [{} for _ in group.pair_waits]
-            hists = group.pair_hists
-            if hasattr(self.mod, "add_entries"):  # the loop below, in C
-                self.mod.add_entries(hists, entries)
-                return
-            for pair, cycles, count in entries:  # first-seen order, as per-wave counting gives
-                h = hists[pair]
-                h[cycles] = h.get(cycles, 0) + count
+        if entries:  # (pair, cycles, count) int64 triples, first-seen order as per-wave counting
+            if group.pair_hists is not None:  # dicts already: added into them
+                add_entries(group.pair_hists, entries, self.mod)
+            elif group.pair_entries is None:
+                group.pair_entries = array("q")
+                group.pair_entries.frombytes(entries)
+            else:
+                group.pair_entries.frombytes(entries)
 
 
 class NativeIssue:
@@ -913,19 +1004,70 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
     if group.waves == 0:
         return
     group.settle()
-    waves = group.waves
-    per_line = totals.per_line
-    duration, stall = group.duration, group.stall
-    assert duration is not None and stall is not None  # settled: waves were added
-    totals.add_sequence(group.lines, duration, stall, waves)
-    lines = group.lines
-    charge = group.charge
-    assert charge is not None
     mod = native()
+    _fold_group_lines(group, totals.per_line, line_states, mod)
+    _flush_totals(group, totals, states, backedges, mod)
+    if group.blame_waves:
+        _flush_blame(group, blame, mod)
+
+
+def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
+                 line_states: dict[int, list[int]], states: list[int],
+                 backedges: dict[tuple[int, int], list[int]], blame: BlameAccumulator) -> None:
+    """`flush_group` of each group in turn (the dicts end up the same, in the same order), with the
+    per-line and blame dict updates of all groups made at once in C (`fold_lines_all`,
+    `blame_waits_all`): a kernel's sequences share its lines, so each line's entries are touched
+    once per call instead of once per sequence. Each phase writes its own dicts, so running one
+    phase for all groups before the next leaves every dict's insertion order as the loop leaves it."""
+    mod = native()
+    if mod is None or not hasattr(mod, "fold_lines_all") or len(groups) < 2:
+        for group in groups:
+            flush_group(group, totals, line_states, states, backedges, blame)
+        return
+    live = [g for g in groups if g.waves]
+    for group in live:
+        group.settle()
+    if not mod.fold_lines_all(totals.per_line, line_states,
+                              [(g.lines, g.waves, g.duration, g.stall, g.charge) for g in live]):
+        for group in live:  # a column of Python integers, or sums past int64
+            _fold_group_lines(group, totals.per_line, line_states, mod)
+    for group in live:
+        _flush_totals(group, totals, states, backedges, mod)
+    blamed = [g for g in live if g.blame_waves]
+    if not mod.blame_waits_all(
+            [(g.lines, g.positions, g.wait_stall or (), g.producers if g.pair_counts is None
+              else (g.pair_counts, g.pair_producers), g.blame_waves) for g in blamed],
+            NO_PRODUCER, blame.blame, blame.wait_stall, blame.wait_hits, blame.dist_cycles,
+            blame.dist_instructions):
+        for group in blamed:
+            _blame_waits_call(group, blame, mod)
+    # the groups' cycle histograms, at once when they are all the C fold's taken entries
+    if all(not g.distances and g.pair_hists is None for g in blamed) and mod.merge_entries_all(
+            blame.dist_cycles, [(g.lines, *g.pair_arrays(), g.pair_entries) for g in blamed
+                                if g.pair_entries is not None]):
+        return
+    for group in blamed:
+        _merge_distances(group, blame, mod)
+
+
+def _fold_group_lines(group: SequenceGroup, per_line: dict[int, list[int]],
+                      line_states: dict[int, list[int]], mod: ModuleType | None) -> None:
+    """The per-line dicts' part of flush_group (of a settled group with waves)."""
+    duration, stall, charge = group.duration, group.stall, group.charge
+    assert duration is not None and stall is not None and charge is not None  # settled
     if mod is not None:
-        mod.fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
+        mod.fold_lines(per_line, line_states, group.lines, group.waves, duration, stall, charge)
     else:
-        _fold_lines(per_line, line_states, lines, waves, duration, stall, charge)
+        _fold_lines(per_line, line_states, group.lines, group.waves, duration, stall, charge)
+
+
+def _flush_totals(group: SequenceGroup, totals: WaveTotals, states: list[int],
+                  backedges: dict[tuple[int, int], list[int]], mod: ModuleType | None) -> None:
+    """The length histogram, state totals and back-edges part of flush_group."""
+    waves = group.waves
+    duration, stall, charge = group.duration, group.stall, group.charge
+    assert duration is not None and stall is not None and charge is not None  # settled
+    totals.add_sequence(group.lines, duration, stall, waves)
     # Every in-range timeline cycle is charged to some instruction, so these are the totals.
     sums = (mod.charge_sums(charge) if mod is not None and isinstance(charge, array)
             and charge.typecode == "q" else None)
@@ -937,8 +1079,6 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
             be = backedges[key] = [0, 0]
         be[0] += taken * waves
         be[1] += waves
-    if group.blame_waves:
-        _flush_blame(group, blame, mod)
 
 
 def _fold_lines(per_line: dict[int, list[int]], line_states: dict[int, list[int]],
@@ -968,17 +1108,33 @@ def _flush_blame(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | 
     """The blame_wave bookkeeping of the group's reconstructed waves, from its column sums; the
     dict updates in C with `mod` (`blame_waits`, `merge_hists`: the same operations in the same
     order as the loops here, which are their twins)."""
-    dcyc = acc.dist_cycles
+    _blame_waits_call(group, acc, mod)
+    _merge_distances(group, acc, mod)
+
+
+def _blame_waits_call(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
     if mod is not None:
         mod.blame_waits(group.lines, group.positions, group.wait_stall or (), group.producers,
                         group.blame_waves, NO_PRODUCER, acc.blame, acc.wait_stall, acc.wait_hits,
-                        dcyc, acc.dist_instructions)
+                        acc.dist_cycles, acc.dist_instructions)
     else:
         _blame_waits(group, acc)
+
+
+def _merge_distances(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleType | None) -> None:
+    """The group's issue-to-wait cycle histograms added into dist_cycles (whose keys the blame
+    of the group made)."""
+    dcyc = acc.dist_cycles
     pair_lines = group.pair_lines
     for (pair, c), count in group.distances.items():
         hc = dcyc[pair_lines[pair]]
         hc[c] = hc.get(c, 0) + count
+    if group.pair_entries is not None:  # only when there are no pair_hists
+        if mod is not None and hasattr(mod, "merge_entries"):
+            mod.merge_entries(dcyc, pair_lines, group.pair_entries)
+        else:
+            merge_entries(dcyc, pair_lines, group.pair_entries)
+        return
     if mod is not None:
         mod.merge_hists(dcyc, pair_lines, group.pair_hists or [])
         return

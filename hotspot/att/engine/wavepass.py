@@ -44,6 +44,7 @@ from hotspot.att.engine.groups import (
     _scanned_group,
     admit_group,
     flush_group,
+    flush_groups,
     fold_wave_columns,
     fold_wave_scanned,
 )
@@ -134,10 +135,15 @@ class WavePartial:
 
     def finish(self) -> "WavePartial":
         """Fold the open sequence groups into the per-line dicts."""
+        groups = list(self.open_groups.groups.values())
         if self.native is not None:
             self.native.settle_all()
-        for group in self.open_groups.groups.values():
-            self.flush_group(group)
+            for group in groups:
+                self.native.release(group)
+        # flush_group of each group in turn, its dict updates made at once (the releases above
+        # only hand each group its own C sums)
+        flush_groups(groups, self.totals, self.line_states, self.totals.states, self.backedges,
+                     self.blame)
         self.open_groups = SequenceFolder()
         return self
 
