@@ -323,14 +323,19 @@ def test_taken_entries_of_all_groups_merge_as_group_by_group(mod, groups, big, s
         assert done
 
 
+def _looping_partial(tmp: Path, waves: int, seed: int):
+    """The open wave pass over a synthetic dispatch whose waits repeat (a loop), on one SE."""
+    spec = DispatchSpec(waves=waves, layout=Layout(ses=(0,), simds=2, slots=2, other_cus=(0,)),
+                        variants=2, program=InstructionMix(loop_trips=4))
+    d = make_dispatch(tmp, spec, seed=seed)
+    tables = build_tables(read_code_json(d / "code.json").rows)
+    return run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables))
+
+
 def test_flush_blame_of_a_real_sequence_in_c_equals_python(mod):
     """On a synthetic dispatch's groups (loops: wait lines repeat), with the pass's own groups."""
     with tempfile.TemporaryDirectory() as tmp:
-        spec = DispatchSpec(waves=12, layout=Layout(ses=(0,), simds=2, slots=2, other_cus=(0,)),
-                            variants=2, program=InstructionMix(loop_trips=4))
-        d = make_dispatch(Path(tmp), spec, seed=3)
-        tables = build_tables(read_code_json(d / "code.json").rows)
-        part = run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables))
+        part = _looping_partial(Path(tmp), waves=12, seed=3)
         groups = list(part.open_groups.groups.values())
         assert groups and any(g.blame_waves and g.pair_waits for g in groups)
         for g in groups:
@@ -536,11 +541,7 @@ def test_taken_entries_and_their_histograms_flush_alike(mod):
     import copy
 
     with tempfile.TemporaryDirectory() as tmp:
-        spec = DispatchSpec(waves=16, layout=Layout(ses=(0,), simds=2, slots=2, other_cus=(0,)),
-                            variants=2, program=InstructionMix(loop_trips=4))
-        d = make_dispatch(Path(tmp), spec, seed=5)
-        tables = build_tables(read_code_json(d / "code.json").rows)
-        part = run_chunk_open(describe(open_dispatch(d).wave_files), PassOptions(tables))
+        part = _looping_partial(Path(tmp), waves=16, seed=5)
         groups = [g for g in part.open_groups.groups.values() if g.pair_entries is not None]
         assert groups and all(g.pair_hists is None and g.blame_waves for g in groups)
 

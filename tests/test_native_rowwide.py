@@ -9,7 +9,6 @@ scans take the portable one and the test still checks it against orjson.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import orjson
@@ -17,19 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotspot.att.engine.native import native
-
-LIMIT = 1 << 40
-
-
-@pytest.fixture(scope="module")
-def mod():
-    m = native()
-    if m is None:
-        if os.environ.get("HOTSPOT_REQUIRE_NATIVE") == "1":
-            pytest.fail("HOTSPOT_REQUIRE_NATIVE=1 but hotspot.att.engine._wavescan is not built/enabled")
-        pytest.skip("native wave scanner not built (needs a C compiler at install time)")
-    return m
+from tests.test_wavescan import LIMIT
+from tests.test_wavescan import mod  # noqa: F401  (fixture)
 
 
 def _both(mod, data: bytes):
