@@ -1014,7 +1014,8 @@ def flush_group(group: SequenceGroup, totals: WaveTotals,
 def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
                  line_states: dict[int, list[int]], states: list[int],
                  backedges: dict[tuple[int, int], list[int]], blame: BlameAccumulator) -> None:
-    """`flush_group` of each group in turn (the dicts end up the same, in the same order), with the
+    """`flush_group` of each group in turn (the dicts end up the same, in the same order: the sums
+    are integers, so adding a line's groups at once equals adding them in turn), with the
     per-line and blame dict updates of all groups made at once in C (`fold_lines_all`,
     `blame_waits_all`): a kernel's sequences share its lines, so each line's entries are touched
     once per call instead of once per sequence. Each phase writes its own dicts, so running one
@@ -1035,7 +1036,8 @@ def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
         _flush_totals(group, totals, states, backedges, mod)
     blamed = [g for g in live if g.blame_waves]
     if not mod.blame_waits_all(
-            [(g.lines, g.positions, g.wait_stall or (), g.producers if g.pair_counts is None
+            [(g.lines, g.positions, () if g.wait_stall is None else g.wait_stall,
+              g.producers if g.pair_counts is None
               else (g.pair_counts, g.pair_producers), g.blame_waves) for g in blamed],
             NO_PRODUCER, blame.blame, blame.wait_stall, blame.wait_hits, blame.dist_cycles,
             blame.dist_instructions):
