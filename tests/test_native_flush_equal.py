@@ -247,9 +247,9 @@ def test_blame_of_all_groups_declines_python_integers(mod):
 @settings(max_examples=300, deadline=None)
 @given(data=st.data(), n_pairs=st.integers(1, 8), seed=st.integers(0, 3))
 def test_taken_entries_merge_as_the_histograms_they_add_up_to(mod, data, n_pairs, seed):
-    """merge_entries (C and twin) of a group's (pair, cycles, count) triples gives dist_cycles what
-    adding them into per-pair dicts (add_entries, C and twin) and merging those (merge_hists) gave:
-    values and order, pairs sharing their lines included."""
+    """merge_entries_all of one group (C) and merge_entries (its twin) of a group's (pair, cycles,
+    count) triples give dist_cycles what adding them into per-pair dicts (add_entries, C and twin)
+    and merging those (merge_hists) gave: values and order, pairs sharing their lines included."""
     triples = data.draw(st.lists(st.tuples(st.integers(0, n_pairs - 1), st.integers(-5, 40),
                                            st.integers(1, 1 << 40)), max_size=30))
     flat = array("q", [v for t in triples for v in t])
@@ -266,8 +266,11 @@ def test_taken_entries_merge_as_the_histograms_they_add_up_to(mod, data, n_pairs
     for pair, hist in enumerate(dict_hists):  # _merge_distances' loop (merge_hists' twin)
         for c, count in hist.items():
             want[pair_lines[pair]][c] = want[pair_lines[pair]].get(c, 0) + count
+    # the group's sequence: pair i waits at position 2i on line a, its producer at 2i + 1 on line b
+    lines = array("q", [v for pl in pair_lines for v in pl])
+    waits, prods = array("q", range(0, 2 * n_pairs, 2)), array("q", range(1, 2 * n_pairs, 2))
     got_c, got_py = before(), before()
-    mod.merge_entries(got_c, pair_lines, flat)
+    assert mod.merge_entries_all(got_c, [(lines, waits, prods, flat)]) is True
     wave_groups.merge_entries(got_py, pair_lines, flat)
     assert _items(got_c) == _items(want)
     assert _items(got_py) == _items(want)
@@ -281,9 +284,9 @@ def test_taken_entries_merge_as_the_histograms_they_add_up_to(mod, data, n_pairs
     wave_groups.add_entries(made_py, flat, None)
     assert [list(h.items()) for h in made_py] == [list(h.items()) for h in dict_hists]
     with pytest.raises(IndexError):
-        mod.merge_entries(before(), pair_lines, array("q", [n_pairs, 0, 1]))
+        mod.merge_entries_all(before(), [(lines, waits, prods, array("q", [n_pairs, 0, 1]))])
     with pytest.raises(ValueError):
-        mod.merge_entries(before(), pair_lines, array("q", [0, 0]))
+        mod.merge_entries_all(before(), [(lines, waits, prods, array("q", [0, 0]))])
 
 
 @st.composite

@@ -137,18 +137,17 @@ class IssueWeights:
             if lane:
                 self.vmem_bytes[r.line_number] = lane * wave_size
         self.loops = loops_in_code(rows)
-        # (the three dicts, line -> its three weights): made on first use, by `by_line`
-        self._by_line: tuple[object, object, object, dict[int, tuple[Any, Any, Any]]] | None = None
+        self._by_line: dict[int, tuple[Any, Any, Any]] | None = None  # made on first use
 
     def by_line(self) -> dict[int, tuple[Any, Any, Any]]:
         """Each weighted line's (mfma cycles, valu issue, vmem bytes), None where it has none: one
-        lookup per executed line instead of six (made again if a dict was replaced)."""
-        mf, va, vb = self.mfma_cycles, self.valu_issue, self.vmem_bytes
-        held = self._by_line
-        if held is None or held[0] is not mf or held[1] is not va or held[2] is not vb:
-            held = self._by_line = (mf, va, vb, {n: (mf.get(n), va.get(n), vb.get(n))
-                                                 for n in mf.keys() | va.keys() | vb.keys()})
-        return held[3]
+        lookup per executed line instead of six (the three dicts are complete after __init__)."""
+        made = self._by_line
+        if made is None:
+            mf, va, vb = self.mfma_cycles, self.valu_issue, self.vmem_bytes
+            made = self._by_line = {n: (mf.get(n), va.get(n), vb.get(n))
+                                    for n in mf.keys() | va.keys() | vb.keys()}
+        return made
 
     def __getstate__(self) -> tuple[object, ...]:
         return tuple(getattr(self, s) for s in self.__slots__)
@@ -176,9 +175,9 @@ def _terms(hits: dict[int, int], w: IssueWeights) -> Terms:
     """Each weighted row's products once, in the order of `hits` (the order its floats are added
     in, so every scope's sums are the floats summing `hits` per scope gives); the same list made
     in C (`line_terms`) for a plain dict."""
-    fn = getattr(native(), "line_terms", None) if type(hits) is dict else None
-    if fn is not None:
-        made: Terms | None = fn(hits, w.by_line())
+    mod = native() if type(hits) is dict else None
+    if mod is not None:
+        made: Terms | None = mod.line_terms(hits, w.by_line())
         if made is not None:
             return made
     return _terms_py(hits, w)

@@ -62,8 +62,7 @@ def analyze_waves(files: Sequence[WaveFile], all_rows: Sequence[CodeRow],
                   sample: Sequence[WaveFile] = ()) -> WaveResults:
     """The wave-derived results; `meanwhile` runs while the wave files are read (run_wave_pass);
     `sample`: waves (among those read) whose own per-line values are kept too."""
-    # all of them (as they are: a WaveFiles stays one) unless --max-waves picks fewer
-    chosen = files if max_waves is None or max_waves >= len(files) else sample_wave_files(files, max_waves)
+    chosen = sample_wave_files(files, max_waves)
     sampled = len(chosen) < len(files)
     if sampled:
         groups = len({(w.se, w.simd) for w in chosen})

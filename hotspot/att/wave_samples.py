@@ -92,7 +92,7 @@ def assemble(chosen: Sequence[WaveFile], got: Mapping[str, WaveSample]) -> WaveS
     return WaveSamples([wf.path.name for wf in chosen], stall, latency, hits, blame, placement)
 
 
-def sample_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:
+def sample_files(files: Sequence[WaveFile], max_waves: int | None) -> Sequence[WaveFile]:
     """The waves diff samples: of those analyze reads (the same --max-waves choice), at most
     MAX_SAMPLE_WAVES, spread over SE/SIMD groups."""
     cap = MAX_SAMPLE_WAVES if max_waves is None else min(max_waves, MAX_SAMPLE_WAVES)

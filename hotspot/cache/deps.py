@@ -115,19 +115,10 @@ def _on_audit(event: str, args: tuple[Any, ...]) -> None:
     if not _active or not args or (_quiet and get_ident() in _quiet):
         return
     try:
-        if event == "open" and len(args) == 3 and args[1] is None and type(args[0]) is str \
-                and type(args[2]) is int and args[0].startswith(os.sep):
-            # the common case, inline (_path_of's answer for it): a native read of a wave file by
-            # its absolute path, ~50,000 per command on a 1 GB capture
-            flags = args[2]
-            if flags & os.O_ACCMODE != os.O_WRONLY \
-                    and flags & (os.O_CREAT | os.O_EXCL) != os.O_CREAT | os.O_EXCL:
-                for rec in _active:
-                    rec.add(args[0])
-            return
         path = _path_of(event, args)
         if path is not None:
-            path = os.fsdecode(path)
+            if type(path) is not str:
+                path = os.fsdecode(path)
             if not path.startswith(os.sep):  # the wave pass opens ~50,000 absolute paths
                 path = os.path.abspath(path)
             for rec in _active:
@@ -199,12 +190,14 @@ def glob_match(name: str, glob: str) -> bool:
     return True
 
 
-def _heads_tails(globs: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A name matching one of `globs` starts with one of the heads and ends with one of the tails
-    (each "" when some glob starts or ends with `*`): tested inline, not in a call per name (most
-    names of a big folder, one file per wave, or of the user's cache folder when dispatch dirs are
-    looked for, stop there)."""
-    return tuple(g.split("*", 1)[0] for g in globs), tuple(g.rsplit("*", 1)[-1] for g in globs)
+def _candidates(names: Iterable[str], globs: tuple[str, ...]) -> list[str]:
+    """The names that start with one of the globs' heads and end with one of their tails (each ""
+    when some glob starts or ends with `*`), tested inline, not in a call per name: most names of a
+    big folder (one file per wave, or the user's cache folder when dispatch dirs are looked for)
+    stop here. A candidate still has to match a glob whole (`_matches`)."""
+    heads = tuple(g.split("*", 1)[0] for g in globs)
+    tails = tuple(g.rsplit("*", 1)[-1] for g in globs)
+    return [n for n in names if (low := n.lower()).startswith(heads) and low.endswith(tails)]
 
 
 def _matches(name: str, globs: tuple[str, ...]) -> bool:
@@ -217,17 +210,8 @@ def _matching_names(folder: str, names: Iterable[str], globs: tuple[str, ...], m
     as the listing's entry gives it (FILES and DIRS_FOLLOWED follow links, DIRS does not)."""
     import stat
 
-    heads, tails = _heads_tails(globs)
-    if "" in heads and "" in tails:
-        candidates = list(names)
-    elif "" in heads:
-        candidates = [n for n in names if n.lower().endswith(tails)]
-    elif "" in tails:
-        candidates = [n for n in names if n.lower().startswith(heads)]
-    else:
-        candidates = [n for n in names if (low := n.lower()).startswith(heads) and low.endswith(tails)]
     out = []
-    for name in candidates:
+    for name in _candidates(names, globs):
         if not _matches(name, globs):
             continue
         try:
@@ -242,28 +226,16 @@ def _matching_names(folder: str, names: Iterable[str], globs: tuple[str, ...], m
 
 
 def _matching(folder: str, globs: tuple[str, ...], mode: str) -> list[str]:
-    heads, tails = _heads_tails(globs)
-
-    def match(name: str) -> bool:
-        return _matches(name, globs)
-
     try:
         with unrecorded(), os.scandir(folder) as it:
-            if "" in heads and "" in tails:
-                entries = list(it)
-            elif "" in heads:
-                entries = [e for e in it if e.name.lower().endswith(tails)]
-            elif "" in tails:
-                entries = [e for e in it if e.name.lower().startswith(heads)]
-            else:
-                entries = [e for e in it if (low := e.name.lower()).startswith(heads)
-                           and low.endswith(tails)]
+            entries = {e.name: e for e in it}
+            found = [entries[n] for n in _candidates(entries, globs) if _matches(n, globs)]
             if mode == FILES:
-                names = [e.name for e in entries if match(e.name) and e.is_file()]
+                names = [e.name for e in found if e.is_file()]
             elif mode == DIRS:
-                names = [e.name for e in entries if match(e.name) and e.is_dir(follow_symlinks=False)]
+                names = [e.name for e in found if e.is_dir(follow_symlinks=False)]
             else:
-                names = [e.name for e in entries if match(e.name) and e.is_dir()]
+                names = [e.name for e in found if e.is_dir()]
     except OSError:
         names = []
     names.sort()

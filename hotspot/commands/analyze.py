@@ -157,15 +157,7 @@ def register(app: typer.Typer) -> None:
                 return brief_result(result, repeated_options(kernel=kernel, arch=arch, pmc=pmc, meta=meta))
             return result
 
-        from hotspot.gcpause import paused_cyclic_gc
-
-        # The analysis pauses the cycle collector (hotspot/gcpause.py); held here until the capture
-        # session has closed and the result is rendered and dropped, so that resuming it does not
-        # at once scan what the session still held then (the occupancy columns, the wave file
-        # listing: ~80,000 references on a 2,000-wave capture, ~1 ms) only to free it a moment later.
-        with paused_cyclic_gc():
-            code = run("analyze", fmt, produce, "brief" if brief else None, sections=lambda: shown[0])
-        raise typer.Exit(code)
+        raise typer.Exit(run("analyze", fmt, produce, "brief" if brief else None, sections=lambda: shown[0]))
 
 
 def _sections(asked: tuple[str, ...] | None, plan: bool, detail: bool) -> tuple[str, ...]:

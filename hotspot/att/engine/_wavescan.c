@@ -1811,62 +1811,6 @@ static PyObject *add_entries(PyObject *self, PyObject *args) {
     return ok ? Py_NewRef(Py_None) : NULL;
 }
 
-/* merge_entries(dist_cycles, pair_lines, entries): merge_hists of the histograms the int64
- * (pair, cycles, count) triples `entries` (a group's takes, in order) add up to, without making
- * them: dist_cycles[pair_lines[pair]][cycles] += count, pair by pair, each pair's triples in
- * their order (groups.merge_entries, its twin). */
-static PyObject *merge_entries(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *dcyc, *pair_lines, *entries;
-    if (!PyArg_ParseTuple(args, "O!O!O", &PyDict_Type, &dcyc, &PyList_Type, &pair_lines, &entries))
-        return NULL;
-    Py_buffer b;
-    Py_ssize_t n, np = PyList_GET_SIZE(pair_lines);
-    if (!get_triples(entries, &b, &n)) return NULL;
-    const int64_t *ev = b.buf;
-    PyObject *out = NULL;
-    /* a stable counting sort of the triples by pair */
-    Py_ssize_t *start = PyMem_Calloc((size_t)np + 1, sizeof *start);
-    Py_ssize_t *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *order);
-    if (!start || !order) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t e = 0; e < n; e++) {
-        int64_t pair = ev[3 * e];
-        if (pair < 0 || pair >= np) {
-            PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
-            goto done;
-        }
-        start[pair + 1]++;
-    }
-    for (Py_ssize_t p = 0; p < np; p++) start[p + 1] += start[p];
-    for (Py_ssize_t e = 0; e < n; e++) order[start[ev[3 * e]]++] = e;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t e = order[i];
-        PyObject *key = PyList_GET_ITEM(pair_lines, ev[3 * e]);
-        PyObject *hc = PyDict_GetItemWithError(dcyc, key);
-        if (!hc) {
-            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
-            goto done;
-        }
-        if (!PyDict_Check(hc)) {
-            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
-            goto done;
-        }
-        PyObject *c = PyLong_FromLongLong(ev[3 * e + 1]);
-        int ok = c && dict_add_i64(hc, c, ev[3 * e + 2]);
-        Py_XDECREF(c);
-        if (!ok) goto done;
-    }
-    out = Py_NewRef(Py_None);
-done:
-    PyMem_Free(start);
-    PyMem_Free(order);
-    PyBuffer_Release(&b);
-    return out;
-}
-
 /* merge_hists(dist_cycles, pair_lines, pair_hists): for each pair's {cycles: count}, added into
  * dist_cycles[pair_lines[pair]] (the last loop of groups._flush_blame). */
 static PyObject *merge_hists(PyObject *self, PyObject *args) {
@@ -1900,8 +1844,10 @@ static PyObject *merge_hists(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* merge_entries_all(dist_cycles, groups): merge_entries of each (lines, pair_waits,
- * pair_producers, entries) of the list `groups` in turn, with the key of pair i (lines[wait],
+/* merge_entries_all(dist_cycles, groups): merge_hists of the histograms the int64 (pair, cycles,
+ * count) triples `entries` (a group's takes, in order) add up to, without making them, for each
+ * (lines, pair_waits, pair_producers, entries) of the list `groups` in turn (groups.merge_entries
+ * of each, its twin; flush_group calls it with one group), with the key of pair i (lines[wait],
  * lines[producer]) and each (key, cycles) summed over all groups first, so that each histogram
  * entry is written once, in the order the per-group merges first write it. True done; False
  * nothing changed, when a count sum leaves int64 (the caller merges group by group). */
@@ -1945,7 +1891,7 @@ static PyObject *merge_entries_all(PyObject *self, PyObject *args) {
         if (!ok) PyErr_NoMemory();
         for (Py_ssize_t e = 0; e < ne && ok; e++) {
             if (ev[3 * e] < 0 || ev[3 * e] >= np) {
-                PyErr_SetString(PyExc_IndexError, "merge_entries: an entry's pair has no lines");
+                PyErr_SetString(PyExc_IndexError, "merge_entries_all: an entry's pair has no lines");
                 ok = 0;
             } else {
                 start[ev[3 * e] + 1]++;
@@ -1986,7 +1932,7 @@ static PyObject *merge_entries_all(PyObject *self, PyObject *args) {
         Py_DECREF(key);
         if (!hcs[k]) goto done;
         if (!PyDict_Check(hcs[k])) {
-            PyErr_SetString(PyExc_TypeError, "merge_entries: histograms must be dicts");
+            PyErr_SetString(PyExc_TypeError, "merge_entries_all: histograms must be dicts");
             goto done;
         }
     }
@@ -4333,8 +4279,7 @@ static PyMethodDef methods[] = {
     {"blame_waits_all", blame_waits_all, METH_VARARGS, "blame_waits of several groups at once, or False."},
     {"charge_sums", charge_sums, METH_O, "Per-state sums of a group's int64 timeline charges."},
     {"add_entries", add_entries, METH_VARARGS, "Add a group's taken (pair, cycles, count) entries."},
-    {"merge_entries", merge_entries, METH_VARARGS, "merge_hists of a group's taken entries."},
-    {"merge_entries_all", merge_entries_all, METH_VARARGS, "merge_entries of several groups at once, or False."},
+    {"merge_entries_all", merge_entries_all, METH_VARARGS, "merge_hists of groups' taken entries at once, or False."},
     {"entries_key", entries_key, METH_VARARGS, "edges_key of a replay's expected edges."},
     {"pair_lists", pair_lists, METH_VARARGS, "A sequence's producers and (wait, producer) pairs."},
     {"pair_index", pair_index, METH_VARARGS, "pair_lists' pairs as int64 bytes, or None."},

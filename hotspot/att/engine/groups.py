@@ -275,7 +275,7 @@ class SequenceGroup:
 def add_entries(hists: list[dict[int, int]], entries: Sequence[int], mod: ModuleType | None) -> None:
     """hists[pair][cycles] += count for each int64 (pair, cycles, count) triple of `entries` (a
     group's takes from the C fold), in order (in C with `mod`: `add_entries`)."""
-    if mod is not None and hasattr(mod, "merge_entries"):  # the build whose add_entries reads triples
+    if mod is not None:
         mod.add_entries(hists, entries)
         return
     it = iter(entries)
@@ -288,7 +288,7 @@ def merge_entries(dcyc: dict[tuple[int, int], dict[int, int]], pair_lines: list[
                   entries: Sequence[int]) -> None:
     """The dist_cycles merge (`_merge_distances`) of the histograms the (pair, cycles, count)
     triples `entries` add up to, without making them: pair by pair, each pair's triples in their
-    order (C: `merge_entries`)."""
+    order (C, for int64 columns: `merge_entries_all`)."""
     triples = list(zip(entries[0::3], entries[1::3], entries[2::3]))
     for pair, c, count in sorted(triples, key=lambda t: t[0]):  # stable: in order within a pair
         hc = dcyc[pair_lines[pair]]
@@ -388,8 +388,7 @@ def _pair_index(lines: Sequence[int], positions: list[int], entries: list[tuple[
     """`_pairs`' pair_waits and pair_producers as int64 arrays, with each wait position's number
     of pairs, made in C (`pair_index`) without the producers dict or the line pairs; None without
     `mod`, or for a value `_pairs` must decide."""
-    if mod is None or not hasattr(mod, "pair_index") or type(positions) is not list \
-            or type(entries) is not list:
+    if mod is None or type(positions) is not list or type(entries) is not list:
         return None
     made = mod.pair_index(lines, positions, entries)
     if made is None:
@@ -1021,7 +1020,7 @@ def flush_groups(groups: Sequence[SequenceGroup], totals: WaveTotals,
     once per call instead of once per sequence. Each phase writes its own dicts, so running one
     phase for all groups before the next leaves every dict's insertion order as the loop leaves it."""
     mod = native()
-    if mod is None or not hasattr(mod, "fold_lines_all") or len(groups) < 2:
+    if mod is None:
         for group in groups:
             flush_group(group, totals, line_states, states, backedges, blame)
         return
@@ -1132,9 +1131,9 @@ def _merge_distances(group: SequenceGroup, acc: BlameAccumulator, mod: ModuleTyp
         hc = dcyc[pair_lines[pair]]
         hc[c] = hc.get(c, 0) + count
     if group.pair_entries is not None:  # only when there are no pair_hists
-        if mod is not None and hasattr(mod, "merge_entries"):
-            mod.merge_entries(dcyc, pair_lines, group.pair_entries)
-        else:
+        # in C as flush_groups merges them (False: a sum past int64, for the twin)
+        if mod is None or not _int64(group.lines) or not mod.merge_entries_all(
+                dcyc, [(group.lines, *group.pair_arrays(), group.pair_entries)]):
             merge_entries(dcyc, pair_lines, group.pair_entries)
         return
     if mod is not None:

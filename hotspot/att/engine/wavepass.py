@@ -644,10 +644,11 @@ def _attribute_states(ins: Sequence[list[int]], timeline: Sequence[list[int]], b
             t = upto
 
 
-def sample_wave_files(files: Sequence[WaveFile], max_waves: int | None) -> list[WaveFile]:
-    """At most `max_waves` files, spread evenly over (SE, SIMD) groups and within each group."""
+def sample_wave_files(files: Sequence[WaveFile], max_waves: int | None) -> Sequence[WaveFile]:
+    """At most `max_waves` files, spread evenly over (SE, SIMD) groups and within each group;
+    `files` itself when that is all of them (a WaveFiles listing stays one)."""
     if max_waves is None or max_waves >= len(files):
-        return list(files)
+        return files
     groups: dict[tuple[int, int], list[WaveFile]] = {}
     for wf in files:
         groups.setdefault((wf.se, wf.simd), []).append(wf)
